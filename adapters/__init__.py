@@ -1,0 +1,1 @@
+"""Adapters: how the kit drives a queue manager (see :mod:`adapters.base`)."""

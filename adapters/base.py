@@ -1,0 +1,112 @@
+"""The adapter contract: how the kit drives a queue manager.
+
+An adapter executes one operation of the language and returns the observation;
+it declares what it can express (:class:`Capabilities`); and it isolates test
+cases from each other (``start_case`` / ``end_case``).  Adapters know nothing of
+Hypothesis, the model or the checker.
+
+Adapters are found through the entry-point group ``mq_conformance.adapters``
+(see :mod:`adapters.registry`), so another package can add one.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Mapping, Protocol, runtime_checkable
+
+import attrs
+
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.rules import AREAS
+
+
+class AdapterError(Exception):
+    """The system under test or its harness failed (not a conformance verdict)."""
+
+
+class AdapterUnavailable(AdapterError):
+    """The system under test cannot be reached or started."""
+
+
+class AdapterOptionError(ValueError):
+    """An adapter option is unknown or has an invalid value."""
+
+
+@attrs.frozen(kw_only=True)
+class Capabilities:
+    """What an adapter can express.  Rules outside it are "not applicable"."""
+
+    areas: frozenset[str] = attrs.field(converter=frozenset)
+    platform: str = attrs.field(default=C.PLATFORM_DISTRIBUTED, validator=attrs.validators.in_(C.PLATFORMS))
+    #: Names of operation classes the adapter can execute; ``None`` means all.
+    operations: frozenset[str] | None = attrs.field(
+        default=None, converter=attrs.converters.optional(frozenset)
+    )
+    #: True when clock advances are real waits (real brokers).
+    realtime: bool = False
+
+    @areas.validator
+    def _known_areas(self, attribute, value) -> None:
+        unknown = set(value) - set(AREAS)
+        if unknown:
+            raise ValueError(f"unknown areas {sorted(unknown)}")
+
+    def can(self, op_type: type) -> bool:
+        return self.operations is None or op_type.__name__ in self.operations
+
+    def to_json(self) -> dict:
+        return {
+            "areas": sorted(self.areas),
+            "platform": self.platform,
+            "operations": None if self.operations is None else sorted(self.operations),
+            "realtime": self.realtime,
+        }
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """The protocol every adapter implements."""
+
+    name: ClassVar[str]
+
+    def capabilities(self) -> Capabilities: ...
+
+    def describe(self) -> dict:
+        """Identity of the system under test: at least ``version`` and ``platform``."""
+
+    def start_case(self, case_id: str) -> None:
+        """Begin an isolated test case: nothing from earlier cases is visible."""
+
+    def execute(self, op: L.Op) -> L.Observation: ...
+
+    def end_case(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """``["k=v", ...]`` to a dict; raises AdapterOptionError on a malformed pair."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise AdapterOptionError(f"malformed adapter option {pair!r}: expected key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def check_options(adapter: str, options: Mapping[str, str], known: set[str]) -> None:
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise AdapterOptionError(
+            f"adapter {adapter!r} has no option {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'})"
+        )
+
+
+def platform_option(adapter: str, options: Mapping[str, str]) -> str:
+    platform = options.get("platform", C.PLATFORM_DISTRIBUTED)
+    if platform not in C.PLATFORMS:
+        raise AdapterOptionError(
+            f"adapter {adapter!r}: platform must be one of {', '.join(C.PLATFORMS)}, not {platform!r}"
+        )
+    return platform

@@ -1,0 +1,58 @@
+"""Named faults the simulated queue manager can be broken with, on purpose.
+
+Each fault is a departure from MQ's documented behaviour that the kit must
+detect: ``mqconform run --adapter simulated --faults NAME --area AREA`` exits 1.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class Fault:
+    name: str
+    area: str
+    description: str
+    #: The rules a run should report broken.
+    rules: tuple[str, ...]
+
+
+FAULTS: dict[str, Fault] = {}
+
+
+def _fault(name: str, area: str, rules: tuple[str, ...], description: str) -> None:
+    FAULTS[name] = Fault(name=name, area=area, description=description, rules=rules)
+
+
+_fault("fifo-within-priority-broken", "core", ("CORE-05",),
+       "messages of equal priority come out newest first")
+_fault("priority-ignored", "core", ("CORE-04",),
+       "a MSGDLVSQ(PRIORITY) queue delivers in arrival order")
+_fault("backout-count-not-incremented", "core", ("CORE-15", "CORE-17"),
+       "a backed-out get leaves BackoutCount unchanged")
+_fault("backout-loses-get", "core", ("CORE-15",),
+       "a message got under syncpoint is lost when the unit of work is backed out")
+_fault("get-inhibit-ignored", "core", ("CORE-25",),
+       "gets and browses succeed on a GET(DISABLED) queue")
+_fault("uncommitted-put-visible", "core", ("CORE-02",),
+       "a message put under syncpoint is available to other connections before commit")
+_fault("browse-next-skips", "core", ("CORE-19",),
+       "BROWSE_NEXT skips a message when two or more follow the cursor")
+_fault("disconnect-backs-out", "core", ("CORE-30",),
+       "a normal MQDISC backs the unit of work out instead of committing it")
+_fault("restart-keeps-nonpersistent", "core", ("CORE-32",),
+       "non-persistent messages survive a queue-manager restart")
+_fault("q-full-ignored", "core", ("CORE-27",),
+       "puts succeed beyond MAXDEPTH")
+
+
+def parse_faults(text: str | None) -> tuple[str, ...]:
+    """``"a,b"`` to a tuple of known fault names; raises ValueError naming an unknown one."""
+    if not text:
+        return ()
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    for n in names:
+        if n not in FAULTS:
+            raise ValueError(f"unknown fault {n!r} (see 'mqconform faults')")
+    return names

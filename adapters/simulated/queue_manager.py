@@ -1,0 +1,395 @@
+"""An in-process queue manager, written independently of the reference model.
+
+It keeps each queue as ten priority buckets of arrival-ordered messages, a log
+of undo / redo records per unit of work, and browse cursors as positions in the
+bucket order.  Its behaviour can be broken on purpose with named faults
+(:mod:`adapters.simulated.faults`); without faults it follows MQ's documented
+behaviour for a distributed queue manager (or z/OS, by option).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from reference_model import language as L
+from reference_model import mqconst as C
+
+SETTABLE_DEFAULTS = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items()}
+
+
+class MQError(Exception):
+    def __init__(self, rc: int) -> None:
+        super().__init__(rc)
+        self.rc = rc
+
+
+@dataclass
+class SimMessage:
+    seq: int
+    body: str
+    md: L.MessageDescriptor
+    level: int                      # bucket (0..9) that places it
+    backout_count: int = 0
+    pending_put: str | None = None  # connection that put it under syncpoint
+    pending_get: str | None = None  # connection that got it under syncpoint
+    lock: str | None = None         # handle that locked it
+
+
+@dataclass
+class SimQueue:
+    name: str
+    attrs: dict
+    buckets: list[list[SimMessage]] = field(default_factory=lambda: [[] for _ in range(C.MAX_PRIORITY + 1)])
+
+    def all_messages(self):
+        for bucket in self.buckets:
+            yield from bucket
+
+    def depth(self) -> int:
+        return sum(1 for m in self.all_messages() if m.pending_get is None)
+
+    def remove(self, msg: SimMessage) -> None:
+        self.buckets[msg.level].remove(msg)
+
+
+@dataclass
+class SimHandle:
+    name: str
+    conn: str
+    queue: str
+    options: int
+    exclusive: bool = False
+    cursor: tuple[int, int] | None = None   # (level, seq) of the browsed message
+
+    @property
+    def input(self) -> bool:
+        return bool(self.options & C.MQOO_INPUT_ANY)
+
+
+@dataclass
+class LogRecord:
+    action: str           # "put" | "get"
+    queue: str
+    message: SimMessage
+
+
+@dataclass
+class SimConnection:
+    name: str
+    log: list[LogRecord] = field(default_factory=list)
+
+
+class SimulatedQueueManager:
+    def __init__(self, platform: str = C.PLATFORM_DISTRIBUTED, faults: tuple[str, ...] = ()) -> None:
+        self.platform = platform
+        self.faults = frozenset(faults)
+        self.queues: dict[str, SimQueue] = {}
+        self.conns: dict[str, SimConnection] = {}
+        self.handles: dict[str, SimHandle] = {}
+        self.clock = 0
+        self._seq = itertools.count(1)
+
+    # ------------------------------------------------------------ dispatch
+    def execute(self, op: L.Op) -> L.Observation:
+        method = getattr(self, "_op_" + type(op).__name__, None)
+        if method is None:
+            raise NotImplementedError(type(op).__name__)
+        try:
+            result = method(op)
+        except MQError as e:
+            return L.Observation.of(e.rc)
+        return result if isinstance(result, L.Observation) else L.OK
+
+    def _fault(self, name: str) -> bool:
+        return name in self.faults
+
+    # ------------------------------------------------------------ admin
+    def _op_DefineQueue(self, op: L.DefineQueue):
+        if op.queue in self.queues:
+            raise MQError(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+        attrs = dict(SETTABLE_DEFAULTS)
+        attrs.update(dict(op.attrs))
+        self.queues[op.queue] = SimQueue(op.queue, attrs)
+
+    def _queue(self, name: str) -> SimQueue:
+        if name not in self.queues:
+            raise MQError(C.MQRC_UNKNOWN_OBJECT_NAME)
+        return self.queues[name]
+
+    def _op_AlterQueue(self, op: L.AlterQueue):
+        self._queue(op.queue).attrs.update(dict(op.attrs))
+
+    def _op_InquireQueue(self, op: L.InquireQueue):
+        q = self._queue(op.queue)
+        out = {}
+        for name in op.names:
+            if name == "CURDEPTH":
+                out[name] = q.depth()
+            elif name == "IPPROCS":
+                out[name] = sum(1 for h in self.handles.values() if h.queue == q.name and h.input)
+            elif name == "OPPROCS":
+                out[name] = sum(
+                    1 for h in self.handles.values() if h.queue == q.name and h.options & C.MQOO_OUTPUT
+                )
+            else:
+                out[name] = q.attrs[name]
+        return L.Observation(attrs=out)
+
+    def _op_AdvanceClock(self, op: L.AdvanceClock):
+        self.clock += op.tenths
+
+    # ------------------------------------------------------------ connections
+    def _conn(self, name: str) -> SimConnection:
+        if name not in self.conns:
+            raise MQError(C.MQRC_HCONN_ERROR)
+        return self.conns[name]
+
+    def _handle(self, conn: str, name: str) -> SimHandle:
+        self._conn(conn)
+        h = self.handles.get(name)
+        if h is None or h.conn != conn:
+            raise MQError(C.MQRC_HOBJ_ERROR)
+        return h
+
+    def _op_Connect(self, op: L.Connect):
+        self.conns[op.conn] = SimConnection(op.conn)
+
+    def _op_Disconnect(self, op: L.Disconnect):
+        c = self._conn(op.conn)
+        commit = not op.abnormal
+        if self._fault("disconnect-backs-out"):
+            commit = False
+        self._finish(c, commit)
+        for name in [n for n, h in self.handles.items() if h.conn == op.conn]:
+            self._drop_handle(name)
+        del self.conns[op.conn]
+
+    def _op_Commit(self, op: L.Commit):
+        self._finish(self._conn(op.conn), True)
+
+    def _op_Backout(self, op: L.Backout):
+        self._finish(self._conn(op.conn), False)
+
+    def _finish(self, c: SimConnection, commit: bool) -> None:
+        for rec in c.log:
+            q = self.queues[rec.queue]
+            m = rec.message
+            if rec.action == "put":
+                if commit:
+                    m.pending_put = None
+                elif m in q.buckets[m.level]:
+                    q.remove(m)
+            else:
+                if m not in q.buckets[m.level]:
+                    continue
+                if commit:
+                    q.remove(m)
+                elif m.pending_put is not None:
+                    continue  # removed with its put
+                elif self._fault("backout-loses-get"):
+                    q.remove(m)
+                else:
+                    m.pending_get = None
+                    if not self._fault("backout-count-not-incremented"):
+                        m.backout_count += 1
+        c.log = []
+
+    def _op_Restart(self, op: L.Restart):
+        for c in list(self.conns.values()):
+            self._finish(c, False)
+        self.conns.clear()
+        self.handles.clear()
+        for q in self.queues.values():
+            for i, bucket in enumerate(q.buckets):
+                kept = [
+                    m for m in bucket
+                    if m.md.persistence == C.MQPER_PERSISTENT or self._fault("restart-keeps-nonpersistent")
+                ]
+                for m in kept:
+                    m.lock = None
+                q.buckets[i] = kept
+
+    # ------------------------------------------------------------ open / close
+    def _op_Open(self, op: L.Open):
+        self._conn(op.conn)
+        q = self._queue(op.queue)
+        opts = op.options
+        inputs = opts & C.MQOO_INPUT_ANY
+        valid = C.MQOO_INPUT_ANY | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
+        if opts & ~valid or not opts & valid or inputs not in (0, 1, 2, 4):
+            raise MQError(C.MQRC_OPTIONS_ERROR)
+        exclusive = inputs == C.MQOO_INPUT_EXCLUSIVE or (
+            inputs == C.MQOO_INPUT_AS_Q_DEF and q.attrs["DEFSOPT"] == C.MQOO_INPUT_EXCLUSIVE
+        )
+        if inputs:
+            readers = [h for h in self.handles.values() if h.queue == q.name and h.input]
+            if readers and (exclusive or any(h.exclusive for h in readers)):
+                raise MQError(C.MQRC_OBJECT_IN_USE)
+        self.handles[op.handle] = SimHandle(op.handle, op.conn, op.queue, opts, exclusive)
+
+    def _op_Close(self, op: L.Close):
+        self._handle(op.conn, op.handle)
+        self._drop_handle(op.handle)
+
+    def _drop_handle(self, name: str) -> None:
+        h = self.handles.pop(name)
+        for m in self.queues[h.queue].all_messages():
+            if m.lock == name:
+                m.lock = None
+
+    # ------------------------------------------------------------ put
+    def _op_Put(self, op: L.Put):
+        h = self._handle(op.conn, op.handle)
+        if not h.options & C.MQOO_OUTPUT:
+            raise MQError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
+        return self._put(op.conn, self.queues[h.queue], op.body, op.md, op.options)
+
+    def _op_Put1(self, op: L.Put1):
+        self._conn(op.conn)
+        return self._put(op.conn, self._queue(op.queue), op.body, op.md, op.options)
+
+    def _put(self, conn: str, q: SimQueue, body: str, md: L.MessageDescriptor, options: int):
+        if options & C.MQPMO_SYNCPOINT and options & C.MQPMO_NO_SYNCPOINT:
+            raise MQError(C.MQRC_OPTIONS_ERROR)
+        if md.priority < -1:
+            raise MQError(C.MQRC_PRIORITY_ERROR)
+        if md.persistence not in (0, 1, 2):
+            raise MQError(C.MQRC_PERSISTENCE_ERROR)
+        if q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
+            raise MQError(C.MQRC_PUT_INHIBITED)
+        if q.depth() >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
+            raise MQError(C.MQRC_Q_FULL)
+        priority = q.attrs["DEFPRTY"] if md.priority == -1 else md.priority
+        persistence = q.attrs["DEFPSIST"] if md.persistence == 2 else md.persistence
+        if q.attrs["MSGDLVSQ"] == C.MQMDS_FIFO:
+            level = q.attrs["DEFPRTY"]
+        else:
+            level = min(priority, C.MAX_PRIORITY)
+        if self._fault("priority-ignored"):
+            level = 0
+        syncpoint = bool(options & C.MQPMO_SYNCPOINT) or (
+            not options & C.MQPMO_NO_SYNCPOINT and self.platform == C.PLATFORM_ZOS
+        )
+        stored = L.MessageDescriptor(
+            priority=priority, persistence=persistence, expiry=md.expiry, report=md.report,
+            msg_type=md.msg_type, feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q,
+            msg_id=md.msg_id or f"SIM{next(self._seq):021d}", correl_id=md.correl_id,
+        )
+        m = SimMessage(seq=next(self._seq), body=body, md=stored, level=level,
+                       pending_put=conn if syncpoint else None)
+        q.buckets[level].append(m)
+        if syncpoint:
+            self.conns[conn].log.append(LogRecord("put", q.name, m))
+        if priority > C.MAX_PRIORITY:
+            return L.Observation.of(C.MQRC_PRIORITY_EXCEEDS_MAXIMUM)
+        return L.OK
+
+    # ------------------------------------------------------------ get / browse
+    def _visible(self, h: SimHandle, m: SimMessage) -> bool:
+        if m.pending_get is not None:
+            return False
+        if m.pending_put is not None and not self._fault("uncommitted-put-visible"):
+            return False
+        return m.lock is None or m.lock == h.name
+
+    def _ordered(self, q: SimQueue):
+        """Messages in delivery order: highest bucket first, arrival order within it."""
+        for level in range(C.MAX_PRIORITY, -1, -1):
+            bucket = q.buckets[level]
+            yield from (reversed(bucket) if self._fault("fifo-within-priority-broken") else bucket)
+
+    def _op_Get(self, op: L.Get):
+        h = self._handle(op.conn, op.handle)
+        q = self.queues[h.queue]
+        o = op.options
+        browse = o & C.MQGMO_BROWSE_ANY
+        if (o & C.MQGMO_SYNCPOINT and o & C.MQGMO_NO_SYNCPOINT) or bin(browse).count("1") > 1 \
+                or (browse and o & C.MQGMO_MSG_UNDER_CURSOR) or (o & C.MQGMO_LOCK and not browse):
+            raise MQError(C.MQRC_OPTIONS_ERROR)
+        if o & C.MQGMO_WAIT and op.wait_interval < -1:
+            raise MQError(C.MQRC_WAIT_INTERVAL_ERROR)
+        if o & C.MQGMO_UNLOCK:
+            if o & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_SYNCPOINT | C.MQGMO_WAIT):
+                raise MQError(C.MQRC_OPTIONS_ERROR)
+            locked = [m for m in q.all_messages() if m.lock == h.name]
+            if not locked:
+                raise MQError(C.MQRC_NO_MSG_LOCKED)
+            for m in locked:
+                m.lock = None
+            return L.OK
+        if browse and not h.options & C.MQOO_BROWSE:
+            raise MQError(C.MQRC_NOT_OPEN_FOR_BROWSE)
+        if not browse and not h.input:
+            raise MQError(C.MQRC_NOT_OPEN_FOR_INPUT)
+        if q.attrs["GET"] == C.MQQA_GET_INHIBITED and not self._fault("get-inhibit-ignored"):
+            raise MQError(C.MQRC_GET_INHIBITED)
+        m = self._select(h, q, o)
+        if m is None:
+            if o & C.MQGMO_WAIT and op.wait_interval > 0:
+                self.clock += op.wait_interval // 100
+            raise MQError(C.MQRC_NO_MSG_AVAILABLE)
+        if browse:
+            h.cursor = (m.level, m.seq)
+            if o & C.MQGMO_LOCK or any(x.lock == h.name for x in q.all_messages()):
+                for x in q.all_messages():
+                    if x.lock == h.name:
+                        x.lock = None
+            if o & C.MQGMO_LOCK:
+                m.lock = h.name
+        else:
+            m.lock = None
+            if o & C.MQGMO_SYNCPOINT:
+                sync = True
+            elif o & C.MQGMO_NO_SYNCPOINT:
+                sync = False
+            elif o & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
+                sync = m.md.persistence == C.MQPER_PERSISTENT
+            else:
+                sync = self.platform == C.PLATFORM_ZOS
+            if sync:
+                m.pending_get = h.conn
+                self.conns[h.conn].log.append(LogRecord("get", q.name, m))
+            else:
+                q.remove(m)
+        md = m.md
+        return L.Observation(message=L.ReturnedMessage(
+            body=m.body, priority=md.priority, persistence=md.persistence, expiry=md.expiry,
+            report=md.report, msg_type=md.msg_type, feedback=md.feedback, format=md.format,
+            reply_to_q=md.reply_to_q, msg_id=md.msg_id, correl_id=md.correl_id,
+            backout_count=m.backout_count,
+        ))
+
+    def _select(self, h: SimHandle, q: SimQueue, o: int) -> SimMessage | None:
+        if o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            for m in q.all_messages():
+                if h.cursor is not None and (m.level, m.seq) == h.cursor and self._visible(h, m):
+                    return m
+            raise MQError(C.MQRC_NO_MSG_UNDER_CURSOR)
+        after = h.cursor if o & C.MQGMO_BROWSE_NEXT else None
+        skipped = 0
+        for m in self._ordered(q):
+            if not self._visible(h, m):
+                continue
+            if after is not None and not _after((m.level, m.seq), after):
+                continue
+            if after is not None and self._fault("browse-next-skips") and skipped == 0 \
+                    and self._remaining(h, q, m) >= 2:
+                skipped = 1
+                continue
+            return m
+        return None
+
+    def _remaining(self, h: SimHandle, q: SimQueue, start: SimMessage) -> int:
+        seen = False
+        n = 0
+        for m in self._ordered(q):
+            seen = seen or m is start
+            if seen and self._visible(h, m):
+                n += 1
+        return n
+
+
+def _after(pos: tuple[int, int], cursor: tuple[int, int]) -> bool:
+    """Whether position ``pos`` comes after ``cursor`` in delivery order."""
+    return (-pos[0], pos[1]) > (-cursor[0], cursor[1])

@@ -1,0 +1,156 @@
+"""The checker: a pure function from a history to verdicts, naming the rules broken.
+
+A history is a sequence of (operation, observation) pairs.  The checker runs the
+reference model alongside it, keeping every model state consistent with what the
+system under test answered so far (the model may allow several outcomes).  A step
+whose observation no allowed outcome matches is a :class:`Mismatch`, tagged with
+the rule IDs that decide the fields that differ.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import attrs
+
+from reference_model import language as L
+from reference_model import model
+from reference_model.state import ModelState
+
+#: More candidate states than this means the history is too ambiguous to follow.
+MAX_CANDIDATES = 64
+
+
+@attrs.frozen(kw_only=True)
+class Mismatch:
+    """An observation outside the model's allowed set."""
+
+    index: int
+    op: L.Op
+    observed: L.Observation
+    allowed: tuple[L.Observation, ...]
+    #: The fields of the closest allowed observation that differ from the observed one.
+    fields: tuple[str, ...]
+    #: The rules the observation breaks.
+    rules: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {
+            "index": self.index,
+            "op": L.to_json(self.op),
+            "observed": L.to_json(self.observed),
+            "allowed": [L.to_json(o) for o in self.allowed],
+            "fields": list(self.fields),
+            "rules": list(self.rules),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Mismatch":
+        return cls(
+            index=data["index"],
+            op=L.from_json(data["op"]),
+            observed=L.from_json(data["observed"]),
+            allowed=tuple(L.from_json(o) for o in data["allowed"]),
+            fields=tuple(data["fields"]),
+            rules=tuple(data["rules"]),
+        )
+
+
+@attrs.frozen(kw_only=True)
+class StepCheck:
+    index: int
+    #: Rules the step exercised and checked (the union over matching outcomes).
+    rules: tuple[str, ...]
+    mismatch: Mismatch | None = None
+
+
+def differing_fields(expected: L.Observation, observed: L.Observation) -> list[str]:
+    """Field paths where ``observed`` falls outside ``expected`` (empty when it matches)."""
+    out = []
+    if expected.cc != observed.cc or expected.rc != observed.rc:
+        out.append("rc")
+    em, om = expected.message, observed.message
+    if (em is None) != (om is None):
+        out.append("message")
+    elif em is not None and em.body != om.body:
+        out.append("message.body")  # another message: its other fields say nothing more
+    elif em is not None:
+        for a in attrs.fields(L.ReturnedMessage):
+            want, got = getattr(em, a.name), getattr(om, a.name)
+            if a.name == "msg_id" and want is None:
+                ok = isinstance(got, str) and got != ""
+            elif isinstance(want, L.IntRange):
+                ok = got in want
+            else:
+                ok = want == got
+            if not ok:
+                out.append(f"message.{a.name}")
+    ea, oa = dict(expected.attrs or ()), dict(observed.attrs or ())
+    if (expected.attrs is None) != (observed.attrs is None):
+        out.append("attrs")
+    else:
+        for name in sorted(set(ea) | set(oa)):
+            if ea.get(name) != oa.get(name):
+                out.append(f"attrs.{name}")
+    return out
+
+
+def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation) -> tuple[str, ...]:
+    rules: list[str] = []
+    for f in fields:
+        rules += branch.field_rules.get(f) or branch.field_rules.get(f.split(".")[0]) or branch.rules
+    body = observed.message.body if observed.message is not None else None
+    if body is not None:
+        rules += branch.excluded.get(body, ())
+        rules += branch.state.removed.get(body, ())
+    if not rules:
+        rules = list(branch.rules)
+    return tuple(dict.fromkeys(rules))
+
+
+class ModelTracker:
+    """Follows a history step by step, keeping the model states consistent with it."""
+
+    def __init__(self, platform: str, initial: ModelState | None = None) -> None:
+        self.candidates: list[ModelState] = [initial or model.initial_state(platform)]
+        self.index = 0
+
+    def expect(self, op: L.Op) -> list[model.Branch]:
+        branches: list[model.Branch] = []
+        for state in self.candidates:
+            branches += model.step(state, op)
+        return branches
+
+    def advance(self, op: L.Op, observed: L.Observation) -> StepCheck:
+        branches = self.expect(op)
+        matching = [b for b in branches if not differing_fields(b.observation, observed)]
+        index = self.index
+        self.index += 1
+        if not matching:
+            closest = min(branches, key=lambda b: len(differing_fields(b.observation, observed)))
+            fields = differing_fields(closest.observation, observed)
+            allowed = tuple(dict.fromkeys(b.observation for b in branches))
+            mismatch = Mismatch(
+                index=index, op=op, observed=observed, allowed=allowed, fields=tuple(fields),
+                rules=_implicated(closest, fields, observed),
+            )
+            return StepCheck(index=index, rules=mismatch.rules, mismatch=mismatch)
+        states: list[ModelState] = []
+        for b in matching:
+            if not any(b.state == s for s in states):
+                states.append(b.state)
+        self.candidates = states[:MAX_CANDIDATES]
+        rules = tuple(dict.fromkeys(r for b in matching for r in b.rules))
+        return StepCheck(index=index, rules=rules)
+
+
+def check_history(platform: str, steps: Iterable[tuple[L.Op, L.Observation]]) -> list[StepCheck]:
+    """Check a whole history; stops at the first mismatch (later states are undefined)."""
+    tracker = ModelTracker(platform)
+    out = []
+    for op, observed in steps:
+        check = tracker.advance(op, observed)
+        out.append(check)
+        if check.mismatch:
+            break
+    return out

@@ -1,0 +1,248 @@
+"""The ``mqconform`` command line.
+
+Exit codes: 0 conformant (or a listing printed), 1 non-conformance found,
+2 usage or infrastructure error.  Errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from adapters.base import AdapterError, AdapterOptionError, parse_options
+from adapters.registry import UnknownAdapter, adapter_class, adapter_names, create_adapter
+from adapters.simulated.faults import FAULTS
+from conformance import __version__
+from conformance.checker import ModelTracker
+from conformance.engine import run_areas
+from conformance.history import ReplayFileError, load_failure
+from conformance.render import render_failure
+from conformance.results import FAIL, PASS, RunRecord
+from conformance.session import HarnessError
+from reference_model.model import HistoryError
+from reference_model.rules import RULES
+
+EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
+DEFAULT_EXAMPLES = 100
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        raise UsageError(message)
+
+
+def _areas(text: str | None) -> list[str]:
+    known = RULES.areas()
+    if not text:
+        return known
+    areas = [a.strip() for a in text.split(",") if a.strip()]
+    for a in areas:
+        if a not in known:
+            raise UsageError(f"unknown area {a!r} (known: {', '.join(known)})")
+    return areas
+
+
+def _adapter_options(args) -> dict[str, str]:
+    options = parse_options(args.adapter_opt or [])
+    if getattr(args, "faults", None):
+        bad = [f for f in args.faults.split(",") if f.strip() and f.strip() not in FAULTS]
+        if bad:
+            raise UsageError(f"unknown fault {bad[0].strip()!r} (see 'mqconform faults')")
+        options["faults"] = args.faults
+    return options
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="mqconform", description="Conformance kit for IBM MQ queue-manager semantics.")
+    p.add_argument("--version", action="version", version=f"mqconform {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run the conformance machines against an adapter")
+    _adapter_args(run, required=True)
+    run.add_argument("--area", help="comma-separated areas (default: all)")
+    run.add_argument("--examples", type=_positive, default=DEFAULT_EXAMPLES,
+                     help=f"generated cases per area (default {DEFAULT_EXAMPLES})")
+    run.add_argument("--seed", type=_seed, help="seed for reproducible generation (default: random)")
+    run.add_argument("--results", type=Path, help="result directory (default: mqconform-results/run-TIME)")
+
+    sub.add_parser("adapters", help="list the adapters")
+    faults = sub.add_parser("faults", help="list the simulated queue manager's faults")
+    faults.add_argument("--area")
+    rules = sub.add_parser("rules", help="list the rules")
+    rules.add_argument("--area")
+
+    replay = sub.add_parser("replay", help="replay a saved failing history")
+    replay.add_argument("file", type=Path)
+    _adapter_args(replay, required=False)
+    return p
+
+
+def _adapter_args(p: argparse.ArgumentParser, required: bool) -> None:
+    p.add_argument("--adapter", required=required, help="adapter name (see 'mqconform adapters')")
+    p.add_argument("--adapter-opt", action="append", metavar="KEY=VALUE", help="adapter option (repeatable)")
+    p.add_argument("--faults", help="comma-separated faults for the simulated adapter")
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_adapters(args, out) -> int:
+    for name in adapter_names():
+        doc = (adapter_class(name).__doc__ or "").strip().splitlines()
+        out.write(f"{name}\t{doc[0] if doc else ''}\n")
+    return EXIT_OK
+
+
+def cmd_faults(args, out) -> int:
+    area = args.area
+    if area:
+        _areas(area)
+    for f in FAULTS.values():
+        if area is None or f.area == area:
+            out.write(f"{f.name}\t{f.area}\t{f.description}\n")
+    return EXIT_OK
+
+
+def cmd_rules(args, out) -> int:
+    areas = _areas(args.area)
+    for area in areas:
+        for r in RULES.all(area):
+            out.write(f"{r.id}\t{r.area}\t{r.source}\t{r.summary}\n")
+    return EXIT_OK
+
+
+def cmd_run(args, out) -> int:
+    areas = _areas(args.area)
+    options = _adapter_options(args)
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    results = args.results or Path("mqconform-results") / time.strftime("run-%Y%m%d-%H%M%S")
+    adapter = create_adapter(args.adapter, options)
+    out.write(f"mqconform {__version__}: adapter {args.adapter}, areas {', '.join(areas)}, "
+              f"{args.examples} examples per area, seed {seed}\n")
+    try:
+        record = run_areas(adapter, areas, args.examples, seed, options,
+                           progress=lambda line: out.write(f"  {line}\n"))
+    finally:
+        adapter.close()
+    replay_paths = record.write(results)
+    _summary(record, out)
+    for failure, path in zip(record.failures, replay_paths):
+        out.write("\n" + render_failure(failure) + "\n")
+        out.write(f"\nReplay file: {path}\n")
+        out.write(f"Replay with: mqconform replay {path}\n")
+    out.write(f"\nResults: {results}\n")
+    if record.error:
+        raise HarnessError(record.error)
+    return EXIT_NONCONFORMANT if record.failures else EXIT_OK
+
+
+def _summary(record: RunRecord, out) -> None:
+    rows = record.rule_rows()
+    by_area: dict[str, dict[str, int]] = {}
+    for row in rows:
+        counts = by_area.setdefault(row["area"], {})
+        counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
+    verdicts = ["pass", "fail", "not applicable", "not exercised", "indeterminate", "error"]
+    table = [[area] + [counts.get(v, 0) for v in verdicts] for area, counts in by_area.items()]
+    out.write(f"\n{record.coverage.examples} cases, {record.coverage.steps} steps\n")
+    out.write(tabulate(table, headers=["area"] + verdicts) + "\n")
+    flagged = [r for r in rows if r["verdict"] not in (PASS,)]
+    if flagged:
+        out.write("\n" + tabulate(
+            [[r["rule"], r["verdict"], r["exercised"], r["summary"][:70]] for r in flagged],
+            headers=["rule", "verdict", "exercised", "summary"]) + "\n")
+
+
+def cmd_replay(args, out) -> int:
+    failure = load_failure(args.file)
+    name = args.adapter or failure.adapter
+    options = _adapter_options(args) if args.adapter else dict(failure.adapter_options)
+    if not args.adapter and args.faults:
+        options["faults"] = args.faults
+    adapter = create_adapter(name, options)
+    try:
+        tracker = ModelTracker(adapter.capabilities().platform)
+        adapter.start_case("replay")
+        from conformance.history import Failure, Step
+
+        steps = []
+        for step in failure.steps:
+            observed = adapter.execute(step.op)
+            steps.append(Step(op=step.op, observed=observed))
+            check = tracker.advance(step.op, observed)
+            if check.mismatch:
+                again = Failure(area=failure.area, adapter=name, adapter_options=options,
+                                platform=tracker_platform(adapter), seed=failure.seed,
+                                steps=tuple(steps), mismatch=check.mismatch)
+                out.write(render_failure(again) + "\n")
+                out.write(f"\nStill failing: {args.file}\n")
+                return EXIT_NONCONFORMANT
+        adapter.end_case()
+    finally:
+        adapter.close()
+    out.write(f"Replayed {len(failure.steps)} steps on adapter {name}: conformant (fixed).\n")
+    return EXIT_OK
+
+
+def tracker_platform(adapter) -> str:
+    return adapter.capabilities().platform
+
+
+COMMANDS = {"run": cmd_run, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
+            "replay": cmd_replay}
+
+
+def main(argv: list[str] | None = None, out=None) -> int:
+    out = out or sys.stdout
+    err = sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args, out)
+    except UsageError as exc:
+        err.write(f"mqconform: error: {exc}\n")
+    except UnknownAdapter as exc:
+        err.write(f"mqconform: error: {exc}\n")
+    except AdapterOptionError as exc:
+        err.write(f"mqconform: error: {exc}\n")
+    except ReplayFileError as exc:
+        err.write(f"mqconform: error: {exc}\n")
+    except (HarnessError, AdapterError) as exc:
+        err.write(f"mqconform: error: {exc}\n")
+    except HistoryError as exc:
+        err.write(f"mqconform: error: history not executable: {exc}\n")
+    except KeyboardInterrupt:
+        err.write("mqconform: interrupted\n")
+    except BrokenPipeError:  # output piped into a reader that stopped early
+        sys.stderr.close()
+        return EXIT_ERROR
+    return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

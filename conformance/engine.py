@@ -1,0 +1,76 @@
+"""Running machines against an adapter: the engine behind ``mqconform run`` and campaigns."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from adapters.base import Adapter, AdapterError
+from conformance.machines import MACHINES
+from conformance.machines.base import bind
+from conformance.results import RunRecord
+from conformance.session import HarnessError, NonConformance, Session
+
+#: Steps per generated case.
+STEPS_PER_CASE = 40
+
+
+class NothingRan(RuntimeError):
+    """No test case executed: never a pass."""
+
+
+def machine_settings(examples: int, steps: int = STEPS_PER_CASE, database=None) -> settings:
+    return settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        database=database,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+    )
+
+
+def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | None,
+              adapter_options: dict | None = None,
+              progress: Callable[[str], None] | None = None) -> RunRecord:
+    """Run each area's machine against ``adapter``; returns the run's record."""
+    caps = adapter.capabilities()
+    try:
+        describe = adapter.describe()
+    except AdapterError as exc:
+        raise HarnessError(f"adapter {adapter.name!r}: {exc}") from exc
+    record = RunRecord(adapter=adapter.name, describe=describe, capabilities=caps.to_json(),
+                       areas=list(areas), seed=seed, examples=examples)
+    for area in areas:
+        if area not in caps.areas or area not in MACHINES:
+            if progress:
+                progress(f"{area}: not applicable to adapter {adapter.name!r}")
+            continue
+        session = Session(adapter, area, adapter_options, seed, coverage=record.coverage)
+        machine = bind(MACHINES[area], session)
+        if seed is not None:
+            machine._hypothesis_internal_use_seed = seed
+        started = time.monotonic()
+        try:
+            run_state_machine_as_test(machine, settings=machine_settings(examples))
+            outcome = "conformant"
+        except NonConformance as exc:
+            record.add_failure(exc.failure)
+            outcome = "NON-CONFORMANT (" + ", ".join(exc.failure.rules) + ")"
+        except HarnessError as exc:
+            record.error = str(exc)
+            outcome = "error"
+        if progress:
+            progress(f"{area}: {outcome} in {time.monotonic() - started:.1f}s")
+        if record.error:
+            break
+    record.ended = time.time()
+    if record.coverage.examples == 0 and record.error is None:
+        record.error = "no test case ran: none of the areas " + ", ".join(areas) + \
+            f" is applicable to adapter {adapter.name!r}"
+    return record

@@ -1,0 +1,124 @@
+"""Histories and failures, and the replay file that saves a failure."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import attrs
+
+from conformance import __version__
+from conformance.checker import Mismatch
+from reference_model import language as L
+
+REPLAY_FORMAT = "mqconform-replay"
+REPLAY_VERSION = 1
+
+
+class ReplayFileError(ValueError):
+    """A replay file that is missing, corrupt, or not a mqconform replay."""
+
+
+@attrs.frozen(kw_only=True)
+class Step:
+    op: L.Op
+    observed: L.Observation
+
+    def to_json(self) -> dict:
+        return {"op": L.to_json(self.op), "observed": L.to_json(self.observed)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Step":
+        return cls(op=L.from_json(data["op"]), observed=L.from_json(data["observed"]))
+
+
+@attrs.frozen(kw_only=True)
+class Failure:
+    """A non-conformance: the history up to the step whose observation broke a rule."""
+
+    area: str
+    adapter: str
+    adapter_options: dict = attrs.field(factory=dict, eq=False)
+    platform: str
+    seed: int | None
+    steps: tuple[Step, ...]
+    mismatch: Mismatch
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        return self.mismatch.rules
+
+    def fingerprint(self) -> str:
+        """Rule IDs, the differing fields and the op kinds of the history."""
+        kinds = ",".join(type(s.op).__name__ for s in self.steps)
+        return f"{'+'.join(self.rules)}|{'+'.join(self.mismatch.fields)}|{kinds}"
+
+    def to_json(self) -> dict:
+        return {
+            "format": REPLAY_FORMAT,
+            "version": REPLAY_VERSION,
+            "kit_version": __version__,
+            "area": self.area,
+            "adapter": self.adapter,
+            "adapter_options": dict(self.adapter_options),
+            "platform": self.platform,
+            "seed": self.seed,
+            "rules": list(self.rules),
+            "steps": [s.to_json() for s in self.steps],
+            "mismatch": self.mismatch.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: object, origin: str = "replay file") -> "Failure":
+        if not isinstance(data, dict) or data.get("format") != REPLAY_FORMAT:
+            raise ReplayFileError(f"{origin}: not a mqconform replay file")
+        if data.get("version") != REPLAY_VERSION:
+            raise ReplayFileError(
+                f"{origin}: replay format version {data.get('version')!r} is not supported "
+                f"(this kit reads version {REPLAY_VERSION})"
+            )
+        try:
+            return cls(
+                area=data["area"],
+                adapter=data["adapter"],
+                adapter_options=dict(data.get("adapter_options") or {}),
+                platform=data["platform"],
+                seed=data.get("seed"),
+                steps=tuple(Step.from_json(s) for s in data["steps"]),
+                mismatch=Mismatch.from_json(data["mismatch"]),
+            )
+        except (KeyError, TypeError, L.LanguageError) as exc:
+            raise ReplayFileError(f"{origin}: corrupt replay file ({exc})") from None
+
+
+def write_json_atomic(path: Path, data: object) -> None:
+    """Write JSON so that a reader never sees a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def save_failure(failure: Failure, directory: Path) -> Path:
+    digest = hashlib.sha1(failure.fingerprint().encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    name = f"{failure.area}-{'_'.join(failure.rules[:3]) or 'unknown'}-{digest}.json"
+    path = Path(directory) / name
+    write_json_atomic(path, failure.to_json())
+    return path
+
+
+def load_failure(path: str | Path) -> Failure:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ReplayFileError(f"{p}: cannot read ({exc.strerror})") from None
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReplayFileError(f"{p}: not JSON ({exc})") from None
+    return Failure.from_json(data, origin=str(p))

@@ -1,0 +1,41 @@
+"""The base of every conformance machine: a Hypothesis state machine bound to a session.
+
+A machine generates operations and sends each through ``self.execute``; the
+session runs it on the adapter, checks the observation against the reference
+model and raises :class:`~conformance.session.NonConformance` on a mismatch.
+Machines never see which adapter they drive, only its capabilities.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from hypothesis.stateful import RuleBasedStateMachine
+
+from conformance.session import Session
+from reference_model import language as L
+
+
+class ConformanceMachine(RuleBasedStateMachine):
+    #: The rule area the machine exercises.
+    area: ClassVar[str]
+    #: Injected by :func:`bind`.
+    session: ClassVar[Session]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session.start_case()
+
+    def execute(self, op: L.Op) -> L.Observation:
+        return self.session.execute(op)
+
+    def can(self, op_type: type) -> bool:
+        return self.session.capabilities.can(op_type)
+
+    def teardown(self) -> None:
+        self.session.end_case()
+
+
+def bind(machine: type[ConformanceMachine], session: Session) -> type[ConformanceMachine]:
+    """A subclass of ``machine`` that runs against ``session``."""
+    return type(machine.__name__, (machine,), {"session": session, "__module__": machine.__module__})

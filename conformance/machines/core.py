@@ -1,0 +1,176 @@
+"""The ``core`` machine: several connections putting, getting and browsing two queues.
+
+It interleaves puts (priorities, persistence, in and out of syncpoint), gets
+(every syncpoint choice), browses (first, next, under cursor, with locks),
+commits, backouts, normal and abnormal ends, re-opens with other open options,
+inhibit and attribute changes, inquiries, restarts and clock advances.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, precondition, rule
+
+from conformance.machines.base import ConformanceMachine
+from reference_model import language as L
+from reference_model import mqconst as C
+
+QUEUES = ("Q1", "Q2")
+CONNS = ("c1", "c2", "c3")
+STANDARD_OPEN = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+OPEN_CHOICES = (
+    STANDARD_OPEN,
+    C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_OUTPUT,
+    C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE | C.MQOO_OUTPUT,
+    C.MQOO_BROWSE | C.MQOO_OUTPUT,
+    C.MQOO_OUTPUT,
+    C.MQOO_INPUT_SHARED,
+)
+PRIORITIES = (C.MQPRI_PRIORITY_AS_Q_DEF, 0, 1, 4, 5, 9, 12)
+PERSISTENCE = (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF)
+PUT_SYNC = (C.MQPMO_SYNCPOINT, C.MQPMO_NO_SYNCPOINT, C.MQPMO_NONE)
+GET_SYNC = (C.MQGMO_SYNCPOINT, C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT_IF_PERSISTENT, 0)
+BROWSE_MODES = (C.MQGMO_BROWSE_FIRST, C.MQGMO_BROWSE_NEXT, C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+INQUIRED = ("CURDEPTH", "IPPROCS", "OPPROCS", "DEFPRTY", "MSGDLVSQ", "GET", "PUT", "MAXDEPTH", "BOTHRESH")
+
+queue_attributes = st.fixed_dictionaries({
+    "MSGDLVSQ": st.sampled_from((C.MQMDS_PRIORITY, C.MQMDS_FIFO)),
+    "DEFPRTY": st.sampled_from((0, 4, 9)),
+    "DEFPSIST": st.sampled_from((C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT)),
+    "MAXDEPTH": st.sampled_from((2, 4, 5000)),
+    "BOTHRESH": st.sampled_from((0, 2)),
+})
+conns = st.sampled_from(CONNS)
+queues = st.sampled_from(QUEUES)
+
+
+class CoreMachine(ConformanceMachine):
+    area = "core"
+
+    @initialize(q1=queue_attributes, q2=queue_attributes)
+    def set_up(self, q1, q2):
+        self.bodies = itertools.count(1)
+        self.handle_numbers = itertools.count(1)
+        self.handles: dict[tuple[str, str], str | None] = {}
+        self.stale: list[str] = []
+        for name, attrs_ in zip(QUEUES, (q1, q2)):
+            self.execute(L.DefineQueue(queue=name, attrs=attrs_))
+        for conn in CONNS:
+            self._connect(conn)
+
+    # ------------------------------------------------------------ helpers
+    def _connect(self, conn: str) -> None:
+        self.execute(L.Connect(conn=conn))
+        for q in QUEUES:
+            self._open(conn, q, STANDARD_OPEN)
+
+    def _open(self, conn: str, queue: str, options: int) -> None:
+        name = f"{conn}.{queue}.{next(self.handle_numbers)}"
+        obs = self.execute(L.Open(conn=conn, handle=name, queue=queue, options=options))
+        self.handles[(conn, queue)] = name if obs.rc == C.MQRC_NONE else None
+
+    def _forget(self, conn: str) -> None:
+        for q in QUEUES:
+            name = self.handles.pop((conn, q), None)
+            if name:
+                self.stale.append(name)
+
+    def _handle(self, conn: str, queue: str) -> str:
+        name = self.handles.get((conn, queue))
+        return name or (self.stale[-1] if self.stale else f"{conn}.{queue}.closed")
+
+    def _body(self) -> str:
+        return f"m{next(self.bodies)}"
+
+    # ------------------------------------------------------------ rules
+    @rule(conn=conns, queue=queues, priority=st.sampled_from(PRIORITIES),
+          persistence=st.sampled_from(PERSISTENCE), sync=st.sampled_from(PUT_SYNC),
+          put1=st.booleans(), correl=st.sampled_from(("", "corr-1")))
+    def put(self, conn, queue, priority, persistence, sync, put1, correl):
+        md = L.MessageDescriptor(priority=priority, persistence=persistence, correl_id=correl,
+                                 format=C.MQFMT_STRING, reply_to_q="REPLY.Q")
+        if put1:
+            self.execute(L.Put1(conn=conn, queue=queue, body=self._body(), md=md, options=sync))
+        else:
+            self.execute(L.Put(conn=conn, handle=self._handle(conn, queue), body=self._body(),
+                               md=md, options=sync))
+
+    @rule(conn=conns, queue=queues, sync=st.sampled_from(GET_SYNC), wait=st.booleans())
+    def get(self, conn, queue, sync, wait):
+        options = sync | (C.MQGMO_WAIT if wait else 0)
+        self.execute(L.Get(conn=conn, handle=self._handle(conn, queue), options=options,
+                           wait_interval=100 if wait else 0))
+
+    @rule(conn=conns, queue=queues, mode=st.sampled_from(BROWSE_MODES + (C.MQGMO_UNLOCK,)),
+          lock=st.booleans())
+    def browse(self, conn, queue, mode, lock):
+        options = mode | C.MQGMO_NO_SYNCPOINT | (C.MQGMO_LOCK if lock and mode != C.MQGMO_UNLOCK else 0)
+        self.execute(L.Get(conn=conn, handle=self._handle(conn, queue), options=options))
+
+    @rule(conn=conns, queue=queues, sync=st.sampled_from((C.MQGMO_SYNCPOINT, C.MQGMO_NO_SYNCPOINT)))
+    def get_under_cursor(self, conn, queue, sync):
+        self.execute(L.Get(conn=conn, handle=self._handle(conn, queue),
+                           options=C.MQGMO_MSG_UNDER_CURSOR | sync))
+
+    @rule(conn=conns, commit=st.booleans())
+    def end_unit_of_work(self, conn, commit):
+        self.execute(L.Commit(conn=conn) if commit else L.Backout(conn=conn))
+
+    # Rules are picked uniformly, so frequent actions get several rules and
+    # rare, disruptive ones share one.
+    @rule(conn=conns, queue=queues, priority=st.sampled_from(PRIORITIES),
+          persistence=st.sampled_from((C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT)),
+          sync=st.sampled_from(PUT_SYNC))
+    def put_on_handle(self, conn, queue, priority, persistence, sync):
+        self.execute(L.Put(conn=conn, handle=self._handle(conn, queue), body=self._body(),
+                           md=L.MessageDescriptor(priority=priority, persistence=persistence),
+                           options=sync))
+
+    @rule(conn=conns, queue=queues, sync=st.sampled_from((C.MQGMO_SYNCPOINT, C.MQGMO_NO_SYNCPOINT)))
+    def get_again(self, conn, queue, sync):
+        self.execute(L.Get(conn=conn, handle=self._handle(conn, queue), options=sync))
+
+    @rule(conn=conns, commit=st.booleans())
+    def end_unit_of_work_again(self, conn, commit):
+        self.end_unit_of_work(conn, commit)
+
+    @precondition(lambda self: self.can(L.Restart))
+    @rule()
+    def restart(self):
+        self.execute(L.Restart())
+        for c in CONNS:
+            self._forget(c)
+            self._connect(c)
+
+    @rule(event=st.sampled_from(("disconnect", "abend", "clock")),
+          conn=conns, tenths=st.integers(min_value=1, max_value=50))
+    def disruption(self, event, conn, tenths):
+        if event in ("disconnect", "abend"):
+            self.execute(L.Disconnect(conn=conn, abnormal=event == "abend"))
+            self._forget(conn)
+            self._connect(conn)
+        else:
+            self.execute(L.AdvanceClock(tenths=tenths))
+
+    @rule(conn=conns, queue=queues, options=st.sampled_from(OPEN_CHOICES))
+    def reopen(self, conn, queue, options):
+        name = self.handles.get((conn, queue))
+        if name:
+            self.execute(L.Close(conn=conn, handle=name))
+            self.stale.append(name)
+        self._open(conn, queue, options)
+
+    @rule(queue=queues, change=st.sampled_from((
+        {"GET": C.MQQA_GET_INHIBITED}, {"GET": C.MQQA_GET_ALLOWED},
+        {"PUT": C.MQQA_PUT_INHIBITED}, {"PUT": C.MQQA_PUT_ALLOWED},
+        {"DEFPRTY": 2}, {"DEFPRTY": 7}, {"MAXDEPTH": 3}, {"MAXDEPTH": 5000},
+        {"DEFSOPT": C.MQOO_INPUT_EXCLUSIVE}, {"DEFSOPT": C.MQOO_INPUT_SHARED},
+    )))
+    def alter(self, queue, change):
+        self.execute(L.AlterQueue(queue=queue, attrs=change))
+
+    @rule(queue=queues)
+    def inquire(self, queue):
+        self.execute(L.InquireQueue(queue=queue, names=INQUIRED))

@@ -1,0 +1,105 @@
+"""Readable text for operations, observations and failures."""
+
+from __future__ import annotations
+
+import attrs
+from tabulate import tabulate
+
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.rules import RULES
+
+_GMO = [(v, n[6:]) for n, v in vars(C).items() if n.startswith("MQGMO_") and isinstance(v, int)
+        and v and bin(v).count("1") == 1]
+_PMO = [(v, n[6:]) for n, v in vars(C).items() if n.startswith("MQPMO_") and isinstance(v, int) and v]
+_OO = [(v, n[5:]) for n, v in vars(C).items() if n.startswith("MQOO_") and isinstance(v, int)
+       and v and bin(v).count("1") == 1]
+
+
+def flags(value: int, table: list[tuple[int, str]]) -> str:
+    names = [name for bit, name in table if value & bit]
+    rest = value & ~sum(bit for bit, _ in table)
+    if rest:
+        names.append(str(rest))
+    return "+".join(names) or "NONE"
+
+
+def _md_text(md: L.MessageDescriptor) -> str:
+    default = L.MessageDescriptor()
+    parts = []
+    for a in attrs.fields(L.MessageDescriptor):
+        v = getattr(md, a.name)
+        if v != getattr(default, a.name):
+            parts.append(f"{a.name}={v!r}" if isinstance(v, str) else f"{a.name}={v}")
+    return " ".join(parts)
+
+
+def op_text(op: L.Op) -> str:
+    """One line per operation, with option bits named."""
+    name = type(op).__name__
+    if isinstance(op, L.Get):
+        wait = f" wait={op.wait_interval}ms" if op.options & C.MQGMO_WAIT else ""
+        return f"{name} {op.conn} {op.handle} {flags(op.options, _GMO)}{wait}"
+    if isinstance(op, (L.Put, L.Put1)):
+        target = op.handle if isinstance(op, L.Put) else op.queue
+        md = _md_text(op.md)
+        return f"{name} {op.conn} {target} {op.body!r} {flags(op.options, _PMO)}" + (f" {md}" if md else "")
+    if isinstance(op, L.Open):
+        return f"{name} {op.conn} {op.handle} {op.queue} {flags(op.options, _OO)}"
+    if isinstance(op, (L.DefineQueue, L.AlterQueue)):
+        return f"{name} {op.queue} " + " ".join(f"{k}({v!r})" if isinstance(v, str) else f"{k}({v})" for k, v in op.attrs)
+    if isinstance(op, L.InquireQueue):
+        return f"{name} {op.queue} {' '.join(op.names)}"
+    if isinstance(op, L.Disconnect):
+        return f"{name} {op.conn}" + (" ABNORMAL" if op.abnormal else "")
+    if isinstance(op, L.AdvanceClock):
+        return f"{name} +{op.tenths / 10:g}s"
+    fields = " ".join(str(getattr(op, a.name)) for a in attrs.fields(type(op)))
+    return f"{name} {fields}".strip()
+
+
+def observation_text(obs: L.Observation) -> str:
+    parts = ["OK" if obs.rc == 0 else C.reason_name(obs.rc)]
+    if obs.message is not None:
+        m = obs.message
+        default = L.ReturnedMessage(body="", priority=0, persistence=0)
+        detail = [f"{m.body!r}"]
+        for a in attrs.fields(L.ReturnedMessage):
+            if a.name in ("body",):
+                continue
+            v = getattr(m, a.name)
+            if a.name in ("priority", "persistence", "backout_count") or v != getattr(default, a.name):
+                if a.name == "msg_id" and v is None:
+                    v = "<generated>"
+                elif isinstance(v, L.IntRange):
+                    v = f"{v.lo}..{v.hi}"
+                detail.append(f"{a.name}={v}")
+        parts.append(" ".join(detail))
+    if obs.attrs is not None:
+        parts.append(" ".join(f"{k}={v}" for k, v in obs.attrs))
+    return " ".join(parts)
+
+
+def render_failure(failure) -> str:
+    """The shrunk counterexample as a table, the step that broke, and the rules broken."""
+    mm = failure.mismatch
+    lines = [
+        f"Non-conformance in area '{failure.area}' on adapter '{failure.adapter}' "
+        f"(platform {failure.platform}): step {mm.index + 1} of {len(failure.steps)}",
+        "",
+        "Rules broken:",
+    ]
+    for rid in mm.rules:
+        rule = RULES[rid] if rid in RULES else None
+        lines.append(f"  {rid}  {rule.summary if rule else ''}" + (f"  [{rule.source}]" if rule else ""))
+    rows = []
+    for i, step in enumerate(failure.steps):
+        mark = ">>" if i == mm.index else ""
+        rows.append([mark, i + 1, op_text(step.op), observation_text(step.observed)])
+    lines += ["", tabulate(rows, headers=["", "#", "operation", "observed"], tablefmt="simple"), ""]
+    lines.append(f"At step {mm.index + 1}: {op_text(mm.op)}")
+    lines.append(f"  observed: {observation_text(mm.observed)}")
+    for allowed in mm.allowed:
+        lines.append(f"  allowed:  {observation_text(allowed)}")
+    lines.append(f"  differing fields: {', '.join(mm.fields)}")
+    return "\n".join(lines)

@@ -1,0 +1,152 @@
+"""Rule coverage, verdicts, and the result directory that runs write and reports read.
+
+A result directory holds:
+
+* ``run.json``: what the claim covers (adapter and its identity, capabilities,
+  platform, areas, seed, example budget, kit and Hypothesis versions, times) and
+  the run's status;
+* ``rules.jsonl``: one record per rule, with its source, summary, verdict and
+  how often it was exercised, checked and broken;
+* ``failures/*.json``: one replay file per distinct failure.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+import attrs
+
+from conformance import __version__
+from conformance.checker import StepCheck
+from conformance.history import Failure, save_failure, write_json_atomic
+from reference_model.rules import RULES, Rule
+
+PASS = "pass"
+FAIL = "fail"
+NOT_APPLICABLE = "not applicable"
+NOT_EXERCISED = "not exercised"
+INDETERMINATE = "indeterminate"
+ERROR = "error"
+VERDICTS = (PASS, FAIL, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
+RESULTS_FORMAT = "mqconform-results"
+RESULTS_VERSION = 1
+
+
+@attrs.define
+class Coverage:
+    """Per-rule counters accumulated over a run."""
+
+    exercised: Counter = attrs.Factory(Counter)
+    checked: Counter = attrs.Factory(Counter)
+    failed: Counter = attrs.Factory(Counter)
+    indeterminate: Counter = attrs.Factory(Counter)
+    examples: int = 0
+    steps: int = 0
+
+    def record(self, check: StepCheck) -> None:
+        self.steps += 1
+        self.exercised.update(check.rules)
+        if check.mismatch is None:
+            self.checked.update(check.rules)
+
+    def merge(self, other: "Coverage") -> None:
+        for name in ("exercised", "checked", "failed", "indeterminate"):
+            getattr(self, name).update(getattr(other, name))
+        self.examples += other.examples
+        self.steps += other.steps
+
+
+def verdict_for(rule: Rule, coverage: Coverage, applicable: bool, error: bool) -> str:
+    if not applicable:
+        return NOT_APPLICABLE
+    if coverage.failed[rule.id]:
+        return FAIL
+    if error:
+        return ERROR
+    if coverage.checked[rule.id]:
+        return PASS
+    if coverage.indeterminate[rule.id]:
+        return INDETERMINATE
+    return NOT_EXERCISED
+
+
+@attrs.define
+class RunRecord:
+    """Everything one run produced, written to a result directory."""
+
+    adapter: str
+    describe: dict
+    capabilities: dict
+    areas: list[str]
+    seed: int | None
+    examples: int
+    coverage: Coverage = attrs.Factory(Coverage)
+    failures: list[Failure] = attrs.Factory(list)
+    error: str | None = None
+    started: float = attrs.Factory(time.time)
+    ended: float | None = None
+
+    def applicable(self, rule: Rule) -> bool:
+        return rule.area in self.capabilities["areas"] and rule.applies_on(self.capabilities["platform"])
+
+    def add_failure(self, failure: Failure) -> None:
+        self.coverage.failed.update(failure.rules)
+        self.failures.append(failure)
+
+    def rule_rows(self) -> list[dict]:
+        rows = []
+        for area in self.areas:
+            for rule in RULES.all(area):
+                rows.append({
+                    "rule": rule.id,
+                    "area": rule.area,
+                    "source": rule.source,
+                    "summary": rule.summary,
+                    "verdict": verdict_for(rule, self.coverage, self.applicable(rule), self.error is not None),
+                    "exercised": self.coverage.exercised[rule.id],
+                    "checked": self.coverage.checked[rule.id],
+                    "failed": self.coverage.failed[rule.id],
+                })
+        return rows
+
+    def status(self) -> str:
+        if self.error is not None:
+            return ERROR
+        return FAIL if self.failures else PASS
+
+    def write(self, directory: Path) -> list[Path]:
+        """Write the result directory; returns the replay files written."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        replay_paths = [save_failure(f, directory / "failures") for f in self.failures]
+        rows = self.rule_rows()
+        tmp = directory / "rules.jsonl.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(json.dumps(row, sort_keys=True) + "\n")
+        tmp.replace(directory / "rules.jsonl")
+        import hypothesis
+
+        write_json_atomic(directory / "run.json", {
+            "format": RESULTS_FORMAT,
+            "version": RESULTS_VERSION,
+            "kit_version": __version__,
+            "hypothesis_version": hypothesis.__version__,
+            "adapter": self.adapter,
+            "system": self.describe,
+            "capabilities": self.capabilities,
+            "areas": self.areas,
+            "seed": self.seed,
+            "examples": self.examples,
+            "examples_run": self.coverage.examples,
+            "steps_run": self.coverage.steps,
+            "status": self.status(),
+            "error": self.error,
+            "started": self.started,
+            "ended": self.ended,
+            "failures": [str(p.relative_to(directory)) for p in replay_paths],
+        })
+        return replay_paths

@@ -1,0 +1,554 @@
+"""Semantics of the ``core`` area: queues, connections, handles, put, get, browse, units of work.
+
+Each handler takes a state and an operation and returns the allowed branches;
+it works on a clone, so the caller's state is never changed.  Rule IDs are those
+of :mod:`reference_model.rules.core`.
+"""
+
+from __future__ import annotations
+
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.model import Branch, HistoryError, handles
+from reference_model.state import (
+    ModelConnection,
+    ModelHandle,
+    ModelMessage,
+    ModelQueue,
+    ModelState,
+    UowEntry,
+)
+
+MESSAGE_FIELDS = ("report", "msg_type", "feedback", "format", "reply_to_q", "correl_id")
+
+
+def _fail(state: ModelState, rc: int, *rules: str) -> Branch:
+    return Branch(observation=L.Observation.of(rc), state=state, rules=rules)
+
+
+def _failures(state: ModelState, errors: list[tuple[int, str]]) -> list[Branch]:
+    """One branch per applicable error: MQ does not document the order of its checks."""
+    return [_fail(state, rc, rule) for rc, rule in errors]
+
+
+def _conn_or_error(state: ModelState, conn: str) -> Branch | None:
+    if conn not in state.conns:
+        return _fail(state, C.MQRC_HCONN_ERROR, "CORE-40")
+    return None
+
+
+def _handle_or_error(state: ModelState, conn: str, handle: str) -> Branch | None:
+    err = _conn_or_error(state, conn)
+    if err:
+        return err
+    h = state.handles.get(handle)
+    if h is None or h.conn != conn:
+        return _fail(state, C.MQRC_HOBJ_ERROR, "CORE-40")
+    return None
+
+
+def _curdepth(q: ModelQueue) -> int:
+    # CORE-28: uncommitted puts count; messages got under syncpoint do not.
+    return sum(1 for m in q.messages if m.got_by is None)
+
+
+# ---------------------------------------------------------------- administration
+
+
+@handles(L.DefineQueue)
+def define_queue(state: ModelState, op: L.DefineQueue) -> list[Branch]:
+    if op.queue in state.queues:
+        return [_fail(state, C.MQRCCF_OBJECT_ALREADY_EXISTS, "CORE-41")]
+    s = state.clone()
+    values = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items()}
+    values.update(dict(op.attrs))
+    s.queues[op.queue] = ModelQueue(name=op.queue, attrs=values)
+    return [Branch(observation=L.OK, state=s, rules=("CORE-41",))]
+
+
+@handles(L.AlterQueue)
+def alter_queue(state: ModelState, op: L.AlterQueue) -> list[Branch]:
+    if op.queue not in state.queues:
+        return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33")]
+    s = state.clone()
+    s.queues[op.queue].attrs.update(dict(op.attrs))
+    return [Branch(observation=L.OK, state=s, rules=("CORE-41",))]
+
+
+@handles(L.InquireQueue)
+def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
+    q = state.queues.get(op.queue)
+    if q is None:
+        return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33")]
+    values, field_rules = {}, {}
+    for name in op.names:
+        if name == "CURDEPTH":
+            values[name] = _curdepth(q)
+            field_rules[f"attrs.{name}"] = ("CORE-28",) + q.departures + _depth_history_rules(q)
+        elif name in ("IPPROCS", "OPPROCS"):
+            want = "can_input" if name == "IPPROCS" else "can_output"
+            values[name] = sum(
+                1 for h in state.handles.values() if h.queue == q.name and getattr(h, want)
+            )
+            field_rules[f"attrs.{name}"] = ("CORE-24",)
+        else:
+            values[name] = q.attr(name)
+            field_rules[f"attrs.{name}"] = ("CORE-41",)
+    rules = tuple(sorted({r for rs in field_rules.values() for r in rs}))
+    return [
+        Branch(
+            observation=L.Observation(attrs=values),
+            state=state,
+            rules=rules,
+            field_rules=field_rules,
+        )
+    ]
+
+
+def _depth_history_rules(q: ModelQueue) -> tuple[str, ...]:
+    return tuple(sorted({r for m in q.messages for r in m.provenance}))
+
+
+@handles(L.AdvanceClock)
+def advance_clock(state: ModelState, op: L.AdvanceClock) -> list[Branch]:
+    s = state.clone()
+    s.clock += op.tenths
+    return [Branch(observation=L.OK, state=s)]
+
+
+# ---------------------------------------------------------------- connections
+
+
+@handles(L.Connect)
+def connect(state: ModelState, op: L.Connect) -> list[Branch]:
+    if op.conn in state.conns:
+        raise HistoryError(f"connection {op.conn!r} is already connected")
+    s = state.clone()
+    s.conns[op.conn] = ModelConnection(name=op.conn, environment=op.environment)
+    return [Branch(observation=L.OK, state=s)]
+
+
+def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
+    """Commit or back out ``conn``'s unit of work in ``s``; returns the rules applied."""
+    c = s.conns[conn]
+    applied: list[str] = []
+    for entry in c.uow:
+        m = s.find(entry.queue, entry.seq)
+        if m is None:
+            continue
+        if entry.kind == "put":
+            if commit:
+                m.put_by = None
+                m.provenance = (rule,)
+                applied.append(rule)
+            else:
+                s.discard(entry.queue, m, ("CORE-03", rule))
+                applied.append("CORE-03")
+        else:  # get
+            if m.put_by is not None and not commit:
+                continue  # its put is being backed out too
+            if commit:
+                s.discard(entry.queue, m, ("CORE-14", rule))
+                applied.append("CORE-14")
+            else:
+                m.got_by = None
+                m.backout_count += 1
+                m.provenance = (rule, "CORE-15", "CORE-17")
+                applied += ["CORE-15", "CORE-17"]
+    c.uow.clear()
+    return applied
+
+
+def _close_handles(s: ModelState, conn: str) -> None:
+    for name in [n for n, h in s.handles.items() if h.conn == conn]:
+        _release_handle(s, name)
+
+
+def _release_handle(s: ModelState, name: str) -> None:
+    h = s.handles.pop(name)
+    for m in s.queues[h.queue].messages:
+        if m.locked_by == name:
+            m.locked_by = None
+
+
+@handles(L.Disconnect)
+def disconnect(state: ModelState, op: L.Disconnect) -> list[Branch]:
+    err = _conn_or_error(state, op.conn)
+    if err:
+        return [err]
+    outcomes = []
+    if op.abnormal:
+        choices = [(False, "CORE-31")]
+    elif state.platform == C.PLATFORM_DISTRIBUTED:
+        choices = [(True, "CORE-30")]
+    else:
+        # MQ documents the implicit commit on MQDISC for distributed platforms and
+        # z/OS clients; for other z/OS environments both dispositions are allowed.
+        choices = [(True, "CORE-30"), (False, "CORE-31")]
+    for commit, rule in choices:
+        s = state.clone()
+        applied = _end_uow(s, op.conn, commit, rule)
+        _close_handles(s, op.conn)
+        del s.conns[op.conn]
+        outcomes.append(Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys([rule, *applied]))))
+    return outcomes
+
+
+@handles(L.Commit, L.Backout)
+def end_unit_of_work(state: ModelState, op) -> list[Branch]:
+    err = _conn_or_error(state, op.conn)
+    if err:
+        return [err]
+    s = state.clone()
+    commit = isinstance(op, L.Commit)
+    applied = _end_uow(s, op.conn, commit, "CORE-29" if commit else "CORE-15")
+    rules = tuple(dict.fromkeys(["CORE-29" if commit else "CORE-15", *applied]))
+    return [Branch(observation=L.OK, state=s, rules=rules)]
+
+
+@handles(L.Restart)
+def restart(state: ModelState, op: L.Restart) -> list[Branch]:
+    s = state.clone()
+    for conn in list(s.conns):
+        _end_uow(s, conn, False, "CORE-32")
+        _close_handles(s, conn)
+    s.conns.clear()
+    for q in s.queues.values():
+        for m in list(q.messages):
+            m.locked_by = None
+            if m.md.persistence != C.MQPER_PERSISTENT:
+                s.discard(q.name, m, ("CORE-32",))
+    return [Branch(observation=L.OK, state=s, rules=("CORE-32",))]
+
+
+# ---------------------------------------------------------------- open / close
+
+
+@handles(L.Open)
+def open_queue(state: ModelState, op: L.Open) -> list[Branch]:
+    err = _conn_or_error(state, op.conn)
+    if err:
+        return [err]
+    if op.handle in state.handles:
+        raise HistoryError(f"handle name {op.handle!r} is already in use")
+    q = state.queues.get(op.queue)
+    if q is None:
+        return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33")]
+    known = C.MQOO_INPUT_ANY | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
+    inputs = op.options & C.MQOO_INPUT_ANY
+    if op.options & ~known or op.options & known == 0 or bin(inputs).count("1") > 1:
+        return [_fail(state, C.MQRC_OPTIONS_ERROR, "CORE-23")]
+    mode = 0
+    if inputs:
+        mode = q.attr("DEFSOPT") if inputs == C.MQOO_INPUT_AS_Q_DEF else inputs
+        others = [h for h in state.handles.values() if h.queue == op.queue and h.can_input]
+        if others and (
+            mode == C.MQOO_INPUT_EXCLUSIVE
+            or any(h.input_mode == C.MQOO_INPUT_EXCLUSIVE for h in others)
+        ):
+            return [_fail(state, C.MQRC_OBJECT_IN_USE, "CORE-23")]
+    s = state.clone()
+    s.handles[op.handle] = ModelHandle(
+        name=op.handle, conn=op.conn, queue=op.queue, options=op.options, input_mode=mode
+    )
+    return [Branch(observation=L.OK, state=s, rules=("CORE-23",) if inputs else ())]
+
+
+@handles(L.Close)
+def close(state: ModelState, op: L.Close) -> list[Branch]:
+    err = _handle_or_error(state, op.conn, op.handle)
+    if err:
+        return [err]
+    s = state.clone()
+    _release_handle(s, op.handle)
+    return [Branch(observation=L.OK, state=s, rules=("CORE-39",))]
+
+
+# ---------------------------------------------------------------- put
+
+
+def _put_syncpoint(state: ModelState, options: int) -> bool:
+    if options & C.MQPMO_SYNCPOINT:
+        return True
+    if options & C.MQPMO_NO_SYNCPOINT:
+        return False
+    return state.platform == C.PLATFORM_ZOS  # CORE-35
+
+
+def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, options: int) -> list[tuple[int, str]]:
+    errors = []
+    if options & C.MQPMO_SYNCPOINT and options & C.MQPMO_NO_SYNCPOINT:
+        errors.append((C.MQRC_OPTIONS_ERROR, "CORE-34"))
+    if md.priority < C.MQPRI_PRIORITY_AS_Q_DEF:
+        errors.append((C.MQRC_PRIORITY_ERROR, "CORE-09"))
+    if md.persistence not in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF):
+        errors.append((C.MQRC_PERSISTENCE_ERROR, "CORE-10"))
+    if q.attr("PUT") == C.MQQA_PUT_INHIBITED:
+        errors.append((C.MQRC_PUT_INHIBITED, "CORE-26"))
+    if _curdepth(q) >= q.attr("MAXDEPTH"):
+        errors.append((C.MQRC_Q_FULL, "CORE-27"))
+    return errors
+
+
+def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDescriptor,
+            options: int, extra_rules: tuple[str, ...]) -> list[Branch]:
+    q = state.queues[queue]
+    errors = _put_errors(state, q, md, options)
+    if errors:
+        return [
+            Branch(observation=L.Observation.of(rc), state=state, rules=extra_rules + (rule,)
+                   + (("CORE-28",) if rc == C.MQRC_Q_FULL else ()))
+            for rc, rule in errors
+        ]
+    s = state.clone()
+    q = s.queues[queue]
+    rules = list(extra_rules)
+    priority = md.priority
+    if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+        priority = q.attr("DEFPRTY")
+        rules.append("CORE-07")
+    persistence = md.persistence
+    if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+        persistence = q.attr("DEFPSIST")
+        rules.append("CORE-10")
+    rc = C.MQRC_NONE
+    if priority > C.MAX_PRIORITY:
+        rc = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+        rules.append("CORE-08")
+    if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
+        order_priority = q.attr("DEFPRTY")
+    else:
+        order_priority = min(priority, C.MAX_PRIORITY)
+    sync = _put_syncpoint(state, options)
+    rules.append("CORE-02" if sync else "CORE-01")
+    if not options & (C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT):
+        rules.append("CORE-35")
+    resolved = L.MessageDescriptor(
+        priority=priority, persistence=persistence, expiry=md.expiry, report=md.report,
+        msg_type=md.msg_type, feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q,
+        msg_id=md.msg_id, correl_id=md.correl_id, backout_count=0,
+    )
+    m = ModelMessage(
+        seq=s.next_seq, body=body, md=resolved, order_priority=order_priority,
+        put_time=s.clock, put_by=conn if sync else None,
+        provenance=("CORE-02",) if sync else ("CORE-01",),
+    )
+    s.next_seq += 1
+    q.messages.append(m)
+    if sync:
+        s.conns[conn].uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
+    return [Branch(observation=L.Observation.of(rc), state=s, rules=tuple(dict.fromkeys(rules)))]
+
+
+@handles(L.Put)
+def put(state: ModelState, op: L.Put) -> list[Branch]:
+    err = _handle_or_error(state, op.conn, op.handle)
+    if err:
+        return [err]
+    h = state.handles[op.handle]
+    if not h.can_output:
+        return [_fail(state, C.MQRC_NOT_OPEN_FOR_OUTPUT, "CORE-22")]
+    return _do_put(state, op.conn, h.queue, op.body, op.md, op.options, ())
+
+
+@handles(L.Put1)
+def put1(state: ModelState, op: L.Put1) -> list[Branch]:
+    err = _conn_or_error(state, op.conn)
+    if err:
+        return [err]
+    if op.queue not in state.queues:
+        return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33", "CORE-37")]
+    return _do_put(state, op.conn, op.queue, op.body, op.md, op.options, ("CORE-37",))
+
+
+# ---------------------------------------------------------------- get and browse
+
+
+def _returned(m: ModelMessage) -> L.ReturnedMessage:
+    md = m.md
+    return L.ReturnedMessage(
+        body=m.body, priority=md.priority, persistence=md.persistence, expiry=md.expiry,
+        report=md.report, msg_type=md.msg_type, feedback=md.feedback, format=md.format,
+        reply_to_q=md.reply_to_q, msg_id=md.msg_id or None, correl_id=md.correl_id,
+        backout_count=m.backout_count,
+    )
+
+
+def _get_option_errors(op: L.Get) -> list[tuple[int, str]]:
+    o = op.options
+    errors = []
+    browse = o & C.MQGMO_BROWSE_ANY
+    if o & C.MQGMO_SYNCPOINT and o & C.MQGMO_NO_SYNCPOINT:
+        errors.append((C.MQRC_OPTIONS_ERROR, "CORE-34"))
+    if bin(browse).count("1") > 1 or (browse and o & C.MQGMO_MSG_UNDER_CURSOR):
+        errors.append((C.MQRC_OPTIONS_ERROR, "CORE-20"))
+    if o & C.MQGMO_LOCK and not browse:
+        errors.append((C.MQRC_OPTIONS_ERROR, "CORE-21"))
+    if o & C.MQGMO_UNLOCK and o & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_SYNCPOINT | C.MQGMO_WAIT):
+        errors.append((C.MQRC_OPTIONS_ERROR, "CORE-21"))
+    if o & C.MQGMO_WAIT and op.wait_interval < C.MQWI_UNLIMITED:
+        errors.append((C.MQRC_WAIT_INTERVAL_ERROR, "CORE-38"))
+    return errors
+
+
+def _visibility(m: ModelMessage, h: ModelHandle, own_uncommitted: bool) -> tuple[str, ...] | None:
+    """``None`` when ``m`` is available to handle ``h``; otherwise the rules that hide it."""
+    if m.got_by is not None:
+        return ("CORE-14",)
+    if m.put_by is not None and (m.put_by != h.conn or not own_uncommitted):
+        return ("CORE-02",)
+    if m.locked_by is not None and m.locked_by != h.name:
+        return ("CORE-21",)
+    return None
+
+
+def _order_rules(q: ModelQueue, chosen: ModelMessage, available: list[ModelMessage]) -> tuple[str, ...]:
+    if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
+        return ("CORE-06",)
+    rules = []
+    if any(m.order_priority != chosen.order_priority for m in available):
+        rules.append("CORE-04")
+    if any(m.order_priority == chosen.order_priority and m is not chosen for m in available):
+        rules.append("CORE-05")
+    return tuple(rules)
+
+
+@handles(L.Get)
+def get(state: ModelState, op: L.Get) -> list[Branch]:
+    err = _handle_or_error(state, op.conn, op.handle)
+    if err:
+        return [err]
+    h = state.handles[op.handle]
+    q = state.queues[h.queue]
+    o = op.options
+    errors = _get_option_errors(op)
+    if errors:
+        return _failures(state, errors)
+    if o & C.MQGMO_UNLOCK:
+        return _unlock(state, h)
+    browse = o & C.MQGMO_BROWSE_ANY
+    if browse and not h.can_browse:
+        return [_fail(state, C.MQRC_NOT_OPEN_FOR_BROWSE, "CORE-22")]
+    if not browse and not h.can_input:
+        return [_fail(state, C.MQRC_NOT_OPEN_FOR_INPUT, "CORE-22")]
+    if q.attr("GET") == C.MQQA_GET_INHIBITED:
+        return [_fail(state, C.MQRC_GET_INHIBITED, "CORE-25")]
+    own = any(m.put_by == h.conn and m.got_by is None for m in q.messages)
+    # CORE-02 note: whether a connection sees its own uncommitted puts is undocumented.
+    # Whether a browse without LOCK releases this handle's lock is not documented.
+    holds_lock = browse and not o & C.MQGMO_LOCK and any(m.locked_by == h.name for m in q.messages)
+    branches = []
+    for own_uncommitted in ((False, True) if own else (False,)):
+        for keep_lock in ((True, False) if holds_lock else (True,)):
+            branches += _get_from(state, op, h, own_uncommitted, keep_lock)
+    return branches
+
+
+def _unlock(state: ModelState, h: ModelHandle) -> list[Branch]:
+    locked = [m for m in state.queues[h.queue].messages if m.locked_by == h.name]
+    if not locked:
+        return [_fail(state, C.MQRC_NO_MSG_LOCKED, "CORE-21")]
+    s = state.clone()
+    for m in s.queues[h.queue].messages:
+        if m.locked_by == h.name:
+            m.locked_by = None
+    return [Branch(observation=L.OK, state=s, rules=("CORE-21",))]
+
+
+def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: bool,
+              keep_lock: bool = True) -> list[Branch]:
+    o = op.options
+    q = state.queues[h.queue]
+    available, excluded = [], {}
+    for m in sorted(q.messages, key=lambda m: m.order_key):
+        hidden = _visibility(m, h, own_uncommitted)
+        if hidden is None:
+            available.append(m)
+        else:
+            excluded[m.body] = hidden
+    under_cursor = o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    if under_cursor:
+        target = [m for m in available if m.seq == h.cursor_seq]
+        if not target:
+            return [Branch(observation=L.Observation.of(C.MQRC_NO_MSG_UNDER_CURSOR), state=state,
+                           rules=("CORE-20",), excluded=excluded)]
+        chosen = target[0]
+        order = ("CORE-20",)
+    else:
+        if o & C.MQGMO_BROWSE_NEXT and h.cursor is not None:
+            candidates = [m for m in available if m.order_key > h.cursor]
+            order_base = ("CORE-19",)
+        else:
+            candidates = available
+            order_base = ("CORE-18",) if o & C.MQGMO_BROWSE_FIRST else ()
+            if o & C.MQGMO_BROWSE_NEXT:
+                order_base = ("CORE-19",)
+        if not candidates:
+            s = state
+            if o & C.MQGMO_WAIT and op.wait_interval > 0:
+                s = state.clone()
+                s.clock += op.wait_interval // 100
+            rules = ("CORE-13",) + order_base + tuple(sorted({r for rs in excluded.values() for r in rs}))
+            return [Branch(observation=L.Observation.of(C.MQRC_NO_MSG_AVAILABLE), state=s,
+                           rules=rules, excluded=excluded)]
+        chosen = candidates[0]
+        order = order_base + _order_rules(q, chosen, candidates)
+    s = state.clone()
+    sq = s.queues[h.queue]
+    sh = s.handles[h.name]
+    m = s.find(h.queue, chosen.seq)
+    rules = list(order) + list(m.provenance)
+    browse = o & C.MQGMO_BROWSE_ANY
+    if browse:
+        sh.cursor, sh.cursor_seq = m.order_key, m.seq
+        if o & C.MQGMO_LOCK or not keep_lock:
+            for other in sq.messages:
+                if other.locked_by == h.name:
+                    other.locked_by = None
+        if o & C.MQGMO_LOCK:
+            m.locked_by = h.name
+            rules.append("CORE-21")
+        rules.append("CORE-17")
+    else:
+        sync = _get_syncpoint(state, o, m)
+        if sync is None:
+            rules.append("CORE-36")
+            sync = m.md.persistence == C.MQPER_PERSISTENT
+        m.locked_by = None
+        if sync:
+            m.got_by = h.conn
+            s.conns[h.conn].uow.append(UowEntry(kind="get", queue=h.queue, seq=m.seq))
+            rules.append("CORE-14")
+        else:
+            s.discard(h.queue, m, ("CORE-16",))
+            rules.append("CORE-16")
+        if not o & (C.MQGMO_SYNCPOINT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
+            rules.append("CORE-35")
+    returned = _returned(chosen)
+    if q.attr("BOTHRESH") and chosen.backout_count >= q.attr("BOTHRESH"):
+        rules.append("CORE-42")
+    identity = tuple(dict.fromkeys(list(order) + list(chosen.provenance) + ["CORE-42"] * ("CORE-42" in rules)))
+    field_rules = {
+        "rc": identity,
+        "message": identity,
+        "message.body": identity,
+        "message.backout_count": ("CORE-12", "CORE-17") + (("CORE-15",) if chosen.backout_count else ()),
+        "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
+        else ("CORE-07", "CORE-08"),
+        "message.persistence": ("CORE-10",),
+    }
+    for f in MESSAGE_FIELDS + ("msg_id",):
+        field_rules[f"message.{f}"] = ("CORE-11",)
+    rules += ["CORE-11", "CORE-12"]
+    return [Branch(observation=L.Observation(message=returned), state=s,
+                   rules=tuple(dict.fromkeys(rules)), field_rules=field_rules, excluded=excluded)]
+
+
+def _get_syncpoint(state: ModelState, options: int, m: ModelMessage) -> bool | None:
+    if options & C.MQGMO_SYNCPOINT:
+        return True
+    if options & C.MQGMO_NO_SYNCPOINT:
+        return False
+    if options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
+        return None
+    return state.platform == C.PLATFORM_ZOS  # CORE-35

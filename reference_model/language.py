@@ -1,0 +1,377 @@
+"""The operation language: what is done to a queue manager and what it answers.
+
+Every operation and observation is a small frozen attrs class.  The model, every
+adapter, the machines, saved histories, replays and reports all speak it.  Each
+value has a lossless JSON form (:func:`to_json` / :func:`from_json`) tagged with
+its class name.
+
+Names are symbolic and chosen by whoever writes the history: a connection is
+``"c1"``, an object handle ``"c1.Q1"``, a queue ``"Q1"``.  Adapters map them onto
+real handles and onto a per-case namespace of real queue names.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+import attrs
+
+from reference_model import mqconst as C
+
+# --------------------------------------------------------------------------
+# helpers
+
+
+def _attr_pairs(value: Any) -> tuple[tuple[str, Any], ...]:
+    """Normalise a mapping or a sequence of pairs to a sorted tuple of pairs."""
+    if isinstance(value, Mapping):
+        items = value.items()
+    else:
+        items = (tuple(pair) for pair in value)
+    out = []
+    for name, val in items:
+        if not isinstance(name, str):
+            raise TypeError(f"attribute name must be a string, not {name!r}")
+        out.append((name.upper(), val))
+    return tuple(sorted(out))
+
+
+def _str_tuple(value: Any) -> tuple[str, ...]:
+    return tuple(str(v).upper() for v in value)
+
+
+#: Queue attributes the language knows, by MQSC name: (allowed values, default).
+#: ``None`` as allowed values means any non-negative integer; ``str`` any string.
+QUEUE_ATTRIBUTES: dict[str, tuple[Any, Any]] = {
+    "DEFPRTY": (range(0, C.MAX_PRIORITY + 1), 0),
+    "DEFPSIST": ((C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT), C.MQPER_NOT_PERSISTENT),
+    "DEFSOPT": ((C.MQOO_INPUT_SHARED, C.MQOO_INPUT_EXCLUSIVE), C.MQOO_INPUT_SHARED),
+    "MSGDLVSQ": ((C.MQMDS_PRIORITY, C.MQMDS_FIFO), C.MQMDS_PRIORITY),
+    "GET": ((C.MQQA_GET_ALLOWED, C.MQQA_GET_INHIBITED), C.MQQA_GET_ALLOWED),
+    "PUT": ((C.MQQA_PUT_ALLOWED, C.MQQA_PUT_INHIBITED), C.MQQA_PUT_ALLOWED),
+    "MAXDEPTH": (None, 5000),
+    "USAGE": ((C.MQUS_NORMAL, C.MQUS_TRANSMISSION), C.MQUS_NORMAL),
+    "BOTHRESH": (None, 0),
+    "BOQNAME": (str, ""),
+}
+#: Attributes that can be inquired but not set.
+QUEUE_STATUS_ATTRIBUTES = ("CURDEPTH", "IPPROCS", "OPPROCS")
+
+
+def _settable_attrs(value: Any) -> tuple[tuple[str, Any], ...]:
+    pairs = _attr_pairs(value)
+    for name, val in pairs:
+        if name not in QUEUE_ATTRIBUTES:
+            raise ValueError(f"unknown queue attribute {name}")
+        allowed, _ = QUEUE_ATTRIBUTES[name]
+        if allowed is str:
+            ok = isinstance(val, str)
+        elif allowed is None:
+            ok = isinstance(val, int) and not isinstance(val, bool) and val >= 0
+        else:
+            ok = isinstance(val, int) and not isinstance(val, bool) and val in allowed
+        if not ok:
+            raise ValueError(f"invalid value {val!r} for queue attribute {name}")
+    return pairs
+
+
+def _inquirable(value: Any) -> tuple[str, ...]:
+    names = _str_tuple(value)
+    for name in names:
+        if name not in QUEUE_ATTRIBUTES and name not in QUEUE_STATUS_ATTRIBUTES:
+            raise ValueError(f"unknown queue attribute {name}")
+    return names
+
+
+_REGISTRY: dict[str, type] = {}
+
+
+def _register(cls: type) -> type:
+    _REGISTRY[cls.__name__] = cls
+    return cls
+
+
+def value_class(cls: type) -> type:
+    """Declare a frozen, keyword-only value class of the language."""
+    return _register(attrs.frozen(kw_only=True)(cls))
+
+
+# --------------------------------------------------------------------------
+# message descriptor
+
+
+@value_class
+class MessageDescriptor:
+    """The MQMD input fields the kit uses on MQPUT / MQPUT1."""
+
+    priority: int = C.MQPRI_PRIORITY_AS_Q_DEF
+    persistence: int = C.MQPER_PERSISTENCE_AS_Q_DEF
+    expiry: int = C.MQEI_UNLIMITED
+    report: int = C.MQRO_NONE
+    msg_type: int = C.MQMT_DATAGRAM
+    feedback: int = C.MQFB_NONE
+    format: str = C.MQFMT_NONE
+    reply_to_q: str = ""
+    msg_id: str = ""
+    correl_id: str = ""
+    backout_count: int = 0
+
+
+@value_class
+class IntRange:
+    """An inclusive range of allowed integers in an expected observation."""
+
+    lo: int
+    hi: int
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and self.lo <= value <= self.hi
+
+
+@value_class
+class ReturnedMessage:
+    """A message as MQGET returns it: its body and output MQMD fields.
+
+    In an *expected* message (from the model) ``msg_id=None`` means "any
+    identifier the queue manager generated" and ``expiry`` may be an
+    :class:`IntRange` of allowed remaining times.
+    """
+
+    body: str
+    priority: int
+    persistence: int
+    expiry: int | IntRange = C.MQEI_UNLIMITED
+    report: int = C.MQRO_NONE
+    msg_type: int = C.MQMT_DATAGRAM
+    feedback: int = C.MQFB_NONE
+    format: str = C.MQFMT_NONE
+    reply_to_q: str = ""
+    msg_id: str | None = ""
+    correl_id: str = ""
+    backout_count: int = 0
+
+
+# --------------------------------------------------------------------------
+# operations
+
+
+class Op:
+    """Marker base for operations (every op class below derives from it)."""
+
+    #: Which connection the op runs on, or ``None`` for administrative ops.
+    conn: str | None = None
+
+    def describe(self) -> str:
+        fields = ", ".join(
+            f"{a.name}={getattr(self, a.name)!r}"
+            for a in attrs.fields(type(self))
+            if getattr(self, a.name) != a.default
+        )
+        return f"{type(self).__name__}({fields})"
+
+
+@value_class
+class DefineQueue(Op):
+    """DEFINE QLOCAL: create a local queue with the given MQSC-named attributes."""
+
+    queue: str
+    attrs: tuple = attrs.field(default=(), converter=_settable_attrs)
+
+
+@value_class
+class AlterQueue(Op):
+    """ALTER QLOCAL, or MQSET on an open handle: the same change to attributes."""
+
+    queue: str
+    attrs: tuple = attrs.field(converter=_settable_attrs)
+
+
+@value_class
+class InquireQueue(Op):
+    """MQINQ / DISPLAY QLOCAL of the named attributes (CURDEPTH, IPPROCS, ...)."""
+
+    queue: str
+    names: tuple = attrs.field(converter=_inquirable)
+
+
+@value_class
+class Connect(Op):
+    """MQCONN: open a connection named ``conn``."""
+
+    conn: str
+    #: The connection's environment (``"normal"``; other values are added by
+    #: rule areas that depend on it).
+    environment: str = "normal"
+
+
+@value_class
+class Disconnect(Op):
+    """MQDISC (``abnormal=False``) or the program ending without it (``abnormal=True``)."""
+
+    conn: str
+    abnormal: bool = False
+
+
+@value_class
+class Open(Op):
+    """MQOPEN of ``queue`` with MQOO options; the handle is named ``handle``."""
+
+    conn: str
+    handle: str
+    queue: str
+    options: int
+
+
+@value_class
+class Close(Op):
+    """MQCLOSE of an object handle."""
+
+    conn: str
+    handle: str
+
+
+@value_class
+class Put(Op):
+    """MQPUT on an open handle, with MQPMO options."""
+
+    conn: str
+    handle: str
+    body: str
+    md: MessageDescriptor = MessageDescriptor()
+    options: int = C.MQPMO_NO_SYNCPOINT
+
+
+@value_class
+class Put1(Op):
+    """MQPUT1: open, put and close in one call."""
+
+    conn: str
+    queue: str
+    body: str
+    md: MessageDescriptor = MessageDescriptor()
+    options: int = C.MQPMO_NO_SYNCPOINT
+
+
+@value_class
+class Get(Op):
+    """MQGET (destructive or browse) with MQGMO options and a wait interval in ms."""
+
+    conn: str
+    handle: str
+    options: int = C.MQGMO_NO_SYNCPOINT
+    wait_interval: int = 0
+
+
+@value_class
+class Commit(Op):
+    """MQCMIT."""
+
+    conn: str
+
+
+@value_class
+class Backout(Op):
+    """MQBACK."""
+
+    conn: str
+
+
+@value_class
+class Restart(Op):
+    """Stop and restart the queue manager; every connection is ended."""
+
+
+@value_class
+class AdvanceClock(Op):
+    """Let time pass, in tenths of a second."""
+
+    tenths: int = attrs.field(validator=attrs.validators.ge(0))
+
+
+OPERATIONS: tuple[type, ...] = tuple(
+    cls for cls in list(_REGISTRY.values()) if isinstance(cls, type) and issubclass(cls, Op)
+)
+
+
+# --------------------------------------------------------------------------
+# observations
+
+
+@value_class
+class Observation:
+    """What a queue manager answered to one operation."""
+
+    cc: int = C.MQCC_OK
+    rc: int = C.MQRC_NONE
+    message: ReturnedMessage | None = None
+    attrs: tuple | None = attrs.field(
+        default=None, converter=attrs.converters.optional(_attr_pairs)
+    )
+
+    @classmethod
+    def of(cls, rc: int, **kw: Any) -> "Observation":
+        return cls(cc=C.completion_for(rc), rc=rc, **kw)
+
+
+OK = Observation()
+
+
+# --------------------------------------------------------------------------
+# JSON form
+
+
+class LanguageError(ValueError):
+    """A JSON value that is not a well-formed term of the operation language."""
+
+
+def to_json(value: Any) -> Any:
+    """The JSON-compatible form of a language value (lossless)."""
+    if attrs.has(type(value)) and type(value).__name__ in _REGISTRY:
+        out: dict[str, Any] = {"type": type(value).__name__}
+        for a in attrs.fields(type(value)):
+            out[a.name] = to_json(getattr(value, a.name))
+        return out
+    if isinstance(value, tuple):
+        return [to_json(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    raise LanguageError(f"not a language value: {value!r}")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        return from_json(value)
+    if isinstance(value, list):
+        return tuple(_decode(v) for v in value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    raise LanguageError(f"unexpected JSON value {value!r}")
+
+
+def from_json(data: Any) -> Any:
+    """Rebuild a language value from :func:`to_json`'s form; raises LanguageError."""
+    if not isinstance(data, dict) or "type" not in data:
+        raise LanguageError(f"expected an object with a 'type', got {data!r:.80}")
+    cls = _REGISTRY.get(data["type"])
+    if cls is None:
+        raise LanguageError(f"unknown type {data['type']!r}")
+    names = {a.name for a in attrs.fields(cls)}
+    unknown = set(data) - names - {"type"}
+    if unknown:
+        raise LanguageError(f"{data['type']}: unknown field(s) {sorted(unknown)}")
+    try:
+        return cls(**{k: _decode(v) for k, v in data.items() if k != "type"})
+    except (TypeError, ValueError) as exc:
+        raise LanguageError(f"{data['type']}: {exc}") from None
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(to_json(value), sort_keys=True)
+
+
+def loads(text: str) -> Any:
+    try:
+        return from_json(json.loads(text))
+    except json.JSONDecodeError as exc:
+        raise LanguageError(f"not JSON: {exc}") from None

@@ -1,0 +1,78 @@
+"""The reference model's public surface: a pure, deterministic step function.
+
+``step(state, op)`` never mutates ``state``; it returns every allowed outcome as a
+:class:`Branch`: the observation MQ may give, the state that follows, and the rule
+IDs that decide it.  Where MQ's documentation leaves latitude the list has
+several branches; the checker keeps each branch consistent with what the system
+under test actually answered.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.state import ModelState
+
+
+class HistoryError(ValueError):
+    """An operation that no well-formed history contains (e.g. a handle name reused)."""
+
+
+@attrs.frozen(kw_only=True)
+class Branch:
+    observation: L.Observation
+    state: ModelState = attrs.field(eq=False)
+    #: Rules exercised by this outcome.
+    rules: tuple[str, ...] = ()
+    #: Which rules decide which observed field ("rc", "message", "message.priority",
+    #: "attrs.CURDEPTH", ...); a field not listed falls back to ``rules``.
+    field_rules: dict = attrs.field(factory=dict, eq=False)
+    #: Messages (by body) that the outcome deliberately did not return, and the rules why.
+    excluded: dict = attrs.field(factory=dict, eq=False)
+
+
+Handler = Callable[[ModelState, L.Op], "list[Branch]"]
+_HANDLERS: dict[type, Handler] = {}
+
+
+def handles(*op_types: type) -> Callable[[Handler], Handler]:
+    """Register a rule area's handler for the given operation types."""
+
+    def deco(fn: Handler) -> Handler:
+        for t in op_types:
+            _HANDLERS[t] = fn
+        return fn
+
+    return deco
+
+
+def initial_state(platform: str = C.PLATFORM_DISTRIBUTED) -> ModelState:
+    if platform not in C.PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}")
+    return ModelState(platform=platform)
+
+
+def step(state: ModelState, op: L.Op) -> list[Branch]:
+    """All outcomes MQ allows for ``op`` in ``state`` (at least one)."""
+    handler = _HANDLERS.get(type(op))
+    if handler is None:
+        raise HistoryError(f"the model has no semantics for {type(op).__name__}")
+    branches = handler(state, op)
+    assert branches, f"no outcome for {op!r}"
+    return _dedupe(branches)
+
+
+def _dedupe(branches: list[Branch]) -> list[Branch]:
+    out: list[Branch] = []
+    for b in branches:
+        if not any(b.observation == o.observation and b.state == o.state for o in out):
+            out.append(b)
+    return out
+
+
+# Rule areas register their handlers on import.
+from reference_model import core as _core  # noqa: E402,F401

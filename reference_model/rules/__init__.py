@@ -1,0 +1,81 @@
+"""The rule registry: every documented rule has a stable ID, a source and a summary.
+
+Rules are declared in one module per area (``reference_model/rules/core.py``,
+...).  A check that can fail names the IDs of the rules it enforces; coverage,
+verdicts and reports are kept per rule ID.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import attrs
+
+from reference_model import mqconst as C
+
+AREAS = ("core", "syncpoint", "expiry", "trigger", "cluster", "dlq")
+_ID = re.compile(r"^[A-Z]+-\d{2,3}[a-z]?$")
+
+
+@attrs.frozen(kw_only=True)
+class Rule:
+    """One documented rule."""
+
+    id: str = attrs.field(validator=attrs.validators.matches_re(_ID))
+    area: str = attrs.field(validator=attrs.validators.in_(AREAS))
+    #: Where the rule is stated: a seed file and item, or an MQ documentation page.
+    source: str
+    #: One line, in our words.
+    summary: str
+    #: Platforms on which MQ documents the rule; others report it not applicable.
+    platforms: tuple[str, ...] = C.PLATFORMS
+    #: Where sources disagree, or leave latitude, what the model does about it.
+    note: str = ""
+
+    def applies_on(self, platform: str) -> bool:
+        return platform in self.platforms
+
+
+class RuleRegistry:
+    def __init__(self) -> None:
+        self._rules: dict[str, Rule] = {}
+
+    def add(self, *rules: Rule) -> None:
+        for rule in rules:
+            if rule.id in self._rules:
+                raise ValueError(f"duplicate rule ID {rule.id}")
+            self._rules[rule.id] = rule
+
+    def __getitem__(self, rule_id: str) -> Rule:
+        return self._rules[rule_id]
+
+    def __contains__(self, rule_id: str) -> bool:
+        return rule_id in self._rules
+
+    def all(self, area: str | None = None) -> list[Rule]:
+        rules = [r for r in self._rules.values() if area is None or r.area == area]
+        return sorted(rules, key=lambda r: (AREAS.index(r.area), _sort_key(r.id)))
+
+    def areas(self) -> list[str]:
+        """The areas that have at least one rule."""
+        present = {r.area for r in self._rules.values()}
+        return [a for a in AREAS if a in present]
+
+
+def _sort_key(rule_id: str) -> tuple[str, int, str]:
+    prefix, _, rest = rule_id.partition("-")
+    digits = "".join(ch for ch in rest if ch.isdigit())
+    return prefix, int(digits), rest[len(digits):]
+
+
+RULES = RuleRegistry()
+
+#: Modules that declare rules, one per documented area.
+_AREA_MODULES = ("reference_model.rules.core",)
+for _name in _AREA_MODULES:
+    importlib.import_module(_name)
+
+
+def rules_named(ids) -> list[Rule]:
+    return [RULES[i] for i in ids]

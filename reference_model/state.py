@@ -1,0 +1,108 @@
+"""The reference model's state: plain values, copied (never shared) between branches."""
+
+from __future__ import annotations
+
+import copy
+
+import attrs
+
+from reference_model import language as L
+from reference_model import mqconst as C
+
+
+@attrs.define(eq=True)
+class ModelMessage:
+    """A message on a queue as the model sees it."""
+
+    seq: int                      # arrival stamp, unique within the queue manager
+    body: str
+    md: L.MessageDescriptor       # descriptor as resolved at put time
+    order_priority: int           # the priority that places it (MaxPriority cap, or DEFPRTY under FIFO)
+    put_time: int                 # virtual clock at put, in tenths of a second
+    backout_count: int = 0
+    put_by: str | None = None     # connection whose unit of work put it (uncommitted)
+    got_by: str | None = None     # connection whose unit of work got it (pending)
+    locked_by: str | None = None  # handle holding a browse lock
+    #: Rules that explain why the message is where it is (for diagnosing failures).
+    provenance: tuple[str, ...] = ()
+
+    @property
+    def order_key(self) -> tuple[int, int]:
+        return (-self.order_priority, self.seq)
+
+
+@attrs.define(eq=True)
+class ModelQueue:
+    name: str
+    attrs: dict
+    messages: list[ModelMessage] = attrs.Factory(list)
+    #: Rules by which messages most recently left the queue (newest first, a few).
+    departures: tuple[str, ...] = ()
+
+    def attr(self, name: str):
+        return self.attrs[name]
+
+
+@attrs.define(eq=True)
+class ModelHandle:
+    name: str
+    conn: str
+    queue: str
+    options: int
+    input_mode: int = 0           # MQOO_INPUT_SHARED / _EXCLUSIVE resolved at open, or 0
+    cursor: tuple[int, int] | None = None   # order key of the message under the browse cursor
+    cursor_seq: int | None = None
+
+    @property
+    def can_input(self) -> bool:
+        return bool(self.input_mode)
+
+    @property
+    def can_browse(self) -> bool:
+        return bool(self.options & C.MQOO_BROWSE)
+
+    @property
+    def can_output(self) -> bool:
+        return bool(self.options & C.MQOO_OUTPUT)
+
+
+@attrs.define(eq=True)
+class UowEntry:
+    kind: str      # "put" or "get"
+    queue: str
+    seq: int
+
+
+@attrs.define(eq=True)
+class ModelConnection:
+    name: str
+    environment: str = "normal"
+    uow: list[UowEntry] = attrs.Factory(list)
+
+
+@attrs.define(eq=True)
+class ModelState:
+    platform: str = C.PLATFORM_DISTRIBUTED
+    clock: int = 0
+    next_seq: int = 1
+    queues: dict[str, ModelQueue] = attrs.Factory(dict)
+    conns: dict[str, ModelConnection] = attrs.Factory(dict)
+    handles: dict[str, ModelHandle] = attrs.Factory(dict)
+    #: body -> rules that removed the message for good (for diagnosing failures).
+    removed: dict[str, tuple[str, ...]] = attrs.Factory(dict)
+
+    def clone(self) -> "ModelState":
+        return copy.deepcopy(self)
+
+    def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
+        """Remove ``m`` for good, remembering which rules removed it."""
+        q = self.queues[queue]
+        q.messages.remove(m)
+        self.removed[m.body] = rules
+        q.departures = tuple(dict.fromkeys(rules + q.departures))[:6]
+
+    def find(self, queue: str, seq: int) -> ModelMessage | None:
+        for m in self.queues[queue].messages:
+            if m.seq == seq:
+                return m
+        return None

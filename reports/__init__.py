@@ -1,0 +1,1 @@
+"""Compliance reports built from result directories (see :mod:`conformance.results`)."""
