@@ -10,7 +10,7 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 
-@attrs.define(eq=True)
+@attrs.define(eq=True, slots=True)
 class ModelMessage:
     """A message on a queue as the model sees it."""
 
@@ -42,6 +42,18 @@ class ModelQueue:
     def attr(self, name: str):
         return self.attrs[name]
 
+    def clone(self) -> "ModelQueue":
+        return ModelQueue(
+            name=self.name, attrs=dict(self.attrs),
+            messages=[
+                ModelMessage(seq=m.seq, body=m.body, md=m.md, order_priority=m.order_priority,
+                             put_time=m.put_time, backout_count=m.backout_count, put_by=m.put_by,
+                             got_by=m.got_by, locked_by=m.locked_by, provenance=m.provenance)
+                for m in self.messages
+            ],
+            departures=self.departures,
+        )
+
 
 @attrs.define(eq=True)
 class ModelHandle:
@@ -66,7 +78,7 @@ class ModelHandle:
         return bool(self.options & C.MQOO_OUTPUT)
 
 
-@attrs.define(eq=True)
+@attrs.frozen
 class UowEntry:
     kind: str      # "put" or "get"
     queue: str
@@ -92,7 +104,17 @@ class ModelState:
     removed: dict[str, tuple[str, ...]] = attrs.Factory(dict)
 
     def clone(self) -> "ModelState":
-        return copy.deepcopy(self)
+        """An independent copy (descriptors and log entries are never mutated, so they are shared)."""
+        return ModelState(
+            platform=self.platform,
+            clock=self.clock,
+            next_seq=self.next_seq,
+            queues={n: q.clone() for n, q in self.queues.items()},
+            conns={n: ModelConnection(name=c.name, environment=c.environment, uow=list(c.uow))
+                   for n, c in self.conns.items()},
+            handles={n: copy.copy(h) for n, h in self.handles.items()},
+            removed=dict(self.removed),
+        )
 
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
         """Remove ``m`` for good, remembering which rules removed it."""

@@ -1,0 +1,159 @@
+"""The pytest plugin (entry point ``pytest11``): run the conformance machines from pytest.
+
+After installing the kit::
+
+    pytest --pyargs conformance --mq-adapter simulated --mq-adapter-opt faults=priority-ignored
+
+Options: ``--mq-adapter``, ``--mq-adapter-opt KEY=VALUE`` (repeatable),
+``--mq-area A[,B]``, ``--mq-seed``, ``--mq-results DIR``.  Example budgets come
+from the Hypothesis profiles ``dev``, ``ci`` and ``campaign``
+(``--hypothesis-profile``); a failure is saved as a replay file.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+
+from adapters.base import AdapterError, AdapterOptionError, parse_options
+from adapters.registry import UnknownAdapter, create_adapter
+
+PROFILES = {
+    "dev": 50,
+    "ci": 100,
+    "campaign": 2000,
+}
+for _name, _examples in PROFILES.items():
+    settings.register_profile(
+        _name,
+        max_examples=_examples,
+        stateful_step_count=40,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+        report_multiple_bugs=False,
+    )
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("mqconform", "IBM MQ conformance (mqconform)")
+    group.addoption("--mq-adapter", default="simulated", help="adapter to test (default: simulated)")
+    group.addoption("--mq-adapter-opt", action="append", default=[], metavar="KEY=VALUE",
+                    help="adapter option, repeatable (e.g. faults=priority-ignored)")
+    group.addoption("--mq-area", default=None, help="comma-separated rule areas (default: all)")
+    group.addoption("--mq-seed", default=None, help="seed for reproducible generation")
+    group.addoption("--mq-results", default=None, help="write a result directory here")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "mq_area(name): a conformance test for one rule area")
+    if config.getoption("--mq-adapter", default=None) is None:
+        return
+    try:
+        options = parse_options(config.getoption("--mq-adapter-opt"))
+        adapter = create_adapter(config.getoption("--mq-adapter"), options)
+        config._mq_areas = _areas(config.getoption("--mq-area"))
+        seed_text = config.getoption("--mq-seed")
+        config._mq_seed = int(seed_text) if seed_text is not None else random.randrange(2**31)
+    except (UnknownAdapter, AdapterOptionError, ValueError) as exc:
+        raise pytest.UsageError(f"mqconform: {exc}") from None
+    config._mq_adapter = adapter
+    config._mq_options = options
+    config._mq_record = None
+
+
+def _areas(text: str | None) -> list[str]:
+    from reference_model.rules import RULES
+
+    known = RULES.areas()
+    if not text:
+        return known
+    areas = [a.strip() for a in text.split(",") if a.strip()]
+    for a in areas:
+        if a not in known:
+            raise ValueError(f"unknown area {a!r} (known: {', '.join(known)})")
+    return areas
+
+
+def pytest_generate_tests(metafunc):
+    if "mq_area" in metafunc.fixturenames:
+        areas = getattr(metafunc.config, "_mq_areas", None) or _areas(None)
+        metafunc.parametrize("mq_area", areas)
+
+
+@pytest.fixture(scope="session")
+def mq_adapter(pytestconfig):
+    """The adapter chosen with ``--mq-adapter`` / ``--mq-adapter-opt``."""
+    adapter = pytestconfig._mq_adapter
+    yield adapter
+    adapter.close()
+
+
+@pytest.fixture(scope="session")
+def mq_record(pytestconfig, mq_adapter):
+    """The session's run record; written to ``--mq-results`` at the end."""
+    from conformance.results import RunRecord
+
+    try:
+        describe = mq_adapter.describe()
+    except AdapterError as exc:
+        pytest.exit(f"mqconform: adapter {mq_adapter.name!r}: {exc}", returncode=2)
+    record = RunRecord(
+        adapter=mq_adapter.name, describe=describe,
+        capabilities=mq_adapter.capabilities().to_json(), areas=pytestconfig._mq_areas,
+        seed=pytestconfig._mq_seed, examples=settings.default.max_examples,
+    )
+    pytestconfig._mq_record = record
+    yield record
+    record.ended = time.time()
+    results = pytestconfig.getoption("--mq-results")
+    if results:
+        record.write(Path(results))
+
+
+@pytest.fixture
+def mq_run_area(pytestconfig, mq_adapter, mq_record):
+    """Run one area's machine against the adapter; fails the test on a non-conformance."""
+    from hypothesis.stateful import run_state_machine_as_test
+
+    from conformance.history import save_failure
+    from conformance.machines import MACHINES
+    from conformance.machines.base import bind
+    from conformance.session import HarnessError, NonConformance, Session
+
+    def run(area: str) -> None:
+        caps = mq_adapter.capabilities()
+        if area not in caps.areas or area not in MACHINES:
+            pytest.skip(f"area {area!r} is not applicable to adapter {mq_adapter.name!r}")
+        session = Session(mq_adapter, area, pytestconfig._mq_options, pytestconfig._mq_seed,
+                          coverage=mq_record.coverage)
+        machine = bind(MACHINES[area], session)
+        machine._hypothesis_internal_use_seed = pytestconfig._mq_seed
+        try:
+            run_state_machine_as_test(machine, settings=settings(
+                settings.default, deadline=None, suppress_health_check=list(HealthCheck)))
+        except NonConformance as exc:
+            mq_record.add_failure(exc.failure)
+            where = Path(pytestconfig.getoption("--mq-results") or ".mqconform") / "failures"
+            path = save_failure(exc.failure, where)
+            pytest.fail(f"{exc}\n\nReplay file: {path}\nReplay with: mqconform replay {path}",
+                        pytrace=False)
+        except HarnessError as exc:
+            mq_record.error = str(exc)
+            pytest.fail(f"harness error (not a verdict): {exc}", pytrace=False)
+
+    return run
+
+
+def pytest_report_header(config):
+    adapter = getattr(config, "_mq_adapter", None)
+    if adapter is None:
+        return None
+    return (f"mqconform: adapter {adapter.name} ({adapter.capabilities().platform}), "
+            f"areas {','.join(config._mq_areas)}, seed {config._mq_seed}, "
+            f"hypothesis profile {os.environ.get('HYPOTHESIS_PROFILE', 'from --hypothesis-profile or default')}")

@@ -1,0 +1,94 @@
+"""The checker: allowed sets, latitude, and naming the rule an observation breaks."""
+
+from conformance.checker import ModelTracker, check_history, differing_fields
+from reference_model import language as L
+from reference_model import mqconst as C
+
+STD = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+SETUP = [
+    (L.DefineQueue(queue="Q1"), L.OK),
+    (L.Connect(conn="a"), L.OK),
+    (L.Open(conn="a", handle="a1", queue="Q1", options=STD), L.OK),
+    (L.Connect(conn="b"), L.OK),
+    (L.Open(conn="b", handle="b1", queue="Q1", options=STD), L.OK),
+]
+
+
+def msg(body, **kw):
+    kw.setdefault("priority", 0)
+    kw.setdefault("persistence", 0)
+    kw.setdefault("msg_id", "X")
+    return L.Observation(message=L.ReturnedMessage(body=body, **kw))
+
+
+def put(conn, handle, body, prio=0, options=C.MQPMO_NO_SYNCPOINT):
+    return L.Put(conn=conn, handle=handle, body=body, md=L.MessageDescriptor(priority=prio), options=options)
+
+
+def test_a_correct_history_passes_and_reports_exercised_rules():
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (put("a", "a1", "m1"), L.OK),
+        (L.Get(conn="b", handle="b1"), msg("m1")),
+    ])
+    assert all(c.mismatch is None for c in checks)
+    assert "CORE-01" in checks[-1].rules
+
+
+def test_wrong_order_names_the_ordering_rule():
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (put("a", "a1", "low", 1), L.OK),
+        (put("a", "a1", "high", 7), L.OK),
+        (L.Get(conn="b", handle="b1"), msg("low", priority=1)),
+    ])
+    mm = checks[-1].mismatch
+    assert mm is not None and mm.fields == ("message.body",)
+    assert mm.rules[0] == "CORE-04"
+
+
+def test_uncommitted_message_returned_names_visibility_rule():
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (put("a", "a1", "u", options=C.MQPMO_SYNCPOINT), L.OK),
+        (L.Get(conn="b", handle="b1"), msg("u")),
+    ])
+    assert "CORE-02" in checks[-1].mismatch.rules
+
+
+def test_resurrected_message_names_the_rule_that_removed_it():
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (put("a", "a1", "gone"), L.OK),
+        (L.Get(conn="a", handle="a1", options=C.MQGMO_NO_SYNCPOINT), msg("gone")),
+        (L.Backout(conn="a"), L.OK),
+        (L.Get(conn="b", handle="b1"), msg("gone")),
+    ])
+    assert "CORE-16" in checks[-1].mismatch.rules
+
+
+def test_latitude_keeps_both_states_until_an_observation_decides():
+    tracker = ModelTracker(C.PLATFORM_DISTRIBUTED)
+    for op, obs in SETUP + [(put("a", "a1", "own", options=C.MQPMO_SYNCPOINT), L.OK)]:
+        assert tracker.advance(op, obs).mismatch is None
+    # the putting connection may or may not see its own uncommitted message
+    assert tracker.advance(L.Get(conn="a", handle="a1", options=C.MQGMO_BROWSE_FIRST), msg("own")).mismatch is None
+    fresh = ModelTracker(C.PLATFORM_DISTRIBUTED)
+    for op, obs in SETUP + [(put("a", "a1", "own", options=C.MQPMO_SYNCPOINT), L.OK)]:
+        fresh.advance(op, obs)
+    no_msg = L.Observation.of(C.MQRC_NO_MSG_AVAILABLE)
+    assert fresh.advance(L.Get(conn="a", handle="a1", options=C.MQGMO_BROWSE_FIRST), no_msg).mismatch is None
+
+
+def test_generated_msg_id_and_expiry_ranges_match_as_sets():
+    expected = L.Observation(message=L.ReturnedMessage(body="b", priority=0, persistence=0, msg_id=None,
+                                                       expiry=L.IntRange(lo=5, hi=9)))
+    ok = L.Observation(message=L.ReturnedMessage(body="b", priority=0, persistence=0, msg_id="ABC", expiry=7))
+    assert differing_fields(expected, ok) == []
+    bad = L.Observation(message=L.ReturnedMessage(body="b", priority=0, persistence=0, msg_id="", expiry=10))
+    assert differing_fields(expected, bad) == ["message.expiry", "message.msg_id"]
+
+
+def test_wrong_curdepth_names_depth_rule():
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (put("a", "a1", "x"), L.OK),
+        (L.InquireQueue(queue="Q1", names=["CURDEPTH"]), L.Observation(attrs={"CURDEPTH": 2})),
+    ])
+    mm = checks[-1].mismatch
+    assert mm.fields == ("attrs.CURDEPTH",) and mm.rules[0] == "CORE-28"

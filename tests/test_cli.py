@@ -1,0 +1,96 @@
+"""The mqconform command line: listings, exit codes, and one-line errors for bad input."""
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conformance import cli
+from reference_model.rules import RULES
+
+
+def run_cli(*argv):
+    out = io.StringIO()
+    code = cli.main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def run_process(*argv):
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", *argv], capture_output=True, text=True)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_rules_listing_is_tab_separated_with_sources():
+    code, out = run_cli("rules", "--area", "core")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == len(RULES.all("core"))
+    for line in lines:
+        rid, area, source, summary = line.split("\t")
+        assert rid.startswith("CORE-") and area == "core" and source and summary
+
+
+def test_faults_and_adapters_listings():
+    code, out = run_cli("faults", "--area", "core")
+    assert code == 0 and len(out.splitlines()) >= 6
+    assert all(len(line.split("\t")) == 3 for line in out.splitlines())
+    code, out = run_cli("adapters")
+    assert {"reference", "simulated"} <= {line.split("\t")[0] for line in out.splitlines()}
+
+
+@pytest.mark.parametrize("adapter", ["reference", "simulated"])
+def test_run_conformant_adapter_exits_0_and_writes_results(adapter, tmp_path):
+    code, out = run_cli("run", "--adapter", adapter, "--examples", "20", "--seed", "3", "--results", str(tmp_path))
+    assert code == 0, out
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["status"] == "pass" and run["examples_run"] >= 20 and run["seed"] == 3
+    rows = [json.loads(line) for line in (tmp_path / "rules.jsonl").read_text().splitlines()]
+    assert {r["rule"] for r in rows} == {r.id for r in RULES.all()}
+    assert {r["verdict"] for r in rows} <= {"pass", "not exercised"}
+    assert sum(r["verdict"] == "pass" for r in rows) > 20
+
+
+def test_same_seed_same_results(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        assert run_cli("run", "--adapter", "simulated", "--examples", "15", "--seed", "11", "--results", str(d))[0] == 0
+    assert (a / "rules.jsonl").read_text() == (b / "rules.jsonl").read_text()
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["run", "--adapter", "nope"], "unknown adapter 'nope' (known: reference, simulated"),
+    (["run", "--adapter", "simulated", "--faults", "no-such-fault"], "unknown fault 'no-such-fault'"),
+    (["run", "--adapter", "simulated", "--area", "weather"], "unknown area 'weather'"),
+    (["run", "--adapter", "simulated", "--adapter-opt", "faults"], "malformed adapter option 'faults'"),
+    (["run", "--adapter", "simulated", "--adapter-opt", "colour=red"], "has no option 'colour'"),
+    (["run", "--adapter", "simulated", "--adapter-opt", "platform=vms"], "platform must be one of"),
+    (["run", "--adapter", "simulated", "--examples", "0"], "must be at least 1"),
+    (["run"], "required"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_gets_one_line_and_exit_2(argv, needle):
+    code, out, err = run_process(*argv)
+    assert code == 2
+    assert needle in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("content, needle", [
+    ("{not json", "not JSON"),
+    ('{"format": "something-else"}', "not a mqconform replay file"),
+    ('{"format": "mqconform-replay", "version": 99}', "version 99 is not supported"),
+    ('{"format": "mqconform-replay", "version": 1, "steps": []}', "corrupt replay file"),
+    ('{"format": "mqconform-replay", "version": 1, "area": "core", "adapter": "simulated", "platform": "distributed",'
+     ' "steps": [{"op": {"type": "Bogus"}, "observed": {}}], "mismatch": {}}', "corrupt replay file"),
+])
+def test_corrupt_or_foreign_replay_file(tmp_path, content, needle):
+    f = tmp_path / "r.json"
+    f.write_text(content)
+    code, out, err = run_process("replay", str(f))
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_missing_replay_file():
+    code, out, err = run_process("replay", "/nonexistent/replay.json")
+    assert code == 2 and "cannot read" in err

@@ -1,0 +1,369 @@
+"""Hand-written cases for every ``core`` rule of the reference model."""
+
+import pytest
+
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.model import HistoryError
+from reference_model.rules import RULES
+from tests.modelkit import COVERED, STD, Script, covers
+
+SYNC, NOSYNC = C.MQGMO_SYNCPOINT, C.MQGMO_NO_SYNCPOINT
+
+
+def two_conns(**queue_attrs):
+    s = Script(Q1=queue_attrs)
+    s.connect("a", "Q1")
+    s.connect("b", "Q1")
+    return s
+
+
+@covers("CORE-01", "CORE-11")
+def test_put_outside_syncpoint_is_available_with_its_descriptor():
+    s = two_conns()
+    s.put("a", "Q1", "hello", priority=3, format="MQSTR", reply_to_q="R", correl_id="c", report=0,
+          msg_id="ID1", msg_type=C.MQMT_REQUEST, feedback=0)
+    m = s.get("b", "Q1").message
+    assert (m.body, m.priority, m.format, m.reply_to_q, m.correl_id, m.msg_id, m.msg_type) == (
+        "hello", 3, "MQSTR", "R", "c", "ID1", C.MQMT_REQUEST)
+    s.put("a", "Q1", "no id")
+    assert s.get("b", "Q1").message.msg_id is None  # "any generated identifier"
+
+
+@covers("CORE-02", "CORE-29")
+def test_uncommitted_put_invisible_to_others_until_commit():
+    s = two_conns()
+    s.put("a", "Q1", "x", options=C.MQPMO_SYNCPOINT)
+    assert s.get("b", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE
+    assert s.depth("Q1") == 1
+    # for the putting connection both answers are allowed (undocumented)
+    assert {o.rc for o in s.allowed(L.Get(conn="a", handle="a.Q1", options=NOSYNC))} == {0, 2033}
+    s.do(L.Commit(conn="a"))
+    assert s.body("b", "Q1") == "x"
+
+
+@covers("CORE-03")
+def test_backout_deletes_puts():
+    s = two_conns()
+    s.put("a", "Q1", "x", options=C.MQPMO_SYNCPOINT)
+    s.do(L.Backout(conn="a"))
+    assert s.depth("Q1") == 0
+    assert s.get("b", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE
+
+
+@covers("CORE-04", "CORE-05")
+def test_priority_order_and_fifo_within_priority():
+    s = two_conns()
+    for body, prio in [("p1a", 1), ("p5a", 5), ("p1b", 1), ("p5b", 5), ("p0", 0)]:
+        s.put("a", "Q1", body, priority=prio)
+    assert [s.body("b", "Q1") for _ in range(5)] == ["p5a", "p5b", "p1a", "p1b", "p0"]
+
+
+@covers("CORE-06")
+def test_fifo_queue_ignores_priority_but_keeps_the_field():
+    s = two_conns(MSGDLVSQ=C.MQMDS_FIFO)
+    for body, prio in [("a", 1), ("b", 9), ("c", 4)]:
+        s.put("a", "Q1", body, priority=prio)
+    got = [s.get("b", "Q1").message for _ in range(3)]
+    assert [(m.body, m.priority) for m in got] == [("a", 1), ("b", 9), ("c", 4)]
+
+
+@covers("CORE-07")
+def test_priority_as_queue_default_is_copied_at_put_time():
+    s = two_conns(DEFPRTY=4)
+    s.put("a", "Q1", "x")
+    s.do(L.AlterQueue(queue="Q1", attrs={"DEFPRTY": 7}))
+    assert s.get("b", "Q1").message.priority == 4
+
+
+@covers("CORE-08")
+def test_priority_above_maximum_warns_queues_at_max_and_keeps_field():
+    s = two_conns()
+    obs = s.put("a", "Q1", "hi", priority=12)
+    assert (obs.cc, obs.rc) == (C.MQCC_WARNING, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM)
+    s.put("a", "Q1", "nine", priority=9)
+    first = s.get("b", "Q1").message
+    assert (first.body, first.priority) == ("hi", 12)  # arrived first at MaxPriority
+
+
+@covers("CORE-09")
+def test_negative_priority_fails():
+    s = two_conns()
+    assert s.put("a", "Q1", "x", priority=-2).rc == C.MQRC_PRIORITY_ERROR
+    assert s.depth("Q1") == 0
+
+
+@covers("CORE-10")
+def test_persistence_defaults_and_errors():
+    s = two_conns(DEFPSIST=C.MQPER_PERSISTENT)
+    s.put("a", "Q1", "x")
+    assert s.get("b", "Q1").message.persistence == C.MQPER_PERSISTENT
+    assert s.put("a", "Q1", "y", persistence=7).rc == C.MQRC_PERSISTENCE_ERROR
+
+
+@covers("CORE-12", "CORE-15", "CORE-17", "CORE-14")
+def test_backout_count_counts_backed_out_gets_not_browses():
+    s = two_conns()
+    s.put("a", "Q1", "x", backout_count=42)
+    assert s.get("b", "Q1", C.MQGMO_BROWSE_FIRST).message.backout_count == 0
+    for expected in (0, 1, 2):
+        assert s.get("a", "Q1", SYNC).message.backout_count == expected
+        assert s.get("b", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE  # hidden while in the UOW
+        assert s.depth("Q1") == 0
+        s.do(L.Backout(conn="a"))
+    assert s.get("b", "Q1", C.MQGMO_BROWSE_FIRST).message.backout_count == 3
+    s.get("a", "Q1", SYNC)
+    s.do(L.Commit(conn="a"))
+    assert s.get("b", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE
+
+
+@covers("CORE-13")
+def test_get_on_empty_queue_and_wait_advances_the_clock():
+    s = two_conns()
+    assert s.get("a", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE
+    obs = s.do(L.Get(conn="a", handle="a.Q1", options=C.MQGMO_WAIT | NOSYNC, wait_interval=500))
+    assert obs.rc == C.MQRC_NO_MSG_AVAILABLE and s.state.clock == 5
+
+
+@covers("CORE-15")
+def test_backout_reinstates_in_original_place():
+    s = two_conns()
+    for b in ("first", "second"):
+        s.put("a", "Q1", b)
+    assert s.body("a", "Q1", SYNC) == "first"
+    s.do(L.Backout(conn="a"))
+    assert s.body("b", "Q1") == "first"
+
+
+@covers("CORE-16")
+def test_get_outside_syncpoint_is_not_restored_by_backout():
+    s = two_conns()
+    s.put("a", "Q1", "x")
+    s.get("a", "Q1", NOSYNC)
+    s.do(L.Backout(conn="a"))
+    assert s.get("b", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE
+
+
+@covers("CORE-18", "CORE-19")
+def test_browse_first_and_next_follow_delivery_order_and_cursor():
+    s = two_conns()
+    for body, prio in [("low", 1), ("high", 8)]:
+        s.put("a", "Q1", body, priority=prio)
+    assert s.body("b", "Q1", C.MQGMO_BROWSE_NEXT) == "high"  # new cursor: before the first
+    assert s.body("b", "Q1", C.MQGMO_BROWSE_NEXT) == "low"
+    s.put("a", "Q1", "late-high", priority=9)  # lands before the cursor
+    assert s.get("b", "Q1", C.MQGMO_BROWSE_NEXT).rc == C.MQRC_NO_MSG_AVAILABLE
+    assert s.body("b", "Q1", C.MQGMO_BROWSE_FIRST) == "late-high"
+    assert s.depth("Q1") == 3
+
+
+@covers("CORE-20")
+def test_message_under_cursor():
+    s = two_conns()
+    assert s.get("b", "Q1", C.MQGMO_BROWSE_MSG_UNDER_CURSOR).rc == C.MQRC_NO_MSG_UNDER_CURSOR
+    s.put("a", "Q1", "one")
+    s.put("a", "Q1", "two")
+    s.get("b", "Q1", C.MQGMO_BROWSE_FIRST)
+    assert s.body("b", "Q1", C.MQGMO_BROWSE_NEXT) == "two"
+    assert s.body("b", "Q1", C.MQGMO_MSG_UNDER_CURSOR | NOSYNC) == "two"
+    assert s.get("b", "Q1", C.MQGMO_MSG_UNDER_CURSOR).rc == C.MQRC_NO_MSG_UNDER_CURSOR
+    assert s.body("a", "Q1") == "one"
+
+
+@covers("CORE-21")
+def test_lock_hides_message_from_other_handles_until_unlock():
+    s = two_conns()
+    s.put("a", "Q1", "x")
+    assert s.get("b", "Q1", C.MQGMO_UNLOCK).rc == C.MQRC_NO_MSG_LOCKED
+    s.get("b", "Q1", C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK)
+    assert s.get("a", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE
+    assert s.get("b", "Q1", C.MQGMO_UNLOCK).rc == 0
+    assert s.body("a", "Q1") == "x"
+
+
+@covers("CORE-22")
+def test_not_open_for_input_browse_output():
+    s = Script()
+    s.connect("a", "Q1", options=C.MQOO_INQUIRE)
+    assert s.get("a", "Q1").rc == C.MQRC_NOT_OPEN_FOR_INPUT
+    assert s.get("a", "Q1", C.MQGMO_BROWSE_FIRST).rc == C.MQRC_NOT_OPEN_FOR_BROWSE
+    assert s.put("a", "Q1", "x").rc == C.MQRC_NOT_OPEN_FOR_OUTPUT
+
+
+@covers("CORE-23", "CORE-24")
+def test_exclusive_input_and_open_counts():
+    s = Script(Q1={"DEFSOPT": C.MQOO_INPUT_EXCLUSIVE})
+    s.do(L.Connect(conn="a"))
+    assert s.do(L.Open(conn="a", handle="h1", queue="Q1", options=C.MQOO_INPUT_AS_Q_DEF)).rc == 0
+    assert s.do(L.Open(conn="a", handle="h2", queue="Q1", options=C.MQOO_INPUT_SHARED)).rc == C.MQRC_OBJECT_IN_USE
+    assert s.do(L.Open(conn="a", handle="h3", queue="Q1", options=C.MQOO_OUTPUT)).rc == 0
+    attrs = dict(s.do(L.InquireQueue(queue="Q1", names=["IPPROCS", "OPPROCS"])).attrs)
+    assert attrs == {"IPPROCS": 1, "OPPROCS": 1}
+    s.do(L.Close(conn="a", handle="h1"))
+    assert s.do(L.Open(conn="a", handle="h4", queue="Q1", options=C.MQOO_INPUT_EXCLUSIVE)).rc == 0
+
+
+@covers("CORE-25")
+def test_get_inhibited_applies_to_open_handles_and_browse():
+    s = two_conns()
+    s.put("a", "Q1", "x")
+    s.do(L.AlterQueue(queue="Q1", attrs={"GET": C.MQQA_GET_INHIBITED}))
+    assert s.get("b", "Q1").rc == C.MQRC_GET_INHIBITED
+    assert s.get("b", "Q1", C.MQGMO_BROWSE_FIRST).rc == C.MQRC_GET_INHIBITED
+
+
+@covers("CORE-26", "CORE-37", "CORE-33")
+def test_put_inhibited_and_put1():
+    s = two_conns(PUT=C.MQQA_PUT_INHIBITED)
+    assert s.put("a", "Q1", "x").rc == C.MQRC_PUT_INHIBITED
+    assert s.do(L.Put1(conn="a", queue="Q1", body="y")).rc == C.MQRC_PUT_INHIBITED
+    assert s.do(L.Put1(conn="a", queue="NOPE", body="y")).rc == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert s.do(L.Open(conn="a", handle="z", queue="NOPE", options=STD)).rc == C.MQRC_UNKNOWN_OBJECT_NAME
+    s.do(L.AlterQueue(queue="Q1", attrs={"PUT": C.MQQA_PUT_ALLOWED}))
+    assert s.do(L.Put1(conn="a", queue="Q1", body="y")).rc == 0
+    assert s.body("b", "Q1") == "y"
+
+
+@covers("CORE-27", "CORE-28")
+def test_q_full_uses_curdepth_which_backout_can_push_past_maxdepth():
+    s = two_conns(MAXDEPTH=2)
+    s.put("a", "Q1", "1")
+    s.put("a", "Q1", "2", options=C.MQPMO_SYNCPOINT)  # uncommitted puts count
+    assert s.put("b", "Q1", "3").rc == C.MQRC_Q_FULL
+    s.do(L.Commit(conn="a"))
+    s.get("a", "Q1", SYNC)  # got under syncpoint: no longer counted
+    assert s.put("b", "Q1", "3").rc == 0
+    s.do(L.Backout(conn="a"))
+    assert s.depth("Q1") == 3
+
+
+@covers("CORE-30", "CORE-31")
+def test_disconnect_commits_and_abnormal_end_backs_out():
+    s = two_conns()
+    s.put("a", "Q1", "kept", options=C.MQPMO_SYNCPOINT)
+    s.do(L.Disconnect(conn="a"))
+    assert s.body("b", "Q1") == "kept"
+    s.connect("a", "Q1")
+    s.put("a", "Q1", "lost", options=C.MQPMO_SYNCPOINT)
+    s.do(L.Disconnect(conn="a", abnormal=True))
+    assert s.get("b", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE
+
+
+def test_zos_disconnect_allows_both_dispositions():
+    s = Script(platform=C.PLATFORM_ZOS)
+    s.connect("a", "Q1")
+    s.put("a", "Q1", "x", options=C.MQPMO_SYNCPOINT)
+    assert len(s.branches(L.Disconnect(conn="a"))) == 2
+
+
+@covers("CORE-32")
+def test_restart_keeps_committed_persistent_only():
+    s = two_conns()
+    s.put("a", "Q1", "p", persistence=C.MQPER_PERSISTENT)
+    s.put("a", "Q1", "np", persistence=C.MQPER_NOT_PERSISTENT)
+    s.put("a", "Q1", "uncommitted", persistence=C.MQPER_PERSISTENT, options=C.MQPMO_SYNCPOINT)
+    s.put("b", "Q1", "p2", persistence=C.MQPER_PERSISTENT)
+    s.get("b", "Q1", SYNC)  # gets "p": in flight at restart
+    s.do(L.Restart())
+    assert s.state.conns == {} and s.state.handles == {}
+    s.connect("c", "Q1")
+    got = [s.get("c", "Q1").message for _ in range(2)]
+    assert [(m.body, m.backout_count) for m in got] == [("p", 1), ("p2", 0)]
+    assert s.get("c", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE
+
+
+@covers("CORE-34")
+def test_conflicting_syncpoint_options():
+    s = two_conns()
+    assert s.put("a", "Q1", "x", options=C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT).rc == C.MQRC_OPTIONS_ERROR
+    assert s.get("a", "Q1", SYNC | NOSYNC).rc == C.MQRC_OPTIONS_ERROR
+
+
+@covers("CORE-35")
+def test_default_syncpoint_outside_uow_on_distributed_inside_on_zos():
+    s = two_conns()
+    s.put("a", "Q1", "x", options=C.MQPMO_NONE)
+    assert s.body("b", "Q1", 0) == "x"
+    s.do(L.Backout(conn="b"))
+    assert s.depth("Q1") == 0
+    z = Script(platform=C.PLATFORM_ZOS)
+    z.connect("a", "Q1")
+    z.connect("b", "Q1")
+    z.put("a", "Q1", "x", options=C.MQPMO_NONE)
+    assert z.get("b", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE  # still in a's unit of work
+
+
+@covers("CORE-36")
+def test_syncpoint_if_persistent():
+    s = two_conns()
+    s.put("a", "Q1", "p", persistence=C.MQPER_PERSISTENT)
+    s.put("a", "Q1", "n", persistence=C.MQPER_NOT_PERSISTENT)
+    s.get("a", "Q1", C.MQGMO_SYNCPOINT_IF_PERSISTENT)
+    s.get("a", "Q1", C.MQGMO_SYNCPOINT_IF_PERSISTENT)
+    s.do(L.Backout(conn="a"))
+    assert s.body("b", "Q1") == "p"
+    assert s.get("b", "Q1").rc == C.MQRC_NO_MSG_AVAILABLE
+
+
+@covers("CORE-38")
+def test_wait_interval_error():
+    s = two_conns()
+    obs = s.do(L.Get(conn="a", handle="a.Q1", options=C.MQGMO_WAIT, wait_interval=-5))
+    assert obs.rc == C.MQRC_WAIT_INTERVAL_ERROR
+
+
+@covers("CORE-39")
+def test_close_releases_lock_but_keeps_uow():
+    s = two_conns()
+    s.put("a", "Q1", "locked")
+    s.put("a", "Q1", "got")
+    s.get("b", "Q1", C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK)
+    s.do(L.Get(conn="a", handle="a.Q1", options=SYNC))  # "got" (the first is locked)
+    s.do(L.Close(conn="b", handle="b.Q1"))
+    s.do(L.Close(conn="a", handle="a.Q1"))
+    s.do(L.Backout(conn="a"))  # the UOW outlives the handle
+    s.do(L.Open(conn="b", handle="b2", queue="Q1", options=STD))
+    assert [s.do(L.Get(conn="b", handle="b2")).message.body for _ in range(2)] == ["locked", "got"]
+
+
+@covers("CORE-40")
+def test_unknown_handles_and_connections():
+    s = two_conns()
+    assert s.do(L.Get(conn="a", handle="b.Q1")).rc == C.MQRC_HOBJ_ERROR
+    assert s.do(L.Commit(conn="zz")).rc == C.MQRC_HCONN_ERROR
+    with pytest.raises(HistoryError):
+        s.do(L.Connect(conn="a"))
+
+
+@covers("CORE-41")
+def test_inquire_returns_defined_and_altered_values():
+    s = Script(Q1={"MAXDEPTH": 7, "BOQNAME": "BACK"})
+    s.do(L.AlterQueue(queue="Q1", attrs={"DEFPRTY": 3}))
+    attrs = dict(s.do(L.InquireQueue(queue="Q1", names=["MAXDEPTH", "BOQNAME", "DEFPRTY", "MSGDLVSQ"])).attrs)
+    assert attrs == {"MAXDEPTH": 7, "BOQNAME": "BACK", "DEFPRTY": 3, "MSGDLVSQ": C.MQMDS_PRIORITY}
+    assert s.do(L.DefineQueue(queue="Q1")).rc == C.MQRCCF_OBJECT_ALREADY_EXISTS
+
+
+@covers("CORE-42")
+def test_backout_threshold_does_not_move_messages():
+    s = two_conns(BOTHRESH=1, BOQNAME="BACK")
+    s.put("a", "Q1", "poison")
+    for _ in range(3):
+        s.get("a", "Q1", SYNC)
+        s.do(L.Backout(conn="a"))
+    m = s.get("b", "Q1").message
+    assert (m.body, m.backout_count) == ("poison", 3)
+    assert "CORE-42" in s.last_rules
+
+
+def test_model_never_mutates_its_input_state():
+    s = two_conns()
+    s.put("a", "Q1", "x")
+    before = s.state.clone()
+    s.branches(L.Get(conn="a", handle="a.Q1", options=SYNC))
+    assert s.state == before
+
+
+def test_every_core_rule_has_a_hand_written_case():
+    missing = [r.id for r in RULES.all("core") if r.id not in COVERED]
+    assert missing == []
