@@ -15,6 +15,7 @@ import attrs
 
 from reference_model import language as L
 from reference_model import model
+from reference_model import mqconst as C
 from reference_model.state import ModelState
 
 #: More candidate states than this means the history is too ambiguous to follow.
@@ -62,6 +63,12 @@ class StepCheck:
     #: Rules the step exercised and checked (the union over matching outcomes).
     rules: tuple[str, ...]
     mismatch: Mismatch | None = None
+    #: True when the outcome is in doubt (the rules were exercised but not decided).
+    in_doubt: bool = False
+
+
+#: Operations whose outcome is in doubt when the connection breaks during them.
+IN_DOUBT_OPS = (L.Commit, L.Backout, L.Disconnect)
 
 
 def differing_fields(expected: L.Observation, observed: L.Observation) -> list[str]:
@@ -122,6 +129,8 @@ class ModelTracker:
         return branches
 
     def advance(self, op: L.Op, observed: L.Observation) -> StepCheck:
+        if observed.rc == C.MQRC_CONNECTION_BROKEN and isinstance(op, IN_DOUBT_OPS):
+            return self._in_doubt(op)
         branches = self.expect(op)
         matching = [b for b in branches if not differing_fields(b.observation, observed)]
         index = self.index
@@ -142,6 +151,29 @@ class ModelTracker:
         self.candidates = states[:MAX_CANDIDATES]
         rules = tuple(dict.fromkeys(r for b in matching for r in b.rules))
         return StepCheck(index=index, rules=rules)
+
+
+    def _in_doubt(self, op: L.Op) -> StepCheck:
+        """The connection broke while ending its unit of work: it may have committed or not.
+
+        Both outcomes are kept (the connection is gone either way) and later
+        observations decide; the step's rules are indeterminate, not passed.
+        """
+        index = self.index
+        self.index += 1
+        states: list[ModelState] = []
+        rules: list[str] = []
+        for state in self.candidates:
+            if op.conn not in state.conns:
+                states.append(state)
+                continue
+            for ending in (L.Disconnect(conn=op.conn, abnormal=False), L.Disconnect(conn=op.conn, abnormal=True)):
+                for b in model.step(state, ending):
+                    rules += b.rules
+                    if not any(b.state == s for s in states):
+                        states.append(b.state)
+        self.candidates = states[:MAX_CANDIDATES]
+        return StepCheck(index=index, rules=tuple(dict.fromkeys(rules)), in_doubt=True)
 
 
 def check_history(platform: str, steps: Iterable[tuple[L.Op, L.Observation]]) -> list[StepCheck]:

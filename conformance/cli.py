@@ -20,12 +20,12 @@ from adapters.simulated.faults import FAULTS
 from conformance import __version__
 from conformance.checker import ModelTracker
 from conformance.engine import run_areas
-from conformance.history import ReplayFileError, load_failure
+from conformance.history import Failure, ReplayFileError, Step, load_failure
 from conformance.render import render_failure
-from conformance.results import FAIL, PASS, RunRecord
+from conformance.results import PASS, RunRecord
 from conformance.session import HarnessError
 from reference_model.model import HistoryError
-from reference_model.rules import RULES
+from reference_model.rules import RULES, parse_areas
 
 EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
 DEFAULT_EXAMPLES = 100
@@ -41,14 +41,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _areas(text: str | None) -> list[str]:
-    known = RULES.areas()
-    if not text:
-        return known
-    areas = [a.strip() for a in text.split(",") if a.strip()]
-    for a in areas:
-        if a not in known:
-            raise UsageError(f"unknown area {a!r} (known: {', '.join(known)})")
-    return areas
+    try:
+        return parse_areas(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _adapter_options(args) -> dict[str, str]:
@@ -189,8 +185,6 @@ def cmd_replay(args, out) -> int:
     try:
         tracker = ModelTracker(adapter.capabilities().platform)
         adapter.start_case("replay")
-        from conformance.history import Failure, Step
-
         steps = []
         for step in failure.steps:
             observed = adapter.execute(step.op)
@@ -198,7 +192,7 @@ def cmd_replay(args, out) -> int:
             check = tracker.advance(step.op, observed)
             if check.mismatch:
                 again = Failure(area=failure.area, adapter=name, adapter_options=options,
-                                platform=tracker_platform(adapter), seed=failure.seed,
+                                platform=adapter.capabilities().platform, seed=failure.seed,
                                 steps=tuple(steps), mismatch=check.mismatch)
                 out.write(render_failure(again) + "\n")
                 out.write(f"\nStill failing: {args.file}\n")
@@ -208,10 +202,6 @@ def cmd_replay(args, out) -> int:
         adapter.close()
     out.write(f"Replayed {len(failure.steps)} steps on adapter {name}: conformant (fixed).\n")
     return EXIT_OK
-
-
-def tracker_platform(adapter) -> str:
-    return adapter.capabilities().platform
 
 
 COMMANDS = {"run": cmd_run, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,

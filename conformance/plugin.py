@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, Phase, settings
 
 from adapters.base import AdapterError, AdapterOptionError, parse_options
 from adapters.registry import UnknownAdapter, create_adapter
+from reference_model.rules import parse_areas
 
 PROFILES = {
     "dev": 50,
@@ -57,7 +58,7 @@ def pytest_configure(config):
     try:
         options = parse_options(config.getoption("--mq-adapter-opt"))
         adapter = create_adapter(config.getoption("--mq-adapter"), options)
-        config._mq_areas = _areas(config.getoption("--mq-area"))
+        config._mq_areas = parse_areas(config.getoption("--mq-area"))
         seed_text = config.getoption("--mq-seed")
         config._mq_seed = int(seed_text) if seed_text is not None else random.randrange(2**31)
     except (UnknownAdapter, AdapterOptionError, ValueError) as exc:
@@ -67,22 +68,9 @@ def pytest_configure(config):
     config._mq_record = None
 
 
-def _areas(text: str | None) -> list[str]:
-    from reference_model.rules import RULES
-
-    known = RULES.areas()
-    if not text:
-        return known
-    areas = [a.strip() for a in text.split(",") if a.strip()]
-    for a in areas:
-        if a not in known:
-            raise ValueError(f"unknown area {a!r} (known: {', '.join(known)})")
-    return areas
-
-
 def pytest_generate_tests(metafunc):
     if "mq_area" in metafunc.fixturenames:
-        areas = getattr(metafunc.config, "_mq_areas", None) or _areas(None)
+        areas = getattr(metafunc.config, "_mq_areas", None) or parse_areas(None)
         metafunc.parametrize("mq_area", areas)
 
 

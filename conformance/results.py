@@ -49,7 +49,9 @@ class Coverage:
     def record(self, check: StepCheck) -> None:
         self.steps += 1
         self.exercised.update(check.rules)
-        if check.mismatch is None:
+        if check.in_doubt:
+            self.indeterminate.update(check.rules)
+        elif check.mismatch is None:
             self.checked.update(check.rules)
 
     def merge(self, other: "Coverage") -> None:

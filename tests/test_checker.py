@@ -92,3 +92,23 @@ def test_wrong_curdepth_names_depth_rule():
     ])
     mm = checks[-1].mismatch
     assert mm.fields == ("attrs.CURDEPTH",) and mm.rules[0] == "CORE-28"
+
+
+def test_connection_broken_during_commit_is_in_doubt_and_later_steps_decide():
+    from conformance.results import INDETERMINATE, Coverage, verdict_for
+    from reference_model.rules import RULES
+
+    history = SETUP + [
+        (put("a", "a1", "maybe", options=C.MQPMO_SYNCPOINT), L.OK),
+        (L.Commit(conn="a"), L.Observation.of(C.MQRC_CONNECTION_BROKEN)),
+    ]
+    tracker = ModelTracker(C.PLATFORM_DISTRIBUTED)
+    coverage = Coverage()
+    for op, obs in history:
+        check = tracker.advance(op, obs)
+        coverage.record(check)
+    assert check.in_doubt and len(tracker.candidates) == 2
+    assert verdict_for(RULES["CORE-31"], coverage, applicable=True, error=False) == INDETERMINATE
+    # either answer is allowed next, and it decides which outcome happened
+    got = tracker.advance(L.Get(conn="b", handle="b1"), msg("maybe"))
+    assert got.mismatch is None and len(tracker.candidates) == 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 
 from hypothesis import strategies as st
-from hypothesis.stateful import initialize, precondition, rule
+from hypothesis.stateful import initialize, rule
 
 from conformance.machines.base import ConformanceMachine
 from reference_model import language as L
@@ -32,15 +32,16 @@ PRIORITIES = (C.MQPRI_PRIORITY_AS_Q_DEF, 0, 1, 4, 5, 9, 12)
 PERSISTENCE = (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF)
 PUT_SYNC = (C.MQPMO_SYNCPOINT, C.MQPMO_NO_SYNCPOINT, C.MQPMO_NONE)
 GET_SYNC = (C.MQGMO_SYNCPOINT, C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT_IF_PERSISTENT, 0)
-BROWSE_MODES = (C.MQGMO_BROWSE_FIRST, C.MQGMO_BROWSE_NEXT, C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+# BROWSE_NEXT twice: walking a queue is what browsing is for.
+BROWSE_MODES = (C.MQGMO_BROWSE_FIRST, C.MQGMO_BROWSE_NEXT, C.MQGMO_BROWSE_NEXT, C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
 INQUIRED = ("CURDEPTH", "IPPROCS", "OPPROCS", "DEFPRTY", "MSGDLVSQ", "GET", "PUT", "MAXDEPTH", "BOTHRESH")
 
 queue_attributes = st.fixed_dictionaries({
     "MSGDLVSQ": st.sampled_from((C.MQMDS_PRIORITY, C.MQMDS_FIFO)),
     "DEFPRTY": st.sampled_from((0, 4, 9)),
     "DEFPSIST": st.sampled_from((C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT)),
-    "MAXDEPTH": st.sampled_from((2, 4, 5000)),
-    "BOTHRESH": st.sampled_from((0, 2)),
+    "MAXDEPTH": st.sampled_from((3, 5000, 5000)),
+    "BOTHRESH": st.sampled_from((0, 1)),
 })
 conns = st.sampled_from(CONNS)
 queues = st.sampled_from(QUEUES)
@@ -109,6 +110,24 @@ class CoreMachine(ConformanceMachine):
         options = mode | C.MQGMO_NO_SYNCPOINT | (C.MQGMO_LOCK if lock and mode != C.MQGMO_UNLOCK else 0)
         self.execute(L.Get(conn=conn, handle=self._handle(conn, queue), options=options))
 
+    @rule(conn=conns, queue=queues, lock=st.booleans())
+    def browse_walk(self, conn, queue, lock):
+        """Browse the queue from the first message to the end, as a scanning application does."""
+        handle = self._handle(conn, queue)
+        mode = C.MQGMO_BROWSE_FIRST
+        for _ in range(8):
+            options = mode | C.MQGMO_NO_SYNCPOINT | (C.MQGMO_LOCK if lock else 0)
+            if self.execute(L.Get(conn=conn, handle=handle, options=options)).message is None:
+                break
+            mode = C.MQGMO_BROWSE_NEXT
+
+    @rule(conn=conns, queue=queues, priorities=st.lists(st.sampled_from(PRIORITIES), min_size=2, max_size=4),
+          sync=st.sampled_from(PUT_SYNC))
+    def put_several(self, conn, queue, priorities, sync):
+        for priority in priorities:
+            self.execute(L.Put(conn=conn, handle=self._handle(conn, queue), body=self._body(),
+                               md=L.MessageDescriptor(priority=priority), options=sync))
+
     @rule(conn=conns, queue=queues, sync=st.sampled_from((C.MQGMO_SYNCPOINT, C.MQGMO_NO_SYNCPOINT)))
     def get_under_cursor(self, conn, queue, sync):
         self.execute(L.Get(conn=conn, handle=self._handle(conn, queue),
@@ -136,18 +155,15 @@ class CoreMachine(ConformanceMachine):
     def end_unit_of_work_again(self, conn, commit):
         self.end_unit_of_work(conn, commit)
 
-    @precondition(lambda self: self.can(L.Restart))
-    @rule()
-    def restart(self):
-        self.execute(L.Restart())
-        for c in CONNS:
-            self._forget(c)
-            self._connect(c)
-
-    @rule(event=st.sampled_from(("disconnect", "abend", "clock")),
+    @rule(event=st.sampled_from(("restart", "disconnect", "abend", "clock")),
           conn=conns, tenths=st.integers(min_value=1, max_value=50))
     def disruption(self, event, conn, tenths):
-        if event in ("disconnect", "abend"):
+        if event == "restart" and self.can(L.Restart):
+            self.execute(L.Restart())
+            for c in CONNS:
+                self._forget(c)
+                self._connect(c)
+        elif event in ("disconnect", "abend"):
             self.execute(L.Disconnect(conn=conn, abnormal=event == "abend"))
             self._forget(conn)
             self._connect(conn)
@@ -170,6 +186,27 @@ class CoreMachine(ConformanceMachine):
     )))
     def alter(self, queue, change):
         self.execute(L.AlterQueue(queue=queue, attrs=change))
+
+    @rule(conn=conns, queue=queues, call=st.sampled_from((
+        "negative-priority", "unknown-queue-put1", "unknown-queue-open", "put-both-syncpoints",
+        "get-both-syncpoints", "bad-wait-interval")))
+    def invalid_call(self, conn, queue, call):
+        handle = self._handle(conn, queue)
+        if call == "negative-priority":
+            op = L.Put(conn=conn, handle=handle, body=self._body(), md=L.MessageDescriptor(priority=-2))
+        elif call == "unknown-queue-put1":
+            op = L.Put1(conn=conn, queue="NO.SUCH.QUEUE", body=self._body())
+        elif call == "unknown-queue-open":
+            op = L.Open(conn=conn, handle=f"{conn}.missing.{next(self.handle_numbers)}",
+                        queue="NO.SUCH.QUEUE", options=STANDARD_OPEN)
+        elif call == "put-both-syncpoints":
+            op = L.Put(conn=conn, handle=handle, body=self._body(),
+                       options=C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT)
+        elif call == "get-both-syncpoints":
+            op = L.Get(conn=conn, handle=handle, options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_SYNCPOINT)
+        else:
+            op = L.Get(conn=conn, handle=handle, options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, wait_interval=-5)
+        self.execute(op)
 
     @rule(queue=queues)
     def inquire(self, queue):

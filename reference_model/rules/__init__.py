@@ -79,3 +79,18 @@ for _name in _AREA_MODULES:
 
 def rules_named(ids) -> list[Rule]:
     return [RULES[i] for i in ids]
+
+
+def parse_areas(text: str | None) -> list[str]:
+    """``"core,expiry"`` to a list of areas that have rules (all of them when empty).
+
+    Raises ValueError naming an unknown area.
+    """
+    known = RULES.areas()
+    if not text:
+        return known
+    areas = [a.strip() for a in text.split(",") if a.strip()]
+    for a in areas:
+        if a not in known:
+            raise ValueError(f"unknown area {a!r} (known: {', '.join(known)})")
+    return areas
