@@ -37,13 +37,25 @@ class Capabilities:
     """What an adapter can express.  Rules outside it are "not applicable"."""
 
     areas: frozenset[str] = attrs.field(converter=frozenset)
-    platform: str = attrs.field(default=C.PLATFORM_DISTRIBUTED, validator=attrs.validators.in_(C.PLATFORMS))
+    #: Platforms whose behaviour the system can show, its default first.  A simulated
+    #: queue manager can emulate several; a real one is exactly one.
+    platforms: tuple[str, ...] = attrs.field(default=(C.PLATFORM_DISTRIBUTED,), converter=tuple)
     #: Names of operation classes the adapter can execute; ``None`` means all.
     operations: frozenset[str] | None = attrs.field(
         default=None, converter=attrs.converters.optional(frozenset)
     )
     #: True when clock advances are real waits (real brokers).
     realtime: bool = False
+
+    @platforms.validator
+    def _known_platforms(self, attribute, value) -> None:
+        if not value or set(value) - set(C.PLATFORMS):
+            raise ValueError(f"platforms must be among {C.PLATFORMS}, not {value!r}")
+
+    @property
+    def platform(self) -> str:
+        """The default platform."""
+        return self.platforms[0]
 
     @areas.validator
     def _known_areas(self, attribute, value) -> None:
@@ -58,6 +70,7 @@ class Capabilities:
         return {
             "areas": sorted(self.areas),
             "platform": self.platform,
+            "platforms": list(self.platforms),
             "operations": None if self.operations is None else sorted(self.operations),
             "realtime": self.realtime,
         }
@@ -74,8 +87,11 @@ class Adapter(Protocol):
     def describe(self) -> dict:
         """Identity of the system under test: at least ``version`` and ``platform``."""
 
-    def start_case(self, case_id: str) -> None:
-        """Begin an isolated test case: nothing from earlier cases is visible."""
+    def start_case(self, case_id: str, platform: str | None = None) -> None:
+        """Begin an isolated test case: nothing from earlier cases is visible.
+
+        ``platform`` is one of ``capabilities().platforms`` (default: the first).
+        """
 
     def execute(self, op: L.Op) -> L.Observation: ...
 
@@ -103,10 +119,13 @@ def check_options(adapter: str, options: Mapping[str, str], known: set[str]) -> 
         )
 
 
-def platform_option(adapter: str, options: Mapping[str, str]) -> str:
-    platform = options.get("platform", C.PLATFORM_DISTRIBUTED)
+def platform_option(adapter: str, options: Mapping[str, str]) -> tuple[str, ...]:
+    """The ``platform`` option of an emulating adapter: one platform, or ``any`` (the default)."""
+    platform = options.get("platform", "any")
+    if platform == "any":
+        return C.PLATFORMS
     if platform not in C.PLATFORMS:
         raise AdapterOptionError(
-            f"adapter {adapter!r}: platform must be one of {', '.join(C.PLATFORMS)}, not {platform!r}"
+            f"adapter {adapter!r}: platform must be one of {', '.join(C.PLATFORMS)} or any, not {platform!r}"
         )
-    return platform
+    return (platform,)

@@ -20,18 +20,21 @@ class ReferenceAdapter:
 
     def __init__(self, **options: str) -> None:
         check_options(self.name, options, {"platform"})
-        self.platform = platform_option(self.name, options)
+        self.platforms = platform_option(self.name, options)
+        self.platform = self.platforms[0]
         self.state = model.initial_state(self.platform)
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(areas=AREAS, platform=self.platform)
+        return Capabilities(areas=AREAS, platforms=self.platforms)
 
     def describe(self) -> dict:
         from conformance import __version__
 
-        return {"system": "mqconform reference model", "version": __version__, "platform": self.platform}
+        return {"system": "mqconform reference model", "version": __version__,
+                "platforms": list(self.platforms)}
 
-    def start_case(self, case_id: str) -> None:
+    def start_case(self, case_id: str, platform: str | None = None) -> None:
+        self.platform = platform or self.platforms[0]
         self.state = model.initial_state(self.platform)
 
     def execute(self, op: L.Op) -> L.Observation:

@@ -102,10 +102,21 @@ def differing_fields(expected: L.Observation, observed: L.Observation) -> list[s
     return out
 
 
+def _direction(branch: model.Branch, field: str, observed: L.Observation) -> str:
+    """``">"`` or ``"<"`` when an observed attribute is above or below the expected one."""
+    if field.startswith("attrs."):
+        name = field[len("attrs."):]
+        want, got = dict(branch.observation.attrs or ()).get(name), dict(observed.attrs or ()).get(name)
+        if isinstance(want, int) and isinstance(got, int) and want != got:
+            return ">" if got > want else "<"
+    return ""
+
+
 def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation) -> tuple[str, ...]:
     rules: list[str] = []
     for f in fields:
-        rules += branch.field_rules.get(f) or branch.field_rules.get(f.split(".")[0]) or branch.rules
+        rules += (branch.field_rules.get(f + _direction(branch, f, observed)) or branch.field_rules.get(f)
+                  or branch.field_rules.get(f.split(".")[0]) or branch.rules)
     body = observed.message.body if observed.message is not None else None
     if body is not None:
         rules += branch.excluded.get(body, ())

@@ -28,7 +28,7 @@ from reference_model.model import HistoryError
 from reference_model.rules import RULES, parse_areas
 
 EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
-DEFAULT_EXAMPLES = 100
+DEFAULT_EXAMPLES = 200
 
 
 class UsageError(Exception):
@@ -183,8 +183,12 @@ def cmd_replay(args, out) -> int:
         options["faults"] = args.faults
     adapter = create_adapter(name, options)
     try:
-        tracker = ModelTracker(adapter.capabilities().platform)
-        adapter.start_case("replay")
+        platforms = adapter.capabilities().platforms
+        if failure.platform not in platforms:
+            raise HarnessError(f"adapter {name!r} cannot show platform {failure.platform!r} "
+                               f"of this replay (it shows {', '.join(platforms)})")
+        tracker = ModelTracker(failure.platform)
+        adapter.start_case("replay", failure.platform)
         steps = []
         for step in failure.steps:
             observed = adapter.execute(step.op)
@@ -192,7 +196,7 @@ def cmd_replay(args, out) -> int:
             check = tracker.advance(step.op, observed)
             if check.mismatch:
                 again = Failure(area=failure.area, adapter=name, adapter_options=options,
-                                platform=adapter.capabilities().platform, seed=failure.seed,
+                                platform=failure.platform, seed=failure.seed,
                                 steps=tuple(steps), mismatch=check.mismatch)
                 out.write(render_failure(again) + "\n")
                 out.write(f"\nStill failing: {args.file}\n")

@@ -8,11 +8,12 @@ from typing import Callable
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from adapters.base import Adapter, AdapterError
+from adapters.base import Adapter, AdapterError, Capabilities
 from conformance.machines import MACHINES
 from conformance.machines.base import bind
 from conformance.results import RunRecord
 from conformance.session import HarnessError, NonConformance, Session
+from reference_model.rules import RULES
 
 #: Steps per generated case.
 STEPS_PER_CASE = 40
@@ -35,6 +36,16 @@ def machine_settings(examples: int, steps: int = STEPS_PER_CASE, database=None) 
     )
 
 
+def area_platform(area: str, caps: Capabilities) -> str | None:
+    """The platform to run ``area`` on: the adapter's first on which some of its rules apply."""
+    if area not in caps.areas or area not in MACHINES:
+        return None
+    for platform in caps.platforms:
+        if any(rule.applies_on(platform) for rule in RULES.all(area)):
+            return platform
+    return None
+
+
 def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | None,
               adapter_options: dict | None = None,
               progress: Callable[[str], None] | None = None) -> RunRecord:
@@ -47,11 +58,12 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
     record = RunRecord(adapter=adapter.name, describe=describe, capabilities=caps.to_json(),
                        areas=list(areas), seed=seed, examples=examples)
     for area in areas:
-        if area not in caps.areas or area not in MACHINES:
+        platform = area_platform(area, caps)
+        if platform is None:
             if progress:
                 progress(f"{area}: not applicable to adapter {adapter.name!r}")
             continue
-        session = Session(adapter, area, adapter_options, seed, coverage=record.coverage)
+        session = Session(adapter, area, adapter_options, seed, coverage=record.coverage, platform=platform)
         machine = bind(MACHINES[area], session)
         if seed is not None:
             machine._hypothesis_internal_use_seed = seed

@@ -109,17 +109,18 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
     """Run one area's machine against the adapter; fails the test on a non-conformance."""
     from hypothesis.stateful import run_state_machine_as_test
 
+    from conformance.engine import area_platform
     from conformance.history import save_failure
     from conformance.machines import MACHINES
     from conformance.machines.base import bind
     from conformance.session import HarnessError, NonConformance, Session
 
     def run(area: str) -> None:
-        caps = mq_adapter.capabilities()
-        if area not in caps.areas or area not in MACHINES:
+        platform = area_platform(area, mq_adapter.capabilities())
+        if platform is None:
             pytest.skip(f"area {area!r} is not applicable to adapter {mq_adapter.name!r}")
         session = Session(mq_adapter, area, pytestconfig._mq_options, pytestconfig._mq_seed,
-                          coverage=mq_record.coverage)
+                          coverage=mq_record.coverage, platform=platform)
         machine = bind(MACHINES[area], session)
         machine._hypothesis_internal_use_seed = pytestconfig._mq_seed
         try:

@@ -92,7 +92,8 @@ class RunRecord:
     ended: float | None = None
 
     def applicable(self, rule: Rule) -> bool:
-        return rule.area in self.capabilities["areas"] and rule.applies_on(self.capabilities["platform"])
+        return rule.area in self.capabilities["areas"] and any(
+            rule.applies_on(p) for p in self.capabilities["platforms"])
 
     def add_failure(self, failure: Failure) -> None:
         self.coverage.failed.update(failure.rules)

@@ -30,13 +30,14 @@ class Session:
     """Executes operations on an adapter and checks each observation against the model."""
 
     def __init__(self, adapter: Adapter, area: str, adapter_options: dict | None = None,
-                 seed: int | None = None, coverage: Coverage | None = None) -> None:
+                 seed: int | None = None, coverage: Coverage | None = None,
+                 platform: str | None = None) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
         self.seed = seed
         self.capabilities = adapter.capabilities()
-        self.platform = self.capabilities.platform
+        self.platform = platform or self.capabilities.platform
         self.coverage = coverage if coverage is not None else Coverage()
         self._prefix = uuid.uuid4().hex[:6]
         self._cases = itertools.count(1)
@@ -48,7 +49,7 @@ class Session:
         self.tracker = ModelTracker(self.platform)
         self.history = []
         try:
-            self.adapter.start_case(f"{self._prefix}{next(self._cases)}")
+            self.adapter.start_case(f"{self._prefix}{next(self._cases)}", self.platform)
         except AdapterError as exc:
             raise HarnessError(f"adapter {self.adapter.name!r}: {exc}") from exc
 

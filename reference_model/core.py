@@ -84,7 +84,14 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     for name in op.names:
         if name == "CURDEPTH":
             values[name] = _curdepth(q)
-            field_rules[f"attrs.{name}"] = ("CORE-28",) + q.departures + _depth_history_rules(q)
+            pending = tuple(r for m in q.messages if m.got_by is not None
+                            for r in (("SYNC-14", "SYNC-03") if state.conns[m.got_by].skipped == m.seq
+                                      else ("CORE-14",)))
+            # Observed too high: messages that should be gone or hidden; too low: ones that should count.
+            field_rules[f"attrs.{name}>"] = tuple(dict.fromkeys(("CORE-28",) + pending + q.departures))
+            field_rules[f"attrs.{name}<"] = tuple(dict.fromkeys(("CORE-28", "CORE-02") + _depth_history_rules(q)))
+            field_rules[f"attrs.{name}"] = tuple(dict.fromkeys(
+                field_rules[f"attrs.{name}>"] + field_rules[f"attrs.{name}<"]))
         elif name in ("IPPROCS", "OPPROCS"):
             want = "can_input" if name == "IPPROCS" else "can_output"
             values[name] = sum(
@@ -125,6 +132,7 @@ def connect(state: ModelState, op: L.Connect) -> list[Branch]:
         raise HistoryError(f"connection {op.conn!r} is already connected")
     s = state.clone()
     s.conns[op.conn] = ModelConnection(name=op.conn, environment=op.environment)
+    # The environment matters to the syncpoint area (seed 001 note 2) only.
     return [Branch(observation=L.OK, state=s)]
 
 
@@ -132,6 +140,12 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
     """Commit or back out ``conn``'s unit of work in ``s``; returns the rules applied."""
     c = s.conns[conn]
     applied: list[str] = []
+    marked_rules: tuple[str, ...] = ()
+    if not commit and (c.marked is not None or c.skipped is not None) and rule in ("CORE-31", "CORE-32"):
+        # SYNC-07: only an application-requested backout skips; SYNC-05: a new UOW backed out for any reason.
+        marked_rules = ("SYNC-07",) + (("SYNC-05",) if c.skipped is not None else ())
+        applied += list(marked_rules)
+    special = {c.marked, c.skipped} - {None}
     for entry in c.uow:
         m = s.find(entry.queue, entry.seq)
         if m is None:
@@ -142,21 +156,27 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
                 m.provenance = (rule,)
                 applied.append(rule)
             else:
-                s.discard(entry.queue, m, ("CORE-03", rule))
+                s.discard(entry.queue, m, _most_specific_first("CORE-03", rule))
                 applied.append("CORE-03")
         else:  # get
             if m.put_by is not None and not commit:
                 continue  # its put is being backed out too
             if commit:
-                s.discard(entry.queue, m, ("CORE-14", rule))
+                s.discard(entry.queue, m, _most_specific_first("CORE-14", rule))
                 applied.append("CORE-14")
             else:
                 m.got_by = None
                 m.backout_count += 1
-                m.provenance = (rule, "CORE-15", "CORE-17")
+                m.provenance = (marked_rules if m.seq in special else ()) + (rule, "CORE-15", "CORE-17")
                 applied += ["CORE-15", "CORE-17"]
     c.uow.clear()
+    c.marked = c.skipped = None
     return applied
+
+
+def _most_specific_first(core_rule: str, rule: str) -> tuple[str, ...]:
+    """A removal's rules: another area's rule (the reason for ending the UOW) before the core one."""
+    return (rule, core_rule) if not rule.startswith("CORE-") else (core_rule, rule)
 
 
 def _close_handles(s: ModelState, conn: str) -> None:
@@ -199,8 +219,13 @@ def end_unit_of_work(state: ModelState, op) -> list[Branch]:
     err = _conn_or_error(state, op.conn)
     if err:
         return [err]
-    s = state.clone()
     commit = isinstance(op, L.Commit)
+    c = state.conns[op.conn]
+    if c.marked is not None or c.skipped is not None:
+        from reference_model import syncpoint
+
+        return syncpoint.end_unit_of_work(state, op.conn, commit)
+    s = state.clone()
     applied = _end_uow(s, op.conn, commit, "CORE-29" if commit else "CORE-15")
     rules = tuple(dict.fromkeys(["CORE-29" if commit else "CORE-15", *applied]))
     return [Branch(observation=L.OK, state=s, rules=rules)]
@@ -209,8 +234,9 @@ def end_unit_of_work(state: ModelState, op) -> list[Branch]:
 @handles(L.Restart)
 def restart(state: ModelState, op: L.Restart) -> list[Branch]:
     s = state.clone()
+    applied: list[str] = []
     for conn in list(s.conns):
-        _end_uow(s, conn, False, "CORE-32")
+        applied += _end_uow(s, conn, False, "CORE-32")
         _close_handles(s, conn)
     s.conns.clear()
     for q in s.queues.values():
@@ -218,7 +244,7 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
             m.locked_by = None
             if m.md.persistence != C.MQPER_PERSISTENT:
                 s.discard(q.name, m, ("CORE-32",))
-    return [Branch(observation=L.OK, state=s, rules=("CORE-32",))]
+    return [Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(["CORE-32", *applied])))]
 
 
 # ---------------------------------------------------------------- open / close
@@ -391,9 +417,12 @@ def _get_option_errors(op: L.Get) -> list[tuple[int, str]]:
     return errors
 
 
-def _visibility(m: ModelMessage, h: ModelHandle, own_uncommitted: bool) -> tuple[str, ...] | None:
+def _visibility(state: ModelState, m: ModelMessage, h: ModelHandle,
+                own_uncommitted: bool) -> tuple[str, ...] | None:
     """``None`` when ``m`` is available to handle ``h``; otherwise the rules that hide it."""
     if m.got_by is not None:
+        if state.conns[m.got_by].skipped == m.seq:
+            return ("SYNC-14", "SYNC-03")
         return ("CORE-14",)
     if m.put_by is not None and (m.put_by != h.conn or not own_uncommitted):
         return ("CORE-02",)
@@ -433,6 +462,18 @@ def get(state: ModelState, op: L.Get) -> list[Branch]:
         return [_fail(state, C.MQRC_NOT_OPEN_FOR_INPUT, "CORE-22")]
     if q.attr("GET") == C.MQQA_GET_INHIBITED:
         return [_fail(state, C.MQRC_GET_INHIBITED, "CORE-25")]
+    if o & C.MQGMO_MARK_SKIP_BACKOUT:
+        from reference_model import syncpoint
+
+        return syncpoint.marked_get(state, op, h)
+    return plain_get(state, op, h)
+
+
+def plain_get(state: ModelState, op: L.Get, h: ModelHandle, mark: bool = False) -> list[Branch]:
+    """The outcomes of a get that passed the option, handle and inhibit checks."""
+    q = state.queues[h.queue]
+    o = op.options
+    browse = o & C.MQGMO_BROWSE_ANY
     own = any(m.put_by == h.conn and m.got_by is None for m in q.messages)
     # CORE-02 note: whether a connection sees its own uncommitted puts is undocumented.
     # Whether a browse without LOCK releases this handle's lock is not documented.
@@ -440,7 +481,7 @@ def get(state: ModelState, op: L.Get) -> list[Branch]:
     branches = []
     for own_uncommitted in ((False, True) if own else (False,)):
         for keep_lock in ((True, False) if holds_lock else (True,)):
-            branches += _get_from(state, op, h, own_uncommitted, keep_lock)
+            branches += _get_from(state, op, h, own_uncommitted, keep_lock, mark)
     return branches
 
 
@@ -456,12 +497,12 @@ def _unlock(state: ModelState, h: ModelHandle) -> list[Branch]:
 
 
 def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: bool,
-              keep_lock: bool = True) -> list[Branch]:
+              keep_lock: bool = True, mark: bool = False) -> list[Branch]:
     o = op.options
     q = state.queues[h.queue]
     available, excluded = [], {}
     for m in sorted(q.messages, key=lambda m: m.order_key):
-        hidden = _visibility(m, h, own_uncommitted)
+        hidden = _visibility(state, m, h, own_uncommitted)
         if hidden is None:
             available.append(m)
         else:
@@ -517,8 +558,14 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
         m.locked_by = None
         if sync:
             m.got_by = h.conn
-            s.conns[h.conn].uow.append(UowEntry(kind="get", queue=h.queue, seq=m.seq))
+            conn = s.conns[h.conn]
+            if any(e.kind == "get" for e in conn.uow) and (mark or conn.marked is not None):
+                rules.append("SYNC-11")
+            conn.uow.append(UowEntry(kind="get", queue=h.queue, seq=m.seq))
             rules.append("CORE-14")
+            if mark:
+                conn.marked = m.seq
+                rules += ["SYNC-09", "SYNC-10"]
         else:
             s.discard(h.queue, m, ("CORE-16",))
             rules.append("CORE-16")

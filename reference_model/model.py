@@ -76,3 +76,4 @@ def _dedupe(branches: list[Branch]) -> list[Branch]:
 
 # Rule areas register their handlers on import.
 from reference_model import core as _core  # noqa: E402,F401
+from reference_model import syncpoint as _syncpoint  # noqa: E402,F401

@@ -90,6 +90,10 @@ class ModelConnection:
     name: str
     environment: str = "normal"
     uow: list[UowEntry] = attrs.Factory(list)
+    #: seq of the message whose get in this unit of work is marked to skip backout.
+    marked: int | None = None
+    #: seq of a marked message that skipped a backout into this (new) unit of work.
+    skipped: int | None = None
 
 
 @attrs.define(eq=True)
@@ -110,7 +114,8 @@ class ModelState:
             clock=self.clock,
             next_seq=self.next_seq,
             queues={n: q.clone() for n, q in self.queues.items()},
-            conns={n: ModelConnection(name=c.name, environment=c.environment, uow=list(c.uow))
+            conns={n: ModelConnection(name=c.name, environment=c.environment, uow=list(c.uow),
+                                      marked=c.marked, skipped=c.skipped)
                    for n, c in self.conns.items()},
             handles={n: copy.copy(h) for n, h in self.handles.items()},
             removed=dict(self.removed),

@@ -1,6 +1,7 @@
 """The ``simulated`` adapter: an in-process queue manager with injectable faults.
 
-Options: ``faults=a,b`` (see ``mqconform faults``), ``platform=distributed|zos``.
+Options: ``faults=a,b`` (see ``mqconform faults``), ``platform=distributed|zos|any`` (default any:
+the queue manager shows the platform each test case asks for).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from reference_model import language as L
 from reference_model.rules import AREAS
 
 #: Areas the simulated queue manager implements so far.
-SIMULATED_AREAS = ("core",)
+SIMULATED_AREAS = ("core", "syncpoint")
 
 
 class SimulatedAdapter:
@@ -22,7 +23,8 @@ class SimulatedAdapter:
 
     def __init__(self, **options: str) -> None:
         check_options(self.name, options, {"faults", "platform"})
-        self.platform = platform_option(self.name, options)
+        self.platforms = platform_option(self.name, options)
+        self.platform = self.platforms[0]
         try:
             self.faults = parse_faults(options.get("faults"))
         except ValueError as exc:
@@ -34,7 +36,7 @@ class SimulatedAdapter:
         return FAULTS
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(areas=[a for a in AREAS if a in SIMULATED_AREAS], platform=self.platform)
+        return Capabilities(areas=[a for a in AREAS if a in SIMULATED_AREAS], platforms=self.platforms)
 
     def describe(self) -> dict:
         from conformance import __version__
@@ -42,11 +44,12 @@ class SimulatedAdapter:
         return {
             "system": "mqconform simulated queue manager",
             "version": __version__,
-            "platform": self.platform,
+            "platforms": list(self.platforms),
             "faults": list(self.faults),
         }
 
-    def start_case(self, case_id: str) -> None:
+    def start_case(self, case_id: str, platform: str | None = None) -> None:
+        self.platform = platform or self.platforms[0]
         self.qm = SimulatedQueueManager(self.platform, self.faults)
 
     def execute(self, op: L.Op) -> L.Observation:

@@ -46,6 +46,21 @@ _fault("restart-keeps-nonpersistent", "core", ("CORE-32",),
 _fault("q-full-ignored", "core", ("CORE-27",),
        "puts succeed beyond MAXDEPTH")
 
+_fault("mark-reinstated-on-backout", "syncpoint", ("SYNC-03", "SYNC-14"),
+       "MQBACK reinstates the message of a get marked to skip backout")
+_fault("skipped-lost-on-backout", "syncpoint", ("SYNC-05", "SYNC-17"),
+       "backing out the new unit of work loses the skipped message instead of reinstating it")
+_fault("second-mark-accepted", "syncpoint", ("SYNC-06",),
+       "a second marked get in one unit of work is accepted")
+_fault("mark-honoured-without-syncpoint", "syncpoint", ("SYNC-10",),
+       "a marked get without MQGMO_SYNCPOINT is done under syncpoint with the mark")
+_fault("abend-skips-mark", "syncpoint", ("SYNC-07",),
+       "an abnormal end or restart treats the mark as skipped and removes the marked message")
+_fault("backout-keeps-puts-with-mark", "syncpoint", ("SYNC-13",),
+       "puts of a unit of work backed out with a marked get survive the backout")
+_fault("rrs-mark-allowed", "syncpoint", ("SYNC-08",),
+       "the mark is accepted in the RRS / Db2 stored-procedure environment")
+
 
 def parse_faults(text: str | None) -> tuple[str, ...]:
     """``"a,b"`` to a tuple of known fault names; raises ValueError naming an unknown one."""

@@ -77,7 +77,10 @@ class LogRecord:
 @dataclass
 class SimConnection:
     name: str
+    environment: str = "normal"
     log: list[LogRecord] = field(default_factory=list)
+    marked: LogRecord | None = None    # the get of this unit of work marked to skip backout
+    skipped: LogRecord | None = None   # a marked get carried into this new unit of work
 
 
 class SimulatedQueueManager:
@@ -153,14 +156,14 @@ class SimulatedQueueManager:
         return h
 
     def _op_Connect(self, op: L.Connect):
-        self.conns[op.conn] = SimConnection(op.conn)
+        self.conns[op.conn] = SimConnection(op.conn, op.environment)
 
     def _op_Disconnect(self, op: L.Disconnect):
         c = self._conn(op.conn)
         commit = not op.abnormal
         if self._fault("disconnect-backs-out"):
             commit = False
-        self._finish(c, commit)
+        self._finish(c, commit, abnormal=not commit)
         for name in [n for n, h in self.handles.items() if h.conn == op.conn]:
             self._drop_handle(name)
         del self.conns[op.conn]
@@ -169,9 +172,34 @@ class SimulatedQueueManager:
         self._finish(self._conn(op.conn), True)
 
     def _op_Backout(self, op: L.Backout):
-        self._finish(self._conn(op.conn), False)
+        c = self._conn(op.conn)
+        mark = c.marked
+        if mark is None or self.platform != C.PLATFORM_ZOS or self._fault("mark-reinstated-on-backout"):
+            skipped = c.skipped
+            self._finish(c, False)
+            if skipped is not None and self._fault("skipped-lost-on-backout"):
+                q = self.queues[skipped.queue]
+                if skipped.message in q.buckets[skipped.message.level]:
+                    q.remove(skipped.message)
+            return
+        # Skip backout: everything but the marked get is backed out; it forms a new unit of work.
+        c.log.remove(mark)
+        if self._fault("backout-keeps-puts-with-mark"):
+            for rec in [r for r in c.log if r.action == "put"]:
+                rec.message.pending_put = None
+                c.log.remove(rec)
+        self._finish(c, False)
+        c.log = [mark]
+        c.skipped = mark
 
-    def _finish(self, c: SimConnection, commit: bool) -> None:
+    def _finish(self, c: SimConnection, commit: bool, abnormal: bool = False) -> None:
+        if abnormal and self._fault("abend-skips-mark") and (c.marked or c.skipped):
+            rec = c.marked or c.skipped
+            c.log.remove(rec)
+            q = self.queues[rec.queue]
+            if rec.message in q.buckets[rec.message.level]:
+                q.remove(rec.message)
+        c.marked = c.skipped = None
         for rec in c.log:
             q = self.queues[rec.queue]
             m = rec.message
@@ -197,7 +225,7 @@ class SimulatedQueueManager:
 
     def _op_Restart(self, op: L.Restart):
         for c in list(self.conns.values()):
-            self._finish(c, False)
+            self._finish(c, False, abnormal=True)
         self.conns.clear()
         self.handles.clear()
         for q in self.queues.values():
@@ -324,6 +352,20 @@ class SimulatedQueueManager:
             raise MQError(C.MQRC_NOT_OPEN_FOR_INPUT)
         if q.attrs["GET"] == C.MQQA_GET_INHIBITED and not self._fault("get-inhibit-ignored"):
             raise MQError(C.MQRC_GET_INHIBITED)
+        mark = bool(o & C.MQGMO_MARK_SKIP_BACKOUT)
+        conn = self.conns[h.conn]
+        if mark:
+            if self.platform != C.PLATFORM_ZOS or browse:
+                raise MQError(C.MQRC_OPTIONS_ERROR)
+            if conn.environment != "normal" and not self._fault("rrs-mark-allowed"):
+                raise MQError(C.MQRC_OPTION_ENVIRONMENT_ERROR)
+            if not o & C.MQGMO_SYNCPOINT:
+                if not self._fault("mark-honoured-without-syncpoint"):
+                    raise MQError(C.MQRC_OPTIONS_ERROR)
+                o |= C.MQGMO_SYNCPOINT
+                o &= ~C.MQGMO_NO_SYNCPOINT
+            if conn.skipped is not None or (conn.marked is not None and not self._fault("second-mark-accepted")):
+                raise MQError(C.MQRC_SECOND_MARK_NOT_ALLOWED)
         m = self._select(h, q, o)
         if m is None:
             if o & C.MQGMO_WAIT and op.wait_interval > 0:
@@ -349,7 +391,10 @@ class SimulatedQueueManager:
                 sync = self.platform == C.PLATFORM_ZOS
             if sync:
                 m.pending_get = h.conn
-                self.conns[h.conn].log.append(LogRecord("get", q.name, m))
+                rec = LogRecord("get", q.name, m)
+                conn.log.append(rec)
+                if mark:
+                    conn.marked = rec
             else:
                 q.remove(m)
         md = m.md

@@ -133,9 +133,14 @@ class CoreMachine(ConformanceMachine):
         self.execute(L.Get(conn=conn, handle=self._handle(conn, queue),
                            options=C.MQGMO_MSG_UNDER_CURSOR | sync))
 
-    @rule(conn=conns, commit=st.booleans())
-    def end_unit_of_work(self, conn, commit):
-        self.execute(L.Commit(conn=conn) if commit else L.Backout(conn=conn))
+    @rule(conn=conns, how=st.sampled_from(("commit", "backout", "disconnect")))
+    def end_unit_of_work(self, conn, how):
+        if how == "disconnect":  # MQDISC ends the unit of work too
+            self.execute(L.Disconnect(conn=conn))
+            self._forget(conn)
+            self._connect(conn)
+        else:
+            self.execute(L.Commit(conn=conn) if how == "commit" else L.Backout(conn=conn))
 
     # Rules are picked uniformly, so frequent actions get several rules and
     # rare, disruptive ones share one.
@@ -153,7 +158,7 @@ class CoreMachine(ConformanceMachine):
 
     @rule(conn=conns, commit=st.booleans())
     def end_unit_of_work_again(self, conn, commit):
-        self.end_unit_of_work(conn, commit)
+        self.end_unit_of_work(conn, "commit" if commit else "backout")
 
     @rule(event=st.sampled_from(("restart", "disconnect", "abend", "clock")),
           conn=conns, tenths=st.integers(min_value=1, max_value=50))

@@ -1,0 +1,115 @@
+"""The ``syncpoint`` machine: units of work mixing marked and unmarked gets (seed 001).
+
+Several connections (one in the RRS / Db2 stored-procedure environment) get
+work messages under syncpoint, marking some to skip backout, put exception
+reports to a second queue (the figure's step 8), commit, back out, end
+abnormally and restart; other connections observe the queues after each step.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, rule
+
+from conformance.machines.base import ConformanceMachine
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.syncpoint import RRS_STORED_PROCEDURE
+
+WORK, EXCEPTIONS = "WORK.Q", "EXCEPTION.Q"
+WORKERS = ("w1", "w2")
+ENVIRONMENTS = {"w1": "normal", "w2": "normal", "rrs": RRS_STORED_PROCEDURE, "watcher": "normal"}
+OPEN = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+GET_CHOICES = (
+    C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT,
+    C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT,
+    C.MQGMO_SYNCPOINT,
+    C.MQGMO_NO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT,
+)
+workers = st.sampled_from(WORKERS + ("rrs",))
+
+
+class SyncpointMachine(ConformanceMachine):
+    area = "syncpoint"
+
+    @initialize(messages=st.integers(min_value=1, max_value=4))
+    def set_up(self, messages):
+        self.bodies = itertools.count(1)
+        self.generation = itertools.count(1)
+        self.handles: dict[tuple[str, str], str] = {}
+        for q in (WORK, EXCEPTIONS):
+            self.execute(L.DefineQueue(queue=q, attrs={"DEFPSIST": C.MQPER_PERSISTENT}))
+        for conn in ENVIRONMENTS:
+            self._connect(conn)
+        self.feed(messages)
+
+    def _connect(self, conn: str) -> None:
+        self.execute(L.Connect(conn=conn, environment=ENVIRONMENTS[conn]))
+        n = next(self.generation)
+        for q in (WORK, EXCEPTIONS):
+            name = f"{conn}.{q}.{n}"
+            self.execute(L.Open(conn=conn, handle=name, queue=q, options=OPEN))
+            self.handles[(conn, q)] = name
+
+    def _get(self, conn: str, queue: str, options: int) -> L.Observation:
+        return self.execute(L.Get(conn=conn, handle=self.handles[(conn, queue)], options=options))
+
+    @rule(messages=st.integers(min_value=1, max_value=3))
+    def feed(self, messages):
+        for _ in range(messages):
+            self.execute(L.Put(conn="watcher", handle=self.handles[("watcher", WORK)],
+                               body=f"work{next(self.bodies)}", options=C.MQPMO_NO_SYNCPOINT))
+
+    @rule(conn=workers, options=st.sampled_from(GET_CHOICES))
+    def get_work(self, conn, options):
+        self._get(conn, WORK, options)
+
+    @rule(conn=workers)
+    def report_problem(self, conn):
+        self.execute(L.Put(conn=conn, handle=self.handles[(conn, EXCEPTIONS)],
+                           body=f"problem{next(self.bodies)}", options=C.MQPMO_SYNCPOINT))
+
+    @rule(conn=workers, commit=st.booleans())
+    def end_unit_of_work(self, conn, commit):
+        self.execute(L.Commit(conn=conn) if commit else L.Backout(conn=conn))
+
+    @rule(conn=workers, commit=st.booleans())
+    def end_unit_of_work_again(self, conn, commit):
+        self.end_unit_of_work(conn, commit)
+
+    @rule(conn=workers, commit_new=st.booleans(), other_gets=st.integers(min_value=0, max_value=2))
+    def poison_message_flow(self, conn, commit_new, other_gets):
+        """The figure's sequence: marked get, other work, backout, exception report, end of the new UOW."""
+        self._get(conn, WORK, C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT)
+        for _ in range(other_gets):
+            self._get(conn, WORK, C.MQGMO_SYNCPOINT)
+        self.execute(L.Backout(conn=conn))
+        self.report_problem(conn)
+        self.execute(L.Commit(conn=conn) if commit_new else L.Backout(conn=conn))
+
+    @rule(conn=workers, event=st.sampled_from(("abend", "abend", "abend", "restart")))
+    def failure(self, conn, event):
+        if event == "restart" and self.can(L.Restart):
+            self.execute(L.Restart())
+            for c in ENVIRONMENTS:
+                self._connect(c)
+        else:
+            self.execute(L.Disconnect(conn=conn, abnormal=True))
+            self._connect(conn)
+
+    @rule()
+    def watch(self):
+        """Another application looks at both queues (browse and depth)."""
+        for q in (WORK, EXCEPTIONS):
+            self.execute(L.InquireQueue(queue=q, names=["CURDEPTH"]))
+        mode = C.MQGMO_BROWSE_FIRST
+        for _ in range(6):
+            if self._get("watcher", WORK, mode | C.MQGMO_NO_SYNCPOINT).message is None:
+                break
+            mode = C.MQGMO_BROWSE_NEXT
+
+    @rule()
+    def drain_exceptions(self):
+        self._get("watcher", EXCEPTIONS, C.MQGMO_NO_SYNCPOINT)
