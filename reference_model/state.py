@@ -125,6 +125,7 @@ class ModelState:
         """Remove ``m`` for good, remembering which rules removed it."""
         q = self.queues[queue]
         q.messages.remove(m)
+        rules = tuple(dict.fromkeys(rules + m.provenance))  # how it got here explains its leaving too
         self.removed[m.body] = rules
         q.departures = tuple(dict.fromkeys(rules + q.departures))[:6]
 

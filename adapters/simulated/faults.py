@@ -46,7 +46,7 @@ _fault("restart-keeps-nonpersistent", "core", ("CORE-32",),
 _fault("q-full-ignored", "core", ("CORE-27",),
        "puts succeed beyond MAXDEPTH")
 
-_fault("mark-reinstated-on-backout", "syncpoint", ("SYNC-03", "SYNC-14"),
+_fault("mark-reinstated-on-backout", "syncpoint", ("SYNC-03", "SYNC-14", "SYNC-16"),
        "MQBACK reinstates the message of a get marked to skip backout")
 _fault("skipped-lost-on-backout", "syncpoint", ("SYNC-05", "SYNC-17"),
        "backing out the new unit of work loses the skipped message instead of reinstating it")
