@@ -46,6 +46,8 @@ class Capabilities:
     )
     #: True when clock advances are real waits (real brokers).
     realtime: bool = False
+    #: How far, in tenths of a second, the system's remaining expiry may be from the exact value.
+    expiry_tolerance: int = 0
 
     @platforms.validator
     def _known_platforms(self, attribute, value) -> None:
@@ -73,6 +75,7 @@ class Capabilities:
             "platforms": list(self.platforms),
             "operations": None if self.operations is None else sorted(self.operations),
             "realtime": self.realtime,
+            "expiry_tolerance": self.expiry_tolerance,
         }
 
 

@@ -84,12 +84,13 @@ def differing_fields(expected: L.Observation, observed: L.Observation) -> list[s
     elif em is not None:
         for a in attrs.fields(L.ReturnedMessage):
             want, got = getattr(em, a.name), getattr(om, a.name)
-            if a.name == "msg_id" and want is None:
-                ok = isinstance(got, str) and got != ""
-            elif isinstance(want, L.IntRange):
-                ok = got in want
+            if a.name == "xmit_header":
+                ok = (want is None and got is None) or (
+                    want is not None and got is not None and _value_ok(want.expiry, got.expiry))
+            elif want is None and a.name != "msg_id":
+                ok = True  # any value
             else:
-                ok = want == got
+                ok = _value_ok(want, got)
             if not ok:
                 out.append(f"message.{a.name}")
     ea, oa = dict(expected.attrs or ()), dict(observed.attrs or ())
@@ -100,6 +101,15 @@ def differing_fields(expected: L.Observation, observed: L.Observation) -> list[s
             if ea.get(name) != oa.get(name):
                 out.append(f"attrs.{name}")
     return out
+
+
+def _value_ok(want, got) -> bool:
+    """An expected value matches: ``None`` is any value (any non-empty identifier), ranges contain."""
+    if want is None:
+        return got is not None and got != ""
+    if isinstance(want, L.IntRange):
+        return got in want
+    return want == got
 
 
 def _direction(branch: model.Branch, field: str, observed: L.Observation) -> str:
@@ -129,8 +139,8 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
 class ModelTracker:
     """Follows a history step by step, keeping the model states consistent with it."""
 
-    def __init__(self, platform: str, initial: ModelState | None = None) -> None:
-        self.candidates: list[ModelState] = [initial or model.initial_state(platform)]
+    def __init__(self, platform: str, initial: ModelState | None = None, expiry_tolerance: int = 0) -> None:
+        self.candidates: list[ModelState] = [initial or model.initial_state(platform, expiry_tolerance)]
         self.index = 0
 
     def expect(self, op: L.Op) -> list[model.Branch]:

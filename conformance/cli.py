@@ -187,7 +187,7 @@ def cmd_replay(args, out) -> int:
         if failure.platform not in platforms:
             raise HarnessError(f"adapter {name!r} cannot show platform {failure.platform!r} "
                                f"of this replay (it shows {', '.join(platforms)})")
-        tracker = ModelTracker(failure.platform)
+        tracker = ModelTracker(failure.platform, expiry_tolerance=adapter.capabilities().expiry_tolerance)
         adapter.start_case("replay", failure.platform)
         steps = []
         for step in failure.steps:

@@ -36,14 +36,31 @@ def machine_settings(examples: int, steps: int = STEPS_PER_CASE, database=None) 
     )
 
 
-def area_platform(area: str, caps: Capabilities) -> str | None:
-    """The platform to run ``area`` on: the adapter's first on which some of its rules apply."""
+def area_platforms(area: str, caps: Capabilities) -> list[str]:
+    """The platforms to run ``area`` on: each the adapter shows on which some of its rules apply."""
     if area not in caps.areas or area not in MACHINES:
-        return None
-    for platform in caps.platforms:
-        if any(rule.applies_on(platform) for rule in RULES.all(area)):
-            return platform
-    return None
+        return []
+    return [p for p in caps.platforms if any(rule.applies_on(p) for rule in RULES.all(area))]
+
+
+def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
+             adapter_options: dict | None, record: RunRecord) -> tuple[str, float]:
+    """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds)."""
+    session = Session(adapter, area, adapter_options, seed, coverage=record.coverage, platform=platform)
+    machine = bind(MACHINES[area], session)
+    if seed is not None:
+        machine._hypothesis_internal_use_seed = seed
+    started = time.monotonic()
+    try:
+        run_state_machine_as_test(machine, settings=machine_settings(examples))
+        outcome = "conformant"
+    except NonConformance as exc:
+        record.add_failure(exc.failure)
+        outcome = "NON-CONFORMANT (" + ", ".join(exc.failure.rules) + ")"
+    except HarnessError as exc:
+        record.error = str(exc)
+        outcome = "error"
+    return outcome, time.monotonic() - started
 
 
 def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | None,
@@ -58,27 +75,15 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
     record = RunRecord(adapter=adapter.name, describe=describe, capabilities=caps.to_json(),
                        areas=list(areas), seed=seed, examples=examples)
     for area in areas:
-        platform = area_platform(area, caps)
-        if platform is None:
+        platforms = area_platforms(area, caps)
+        if not platforms and progress:
+            progress(f"{area}: not applicable to adapter {adapter.name!r}")
+        for platform in platforms:
+            outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record)
             if progress:
-                progress(f"{area}: not applicable to adapter {adapter.name!r}")
-            continue
-        session = Session(adapter, area, adapter_options, seed, coverage=record.coverage, platform=platform)
-        machine = bind(MACHINES[area], session)
-        if seed is not None:
-            machine._hypothesis_internal_use_seed = seed
-        started = time.monotonic()
-        try:
-            run_state_machine_as_test(machine, settings=machine_settings(examples))
-            outcome = "conformant"
-        except NonConformance as exc:
-            record.add_failure(exc.failure)
-            outcome = "NON-CONFORMANT (" + ", ".join(exc.failure.rules) + ")"
-        except HarnessError as exc:
-            record.error = str(exc)
-            outcome = "error"
-        if progress:
-            progress(f"{area}: {outcome} in {time.monotonic() - started:.1f}s")
+                progress(f"{area} on {platform}: {outcome} in {seconds:.1f}s")
+            if record.error:
+                break
         if record.error:
             break
     record.ended = time.time()

@@ -109,23 +109,24 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
     """Run one area's machine against the adapter; fails the test on a non-conformance."""
     from hypothesis.stateful import run_state_machine_as_test
 
-    from conformance.engine import area_platform
+    from conformance.engine import area_platforms
     from conformance.history import save_failure
     from conformance.machines import MACHINES
     from conformance.machines.base import bind
     from conformance.session import HarnessError, NonConformance, Session
 
     def run(area: str) -> None:
-        platform = area_platform(area, mq_adapter.capabilities())
-        if platform is None:
+        platforms = area_platforms(area, mq_adapter.capabilities())
+        if not platforms:
             pytest.skip(f"area {area!r} is not applicable to adapter {mq_adapter.name!r}")
-        session = Session(mq_adapter, area, pytestconfig._mq_options, pytestconfig._mq_seed,
-                          coverage=mq_record.coverage, platform=platform)
-        machine = bind(MACHINES[area], session)
-        machine._hypothesis_internal_use_seed = pytestconfig._mq_seed
         try:
-            run_state_machine_as_test(machine, settings=settings(
-                settings.default, deadline=None, suppress_health_check=list(HealthCheck)))
+            for platform in platforms:
+                session = Session(mq_adapter, area, pytestconfig._mq_options, pytestconfig._mq_seed,
+                                  coverage=mq_record.coverage, platform=platform)
+                machine = bind(MACHINES[area], session)
+                machine._hypothesis_internal_use_seed = pytestconfig._mq_seed
+                run_state_machine_as_test(machine, settings=settings(
+                    settings.default, deadline=None, suppress_health_check=list(HealthCheck)))
         except NonConformance as exc:
             mq_record.add_failure(exc.failure)
             where = Path(pytestconfig.getoption("--mq-results") or ".mqconform") / "failures"

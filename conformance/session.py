@@ -46,7 +46,7 @@ class Session:
 
     def start_case(self) -> None:
         self.coverage.examples += 1
-        self.tracker = ModelTracker(self.platform)
+        self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance)
         self.history = []
         try:
             self.adapter.start_case(f"{self._prefix}{next(self._cases)}", self.platform)

@@ -7,6 +7,9 @@ of :mod:`reference_model.rules.core`.
 
 from __future__ import annotations
 
+import attrs
+
+from reference_model import expiry
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.model import Branch, HistoryError, handles
@@ -81,6 +84,7 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     if q is None:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33")]
     values, field_rules = {}, {}
+    depth_choices = expiry.depth_range(state, q, _curdepth(q))
     for name in op.names:
         if name == "CURDEPTH":
             values[name] = _curdepth(q)
@@ -88,8 +92,11 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
                             for r in (("SYNC-14", "SYNC-03") if state.conns[m.got_by].skipped == m.seq
                                       else ("CORE-14",)))
             # Observed too high: messages that should be gone or hidden; too low: ones that should count.
-            field_rules[f"attrs.{name}>"] = tuple(dict.fromkeys(("CORE-28",) + pending + q.departures))
-            field_rules[f"attrs.{name}<"] = tuple(dict.fromkeys(("CORE-28", "CORE-02") + _depth_history_rules(q)))
+            field_rules[f"attrs.{name}>"] = tuple(dict.fromkeys(
+                ("CORE-28",) + pending + q.departures + expiry.pending_report_rules(state, q.name)))
+            field_rules[f"attrs.{name}<"] = tuple(dict.fromkeys(
+                ("CORE-28",) + (("EXP-11",) if expiry.lingering(state, q) else ()) + ("CORE-02",)
+                + _depth_history_rules(q)))
             field_rules[f"attrs.{name}"] = tuple(dict.fromkeys(
                 field_rules[f"attrs.{name}>"] + field_rules[f"attrs.{name}<"]))
         elif name in ("IPPROCS", "OPPROCS"):
@@ -102,14 +109,20 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
             values[name] = q.attr(name)
             field_rules[f"attrs.{name}"] = ("CORE-41",)
     rules = tuple(sorted({r for rs in field_rules.values() for r in rs}))
-    return [
-        Branch(
-            observation=L.Observation(attrs=values),
-            state=state,
-            rules=rules,
-            field_rules=field_rules,
-        )
-    ]
+    if "CURDEPTH" not in values or len(depth_choices) == 1:
+        if "CURDEPTH" in values:
+            values["CURDEPTH"] = depth_choices[0][0]
+        return [Branch(observation=L.Observation(attrs=values), state=state, rules=rules,
+                       field_rules=field_rules)]
+    # EXP-26: expired messages may have been removed in the background; each count is allowed,
+    # and the one observed fixes how many have gone.
+    out = []
+    for depth, removed in depth_choices:
+        s = state.clone()
+        s.queues[q.name].background_removed = removed
+        out.append(Branch(observation=L.Observation(attrs={**values, "CURDEPTH": depth}), state=s,
+                          rules=rules + ("EXP-11", "EXP-26"), field_rules=field_rules))
+    return out
 
 
 def _depth_history_rules(q: ModelQueue) -> tuple[str, ...]:
@@ -301,8 +314,19 @@ def _put_syncpoint(state: ModelState, options: int) -> bool:
     return state.platform == C.PLATFORM_ZOS  # CORE-35
 
 
-def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, options: int) -> list[tuple[int, str]]:
+def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, options: int,
+                xmit: L.XmitHeader | None = None) -> tuple[list[tuple[int, str]], list[tuple[int, str]], tuple]:
+    """(certain errors, errors MQ may or may not give, rules of an accepted put)."""
     errors = []
+    maybe = []
+    accept: tuple[str, ...] = ()
+    for rc, rule in expiry.put_outcomes(md, xmit):
+        if rc == C.MQRC_NONE:
+            accept += (rule,)
+        elif rule in accept:
+            maybe.append((rc, rule))
+        else:
+            errors.append((rc, rule))
     if options & C.MQPMO_SYNCPOINT and options & C.MQPMO_NO_SYNCPOINT:
         errors.append((C.MQRC_OPTIONS_ERROR, "CORE-34"))
     if md.priority < C.MQPRI_PRIORITY_AS_Q_DEF:
@@ -311,24 +335,33 @@ def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, optio
         errors.append((C.MQRC_PERSISTENCE_ERROR, "CORE-10"))
     if q.attr("PUT") == C.MQQA_PUT_INHIBITED:
         errors.append((C.MQRC_PUT_INHIBITED, "CORE-26"))
-    if _curdepth(q) >= q.attr("MAXDEPTH"):
+    depths = {d for d, _ in expiry.depth_range(state, q, _curdepth(q))}
+    if min(depths) >= q.attr("MAXDEPTH"):
         errors.append((C.MQRC_Q_FULL, "CORE-27"))
-    return errors
+    elif max(depths) >= q.attr("MAXDEPTH"):
+        maybe.append((C.MQRC_Q_FULL, "CORE-27"))  # expired messages may have gone in the background
+    return errors, maybe, accept
 
 
 def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDescriptor,
-            options: int, extra_rules: tuple[str, ...]) -> list[Branch]:
+            options: int, extra_rules: tuple[str, ...], xmit: L.XmitHeader | None = None) -> list[Branch]:
     q = state.queues[queue]
-    errors = _put_errors(state, q, md, options)
+    errors, maybe, accept = _put_errors(state, q, md, options, xmit)
+    failures = [
+        Branch(observation=L.Observation.of(rc), state=state, rules=extra_rules + (rule,)
+               + (("CORE-28", "EXP-11") if rc == C.MQRC_Q_FULL else ()))
+        for rc, rule in errors + maybe
+    ]
     if errors:
-        return [
-            Branch(observation=L.Observation.of(rc), state=state, rules=extra_rules + (rule,)
-                   + (("CORE-28",) if rc == C.MQRC_Q_FULL else ()))
-            for rc, rule in errors
-        ]
+        return failures
     s = state.clone()
     q = s.queues[queue]
-    rules = list(extra_rules)
+    if any(rc == C.MQRC_Q_FULL for rc, _ in maybe):
+        # accepted: enough expired messages must already have gone for the depth to be below MAXDEPTH
+        q.background_removed = max(q.background_removed, _curdepth(q) - q.attr("MAXDEPTH") + 1)
+    rules = list(extra_rules) + list(accept)
+    if md.expiry != C.MQEI_UNLIMITED:
+        rules.append("EXP-01")
     priority = md.priority
     if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
         priority = q.attr("DEFPRTY")
@@ -358,12 +391,13 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         seq=s.next_seq, body=body, md=resolved, order_priority=order_priority,
         put_time=s.clock, put_by=conn if sync else None,
         provenance=("CORE-02",) if sync else ("CORE-01",),
+        xmit_expiry=xmit.expiry if xmit is not None and md.format == C.MQFMT_XMIT_Q_HEADER else None,
     )
     s.next_seq += 1
     q.messages.append(m)
     if sync:
         s.conns[conn].uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
-    return [Branch(observation=L.Observation.of(rc), state=s, rules=tuple(dict.fromkeys(rules)))]
+    return failures + [Branch(observation=L.Observation.of(rc), state=s, rules=tuple(dict.fromkeys(rules)))]
 
 
 @handles(L.Put)
@@ -374,7 +408,7 @@ def put(state: ModelState, op: L.Put) -> list[Branch]:
     h = state.handles[op.handle]
     if not h.can_output:
         return [_fail(state, C.MQRC_NOT_OPEN_FOR_OUTPUT, "CORE-22")]
-    return _do_put(state, op.conn, h.queue, op.body, op.md, op.options, ())
+    return _do_put(state, op.conn, h.queue, op.body, op.md, op.options, (), op.xmit_header)
 
 
 @handles(L.Put1)
@@ -384,20 +418,23 @@ def put1(state: ModelState, op: L.Put1) -> list[Branch]:
         return [err]
     if op.queue not in state.queues:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33", "CORE-37")]
-    return _do_put(state, op.conn, op.queue, op.body, op.md, op.options, ("CORE-37",))
+    return _do_put(state, op.conn, op.queue, op.body, op.md, op.options, ("CORE-37",), op.xmit_header)
 
 
 # ---------------------------------------------------------------- get and browse
 
 
-def _returned(m: ModelMessage) -> L.ReturnedMessage:
+def _returned(state: ModelState, m: ModelMessage) -> L.ReturnedMessage:
     md = m.md
-    return L.ReturnedMessage(
-        body=m.body, priority=md.priority, persistence=md.persistence, expiry=md.expiry,
-        report=md.report, msg_type=md.msg_type, feedback=md.feedback, format=md.format,
-        reply_to_q=md.reply_to_q, msg_id=md.msg_id or None, correl_id=md.correl_id,
-        backout_count=m.backout_count,
+    returned = L.ReturnedMessage(
+        body=m.body, priority=md.priority, persistence=md.persistence,
+        expiry=expiry.returned_expiry(state, m), report=md.report, msg_type=md.msg_type,
+        feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q, msg_id=md.msg_id or None,
+        correl_id=md.correl_id, backout_count=m.backout_count,
+        xmit_header=expiry.returned_xmit_header(state, m),
     )
+    open_fields = expiry.report_fields(m)
+    return attrs.evolve(returned, **open_fields) if open_fields else returned
 
 
 def _get_option_errors(op: L.Get) -> list[tuple[int, str]]:
@@ -507,38 +544,77 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
             available.append(m)
         else:
             excluded[m.body] = hidden
+    for m in available:
+        if expiry.status(state, m) != expiry.LIVE:
+            excluded[m.body] = ("EXP-06", "EXP-04")  # if returned anyway
     under_cursor = o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
     if under_cursor:
         target = [m for m in available if m.seq == h.cursor_seq]
         if not target:
             return [Branch(observation=L.Observation.of(C.MQRC_NO_MSG_UNDER_CURSOR), state=state,
                            rules=("CORE-20",), excluded=excluded)]
-        chosen = target[0]
-        order = ("CORE-20",)
+        out = []
+        if expiry.status(state, target[0]) != expiry.LIVE:
+            # EXP-15: it expired under the cursor; whether this call also discards it is not said.
+            gone = state.clone()
+            expiry.discard(gone, h.queue, gone.find(h.queue, target[0].seq), ("EXP-15", "EXP-04"))
+            for st_ in (state, gone):
+                out.append(Branch(observation=L.Observation.of(C.MQRC_NO_MSG_UNDER_CURSOR), state=st_,
+                                  rules=("CORE-20", "EXP-15"), excluded=excluded))
+        if expiry.status(state, target[0]) != expiry.EXPIRED:
+            out.append(_deliver(state, op, h, [], target[0], ("CORE-20",), excluded, keep_lock, mark))
+        return out
+    if o & C.MQGMO_BROWSE_NEXT and h.cursor is not None:
+        candidates = [m for m in available if m.order_key > h.cursor]
+        order_base = ("CORE-19",)
     else:
-        if o & C.MQGMO_BROWSE_NEXT and h.cursor is not None:
-            candidates = [m for m in available if m.order_key > h.cursor]
+        candidates = available
+        order_base = ("CORE-18",) if o & C.MQGMO_BROWSE_FIRST else ()
+        if o & C.MQGMO_BROWSE_NEXT:
             order_base = ("CORE-19",)
-        else:
-            candidates = available
-            order_base = ("CORE-18",) if o & C.MQGMO_BROWSE_FIRST else ()
-            if o & C.MQGMO_BROWSE_NEXT:
-                order_base = ("CORE-19",)
-        if not candidates:
-            s = state
-            if o & C.MQGMO_WAIT and op.wait_interval > 0:
-                s = state.clone()
-                s.clock += op.wait_interval // 100
-            rules = ("CORE-13",) + order_base + tuple(sorted({r for rs in excluded.values() for r in rs}))
-            return [Branch(observation=L.Observation.of(C.MQRC_NO_MSG_AVAILABLE), state=s,
-                           rules=rules, excluded=excluded)]
-        chosen = candidates[0]
-        order = order_base + _order_rules(q, chosen, candidates)
+    out = []
+    for discarded, chosen in expiry.walk(state, candidates):
+        if chosen is not None:
+            live = [m for m in candidates if m not in discarded]
+            order = order_base + _order_rules(q, chosen, live)
+            out.append(_deliver(state, op, h, discarded, chosen, order, excluded, keep_lock, mark))
+            continue
+        s = state.clone()
+        rules = ("CORE-13",) + order_base + _discard_all(s, q, h.queue, discarded)
+        if o & C.MQGMO_WAIT and op.wait_interval > 0:
+            s.clock += op.wait_interval // 100
+        rules += tuple(sorted({r for rs in excluded.values() for r in rs}))
+        reports = expiry.pending_report_rules(state, h.queue)
+        why = tuple(dict.fromkeys(reports + rules))
+        out.append(Branch(observation=L.Observation.of(C.MQRC_NO_MSG_AVAILABLE), state=s,
+                          rules=tuple(dict.fromkeys(rules)), excluded=excluded,
+                          field_rules={"rc": why, "message": why}))
+    return out
+
+
+def _discard_all(s: ModelState, q: ModelQueue, queue: str, discarded: list[ModelMessage]) -> tuple[str, ...]:
+    """Discard the expired messages a get walked past (EXP-04/05); returns the rules applied."""
+    if not discarded:
+        return ()
+    rules = ("EXP-04", "EXP-13") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else ("EXP-05", "EXP-04", "EXP-13")
+    for m in discarded:
+        expiry.discard(s, queue, s.find(queue, m.seq), rules)
+    reports = ("EXP-08", "EXP-12") if any(m.md.report & C.MQRO_EXPIRATION for m in discarded) else ()
+    return rules + ("EXP-13", "EXP-11") + reports
+
+
+def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[ModelMessage],
+             chosen: ModelMessage, order: tuple[str, ...], excluded: dict,
+             keep_lock: bool, mark: bool) -> Branch:
+    """The branch in which the get returns ``chosen`` after discarding ``discarded``."""
+    o = op.options
+    q = state.queues[h.queue]
     s = state.clone()
     sq = s.queues[h.queue]
     sh = s.handles[h.name]
+    rules = list(order) + list(_discard_all(s, sq, h.queue, discarded))
     m = s.find(h.queue, chosen.seq)
-    rules = list(order) + list(m.provenance)
+    rules += list(m.provenance)
     browse = o & C.MQGMO_BROWSE_ANY
     if browse:
         sh.cursor, sh.cursor_seq = m.order_key, m.seq
@@ -571,7 +647,11 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
             rules.append("CORE-16")
         if not o & (C.MQGMO_SYNCPOINT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT):
             rules.append("CORE-35")
-    returned = _returned(chosen)
+    returned = _returned(state, chosen)
+    if chosen.md.expiry != C.MQEI_UNLIMITED or chosen.xmit_expiry is not None:
+        rules += ["EXP-01", "EXP-02", "EXP-03", "EXP-06"]
+        if chosen.xmit_expiry is not None:
+            rules += ["EXP-20", "EXP-21", "EXP-22"]
     if q.attr("BOTHRESH") and chosen.backout_count >= q.attr("BOTHRESH"):
         rules.append("CORE-42")
     identity = tuple(dict.fromkeys(list(order) + list(chosen.provenance) + ["CORE-42"] * ("CORE-42" in rules)))
@@ -587,8 +667,10 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
     for f in MESSAGE_FIELDS + ("msg_id",):
         field_rules[f"message.{f}"] = ("CORE-11",)
     rules += ["CORE-11", "CORE-12"]
-    return [Branch(observation=L.Observation(message=returned), state=s,
-                   rules=tuple(dict.fromkeys(rules)), field_rules=field_rules, excluded=excluded)]
+    field_rules["message.expiry"] = ("EXP-03", "EXP-02", "EXP-06") + (("EXP-14",) if chosen.backout_count else ())
+    field_rules["message.xmit_header"] = ("EXP-20", "EXP-22", "EXP-21")
+    return Branch(observation=L.Observation(message=returned), state=s,
+                  rules=tuple(dict.fromkeys(rules)), field_rules=field_rules, excluded=excluded)
 
 
 def _get_syncpoint(state: ModelState, options: int, m: ModelMessage) -> bool | None:

@@ -59,6 +59,21 @@ QUEUE_ATTRIBUTES: dict[str, tuple[Any, Any]] = {
 QUEUE_STATUS_ATTRIBUTES = ("CURDEPTH", "IPPROCS", "OPPROCS")
 
 
+#: Queue-manager attributes the language knows: (allowed values, default).
+QMGR_ATTRIBUTES: dict[str, tuple[Any, Any]] = {
+    "EXPRYINT": (None, 0),
+}
+
+
+def _checked_qmgr_attrs(pairs: tuple) -> tuple:
+    for name, val in pairs:
+        if name not in QMGR_ATTRIBUTES:
+            raise ValueError(f"unknown queue-manager attribute {name}")
+        if not isinstance(val, int) or isinstance(val, bool) or val < 0:
+            raise ValueError(f"invalid value {val!r} for queue-manager attribute {name}")
+    return pairs
+
+
 def _settable_attrs(value: Any) -> tuple[tuple[str, Any], ...]:
     pairs = _attr_pairs(value)
     for name, val in pairs:
@@ -130,12 +145,19 @@ class IntRange:
 
 
 @value_class
+class XmitHeader:
+    """The MQXQH that begins the data of an MQFMT_XMIT_Q_HEADER message: its embedded Expiry."""
+
+    expiry: int | IntRange = C.MQEI_UNLIMITED
+
+
+@value_class
 class ReturnedMessage:
     """A message as MQGET returns it: its body and output MQMD fields.
 
-    In an *expected* message (from the model) ``msg_id=None`` means "any
-    identifier the queue manager generated" and ``expiry`` may be an
-    :class:`IntRange` of allowed remaining times.
+    In an *expected* message (from the model) ``None`` in ``msg_id`` means "any
+    identifier the queue manager generated", ``None`` in another field means any
+    value, and ``expiry`` may be an :class:`IntRange` of allowed remaining times.
     """
 
     body: str
@@ -148,8 +170,9 @@ class ReturnedMessage:
     format: str = C.MQFMT_NONE
     reply_to_q: str = ""
     msg_id: str | None = ""
-    correl_id: str = ""
+    correl_id: str | None = ""
     backout_count: int = 0
+    xmit_header: XmitHeader | None = None
 
 
 # --------------------------------------------------------------------------
@@ -240,6 +263,8 @@ class Put(Op):
     body: str
     md: MessageDescriptor = MessageDescriptor()
     options: int = C.MQPMO_NO_SYNCPOINT
+    #: For MQFMT_XMIT_Q_HEADER messages: the MQXQH at the start of the data.
+    xmit_header: XmitHeader | None = None
 
 
 @value_class
@@ -251,6 +276,7 @@ class Put1(Op):
     body: str
     md: MessageDescriptor = MessageDescriptor()
     options: int = C.MQPMO_NO_SYNCPOINT
+    xmit_header: XmitHeader | None = None
 
 
 @value_class
@@ -280,6 +306,20 @@ class Backout(Op):
 @value_class
 class Restart(Op):
     """Stop and restart the queue manager; every connection is ended."""
+
+
+@value_class
+class AlterQueueManager(Op):
+    """ALTER QMGR: queue-manager attributes (EXPRYINT, in seconds, 0 meaning OFF)."""
+
+    attrs: tuple = attrs.field(converter=lambda v: _checked_qmgr_attrs(_attr_pairs(v)))
+
+
+@value_class
+class RefreshExpiry(Op):
+    """REFRESH QMGR TYPE(EXPIRY) NAME(...): scan the queues matching a generic name (z/OS)."""
+
+    queues: str = "*"
 
 
 @value_class

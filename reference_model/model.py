@@ -50,10 +50,10 @@ def handles(*op_types: type) -> Callable[[Handler], Handler]:
     return deco
 
 
-def initial_state(platform: str = C.PLATFORM_DISTRIBUTED) -> ModelState:
+def initial_state(platform: str = C.PLATFORM_DISTRIBUTED, expiry_tolerance: int = 0) -> ModelState:
     if platform not in C.PLATFORMS:
         raise ValueError(f"unknown platform {platform!r}")
-    return ModelState(platform=platform)
+    return ModelState(platform=platform, expiry_tolerance=expiry_tolerance)
 
 
 def step(state: ModelState, op: L.Op) -> list[Branch]:
@@ -77,3 +77,4 @@ def _dedupe(branches: list[Branch]) -> list[Branch]:
 # Rule areas register their handlers on import.
 from reference_model import core as _core  # noqa: E402,F401
 from reference_model import syncpoint as _syncpoint  # noqa: E402,F401
+from reference_model import expiry as _expiry  # noqa: E402,F401

@@ -25,6 +25,8 @@ class ModelMessage:
     locked_by: str | None = None  # handle holding a browse lock
     #: Rules that explain why the message is where it is (for diagnosing failures).
     provenance: tuple[str, ...] = ()
+    #: The Expiry embedded in an MQXQH at the start of the data (MQFMT_XMIT_Q_HEADER), if any.
+    xmit_expiry: int | None = None
 
     @property
     def order_key(self) -> tuple[int, int]:
@@ -38,6 +40,8 @@ class ModelQueue:
     messages: list[ModelMessage] = attrs.Factory(list)
     #: Rules by which messages most recently left the queue (newest first, a few).
     departures: tuple[str, ...] = ()
+    #: Expired messages that must already have been removed in the background (a lower bound).
+    background_removed: int = 0
 
     def attr(self, name: str):
         return self.attrs[name]
@@ -48,10 +52,12 @@ class ModelQueue:
             messages=[
                 ModelMessage(seq=m.seq, body=m.body, md=m.md, order_priority=m.order_priority,
                              put_time=m.put_time, backout_count=m.backout_count, put_by=m.put_by,
-                             got_by=m.got_by, locked_by=m.locked_by, provenance=m.provenance)
+                             got_by=m.got_by, locked_by=m.locked_by, provenance=m.provenance,
+                             xmit_expiry=m.xmit_expiry)
                 for m in self.messages
             ],
             departures=self.departures,
+            background_removed=self.background_removed,
         )
 
 
@@ -99,6 +105,8 @@ class ModelConnection:
 @attrs.define(eq=True)
 class ModelState:
     platform: str = C.PLATFORM_DISTRIBUTED
+    #: How far (tenths of a second) the system's idea of remaining expiry may be from the exact value.
+    expiry_tolerance: int = 0
     clock: int = 0
     next_seq: int = 1
     queues: dict[str, ModelQueue] = attrs.Factory(dict)
@@ -106,11 +114,13 @@ class ModelState:
     handles: dict[str, ModelHandle] = attrs.Factory(dict)
     #: body -> rules that removed the message for good (for diagnosing failures).
     removed: dict[str, tuple[str, ...]] = attrs.Factory(dict)
+    qmgr: dict = attrs.Factory(lambda: {"EXPRYINT": 0})
 
     def clone(self) -> "ModelState":
         """An independent copy (descriptors and log entries are never mutated, so they are shared)."""
         return ModelState(
             platform=self.platform,
+            expiry_tolerance=self.expiry_tolerance,
             clock=self.clock,
             next_seq=self.next_seq,
             queues={n: q.clone() for n, q in self.queues.items()},
@@ -119,6 +129,7 @@ class ModelState:
                    for n, c in self.conns.items()},
             handles={n: copy.copy(h) for n, h in self.handles.items()},
             removed=dict(self.removed),
+            qmgr=dict(self.qmgr),
         )
 
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:

@@ -24,10 +24,10 @@ def test_fault_is_found_named_and_replayable(fault, tmp_path):
                         "--seed", SEED, "--results", str(tmp_path))
     assert code == 1, out
     assert "Non-conformance" in out
-    failures = list((tmp_path / "failures").glob("*.json"))
-    assert len(failures) == 1
-    saved = json.loads(failures[0].read_text())
-    assert set(saved["rules"]) & set(spec.rules), (saved["rules"], spec.rules)
+    failures = sorted((tmp_path / "failures").glob("*.json"))
+    assert failures  # one per platform on which the area ran and failed
+    named = {r for f in failures for r in json.loads(f.read_text())["rules"]}
+    assert named & set(spec.rules), (named, spec.rules)
     assert any(rule in out for rule in spec.rules)
     rules = {json.loads(line)["rule"]: json.loads(line)["verdict"]
              for line in (tmp_path / "rules.jsonl").read_text().splitlines()}

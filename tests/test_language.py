@@ -35,11 +35,16 @@ ops = st.one_of(
     st.builds(L.Backout, conn=names),
     st.builds(L.Restart),
     st.builds(L.AdvanceClock, tenths=st.integers(min_value=0, max_value=10**9)),
+    st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"EXPRYINT": st.integers(0, 10**6)})),
+    st.builds(L.RefreshExpiry, queues=names),
+    st.builds(L.Put, conn=names, handle=names, body=text, md=mds, options=ints,
+              xmit_header=st.builds(L.XmitHeader, expiry=ints)),
 )
 messages = st.builds(
     L.ReturnedMessage, body=text, priority=ints, persistence=ints,
     expiry=st.one_of(ints, st.builds(L.IntRange, lo=ints, hi=ints)),
-    msg_id=st.one_of(st.none(), text), correl_id=text, backout_count=ints,
+    msg_id=st.one_of(st.none(), text), correl_id=st.one_of(st.none(), text), backout_count=ints,
+    xmit_header=st.one_of(st.none(), st.builds(L.XmitHeader, expiry=st.one_of(ints, st.builds(L.IntRange, lo=ints, hi=ints)))),
 )
 observations = st.builds(
     L.Observation, cc=ints, rc=ints, message=st.one_of(st.none(), messages),
@@ -50,7 +55,8 @@ observations = st.builds(
 def test_every_operation_class_is_generated():
     assert {c.__name__ for c in L.OPERATIONS} == {
         "DefineQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open", "Close",
-        "Put", "Put1", "Get", "Commit", "Backout", "Restart", "AdvanceClock"}
+        "Put", "Put1", "Get", "Commit", "Backout", "Restart", "AdvanceClock", "AlterQueueManager",
+        "RefreshExpiry"}
 
 
 @given(st.one_of(ops, observations))

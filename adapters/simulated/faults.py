@@ -61,6 +61,27 @@ _fault("backout-keeps-puts-with-mark", "syncpoint", ("SYNC-13",),
 _fault("rrs-mark-allowed", "syncpoint", ("SYNC-08",),
        "the mark is accepted in the RRS / Db2 stored-procedure environment")
 
+_fault("expired-message-returned", "expiry", ("EXP-06", "EXP-04"),
+       "gets and browses return messages whose expiry has passed")
+_fault("expiry-not-decremented", "expiry", ("EXP-03", "EXP-02"),
+       "a get returns the original Expiry instead of the time remaining")
+_fault("expiry-zero-accepted", "expiry", ("EXP-10",),
+       "a put with Expiry zero is accepted")
+_fault("expired-not-counted", "expiry", ("EXP-11",),
+       "expired messages not yet discarded are left out of CURDEPTH and MAXDEPTH")
+_fault("priority-discards-lower", "expiry", ("EXP-05", "EXP-04", "EXP-08", "EXP-12"),
+       "a get that meets an expired message discards every expired message on the queue")
+_fault("report-at-eligibility", "expiry", ("EXP-12", "EXP-08"),
+       "the expiration report is sent when the message expires, not when it is discarded")
+_fault("discard-rolled-back", "expiry", ("EXP-13", "EXP-11"),
+       "messages discarded by a get under syncpoint come back when its unit of work is backed out")
+_fault("backout-resets-expiry", "expiry", ("EXP-14", "EXP-03"),
+       "a message reinstated by a backout starts its expiry time again")
+_fault("xmit-inner-not-zeroed", "expiry", ("EXP-22", "EXP-20"),
+       "the MQXQH's elapsed embedded Expiry is returned negative instead of zero")
+_fault("lock-expired-returned", "expiry", ("EXP-15",),
+       "a get under the cursor returns a locked message that has expired")
+
 
 def parse_faults(text: str | None) -> tuple[str, ...]:
     """``"a,b"`` to a tuple of known fault names; raises ValueError naming an unknown one."""

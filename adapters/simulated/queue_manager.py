@@ -34,6 +34,8 @@ class SimMessage:
     pending_put: str | None = None  # connection that put it under syncpoint
     pending_get: str | None = None  # connection that got it under syncpoint
     lock: str | None = None         # handle that locked it
+    put_time: int = 0               # clock at put, tenths of a second
+    xmit_expiry: int | None = None  # Expiry embedded in the MQXQH of an MQXMIT message
 
 
 @dataclass
@@ -46,8 +48,8 @@ class SimQueue:
         for bucket in self.buckets:
             yield from bucket
 
-    def depth(self) -> int:
-        return sum(1 for m in self.all_messages() if m.pending_get is None)
+    def depth(self, counts=lambda m: True) -> int:
+        return sum(1 for m in self.all_messages() if m.pending_get is None and counts(m))
 
     def remove(self, msg: SimMessage) -> None:
         self.buckets[msg.level].remove(msg)
@@ -91,6 +93,7 @@ class SimulatedQueueManager:
         self.conns: dict[str, SimConnection] = {}
         self.handles: dict[str, SimHandle] = {}
         self.clock = 0
+        self.expiry_interval = 0  # EXPRYINT, seconds (z/OS)
         self._seq = itertools.count(1)
 
     # ------------------------------------------------------------ dispatch
@@ -128,7 +131,7 @@ class SimulatedQueueManager:
         out = {}
         for name in op.names:
             if name == "CURDEPTH":
-                out[name] = q.depth()
+                out[name] = q.depth(self._depth_counts)
             elif name == "IPPROCS":
                 out[name] = sum(1 for h in self.handles.values() if h.queue == q.name and h.input)
             elif name == "OPPROCS":
@@ -140,7 +143,72 @@ class SimulatedQueueManager:
         return L.Observation(attrs=out)
 
     def _op_AdvanceClock(self, op: L.AdvanceClock):
+        before = self.clock
         self.clock += op.tenths
+        if self._fault("report-at-eligibility"):
+            for q in self.queues.values():
+                for m in q.all_messages():
+                    left = self._left(m, before)
+                    if left is not None and left > 0 and self._left(m) <= 0:
+                        self._report(m)
+        period = self.expiry_interval * 10
+        if self.platform == C.PLATFORM_ZOS and period and before // period != self.clock // period:
+            self._scan(list(self.queues))
+
+    def _op_AlterQueueManager(self, op: L.AlterQueueManager):
+        self.expiry_interval = dict(op.attrs).get("EXPRYINT", self.expiry_interval)
+
+    def _op_RefreshExpiry(self, op: L.RefreshExpiry):
+        import fnmatch
+
+        self._scan([n for n in self.queues if fnmatch.fnmatchcase(n, op.queues)])
+
+    def _scan(self, names) -> None:
+        for name in names:
+            q = self.queues[name]
+            for m in list(q.all_messages()):
+                if m.pending_get is None and self._expired(m):
+                    self._discard(q, m)
+
+    # ------------------------------------------------------------ expiry
+    def _left(self, m: SimMessage, clock: int | None = None) -> int | None:
+        if m.md.expiry == C.MQEI_UNLIMITED:
+            return None
+        return m.md.expiry - ((self.clock if clock is None else clock) - m.put_time)
+
+    def _expired(self, m: SimMessage) -> bool:
+        left = self._left(m)
+        return left is not None and left <= 0 and not self._fault("expired-message-returned")
+
+    def _discard(self, q: SimQueue, m: SimMessage, conn: SimConnection | None = None) -> None:
+        q.remove(m)
+        if conn is not None and self._fault("discard-rolled-back"):
+            conn.log.append(LogRecord("discard", q.name, m))
+        if not self._fault("report-at-eligibility"):
+            self._report(m)
+
+    def _report(self, m: SimMessage) -> None:
+        opts = m.md.report
+        if not opts & C.MQRO_EXPIRATION or m.md.reply_to_q not in self.queues:
+            return
+        if opts & C.MQRO_EXPIRATION_WITH_FULL_DATA == C.MQRO_EXPIRATION_WITH_FULL_DATA:
+            body = m.body
+        elif opts & C.MQRO_EXPIRATION_WITH_DATA == C.MQRO_EXPIRATION_WITH_DATA:
+            body = m.body[:C.REPORT_DATA_LENGTH]
+        else:
+            body = ""
+        q = self.queues[m.md.reply_to_q]
+        md = L.MessageDescriptor(
+            priority=m.md.priority, persistence=m.md.persistence, msg_type=C.MQMT_REPORT,
+            feedback=C.MQFB_EXPIRATION, format=m.md.format if body else "",
+            msg_id=f"SIM{next(self._seq):021d}", correl_id=m.md.msg_id,
+        )
+        level = q.attrs["DEFPRTY"] if q.attrs["MSGDLVSQ"] == C.MQMDS_FIFO else min(md.priority, C.MAX_PRIORITY)
+        q.buckets[level].append(SimMessage(seq=next(self._seq), body=body, md=md, level=level,
+                                           put_time=self.clock))
+
+    def _depth_counts(self, m: SimMessage) -> bool:
+        return not (self._fault("expired-not-counted") and self._expired(m))
 
     # ------------------------------------------------------------ connections
     def _conn(self, name: str) -> SimConnection:
@@ -203,6 +271,11 @@ class SimulatedQueueManager:
         for rec in c.log:
             q = self.queues[rec.queue]
             m = rec.message
+            if rec.action == "discard":
+                if not commit:
+                    q.buckets[m.level].append(m)
+                    q.buckets[m.level].sort(key=lambda x: x.seq)
+                continue
             if rec.action == "put":
                 if commit:
                     m.pending_put = None
@@ -221,6 +294,8 @@ class SimulatedQueueManager:
                     m.pending_get = None
                     if not self._fault("backout-count-not-incremented"):
                         m.backout_count += 1
+                    if self._fault("backout-resets-expiry") and m.md.expiry != C.MQEI_UNLIMITED:
+                        m.put_time = self.clock
         c.log = []
 
     def _op_Restart(self, op: L.Restart):
@@ -271,22 +346,30 @@ class SimulatedQueueManager:
         h = self._handle(op.conn, op.handle)
         if not h.options & C.MQOO_OUTPUT:
             raise MQError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
-        return self._put(op.conn, self.queues[h.queue], op.body, op.md, op.options)
+        return self._put(op.conn, self.queues[h.queue], op.body, op.md, op.options, op.xmit_header)
 
     def _op_Put1(self, op: L.Put1):
         self._conn(op.conn)
-        return self._put(op.conn, self._queue(op.queue), op.body, op.md, op.options)
+        return self._put(op.conn, self._queue(op.queue), op.body, op.md, op.options, op.xmit_header)
 
-    def _put(self, conn: str, q: SimQueue, body: str, md: L.MessageDescriptor, options: int):
+    def _put(self, conn: str, q: SimQueue, body: str, md: L.MessageDescriptor, options: int,
+             xmit: L.XmitHeader | None = None):
         if options & C.MQPMO_SYNCPOINT and options & C.MQPMO_NO_SYNCPOINT:
             raise MQError(C.MQRC_OPTIONS_ERROR)
         if md.priority < -1:
             raise MQError(C.MQRC_PRIORITY_ERROR)
         if md.persistence not in (0, 1, 2):
             raise MQError(C.MQRC_PERSISTENCE_ERROR)
+        if (md.expiry == 0 and not self._fault("expiry-zero-accepted")) or md.expiry < -1:
+            raise MQError(C.MQRC_EXPIRY_ERROR)
+        xmit_expiry = None
+        if md.format == C.MQFMT_XMIT_Q_HEADER and xmit is not None:
+            xmit_expiry = xmit.expiry
+            if xmit_expiry == 0 or xmit_expiry < -1:
+                raise MQError(C.MQRC_EXPIRY_ERROR)
         if q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
             raise MQError(C.MQRC_PUT_INHIBITED)
-        if q.depth() >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
+        if q.depth(self._depth_counts) >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
             raise MQError(C.MQRC_Q_FULL)
         priority = q.attrs["DEFPRTY"] if md.priority == -1 else md.priority
         persistence = q.attrs["DEFPSIST"] if md.persistence == 2 else md.persistence
@@ -305,7 +388,8 @@ class SimulatedQueueManager:
             msg_id=md.msg_id or f"SIM{next(self._seq):021d}", correl_id=md.correl_id,
         )
         m = SimMessage(seq=next(self._seq), body=body, md=stored, level=level,
-                       pending_put=conn if syncpoint else None)
+                       pending_put=conn if syncpoint else None, put_time=self.clock,
+                       xmit_expiry=xmit_expiry)
         q.buckets[level].append(m)
         if syncpoint:
             self.conns[conn].log.append(LogRecord("put", q.name, m))
@@ -366,7 +450,7 @@ class SimulatedQueueManager:
                 o &= ~C.MQGMO_NO_SYNCPOINT
             if conn.skipped is not None or (conn.marked is not None and not self._fault("second-mark-accepted")):
                 raise MQError(C.MQRC_SECOND_MARK_NOT_ALLOWED)
-        m = self._select(h, q, o)
+        m = self._select(h, q, o, conn)
         if m is None:
             if o & C.MQGMO_WAIT and op.wait_interval > 0:
                 self.clock += op.wait_interval // 100
@@ -398,25 +482,47 @@ class SimulatedQueueManager:
             else:
                 q.remove(m)
         md = m.md
+        left = self._left(m)
+        if left is not None and not self._fault("expiry-not-decremented"):
+            expiry = max(left, 1) if self._fault("expired-message-returned") else left
+        else:
+            expiry = md.expiry
+        xmit_header = None
+        if m.xmit_expiry is not None:
+            inner = m.xmit_expiry
+            if inner != C.MQEI_UNLIMITED:
+                inner -= self.clock - m.put_time
+                if inner <= 0 and not self._fault("xmit-inner-not-zeroed"):
+                    inner = 0
+            xmit_header = L.XmitHeader(expiry=inner)
         return L.Observation(message=L.ReturnedMessage(
-            body=m.body, priority=md.priority, persistence=md.persistence, expiry=md.expiry,
+            body=m.body, priority=md.priority, persistence=md.persistence, expiry=expiry,
+            xmit_header=xmit_header,
             report=md.report, msg_type=md.msg_type, feedback=md.feedback, format=md.format,
             reply_to_q=md.reply_to_q, msg_id=md.msg_id, correl_id=md.correl_id,
             backout_count=m.backout_count,
         ))
 
-    def _select(self, h: SimHandle, q: SimQueue, o: int) -> SimMessage | None:
+    def _select(self, h: SimHandle, q: SimQueue, o: int, conn: SimConnection) -> SimMessage | None:
         if o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             for m in q.all_messages():
                 if h.cursor is not None and (m.level, m.seq) == h.cursor and self._visible(h, m):
+                    if self._expired(m) and not self._fault("lock-expired-returned"):
+                        self._discard(q, m, conn)
+                        break
                     return m
             raise MQError(C.MQRC_NO_MSG_UNDER_CURSOR)
         after = h.cursor if o & C.MQGMO_BROWSE_NEXT else None
         skipped = 0
-        for m in self._ordered(q):
-            if not self._visible(h, m):
+        for m in list(self._ordered(q)):
+            if m not in q.buckets[m.level] or not self._visible(h, m):
                 continue
             if after is not None and not _after((m.level, m.seq), after):
+                continue
+            if self._expired(m):
+                self._discard(q, m, conn if o & C.MQGMO_SYNCPOINT else None)
+                if self._fault("priority-discards-lower"):
+                    self._scan([q.name])
                 continue
             if after is not None and self._fault("browse-next-skips") and skipped == 0 \
                     and self._remaining(h, q, m) >= 2:

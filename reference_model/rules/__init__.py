@@ -72,7 +72,11 @@ def _sort_key(rule_id: str) -> tuple[str, int, str]:
 RULES = RuleRegistry()
 
 #: Modules that declare rules, one per documented area.
-_AREA_MODULES = ("reference_model.rules.core", "reference_model.rules.syncpoint")
+_AREA_MODULES = (
+    "reference_model.rules.core",
+    "reference_model.rules.syncpoint",
+    "reference_model.rules.expiry",
+)
 for _name in _AREA_MODULES:
     importlib.import_module(_name)
 

@@ -1,0 +1,133 @@
+"""The ``expiry`` machine: messages with short expiry times on a virtual (or real) clock.
+
+A producer puts messages with priorities, expiry times and expiration-report
+options to an application queue (FIFO or priority ordered) and MQXMIT messages
+with two Expiry fields to a transmission queue; a consumer gets, browses, locks
+and gets under the cursor, in and out of units of work; time passes; depth and
+the reply queue (where reports arrive) are inspected.  On z/OS cases also ask
+for expiry scans, either explicitly or, in cases without reports, periodically.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, precondition, rule
+
+from conformance.machines.base import ConformanceMachine
+from reference_model import language as L
+from reference_model import mqconst as C
+
+APP, REPLY, XMIT = "APP.Q", "REPLY.Q", "XMIT.Q"
+OPEN = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+EXPIRIES = (C.MQEI_UNLIMITED, 3, 8, 15, 30, 60)
+REPORTS = (C.MQRO_NONE, C.MQRO_EXPIRATION, C.MQRO_EXPIRATION_WITH_DATA, C.MQRO_EXPIRATION_WITH_FULL_DATA)
+LONG_BODY = "x" * 130  # longer than the 100 bytes of a report WITH_DATA
+
+
+def _on_zos(self) -> bool:
+    return self.session.platform == C.PLATFORM_ZOS
+
+
+class ExpiryMachine(ConformanceMachine):
+    area = "expiry"
+
+    @initialize(fifo=st.booleans(), scans=st.booleans())
+    def set_up(self, fifo, scans):
+        self.numbers = itertools.count(1)
+        # Periodic scans (z/OS) are tried only in cases without expiration reports.
+        self.scans = scans and _on_zos(self)
+        self.execute(L.DefineQueue(queue=APP, attrs={"MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY}))
+        self.execute(L.DefineQueue(queue=REPLY))
+        self.execute(L.DefineQueue(queue=XMIT, attrs={"USAGE": C.MQUS_TRANSMISSION}))
+        for conn in ("producer", "consumer", "reader"):
+            self.execute(L.Connect(conn=conn))
+            for q in (APP, REPLY, XMIT):
+                self.execute(L.Open(conn=conn, handle=f"{conn}.{q}", queue=q, options=OPEN))
+        if self.scans:
+            self.execute(L.AlterQueueManager(attrs={"EXPRYINT": 1}))
+
+    def _md(self, priority: int, expiry: int, report: int, **kw) -> L.MessageDescriptor:
+        n = next(self.numbers)
+        return L.MessageDescriptor(priority=priority, expiry=expiry, report=C.MQRO_NONE if self.scans else report,
+                                   reply_to_q=REPLY, msg_id=f"ID{n:04d}", format=C.MQFMT_STRING, **kw), n
+
+    @rule(priority=st.sampled_from((0, 3, 7)), expiry=st.sampled_from(EXPIRIES),
+          report=st.sampled_from(REPORTS), long=st.booleans(), sync=st.booleans())
+    def put(self, priority, expiry, report, long, sync):
+        md, n = self._md(priority, expiry, report)
+        body = f"m{n}" + (LONG_BODY if long else "")
+        self.execute(L.Put(conn="producer", handle=f"producer.{APP}", body=body, md=md,
+                           options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT))
+
+    @rule(priorities=st.lists(st.sampled_from((0, 3, 7)), min_size=2, max_size=4),
+          expiry=st.sampled_from((3, 8, 15)), report=st.sampled_from(REPORTS))
+    def put_batch(self, priorities, expiry, report):
+        """Several messages, most expiring soon: the walk of a later get discards them."""
+        for i, priority in enumerate(priorities):
+            md, n = self._md(priority, expiry if i % 2 == 0 else C.MQEI_UNLIMITED, report)
+            self.execute(L.Put(conn="producer", handle=f"producer.{APP}", body=f"m{n}", md=md))
+
+    @rule(expiry=st.sampled_from((0, -2, -5)))
+    def put_bad_expiry(self, expiry):
+        md, n = self._md(0, expiry, C.MQRO_EXPIRATION)
+        self.execute(L.Put1(conn="producer", queue=APP, body=f"bad{n}", md=md))
+
+    @rule(outer=st.sampled_from((C.MQEI_UNLIMITED, 10, 40)), inner=st.sampled_from((C.MQEI_UNLIMITED, 5, 10, 40)),
+          same=st.booleans())
+    def put_xmit(self, outer, inner, same):
+        md, n = self._md(0, outer, C.MQRO_NONE)
+        md = L.MessageDescriptor(expiry=outer, format=C.MQFMT_XMIT_Q_HEADER, msg_id=md.msg_id)
+        self.execute(L.Put(conn="producer", handle=f"producer.{XMIT}", body=f"x{n}", md=md,
+                           xmit_header=L.XmitHeader(expiry=outer if same else inner)))
+
+    @rule(tenths=st.integers(min_value=1, max_value=25))
+    def time_passes(self, tenths):
+        self.execute(L.AdvanceClock(tenths=tenths))
+
+    @rule(options=st.sampled_from((C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT, C.MQGMO_BROWSE_FIRST,
+                                   C.MQGMO_BROWSE_NEXT)))
+    def consume(self, options):
+        self.execute(L.Get(conn="consumer", handle=f"consumer.{APP}", options=options))
+
+    @rule(commit=st.booleans())
+    def end_unit_of_work(self, commit):
+        self.execute(L.Commit(conn="consumer") if commit else L.Backout(conn="consumer"))
+
+    @rule(wait=st.integers(min_value=0, max_value=30))
+    def lock_then_get_under_cursor(self, wait):
+        handle = f"consumer.{APP}"
+        self.execute(L.Get(conn="consumer", handle=handle, options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK))
+        if wait:
+            self.execute(L.AdvanceClock(tenths=wait))
+        self.execute(L.Get(conn="consumer", handle=handle, options=C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT))
+
+    @rule(before=st.integers(min_value=0, max_value=10), after=st.integers(min_value=1, max_value=20))
+    def get_backout_get(self, before, after):
+        """A message got in a unit of work that is backed out keeps ageing (note 5)."""
+        handle = f"consumer.{APP}"
+        self.execute(L.Get(conn="consumer", handle=handle, options=C.MQGMO_SYNCPOINT))
+        if before:
+            self.execute(L.AdvanceClock(tenths=before))
+        self.execute(L.Backout(conn="consumer"))
+        self.execute(L.AdvanceClock(tenths=after))
+        self.execute(L.Get(conn="consumer", handle=handle, options=C.MQGMO_BROWSE_FIRST))
+
+    @rule()
+    def get_xmit(self):
+        self.execute(L.Get(conn="consumer", handle=f"consumer.{XMIT}", options=C.MQGMO_NO_SYNCPOINT))
+
+    @rule()
+    def inspect(self):
+        self.execute(L.InquireQueue(queue=APP, names=["CURDEPTH"]))
+        self.execute(L.InquireQueue(queue=REPLY, names=["CURDEPTH"]))
+
+    @rule()
+    def read_report(self):
+        self.execute(L.Get(conn="reader", handle=f"reader.{REPLY}", options=C.MQGMO_NO_SYNCPOINT))
+
+    @precondition(_on_zos)
+    @rule()
+    def refresh_expiry(self):
+        self.execute(L.RefreshExpiry(queues="APP.*"))

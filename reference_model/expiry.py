@@ -1,0 +1,220 @@
+"""Semantics of the ``expiry`` area (seed 003): remaining time, discard on get, reports, scans.
+
+Time is the model's virtual clock in tenths of a second.  A message's remaining
+time is its Expiry less the time since it was put (a backout does not restart
+it).  ``state.expiry_tolerance`` is how approximate the system under test may be
+(seed para 2): within it of zero a message may count as expired or not, and a
+returned Expiry may differ from the exact value by that much.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Iterator
+
+import attrs
+
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.model import Branch, HistoryError, handles
+from reference_model.state import ModelMessage, ModelQueue, ModelState
+
+LIVE, EXPIRED, MAYBE = "live", "expired", "maybe"
+
+
+def remaining(state: ModelState, m: ModelMessage) -> int | None:
+    """Exact remaining tenths, or None for MQEI_UNLIMITED."""
+    if m.md.expiry == C.MQEI_UNLIMITED:
+        return None
+    return m.md.expiry - (state.clock - m.put_time)
+
+
+def status(state: ModelState, m: ModelMessage) -> str:
+    left = remaining(state, m)
+    if left is None or left > state.expiry_tolerance:
+        return LIVE
+    if left <= -state.expiry_tolerance:
+        return EXPIRED
+    return MAYBE
+
+
+def _approx(state: ModelState, exact: int, original: int) -> int | L.IntRange:
+    t = state.expiry_tolerance
+    if t == 0:
+        return max(exact, 1)
+    return L.IntRange(lo=max(1, exact - t), hi=max(1, min(original, exact + t)))
+
+
+def returned_expiry(state: ModelState, m: ModelMessage) -> int | L.IntRange:
+    """EXP-03: the remaining time a get returns (never <= 0: EXP-06)."""
+    left = remaining(state, m)
+    return C.MQEI_UNLIMITED if left is None else _approx(state, left, m.md.expiry)
+
+
+def returned_xmit_header(state: ModelState, m: ModelMessage) -> L.XmitHeader | None:
+    """EXP-20/22: the embedded Expiry is decremented too, and returned as zero once elapsed."""
+    if m.xmit_expiry is None:
+        return None
+    if m.xmit_expiry == C.MQEI_UNLIMITED:
+        return L.XmitHeader(expiry=C.MQEI_UNLIMITED)
+    exact = m.xmit_expiry - (state.clock - m.put_time)
+    t = state.expiry_tolerance
+    if exact > t:
+        return L.XmitHeader(expiry=_approx(state, exact, m.xmit_expiry))
+    if exact <= -t:
+        return L.XmitHeader(expiry=0)
+    return L.XmitHeader(expiry=L.IntRange(lo=0, hi=max(0, exact + t)))
+
+
+def put_outcomes(md: L.MessageDescriptor, xmit: L.XmitHeader | None) -> list[tuple[int, str]]:
+    """Expiry errors of a put: each (reason, rule); (0, rule) marks an allowed acceptance."""
+    if md.expiry == 0 or md.expiry < C.MQEI_UNLIMITED:
+        return [(C.MQRC_EXPIRY_ERROR, "EXP-10")]
+    if xmit is not None and md.format == C.MQFMT_XMIT_Q_HEADER:
+        inner = xmit.expiry
+        if not isinstance(inner, int) or inner == 0 or inner < C.MQEI_UNLIMITED:
+            return [(C.MQRC_EXPIRY_ERROR, "EXP-19")]
+        if inner != md.expiry:
+            # EXP-19: differing values are allowed, yet "inconsistent" ones are rejected: both allowed.
+            return [(C.MQRC_NONE, "EXP-19"), (C.MQRC_EXPIRY_ERROR, "EXP-19")]
+        return [(C.MQRC_NONE, "EXP-19")]
+    return []
+
+
+def background_removal(state: ModelState) -> bool:
+    """EXP-26/23: may expired messages leave a queue without a get touching them?"""
+    return state.platform != C.PLATFORM_ZOS or state.qmgr.get("EXPRYINT", 0) > 0
+
+
+def lingering(state: ModelState, q: ModelQueue) -> list[ModelMessage]:
+    """Expired messages still on the queue and counted in its depth (EXP-11)."""
+    return [m for m in q.messages if m.got_by is None and status(state, m) == EXPIRED]
+
+
+def depth_range(state: ModelState, q: ModelQueue, full: int) -> list[tuple[int, int]]:
+    """Possible (CURDEPTH, background_removed) pairs given background removal."""
+    if not background_removal(state):
+        return [(full, 0)]
+    n = len(lingering(state, q))
+    low = min(q.background_removed, n)
+    return [(full - k, k) for k in range(low, n + 1)]
+
+
+def walk(state: ModelState, candidates: list[ModelMessage]) -> Iterator[tuple[list[ModelMessage], ModelMessage | None]]:
+    """Every way a get can walk ``candidates`` (in delivery order): the messages it discards and the one it returns.
+
+    EXP-04/05: expired messages the get would have returned are discarded until
+    the first unexpired one; a message within the tolerance may go either way.
+    """
+    def go(i: int, discarded: list[ModelMessage]):
+        if i == len(candidates):
+            yield discarded, None
+            return
+        m = candidates[i]
+        st = status(state, m)
+        if st in (LIVE, MAYBE):
+            yield discarded, m
+        if st in (EXPIRED, MAYBE):
+            yield from go(i + 1, discarded + [m])
+
+    yield from go(0, [])
+
+
+def discard(s: ModelState, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
+    """Discard an expired message outside any unit of work (EXP-13), with its report (EXP-08/12)."""
+    q = s.queues[queue]
+    if any(x is m for x in q.messages):
+        s.discard(queue, m, rules)
+    if background_removal(s) and q.background_removed:
+        q.background_removed -= 1  # it may have been one of those removed in the background
+    _report(s, m)
+
+
+def _report(s: ModelState, m: ModelMessage) -> None:
+    report = m.md.report
+    if not report & C.MQRO_EXPIRATION or m.md.reply_to_q not in s.queues:
+        return
+    if report & C.MQRO_EXPIRATION_WITH_FULL_DATA == C.MQRO_EXPIRATION_WITH_FULL_DATA:
+        body = m.body
+    elif report & C.MQRO_EXPIRATION_WITH_DATA == C.MQRO_EXPIRATION_WITH_DATA:
+        body = m.body[: C.REPORT_DATA_LENGTH]
+    else:
+        body = ""
+    from reference_model.state import ModelMessage as Msg
+
+    md = L.MessageDescriptor(
+        priority=m.md.priority, persistence=m.md.persistence, expiry=C.MQEI_UNLIMITED,
+        msg_type=C.MQMT_REPORT, feedback=C.MQFB_EXPIRATION, format=m.md.format if body else C.MQFMT_NONE,
+        msg_id="", correl_id=m.md.msg_id,
+    )
+    target = s.queues[m.md.reply_to_q]
+    order = target.attr("DEFPRTY") if target.attr("MSGDLVSQ") == C.MQMDS_FIFO else min(md.priority, C.MAX_PRIORITY)
+    target.messages.append(Msg(seq=s.next_seq, body=body, md=md, order_priority=order, put_time=s.clock,
+                               provenance=("EXP-08", "EXP-12", "EXP-13")))
+    s.next_seq += 1
+
+
+def pending_report_rules(state: ModelState, queue: str) -> tuple[str, ...]:
+    """Rules saying why reports not (yet) on ``queue`` must not be there: for diagnosing extra reports."""
+    rules: list[str] = []
+    for q in state.queues.values():
+        for m in q.messages:
+            if m.md.report & C.MQRO_EXPIRATION and m.md.reply_to_q == queue:
+                rules += ["EXP-12", "EXP-08"]
+                if status(state, m) != LIVE:
+                    rules += ["EXP-05", "EXP-04"] if q.attr("MSGDLVSQ") == C.MQMDS_PRIORITY else ["EXP-04"]
+    return tuple(dict.fromkeys(rules))
+
+
+def report_fields(m: ModelMessage) -> dict:
+    """Fields of an expected report whose exact value MQ leaves open (any value allowed)."""
+    if m.md.msg_type != C.MQMT_REPORT or m.md.feedback != C.MQFB_EXPIRATION:
+        return {}
+    fields = {"priority": None, "persistence": None, "format": None}
+    if not m.md.correl_id:
+        fields["correl_id"] = None  # the original's generated MsgId
+    return fields
+
+
+# ---------------------------------------------------------------- administration
+
+
+@handles(L.AlterQueueManager)
+def alter_queue_manager(state: ModelState, op: L.AlterQueueManager) -> list[Branch]:
+    attrs_ = dict(op.attrs)
+    if "EXPRYINT" in attrs_ and state.platform != C.PLATFORM_ZOS:
+        raise HistoryError("EXPRYINT is a z/OS queue-manager attribute")
+    s = state.clone()
+    s.qmgr.update(attrs_)
+    return [Branch(observation=L.OK, state=s, rules=("EXP-23",) if "EXPRYINT" in attrs_ else ())]
+
+
+@handles(L.RefreshExpiry)
+def refresh_expiry(state: ModelState, op: L.RefreshExpiry) -> list[Branch]:
+    if state.platform != C.PLATFORM_ZOS:
+        raise HistoryError("REFRESH QMGR TYPE(EXPIRY) is documented for z/OS only")
+    names = [n for n in state.queues if fnmatch.fnmatchcase(n, op.queues)]
+    targets = [(n, m) for n in names for m in sorted(state.queues[n].messages, key=lambda m: m.seq)
+               if m.got_by is None and status(state, m) != LIVE]
+    branches = []
+    for choice in _subsets(state, [m for _, m in targets]):
+        s = state.clone()
+        for n, m in targets:
+            if m.seq in choice:
+                discard(s, n, s.find(n, m.seq), ("EXP-24",))
+        branches.append(Branch(observation=L.OK, state=s, rules=("EXP-24", "EXP-08", "EXP-12")))
+    return branches
+
+
+def _subsets(state: ModelState, msgs: list[ModelMessage]) -> list[set[int]]:
+    """Definitely expired messages are always chosen; those within the tolerance either way."""
+    sure = {m.seq for m in msgs if status(state, m) == EXPIRED}
+    out = [sure]
+    for m in msgs:
+        if status(state, m) == MAYBE:
+            out = out + [c | {m.seq} for c in out]
+    return out
+
+
+def evolve_expected(message: L.ReturnedMessage, **changes) -> L.ReturnedMessage:
+    return attrs.evolve(message, **changes)

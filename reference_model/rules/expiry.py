@@ -1,0 +1,77 @@
+"""Rules of the ``expiry`` area: the Expiry field of the message descriptor.
+
+Source: ``../shared/seeds/003_b264ab86f94f09d9.txt``, its paragraphs (para),
+notes 1-9 and the section on expired messages on z/OS; wider MQ facts from
+``../shared/mq-facts.md`` section 5.
+"""
+
+from reference_model import mqconst as C
+from reference_model.rules import RULES, Rule
+
+SEED = "003_b264ab86f94f09d9.txt"
+ZOS = (C.PLATFORM_ZOS,)
+
+
+def _exp(n: int, item: str, summary: str, **kw) -> Rule:
+    return Rule(id=f"EXP-{n:02d}", area="expiry", source=f"{SEED} {item}", summary=summary, **kw)
+
+
+RULES.add(
+    _exp(1, "para 1", "Expiry is a period in tenths of a second after which a message not yet removed becomes "
+         "eligible to be discarded; MQEI_UNLIMITED means it never expires."),
+    _exp(2, "para 2", "The Expiry value is decremented by the time the message spends on the queue; the time is "
+         "approximate and small intervals need not be reflected.",
+         note="The model allows a remaining time within the adapter's declared tolerance of the exact value, "
+         "and treats a message within that tolerance of its expiry as possibly expired either way."),
+    _exp(3, "para 3", "A get returns in Expiry the part of the original expiry time that remains."),
+    _exp(4, "para 4", "An expired message is discarded when a browse or non-browse get would have returned it; "
+         "on a FIFO queue such a get discards every expired message up to the first unexpired one."),
+    _exp(5, "para 4", "On a priority queue such a get discards the expired messages of higher priority and those "
+         "of equal priority that arrived before the first unexpired message."),
+    _exp(6, "para 5", "An expired message is never returned by a get or a browse, so Expiry after a successful get "
+         "is greater than zero or MQEI_UNLIMITED."),
+    _exp(7, "para 6", "A message put to a remote queue may expire and be discarded on an intermediate transmission queue.",
+         note="The kit has no remote queues yet: not exercised."),
+    _exp(8, "para 7", "Discarding an expired message produces an expiration report if the message asked for one "
+         "with an MQRO_EXPIRATION_* option (feedback MQFB_EXPIRATION, to its reply-to queue), and none otherwise."),
+    _exp(9, "para 8", "Any other program that discards messages because they expired must send the requested report too.",
+         note="Applies to programs such as a DLQ handler: not exercised until the dlq area lands."),
+    _exp(10, "note 1; mq-facts 5.1", "A put or put1 with Expiry zero (or negative other than MQEI_UNLIMITED) fails "
+          "with MQRC_EXPIRY_ERROR and produces no report."),
+    _exp(11, "note 2", "Expired messages not yet discarded count toward the number of messages on the queue for "
+          "every purpose (CURDEPTH, MAXDEPTH, depth triggering)."),
+    _exp(12, "note 3", "The expiration report is produced when the message is discarded, not when it becomes eligible."),
+    _exp(13, "note 4", "Discarding an expired message and producing its report are never part of the caller's unit "
+          "of work, even when the get that caused them is under syncpoint."),
+    _exp(14, "note 5", "A nearly-expired message got in a unit of work that is backed out keeps its original expiry "
+          "and may expire before it is got again."),
+    _exp(15, "note 6", "A message locked by a browse that expires before the get under cursor makes that get fail "
+          "with MQRC_NO_MSG_UNDER_CURSOR."),
+    _exp(16, "note 7", "A message put to the dead-letter queue by default keeps its remaining expiry, still decremented.",
+         note="Not exercised until the dlq area lands."),
+    _exp(17, "note 8", "Trigger messages are always generated with MQEI_UNLIMITED.",
+         note="Not exercised until the trigger area lands."),
+    _exp(18, "note 9, point 1", "A put to a remote queue gives both Expiry fields (MQMD and the MQXQH's embedded "
+          "MQMD) the value the application set.", note="The kit has no remote queues yet: not exercised."),
+    _exp(19, "note 9, point 1", "A direct put of an MQXMIT message may carry two different Expiry values; the queue "
+          "manager checks the embedded one is valid and the data long enough to hold it.",
+          note="The document also says an 'inconsistent' pair is rejected with an expiry error without defining "
+          "'inconsistent': for differing valid values the model allows both acceptance and MQRC_EXPIRY_ERROR."),
+    _exp(20, "note 9, point 2", "Getting an MQXMIT message decrements both Expiry fields by the time spent on the "
+          "queue; no error is raised when the data is too short to hold the embedded field."),
+    _exp(21, "note 9, point 3", "Only the separate MQMD's Expiry decides whether an MQXMIT message is discarded."),
+    _exp(22, "note 9, point 4", "When the embedded Expiry has elapsed while the separate one has not, the embedded "
+          "field is returned as zero."),
+    _exp(23, "z/OS: periodic scan", "With EXPRYINT set, the queue manager periodically scans queues worth scanning "
+          "and discards expired messages (with their reports) without a get.", platforms=ZOS,
+          note="Which queues are worth scanning is the queue manager's choice: the model allows any expired "
+          "message to have been discarded after a scan time."),
+    _exp(24, "z/OS: explicit request", "REFRESH QMGR TYPE(EXPIRY) for named queues discards their expired messages "
+          "(with their reports) without a get.", platforms=ZOS),
+    _exp(25, "z/OS: periodic scan", "In a queue-sharing group only one queue manager scans the shared queues.",
+         platforms=ZOS, note="The kit has no queue-sharing groups yet: not exercised."),
+    _exp(26, "z/OS heading; mq-facts 5.3", "Where no get touches it, an expired message stays on the queue on z/OS "
+          "without EXPRYINT; on other platforms MQ documents no removal time, so it may be removed at any time "
+          "after it expires.",
+          note="Reports of messages removed in the background on distributed platforms are not yet modelled."),
+)
