@@ -40,7 +40,10 @@ def marked_get(state: ModelState, op: L.Get, h: ModelHandle) -> list[Branch]:
         return [_refused(state, C.MQRC_OPTION_ENVIRONMENT_ERROR, "SYNC-08")]
     if o & C.MQGMO_BROWSE_ANY or not o & C.MQGMO_SYNCPOINT:
         # SYNC-10: effective only with MQGMO_SYNCPOINT; what happens otherwise is undocumented.
-        return [_refused(state, C.MQRC_OPTIONS_ERROR, "SYNC-10")] + _tag(core.plain_get(state, unmarked, h), "SYNC-10")
+        ignored = _tag(core.plain_get(state, unmarked, h), "SYNC-10")
+        for b in ignored:
+            _blame_removal(b, h.queue, "SYNC-10")
+        return [_refused(state, C.MQRC_OPTIONS_ERROR, "SYNC-10")] + ignored
     if c.marked is not None:
         # SYNC-06; which check MQ makes first is not documented, so the get's own failures are allowed too.
         others = [b for b in core.plain_get(state, unmarked, h) if b.observation.rc != C.MQRC_NONE]
@@ -50,6 +53,15 @@ def marked_get(state: ModelState, op: L.Get, h: ModelHandle) -> list[Branch]:
         # The new unit of work holds a skipped get: a further mark may or may not be allowed.
         return [_refused(state, C.MQRC_SECOND_MARK_NOT_ALLOWED, "SYNC-06")] + _tag(marked, "SYNC-06")
     return marked
+
+
+def _blame_removal(b: Branch, queue: str, rule: str) -> None:
+    """Name ``rule`` first among the reasons the message a branch removed is gone (b.state is its own)."""
+    m = b.observation.message
+    if m is not None and m.body in b.state.removed:
+        b.state.removed[m.body] = (rule,) + b.state.removed[m.body]
+        q = b.state.queues[queue]
+        q.departures = tuple(dict.fromkeys((rule,) + q.departures))[:6]
 
 
 def end_unit_of_work(state: ModelState, conn: str, commit: bool) -> list[Branch]:

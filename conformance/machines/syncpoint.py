@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 
 from hypothesis import strategies as st
-from hypothesis.stateful import initialize, rule
+from hypothesis.stateful import initialize, invariant, rule
 
 from conformance.machines.base import ConformanceMachine
 from reference_model import language as L
@@ -98,6 +98,13 @@ class SyncpointMachine(ConformanceMachine):
         else:
             self.execute(L.Disconnect(conn=conn, abnormal=True))
             self._connect(conn)
+
+    @invariant()
+    def depths_agree(self):
+        """After every step: both queues' depths (committed, uncommitted and skipped work)."""
+        if getattr(self, "handles", None):
+            for q in (WORK, EXCEPTIONS):
+                self.execute(L.InquireQueue(queue=q, names=["CURDEPTH"]))
 
     @rule()
     def watch(self):
