@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import attrs
 
-from reference_model import expiry
+from reference_model import expiry, trigger
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.model import Branch, HistoryError, handles
@@ -74,8 +74,10 @@ def alter_queue(state: ModelState, op: L.AlterQueue) -> list[Branch]:
     if op.queue not in state.queues:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33")]
     s = state.clone()
+    before = dict(s.queues[op.queue].attrs)
     s.queues[op.queue].attrs.update(dict(op.attrs))
-    return [Branch(observation=L.OK, state=s, rules=("CORE-41",))]
+    return [Branch(observation=L.OK, state=t, rules=("CORE-41",) + extra)
+            for t, extra in trigger.after_alter(s, op.queue, before)]
 
 
 @handles(L.InquireQueue)
@@ -93,7 +95,8 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
                                       else ("CORE-14",)))
             # Observed too high: messages that should be gone or hidden; too low: ones that should count.
             field_rules[f"attrs.{name}>"] = tuple(dict.fromkeys(
-                ("CORE-28",) + pending + q.departures + expiry.pending_report_rules(state, q.name)))
+                ("CORE-28",) + trigger.missing_trigger_rules(state, q.name) + pending + q.departures
+                + expiry.pending_report_rules(state, q.name)))
             field_rules[f"attrs.{name}<"] = tuple(dict.fromkeys(
                 ("CORE-28",) + (("EXP-11",) if expiry.lingering(state, q) else ()) + ("CORE-02",)
                 + _depth_history_rules(q)))
@@ -107,7 +110,7 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
             field_rules[f"attrs.{name}"] = ("CORE-24",)
         else:
             values[name] = q.attr(name)
-            field_rules[f"attrs.{name}"] = ("CORE-41",)
+            field_rules[f"attrs.{name}"] = ("TRIG-28", "TRIG-20", "CORE-41") if name == "TRIGGER" else ("CORE-41",)
     rules = tuple(sorted({r for rs in field_rules.values() for r in rs}))
     if "CURDEPTH" not in values or len(depth_choices) == 1:
         if "CURDEPTH" in values:
@@ -184,6 +187,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
                 applied += ["CORE-15", "CORE-17"]
     c.uow.clear()
     c.marked = c.skipped = None
+    applied += trigger.end_of_unit_of_work(s, conn, commit)
     return applied
 
 
@@ -192,16 +196,20 @@ def _most_specific_first(core_rule: str, rule: str) -> tuple[str, ...]:
     return (rule, core_rule) if not rule.startswith("CORE-") else (core_rule, rule)
 
 
-def _close_handles(s: ModelState, conn: str) -> None:
-    for name in [n for n, h in s.handles.items() if h.conn == conn]:
-        _release_handle(s, name)
-
-
-def _release_handle(s: ModelState, name: str) -> None:
+def _release_handle(s: ModelState, name: str) -> list[tuple[ModelState, tuple[str, ...]]]:
+    """Close handle ``name`` in ``s``; returns the alternatives condition 12 allows."""
     h = s.handles.pop(name)
     for m in s.queues[h.queue].messages:
         if m.locked_by == name:
             m.locked_by = None
+    return trigger.after_close(s, h.queue, h.can_input)
+
+
+def _close_all(s: ModelState, conn: str) -> list[tuple[ModelState, tuple[str, ...]]]:
+    alts = [(s, ())]
+    for name in sorted(n for n, h in s.handles.items() if h.conn == conn):
+        alts = [(t2, r + r2) for t, r in alts for t2, r2 in _release_handle(t, name)]
+    return alts
 
 
 @handles(L.Disconnect)
@@ -221,9 +229,10 @@ def disconnect(state: ModelState, op: L.Disconnect) -> list[Branch]:
     for commit, rule in choices:
         s = state.clone()
         applied = _end_uow(s, op.conn, commit, rule)
-        _close_handles(s, op.conn)
-        del s.conns[op.conn]
-        outcomes.append(Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys([rule, *applied]))))
+        for t, extra in _close_all(s, op.conn):
+            del t.conns[op.conn]
+            outcomes.append(Branch(observation=L.OK, state=t,
+                                   rules=tuple(dict.fromkeys([rule, *applied, *extra]))))
     return outcomes
 
 
@@ -250,8 +259,10 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
     applied: list[str] = []
     for conn in list(s.conns):
         applied += _end_uow(s, conn, False, "CORE-32")
-        _close_handles(s, conn)
+    for name in list(s.handles):
+        s.handles.pop(name)  # the queue manager stops: no MQCLOSE, no trigger (condition 12)
     s.conns.clear()
+    trigger.on_restart(s)
     for q in s.queues.values():
         for m in list(q.messages):
             m.locked_by = None
@@ -290,7 +301,11 @@ def open_queue(state: ModelState, op: L.Open) -> list[Branch]:
     s.handles[op.handle] = ModelHandle(
         name=op.handle, conn=op.conn, queue=op.queue, options=op.options, input_mode=mode
     )
-    return [Branch(observation=L.OK, state=s, rules=("CORE-23",) if inputs else ())]
+    if not inputs:
+        return [Branch(observation=L.OK, state=s)]
+    others = any(h.queue == op.queue and h.can_input for h in state.handles.values())
+    return [Branch(observation=L.OK, state=t, rules=("CORE-23",) + extra)
+            for t, extra in trigger.after_open(s, op.queue, others)]
 
 
 @handles(L.Close)
@@ -299,8 +314,8 @@ def close(state: ModelState, op: L.Close) -> list[Branch]:
     if err:
         return [err]
     s = state.clone()
-    _release_handle(s, op.handle)
-    return [Branch(observation=L.OK, state=s, rules=("CORE-39",))]
+    return [Branch(observation=L.OK, state=t, rules=("CORE-39",) + extra)
+            for t, extra in _release_handle(s, op.handle)]
 
 
 # ---------------------------------------------------------------- put
@@ -397,7 +412,10 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
     q.messages.append(m)
     if sync:
         s.conns[conn].uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
-    return failures + [Branch(observation=L.Observation.of(rc), state=s, rules=tuple(dict.fromkeys(rules)))]
+    return failures + [
+        Branch(observation=L.Observation.of(rc), state=t, rules=tuple(dict.fromkeys(rules + list(extra))))
+        for t, extra in trigger.after_put(s, queue, m, conn, sync)
+    ]
 
 
 @handles(L.Put)
@@ -433,7 +451,9 @@ def _returned(state: ModelState, m: ModelMessage) -> L.ReturnedMessage:
         correl_id=md.correl_id, backout_count=m.backout_count,
         xmit_header=expiry.returned_xmit_header(state, m),
     )
-    open_fields = expiry.report_fields(m)
+    open_fields = {**expiry.report_fields(m), **trigger.trigger_fields(m)}
+    if m.tm is not None:
+        open_fields["trigger"] = m.tm
     return attrs.evolve(returned, **open_fields) if open_fields else returned
 
 
@@ -584,7 +604,7 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
         if o & C.MQGMO_WAIT and op.wait_interval > 0:
             s.clock += op.wait_interval // 100
         rules += tuple(sorted({r for rs in excluded.values() for r in rs}))
-        reports = expiry.pending_report_rules(state, h.queue)
+        reports = expiry.pending_report_rules(state, h.queue) + trigger.missing_trigger_rules(state, h.queue)
         why = tuple(dict.fromkeys(reports + rules))
         out.append(Branch(observation=L.Observation.of(C.MQRC_NO_MSG_AVAILABLE), state=s,
                           rules=tuple(dict.fromkeys(rules)), excluded=excluded,
@@ -667,7 +687,8 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     for f in MESSAGE_FIELDS + ("msg_id",):
         field_rules[f"message.{f}"] = ("CORE-11",)
     rules += ["CORE-11", "CORE-12"]
-    field_rules["message.expiry"] = ("EXP-03", "EXP-02", "EXP-06") + (("EXP-14",) if chosen.backout_count else ())
+    field_rules["message.expiry"] = (("TRIG-30", "EXP-17") if chosen.tm else ()) + (
+        "EXP-03", "EXP-02", "EXP-06") + (("EXP-14",) if chosen.backout_count else ())
     field_rules["message.xmit_header"] = ("EXP-20", "EXP-22", "EXP-21")
     return Branch(observation=L.Observation(message=returned), state=s,
                   rules=tuple(dict.fromkeys(rules)), field_rules=field_rules, excluded=excluded)

@@ -54,6 +54,13 @@ QUEUE_ATTRIBUTES: dict[str, tuple[Any, Any]] = {
     "USAGE": ((C.MQUS_NORMAL, C.MQUS_TRANSMISSION), C.MQUS_NORMAL),
     "BOTHRESH": (None, 0),
     "BOQNAME": (str, ""),
+    "TRIGGER": ((C.MQTC_OFF, C.MQTC_ON), C.MQTC_OFF),
+    "TRIGTYPE": ((C.MQTT_NONE, C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH), C.MQTT_FIRST),
+    "TRIGDPTH": (range(1, 1000000000), 1),
+    "TRIGMPRI": (range(0, C.MAX_PRIORITY + 1), 0),
+    "TRIGDATA": (str, ""),
+    "PROCESS": (str, ""),
+    "INITQ": (str, ""),
 }
 #: Attributes that can be inquired but not set.
 QUEUE_STATUS_ATTRIBUTES = ("CURDEPTH", "IPPROCS", "OPPROCS")
@@ -62,6 +69,7 @@ QUEUE_STATUS_ATTRIBUTES = ("CURDEPTH", "IPPROCS", "OPPROCS")
 #: Queue-manager attributes the language knows: (allowed values, default).
 QMGR_ATTRIBUTES: dict[str, tuple[Any, Any]] = {
     "EXPRYINT": (None, 0),
+    "TRIGINT": (None, C.DEFAULT_TRIGGER_INTERVAL),
 }
 
 
@@ -152,6 +160,19 @@ class XmitHeader:
 
 
 @value_class
+class TriggerMessage:
+    """The MQTM a trigger message carries (format MQFMT_TRIGGER)."""
+
+    q_name: str
+    process_name: str = ""
+    trigger_data: str = ""
+    appl_type: int = C.MQAT_UNKNOWN
+    appl_id: str = ""
+    env_data: str = ""
+    user_data: str = ""
+
+
+@value_class
 class ReturnedMessage:
     """A message as MQGET returns it: its body and output MQMD fields.
 
@@ -173,6 +194,8 @@ class ReturnedMessage:
     correl_id: str | None = ""
     backout_count: int = 0
     xmit_header: XmitHeader | None = None
+    #: The MQTM of a trigger message.
+    trigger: TriggerMessage | None = None
 
 
 # --------------------------------------------------------------------------
@@ -200,6 +223,17 @@ class DefineQueue(Op):
 
     queue: str
     attrs: tuple = attrs.field(default=(), converter=_settable_attrs)
+
+
+@value_class
+class DefineProcess(Op):
+    """DEFINE PROCESS: the application a trigger monitor starts for a queue."""
+
+    process: str
+    appl_type: int = C.MQAT_UNIX
+    appl_id: str = ""
+    env_data: str = ""
+    user_data: str = ""
 
 
 @value_class

@@ -27,6 +27,8 @@ class ModelMessage:
     provenance: tuple[str, ...] = ()
     #: The Expiry embedded in an MQXQH at the start of the data (MQFMT_XMIT_Q_HEADER), if any.
     xmit_expiry: int | None = None
+    #: The MQTM of a trigger message.
+    tm: L.TriggerMessage | None = None
 
     @property
     def order_key(self) -> tuple[int, int]:
@@ -42,6 +44,12 @@ class ModelQueue:
     departures: tuple[str, ...] = ()
     #: Expired messages that must already have been removed in the background (a lower bound).
     background_removed: int = 0
+    #: Clock when the last trigger message for this queue was written (None: never, or reset).
+    last_trigger: int | None = None
+    #: True after a restart reset the TriggerInterval timer.
+    interval_reset: bool = False
+    #: Rules behind the last decision not to trigger this queue (for diagnosing extra trigger messages).
+    trigger_notes: tuple[str, ...] = ()
 
     def attr(self, name: str):
         return self.attrs[name]
@@ -53,11 +61,14 @@ class ModelQueue:
                 ModelMessage(seq=m.seq, body=m.body, md=m.md, order_priority=m.order_priority,
                              put_time=m.put_time, backout_count=m.backout_count, put_by=m.put_by,
                              got_by=m.got_by, locked_by=m.locked_by, provenance=m.provenance,
-                             xmit_expiry=m.xmit_expiry)
+                             xmit_expiry=m.xmit_expiry, tm=m.tm)
                 for m in self.messages
             ],
             departures=self.departures,
             background_removed=self.background_removed,
+            last_trigger=self.last_trigger,
+            interval_reset=self.interval_reset,
+            trigger_notes=self.trigger_notes,
         )
 
 
@@ -100,6 +111,8 @@ class ModelConnection:
     marked: int | None = None
     #: seq of a marked message that skipped a backout into this (new) unit of work.
     skipped: int | None = None
+    #: Trigger messages waiting for this unit of work to end: (initiation queue, MQTM, trigger type).
+    pending_triggers: list = attrs.Factory(list)
 
 
 @attrs.define(eq=True)
@@ -114,7 +127,9 @@ class ModelState:
     handles: dict[str, ModelHandle] = attrs.Factory(dict)
     #: body -> rules that removed the message for good (for diagnosing failures).
     removed: dict[str, tuple[str, ...]] = attrs.Factory(dict)
-    qmgr: dict = attrs.Factory(lambda: {"EXPRYINT": 0})
+    qmgr: dict = attrs.Factory(lambda: {"EXPRYINT": 0, "TRIGINT": C.DEFAULT_TRIGGER_INTERVAL})
+    #: Process definitions by name (DefineProcess ops, never mutated).
+    processes: dict = attrs.Factory(dict)
 
     def clone(self) -> "ModelState":
         """An independent copy (descriptors and log entries are never mutated, so they are shared)."""
@@ -125,11 +140,13 @@ class ModelState:
             next_seq=self.next_seq,
             queues={n: q.clone() for n, q in self.queues.items()},
             conns={n: ModelConnection(name=c.name, environment=c.environment, uow=list(c.uow),
-                                      marked=c.marked, skipped=c.skipped)
+                                      marked=c.marked, skipped=c.skipped,
+                                      pending_triggers=list(c.pending_triggers))
                    for n, c in self.conns.items()},
             handles={n: copy.copy(h) for n, h in self.handles.items()},
             removed=dict(self.removed),
             qmgr=dict(self.qmgr),
+            processes=dict(self.processes),
         )
 
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:

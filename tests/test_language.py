@@ -37,6 +37,7 @@ ops = st.one_of(
     st.builds(L.AdvanceClock, tenths=st.integers(min_value=0, max_value=10**9)),
     st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"EXPRYINT": st.integers(0, 10**6)})),
     st.builds(L.RefreshExpiry, queues=names),
+    st.builds(L.DefineProcess, process=names, appl_type=ints, appl_id=text, env_data=text, user_data=text),
     st.builds(L.Put, conn=names, handle=names, body=text, md=mds, options=ints,
               xmit_header=st.builds(L.XmitHeader, expiry=ints)),
 )
@@ -45,6 +46,8 @@ messages = st.builds(
     expiry=st.one_of(ints, st.builds(L.IntRange, lo=ints, hi=ints)),
     msg_id=st.one_of(st.none(), text), correl_id=st.one_of(st.none(), text), backout_count=ints,
     xmit_header=st.one_of(st.none(), st.builds(L.XmitHeader, expiry=st.one_of(ints, st.builds(L.IntRange, lo=ints, hi=ints)))),
+    trigger=st.one_of(st.none(), st.builds(L.TriggerMessage, q_name=names, process_name=text, trigger_data=text,
+                                           appl_type=ints, appl_id=text, env_data=text, user_data=text)),
 )
 observations = st.builds(
     L.Observation, cc=ints, rc=ints, message=st.one_of(st.none(), messages),
@@ -56,7 +59,7 @@ def test_every_operation_class_is_generated():
     assert {c.__name__ for c in L.OPERATIONS} == {
         "DefineQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open", "Close",
         "Put", "Put1", "Get", "Commit", "Backout", "Restart", "AdvanceClock", "AlterQueueManager",
-        "RefreshExpiry"}
+        "RefreshExpiry", "DefineProcess"}
 
 
 @given(st.one_of(ops, observations))

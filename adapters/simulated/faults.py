@@ -82,6 +82,33 @@ _fault("xmit-inner-not-zeroed", "expiry", ("EXP-22", "EXP-20"),
 _fault("lock-expired-returned", "expiry", ("EXP-15",),
        "a get under the cursor returns a locked message that has expired")
 
+_fault("first-fires-on-nonempty", "trigger", ("TRIG-03", "TRIG-16"),
+       "TRIGTYPE(FIRST) fires on every suitable put, not only when the queue was empty")
+_fault("trigmpri-ignored", "trigger", ("TRIG-02", "TRIG-25"),
+       "messages below TriggerMsgPriority count toward triggering")
+_fault("depth-off-by-one", "trigger", ("TRIG-03",),
+       "TRIGTYPE(DEPTH) fires at TriggerDepth + 1 messages")
+_fault("trigger-before-commit", "trigger", ("TRIG-15",),
+       "a trigger message caused by a put in a unit of work is available before the unit of work ends")
+_fault("no-trigger-at-close", "trigger", ("TRIG-18", "TRIG-19"),
+       "closing the queue as its only server with messages left creates no trigger message")
+_fault("trigint-ignored", "trigger", ("TRIG-16",),
+       "FIRST on a non-empty queue fires without waiting for TriggerInterval")
+_fault("first-while-open-for-input", "trigger", ("TRIG-06",),
+       "FIRST and DEPTH fire while the application queue is open for input")
+_fault("every-twice-on-alter", "trigger", ("TRIG-26", "TRIG-20"),
+       "switching triggering on for an EVERY queue with messages writes two trigger messages")
+_fault("fifo-uses-message-priority", "trigger", ("TRIG-24",),
+       "a MSGDLVSQ(FIFO) queue compares each message's priority with TriggerMsgPriority")
+_fault("no-trigger-on-monitor-open", "trigger", ("TRIG-23",),
+       "a trigger monitor opening the initiation queue does not trigger queues with waiting messages")
+_fault("trigger-message-expires", "trigger", ("TRIG-30",),
+       "trigger messages are written with an expiry instead of MQEI_UNLIMITED")
+_fault("depth-keeps-trigger-on", "trigger", ("TRIG-28",),
+       "TriggerControl stays on after a DEPTH trigger message")
+_fault("every-delivered-at-backout", "trigger", ("TRIG-15",),
+       "an EVERY trigger message of a backed-out unit of work is delivered")
+
 
 def parse_faults(text: str | None) -> tuple[str, ...]:
     """``"a,b"`` to a tuple of known fault names; raises ValueError naming an unknown one."""

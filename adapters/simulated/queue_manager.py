@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+from adapters.simulated.triggering import Triggering
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -36,6 +37,7 @@ class SimMessage:
     lock: str | None = None         # handle that locked it
     put_time: int = 0               # clock at put, tenths of a second
     xmit_expiry: int | None = None  # Expiry embedded in the MQXQH of an MQXMIT message
+    tm: L.TriggerMessage | None = None  # the MQTM of a trigger message
 
 
 @dataclass
@@ -83,6 +85,7 @@ class SimConnection:
     log: list[LogRecord] = field(default_factory=list)
     marked: LogRecord | None = None    # the get of this unit of work marked to skip backout
     skipped: LogRecord | None = None   # a marked get carried into this new unit of work
+    held_triggers: list = field(default_factory=list)  # trigger messages waiting for the UOW to end
 
 
 class SimulatedQueueManager:
@@ -94,6 +97,9 @@ class SimulatedQueueManager:
         self.handles: dict[str, SimHandle] = {}
         self.clock = 0
         self.expiry_interval = 0  # EXPRYINT, seconds (z/OS)
+        self.trigger_interval = C.DEFAULT_TRIGGER_INTERVAL  # TRIGINT, milliseconds
+        self.processes: dict[str, L.DefineProcess] = {}
+        self.triggering = Triggering(self)
         self._seq = itertools.count(1)
 
     # ------------------------------------------------------------ dispatch
@@ -124,7 +130,24 @@ class SimulatedQueueManager:
         return self.queues[name]
 
     def _op_AlterQueue(self, op: L.AlterQueue):
-        self._queue(op.queue).attrs.update(dict(op.attrs))
+        q = self._queue(op.queue)
+        before = dict(q.attrs)
+        q.attrs.update(dict(op.attrs))
+        self.triggering.on_alter(op.queue, before)
+
+    def _op_DefineProcess(self, op: L.DefineProcess):
+        self.processes[op.process] = op
+
+    def put_trigger_message(self, initq: str, tm: L.TriggerMessage) -> None:
+        q = self.queues.get(initq)
+        if q is None:
+            return
+        expiry = 600 if self._fault("trigger-message-expires") else C.MQEI_UNLIMITED
+        md = L.MessageDescriptor(priority=q.attrs["DEFPRTY"], persistence=C.MQPER_NOT_PERSISTENT,
+                                 expiry=expiry, format=C.MQFMT_TRIGGER, msg_id=f"SIM{next(self._seq):021d}")
+        level = q.attrs["DEFPRTY"]
+        q.buckets[level].append(SimMessage(seq=next(self._seq), body="", md=md, level=level,
+                                           put_time=self.clock, tm=tm))
 
     def _op_InquireQueue(self, op: L.InquireQueue):
         q = self._queue(op.queue)
@@ -156,7 +179,9 @@ class SimulatedQueueManager:
             self._scan(list(self.queues))
 
     def _op_AlterQueueManager(self, op: L.AlterQueueManager):
-        self.expiry_interval = dict(op.attrs).get("EXPRYINT", self.expiry_interval)
+        attrs = dict(op.attrs)
+        self.expiry_interval = attrs.get("EXPRYINT", self.expiry_interval)
+        self.trigger_interval = attrs.get("TRIGINT", self.trigger_interval)
 
     def _op_RefreshExpiry(self, op: L.RefreshExpiry):
         import fnmatch
@@ -297,12 +322,14 @@ class SimulatedQueueManager:
                     if self._fault("backout-resets-expiry") and m.md.expiry != C.MQEI_UNLIMITED:
                         m.put_time = self.clock
         c.log = []
+        self.triggering.on_uow_end(c, commit)
 
     def _op_Restart(self, op: L.Restart):
         for c in list(self.conns.values()):
             self._finish(c, False, abnormal=True)
         self.conns.clear()
         self.handles.clear()
+        self.triggering.on_restart()
         for q in self.queues.values():
             for i, bucket in enumerate(q.buckets):
                 kept = [
@@ -329,7 +356,10 @@ class SimulatedQueueManager:
             readers = [h for h in self.handles.values() if h.queue == q.name and h.input]
             if readers and (exclusive or any(h.exclusive for h in readers)):
                 raise MQError(C.MQRC_OBJECT_IN_USE)
+        first_reader = bool(inputs) and not any(h.queue == q.name and h.input for h in self.handles.values())
         self.handles[op.handle] = SimHandle(op.handle, op.conn, op.queue, opts, exclusive)
+        if inputs:
+            self.triggering.on_open_for_input(op.queue, first_reader)
 
     def _op_Close(self, op: L.Close):
         self._handle(op.conn, op.handle)
@@ -340,6 +370,7 @@ class SimulatedQueueManager:
         for m in self.queues[h.queue].all_messages():
             if m.lock == name:
                 m.lock = None
+        self.triggering.on_close(h.queue, h.input)
 
     # ------------------------------------------------------------ put
     def _op_Put(self, op: L.Put):
@@ -393,6 +424,7 @@ class SimulatedQueueManager:
         q.buckets[level].append(m)
         if syncpoint:
             self.conns[conn].log.append(LogRecord("put", q.name, m))
+        self.triggering.on_put(q, m, self.conns[conn], syncpoint)
         if priority > C.MAX_PRIORITY:
             return L.Observation.of(C.MQRC_PRIORITY_EXCEEDS_MAXIMUM)
         return L.OK
@@ -497,7 +529,7 @@ class SimulatedQueueManager:
             xmit_header = L.XmitHeader(expiry=inner)
         return L.Observation(message=L.ReturnedMessage(
             body=m.body, priority=md.priority, persistence=md.persistence, expiry=expiry,
-            xmit_header=xmit_header,
+            xmit_header=xmit_header, trigger=m.tm,
             report=md.report, msg_type=md.msg_type, feedback=md.feedback, format=md.format,
             reply_to_q=md.reply_to_q, msg_id=md.msg_id, correl_id=md.correl_id,
             backout_count=m.backout_count,

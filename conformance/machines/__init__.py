@@ -3,10 +3,12 @@
 from conformance.machines.core import CoreMachine
 from conformance.machines.expiry import ExpiryMachine
 from conformance.machines.syncpoint import SyncpointMachine
+from conformance.machines.trigger import TriggerMachine
 
 #: The machine that exercises each area.
 MACHINES = {
     "core": CoreMachine,
     "syncpoint": SyncpointMachine,
     "expiry": ExpiryMachine,
+    "trigger": TriggerMachine,
 }

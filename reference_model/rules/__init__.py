@@ -76,6 +76,7 @@ _AREA_MODULES = (
     "reference_model.rules.core",
     "reference_model.rules.syncpoint",
     "reference_model.rules.expiry",
+    "reference_model.rules.trigger",
 )
 for _name in _AREA_MODULES:
     importlib.import_module(_name)

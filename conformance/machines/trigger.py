@@ -1,0 +1,191 @@
+"""The ``trigger`` machine: application queues, an initiation queue, a trigger monitor and a server.
+
+A putter puts messages (priorities, in and out of units of work) to a triggered
+application queue and to a transmission queue; a server opens the application
+queue for input, gets, backs out, abends and closes; a trigger monitor starts
+(opens the initiation queue for input), reads trigger messages and stops;
+attributes change (TriggerControl, type, depth, priority threshold, get and
+put inhibition), time passes and the queue manager restarts.  A watcher
+browses the initiation queue and inquires depths after every step.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, invariant, precondition, rule
+
+from conformance.machines.base import ConformanceMachine
+from reference_model import language as L
+from reference_model import mqconst as C
+
+APP, XQ, INIT, PROC = "APP.Q", "XMIT.Q", "INIT.Q", "APP.PROCESS"
+OUT = C.MQOO_OUTPUT | C.MQOO_INQUIRE
+TRIGGER_TYPES = (C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH)
+
+
+class TriggerMachine(ConformanceMachine):
+    area = "trigger"
+
+    @initialize(ttype=st.sampled_from(TRIGGER_TYPES), depth=st.sampled_from((1, 2, 3)),
+                threshold=st.sampled_from((0, 4)), fifo=st.booleans(), defprty=st.sampled_from((0, 5)),
+                trigint=st.sampled_from((0, 500, C.DEFAULT_TRIGGER_INTERVAL)),
+                monitor=st.sampled_from((True, True, False)))
+    def set_up(self, ttype, depth, threshold, fifo, defprty, trigint, monitor):
+        self.n = 0
+        self.generation = 0
+        self.execute(L.DefineProcess(process=PROC, appl_id="/opt/app/server", env_data="env", user_data="user"))
+        self.execute(L.DefineQueue(queue=INIT))
+        self.execute(L.DefineQueue(queue=APP, attrs={
+            "TRIGGER": C.MQTC_ON, "TRIGTYPE": ttype, "TRIGDPTH": depth, "TRIGMPRI": threshold,
+            "MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY, "DEFPRTY": defprty,
+            "PROCESS": PROC, "INITQ": INIT, "TRIGDATA": "app-data"}))
+        self.execute(L.DefineQueue(queue=XQ, attrs={
+            "USAGE": C.MQUS_TRANSMISSION, "TRIGGER": C.MQTC_ON, "TRIGTYPE": C.MQTT_FIRST,
+            "INITQ": INIT, "TRIGDATA": "TO.REMOTE.CHANNEL"}))
+        if trigint != C.DEFAULT_TRIGGER_INTERVAL:
+            self.execute(L.AlterQueueManager(attrs={"TRIGINT": trigint}))
+        self._connect_all()
+        if monitor:
+            self.start_monitor()
+
+    def _handle(self, conn: str, queue: str) -> str:
+        return f"{conn}.{queue}.{self.generation}"
+
+    def _connect_all(self) -> None:
+        self.generation += 1
+        self.monitor_running = False
+        self.server_open = False
+        for conn in ("putter", "server", "monitor", "watcher"):
+            self.execute(L.Connect(conn=conn))
+        for q in (APP, XQ):
+            self.execute(L.Open(conn="putter", handle=self._handle("putter", q), queue=q, options=OUT))
+        self.execute(L.Open(conn="watcher", handle=self._handle("watcher", INIT), queue=INIT,
+                            options=C.MQOO_BROWSE | C.MQOO_INQUIRE))
+
+    # ------------------------------------------------------------ putter
+    @rule(queue=st.sampled_from((APP, APP, XQ)), priority=st.sampled_from((0, 2, 4, 8)), sync=st.booleans())
+    def put(self, queue, priority, sync):
+        self.n += 1
+        self.execute(L.Put(conn="putter", handle=self._handle("putter", queue), body=f"m{self.n}",
+                           md=L.MessageDescriptor(priority=priority),
+                           options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT))
+
+    @rule(priorities=st.lists(st.sampled_from((0, 4, 8)), min_size=1, max_size=3), commit=st.booleans())
+    def put_in_unit_of_work(self, priorities, commit):
+        for priority in priorities:
+            self.put(APP, priority, True)
+        self.putter_ends_unit_of_work(commit)
+
+    @rule(commit=st.booleans())
+    def putter_ends_unit_of_work(self, commit):
+        self.execute(L.Commit(conn="putter") if commit else L.Backout(conn="putter"))
+
+    # ------------------------------------------------------------ server
+    @precondition(lambda self: not self.server_open)
+    @rule()
+    def server_opens(self):
+        obs = self.execute(L.Open(conn="server", handle=self._handle("server", APP), queue=APP,
+                                  options=C.MQOO_INPUT_SHARED))
+        self.server_open = obs.rc == C.MQRC_NONE
+
+    @precondition(lambda self: self.server_open)
+    @rule(sync=st.booleans())
+    def server_gets(self, sync):
+        self.execute(L.Get(conn="server", handle=self._handle("server", APP),
+                           options=C.MQGMO_SYNCPOINT if sync else C.MQGMO_NO_SYNCPOINT))
+
+    @precondition(lambda self: self.server_open)
+    @rule(backout_first=st.booleans())
+    def server_closes(self, backout_first):
+        if backout_first:
+            self.execute(L.Backout(conn="server"))
+        self.execute(L.Close(conn="server", handle=self._handle("server", APP)))
+        self.server_open = False
+
+    @rule(commit=st.booleans())
+    def server_ends_unit_of_work(self, commit):
+        self.execute(L.Commit(conn="server") if commit else L.Backout(conn="server"))
+
+    @rule(gets=st.integers(min_value=0, max_value=2), arrivals=st.integers(min_value=0, max_value=2),
+          ending=st.sampled_from(("close", "backout-then-close", "close-then-backout", "abend")))
+    def server_session(self, gets, arrivals, ending):
+        """A triggered server's life: open, get (under syncpoint), messages arrive meanwhile, then it ends."""
+        if not self.server_open:
+            self.server_opens()
+        if not self.server_open:
+            return
+        for _ in range(gets):
+            self.server_gets(True)
+        for _ in range(arrivals):
+            self.put(APP, 4, False)
+        if ending == "abend":
+            self.server_abends()
+        elif ending == "close-then-backout":
+            self.server_closes(False)
+            self.execute(L.Backout(conn="server"))
+        else:
+            self.server_closes(ending == "backout-then-close")
+
+    @precondition(lambda self: self.server_open)
+    @rule()
+    def server_abends(self):
+        self.execute(L.Disconnect(conn="server", abnormal=True))
+        self.execute(L.Connect(conn="server"))
+        self.server_open = False
+
+    # ------------------------------------------------------------ trigger monitor
+    @precondition(lambda self: not self.monitor_running)
+    @rule()
+    def start_monitor(self):
+        obs = self.execute(L.Open(conn="monitor", handle=self._handle("monitor", INIT), queue=INIT,
+                                  options=C.MQOO_INPUT_AS_Q_DEF))
+        self.monitor_running = obs.rc == C.MQRC_NONE
+
+    @precondition(lambda self: self.monitor_running)
+    @rule()
+    def stop_monitor(self):
+        self.execute(L.Close(conn="monitor", handle=self._handle("monitor", INIT)))
+        self.monitor_running = False
+
+    @precondition(lambda self: self.monitor_running)
+    @rule()
+    def monitor_reads(self):
+        self.execute(L.Get(conn="monitor", handle=self._handle("monitor", INIT), options=C.MQGMO_NO_SYNCPOINT))
+
+    # ------------------------------------------------------------ administration
+    @rule(change=st.sampled_from((
+        {"TRIGGER": C.MQTC_ON}, {"TRIGGER": C.MQTC_OFF}, {"TRIGTYPE": C.MQTT_FIRST},
+        {"TRIGTYPE": C.MQTT_EVERY}, {"TRIGTYPE": C.MQTT_DEPTH}, {"TRIGDPTH": 2}, {"TRIGMPRI": 0},
+        {"TRIGMPRI": 4}, {"GET": C.MQQA_GET_INHIBITED}, {"GET": C.MQQA_GET_ALLOWED})))
+    def alter_application_queue(self, change):
+        self.execute(L.AlterQueue(queue=APP, attrs=change))
+
+    @rule(inhibit=st.booleans())
+    def alter_initiation_queue(self, inhibit):
+        self.execute(L.AlterQueue(queue=INIT, attrs={
+            "PUT": C.MQQA_PUT_INHIBITED if inhibit else C.MQQA_PUT_ALLOWED}))
+
+    @rule(tenths=st.integers(min_value=1, max_value=20))
+    def time_passes(self, tenths):
+        self.execute(L.AdvanceClock(tenths=tenths))
+
+    @precondition(lambda self: self.can(L.Restart))
+    @rule()
+    def restart(self):
+        self.execute(L.Restart())
+        self._connect_all()
+
+    # ------------------------------------------------------------ observation
+    @invariant()
+    def watch(self):
+        """After every step: the initiation queue's contents and the application queue's trigger state."""
+        if not getattr(self, "generation", 0):
+            return
+        mode = C.MQGMO_BROWSE_FIRST
+        for _ in range(4):
+            if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
+                                  options=mode | C.MQGMO_NO_SYNCPOINT)).message is None:
+                break
+            mode = C.MQGMO_BROWSE_NEXT
+        self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"]))
+        self.execute(L.InquireQueue(queue=APP, names=["TRIGGER"]))
