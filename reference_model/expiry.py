@@ -12,8 +12,6 @@ from __future__ import annotations
 import fnmatch
 from typing import Iterator
 
-import attrs
-
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.model import Branch, HistoryError, handles
@@ -215,6 +213,3 @@ def _subsets(state: ModelState, msgs: list[ModelMessage]) -> list[set[int]]:
             out = out + [c | {m.seq} for c in out]
     return out
 
-
-def evolve_expected(message: L.ReturnedMessage, **changes) -> L.ReturnedMessage:
-    return attrs.evolve(message, **changes)

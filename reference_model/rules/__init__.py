@@ -82,10 +82,6 @@ for _name in _AREA_MODULES:
     importlib.import_module(_name)
 
 
-def rules_named(ids) -> list[Rule]:
-    return [RULES[i] for i in ids]
-
-
 def parse_areas(text: str | None) -> list[str]:
     """``"core,expiry"`` to a list of areas that have rules (all of them when empty).
 

@@ -5,7 +5,6 @@ notes and sub-cases, and the closing notes), with facts from the wider MQ
 documentation in ``../shared/mq-facts.md`` section 2.
 """
 
-from reference_model import mqconst as C
 from reference_model.rules import RULES, Rule
 
 SEED = "000_30538df842c6cd11.txt"
