@@ -19,6 +19,7 @@ from adapters.registry import UnknownAdapter, adapter_class, adapter_names, crea
 from adapters.simulated.faults import FAULTS
 from conformance import __version__
 from conformance.checker import ModelTracker
+from conformance.cluster_whatif import ClusterConfigError
 from conformance.engine import run_areas
 from conformance.history import Failure, ReplayFileError, Step, load_failure
 from conformance.render import render_failure
@@ -92,6 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--area")
     rules = sub.add_parser("rules", help="list the rules")
     rules.add_argument("--area")
+
+    cluster = sub.add_parser("cluster", help="cluster workload tools")
+    cluster_sub = cluster.add_subparsers(dest="cluster_command", required=True, parser_class=_Parser)
+    simulate = cluster_sub.add_parser("simulate", help="where would messages go in this cluster?")
+    simulate.add_argument("config", type=Path, help="cluster description (TOML)")
+    simulate.add_argument("--messages", type=_positive, default=1000)
+    simulate.add_argument("--plot", type=Path, help="write a bar chart of the shares (PNG)")
 
     replay = sub.add_parser("replay", help="replay a saved failing history")
     replay.add_argument("file", type=Path)
@@ -208,8 +216,22 @@ def cmd_replay(args, out) -> int:
     return EXIT_OK
 
 
+def cmd_cluster(args, out) -> int:
+    from conformance import cluster_whatif as WI
+
+    scenario = WI.load_scenario(args.config)
+    outcome = WI.simulate(scenario, args.messages)
+    out.write(f"{args.messages} messages to {scenario.message.queue} from {scenario.cluster.local}\n")
+    out.write(tabulate(WI.rows(outcome), headers=["destination", "expected share", "simulated share",
+                                                    "messages", "eliminated at"]) + "\n")
+    if args.plot:
+        WI.plot(outcome, args.plot)
+        out.write(f"Plot: {args.plot}\n")
+    return EXIT_OK
+
+
 COMMANDS = {"run": cmd_run, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
-            "replay": cmd_replay}
+            "replay": cmd_replay, "cluster": cmd_cluster}
 
 
 def main(argv: list[str] | None = None, out=None) -> int:
@@ -227,6 +249,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
     except ReplayFileError as exc:
         err.write(f"mqconform: error: {exc}\n")
     except (HarnessError, AdapterError) as exc:
+        err.write(f"mqconform: error: {exc}\n")
+    except ClusterConfigError as exc:
         err.write(f"mqconform: error: {exc}\n")
     except HistoryError as exc:
         err.write(f"mqconform: error: history not executable: {exc}\n")

@@ -47,7 +47,9 @@ def test_run_conformant_adapter_exits_0_and_writes_results(adapter, tmp_path):
     assert run["status"] == "pass" and run["examples_run"] >= 20 and run["seed"] == 3
     rows = [json.loads(line) for line in (tmp_path / "rules.jsonl").read_text().splitlines()]
     assert {r["rule"] for r in rows} == {r.id for r in RULES.all()}
-    assert {r["verdict"] for r in rows} <= {"pass", "not exercised"}
+    areas = set(run["capabilities"]["areas"])
+    assert {r["verdict"] for r in rows if r["area"] in areas} <= {"pass", "not exercised"}
+    assert {r["verdict"] for r in rows if r["area"] not in areas} <= {"not applicable"}
     assert sum(r["verdict"] == "pass" for r in rows) > 20
 
 
@@ -94,3 +96,31 @@ def test_corrupt_or_foreign_replay_file(tmp_path, content, needle):
 def test_missing_replay_file():
     code, out, err = run_process("replay", "/nonexistent/replay.json")
     assert code == 2 and "cannot read" in err
+
+
+def test_cluster_simulator_example_and_plot(tmp_path):
+    png = tmp_path / "shares.png"
+    code, out = run_cli("cluster", "simulate", "docs/cluster-example.toml", "--messages", "1000", "--plot", str(png))
+    assert code == 0, out
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[3:] if line.startswith("QM")}
+    assert lines["QM2/SALES.QM2"][1:3] == ["75.0%", "75.4%"]
+    assert lines["QM3/SALES.QM3"][1:3] == ["25.0%", "24.6%"]
+    assert lines["QM4/SALES.QM4"][-1] == "CLWL-05" and lines["QM5/SALES.QM5"][-1] == "CLWL-01"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("config, needle", [
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]\n", "line"),
+    ("queue = \"Q\"\n", "key 'local'"),
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"B\"\nclusters = [\"C\"]\n", "local queue manager 'A'"),
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\n[[channel]]\nname = \"X\"\n"
+     "qmgr = \"A\"\nclusters = [\"C\"]\nstate = \"ASLEEP\"\n", "channel[0].state 'ASLEEP'"),
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\ncolour = 1\n", "qmgr[0]: unknown key 'colour'"),
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\n[[instance]]\nqmgr = \"Z\"\n"
+     "clusters = [\"C\"]\n", "instance[0].qmgr 'Z'"),
+])
+def test_cluster_simulator_rejects_bad_configs_with_one_line(tmp_path, config, needle):
+    f = tmp_path / "c.toml"
+    f.write_text(config)
+    code, out, err = run_process("cluster", "simulate", str(f))
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err

@@ -77,6 +77,7 @@ _AREA_MODULES = (
     "reference_model.rules.syncpoint",
     "reference_model.rules.expiry",
     "reference_model.rules.trigger",
+    "reference_model.rules.cluster",
 )
 for _name in _AREA_MODULES:
     importlib.import_module(_name)

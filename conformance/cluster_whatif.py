@@ -1,0 +1,149 @@
+"""The cluster what-if simulator: where would my messages go if...
+
+Reads a cluster description (TOML, see ``docs/cluster-simulator.md``), runs the
+reference model's workload algorithm for N messages and reports, per candidate
+destination, the share the weights predict, the share the algorithm produced,
+and the step that eliminated each destination that never receives anything.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+import attrs
+
+from reference_model import cluster as W
+
+STATE_NAMES = {
+    "INACTIVE": W.MQCHS_INACTIVE, "BINDING": W.MQCHS_BINDING, "STARTING": W.MQCHS_STARTING,
+    "RUNNING": W.MQCHS_RUNNING, "STOPPING": W.MQCHS_STOPPING, "RETRYING": W.MQCHS_RETRYING,
+    "STOPPED": W.MQCHS_STOPPED, "REQUESTING": W.MQCHS_REQUESTING, "PAUSED": W.MQCHS_PAUSED,
+    "INITIALIZING": W.MQCHS_INITIALIZING,
+}
+
+
+class ClusterConfigError(ValueError):
+    """A malformed or inconsistent cluster description; the message names the line or key."""
+
+
+@attrs.frozen
+class Scenario:
+    cluster: W.Cluster
+    message: W.Message
+
+
+def _table(data: dict, key: str) -> list[dict]:
+    items = data.get(key, [])
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ClusterConfigError(f"'{key}' must be an array of tables ([[{key}]])")
+    return items
+
+
+def _build(cls, where: str, fields: dict):
+    known = {a.name for a in attrs.fields(cls)}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ClusterConfigError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
+    try:
+        return cls(**fields)
+    except (TypeError, ValueError) as exc:
+        raise ClusterConfigError(f"{where}: {exc}") from None
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ClusterConfigError(f"{p}: cannot read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ClusterConfigError(f"{p}: {exc}") from None
+    for key in ("local", "queue"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise ClusterConfigError(f"{p}: key '{key}' (a name) is required")
+    qmgrs = [_build(W.QueueManager, f"{p}: qmgr[{i}]", q) for i, q in enumerate(_table(data, "qmgr"))]
+    names = {q.name for q in qmgrs}
+    if len(names) != len(qmgrs):
+        raise ClusterConfigError(f"{p}: qmgr names must be unique")
+    if data["local"] not in names:
+        raise ClusterConfigError(f"{p}: local queue manager '{data['local']}' has no [[qmgr]] entry")
+    queues = []
+    for i, q in enumerate(_table(data, "instance")):
+        q = {"name": data["queue"], **q}
+        if q.get("qmgr") not in names:
+            raise ClusterConfigError(f"{p}: instance[{i}].qmgr '{q.get('qmgr')}' is not a defined qmgr")
+        queues.append(_build(W.QueueInstance, f"{p}: instance[{i}]", q))
+    channels = []
+    for i, c in enumerate(_table(data, "channel")):
+        c = dict(c)
+        state = c.get("state", "INACTIVE")
+        if state not in STATE_NAMES:
+            raise ClusterConfigError(f"{p}: channel[{i}].state '{state}' is not one of {', '.join(STATE_NAMES)}")
+        c["state"] = STATE_NAMES[state]
+        if c.get("qmgr") not in names:
+            raise ClusterConfigError(f"{p}: channel[{i}].qmgr '{c.get('qmgr')}' is not a defined qmgr")
+        channels.append(_build(W.Channel, f"{p}: channel[{i}]", c))
+    message = _build(W.Message, f"{p}: message", {"queue": data["queue"], **data.get("message", {})})
+    unknown = sorted(set(data) - {"local", "queue", "qmgr", "instance", "channel", "message"})
+    if unknown:
+        raise ClusterConfigError(f"{p}: unknown key '{unknown[0]}'")
+    return Scenario(W.Cluster(local=data["local"], qmgrs=qmgrs, queues=queues, channels=channels), message)
+
+
+@attrs.frozen
+class Outcome:
+    messages: int
+    counts: dict
+    expected: dict
+    eliminated: dict
+
+
+def simulate(scenario: Scenario, messages: int) -> Outcome:
+    """Put ``messages`` messages, each to the first destination the algorithm allows."""
+    history = W.WorkloadHistory()
+    counts: Counter = Counter()
+    first = W.choose(scenario.cluster, scenario.message, history)
+    for _ in range(messages):
+        choice = W.choose(scenario.cluster, scenario.message, history)
+        pick = sorted(choice.allowed)[0]
+        counts[pick] += 1
+        history = W.advance(scenario.cluster, scenario.message, history, pick)
+    return Outcome(messages=messages, counts=dict(counts),
+                   expected=W.expected_shares(scenario.cluster, scenario.message)
+                   if len(first.finalists) > 1 else {k: 1.0 for k in first.allowed},
+                   eliminated={k: v for k, v in first.eliminated.items() if v != "CLWL-12"})
+
+
+def rows(outcome: Outcome) -> list[list]:
+    keys = sorted(set(outcome.counts) | set(outcome.expected) | set(outcome.eliminated))
+    out = []
+    for k in keys:
+        share = outcome.counts.get(k, 0) / outcome.messages if outcome.messages else 0.0
+        out.append([k, f"{outcome.expected.get(k, 0.0):.1%}", f"{share:.1%}", outcome.counts.get(k, 0),
+                    outcome.eliminated.get(k, "")])
+    return out
+
+
+def plot(outcome: Outcome, path: str | Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    table = rows(outcome)
+    names = [r[0] for r in table]
+    expected = [outcome.expected.get(n, 0.0) * 100 for n in names]
+    actual = [outcome.counts.get(n, 0) / max(outcome.messages, 1) * 100 for n in names]
+    fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(names)), 3.6), dpi=100)
+    xs = range(len(names))
+    ax.bar([x - 0.2 for x in xs], expected, width=0.4, label="expected (weights)")
+    ax.bar([x + 0.2 for x in xs], actual, width=0.4, label=f"simulated ({outcome.messages} messages)")
+    ax.set_xticks(list(xs), names, rotation=15)
+    ax.set_ylabel("share of messages (%)")
+    ax.set_title("Cluster destination shares")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -1,0 +1,307 @@
+"""The cluster workload management algorithm (seed 002), as a pure function.
+
+``choose(cluster, message, history)`` applies steps 1-12 to a cluster
+description and returns a :class:`Choice`: the destinations still allowed after
+each step, the step that eliminated every other candidate, and the set of
+destinations the queue manager may pick.  The stateful part of step 12
+(DestSeqFactor / DestSeqNumber) lives in :class:`WorkloadHistory`, which
+``advance`` returns anew for the destination actually chosen.
+
+Step names follow the seed: ``CLWL-01`` ... ``CLWL-12`` with ``CLWL-04a``,
+``CLWL-04b``, ``CLWL-11a`` ... ``CLWL-11c``.  This module is not yet wired into
+the rule registry, the simulated queue manager or a machine.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import attrs
+
+from reference_model import mqconst as C
+
+MQCHS_INACTIVE, MQCHS_BINDING, MQCHS_STARTING, MQCHS_RUNNING, MQCHS_STOPPING = 0, 1, 2, 3, 4
+MQCHS_RETRYING, MQCHS_STOPPED, MQCHS_REQUESTING, MQCHS_PAUSED, MQCHS_INITIALIZING = 5, 6, 7, 8, 13
+CHANNEL_STATES = (MQCHS_INACTIVE, MQCHS_BINDING, MQCHS_STARTING, MQCHS_RUNNING, MQCHS_STOPPING,
+                  MQCHS_RETRYING, MQCHS_STOPPED, MQCHS_REQUESTING, MQCHS_PAUSED, MQCHS_INITIALIZING)
+#: Channel-state groups admitted by steps 6 to 9, in order.
+STATE_GROUPS = (
+    ("CLWL-06", frozenset({MQCHS_INACTIVE, MQCHS_RUNNING})),
+    ("CLWL-07", frozenset({MQCHS_BINDING, MQCHS_INITIALIZING, MQCHS_STARTING, MQCHS_STOPPING})),
+    ("CLWL-08", frozenset({MQCHS_RETRYING})),
+    ("CLWL-09", frozenset({MQCHS_REQUESTING, MQCHS_PAUSED, MQCHS_STOPPED})),
+)
+USEQ_LOCAL, USEQ_ANY, USEQ_QMGR = "LOCAL", "ANY", "QMGR"
+#: DestSeqFactor is advanced by "approximately" 1000 / CLWLWGHT.
+FACTOR_SCALE = 1000
+
+
+@attrs.frozen(kw_only=True)
+class QueueManager:
+    name: str
+    clusters: frozenset[str] = attrs.field(converter=frozenset)
+    suspended: bool = False
+    clwluseq: str = attrs.field(default=USEQ_LOCAL, validator=attrs.validators.in_((USEQ_LOCAL, USEQ_ANY)))
+    clwlmruc: int = attrs.field(default=999999999, validator=attrs.validators.ge(1))
+
+
+@attrs.frozen(kw_only=True)
+class QueueInstance:
+    """An instance of a cluster queue hosted by ``qmgr``."""
+
+    name: str
+    qmgr: str
+    clusters: frozenset[str] = attrs.field(converter=frozenset)
+    put_enabled: bool = True
+    clwlrank: int = attrs.field(default=0, validator=attrs.validators.in_(range(10)))
+    clwlprty: int = attrs.field(default=0, validator=attrs.validators.in_(range(10)))
+    clwluseq: str = attrs.field(default=USEQ_QMGR, validator=attrs.validators.in_((USEQ_LOCAL, USEQ_ANY, USEQ_QMGR)))
+
+
+@attrs.frozen(kw_only=True)
+class Channel:
+    """The cluster-receiver channel to a remote queue manager, as known locally."""
+
+    name: str
+    qmgr: str
+    clusters: frozenset[str] = attrs.field(converter=frozenset)
+    state: int = attrs.field(default=MQCHS_INACTIVE, validator=attrs.validators.in_(CHANNEL_STATES))
+    clwlrank: int = attrs.field(default=0, validator=attrs.validators.in_(range(10)))
+    clwlprty: int = attrs.field(default=0, validator=attrs.validators.in_(range(10)))
+    clwlwght: int = attrs.field(default=50, validator=attrs.validators.in_(range(1, 100)))
+    netprty: int = attrs.field(default=0, validator=attrs.validators.in_(range(10)))
+    #: A locally defined CLUSSDR (step 10) rather than an auto-defined one.
+    local_sender: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Cluster:
+    """What the local queue manager knows of its clusters."""
+
+    local: str
+    qmgrs: tuple[QueueManager, ...] = attrs.field(converter=tuple)
+    queues: tuple[QueueInstance, ...] = attrs.field(converter=tuple)
+    channels: tuple[Channel, ...] = attrs.field(converter=tuple)
+
+    def qmgr(self, name: str) -> QueueManager:
+        return next(q for q in self.qmgrs if q.name == name)
+
+
+@attrs.frozen(kw_only=True)
+class Message:
+    queue: str
+    put_locally: bool = True
+    #: A cluster PCF message (publication or subscription) and the queue managers already sent one.
+    pcf: bool = False
+    already_sent: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+
+
+@attrs.frozen
+class Destination:
+    """A queue instance and, for a remote one, the channel that reaches it."""
+
+    queue: QueueInstance
+    channel: Channel | None = None
+
+    @property
+    def qmgr(self) -> str:
+        return self.queue.qmgr
+
+    @property
+    def key(self) -> str:
+        return self.qmgr if self.channel is None else f"{self.qmgr}/{self.channel.name}"
+
+
+@attrs.frozen(kw_only=True)
+class Choice:
+    #: Steps applied, each with the destinations remaining after it.
+    trace: tuple[tuple[str, tuple[str, ...]], ...]
+    #: Destination key -> the step that eliminated it.
+    eliminated: dict = attrs.field(eq=False)
+    #: Destinations the queue manager may choose (more than one when step 12 ties).
+    allowed: frozenset[str] = attrs.field(converter=frozenset)
+    #: The candidates step 12 chose among (for the weighted share).
+    finalists: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class WorkloadHistory:
+    """Step 12's state: DestSeqFactor and DestSeqNumber per destination, and what they were computed for."""
+
+    factors: dict = attrs.field(factory=dict, eq=False)
+    numbers: dict = attrs.field(factory=dict, eq=False)
+    last_number: int = 0
+    #: The workload attributes of the available destinations when the factors were last reset.
+    signature: tuple = ()
+
+
+def _step(trace, eliminated, step: str, before: list[Destination], after: list[Destination]) -> list[Destination]:
+    kept = {d.key for d in after}
+    for d in before:
+        if d.key not in kept and d.key not in eliminated:
+            eliminated[d.key] = step
+    trace.append((step, tuple(sorted(kept))))
+    return after
+
+
+def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None = None) -> Choice:
+    """Apply steps 1-12 for a message put to the cluster queue ``message.queue``."""
+    history = history or WorkloadHistory()
+    trace: list = []
+    eliminated: dict = {}
+    local_qm = cluster.qmgr(cluster.local)
+    cands = []
+    for q in cluster.queues:
+        if q.name != message.queue:
+            continue
+        if q.qmgr == cluster.local:
+            cands.append(Destination(q))
+        else:
+            cands += [Destination(q, ch) for ch in cluster.channels if ch.qmgr == q.qmgr]
+    trace.append(("start", tuple(sorted(d.key for d in cands))))
+    # Step 1: PUT-enabled queues, sharing a cluster with the local queue manager, over channels in the queue's cluster.
+    cands = _step(trace, eliminated, "CLWL-01", cands, [
+        d for d in cands if d.queue.put_enabled
+        and (d.channel is None or (d.queue.clusters & local_qm.clusters and d.channel.clusters & d.queue.clusters))])
+    # Step 3: the local instance under CLWLUSEQ(LOCAL), or for messages from a cluster channel.
+    local = [d for d in cands if d.channel is None]
+    if local:
+        useq = local[0].queue.clwluseq
+        if useq == USEQ_QMGR:
+            useq = local_qm.clwluseq
+        if useq == USEQ_LOCAL or not message.put_locally:
+            cands = _step(trace, eliminated, "CLWL-03", cands, local)
+            return Choice(trace=tuple(trace), eliminated=eliminated, allowed=[d.key for d in cands])
+    # Step 4: cluster PCF messages skip queue managers already sent one.
+    if message.pcf:
+        cands = _step(trace, eliminated, "CLWL-04", cands, [d for d in cands if d.qmgr not in message.already_sent])
+    # Step 4a: channel rank; 4b: queue rank.
+    cands = _keep_max(trace, eliminated, "CLWL-04a", cands, lambda d: d.channel.clwlrank if d.channel else None)
+    cands = _keep_max(trace, eliminated, "CLWL-04b", cands, lambda d: d.queue.clwlrank)
+    # Step 5: resumed queue managers before suspended ones, when only remote instances remain.
+    if cands and all(d.channel is not None for d in cands):
+        resumed = [d for d in cands if not cluster.qmgr(d.qmgr).suspended]
+        if resumed:
+            cands = _step(trace, eliminated, "CLWL-05", cands, resumed)
+    # Steps 6-9: with more than one remote instance, keep INACTIVE and RUNNING channels; while
+    # none is left, widen to the next group of states.
+    remote = [d for d in cands if d.channel is not None]
+    if len(remote) > 1:
+        admitted: set[int] = set()
+        chosen: list[Destination] = []
+        step = "CLWL-06"
+        for step, states in STATE_GROUPS:
+            admitted |= states
+            chosen = [d for d in remote if d.channel.state in admitted]
+            if chosen:
+                break
+        cands = _step(trace, eliminated, step, cands, [d for d in cands if d.channel is None] + chosen)
+    # Step 10: cluster PCF messages prefer locally defined CLUSSDR channels.
+    if message.pcf and len([d for d in cands if d.channel]) > 1:
+        senders = [d for d in cands if d.channel is None or d.channel.local_sender]
+        if any(d.channel for d in senders):
+            cands = _step(trace, eliminated, "CLWL-10", cands, senders)
+    # Step 11: highest NETPRTY per queue manager.
+    best: dict[str, int] = {}
+    for d in cands:
+        if d.channel is not None:
+            best[d.qmgr] = max(best.get(d.qmgr, -1), d.channel.netprty)
+    cands = _step(trace, eliminated, "CLWL-11", cands,
+                  [d for d in cands if d.channel is None or d.channel.netprty == best[d.qmgr]])
+    # Step 11b: a queue is being chosen: the highest queue CLWLPRTY; channels are kept.
+    # (Step 11a, for a queue manager being chosen, applies to puts naming a queue manager: not modelled yet.)
+    cands = _keep_max(trace, eliminated, "CLWL-11b", cands, lambda d: d.queue.clwlprty)
+    # Step 11c: the CLWLMRUC most recently used channels.
+    mruc = local_qm.clwlmruc
+    if len(cands) > mruc:
+        ranked = sorted(cands, key=lambda d: -history.numbers.get(d.key, 0))
+        cut = history.numbers.get(ranked[mruc - 1].key, 0)
+        cands = _step(trace, eliminated, "CLWL-11c", cands,
+                      [d for d in cands if history.numbers.get(d.key, 0) >= cut])
+    # Step 12: least recently used (lowest DestSeqFactor), then lowest DestSeqNumber.
+    keys = [d.key for d in cands]
+    if len(cands) <= 1:
+        return Choice(trace=tuple(trace), eliminated=eliminated, allowed=keys, finalists=tuple(keys))
+    factors = _factors(cluster, cands, history)
+    low = min(factors[k] for k in keys)
+    lowest = [k for k in keys if factors[k] == low]
+    low_n = min(history.numbers.get(k, 0) for k in lowest)
+    allowed = [k for k in lowest if history.numbers.get(k, 0) == low_n]
+    trace.append(("CLWL-12", tuple(sorted(allowed))))
+    for k in keys:
+        if k not in allowed:
+            eliminated.setdefault(k, "CLWL-12")
+    return Choice(trace=tuple(trace), eliminated=eliminated, allowed=allowed, finalists=tuple(sorted(keys)))
+
+
+def _keep_max(trace, eliminated, step, cands, value):
+    values = [value(d) for d in cands if value(d) is not None]
+    if not values:
+        return cands
+    top = max(values)
+    return _step(trace, eliminated, step, cands, [d for d in cands if value(d) is None or value(d) == top])
+
+
+def _signature(cluster: Cluster, cands: Iterable[Destination]) -> tuple:
+    return tuple(sorted((d.key, d.queue.clwlrank, d.queue.clwlprty,
+                         None if d.channel is None else (d.channel.clwlrank, d.channel.clwlprty,
+                                                         d.channel.clwlwght, d.channel.netprty))
+                        for d in cands))
+
+
+def _factors(cluster: Cluster, cands: list[Destination], history: WorkloadHistory) -> dict:
+    """Step 12: factors reset to zero when workload attributes change or new destinations appear."""
+    if _reset_needed(cluster, cands, history):
+        return {d.key: 0 for d in cands}
+    return {d.key: history.factors.get(d.key, 0) for d in cands}
+
+
+def _reset_needed(cluster: Cluster, cands: list[Destination], history: WorkloadHistory) -> bool:
+    sig = _signature(cluster, cands)
+    old = dict((k, rest) for k, *rest in history.signature)
+    new = dict((k, rest) for k, *rest in sig)
+    appeared = set(new) - set(old)
+    altered = any(old[k] != new[k] for k in set(old) & set(new))
+    return bool(history.signature) and (bool(appeared) or altered)
+
+
+def advance(cluster: Cluster, message: Message, history: WorkloadHistory, chosen: str) -> WorkloadHistory:
+    """Step 12's bookkeeping after the queue manager chose ``chosen``."""
+    choice = choose(cluster, message, history)
+    if chosen not in choice.allowed:
+        raise ValueError(f"{chosen!r} is not an allowed destination ({sorted(choice.allowed)})")
+    cands = [d for d in _destinations(cluster, message) if d.key in choice.finalists]
+    factors = dict(_factors(cluster, cands, history)) if cands else {}
+    weight = next((d.channel.clwlwght for d in cands if d.key == chosen and d.channel), 50)
+    factors[chosen] = factors.get(chosen, 0) + FACTOR_SCALE // weight
+    numbers = dict(history.numbers)
+    numbers[chosen] = history.last_number + 1
+    return WorkloadHistory(factors=factors, numbers=numbers, last_number=history.last_number + 1,
+                           signature=_signature(cluster, cands) if cands else history.signature)
+
+
+def _destinations(cluster: Cluster, message: Message) -> list[Destination]:
+    out = []
+    for q in cluster.queues:
+        if q.name != message.queue:
+            continue
+        if q.qmgr == cluster.local:
+            out.append(Destination(q))
+        else:
+            out += [Destination(q, ch) for ch in cluster.channels if ch.qmgr == q.qmgr]
+    return out
+
+
+def expected_shares(cluster: Cluster, message: Message) -> dict[str, float]:
+    """Over many messages, the share each finalist receives: proportional to its CLWLWGHT."""
+    choice = choose(cluster, message)
+    weights = {}
+    for d in _destinations(cluster, message):
+        if d.key in choice.finalists:
+            weights[d.key] = d.channel.clwlwght if d.channel else 50
+    total = sum(weights.values()) or 1
+    return {k: w / total for k, w in weights.items()}
+
+
+__all__ = ["Channel", "Choice", "Cluster", "Message", "QueueInstance", "QueueManager", "WorkloadHistory",
+           "advance", "choose", "expected_shares", "C"]

@@ -1,0 +1,134 @@
+"""Hand-written cases for the cluster workload management algorithm (seed 002), step by step."""
+
+from collections import Counter
+
+import pytest
+
+from reference_model import cluster as W
+
+CL = {"CL1"}
+
+
+def cluster(*, queues=(), channels=(), qmgrs=None, local="LOCAL"):
+    names = {q.qmgr for q in queues} | {c.qmgr for c in channels} | {local}
+    qms = qmgrs or [W.QueueManager(name=n, clusters=CL) for n in sorted(names)]
+    return W.Cluster(local=local, qmgrs=qms, queues=queues, channels=channels)
+
+
+def q(qmgr, **kw):
+    return W.QueueInstance(name="Q", qmgr=qmgr, clusters=kw.pop("clusters", CL), **kw)
+
+
+def ch(qmgr, **kw):
+    return W.Channel(name=kw.pop("name", f"TO.{qmgr}"), qmgr=qmgr, clusters=kw.pop("clusters", CL), **kw)
+
+
+def allowed(c, msg=W.Message(queue="Q"), history=None):
+    return set(W.choose(c, msg, history).allowed)
+
+
+def test_step1_put_disabled_and_foreign_clusters_are_eliminated():
+    c = cluster(queues=[q("A", put_enabled=False), q("B"), q("C", clusters={"OTHER"})],
+                channels=[ch("A"), ch("B"), ch("C")])
+    choice = W.choose(c, W.Message(queue="Q"))
+    assert set(choice.allowed) == {"B/TO.B"}
+    assert choice.eliminated["A/TO.A"] == "CLWL-01" and choice.eliminated["C/TO.C"] == "CLWL-01"
+
+
+@pytest.mark.parametrize("queue_useq, qmgr_useq, put_locally, local_only", [
+    ("LOCAL", "ANY", True, True), ("QMGR", "LOCAL", True, True), ("QMGR", "ANY", True, False),
+    ("ANY", "LOCAL", True, False), ("ANY", "ANY", False, True),
+])
+def test_step3_local_instance_and_clwluseq(queue_useq, qmgr_useq, put_locally, local_only):
+    c = cluster(queues=[q("LOCAL", clwluseq=queue_useq), q("B")], channels=[ch("B")],
+                qmgrs=[W.QueueManager(name="LOCAL", clusters=CL, clwluseq=qmgr_useq),
+                       W.QueueManager(name="B", clusters=CL)])
+    result = allowed(c, W.Message(queue="Q", put_locally=put_locally))
+    assert (result == {"LOCAL"}) == local_only
+
+
+def test_step4_pcf_messages_skip_queue_managers_already_sent():
+    c = cluster(queues=[q("A"), q("B")], channels=[ch("A"), ch("B")])
+    assert allowed(c, W.Message(queue="Q", pcf=True, already_sent={"A"})) == {"B/TO.B"}
+
+
+def test_step4a_channel_rank_before_channel_state():
+    c = cluster(queues=[q("A"), q("B")], channels=[ch("A", clwlrank=5, state=W.MQCHS_STOPPED), ch("B")])
+    assert allowed(c) == {"A/TO.A"}  # the higher rank wins even though its channel is stopped
+
+
+def test_step4b_queue_rank():
+    c = cluster(queues=[q("A", clwlrank=1), q("B", clwlrank=3)], channels=[ch("A"), ch("B")])
+    assert allowed(c) == {"B/TO.B"}
+
+
+def test_step5_resumed_before_suspended():
+    c = cluster(queues=[q("A"), q("B")], channels=[ch("A"), ch("B")],
+                qmgrs=[W.QueueManager(name="LOCAL", clusters=CL), W.QueueManager(name="A", clusters=CL, suspended=True),
+                       W.QueueManager(name="B", clusters=CL)])
+    assert allowed(c) == {"B/TO.B"}
+
+
+def test_steps6_to_9_widen_channel_states_only_when_nothing_is_left():
+    running = cluster(queues=[q("A"), q("B")], channels=[ch("A", state=W.MQCHS_RETRYING), ch("B", state=W.MQCHS_RUNNING)])
+    assert allowed(running) == {"B/TO.B"}
+    starting = cluster(queues=[q("A"), q("B")], channels=[ch("A", state=W.MQCHS_RETRYING), ch("B", state=W.MQCHS_STARTING)])
+    assert allowed(starting) == {"B/TO.B"}  # step 7 before step 8
+    stopped = cluster(queues=[q("A"), q("B")], channels=[ch("A", state=W.MQCHS_STOPPED), ch("B", state=W.MQCHS_PAUSED)])
+    assert allowed(stopped) == {"A/TO.A", "B/TO.B"}  # step 9
+
+
+def test_step10_pcf_prefers_local_cluster_senders():
+    c = cluster(queues=[q("A"), q("B")], channels=[ch("A", local_sender=True), ch("B")])
+    assert allowed(c, W.Message(queue="Q", pcf=True)) == {"A/TO.A"}
+
+
+def test_step11_highest_netprty_per_queue_manager():
+    c = cluster(queues=[q("A")], channels=[ch("A", name="A1", netprty=1), ch("A", name="A2", netprty=4)])
+    assert allowed(c) == {"A/A2"}
+
+
+def test_step11b_highest_queue_priority():
+    c = cluster(queues=[q("A", clwlprty=2), q("B", clwlprty=7)], channels=[ch("A"), ch("B")])
+    assert allowed(c) == {"B/TO.B"}
+
+
+def test_step11c_most_recently_used_limit():
+    qms = [W.QueueManager(name="LOCAL", clusters=CL, clwlmruc=2)] + [W.QueueManager(name=n, clusters=CL) for n in "ABC"]
+    c = cluster(queues=[q(n) for n in "ABC"], channels=[ch(n) for n in "ABC"], qmgrs=qms)
+    h = W.WorkloadHistory(numbers={"A/TO.A": 3, "B/TO.B": 1, "C/TO.C": 2}, last_number=3)
+    choice = W.choose(c, W.Message(queue="Q"), h)
+    assert choice.eliminated.get("B/TO.B") == "CLWL-11c"
+
+
+def test_step12_least_recently_used_follows_the_weights():
+    c = cluster(queues=[q("A"), q("B")], channels=[ch("A", clwlwght=75), ch("B", clwlwght=25)])
+    msg, h, counts = W.Message(queue="Q"), W.WorkloadHistory(), Counter()
+    for _ in range(400):
+        choice = W.choose(c, msg, h)
+        pick = sorted(choice.allowed)[0]
+        counts[pick] += 1
+        h = W.advance(c, msg, h, pick)
+    assert counts["A/TO.A"] / 400 == pytest.approx(0.75, abs=0.02)
+    assert W.expected_shares(c, msg) == {"A/TO.A": 0.75, "B/TO.B": 0.25}
+
+
+def test_step12_factors_reset_when_workload_attributes_change_or_destinations_appear():
+    c = cluster(queues=[q("A"), q("B")], channels=[ch("A", clwlwght=99), ch("B", clwlwght=1)])
+    msg, h = W.Message(queue="Q"), W.WorkloadHistory()
+    for pick in ("A/TO.A", "B/TO.B", "A/TO.A"):
+        assert pick in allowed(c, msg, h)
+        h = W.advance(c, msg, h, pick)
+    assert allowed(c, msg, h) == {"A/TO.A"}  # factors A=20, B=1000: A is least used
+    altered = cluster(queues=[q("A"), q("B", clwlprty=0)], channels=[ch("A", clwlwght=99), ch("B", clwlwght=2)])
+    # reset: every factor is zero, so the lowest DestSeqNumber (B's 2 against A's 3) decides
+    assert allowed(altered, msg, h) == {"B/TO.B"}
+    grown = cluster(queues=[q("A"), q("B"), q("C")],
+                    channels=[ch("A", clwlwght=99), ch("B", clwlwght=1), ch("C")])
+    assert allowed(grown, msg, h) == {"C/TO.C"}  # new destination, never used: DestSeqNumber 0
+
+
+def test_advance_rejects_a_destination_the_algorithm_does_not_allow():
+    c = cluster(queues=[q("A"), q("B", put_enabled=False)], channels=[ch("A"), ch("B")])
+    with pytest.raises(ValueError):
+        W.advance(c, W.Message(queue="Q"), W.WorkloadHistory(), "B/TO.B")
