@@ -127,6 +127,8 @@ def _direction(branch: model.Branch, field: str, observed: L.Observation) -> str
 def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation) -> tuple[str, ...]:
     rules: list[str] = []
     for f in fields:
+        if f.startswith("attrs."):  # rules for the particular value observed, where the model gives them
+            rules += branch.field_rules.get(f"{f}={dict(observed.attrs or ()).get(f[6:])}", ())
         rules += (branch.field_rules.get(f + _direction(branch, f, observed)) or branch.field_rules.get(f)
                   or branch.field_rules.get(f.split(".")[0]) or branch.rules)
     body = observed.message.body if observed.message is not None else None

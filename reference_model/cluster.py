@@ -195,6 +195,7 @@ def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None =
             chosen = [d for d in remote if d.channel.state in admitted]
             if chosen:
                 break
+            trace.append((step, ()))  # nothing left yet: the next step widens
         cands = _step(trace, eliminated, step, cands, [d for d in cands if d.channel is None] + chosen)
     # Step 10: cluster PCF messages prefer locally defined CLUSSDR channels.
     if message.pcf and len([d for d in cands if d.channel]) > 1:
@@ -270,12 +271,15 @@ def advance(cluster: Cluster, message: Message, history: WorkloadHistory, chosen
     choice = choose(cluster, message, history)
     if chosen not in choice.allowed:
         raise ValueError(f"{chosen!r} is not an allowed destination ({sorted(choice.allowed)})")
+    numbers = dict(history.numbers)
+    numbers[chosen] = history.last_number + 1
+    if len(choice.finalists) <= 1:  # no workload choice was made: only the sequence number moves
+        return WorkloadHistory(factors=history.factors, numbers=numbers, last_number=history.last_number + 1,
+                               signature=history.signature)
     cands = [d for d in _destinations(cluster, message) if d.key in choice.finalists]
     factors = dict(_factors(cluster, cands, history)) if cands else {}
     weight = next((d.channel.clwlwght for d in cands if d.key == chosen and d.channel), 50)
     factors[chosen] = factors.get(chosen, 0) + FACTOR_SCALE // weight
-    numbers = dict(history.numbers)
-    numbers[chosen] = history.last_number + 1
     return WorkloadHistory(factors=factors, numbers=numbers, last_number=history.last_number + 1,
                            signature=_signature(cluster, cands) if cands else history.signature)
 
@@ -305,3 +309,87 @@ def expected_shares(cluster: Cluster, message: Message) -> dict[str, float]:
 
 __all__ = ["Channel", "Choice", "Cluster", "Message", "QueueInstance", "QueueManager", "WorkloadHistory",
            "advance", "choose", "expected_shares", "C"]
+
+
+# ---------------------------------------------------------------- the model's ops
+
+from reference_model import language as L  # noqa: E402
+from reference_model.model import Branch, HistoryError, handles  # noqa: E402
+
+
+def cluster_of(state) -> Cluster:
+    objs = state.cluster
+    local = next((q["name"] for q in objs["qmgrs"].values() if q["local"]), None)
+    if local is None:
+        raise HistoryError("no local cluster queue manager defined")
+    return Cluster(
+        local=local,
+        qmgrs=[QueueManager(**{k: v for k, v in q.items() if k != "local"}) for q in objs["qmgrs"].values()],
+        queues=[QueueInstance(**q) for q in objs["instances"].values()],
+        channels=[Channel(**c) for c in objs["channels"].values()],
+    )
+
+
+def _set(state, table: str, key, fields: dict) -> list[Branch]:
+    s = state.clone()
+    s.cluster = {k: dict(v) for k, v in s.cluster.items()}
+    s.cluster[table][key] = fields
+    try:
+        cluster_of(s) if any(q["local"] for q in s.cluster["qmgrs"].values()) else None
+    except (TypeError, ValueError) as exc:
+        raise HistoryError(f"invalid cluster object: {exc}") from None
+    return [Branch(observation=L.OK, state=s)]
+
+
+@handles(L.SetClusterQueueManager)
+def set_qmgr(state, op):
+    return _set(state, "qmgrs", op.name, dict(name=op.name, clusters=op.clusters, local=op.local,
+                                             suspended=op.suspended, clwluseq=op.clwluseq, clwlmruc=op.clwlmruc))
+
+
+@handles(L.SetClusterInstance)
+def set_instance(state, op):
+    return _set(state, "instances", (op.qmgr, op.queue), dict(
+        name=op.queue, qmgr=op.qmgr, clusters=op.clusters, put_enabled=op.put_enabled, clwlrank=op.clwlrank,
+        clwlprty=op.clwlprty, clwluseq=op.clwluseq))
+
+
+@handles(L.SetClusterChannel)
+def set_channel(state, op):
+    return _set(state, "channels", op.name, dict(
+        name=op.name, qmgr=op.qmgr, clusters=op.clusters, state=op.state, clwlrank=op.clwlrank,
+        clwlprty=op.clwlprty, clwlwght=op.clwlwght, netprty=op.netprty, local_sender=op.local_sender))
+
+
+@handles(L.RemoveClusterInstance)
+def remove_instance(state, op):
+    s = state.clone()
+    s.cluster = {k: dict(v) for k, v in s.cluster.items()}
+    s.cluster["instances"].pop((op.qmgr, op.queue), None)
+    return [Branch(observation=L.OK, state=s)]
+
+
+@handles(L.ClusterPut)
+def cluster_put(state, op):
+    cl = cluster_of(state)
+    msg = Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf, already_sent=op.already_sent)
+    history = state.workload.get(op.queue) or WorkloadHistory()
+    try:
+        choice = choose(cl, msg, history)
+    except StopIteration:
+        raise HistoryError("a cluster queue or channel names an undefined queue manager") from None
+    steps = tuple(dict.fromkeys(step for step, _ in choice.trace if step.startswith("CLWL")))
+    field_rules = {f"attrs.DESTINATION={key}": (step,) for key, step in choice.eliminated.items()}
+    field_rules["attrs.DESTINATION"] = ("CLWL-12",) + steps
+    if not choice.allowed:
+        # MQ reports no usable destination; which reason code is not in the seed.
+        return [Branch(observation=L.Observation(attrs={"DESTINATION": ""}), state=state, rules=steps,
+                       field_rules=field_rules)]
+    out = []
+    for key in sorted(choice.allowed):
+        s = state.clone()
+        s.workload = dict(s.workload)
+        s.workload[op.queue] = advance(cl, msg, history, key)
+        out.append(Branch(observation=L.Observation(attrs={"DESTINATION": key}), state=s,
+                          rules=steps, field_rules=field_rules))
+    return out

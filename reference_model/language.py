@@ -356,6 +356,66 @@ class RefreshExpiry(Op):
     queues: str = "*"
 
 
+def _clusters(value: Any) -> tuple[str, ...]:
+    return tuple(sorted({str(v) for v in value}))
+
+
+@value_class
+class SetClusterQueueManager(Op):
+    """Define or alter what the local queue manager knows of a cluster queue manager."""
+
+    name: str
+    clusters: tuple = attrs.field(converter=_clusters)
+    local: bool = False
+    suspended: bool = False
+    clwluseq: str = "LOCAL"
+    clwlmruc: int = 999999999
+
+
+@value_class
+class SetClusterInstance(Op):
+    """Define or alter an instance of a cluster queue hosted by ``qmgr``."""
+
+    qmgr: str
+    queue: str
+    clusters: tuple = attrs.field(converter=_clusters)
+    put_enabled: bool = True
+    clwlrank: int = 0
+    clwlprty: int = 0
+    clwluseq: str = "QMGR"
+
+
+@value_class
+class RemoveClusterInstance(Op):
+    qmgr: str
+    queue: str
+
+
+@value_class
+class SetClusterChannel(Op):
+    """Define or alter the cluster channel to ``qmgr`` (its state included)."""
+
+    name: str
+    qmgr: str
+    clusters: tuple = attrs.field(converter=_clusters)
+    state: int = 0
+    clwlrank: int = 0
+    clwlprty: int = 0
+    clwlwght: int = 50
+    netprty: int = 0
+    local_sender: bool = False
+
+
+@value_class
+class ClusterPut(Op):
+    """Put a message to cluster queue ``queue``; the observation's DESTINATION names where it went."""
+
+    queue: str
+    put_locally: bool = True
+    pcf: bool = False
+    already_sent: tuple = attrs.field(default=(), converter=_clusters)
+
+
 @value_class
 class AdvanceClock(Op):
     """Let time pass, in tenths of a second."""

@@ -130,6 +130,10 @@ class ModelState:
     qmgr: dict = attrs.Factory(lambda: {"EXPRYINT": 0, "TRIGINT": C.DEFAULT_TRIGGER_INTERVAL})
     #: Process definitions by name (DefineProcess ops, never mutated).
     processes: dict = attrs.Factory(dict)
+    #: What the local queue manager knows of its clusters (tables of plain field dicts).
+    cluster: dict = attrs.Factory(lambda: {"qmgrs": {}, "instances": {}, "channels": {}})
+    #: Step 12's workload history per cluster queue (immutable values).
+    workload: dict = attrs.Factory(dict)
 
     def clone(self) -> "ModelState":
         """An independent copy (descriptors and log entries are never mutated, so they are shared)."""
@@ -147,6 +151,8 @@ class ModelState:
             removed=dict(self.removed),
             qmgr=dict(self.qmgr),
             processes=dict(self.processes),
+            cluster=self.cluster,
+            workload=self.workload,
         )
 
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:

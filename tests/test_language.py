@@ -38,6 +38,14 @@ ops = st.one_of(
     st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"EXPRYINT": st.integers(0, 10**6)})),
     st.builds(L.RefreshExpiry, queues=names),
     st.builds(L.DefineProcess, process=names, appl_type=ints, appl_id=text, env_data=text, user_data=text),
+    st.builds(L.SetClusterQueueManager, name=names, clusters=st.lists(names), local=st.booleans(),
+              suspended=st.booleans(), clwluseq=text, clwlmruc=ints),
+    st.builds(L.SetClusterInstance, qmgr=names, queue=names, clusters=st.lists(names), put_enabled=st.booleans(),
+              clwlrank=ints, clwlprty=ints, clwluseq=text),
+    st.builds(L.RemoveClusterInstance, qmgr=names, queue=names),
+    st.builds(L.SetClusterChannel, name=names, qmgr=names, clusters=st.lists(names), state=ints, clwlrank=ints,
+              clwlprty=ints, clwlwght=ints, netprty=ints, local_sender=st.booleans()),
+    st.builds(L.ClusterPut, queue=names, put_locally=st.booleans(), pcf=st.booleans(), already_sent=st.lists(names)),
     st.builds(L.Put, conn=names, handle=names, body=text, md=mds, options=ints,
               xmit_header=st.builds(L.XmitHeader, expiry=ints)),
 )
@@ -59,7 +67,8 @@ def test_every_operation_class_is_generated():
     assert {c.__name__ for c in L.OPERATIONS} == {
         "DefineQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open", "Close",
         "Put", "Put1", "Get", "Commit", "Backout", "Restart", "AdvanceClock", "AlterQueueManager",
-        "RefreshExpiry", "DefineProcess"}
+        "RefreshExpiry", "DefineProcess", "SetClusterQueueManager", "SetClusterInstance", "RemoveClusterInstance",
+        "SetClusterChannel", "ClusterPut"}
 
 
 @given(st.one_of(ops, observations))

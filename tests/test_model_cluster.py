@@ -132,3 +132,19 @@ def test_advance_rejects_a_destination_the_algorithm_does_not_allow():
     c = cluster(queues=[q("A"), q("B", put_enabled=False)], channels=[ch("A"), ch("B")])
     with pytest.raises(ValueError):
         W.advance(c, W.Message(queue="Q"), W.WorkloadHistory(), "B/TO.B")
+
+
+def test_cluster_put_operation_allows_every_tie_and_names_the_eliminating_step():
+    from conformance.checker import ModelTracker
+    from reference_model import language as L
+
+    t = ModelTracker("distributed")
+    setup = [L.SetClusterQueueManager(name="GW", clusters=["C"], local=True)]
+    for qm in ("A", "B"):
+        setup += [L.SetClusterQueueManager(name=qm, clusters=["C"]),
+                  L.SetClusterInstance(qmgr=qm, queue="Q", clusters=["C"], put_enabled=qm == "A"),
+                  L.SetClusterChannel(name=f"TO.{qm}", qmgr=qm, clusters=["C"], state=3)]
+    for op in setup:
+        assert t.advance(op, L.OK).mismatch is None
+    wrong = t.advance(L.ClusterPut(queue="Q"), L.Observation(attrs={"DESTINATION": "B/TO.B"}))
+    assert wrong.mismatch is not None and wrong.mismatch.rules[0] == "CLWL-01"

@@ -13,7 +13,7 @@ from reference_model import language as L
 from reference_model.rules import AREAS
 
 #: Areas the simulated queue manager implements so far.
-SIMULATED_AREAS = ("core", "syncpoint", "expiry", "trigger")
+SIMULATED_AREAS = ("core", "syncpoint", "expiry", "trigger", "cluster")
 
 
 class SimulatedAdapter:

@@ -109,6 +109,27 @@ _fault("depth-keeps-trigger-on", "trigger", ("TRIG-28",),
 _fault("every-delivered-at-backout", "trigger", ("TRIG-15",),
        "an EVERY trigger message of a backed-out unit of work is delivered")
 
+_fault("rank-ignored", "cluster", ("CLWL-04a", "CLWL-04b"),
+       "channel and queue CLWLRANK do not eliminate lower-ranked destinations")
+_fault("clwlprty-ignored", "cluster", ("CLWL-11b",),
+       "queue CLWLPRTY does not eliminate lower-priority destinations")
+_fault("netprty-ignored", "cluster", ("CLWL-11",),
+       "every channel to a queue manager competes, whatever its NETPRTY")
+_fault("suspended-preferred", "cluster", ("CLWL-05",),
+       "suspended queue managers are preferred to resumed ones")
+_fault("channel-state-ignored", "cluster", ("CLWL-06", "CLWL-07", "CLWL-08", "CLWL-09"),
+       "stopped or retrying channels compete with running ones")
+_fault("weights-ignored", "cluster", ("CLWL-12",),
+       "every destination's DestSeqFactor advances as if CLWLWGHT were 50")
+_fault("mruc-ignored", "cluster", ("CLWL-11c",),
+       "CLWLMRUC does not limit the destinations to the most recently used")
+_fault("no-reset-on-change", "cluster", ("CLWL-12",),
+       "DestSeqFactors are not reset when workload attributes change or destinations appear")
+_fault("local-not-preferred", "cluster", ("CLWL-03",),
+       "the local instance is not chosen under CLWLUSEQ(LOCAL)")
+_fault("put-disabled-chosen", "cluster", ("CLWL-01",),
+       "a PUT-disabled queue instance can be chosen")
+
 
 def parse_faults(text: str | None) -> tuple[str, ...]:
     """``"a,b"`` to a tuple of known fault names; raises ValueError naming an unknown one."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+from adapters.simulated.cluster import SimulatedCluster
 from adapters.simulated.triggering import Triggering
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -100,6 +101,7 @@ class SimulatedQueueManager:
         self.trigger_interval = C.DEFAULT_TRIGGER_INTERVAL  # TRIGINT, milliseconds
         self.processes: dict[str, L.DefineProcess] = {}
         self.triggering = Triggering(self)
+        self.cluster = SimulatedCluster(self.faults)
         self._seq = itertools.count(1)
 
     # ------------------------------------------------------------ dispatch
@@ -137,6 +139,21 @@ class SimulatedQueueManager:
 
     def _op_DefineProcess(self, op: L.DefineProcess):
         self.processes[op.process] = op
+
+    def _op_SetClusterQueueManager(self, op):
+        self.cluster.qmgrs[op.name] = op
+
+    def _op_SetClusterInstance(self, op):
+        self.cluster.instances[(op.qmgr, op.queue)] = op
+
+    def _op_RemoveClusterInstance(self, op):
+        self.cluster.instances.pop((op.qmgr, op.queue), None)
+
+    def _op_SetClusterChannel(self, op):
+        self.cluster.channels[op.name] = op
+
+    def _op_ClusterPut(self, op):
+        return self.cluster.put(op)
 
     def put_trigger_message(self, initq: str, tm: L.TriggerMessage) -> None:
         q = self.queues.get(initq)

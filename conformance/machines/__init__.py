@@ -1,5 +1,6 @@
 """Hypothesis state machines, one per rule area."""
 
+from conformance.machines.cluster import ClusterMachine
 from conformance.machines.core import CoreMachine
 from conformance.machines.expiry import ExpiryMachine
 from conformance.machines.syncpoint import SyncpointMachine
@@ -11,4 +12,5 @@ MACHINES = {
     "syncpoint": SyncpointMachine,
     "expiry": ExpiryMachine,
     "trigger": TriggerMachine,
+    "cluster": ClusterMachine,
 }
