@@ -150,14 +150,7 @@ def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None =
     trace: list = []
     eliminated: dict = {}
     local_qm = cluster.qmgr(cluster.local)
-    cands = []
-    for q in cluster.queues:
-        if q.name != message.queue:
-            continue
-        if q.qmgr == cluster.local:
-            cands.append(Destination(q))
-        else:
-            cands += [Destination(q, ch) for ch in cluster.channels if ch.qmgr == q.qmgr]
+    cands = _destinations(cluster, message)
     trace.append(("start", tuple(sorted(d.key for d in cands))))
     # Step 1: PUT-enabled queues, sharing a cluster with the local queue manager, over channels in the queue's cluster.
     cands = _step(trace, eliminated, "CLWL-01", cands, [
