@@ -43,13 +43,20 @@ def area_platforms(area: str, caps: Capabilities) -> list[str]:
     return [p for p in caps.platforms if any(rule.applies_on(p) for rule in RULES.all(area))]
 
 
-def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
-             adapter_options: dict | None, record: RunRecord) -> tuple[str, float]:
-    """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds)."""
-    session = Session(adapter, area, adapter_options, seed, coverage=record.coverage, platform=platform)
+def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
+                  adapter_options: dict | None, coverage) -> type:
+    """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed."""
+    session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform)
     machine = bind(MACHINES[area], session)
     if seed is not None:
         machine._hypothesis_internal_use_seed = seed
+    return machine
+
+
+def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
+             adapter_options: dict | None, record: RunRecord) -> tuple[str, float]:
+    """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds)."""
+    machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage)
     started = time.monotonic()
     try:
         run_state_machine_as_test(machine, settings=machine_settings(examples))

@@ -109,11 +109,9 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
     """Run one area's machine against the adapter; fails the test on a non-conformance."""
     from hypothesis.stateful import run_state_machine_as_test
 
-    from conformance.engine import area_platforms
+    from conformance.engine import area_platforms, bound_machine
     from conformance.history import save_failure
-    from conformance.machines import MACHINES
-    from conformance.machines.base import bind
-    from conformance.session import HarnessError, NonConformance, Session
+    from conformance.session import HarnessError, NonConformance
 
     def run(area: str) -> None:
         platforms = area_platforms(area, mq_adapter.capabilities())
@@ -121,10 +119,8 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             pytest.skip(f"area {area!r} is not applicable to adapter {mq_adapter.name!r}")
         try:
             for platform in platforms:
-                session = Session(mq_adapter, area, pytestconfig._mq_options, pytestconfig._mq_seed,
-                                  coverage=mq_record.coverage, platform=platform)
-                machine = bind(MACHINES[area], session)
-                machine._hypothesis_internal_use_seed = pytestconfig._mq_seed
+                machine = bound_machine(mq_adapter, area, platform, pytestconfig._mq_seed,
+                                        pytestconfig._mq_options, mq_record.coverage)
                 run_state_machine_as_test(machine, settings=settings(
                     settings.default, deadline=None, suppress_health_check=list(HealthCheck)))
         except NonConformance as exc:

@@ -259,8 +259,7 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
     applied: list[str] = []
     for conn in list(s.conns):
         applied += _end_uow(s, conn, False, "CORE-32")
-    for name in list(s.handles):
-        s.handles.pop(name)  # the queue manager stops: no MQCLOSE, no trigger (condition 12)
+    s.handles.clear()  # the queue manager stops: no MQCLOSE, so no trigger (condition 12)
     s.conns.clear()
     trigger.on_restart(s)
     for q in s.queues.values():

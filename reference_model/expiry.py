@@ -138,8 +138,6 @@ def _report(s: ModelState, m: ModelMessage) -> None:
         body = m.body[: C.REPORT_DATA_LENGTH]
     else:
         body = ""
-    from reference_model.state import ModelMessage as Msg
-
     md = L.MessageDescriptor(
         priority=m.md.priority, persistence=m.md.persistence, expiry=C.MQEI_UNLIMITED,
         msg_type=C.MQMT_REPORT, feedback=C.MQFB_EXPIRATION, format=m.md.format if body else C.MQFMT_NONE,
@@ -147,7 +145,7 @@ def _report(s: ModelState, m: ModelMessage) -> None:
     )
     target = s.queues[m.md.reply_to_q]
     order = target.attr("DEFPRTY") if target.attr("MSGDLVSQ") == C.MQMDS_FIFO else min(md.priority, C.MAX_PRIORITY)
-    target.messages.append(Msg(seq=s.next_seq, body=body, md=md, order_priority=order, put_time=s.clock,
+    target.messages.append(ModelMessage(seq=s.next_seq, body=body, md=md, order_priority=order, put_time=s.clock,
                                provenance=("EXP-08", "EXP-12", "EXP-13")))
     s.next_seq += 1
 
