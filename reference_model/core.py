@@ -358,7 +358,8 @@ def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, optio
 
 
 def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDescriptor,
-            options: int, extra_rules: tuple[str, ...], xmit: L.XmitHeader | None = None) -> list[Branch]:
+            options: int, extra_rules: tuple[str, ...], xmit: L.XmitHeader | None = None,
+            dlh: L.DeadLetterHeader | None = None, provenance: tuple[str, ...] = ()) -> list[Branch]:
     q = state.queues[queue]
     errors, maybe, accept = _put_errors(state, q, md, options, xmit)
     failures = [
@@ -400,11 +401,15 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         priority=priority, persistence=persistence, expiry=md.expiry, report=md.report,
         msg_type=md.msg_type, feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q,
         msg_id=md.msg_id, correl_id=md.correl_id, backout_count=0,
+        reply_to_qmgr=md.reply_to_qmgr, context=md.context,
     )
+    if md.context is not None:
+        rules.append("CORE-44")
     m = ModelMessage(
         seq=s.next_seq, body=body, md=resolved, order_priority=order_priority,
         put_time=s.clock, put_by=conn if sync else None,
-        provenance=("CORE-02",) if sync else ("CORE-01",),
+        provenance=provenance + (("CORE-02",) if sync else ("CORE-01",)),
+        dlh=dlh,
         xmit_expiry=xmit.expiry if xmit is not None and md.format == C.MQFMT_XMIT_Q_HEADER else None,
     )
     s.next_seq += 1
@@ -425,7 +430,7 @@ def put(state: ModelState, op: L.Put) -> list[Branch]:
     h = state.handles[op.handle]
     if not h.can_output:
         return [_fail(state, C.MQRC_NOT_OPEN_FOR_OUTPUT, "CORE-22")]
-    return _do_put(state, op.conn, h.queue, op.body, op.md, op.options, (), op.xmit_header)
+    return _do_put(state, op.conn, h.queue, op.body, op.md, op.options, (), op.xmit_header, op.dlh)
 
 
 @handles(L.Put1)
@@ -433,9 +438,11 @@ def put1(state: ModelState, op: L.Put1) -> list[Branch]:
     err = _conn_or_error(state, op.conn)
     if err:
         return [err]
+    if op.qmgr:
+        return [_fail(state, C.MQRC_UNKNOWN_REMOTE_Q_MGR, "CORE-43", "CORE-37")]
     if op.queue not in state.queues:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33", "CORE-37")]
-    return _do_put(state, op.conn, op.queue, op.body, op.md, op.options, ("CORE-37",), op.xmit_header)
+    return _do_put(state, op.conn, op.queue, op.body, op.md, op.options, ("CORE-37",), op.xmit_header, op.dlh)
 
 
 # ---------------------------------------------------------------- get and browse
@@ -449,6 +456,7 @@ def _returned(state: ModelState, m: ModelMessage) -> L.ReturnedMessage:
         feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q, msg_id=md.msg_id or None,
         correl_id=md.correl_id, backout_count=m.backout_count,
         xmit_header=expiry.returned_xmit_header(state, m),
+        reply_to_qmgr=md.reply_to_qmgr, context=md.context, dlh=m.dlh,
     )
     open_fields = {**expiry.report_fields(m), **trigger.trigger_fields(m)}
     if m.tm is not None:

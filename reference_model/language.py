@@ -70,6 +70,7 @@ QUEUE_STATUS_ATTRIBUTES = ("CURDEPTH", "IPPROCS", "OPPROCS")
 QMGR_ATTRIBUTES: dict[str, tuple[Any, Any]] = {
     "EXPRYINT": (None, 0),
     "TRIGINT": (None, C.DEFAULT_TRIGGER_INTERVAL),
+    "DEADQ": (str, ""),
 }
 
 
@@ -77,7 +78,10 @@ def _checked_qmgr_attrs(pairs: tuple) -> tuple:
     for name, val in pairs:
         if name not in QMGR_ATTRIBUTES:
             raise ValueError(f"unknown queue-manager attribute {name}")
-        if not isinstance(val, int) or isinstance(val, bool) or val < 0:
+        if QMGR_ATTRIBUTES[name][0] is str:
+            if not isinstance(val, str):
+                raise ValueError(f"invalid value {val!r} for queue-manager attribute {name}")
+        elif not isinstance(val, int) or isinstance(val, bool) or val < 0:
             raise ValueError(f"invalid value {val!r} for queue-manager attribute {name}")
     return pairs
 
@@ -125,6 +129,32 @@ def value_class(cls: type) -> type:
 
 
 @value_class
+class MessageContext:
+    """The identity and origin context of a message (MQMD), as set with MQPMO_SET_ALL_CONTEXT
+    or passed on with MQPMO_PASS_ALL_CONTEXT."""
+
+    user_id: str = ""
+    appl_identity_data: str = ""
+    put_appl_type: int = C.MQAT_UNKNOWN
+    put_appl_name: str = ""
+
+
+@value_class
+class DeadLetterHeader:
+    """The MQDLH at the start of a dead-letter message's data (MQMD.Format is MQDEAD).
+
+    ``format`` is the format of the data that follows the header (the original message's).
+    """
+
+    reason: int
+    dest_q: str
+    dest_qmgr: str = ""
+    format: str = C.MQFMT_NONE
+    put_appl_type: int = C.MQAT_UNKNOWN
+    put_appl_name: str = ""
+
+
+@value_class
 class MessageDescriptor:
     """The MQMD input fields the kit uses on MQPUT / MQPUT1."""
 
@@ -139,6 +169,9 @@ class MessageDescriptor:
     msg_id: str = ""
     correl_id: str = ""
     backout_count: int = 0
+    reply_to_qmgr: str = ""
+    #: The message context to put with (MQPMO_SET_ALL_CONTEXT); ``None``: the queue manager's default context.
+    context: MessageContext | None = None
 
 
 @value_class
@@ -196,6 +229,11 @@ class ReturnedMessage:
     xmit_header: XmitHeader | None = None
     #: The MQTM of a trigger message.
     trigger: TriggerMessage | None = None
+    reply_to_qmgr: str = ""
+    #: The message context; in an expected message ``None`` is the queue manager's default (any).
+    context: MessageContext | None = None
+    #: The MQDLH at the start of the data, if any.
+    dlh: DeadLetterHeader | None = None
 
 
 # --------------------------------------------------------------------------
@@ -299,6 +337,8 @@ class Put(Op):
     options: int = C.MQPMO_NO_SYNCPOINT
     #: For MQFMT_XMIT_Q_HEADER messages: the MQXQH at the start of the data.
     xmit_header: XmitHeader | None = None
+    #: An MQDLH to begin the data with (``md.format`` should then be MQFMT_DEAD_LETTER_HEADER).
+    dlh: DeadLetterHeader | None = None
 
 
 @value_class
@@ -307,10 +347,14 @@ class Put1(Op):
 
     conn: str
     queue: str
+    #: The queue manager that owns ``queue``; blank is the local one.
+    qmgr: str = ""
     body: str
     md: MessageDescriptor = MessageDescriptor()
     options: int = C.MQPMO_NO_SYNCPOINT
     xmit_header: XmitHeader | None = None
+    #: An MQDLH to begin the data with (``md.format`` should then be MQFMT_DEAD_LETTER_HEADER).
+    dlh: DeadLetterHeader | None = None
 
 
 @value_class
@@ -414,6 +458,48 @@ class ClusterPut(Op):
     put_locally: bool = True
     pcf: bool = False
     already_sent: tuple = attrs.field(default=(), converter=_clusters)
+
+
+# --------------------------------------------------------------------------
+# the dead-letter-queue handler (area dlq)
+
+
+@value_class
+class StartDlqHandler(Op):
+    """Start a DLQ handler instance ``handler`` with the rules table ``table`` (its text).
+
+    The text is also the handler's table file: :class:`ChangeDlqTable` edits it.
+    """
+
+    handler: str
+    table: str
+
+
+@value_class
+class ChangeDlqTable(Op):
+    """Edit a handler's rules-table file; a running handler keeps the table it started with."""
+
+    handler: str
+    table: str
+
+
+@value_class
+class RestartDlqHandler(Op):
+    """End a handler instance and start it again from its table file (its memory is lost)."""
+
+    handler: str
+
+
+@value_class
+class RunDlqHandler(Op):
+    """Let a handler work until it is idle at the current time.
+
+    The observation's ``attrs`` give each message that was on the dead-letter queue, by
+    MsgId, its fate: ``"kept"``, ``"discarded"`` or ``"put:QNAME"``; and ``HANDLER``:
+    ``"RUNNING"`` or ``"ENDED"``.
+    """
+
+    handler: str
 
 
 @value_class

@@ -80,3 +80,4 @@ from reference_model import syncpoint as _syncpoint  # noqa: E402,F401
 from reference_model import expiry as _expiry  # noqa: E402,F401
 from reference_model import trigger as _trigger  # noqa: E402,F401
 from reference_model import cluster as _cluster  # noqa: E402,F401
+from reference_model import dlq as _dlq  # noqa: E402,F401

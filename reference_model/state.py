@@ -29,6 +29,8 @@ class ModelMessage:
     xmit_expiry: int | None = None
     #: The MQTM of a trigger message.
     tm: L.TriggerMessage | None = None
+    #: The MQDLH at the start of a dead-letter message.
+    dlh: L.DeadLetterHeader | None = None
 
     @property
     def order_key(self) -> tuple[int, int]:
@@ -61,7 +63,7 @@ class ModelQueue:
                 ModelMessage(seq=m.seq, body=m.body, md=m.md, order_priority=m.order_priority,
                              put_time=m.put_time, backout_count=m.backout_count, put_by=m.put_by,
                              got_by=m.got_by, locked_by=m.locked_by, provenance=m.provenance,
-                             xmit_expiry=m.xmit_expiry, tm=m.tm)
+                             xmit_expiry=m.xmit_expiry, tm=m.tm, dlh=m.dlh)
                 for m in self.messages
             ],
             departures=self.departures,
@@ -127,13 +129,15 @@ class ModelState:
     handles: dict[str, ModelHandle] = attrs.Factory(dict)
     #: body -> rules that removed the message for good (for diagnosing failures).
     removed: dict[str, tuple[str, ...]] = attrs.Factory(dict)
-    qmgr: dict = attrs.Factory(lambda: {"EXPRYINT": 0, "TRIGINT": C.DEFAULT_TRIGGER_INTERVAL})
+    qmgr: dict = attrs.Factory(lambda: {"EXPRYINT": 0, "TRIGINT": C.DEFAULT_TRIGGER_INTERVAL, "DEADQ": ""})
     #: Process definitions by name (DefineProcess ops, never mutated).
     processes: dict = attrs.Factory(dict)
     #: What the local queue manager knows of its clusters (tables of plain field dicts).
     cluster: dict = attrs.Factory(lambda: {"qmgrs": {}, "instances": {}, "channels": {}})
     #: Step 12's workload history per cluster queue (immutable values).
     workload: dict = attrs.Factory(dict)
+    #: DLQ handler instances by name (immutable values, replaced on change).
+    dlq_handlers: dict = attrs.Factory(dict)
 
     def clone(self) -> "ModelState":
         """An independent copy (descriptors and log entries are never mutated, so they are shared)."""
@@ -153,6 +157,7 @@ class ModelState:
             processes=dict(self.processes),
             cluster=self.cluster,
             workload=self.workload,
+            dlq_handlers=dict(self.dlq_handlers),
         )
 
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:

@@ -13,9 +13,13 @@ from reference_model import mqconst as C
 text = st.text(max_size=20)  # any Unicode, control characters and lone surrogates included
 ints = st.integers(min_value=-(2**31), max_value=2**31 - 1)
 names = st.text(alphabet="ABCQ12._", min_size=1, max_size=8)
+contexts = st.builds(L.MessageContext, user_id=text, appl_identity_data=text, put_appl_type=ints,
+                     put_appl_name=text)
+dlhs = st.builds(L.DeadLetterHeader, reason=ints, dest_q=text, dest_qmgr=text, format=text, put_appl_type=ints,
+                 put_appl_name=text)
 mds = st.builds(L.MessageDescriptor, priority=ints, persistence=ints, expiry=ints, report=ints,
                 msg_type=ints, feedback=ints, format=text, reply_to_q=text, msg_id=text,
-                correl_id=text, backout_count=ints)
+                correl_id=text, backout_count=ints, reply_to_qmgr=text, context=st.one_of(st.none(), contexts))
 settable = st.dictionaries(
     st.sampled_from(["DEFPRTY", "MAXDEPTH", "BOQNAME", "GET", "PUT", "MSGDLVSQ"]), st.just(None)
 ).map(lambda d: {k: {"DEFPRTY": 3, "MAXDEPTH": 10, "BOQNAME": "B", "GET": 1, "PUT": 0, "MSGDLVSQ": 1}[k] for k in d})
@@ -29,13 +33,19 @@ ops = st.one_of(
     st.builds(L.Open, conn=names, handle=names, queue=names, options=ints),
     st.builds(L.Close, conn=names, handle=names),
     st.builds(L.Put, conn=names, handle=names, body=text, md=mds, options=ints),
-    st.builds(L.Put1, conn=names, queue=names, body=text, md=mds, options=ints),
+    st.builds(L.Put1, conn=names, queue=names, qmgr=text, body=text, md=mds, options=ints,
+              dlh=st.one_of(st.none(), dlhs)),
+    st.builds(L.StartDlqHandler, handler=names, table=text),
+    st.builds(L.ChangeDlqTable, handler=names, table=text),
+    st.builds(L.RestartDlqHandler, handler=names),
+    st.builds(L.RunDlqHandler, handler=names),
     st.builds(L.Get, conn=names, handle=names, options=ints, wait_interval=ints),
     st.builds(L.Commit, conn=names),
     st.builds(L.Backout, conn=names),
     st.builds(L.Restart),
     st.builds(L.AdvanceClock, tenths=st.integers(min_value=0, max_value=10**9)),
     st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"EXPRYINT": st.integers(0, 10**6)})),
+    st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"DEADQ": names})),
     st.builds(L.RefreshExpiry, queues=names),
     st.builds(L.DefineProcess, process=names, appl_type=ints, appl_id=text, env_data=text, user_data=text),
     st.builds(L.SetClusterQueueManager, name=names, clusters=st.lists(names), local=st.booleans(),
@@ -56,6 +66,7 @@ messages = st.builds(
     xmit_header=st.one_of(st.none(), st.builds(L.XmitHeader, expiry=st.one_of(ints, st.builds(L.IntRange, lo=ints, hi=ints)))),
     trigger=st.one_of(st.none(), st.builds(L.TriggerMessage, q_name=names, process_name=text, trigger_data=text,
                                            appl_type=ints, appl_id=text, env_data=text, user_data=text)),
+    reply_to_qmgr=text, context=st.one_of(st.none(), contexts), dlh=st.one_of(st.none(), dlhs),
 )
 observations = st.builds(
     L.Observation, cc=ints, rc=ints, message=st.one_of(st.none(), messages),
@@ -68,7 +79,8 @@ def test_every_operation_class_is_generated():
         "DefineQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open", "Close",
         "Put", "Put1", "Get", "Commit", "Backout", "Restart", "AdvanceClock", "AlterQueueManager",
         "RefreshExpiry", "DefineProcess", "SetClusterQueueManager", "SetClusterInstance", "RemoveClusterInstance",
-        "SetClusterChannel", "ClusterPut"}
+        "SetClusterChannel", "ClusterPut", "StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler",
+        "RunDlqHandler"}
 
 
 @given(st.one_of(ops, observations))
@@ -92,6 +104,7 @@ def test_ops_are_frozen_and_hashable(op):
     '{"type": "DefineQueue", "queue": "Q", "attrs": [["COLOUR", 1]]}',
     '{"type": "DefineQueue", "queue": "Q", "attrs": [["DEFPRTY", 10]]}',
     '{"type": "AdvanceClock", "tenths": -1}',
+    '{"type": "AlterQueueManager", "attrs": [["DEADQ", 5]]}',
 ])
 def test_malformed_json_is_rejected_with_language_error(bad):
     with pytest.raises(L.LanguageError):

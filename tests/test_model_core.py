@@ -364,6 +364,26 @@ def test_model_never_mutates_its_input_state():
     assert s.state == before
 
 
+@covers("CORE-43")
+def test_put1_to_an_unknown_queue_manager_fails():
+    s = two_conns()
+    obs = s.do(L.Put1(conn="a", queue="Q1", qmgr="ELSEWHERE", body="x"))
+    assert obs.rc == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+    assert s.depth("Q1") == 0
+
+
+@covers("CORE-44")
+def test_context_set_on_put_is_returned_and_default_context_is_open():
+    s = two_conns()
+    ctx = L.MessageContext(user_id="alice", appl_identity_data="acct 7", put_appl_type=C.MQAT_JAVA,
+                           put_appl_name="payroll")
+    s.put("a", "Q1", "with", context=ctx, reply_to_qmgr="QM9")
+    s.put("a", "Q1", "without")
+    first, second = s.get("b", "Q1").message, s.get("b", "Q1").message
+    assert (first.context, first.reply_to_qmgr) == (ctx, "QM9")
+    assert second.context is None  # the queue manager's own context: any value is allowed
+
+
 def test_every_core_rule_has_a_hand_written_case():
     missing = [r.id for r in RULES.all("core") if r.id not in COVERED]
     assert missing == []

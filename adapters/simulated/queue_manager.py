@@ -39,6 +39,7 @@ class SimMessage:
     put_time: int = 0               # clock at put, tenths of a second
     xmit_expiry: int | None = None  # Expiry embedded in the MQXQH of an MQXMIT message
     tm: L.TriggerMessage | None = None  # the MQTM of a trigger message
+    dlh: L.DeadLetterHeader | None = None  # the MQDLH of a dead-letter message
 
 
 @dataclass
@@ -99,6 +100,7 @@ class SimulatedQueueManager:
         self.clock = 0
         self.expiry_interval = 0  # EXPRYINT, seconds (z/OS)
         self.trigger_interval = C.DEFAULT_TRIGGER_INTERVAL  # TRIGINT, milliseconds
+        self.dead_q = ""  # DEADQ
         self.processes: dict[str, L.DefineProcess] = {}
         self.triggering = Triggering(self)
         self.cluster = SimulatedCluster(self.faults)
@@ -199,6 +201,7 @@ class SimulatedQueueManager:
         attrs = dict(op.attrs)
         self.expiry_interval = attrs.get("EXPRYINT", self.expiry_interval)
         self.trigger_interval = attrs.get("TRIGINT", self.trigger_interval)
+        self.dead_q = attrs.get("DEADQ", self.dead_q)
 
     def _op_RefreshExpiry(self, op: L.RefreshExpiry):
         import fnmatch
@@ -394,14 +397,16 @@ class SimulatedQueueManager:
         h = self._handle(op.conn, op.handle)
         if not h.options & C.MQOO_OUTPUT:
             raise MQError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
-        return self._put(op.conn, self.queues[h.queue], op.body, op.md, op.options, op.xmit_header)
+        return self._put(op.conn, self.queues[h.queue], op.body, op.md, op.options, op.xmit_header, op.dlh)
 
     def _op_Put1(self, op: L.Put1):
         self._conn(op.conn)
-        return self._put(op.conn, self._queue(op.queue), op.body, op.md, op.options, op.xmit_header)
+        if op.qmgr:
+            raise MQError(C.MQRC_UNKNOWN_REMOTE_Q_MGR)  # no remote definitions or transmission queues
+        return self._put(op.conn, self._queue(op.queue), op.body, op.md, op.options, op.xmit_header, op.dlh)
 
     def _put(self, conn: str, q: SimQueue, body: str, md: L.MessageDescriptor, options: int,
-             xmit: L.XmitHeader | None = None):
+             xmit: L.XmitHeader | None = None, dlh: L.DeadLetterHeader | None = None):
         if options & C.MQPMO_SYNCPOINT and options & C.MQPMO_NO_SYNCPOINT:
             raise MQError(C.MQRC_OPTIONS_ERROR)
         if md.priority < -1:
@@ -434,10 +439,11 @@ class SimulatedQueueManager:
             priority=priority, persistence=persistence, expiry=md.expiry, report=md.report,
             msg_type=md.msg_type, feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q,
             msg_id=md.msg_id or f"SIM{next(self._seq):021d}", correl_id=md.correl_id,
+            reply_to_qmgr=md.reply_to_qmgr, context=md.context,
         )
         m = SimMessage(seq=next(self._seq), body=body, md=stored, level=level,
                        pending_put=conn if syncpoint else None, put_time=self.clock,
-                       xmit_expiry=xmit_expiry)
+                       xmit_expiry=xmit_expiry, dlh=dlh)
         q.buckets[level].append(m)
         if syncpoint:
             self.conns[conn].log.append(LogRecord("put", q.name, m))
@@ -549,7 +555,7 @@ class SimulatedQueueManager:
             xmit_header=xmit_header, trigger=m.tm,
             report=md.report, msg_type=md.msg_type, feedback=md.feedback, format=md.format,
             reply_to_q=md.reply_to_q, msg_id=md.msg_id, correl_id=md.correl_id,
-            backout_count=m.backout_count,
+            backout_count=m.backout_count, reply_to_qmgr=md.reply_to_qmgr, context=md.context, dlh=m.dlh,
         ))
 
     def _select(self, h: SimHandle, q: SimQueue, o: int, conn: SimConnection) -> SimMessage | None:

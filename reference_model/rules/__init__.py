@@ -78,6 +78,7 @@ _AREA_MODULES = (
     "reference_model.rules.expiry",
     "reference_model.rules.trigger",
     "reference_model.rules.cluster",
+    "reference_model.rules.dlq",
 )
 for _name in _AREA_MODULES:
     importlib.import_module(_name)

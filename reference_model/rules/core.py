@@ -99,4 +99,11 @@ RULES.add(
     _core(41, "MQ doc: MQINQ / DISPLAY QLOCAL", "An inquiry returns the attribute values as last defined or altered."),
     _core(42, "MQ doc: BackoutThreshold / BackoutRequeueQName (mq-facts 3.5)",
           "The queue manager itself never moves a message because its BackoutCount reached BOTHRESH."),
+    _core(43, "MQ doc: MQRC_UNKNOWN_REMOTE_Q_MGR (2087)",
+          "A put naming a queue manager the local one has no route to fails with MQRC_UNKNOWN_REMOTE_Q_MGR.",
+          note="The model has no remote definitions or transmission queues: every non-blank queue-manager "
+               "name is unroutable."),
+    _core(44, "MQ doc: MQPMO_SET_ALL_CONTEXT / MQPMO_PASS_ALL_CONTEXT; mq-facts 1.3",
+          "A message put with all context set or passed keeps that identity and origin context (UserIdentifier, "
+          "ApplIdentityData, PutApplType, PutApplName), and a get returns it unchanged."),
 )

@@ -1,0 +1,329 @@
+"""Semantics of the ``dlq`` area (seed 004): what a DLQ handler does with each message.
+
+A handler instance starts from a rules table (:mod:`reference_model.dlq_table`),
+keeps in memory a count of tries per message and the messages it ignored, and
+browses the dead-letter queue: new messages as its browse cursor reaches them,
+and the whole queue again every RETRYINT seconds.  ``RunDlqHandler`` lets it
+work until it is idle at the current (virtual) time; the observation gives each
+message's fate, which the checker compares with the fates the model allows.
+
+Where the documents leave latitude the model returns every allowed outcome:
+between rescans the handler may reach any prefix of the messages beyond its
+cursor (DLQ-17).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from reference_model import core
+from reference_model import dlq_table as T
+from reference_model import expiry
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.model import Branch, HistoryError, handles
+from reference_model.state import ModelMessage, ModelState
+
+KEPT, DISCARDED = "kept", "discarded"
+RUNNING, ENDED = "RUNNING", "ENDED"
+
+
+@attrs.frozen(kw_only=True)
+class HandlerState:
+    """One handler instance: its table file, the table it runs with, and its memory."""
+
+    table_file: str
+    table: T.RulesTable | None = None
+    running: bool = False
+    input_q: str = ""
+    #: Tries so far per message (MsgId), sorted pairs.
+    attempts: tuple[tuple[str, int], ...] = ()
+    #: Messages seen and left for good (IGNORE, explicit or assumed).
+    ignored: frozenset = frozenset()
+    #: Order key of the last message browsed (None: the next pass browses from the start).
+    cursor: tuple[int, int] | None = None
+    last_rescan: int = 0
+    #: Clock of the last pass in which an action was tried (for WAIT(n)).
+    busy_at: int = 0
+
+    def tries(self, msg_id: str) -> int:
+        return dict(self.attempts).get(msg_id, 0)
+
+    def with_tries(self, msg_id: str, n: int | None) -> "HandlerState":
+        d = dict(self.attempts)
+        if n is None:
+            d.pop(msg_id, None)
+        else:
+            d[msg_id] = n
+        return attrs.evolve(self, attempts=tuple(sorted(d.items())))
+
+
+# --------------------------------------------------------------------------- matching and selection
+
+
+def message_fields(m: ModelMessage) -> dict:
+    """The values each pattern keyword is compared with (DLQ-41)."""
+    ctx = m.md.context or L.MessageContext()
+    dlh = m.dlh
+    return {
+        "APPLIDAT": ctx.appl_identity_data, "APPLNAME": ctx.put_appl_name, "APPLTYPE": ctx.put_appl_type,
+        "USERID": ctx.user_id, "DESTQ": dlh.dest_q, "DESTQM": dlh.dest_qmgr, "REASON": dlh.reason,
+        "FORMAT": dlh.format, "FEEDBACK": m.md.feedback, "MSGTYPE": m.md.msg_type,
+        "PERSIST": m.md.persistence, "REPLYQ": m.md.reply_to_q, "REPLYQM": m.md.reply_to_qmgr,
+    }
+
+
+def matches(rule: T.DlqRule, fields: dict) -> bool:
+    for keyword, pattern in rule.patterns:
+        if pattern is None:
+            continue
+        if keyword in T.STRING_PATTERNS:
+            if not T.string_matches(pattern, str(fields[keyword])):
+                return False
+        elif fields[keyword] != pattern:
+            return False
+    return True
+
+
+def select(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | None, tuple[str, ...]]:
+    """The index of the rule to apply at try number ``tries`` (0-based), or None for IGNORE assumed.
+
+    Rules are searched top-down (DLQ-01); each matching rule other than IGNORE
+    owns the next RETRY tries (DLQ-03, DLQ-04); IGNORE is chosen at once (DLQ-19).
+    """
+    rules: tuple[str, ...] = ("DLQ-01", "DLQ-41")
+    budget = 0
+    matched = False
+    for index, rule in enumerate(table.rules):
+        if not matches(rule, fields):
+            continue
+        matched = True
+        if not rule.patterns or all(v is None for _, v in rule.patterns):
+            rules += ("DLQ-08",)
+        if rule.action == "IGNORE":
+            return index, rules + ("DLQ-19",)
+        budget += rule.retry
+        if budget > tries:
+            return index, rules + (("DLQ-02", "DLQ-03", "DLQ-25") if tries else ()) + (
+                ("DLQ-04",) if budget - rule.retry > 0 else ())
+        rules += ("DLQ-04",)
+    return None, rules + (("DLQ-05", "DLQ-03", "DLQ-04") if matched else ("DLQ-06",))
+
+
+def target(rule: T.DlqRule, m: ModelMessage) -> tuple[str, str]:
+    """(queue, queue manager) an action puts to (DLQ-21, DLQ-22, DLQ-23)."""
+    dlh, md = m.dlh, m.md
+    if rule.action == "RETRY":
+        return dlh.dest_q.strip(), dlh.dest_qmgr.strip()
+    q = {"&DESTQ": dlh.dest_q, "&REPLYQ": md.reply_to_q}.get(rule.fwdq, rule.fwdq)
+    qm = {"&DESTQM": dlh.dest_qmgr, "&REPLYQM": md.reply_to_qmgr}.get(rule.fwdqm, rule.fwdqm)
+    return q.strip(), qm.strip()
+
+
+def forwarded(state: ModelState, rule: T.DlqRule, m: ModelMessage) -> tuple[L.MessageDescriptor, L.DeadLetterHeader | None]:
+    """The descriptor and header of the message an action puts: everything passed on (DLQ-11, DLQ-12);
+    the MQDLH removed and its Format restored for RETRY and HEADER(NO) (DLQ-21, DLQ-22)."""
+    md = m.md
+    keep = rule.action == "FWD" and rule.header
+    left = expiry.remaining(state, m)
+    new = attrs.evolve(md, expiry=C.MQEI_UNLIMITED if left is None else max(left, 1),
+                       format=md.format if keep else m.dlh.format, backout_count=0)
+    return new, (m.dlh if keep else None)
+
+
+# --------------------------------------------------------------------------- operations
+
+
+def _handler(state: ModelState, name: str) -> HandlerState:
+    h = state.dlq_handlers.get(name)
+    if h is None:
+        raise HistoryError(f"no DLQ handler {name!r} was started")
+    return h
+
+
+def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...]) -> list[Branch]:
+    s = state.clone()
+    table, errors = T.parse(text)
+    if errors:
+        s.dlq_handlers[name] = HandlerState(table_file=text)
+        obs = L.Observation(cc=C.MQCC_FAILED, rc=C.MQRC_NONE, attrs={"TABLE": "INVALID"})
+        return [Branch(observation=obs, state=s, rules=rules + ("DLQ-09", "DLQ-13"))]
+    rules += ("DLQ-09", "DLQ-27", "DLQ-31")
+    queue = table.control.inputq or state.qmgr.get("DEADQ", "")
+    if not queue or queue not in state.queues:
+        s.dlq_handlers[name] = HandlerState(table_file=text)
+        return [Branch(observation=L.Observation.of(C.MQRC_UNKNOWN_OBJECT_NAME), state=s, rules=rules)]
+    s.dlq_handlers[name] = HandlerState(table_file=text, table=table, running=True, input_q=queue,
+                                        last_rescan=state.clock, busy_at=state.clock)
+    return [Branch(observation=L.OK, state=s, rules=rules)]
+
+
+@handles(L.StartDlqHandler)
+def start_handler(state: ModelState, op: L.StartDlqHandler) -> list[Branch]:
+    if op.handler in state.dlq_handlers:
+        raise HistoryError(f"DLQ handler {op.handler!r} already started (restart it instead)")
+    others = any(h.running for h in state.dlq_handlers.values())
+    return _start(state, op.handler, op.table, ("DLQ-15",) if others else ())
+
+
+@handles(L.ChangeDlqTable)
+def change_table(state: ModelState, op: L.ChangeDlqTable) -> list[Branch]:
+    h = _handler(state, op.handler)
+    s = state.clone()
+    s.dlq_handlers[op.handler] = attrs.evolve(h, table_file=op.table)
+    return [Branch(observation=L.OK, state=s, rules=("DLQ-10",))]
+
+
+@handles(L.RestartDlqHandler)
+def restart_handler(state: ModelState, op: L.RestartDlqHandler) -> list[Branch]:
+    h = _handler(state, op.handler)
+    return _start(state, op.handler, h.table_file, ("DLQ-10", "DLQ-30"))
+
+
+def _visible(state: ModelState, queue: str) -> list[ModelMessage]:
+    q = state.queues[queue]
+    return sorted((m for m in q.messages if m.put_by is None and m.got_by is None), key=lambda m: m.order_key)
+
+
+@attrs.define
+class _Outcome:
+    state: ModelState
+    handler: HandlerState
+    fates: dict
+    field_rules: dict
+    rules: list
+    busy: bool = False
+
+
+def _process(o: _Outcome, name: str, m: ModelMessage) -> list[_Outcome]:
+    """The alternatives after the handler reaches message ``m``."""
+    h = attrs.evolve(o.handler, cursor=m.order_key)
+    mid = m.md.msg_id
+    key = f"attrs.{mid.upper()}"
+
+    def kept(rules, handler=h):
+        o.fates[mid] = KEPT
+        o.field_rules[key] = rules
+        o.rules.extend(rules)
+        return [attrs.evolve(o, handler=handler)]
+
+    if m.dlh is None:
+        return kept(("DLQ-07",))
+    if mid in h.ignored:
+        return kept(("DLQ-16",))
+    tries = h.tries(mid)
+    index, rules = select(h.table, message_fields(m), tries)
+    if index is None:
+        return kept(rules + ("DLQ-16",), attrs.evolve(h, ignored=h.ignored | {mid}))
+    rule = h.table.rules[index]
+    if rule.action == "IGNORE":
+        return kept(rules + ("DLQ-16",), attrs.evolve(h, ignored=h.ignored | {mid}))
+    h = h.with_tries(mid, tries + 1)
+    s = o.state.clone()
+    queue = h.input_q
+    if rule.action == "DISCARD":
+        rules += ("DLQ-20",)
+        s.discard(queue, s.find(queue, m.seq), rules)
+        o2 = attrs.evolve(o, state=s, handler=h.with_tries(mid, None), fates={**o.fates, mid: DISCARDED},
+                          field_rules={**o.field_rules, key: rules}, rules=o.rules + list(rules), busy=True)
+        return [o2]
+    rules += ("DLQ-21",) if rule.action == "RETRY" else ("DLQ-22", "DLQ-11")
+    if rule.action == "FWD" and (rule.fwdq.startswith("&") or rule.fwdqm.startswith("&")):
+        rules += ("DLQ-23",)
+    rules += ("DLQ-12", "DLQ-24")
+    qname, qmgr = target(rule, m)
+    md, dlh = forwarded(s, rule, m)
+    mine = s.find(queue, m.seq)
+    failed = attrs.evolve(o, state=None, handler=h, busy=True)
+    if qmgr or not qname or qname not in s.queues:
+        return [_failed(failed, o.state, queue, m, mid, key, rules)]
+    s.discard(queue, mine, rules)
+    out: list[_Outcome] = []
+    for b in core._do_put(s, None, qname, m.body, md, C.MQPMO_NO_SYNCPOINT, (), None, dlh, provenance=rules):
+        if b.observation.rc in (C.MQRC_NONE, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
+            out.append(attrs.evolve(o, state=b.state, handler=h.with_tries(mid, None),
+                                    fates={**o.fates, mid: f"put:{qname}"},
+                                    field_rules={**o.field_rules, key: rules + b.rules},
+                                    rules=o.rules + list(rules), busy=True))
+        else:
+            out.append(_failed(failed, o.state, queue, m, mid, key, rules + b.rules))
+    return out
+
+
+def _failed(o: _Outcome, before: ModelState, queue: str, m: ModelMessage, mid: str, key: str,
+            rules: tuple[str, ...]) -> _Outcome:
+    """The action's put failed: its get is backed out, the message stays with BackoutCount + 1 (DLQ-24)."""
+    s = before.clone()
+    s.find(queue, m.seq).backout_count += 1
+    return attrs.evolve(o, state=s, fates={**o.fates, mid: KEPT}, field_rules={**o.field_rules, key: rules},
+                        rules=o.rules + list(rules))
+
+
+def _actionable(state: ModelState, h: HandlerState, m: ModelMessage) -> bool:
+    """Would a later scan act on ``m``?"""
+    if m.dlh is None or m.md.msg_id in h.ignored:
+        return False
+    index, _ = select(h.table, message_fields(m), h.tries(m.md.msg_id))
+    return index is not None and h.table.rules[index].action != "IGNORE"
+
+
+def _ends(o: _Outcome) -> bool:
+    """WAIT(NO) and WAIT(n) end the handler (DLQ-29)."""
+    h, s = o.handler, o.state
+    wait = h.table.control.wait
+    if wait == "YES":
+        return False
+    if wait == "NO":
+        return not any(_actionable(s, h, m) for m in _visible(s, h.input_q))
+    return not o.busy and s.clock - h.busy_at >= wait * 10
+
+
+@handles(L.RunDlqHandler)
+def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
+    h = _handler(state, op.handler)
+    ids = [m.md.msg_id for m in _visible(state, h.input_q or "")] if h.input_q in state.queues else []
+    if not h.running:
+        fates = {mid: KEPT for mid in ids if mid}
+        obs = L.Observation(attrs={**fates, "HANDLER": ENDED})
+        return [Branch(observation=obs, state=state, rules=("DLQ-29",) if h.table else ("DLQ-09",))]
+    table = h.table
+    visible = _visible(state, h.input_q)
+    rescan = h.cursor is None or state.clock - h.last_rescan >= table.control.retryint * 10
+    if rescan:
+        todo = visible
+        lengths = [len(todo)]
+        base_rules = ["DLQ-18", "DLQ-28"]
+        h = attrs.evolve(h, last_rescan=state.clock)
+    else:
+        todo = [m for m in visible if m.order_key > h.cursor]
+        lengths = list(range(len(todo) + 1))
+        base_rules = ["DLQ-17"] if todo else []
+    branches = []
+    for k in lengths:
+        outcomes = [_Outcome(state=state.clone(), handler=h, fates={}, field_rules={}, rules=list(base_rules))]
+        for m in todo[:k]:
+            nxt = []
+            for o in outcomes:
+                nxt += _process(attrs.evolve(o, fates=dict(o.fates), field_rules=dict(o.field_rules),
+                                             rules=list(o.rules)), op.handler, m)
+            outcomes = nxt
+        for o in outcomes:
+            if o.busy:
+                o.handler = attrs.evolve(o.handler, busy_at=state.clock)
+            status = RUNNING
+            rules = list(o.rules)
+            if table.control.wait != "YES":
+                rules.append("DLQ-29")
+                if _ends(o):
+                    status = ENDED
+                    o.handler = attrs.evolve(o.handler, running=False)
+            fates = {mid: o.fates.get(mid, KEPT) for mid in ids if mid}
+            for mid in ids:
+                if mid and mid not in o.fates:  # not reached in this pass
+                    o.field_rules[f"attrs.{mid.upper()}"] = tuple(base_rules) or ("DLQ-17",)
+            o.field_rules["attrs.HANDLER"] = ("DLQ-29",)
+            o.state = o.state.clone()
+            o.state.dlq_handlers[op.handler] = o.handler
+            branches.append(Branch(observation=L.Observation(attrs={**fates, "HANDLER": status}), state=o.state,
+                                   rules=tuple(dict.fromkeys(rules)), field_rules=o.field_rules))
+    return branches

@@ -1,0 +1,467 @@
+"""The DLQ handler's rules-table language: parsing and validation (pure).
+
+A rules table is text: an optional control-data entry (INPUTQ, INPUTQM,
+RETRYINT, WAIT) first, then one or more rules, each a pattern (keywords matched
+against the message's MQDLH and MQMD) and an action.  The syntax follows MQ's
+rules-table conventions (``../shared/mq-facts.md`` section 4.5): keywords in any
+order, at most once, in any case, separated by blanks or commas; ``*`` comment
+lines; ``+`` and ``-`` continuations; single-quoted values; ``?`` and ``*``
+wildcards in string patterns.
+
+:func:`parse` reports every error it finds as a :class:`TableError` with the
+line and column where it starts, and returns a :class:`RulesTable` only when
+there are none (MQ validates the table when the handler starts, rule DLQ-09).
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+from reference_model import mqconst as C
+
+#: String pattern keywords: the field each is compared with, and the field's length.
+STRING_PATTERNS = {
+    "APPLIDAT": 32, "APPLNAME": 28, "DESTQ": 48, "DESTQM": 48, "FORMAT": 8,
+    "REPLYQ": 48, "REPLYQM": 48, "USERID": 12,
+}
+#: Numeric pattern keywords and the symbolic-name prefixes each accepts.
+NUMERIC_PATTERNS = {
+    "APPLTYPE": ("MQAT_",), "FEEDBACK": ("MQFB_", "MQRC_"), "MSGTYPE": ("MQMT_",),
+    "PERSIST": ("MQPER_",), "REASON": ("MQRC_", "MQFB_"),
+}
+PATTERN_KEYWORDS = tuple(sorted(set(STRING_PATTERNS) | set(NUMERIC_PATTERNS)))
+ACTION_KEYWORDS = ("ACTION", "FWDQ", "FWDQM", "HEADER", "PUTAUT", "RETRY")
+CONTROL_KEYWORDS = ("INPUTQ", "INPUTQM", "RETRYINT", "WAIT")
+ACTIONS = ("DISCARD", "IGNORE", "RETRY", "FWD")
+MAX_RETRY = 999_999_999
+#: Replacement variables MQ documents for FWDQ and FWDQM.
+FWDQ_VARIABLES = ("&DESTQ", "&REPLYQ")
+FWDQM_VARIABLES = ("&DESTQM", "&REPLYQM")
+
+#: Symbolic names accepted in numeric keywords (MQRC_Q_FULL, MQFB_COA, MQMT_REQUEST, ...).
+SYMBOLS: dict[str, int] = {
+    name: value for name, value in vars(C).items()
+    if name.startswith(("MQRC_", "MQFB_", "MQMT_", "MQPER_", "MQAT_"))
+    and isinstance(value, int) and not isinstance(value, bool)
+}
+
+
+@attrs.frozen
+class TableError:
+    line: int
+    column: int
+    message: str
+
+    def render(self, filename: str) -> str:
+        return f"{filename}:{self.line}:{self.column}: {self.message}"
+
+
+@attrs.frozen(kw_only=True)
+class ControlData:
+    inputq: str = ""        # blank: the queue manager's dead-letter queue
+    inputqm: str = ""       # blank: the default (local) queue manager
+    retryint: int = 60      # seconds
+    wait: str | int = "YES"  # "YES", "NO" or seconds
+
+
+@attrs.frozen(kw_only=True)
+class DlqRule:
+    """One rule: its pattern, as (keyword, value) pairs where ``None`` is ``*``, and its action."""
+
+    line: int
+    patterns: tuple[tuple[str, str | int | None], ...] = ()
+    action: str
+    fwdq: str = ""
+    fwdqm: str = ""
+    header: bool = True
+    putaut: str = "DEF"
+    retry: int = 1
+
+    def pattern(self, keyword: str) -> str | int | None:
+        return dict(self.patterns).get(keyword)
+
+    def describe(self) -> str:
+        parts = [f"{k}({v})" for k, v in self.patterns if v is not None] + [f"ACTION({self.action})"]
+        if self.action == "FWD":
+            parts.append(f"FWDQ({self.fwdq})")
+            if self.fwdqm:
+                parts.append(f"FWDQM({self.fwdqm})")
+            parts.append(f"HEADER({'YES' if self.header else 'NO'})")
+        if self.action not in ("IGNORE", "DISCARD") or self.retry != 1:
+            parts.append(f"RETRY({self.retry})")
+        return " ".join(parts)
+
+
+@attrs.frozen(kw_only=True)
+class RulesTable:
+    control: ControlData = ControlData()
+    rules: tuple[DlqRule, ...]
+
+
+class TableInvalid(ValueError):
+    def __init__(self, errors: list[TableError]) -> None:
+        super().__init__(f"{len(errors)} error(s) in the rules table")
+        self.errors = errors
+
+
+# --------------------------------------------------------------------------- lines
+
+
+@attrs.frozen
+class _Char:
+    ch: str
+    line: int
+    column: int
+
+
+def _logical_lines(text: str) -> list[list[_Char]]:
+    """Join continuation lines and drop comments and blank lines; characters keep their source position."""
+    out: list[list[_Char]] = []
+    current: list[_Char] | None = None
+    keep_leading = False
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\r\n")
+        if current is None:
+            stripped = line.strip()
+            if not stripped or stripped.startswith("*"):
+                continue
+            start = 0
+        else:
+            start = 0 if keep_leading else len(line) - len(line.lstrip())
+        chars = [_Char(ch, number, col + 1) for col, ch in enumerate(line) if col >= start]
+        while chars and chars[-1].ch.isspace():
+            chars.pop()
+        cont = chars[-1].ch if chars and chars[-1].ch in "+-" else None
+        if cont:
+            chars.pop()
+        current = (current or []) + chars
+        if cont:
+            keep_leading = cont == "-"
+            continue
+        if any(not c.ch.isspace() for c in current):
+            out.append(current)
+        current = None
+    if current and any(not c.ch.isspace() for c in current):
+        out.append(current)
+    return out
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+@attrs.frozen
+class _Keyword:
+    name: str
+    value: str
+    quoted: bool
+    line: int
+    column: int
+    value_line: int
+    value_column: int
+
+
+def _tokens(chars: list[_Char], errors: list[TableError]) -> list[_Keyword]:
+    """``KEYWORD(value)`` items of one logical line; syntax errors go to ``errors``."""
+    out: list[_Keyword] = []
+    i, n = 0, len(chars)
+    while i < n:
+        c = chars[i]
+        if c.ch.isspace() or c.ch == ",":
+            i += 1
+            continue
+        if not (c.ch.isalpha()):
+            errors.append(TableError(c.line, c.column, f"unexpected character {c.ch!r}"))
+            return out
+        j = i
+        while j < n and chars[j].ch.isalnum():
+            j += 1
+        name = "".join(x.ch for x in chars[i:j]).upper()
+        k = j
+        while k < n and chars[k].ch.isspace():
+            k += 1
+        if k >= n or chars[k].ch != "(":
+            errors.append(TableError(c.line, c.column, f"keyword {name} must be followed by a value in parentheses"))
+            return out
+        k += 1
+        while k < n and chars[k].ch.isspace():
+            k += 1
+        vstart = chars[k] if k < n else chars[-1]
+        quoted = k < n and chars[k].ch == "'"
+        if quoted:
+            k += 1
+            buf = []
+            while True:
+                if k >= n:
+                    errors.append(TableError(vstart.line, vstart.column, f"{name}: quoted value is not closed"))
+                    return out
+                if chars[k].ch == "'":
+                    if k + 1 < n and chars[k + 1].ch == "'":
+                        buf.append("'")
+                        k += 2
+                        continue
+                    k += 1
+                    break
+                buf.append(chars[k].ch)
+                k += 1
+            value = "".join(buf)
+            while k < n and chars[k].ch.isspace():
+                k += 1
+            if k >= n or chars[k].ch != ")":
+                errors.append(TableError(vstart.line, vstart.column, f"{name}: expected ')' after the quoted value"))
+                return out
+        else:
+            m = k
+            while m < n and chars[m].ch != ")":
+                m += 1
+            if m >= n:
+                errors.append(TableError(c.line, c.column, f"{name}: missing ')'"))
+                return out
+            value = "".join(x.ch for x in chars[k:m]).strip()
+            k = m
+        out.append(_Keyword(name, value, quoted, c.line, c.column, vstart.line, vstart.column))
+        i = k + 1
+    return out
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _err(errors: list[TableError], kw: _Keyword, message: str, at_value: bool = True) -> None:
+    if at_value:
+        errors.append(TableError(kw.value_line, kw.value_column, message))
+    else:
+        errors.append(TableError(kw.line, kw.column, message))
+
+
+def _plain(kw: _Keyword, errors: list[TableError]) -> str | None:
+    """The value as MQ reads it (unquoted values folded to upper case), or None after an error."""
+    if kw.value == "":
+        _err(errors, kw, f"{kw.name}: the value needs at least one significant character")
+        return None
+    if kw.quoted:
+        return kw.value
+    if any(ch.isspace() for ch in kw.value):
+        _err(errors, kw, f"{kw.name}: a value containing blanks must be quoted")
+        return None
+    return kw.value.upper()
+
+
+def _string_pattern(kw: _Keyword, errors: list[TableError]) -> str | None | bool:
+    value = _plain(kw, errors)
+    if value is None:
+        return False
+    if value == "*":
+        return None
+    significant = len(value.rstrip(" ").replace("*", ""))
+    if significant > STRING_PATTERNS[kw.name]:
+        _err(errors, kw, f"{kw.name}: value is longer than the {STRING_PATTERNS[kw.name]}-character field")
+        return False
+    return value
+
+
+def _integer(kw: _Keyword, value: str, errors: list[TableError], prefixes: tuple[str, ...]) -> int | None:
+    if re.fullmatch(r"[+-]?\d+", value):
+        return int(value)
+    if value.startswith(prefixes) and value in SYMBOLS:
+        return SYMBOLS[value]
+    if "?" in value or "*" in value:
+        _err(errors, kw, f"{kw.name}: wildcards in a numeric keyword are allowed only as '*' on its own")
+    elif value.startswith("MQ"):
+        _err(errors, kw, f"{kw.name}: unknown symbolic value {value}")
+    else:
+        _err(errors, kw, f"{kw.name}: {value!r} is not a number")
+    return None
+
+
+def _numeric_pattern(kw: _Keyword, errors: list[TableError]) -> int | None | bool:
+    value = _plain(kw, errors)
+    if value is None:
+        return False
+    if value.strip() == "*":
+        return None
+    result = _integer(kw, value.strip(), errors, NUMERIC_PATTERNS[kw.name])
+    return False if result is None else result
+
+
+def _no_wildcards(kw: _Keyword, value: str, errors: list[TableError]) -> bool:
+    if "*" in value or "?" in value:
+        _err(errors, kw, f"{kw.name}: wildcards are not allowed")
+        return False
+    return True
+
+
+def _queue_name(kw: _Keyword, errors: list[TableError], variables: tuple[str, ...],
+                blank_ok: bool) -> str | None:
+    value = _plain(kw, errors)
+    if value is None or not _no_wildcards(kw, value, errors):
+        return None
+    if value.startswith("&"):
+        if value.upper() not in variables:
+            _err(errors, kw, f"{kw.name}: unknown replacement variable {value} (use {' or '.join(variables)})")
+            return None
+        return value.upper()
+    if not value.strip():
+        if not blank_ok:
+            _err(errors, kw, f"{kw.name}: a blank queue name is not allowed")
+            return None
+        return ""
+    if len(value.rstrip()) > 48:
+        _err(errors, kw, f"{kw.name}: name is longer than 48 characters")
+        return None
+    return value.rstrip()
+
+
+# --------------------------------------------------------------------------- entries
+
+
+def _control(kws: list[_Keyword], errors: list[TableError]) -> ControlData:
+    fields: dict = {}
+    for kw in kws:
+        if kw.name in ("INPUTQ", "INPUTQM"):
+            value = _plain(kw, errors)
+            if value is not None and _no_wildcards(kw, value, errors):
+                if len(value.rstrip()) > 48:
+                    _err(errors, kw, f"{kw.name}: name is longer than 48 characters")
+                else:
+                    fields[kw.name.lower()] = value.strip()
+        elif kw.name == "RETRYINT":
+            value = _plain(kw, errors)
+            if value is not None:
+                if re.fullmatch(r"\d+", value) and int(value) <= MAX_RETRY:
+                    fields["retryint"] = int(value)
+                else:
+                    _err(errors, kw, f"RETRYINT: {value!r} is not a number of seconds (0-{MAX_RETRY})")
+        elif kw.name == "WAIT":
+            value = _plain(kw, errors)
+            if value is not None:
+                if value.upper() in ("YES", "NO"):
+                    fields["wait"] = value.upper()
+                elif re.fullmatch(r"\d+", value) and int(value) <= MAX_RETRY:
+                    fields["wait"] = int(value)
+                else:
+                    _err(errors, kw, f"WAIT: {value!r} must be YES, NO or a number of seconds")
+    return ControlData(**fields)
+
+
+def _rule(kws: list[_Keyword], line: int, errors: list[TableError]) -> DlqRule | None:
+    before = len(errors)
+    patterns: list[tuple[str, str | int | None]] = []
+    fields: dict = {}
+    given = {kw.name: kw for kw in kws}
+    for kw in kws:
+        if kw.name in STRING_PATTERNS:
+            value = _string_pattern(kw, errors)
+            if value is not False:
+                patterns.append((kw.name, value))
+        elif kw.name in NUMERIC_PATTERNS:
+            value = _numeric_pattern(kw, errors)
+            if value is not False:
+                patterns.append((kw.name, value))
+        elif kw.name == "ACTION":
+            value = _plain(kw, errors)
+            if value is not None:
+                if value.upper() in ACTIONS:
+                    fields["action"] = value.upper()
+                else:
+                    _err(errors, kw, f"ACTION: {value!r} must be one of {', '.join(ACTIONS)}")
+        elif kw.name == "FWDQ":
+            value = _queue_name(kw, errors, FWDQ_VARIABLES, blank_ok=False)
+            if value is not None:
+                fields["fwdq"] = value
+        elif kw.name == "FWDQM":
+            value = _queue_name(kw, errors, FWDQM_VARIABLES, blank_ok=True)
+            if value is not None:
+                fields["fwdqm"] = value
+        elif kw.name == "HEADER":
+            value = _plain(kw, errors)
+            if value is not None:
+                if value.upper() in ("YES", "NO"):
+                    fields["header"] = value.upper() == "YES"
+                else:
+                    _err(errors, kw, f"HEADER: {value!r} must be YES or NO")
+        elif kw.name == "PUTAUT":
+            value = _plain(kw, errors)
+            if value is not None:
+                if value.upper() in ("DEF", "CTX"):
+                    fields["putaut"] = value.upper()
+                else:
+                    _err(errors, kw, f"PUTAUT: {value!r} must be DEF or CTX")
+        elif kw.name == "RETRY":
+            value = _plain(kw, errors)
+            if value is not None and _no_wildcards(kw, value, errors):
+                if re.fullmatch(r"\d+", value.strip()) and 1 <= int(value) <= MAX_RETRY:
+                    fields["retry"] = int(value)
+                else:
+                    _err(errors, kw, f"RETRY: {value!r} is out of range (1-{MAX_RETRY})")
+        elif kw.name in CONTROL_KEYWORDS:
+            _err(errors, kw, f"{kw.name} is control data: it belongs in the first entry of the table", False)
+        else:
+            _err(errors, kw, f"unknown keyword {kw.name}", False)
+    first = kws[0]
+    if "ACTION" not in given:
+        errors.append(TableError(first.line, first.column, "the rule has no ACTION"))
+    elif fields.get("action") == "FWD":
+        if "FWDQ" not in given:
+            _err(errors, given["ACTION"], "ACTION(FWD) needs FWDQ", False)
+    elif "action" in fields:
+        for name in ("FWDQ", "FWDQM", "HEADER"):
+            if name in given:
+                _err(errors, given[name], f"{name} is allowed only with ACTION(FWD)", False)
+    if len(errors) > before or "action" not in fields:
+        return None
+    return DlqRule(line=line, patterns=tuple(patterns), **fields)
+
+
+def parse(text: str) -> tuple[RulesTable | None, list[TableError]]:
+    """Parse and validate a rules table: (table, []) or (None, every error found)."""
+    errors: list[TableError] = []
+    control = ControlData()
+    rules: list[DlqRule] = []
+    for index, chars in enumerate(_logical_lines(text)):
+        line_errors: list[TableError] = []
+        kws = _tokens(chars, line_errors)
+        seen: set[str] = set()
+        unique: list[_Keyword] = []
+        for kw in kws:
+            if kw.name in seen:
+                line_errors.append(TableError(kw.line, kw.column, f"keyword {kw.name} appears more than once"))
+            else:
+                seen.add(kw.name)
+                unique.append(kw)
+        if unique:
+            is_control = all(kw.name in CONTROL_KEYWORDS for kw in unique)
+            if is_control and index == 0:
+                control = _control(unique, line_errors)
+            elif is_control:
+                line_errors.append(TableError(unique[0].line, unique[0].column,
+                                              "control data must be the first entry of the table"))
+            else:
+                rule = _rule(unique, chars[0].line, line_errors)
+                if rule is not None and not line_errors:
+                    rules.append(rule)
+        errors += line_errors
+    if not rules and not errors:
+        errors.append(TableError(1, 1, "the table has no rules"))
+    if errors:
+        return None, sorted(errors, key=lambda e: (e.line, e.column))
+    return RulesTable(control=control, rules=tuple(rules)), []
+
+
+def parse_or_raise(text: str) -> RulesTable:
+    table, errors = parse(text)
+    if errors:
+        raise TableInvalid(errors)
+    assert table is not None
+    return table
+
+
+# --------------------------------------------------------------------------- matching
+
+
+def string_matches(pattern: str, field: str) -> bool:
+    """MQ's string pattern match: ``?`` is one character that is not a trailing blank, ``*`` any run;
+    trailing blanks of the pattern and of the blank-padded field do not matter."""
+    regex = "".join(".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern.rstrip(" "))
+    return re.fullmatch(regex, field.rstrip(" "), flags=re.DOTALL) is not None
