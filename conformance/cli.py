@@ -97,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--messages", type=_positive, default=1000)
     simulate.add_argument("--plot", type=Path, help="write a bar chart of the shares (PNG)")
 
+    dlq = sub.add_parser("dlq", help="DLQ handler rules-table tools")
+    dlq_sub = dlq.add_subparsers(dest="dlq_command", required=True, parser_class=_Parser)
+    check = dlq_sub.add_parser("check", help="validate a rules table (exit 0 valid, 1 with every error listed)")
+    check.add_argument("table", type=Path)
+    dsim = dlq_sub.add_parser("simulate", help="what the table does to each message of a file")
+    dsim.add_argument("table", type=Path)
+    dsim.add_argument("--messages", type=Path, required=True, help="messages file (TOML, see docs/dlq-tools.md)")
+
     replay = sub.add_parser("replay", help="replay a saved failing history")
     replay.add_argument("file", type=Path)
     _adapter_args(replay, required=False)
@@ -142,6 +150,10 @@ def cmd_run(args, out) -> int:
     options = _adapter_options(args)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     results = args.results or Path("mqconform-results") / time.strftime("run-%Y%m%d-%H%M%S")
+    try:  # before the run, so that a long run is never lost for want of a place to write it
+        results.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot use results directory {results}: {exc.strerror}") from None
     adapter = create_adapter(args.adapter, options)
     out.write(f"mqconform {__version__}: adapter {args.adapter}, areas {', '.join(areas)}, "
               f"{args.examples} examples per area, seed {seed}\n")
@@ -221,7 +233,31 @@ def cmd_cluster(args, out) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
+def cmd_dlq(args, out) -> int:
+    from conformance import dlq_tools as DT
+
+    try:
+        table, errors = DT.check(args.table)
+        if errors:
+            out.write("\n".join(errors) + "\n")
+            out.write(f"{args.table}: {len(errors)} error(s); a DLQ handler would not start with this table\n")
+            return EXIT_NONCONFORMANT
+        if args.dlq_command == "check":
+            out.write(f"{args.table}: valid: {'control data and ' if table.control != DT.T.ControlData() else ''}"
+                      f"{len(table.rules)} rule(s)\n")
+            return EXIT_OK
+        scenario = DT.load_messages(args.messages)
+    except DT.MessagesFileError as exc:
+        raise UsageError(str(exc)) from None
+    for fate in DT.simulate(table, scenario):
+        out.write(f"\n{fate.message}: {fate.final}\n")
+        if fate.steps:
+            out.write(tabulate([[s.tries, s.rule_line, s.action, s.target, s.outcome] for s in fate.steps],
+                               headers=["try", "rule (line)", "action", "to", "outcome"]) + "\n")
+    return EXIT_OK
+
+
+COMMANDS = {"run": cmd_run, "dlq": cmd_dlq, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
             "replay": cmd_replay, "cluster": cmd_cluster}
 
 

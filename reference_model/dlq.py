@@ -24,7 +24,7 @@ from reference_model import mqconst as C
 from reference_model.model import Branch, HistoryError, handles
 from reference_model.state import ModelMessage, ModelState
 
-KEPT, DISCARDED = "kept", "discarded"
+KEPT, DISCARDED, BACKED_OUT = "kept", "discarded", "backed-out"
 RUNNING, ENDED = "RUNNING", "ENDED"
 
 
@@ -33,18 +33,20 @@ class HandlerState:
     """One handler instance: its table file, the table it runs with, and its memory."""
 
     table_file: str
+    #: The text the running table was read from (DLQ-10: edits after the start do not count).
+    started_text: str = ""
     table: T.RulesTable | None = None
     running: bool = False
     input_q: str = ""
     #: Tries so far per message (MsgId), sorted pairs.
     attempts: tuple[tuple[str, int], ...] = ()
-    #: Messages seen and left for good (IGNORE, explicit or assumed).
-    ignored: frozenset = frozenset()
     #: Order key of the last message browsed (None: the next pass browses from the start).
     cursor: tuple[int, int] | None = None
     last_rescan: int = 0
     #: Clock of the last pass in which an action was tried (for WAIT(n)).
     busy_at: int = 0
+    #: Started by a restart and not yet through its first scan (DLQ-30 decides that scan).
+    restarted: bool = False
 
     def tries(self, msg_id: str) -> int:
         return dict(self.attempts).get(msg_id, 0)
@@ -95,6 +97,9 @@ def select(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | None, t
     budget = 0
     matched = False
     for index, rule in enumerate(table.rules):
+        if any(k in T.STRING_PATTERNS and v is not None for k, v in rule.patterns):
+            rules += ("DLQ-37", "DLQ-38") if any(isinstance(v, str) and ("*" in v or "?" in v)
+                                                 for _, v in rule.patterns) else ("DLQ-37",)
         if not matches(rule, fields):
             continue
         matched = True
@@ -103,8 +108,9 @@ def select(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | None, t
         if rule.action == "IGNORE":
             return index, rules + ("DLQ-19",)
         budget += rule.retry
+        rules += ("DLQ-02",)  # this message's own count of tries decides
         if budget > tries:
-            return index, rules + (("DLQ-02", "DLQ-03", "DLQ-25") if tries else ()) + (
+            return index, rules + (("DLQ-03", "DLQ-25") if tries else ()) + (
                 ("DLQ-04",) if budget - rule.retry > 0 else ())
         rules += ("DLQ-04",)
     return None, rules + (("DLQ-05", "DLQ-03", "DLQ-04") if matched else ("DLQ-06",))
@@ -141,20 +147,20 @@ def _handler(state: ModelState, name: str) -> HandlerState:
     return h
 
 
-def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...]) -> list[Branch]:
+def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...], restart: bool = False) -> list[Branch]:
     s = state.clone()
     table, errors = T.parse(text)
     if errors:
         s.dlq_handlers[name] = HandlerState(table_file=text)
         obs = L.Observation(cc=C.MQCC_FAILED, rc=C.MQRC_NONE, attrs={"TABLE": "INVALID"})
         return [Branch(observation=obs, state=s, rules=rules + ("DLQ-09", "DLQ-13"))]
-    rules += ("DLQ-09", "DLQ-27", "DLQ-31")
+    rules += ("DLQ-09", "DLQ-27") + table.syntax_rules
     queue = table.control.inputq or state.qmgr.get("DEADQ", "")
     if not queue or queue not in state.queues:
         s.dlq_handlers[name] = HandlerState(table_file=text)
         return [Branch(observation=L.Observation.of(C.MQRC_UNKNOWN_OBJECT_NAME), state=s, rules=rules)]
-    s.dlq_handlers[name] = HandlerState(table_file=text, table=table, running=True, input_q=queue,
-                                        last_rescan=state.clock, busy_at=state.clock)
+    s.dlq_handlers[name] = HandlerState(table_file=text, started_text=text, table=table, running=True, input_q=queue,
+                                        last_rescan=state.clock, busy_at=state.clock, restarted=restart)
     return [Branch(observation=L.OK, state=s, rules=rules)]
 
 
@@ -177,7 +183,7 @@ def change_table(state: ModelState, op: L.ChangeDlqTable) -> list[Branch]:
 @handles(L.RestartDlqHandler)
 def restart_handler(state: ModelState, op: L.RestartDlqHandler) -> list[Branch]:
     h = _handler(state, op.handler)
-    return _start(state, op.handler, h.table_file, ("DLQ-10", "DLQ-30"))
+    return _start(state, op.handler, h.table_file, ("DLQ-10", "DLQ-30"), restart=True)
 
 
 def _visible(state: ModelState, queue: str) -> list[ModelMessage]:
@@ -195,12 +201,19 @@ class _Outcome:
     busy: bool = False
 
 
-def _process(o: _Outcome, name: str, m: ModelMessage) -> list[_Outcome]:
-    """The alternatives after the handler reaches message ``m``."""
+def _process(o: _Outcome, name: str, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outcome]:
+    """The alternatives after the handler reaches message ``m`` in a scan (whose rules are ``scan``)."""
     h = attrs.evolve(o.handler, cursor=m.order_key)
     mid = m.md.msg_id
     key = f"attrs.{mid.upper()}"
+    result = _decide(o, h, m, mid, key)
+    for r in result:
+        if key in r.field_rules:
+            r.field_rules[key] = tuple(dict.fromkeys(tuple(r.field_rules[key]) + scan))
+    return result
 
+
+def _decide(o: _Outcome, h: HandlerState, m: ModelMessage, mid: str, key: str) -> list[_Outcome]:
     def kept(rules, handler=h):
         o.fates[mid] = KEPT
         o.field_rules[key] = rules
@@ -209,15 +222,14 @@ def _process(o: _Outcome, name: str, m: ModelMessage) -> list[_Outcome]:
 
     if m.dlh is None:
         return kept(("DLQ-07",))
-    if mid in h.ignored:
-        return kept(("DLQ-16",))
+    # A message the handler left (IGNORE, explicit or assumed) is left again every time it comes
+    # round: the table does not change while the handler runs and its tries stay as they were, so
+    # the model decides again rather than keep the handler's record (DLQ-16).
     tries = h.tries(mid)
     index, rules = select(h.table, message_fields(m), tries)
-    if index is None:
-        return kept(rules + ("DLQ-16",), attrs.evolve(h, ignored=h.ignored | {mid}))
+    if index is None or h.table.rules[index].action == "IGNORE":
+        return kept(rules + ("DLQ-16",))
     rule = h.table.rules[index]
-    if rule.action == "IGNORE":
-        return kept(rules + ("DLQ-16",), attrs.evolve(h, ignored=h.ignored | {mid}))
     h = h.with_tries(mid, tries + 1)
     s = o.state.clone()
     queue = h.input_q
@@ -255,27 +267,31 @@ def _failed(o: _Outcome, before: ModelState, queue: str, m: ModelMessage, mid: s
     """The action's put failed: its get is backed out, the message stays with BackoutCount + 1 (DLQ-24)."""
     s = before.clone()
     s.find(queue, m.seq).backout_count += 1
-    return attrs.evolve(o, state=s, fates={**o.fates, mid: KEPT}, field_rules={**o.field_rules, key: rules},
+    return attrs.evolve(o, state=s, fates={**o.fates, mid: BACKED_OUT}, field_rules={**o.field_rules, key: rules},
                         rules=o.rules + list(rules))
 
 
-def _actionable(state: ModelState, h: HandlerState, m: ModelMessage) -> bool:
-    """Would a later scan act on ``m``?"""
-    if m.dlh is None or m.md.msg_id in h.ignored:
-        return False
-    index, _ = select(h.table, message_fields(m), h.tries(m.md.msg_id))
-    return index is not None and h.table.rules[index].action != "IGNORE"
+def _actionable(h: HandlerState, m: ModelMessage) -> tuple[bool, tuple[str, ...]]:
+    """Would a later scan act on ``m``?  (And the rules that say so.)"""
+    if m.dlh is None:
+        return False, ("DLQ-07",)
+    index, rules = select(h.table, message_fields(m), h.tries(m.md.msg_id))
+    return index is not None and h.table.rules[index].action != "IGNORE", rules
 
 
-def _ends(o: _Outcome) -> bool:
-    """WAIT(NO) and WAIT(n) end the handler (DLQ-29)."""
+def _ends(o: _Outcome) -> tuple[bool, tuple[str, ...]]:
+    """Whether WAIT(NO) or WAIT(n) ends the handler now (DLQ-29), and the rules that decide it."""
     h, s = o.handler, o.state
     wait = h.table.control.wait
-    if wait == "YES":
-        return False
     if wait == "NO":
-        return not any(_actionable(s, h, m) for m in _visible(s, h.input_q))
-    return not o.busy and s.clock - h.busy_at >= wait * 10
+        rules: tuple[str, ...] = ()
+        left = False
+        for m in _visible(s, h.input_q):
+            actionable, why = _actionable(h, m)
+            left |= actionable
+            rules += why
+        return not left, rules
+    return not o.busy and s.clock - h.busy_at >= wait * 10, ()
 
 
 @handles(L.RunDlqHandler)
@@ -296,8 +312,12 @@ def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
         h = attrs.evolve(h, last_rescan=state.clock)
     else:
         todo = [m for m in visible if m.order_key > h.cursor]
-        lengths = list(range(len(todo) + 1))
+        lengths = list(range(len(todo), -1, -1))  # the first outcome sees everything
         base_rules = ["DLQ-17"] if todo else []
+    scan = tuple(base_rules) + (("DLQ-10",) if h.table_file != h.started_text else ()) + (
+        ("DLQ-30",) if h.restarted else ())
+    if rescan:
+        h = attrs.evolve(h, restarted=False)
     branches = []
     for k in lengths:
         outcomes = [_Outcome(state=state.clone(), handler=h, fates={}, field_rules={}, rules=list(base_rules))]
@@ -305,23 +325,26 @@ def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
             nxt = []
             for o in outcomes:
                 nxt += _process(attrs.evolve(o, fates=dict(o.fates), field_rules=dict(o.field_rules),
-                                             rules=list(o.rules)), op.handler, m)
+                                             rules=list(o.rules)), op.handler, m, scan)
             outcomes = nxt
         for o in outcomes:
             if o.busy:
                 o.handler = attrs.evolve(o.handler, busy_at=state.clock)
             status = RUNNING
             rules = list(o.rules)
+            handler_rules: tuple[str, ...] = ("DLQ-29",) + scan
             if table.control.wait != "YES":
                 rules.append("DLQ-29")
-                if _ends(o):
+                ends, why = _ends(o)
+                handler_rules += why
+                if ends:
                     status = ENDED
                     o.handler = attrs.evolve(o.handler, running=False)
             fates = {mid: o.fates.get(mid, KEPT) for mid in ids if mid}
             for mid in ids:
                 if mid and mid not in o.fates:  # not reached in this pass
                     o.field_rules[f"attrs.{mid.upper()}"] = tuple(base_rules) or ("DLQ-17",)
-            o.field_rules["attrs.HANDLER"] = ("DLQ-29",)
+            o.field_rules["attrs.HANDLER"] = tuple(dict.fromkeys(handler_rules))
             o.state = o.state.clone()
             o.state.dlq_handlers[op.handler] = o.handler
             branches.append(Branch(observation=L.Observation(attrs={**fates, "HANDLER": status}), state=o.state,

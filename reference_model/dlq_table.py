@@ -98,6 +98,8 @@ class DlqRule:
 class RulesTable:
     control: ControlData = ControlData()
     rules: tuple[DlqRule, ...]
+    #: IDs of the syntax rules this table's text relies on (continuations, comments, quoting, ...).
+    syntax_rules: tuple[str, ...] = attrs.field(default=(), eq=False)
 
 
 class TableInvalid(ValueError):
@@ -116,8 +118,9 @@ class _Char:
     column: int
 
 
-def _logical_lines(text: str) -> list[list[_Char]]:
+def _logical_lines(text: str, used: set[str] | None = None) -> list[list[_Char]]:
     """Join continuation lines and drop comments and blank lines; characters keep their source position."""
+    used = set() if used is None else used
     out: list[list[_Char]] = []
     current: list[_Char] | None = None
     keep_leading = False
@@ -126,6 +129,7 @@ def _logical_lines(text: str) -> list[list[_Char]]:
         if current is None:
             stripped = line.strip()
             if not stripped or stripped.startswith("*"):
+                used.add("DLQ-34")
                 continue
             start = 0
         else:
@@ -138,6 +142,7 @@ def _logical_lines(text: str) -> list[list[_Char]]:
             chars.pop()
         current = (current or []) + chars
         if cont:
+            used.add("DLQ-33")
             keep_leading = cont == "-"
             continue
         if any(not c.ch.isspace() for c in current):
@@ -419,9 +424,11 @@ def parse(text: str) -> tuple[RulesTable | None, list[TableError]]:
     errors: list[TableError] = []
     control = ControlData()
     rules: list[DlqRule] = []
-    for index, chars in enumerate(_logical_lines(text)):
+    used = {"DLQ-31", "DLQ-32", "DLQ-35", "DLQ-40"}
+    for index, chars in enumerate(_logical_lines(text, used)):
         line_errors: list[TableError] = []
         kws = _tokens(chars, line_errors)
+        used.update(_features(kws))
         seen: set[str] = set()
         unique: list[_Keyword] = []
         for kw in kws:
@@ -446,7 +453,27 @@ def parse(text: str) -> tuple[RulesTable | None, list[TableError]]:
         errors.append(TableError(1, 1, "the table has no rules"))
     if errors:
         return None, sorted(errors, key=lambda e: (e.line, e.column))
-    return RulesTable(control=control, rules=tuple(rules)), []
+    return RulesTable(control=control, rules=tuple(rules), syntax_rules=tuple(sorted(used))), []
+
+
+def _features(kws: list[_Keyword]) -> set[str]:
+    used = set()
+    for kw in kws:
+        if kw.quoted or kw.value != kw.value.upper():
+            used.add("DLQ-36")
+        if kw.name in STRING_PATTERNS:
+            used.add("DLQ-37")
+            if "*" in kw.value or "?" in kw.value:
+                used.add("DLQ-38")
+        elif kw.name in NUMERIC_PATTERNS:
+            used.add("DLQ-39")
+        elif kw.name == "RETRY":
+            used.add("DLQ-25")
+        elif kw.name == "PUTAUT":
+            used.add("DLQ-26")
+        elif kw.value.startswith("&"):
+            used.add("DLQ-23")
+    return used
 
 
 def parse_or_raise(text: str) -> RulesTable:

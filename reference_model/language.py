@@ -495,7 +495,8 @@ class RunDlqHandler(Op):
     """Let a handler work until it is idle at the current time.
 
     The observation's ``attrs`` give each message that was on the dead-letter queue, by
-    MsgId, its fate: ``"kept"``, ``"discarded"`` or ``"put:QNAME"``; and ``HANDLER``:
+    MsgId, its fate: ``"kept"`` (untouched), ``"backed-out"`` (an action was tried and
+    failed, so its get was backed out), ``"discarded"`` or ``"put:QNAME"``; and ``HANDLER``:
     ``"RUNNING"`` or ``"ENDED"``.
     """
 

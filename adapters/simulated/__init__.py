@@ -1,10 +1,14 @@
 """The ``simulated`` adapter: an in-process queue manager with injectable faults.
 
 Options: ``faults=a,b`` (see ``mqconform faults``), ``platform=distributed|zos|any`` (default any:
-the queue manager shows the platform each test case asks for).
+the queue manager shows the platform each test case asks for), ``dlq-handler=COMMAND`` (run this
+program, speaking the protocol of :mod:`adapters.dlq_handler.external`, as the DLQ handler
+instead of the kit's own).
 """
 
 from __future__ import annotations
+
+import shlex
 
 from adapters.base import AdapterOptionError, Capabilities, check_options, platform_option
 from adapters.simulated.faults import FAULTS, parse_faults
@@ -13,23 +17,31 @@ from reference_model import language as L
 from reference_model.rules import AREAS
 
 #: Areas the simulated queue manager implements so far.
-SIMULATED_AREAS = ("core", "syncpoint", "expiry", "trigger", "cluster")
+SIMULATED_AREAS = ("core", "syncpoint", "expiry", "trigger", "cluster", "dlq")
 
 
 class SimulatedAdapter:
-    """In-process simulated queue manager with injectable faults (options: faults, platform)."""
+    """In-process simulated queue manager with injectable faults (options: faults, platform, dlq-handler)."""
 
     name = "simulated"
 
     def __init__(self, **options: str) -> None:
-        check_options(self.name, options, {"faults", "platform"})
+        check_options(self.name, options, {"faults", "platform", "dlq-handler"})
         self.platforms = platform_option(self.name, options)
         self.platform = self.platforms[0]
         try:
             self.faults = parse_faults(options.get("faults"))
         except ValueError as exc:
             raise AdapterOptionError(str(exc)) from None
-        self.qm = SimulatedQueueManager(self.platform, self.faults)
+        self.dlq_handler = None
+        if options.get("dlq-handler"):
+            try:
+                self.dlq_handler = shlex.split(options["dlq-handler"])
+            except ValueError as exc:
+                raise AdapterOptionError(f"dlq-handler: {exc}") from None
+            if not self.dlq_handler:
+                raise AdapterOptionError("dlq-handler: empty command")
+        self.qm = SimulatedQueueManager(self.platform, self.faults, self.dlq_handler)
 
     @staticmethod
     def fault_catalogue():
@@ -46,17 +58,19 @@ class SimulatedAdapter:
             "version": __version__,
             "platforms": list(self.platforms),
             "faults": list(self.faults),
+            "dlq_handler": " ".join(self.dlq_handler) if self.dlq_handler else "mqconform (built in)",
         }
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self.platform = platform or self.platforms[0]
-        self.qm = SimulatedQueueManager(self.platform, self.faults)
+        self.qm.dlq.close()
+        self.qm = SimulatedQueueManager(self.platform, self.faults, self.dlq_handler)
 
     def execute(self, op: L.Op) -> L.Observation:
         return self.qm.execute(op)
 
     def end_case(self) -> None:
-        pass
+        self.qm.dlq.close()
 
     def close(self) -> None:
-        pass
+        self.qm.dlq.close()

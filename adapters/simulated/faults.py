@@ -130,6 +130,36 @@ _fault("local-not-preferred", "cluster", ("CLWL-03",),
 _fault("put-disabled-chosen", "cluster", ("CLWL-01",),
        "a PUT-disabled queue instance can be chosen")
 
+# The DLQ handler the simulated queue manager runs (the kit's own, adapters/dlq_handler).
+_fault("dlq-rules-out-of-order", "dlq", ("DLQ-01",),
+       "the handler searches the rules table from the last rule up")
+_fault("dlq-retry-ignored", "dlq", ("DLQ-03",),
+       "each matching rule is tried once, whatever its RETRY count")
+_fault("dlq-no-fall-through", "dlq", ("DLQ-04", "DLQ-05"),
+       "when a rule's tries are used up the handler gives up instead of trying the next matching rule")
+_fault("dlq-ignore-not-assumed", "dlq", ("DLQ-05", "DLQ-06"),
+       "a message no rule deals with is discarded instead of left on the queue")
+_fault("dlq-no-dlh-processed", "dlq", ("DLQ-07",),
+       "messages without an MQDLH are matched against the rules like the others")
+_fault("dlq-header-stripped", "dlq", ("DLQ-22", "DLQ-11"),
+       "ACTION(FWD) HEADER(YES) forwards the message without its MQDLH")
+_fault("dlq-format-not-restored", "dlq", ("DLQ-21", "DLQ-22"),
+       "when the MQDLH is removed the message keeps Format MQDEAD instead of the saved format")
+_fault("dlq-context-not-passed", "dlq", ("DLQ-12",),
+       "forwarded and retried messages get the handler's default context instead of their own")
+_fault("dlq-table-change-applied", "dlq", ("DLQ-10",),
+       "a running handler picks up a changed rules table without a restart")
+_fault("dlq-new-messages-never-seen", "dlq", ("DLQ-18",),
+       "messages that arrive after the handler's first scan are never processed, not even at a rescan")
+_fault("dlq-retry-count-per-rule", "dlq", ("DLQ-02",),
+       "tries are counted per rule for all messages together instead of per message")
+_fault("dlq-question-matches-trailing-blank", "dlq", ("DLQ-38",),
+       "'?' in a pattern matches a trailing blank, so REPLYQ(?*) matches a blank ReplyToQ")
+_fault("dlq-failure-not-backed-out", "dlq", ("DLQ-24",),
+       "when an action's put fails the handler commits its get, losing the message")
+_fault("dlq-restart-keeps-tries", "dlq", ("DLQ-30",),
+       "a restarted handler remembers the tries and ignored messages of its previous run")
+
 
 def parse_faults(text: str | None) -> tuple[str, ...]:
     """``"a,b"`` to a tuple of known fault names; raises ValueError naming an unknown one."""

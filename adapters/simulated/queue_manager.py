@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+from adapters.dlq_handler.external import ExternalHandler
+from adapters.dlq_handler.host import DlqHost
 from adapters.simulated.cluster import SimulatedCluster
 from adapters.simulated.triggering import Triggering
 from reference_model import language as L
@@ -91,7 +93,8 @@ class SimConnection:
 
 
 class SimulatedQueueManager:
-    def __init__(self, platform: str = C.PLATFORM_DISTRIBUTED, faults: tuple[str, ...] = ()) -> None:
+    def __init__(self, platform: str = C.PLATFORM_DISTRIBUTED, faults: tuple[str, ...] = (),
+                 dlq_handler: list[str] | None = None) -> None:
         self.platform = platform
         self.faults = frozenset(faults)
         self.queues: dict[str, SimQueue] = {}
@@ -105,9 +108,15 @@ class SimulatedQueueManager:
         self.triggering = Triggering(self)
         self.cluster = SimulatedCluster(self.faults)
         self._seq = itertools.count(1)
+        make = None
+        if dlq_handler:
+            make = lambda name, text, execute, dead_q: ExternalHandler(dlq_handler, name, text, execute, dead_q)  # noqa: E731
+        self.dlq = DlqHost(self.execute, lambda: self.clock, lambda: self.dead_q, self.faults, make)
 
     # ------------------------------------------------------------ dispatch
     def execute(self, op: L.Op) -> L.Observation:
+        if self.dlq.handles(op):
+            return self.dlq.execute_op(op)
         method = getattr(self, "_op_" + type(op).__name__, None)
         if method is None:
             raise NotImplementedError(type(op).__name__)

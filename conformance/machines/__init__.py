@@ -2,6 +2,7 @@
 
 from conformance.machines.cluster import ClusterMachine
 from conformance.machines.core import CoreMachine
+from conformance.machines.dlq import DlqMachine
 from conformance.machines.expiry import ExpiryMachine
 from conformance.machines.syncpoint import SyncpointMachine
 from conformance.machines.trigger import TriggerMachine
@@ -13,4 +14,5 @@ MACHINES = {
     "expiry": ExpiryMachine,
     "trigger": TriggerMachine,
     "cluster": ClusterMachine,
+    "dlq": DlqMachine,
 }

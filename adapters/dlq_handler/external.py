@@ -1,0 +1,165 @@
+"""An external DLQ handler: any program that speaks the handler protocol over its stdin and stdout.
+
+The protocol is JSON, one object per line.  The kit writes commands:
+
+* ``{"cmd": "start", "handler": NAME, "table": TEXT, "dead_q": QUEUE, "clock": TENTHS}``
+* ``{"cmd": "run", "clock": TENTHS}``: work until idle
+* ``{"cmd": "stop"}``
+
+While it works on a command, the program may ask for MQ calls: it writes
+``{"op": OP}`` (an operation of the kit's language in its JSON form, see
+``reference_model/language.py``) and reads back ``{"observation": OBS}``.  It
+ends each command with ``{"result": ...}``: for ``start`` the observation of the
+start (with ``"queue"``, the queue it opened), for ``run`` ``{"status":
+"RUNNING" | "ENDED"}``, for ``stop`` ``{}``.
+
+``python -m adapters.dlq_handler`` serves the kit's own handler this way
+(``--fault NAME`` breaks it on purpose), and is the reference for writing a
+bridge to a site's own handler.
+"""
+
+from __future__ import annotations
+
+import json
+import selectors
+import subprocess
+import sys
+from typing import Callable
+
+from adapters.base import AdapterError
+from reference_model import language as L
+
+#: Seconds to wait for each line from the external program.
+TIMEOUT = 30.0
+
+
+class ExternalHandler:
+    """A handler instance run by an external program (``command``, an argument list)."""
+
+    def __init__(self, command: list[str], name: str, text: str,
+                 execute: Callable[[L.Op], L.Observation], dead_q: str) -> None:
+        self.command = command
+        self.name = name
+        self.text = text
+        self.execute = execute
+        self.dead_q = dead_q
+        self.queue = ""
+        self.running = False
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, clock: int) -> L.Observation:
+        try:
+            self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         text=True, bufsize=1)
+        except OSError as exc:
+            raise AdapterError(f"cannot start the external DLQ handler {self.command[0]!r}: {exc.strerror}") from None
+        result = self._command({"cmd": "start", "handler": self.name, "table": self.text,
+                                "dead_q": self.dead_q, "clock": clock})
+        self.queue = result.pop("queue", "") if isinstance(result, dict) else ""
+        obs = self._decode(result)
+        self.running = obs.cc != 2
+        return obs
+
+    def run(self, clock: int) -> str:
+        if self.proc is None or self.proc.poll() is not None:
+            return "ENDED"
+        status = self._command({"cmd": "run", "clock": clock}).get("status")
+        if status not in ("RUNNING", "ENDED"):
+            raise AdapterError(f"external DLQ handler answered run with status {status!r}")
+        self.running = status == "RUNNING"
+        return status
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self._command({"cmd": "stop"})
+            except AdapterError:
+                pass
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+        self.proc = None
+        self.running = False
+
+    # ------------------------------------------------------------------
+    def _decode(self, data) -> L.Observation:
+        try:
+            obs = L.from_json(data)
+        except L.LanguageError as exc:
+            raise AdapterError(f"external DLQ handler sent a malformed observation: {exc}") from None
+        if not isinstance(obs, L.Observation):
+            raise AdapterError("external DLQ handler's start result is not an Observation")
+        return obs
+
+    def _command(self, command: dict) -> dict:
+        self._write(command)
+        while True:
+            message = self._read()
+            if "result" in message:
+                return message["result"]
+            if "op" not in message:
+                raise AdapterError(f"external DLQ handler sent {sorted(message)!r}, expected 'op' or 'result'")
+            try:
+                op = L.from_json(message["op"])
+            except L.LanguageError as exc:
+                raise AdapterError(f"external DLQ handler asked for a malformed op: {exc}") from None
+            if not isinstance(op, L.Op):
+                raise AdapterError("external DLQ handler asked for something that is not an op")
+            self._write({"observation": L.to_json(self.execute(op))})
+
+    def _write(self, data: dict) -> None:
+        try:
+            self.proc.stdin.write(json.dumps(data) + "\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            raise AdapterError("the external DLQ handler has gone (its input is closed)") from None
+
+    def _read(self) -> dict:
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        ready = sel.select(TIMEOUT)
+        sel.close()
+        if not ready:
+            self.proc.kill()
+            raise AdapterError(f"the external DLQ handler did not answer within {TIMEOUT:.0f}s")
+        line = self.proc.stdout.readline()
+        if not line:
+            raise AdapterError(f"the external DLQ handler ended (exit status {self.proc.wait()})")
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            raise AdapterError(f"the external DLQ handler wrote a line that is not JSON: {line[:60]!r}") from None
+        if not isinstance(data, dict):
+            raise AdapterError("the external DLQ handler wrote JSON that is not an object")
+        return data
+
+
+def serve(faults: frozenset[str] = frozenset(), stdin=sys.stdin, stdout=sys.stdout) -> int:
+    """Serve the kit's own handler over the protocol (the program side)."""
+    from adapters.dlq_handler.handler import DlqHandler
+
+    def send(data: dict) -> None:
+        stdout.write(json.dumps(data) + "\n")
+        stdout.flush()
+
+    def remote(op: L.Op) -> L.Observation:
+        send({"op": L.to_json(op)})
+        return L.from_json(json.loads(stdin.readline())["observation"])
+
+    handler = None
+    for line in stdin:
+        command = json.loads(line)
+        if command["cmd"] == "start":
+            handler = DlqHandler(command["handler"], command["table"], remote, command["dead_q"], faults)
+            obs = L.to_json(handler.start(command["clock"]))
+            send({"result": {**obs, "queue": handler.queue}})
+        elif command["cmd"] == "run":
+            send({"result": {"status": handler.run(command["clock"]) if handler else "ENDED"}})
+        elif command["cmd"] == "stop":
+            if handler:
+                handler.stop()
+            send({"result": {}})
+            return 0
+    return 0

@@ -1,0 +1,141 @@
+"""Hosting DLQ handlers for an adapter: the four handler operations, and each message's fate.
+
+An adapter with the ``dlq`` capability hands the handler operations
+(``StartDlqHandler``, ``ChangeDlqTable``, ``RestartDlqHandler``,
+``RunDlqHandler``) to a :class:`DlqHost`.  The host runs a handler instance per
+name: the kit's own (:class:`~adapters.dlq_handler.handler.DlqHandler`) or an
+external program speaking the handler protocol
+(:mod:`adapters.dlq_handler.external`), a site's own handler for instance.
+
+The host does not take a handler's word for what it did: it browses the queue
+before and after a run and watches the handler's puts and commits, and reports
+each message's fate from that (``kept``, ``discarded`` or ``put:QUEUE``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from adapters.dlq_handler.handler import DlqHandler
+from reference_model import language as L
+from reference_model import mqconst as C
+
+Execute = Callable[[L.Op], L.Observation]
+
+
+class _Watch:
+    """Wraps a handler's ``execute``: remembers which messages its committed puts carried where."""
+
+    def __init__(self, execute: Execute) -> None:
+        self.inner = execute
+        self.pending: dict[str, dict[str, str]] = {}
+        self.committed: dict[str, str] = {}
+
+    def __call__(self, op: L.Op) -> L.Observation:
+        obs = self.inner(op)
+        if isinstance(op, L.Put1) and obs.cc != C.MQCC_FAILED:
+            if op.options & C.MQPMO_SYNCPOINT:
+                self.pending.setdefault(op.conn, {})[op.md.msg_id] = op.queue
+            else:
+                self.committed[op.md.msg_id] = op.queue
+        elif isinstance(op, L.Commit):
+            self.committed.update(self.pending.pop(op.conn, {}))
+        elif isinstance(op, (L.Backout, L.Disconnect)):
+            self.pending.pop(op.conn, None)
+        return obs
+
+
+class DlqHost:
+    """The handler instances of one test case on one queue manager.
+
+    ``execute`` runs an op on the queue manager; ``clock`` and ``dead_q`` read its
+    virtual clock and DEADQ; ``make_handler`` builds a handler instance (the kit's,
+    with the adapter's faults, by default).
+    """
+
+    def __init__(self, execute: Execute, clock: Callable[[], int], dead_q: Callable[[], str],
+                 faults: frozenset[str] = frozenset(), make_handler=None) -> None:
+        self.execute = execute
+        self.clock = clock
+        self.dead_q = dead_q
+        self.faults = faults
+        self.make_handler = make_handler or (lambda name, text, execute, dead_q: DlqHandler(
+            name, text, execute, dead_q, faults))
+        self.files: dict[str, str] = {}
+        self.handlers: dict[str, object] = {}
+        self.watches: dict[str, _Watch] = {}
+
+    def handles(self, op: L.Op) -> bool:
+        return isinstance(op, (L.StartDlqHandler, L.ChangeDlqTable, L.RestartDlqHandler, L.RunDlqHandler))
+
+    def execute_op(self, op: L.Op) -> L.Observation:
+        if isinstance(op, L.StartDlqHandler):
+            self.files[op.handler] = op.table
+            return self._start(op.handler, op.table)
+        if op.handler not in self.files:
+            raise KeyError(f"no DLQ handler {op.handler!r} was started")
+        if isinstance(op, L.ChangeDlqTable):
+            self.files[op.handler] = op.table
+            if "dlq-table-change-applied" in self.faults:
+                from reference_model import dlq_table
+                table, errors = dlq_table.parse(op.table)
+                handler = self.handlers[op.handler]
+                if not errors and getattr(handler, "running", False):
+                    handler.table = table
+            return L.OK
+        if isinstance(op, L.RestartDlqHandler):
+            old = self.handlers.pop(op.handler)
+            old.stop()
+            obs = self._start(op.handler, self.files[op.handler])
+            if "dlq-restart-keeps-tries" in self.faults:
+                new = self.handlers[op.handler]
+                new.tries, new.ignored = old.tries, old.ignored
+            return obs
+        return self._run(op.handler)
+
+    def _start(self, name: str, text: str) -> L.Observation:
+        watch = _Watch(self.execute)
+        handler = self.make_handler(name, text, watch, self.dead_q())
+        self.handlers[name] = handler
+        self.watches[name] = watch
+        return handler.start(self.clock())
+
+    def _run(self, name: str) -> L.Observation:
+        handler, watch = self.handlers[name], self.watches[name]
+        queue = getattr(handler, "queue", "")
+        before = self._browse(queue) if queue else {}
+        watch.committed.clear()
+        status = handler.run(self.clock())
+        after = self._browse(queue) if queue else {}
+        fates: dict[str, str] = {}
+        for mid in before:
+            if mid in after:
+                fates[mid] = "backed-out" if after[mid] > before[mid] else "kept"
+            elif mid in watch.committed:
+                fates[mid] = "put:" + watch.committed[mid]
+            else:
+                fates[mid] = "discarded"
+        return L.Observation(attrs={**fates, "HANDLER": status})
+
+    def _browse(self, queue: str) -> dict[str, int]:
+        """MsgId and BackoutCount of each message available on ``queue``, by the queue manager's own browse."""
+        conn, handle = "dlq.host", "dlq.host.browse"
+        self.execute(L.Connect(conn=conn))
+        ids: dict[str, int] = {}
+        if self.execute(L.Open(conn=conn, handle=handle, queue=queue, options=C.MQOO_BROWSE)).cc != C.MQCC_FAILED:
+            option = C.MQGMO_BROWSE_FIRST
+            while True:
+                obs = self.execute(L.Get(conn=conn, handle=handle, options=option | C.MQGMO_NO_SYNCPOINT))
+                if obs.message is None:
+                    break
+                option = C.MQGMO_BROWSE_NEXT
+                if obs.message.msg_id:
+                    ids[obs.message.msg_id] = obs.message.backout_count
+            self.execute(L.Close(conn=conn, handle=handle))
+        self.execute(L.Disconnect(conn=conn))
+        return ids
+
+    def close(self) -> None:
+        for handler in self.handlers.values():
+            handler.stop()
+        self.handlers.clear()

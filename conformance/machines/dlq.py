@@ -1,0 +1,222 @@
+"""The ``dlq`` machine: rules tables, dead-letter queue contents and failing destinations.
+
+A queue manager has a dead-letter queue (FIFO or priority), three destination
+queues with small MAXDEPTHs and a queue that may not exist yet.  The machine
+generates a rules table (rendered with the syntax's freedoms: any keyword case,
+commas, continuations, comments), starts a handler with it, and interleaves:
+dead-letter messages with MQDLHs and varied descriptors and contexts, messages
+without an MQDLH, handler runs, clock advances past RETRYINT, destinations
+put-inhibited or filled and drained (each drained message is checked: its
+header, format and context), a second handler on the same queue, table edits
+and restarts.  Every message's fate after each run is checked against the model.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, precondition, rule
+
+from conformance.machines.base import ConformanceMachine
+from reference_model import language as L
+from reference_model import mqconst as C
+
+DLQ, TARGETS, MISSING = "DLQ", ("A", "B", "PARK"), "NEW.Q"
+APP = "app"
+USERS = ("alice", "bob")
+APPL_NAMES = ("payroll.batch", "billing", "payroll")
+REASONS = {"MQRC_Q_FULL": C.MQRC_Q_FULL, "MQRC_PUT_INHIBITED": C.MQRC_PUT_INHIBITED,
+           "MQRC_UNKNOWN_OBJECT_NAME": C.MQRC_UNKNOWN_OBJECT_NAME}
+
+
+# ---------------------------------------------------------------------------- rules tables
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+patterns = st.fixed_dictionaries({}, optional={
+    "REASON": st.sampled_from(list(REASONS) + ["2053", "*"]),
+    "DESTQ": st.sampled_from(["A", "B", "A*", "?", MISSING, "*", "'PAR?'"]),
+    "MSGTYPE": st.sampled_from(["MQMT_REQUEST", "MQMT_DATAGRAM", "8"]),
+    "PERSIST": st.sampled_from(["MQPER_PERSISTENT", "MQPER_NOT_PERSISTENT"]),
+    "USERID": st.sampled_from([_quoted(u) for u in USERS] + ["'al*'"]),
+    "APPLNAME": st.sampled_from(["'payroll*'", "'payroll?batch'", "'billing?'", "'payroll?'"]),
+    "REPLYQ": st.sampled_from(["?*", "' '", "B"]),
+    "FORMAT": st.sampled_from(["MQSTR", "' '"]),
+})
+
+actions = st.one_of(
+    st.just({"ACTION": "DISCARD"}),
+    st.just({"ACTION": "IGNORE"}),
+    st.fixed_dictionaries({"ACTION": st.just("RETRY")}, optional={"RETRY": st.sampled_from(["1", "2", "3"])}),
+    st.fixed_dictionaries(
+        {"ACTION": st.just("FWD"),
+         "FWDQ": st.sampled_from(["A", "B", "PARK", "PARK", MISSING, "&DESTQ", "&REPLYQ"])},
+        optional={"FWDQM": st.sampled_from(["&REPLYQM", "' '", "&DESTQM"]),
+                  "HEADER": st.sampled_from(["YES", "NO"]),
+                  "PUTAUT": st.sampled_from(["DEF", "CTX"]),
+                  "RETRY": st.sampled_from(["1", "2"])}),
+)
+
+table_rules = st.lists(st.tuples(patterns, actions).map(lambda pa: {**pa[0], **pa[1]}), min_size=1, max_size=4)
+control = st.fixed_dictionaries({"RETRYINT": st.sampled_from(["1", "10", "30"])},
+                                optional={"WAIT": st.sampled_from(["YES", "NO", "20"]),
+                                          "INPUTQ": st.sampled_from([DLQ, "' '"])})
+
+
+def render(entries: list[dict], style: int) -> str:
+    """A table's text, in one of the many spellings the syntax allows (``style`` 0 is the plainest).
+
+    The spelling is derived from one number so that Hypothesis shrinks it in one step.
+    """
+    rnd = random.Random(style)
+    plain = style == 0
+    lines = [] if plain or rnd.random() < 0.5 else ["* generated rules table"]
+    for entry in entries:
+        items = list(entry.items())
+        if not plain:
+            rnd.shuffle(items)
+        words = []
+        for name, value in items:
+            name = name.lower() if not plain and rnd.random() < 0.3 else name
+            gap = " " if not plain and rnd.random() < 0.2 else ""
+            words.append(f"{name}{gap}({value})")
+        sep = ", " if not plain and rnd.random() < 0.3 else " "
+        line = sep.join(words)
+        if not plain and len(words) > 1 and rnd.random() < 0.3:
+            cut = rnd.randrange(1, len(words))
+            line = sep.join(words[:cut]) + " +\n     " + sep.join(words[cut:])
+        lines.append(line)
+        if not plain and rnd.random() < 0.2:
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def tables() -> st.SearchStrategy[str]:
+    """A valid rules table, rendered with the freedoms the syntax allows."""
+    return st.builds(lambda c, rules, style: render([c] + rules, style),
+                     control, table_rules, st.integers(0, 2**16))
+
+
+#: Lines that make a table invalid (each breaks one syntax rule).
+BROKEN_LINES = ("ACTION(FWD) HEADER(NO)", "COLOUR(RED) ACTION(DISCARD)", "REASON(20?3) ACTION(IGNORE)",
+                "ACTION(RETRY) RETRY(0)", "DESTQ(A) DESTQ(B) ACTION(DISCARD)", "WAIT(NO)",
+                "FORMAT() ACTION(DISCARD)", "USERID('far.too.long.user') ACTION(IGNORE)")
+
+
+@st.composite
+def broken_tables(draw) -> str:
+    """A table with one or two syntax errors: a handler must refuse it (DLQ-09, DLQ-13)."""
+    lines = draw(tables()).splitlines()
+    for bad in draw(st.lists(st.sampled_from(BROKEN_LINES), min_size=1, max_size=2)):
+        lines.insert(draw(st.integers(1, len(lines))), bad)
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------- messages
+
+contexts = st.builds(L.MessageContext, user_id=st.sampled_from(USERS), appl_identity_data=st.sampled_from(["", "a 1"]),
+                     put_appl_type=st.sampled_from([C.MQAT_UNIX, C.MQAT_JAVA]),
+                     put_appl_name=st.sampled_from(APPL_NAMES))
+headers = st.builds(L.DeadLetterHeader, reason=st.sampled_from(list(REASONS.values())),
+                    dest_q=st.sampled_from(["A", "B", "A", MISSING, "PARK"]),
+                    dest_qmgr=st.sampled_from(["", "", "", "FAR.QM"]),
+                    format=st.sampled_from([C.MQFMT_STRING, C.MQFMT_NONE]))
+descriptors = st.fixed_dictionaries({
+    "msg_type": st.sampled_from([C.MQMT_DATAGRAM, C.MQMT_REQUEST]),
+    "persistence": st.sampled_from([C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT]),
+    "reply_to_q": st.sampled_from(["", "B", "PARK"]),
+    "reply_to_qmgr": st.sampled_from(["", "", "FAR.QM"]),
+    "priority": st.integers(0, 9),
+    "context": contexts,
+})
+
+
+class DlqMachine(ConformanceMachine):
+    area = "dlq"
+
+    @initialize(table=tables(), fifo=st.booleans(), maxdepth=st.sampled_from([1, 2, 4]),
+                inhibited=st.sets(st.sampled_from(TARGETS)))
+    def set_up(self, table, fifo, maxdepth, inhibited):
+        self.count = 0
+        self.missing_defined = False
+        self.second = False
+        self.execute(L.DefineQueue(queue=DLQ, attrs={"MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY}))
+        for q in TARGETS:
+            self.execute(L.DefineQueue(queue=q, attrs={"MAXDEPTH": maxdepth, "PUT": int(q in inhibited)}))
+        self.execute(L.AlterQueueManager(attrs={"DEADQ": DLQ}))
+        self.execute(L.Connect(conn=APP))
+        for q in TARGETS:
+            self.execute(L.Open(conn=APP, handle=f"{APP}.{q}", queue=q,
+                                options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT))
+        self.execute(L.StartDlqHandler(handler="H1", table=table))
+        self.handlers = ["H1"]
+
+    def _msg_id(self) -> str:
+        self.count += 1
+        return f"M{self.count}"
+
+    @rule(dlh=headers, md=descriptors)
+    def dead_letter(self, dlh, md):
+        mid = self._msg_id()
+        desc = L.MessageDescriptor(msg_id=mid, format=C.MQFMT_DEAD_LETTER_HEADER, **md)
+        self.execute(L.Put1(conn=APP, queue=DLQ, body=f"dead letter {mid}", md=desc, dlh=dlh))
+
+    @rule(md=descriptors)
+    def without_header(self, md):
+        mid = self._msg_id()
+        desc = L.MessageDescriptor(msg_id=mid, format=C.MQFMT_STRING, **md)
+        self.execute(L.Put1(conn=APP, queue=DLQ, body=f"plain {mid}", md=desc))
+
+    @rule(which=st.integers(0, 1))
+    def run_handler(self, which):
+        self.execute(L.RunDlqHandler(handler=self.handlers[which % len(self.handlers)]))
+
+    @rule(tenths=st.sampled_from([10, 50, 100, 300, 600]))
+    def time_passes(self, tenths):
+        self.execute(L.AdvanceClock(tenths=tenths))
+
+    @rule(which=st.integers(0, 1), tenths=st.sampled_from([100, 300]))
+    def rescan(self, which, tenths):
+        """Time for a rescan (RETRYINT is at most 30 seconds), then a run."""
+        self.execute(L.AdvanceClock(tenths=tenths))
+        self.run_handler(which)
+
+    @rule(dlh=headers, md=descriptors, which=st.integers(0, 1))
+    def dead_letter_and_run(self, dlh, md, which):
+        self.dead_letter(dlh, md)
+        self.run_handler(which)
+
+    @rule(queue=st.sampled_from(TARGETS), inhibited=st.booleans())
+    def put_inhibit(self, queue, inhibited):
+        self.execute(L.AlterQueue(queue=queue, attrs={"PUT": int(inhibited)}))
+
+    @rule(queue=st.sampled_from(TARGETS))
+    def drain(self, queue):
+        for _ in range(5):
+            obs = self.execute(L.Get(conn=APP, handle=f"{APP}.{queue}", options=C.MQGMO_NO_SYNCPOINT))
+            if obs.message is None:
+                break
+
+    @precondition(lambda self: not self.missing_defined)
+    @rule()
+    def define_missing_queue(self):
+        self.missing_defined = True
+        self.execute(L.DefineQueue(queue=MISSING))
+
+    @rule(table=st.one_of(tables(), tables(), broken_tables()))
+    def edit_table(self, table):
+        self.execute(L.ChangeDlqTable(handler="H1", table=table))
+
+    @rule(which=st.integers(0, 1))
+    def restart_handler(self, which):
+        self.execute(L.RestartDlqHandler(handler=self.handlers[which % len(self.handlers)]))
+
+    @precondition(lambda self: not self.second)
+    @rule(table=tables())
+    def second_handler(self, table):
+        self.second = True
+        self.handlers.append("H2")
+        self.execute(L.StartDlqHandler(handler="H2", table=table))
