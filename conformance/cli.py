@@ -97,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--messages", type=_positive, default=1000)
     simulate.add_argument("--plot", type=Path, help="write a bar chart of the shares (PNG)")
 
+    report = sub.add_parser("report", help="a compliance report from result directories")
+    report.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="result directories (run, plugin, campaign)")
+    report.add_argument("--format", choices=("md", "html", "json", "junit"), default="md")
+    report.add_argument("--out", type=Path, required=True, help="the report file to write")
+    report.add_argument("--baseline", type=Path, action="append", metavar="DIR",
+                        help="an earlier run's result directory (repeatable): mark new-fail / fixed / still-failing")
+    report.add_argument("--report-only", action="store_true", help="exit 0 even when rules fail")
+
     dlq = sub.add_parser("dlq", help="DLQ handler rules-table tools")
     dlq_sub = dlq.add_subparsers(dest="dlq_command", required=True, parser_class=_Parser)
     check = dlq_sub.add_parser("check", help="validate a rules table (exit 0 valid, 1 with every error listed)")
@@ -233,6 +241,23 @@ def cmd_cluster(args, out) -> int:
     return EXIT_OK
 
 
+def cmd_report(args, out) -> int:
+    import reports
+
+    try:
+        report = reports.make_report(args.dirs, args.baseline)
+    except reports.ReportInputError as exc:
+        raise UsageError(str(exc)) from None
+    text = reports.render(report, args.format)
+    try:
+        reports.write_atomically(args.out, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror}") from None
+    counts = [f"{c.label}: " + ", ".join(f"{n} {v}" for v, n in c.counts().items() if n) for c in report.columns]
+    out.write(f"Report ({args.format}): {args.out}\n" + "".join(f"  {line}\n" for line in counts))
+    return EXIT_NONCONFORMANT if report.any_failure and not args.report_only else EXIT_OK
+
+
 def cmd_dlq(args, out) -> int:
     from conformance import dlq_tools as DT
 
@@ -257,7 +282,7 @@ def cmd_dlq(args, out) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "dlq": cmd_dlq, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
+COMMANDS = {"run": cmd_run, "dlq": cmd_dlq, "report": cmd_report, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
             "replay": cmd_replay, "cluster": cmd_cluster}
 
 

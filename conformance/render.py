@@ -30,8 +30,27 @@ def _md_text(md: L.MessageDescriptor) -> str:
     for a in attrs.fields(L.MessageDescriptor):
         v = getattr(md, a.name)
         if v != getattr(default, a.name):
-            parts.append(f"{a.name}={v!r}" if isinstance(v, str) else f"{a.name}={v}")
+            if a.name == "context":
+                parts.append("context=" + _value_text(v))
+            else:
+                parts.append(f"{a.name}={v!r}" if isinstance(v, str) else f"{a.name}={v}")
     return " ".join(parts)
+
+
+def _value_text(value) -> str:
+    """A language value's non-default fields, compactly: ``(user_id='alice' put_appl_type=6)``."""
+    fields = []
+    for a in attrs.fields(type(value)):
+        v = getattr(value, a.name)
+        if a.default is attrs.NOTHING or v != a.default:
+            fields.append(f"{a.name}={v!r}" if isinstance(v, str) else f"{a.name}={v}")
+    return "(" + " ".join(fields) + ")"
+
+
+def _table_text(text: str) -> str:
+    """A rules table on one line: its entries separated by ' / ', comments and blank lines left out."""
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("*")]
+    return repr(" / ".join(lines))
 
 
 def op_text(op: L.Op) -> str:
@@ -42,8 +61,11 @@ def op_text(op: L.Op) -> str:
         return f"{name} {op.conn} {op.handle} {flags(op.options, _GMO)}{wait}"
     if isinstance(op, (L.Put, L.Put1)):
         target = op.handle if isinstance(op, L.Put) else op.queue
+        if isinstance(op, L.Put1) and op.qmgr:
+            target += f"@{op.qmgr}"
         md = _md_text(op.md)
-        return f"{name} {op.conn} {target} {op.body!r} {flags(op.options, _PMO)}" + (f" {md}" if md else "")
+        dlh = f" dlh={_value_text(op.dlh)}" if op.dlh is not None else ""
+        return f"{name} {op.conn} {target} {op.body!r} {flags(op.options, _PMO)}" + (f" {md}" if md else "") + dlh
     if isinstance(op, L.Open):
         return f"{name} {op.conn} {op.handle} {op.queue} {flags(op.options, _OO)}"
     if isinstance(op, (L.DefineQueue, L.AlterQueue)):
@@ -54,6 +76,10 @@ def op_text(op: L.Op) -> str:
         return f"{name} {op.conn}" + (" ABNORMAL" if op.abnormal else "")
     if isinstance(op, L.AdvanceClock):
         return f"{name} +{op.tenths / 10:g}s"
+    if isinstance(op, L.AlterQueueManager):
+        return f"{name} " + " ".join(f"{k}({v!r})" if isinstance(v, str) else f"{k}({v})" for k, v in op.attrs)
+    if isinstance(op, (L.StartDlqHandler, L.ChangeDlqTable)):
+        return f"{name} {op.handler} table={_table_text(op.table)}"
     fields = " ".join(str(getattr(op, a.name)) for a in attrs.fields(type(op)))
     return f"{name} {fields}".strip()
 
@@ -73,6 +99,8 @@ def observation_text(obs: L.Observation) -> str:
                     v = "<generated>"
                 elif isinstance(v, L.IntRange):
                     v = f"{v.lo}..{v.hi}"
+                elif attrs.has(type(v)):
+                    v = _value_text(v)
                 detail.append(f"{a.name}={v}")
         parts.append(" ".join(detail))
     if obs.attrs is not None:

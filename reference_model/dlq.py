@@ -314,6 +314,9 @@ def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
         todo = [m for m in visible if m.order_key > h.cursor]
         lengths = list(range(len(todo), -1, -1))  # the first outcome sees everything
         base_rules = ["DLQ-17"] if todo else []
+        # which messages lie beyond the cursor is the queue's delivery order (browse-next, CORE-19)
+        order = ["CORE-19"] + (["CORE-04"] if state.queues[h.input_q].attr("MSGDLVSQ") == C.MQMDS_PRIORITY else [])
+        base_rules += [r for r in order if len(visible) > len(todo)]
     scan = tuple(base_rules) + (("DLQ-10",) if h.table_file != h.started_text else ()) + (
         ("DLQ-30",) if h.restarted else ())
     if rescan:

@@ -23,6 +23,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     touch "$stamp"
 fi
 
+bash scripts/system-packages.sh
+
 if [ "${1:-}" = "--install" ]; then
     exit 0
 fi

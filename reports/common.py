@@ -1,0 +1,75 @@
+"""Text shared by the report formats: what a claim covers, and failures as tables."""
+
+from __future__ import annotations
+
+import time
+
+from conformance import __version__
+from conformance.history import Failure
+from conformance.render import observation_text, op_text
+from conformance.results import VERDICTS
+from reports.matrix import Column
+
+VERDICT_ORDER = VERDICTS
+
+
+def when(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts)) if ts else "-"
+
+
+def claim_rows(col: Column) -> list[tuple[str, str]]:
+    """(what, value) pairs stating what a column's verdicts cover."""
+    m = col.meta
+    system = m["system"]
+    caps = m["capabilities"]
+    rows = [
+        ("adapter", m["adapter"]),
+        ("system", str(system.get("system", "-"))),
+        ("system version", str(system.get("version", "-"))),
+    ]
+    for key in sorted(system):
+        if key not in ("system", "version", "platforms"):
+            value = system[key]
+            rows.append((key.replace("_", " "), ", ".join(map(str, value)) if isinstance(value, list) else str(value)))
+    rows += [
+        ("capabilities: areas", ", ".join(sorted(caps.get("areas", [])))),
+        ("capabilities: platforms", ", ".join(caps.get("platforms", []))),
+        ("real time", "yes" if caps.get("realtime") else "no (virtual clock)"),
+        ("areas run", ", ".join(m["areas"])),
+        ("kit version", f"mqconform {m['kit_version']} (Hypothesis {m['hypothesis_version']})"),
+        ("seeds", ", ".join(map(str, m["seeds"])) or "-"),
+        ("example budget per area", ", ".join(map(str, m["examples"])) or "-"),
+        ("cases and steps run", f"{m['examples_run']} cases, {m['steps_run']} steps"),
+        ("run", f"{when(m['started'])} to {when(m['ended'])}"),
+        ("result directories", ", ".join(m["directories"])),
+    ]
+    for err in m["errors"]:
+        rows.append(("error", err))
+    return rows
+
+
+def failure_rows(failure: Failure) -> list[tuple[str, int, str, str]]:
+    """(mark, step number, operation, observed) for each step of a counterexample."""
+    mm = failure.mismatch
+    return [(">>" if i == mm.index else "", i + 1, op_text(s.op), observation_text(s.observed))
+            for i, s in enumerate(failure.steps)]
+
+
+def expected_vs_observed(failure: Failure) -> list[tuple[str, str]]:
+    mm = failure.mismatch
+    rows = [("observed", observation_text(mm.observed))]
+    rows += [("allowed", observation_text(a)) for a in mm.allowed]
+    rows.append(("differing fields", ", ".join(mm.fields)))
+    return rows
+
+
+def replay_command(path: str) -> str:
+    return f"mqconform replay {path}"
+
+
+def title(failure: Failure) -> str:
+    return (f"{'+'.join(failure.rules)} in area {failure.area} (platform {failure.platform}): "
+            f"step {failure.mismatch.index + 1} of {len(failure.steps)}")
+
+
+KIT = f"mqconform {__version__}"

@@ -1,0 +1,125 @@
+"""Reading result directories (written by ``mqconform run``, the pytest plugin and campaigns).
+
+Every problem is a :class:`ReportInputError` naming the file: a missing or empty
+directory, a corrupt ``run.json`` or ``rules.jsonl``, a replay file that cannot
+be read, or result formats this kit cannot read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import attrs
+
+from conformance.history import Failure, ReplayFileError, load_failure
+from conformance.results import RESULTS_FORMAT, RESULTS_VERSION, VERDICTS
+
+ROW_FIELDS = {"rule", "area", "source", "summary", "verdict", "exercised", "checked", "failed"}
+
+
+class ReportInputError(ValueError):
+    """A result directory that cannot be reported on (one line, naming the file)."""
+
+
+@attrs.frozen(kw_only=True)
+class RunResult:
+    """One result directory, read and checked."""
+
+    path: Path
+    meta: dict
+    rows: tuple[dict, ...]
+    failures: tuple[tuple[Path, Failure], ...]
+
+    @property
+    def adapter(self) -> str:
+        return self.meta["adapter"]
+
+    @property
+    def faults(self) -> tuple[str, ...]:
+        return tuple(self.meta.get("system", {}).get("faults", ()) or ())
+
+    @property
+    def label(self) -> str:
+        """How the system under test is named in reports: the adapter, and its faults if any."""
+        faults = self.faults
+        return self.adapter + (f" [faults: {', '.join(faults)}]" if faults else "")
+
+
+def _json_file(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ReportInputError(f"{path}: missing (is this a result directory?)") from None
+    except OSError as exc:
+        raise ReportInputError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ReportInputError(f"{path}: not UTF-8 text") from None
+    if not text.strip():
+        raise ReportInputError(f"{path}: empty")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReportInputError(f"{path}: corrupt JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise ReportInputError(f"{path}: expected a JSON object")
+    return data
+
+
+def load_run(directory: str | Path) -> RunResult:
+    d = Path(directory)
+    if not d.exists():
+        raise ReportInputError(f"{d}: no such result directory")
+    if not d.is_dir():
+        raise ReportInputError(f"{d}: not a directory")
+    run_file = d / "run.json"
+    meta = _json_file(run_file)
+    if meta.get("format") != RESULTS_FORMAT:
+        raise ReportInputError(f"{run_file}: not an mqconform result (format {meta.get('format')!r})")
+    if meta.get("version") != RESULTS_VERSION:
+        raise ReportInputError(f"{run_file}: results format version {meta.get('version')!r}; this kit reads "
+                               f"version {RESULTS_VERSION}")
+    for key in ("adapter", "areas", "capabilities"):
+        if key not in meta:
+            raise ReportInputError(f"{run_file}: no {key!r}")
+    rules_file = d / "rules.jsonl"
+    try:
+        lines = rules_file.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise ReportInputError(f"{rules_file}: missing") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportInputError(f"{rules_file}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    rows = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ReportInputError(f"{rules_file}:{n}: corrupt JSON ({exc.msg})") from None
+        if not isinstance(row, dict) or not ROW_FIELDS <= set(row):
+            raise ReportInputError(f"{rules_file}:{n}: not a rule record (needs {', '.join(sorted(ROW_FIELDS))})")
+        if row["verdict"] not in VERDICTS:
+            raise ReportInputError(f"{rules_file}:{n}: unknown verdict {row['verdict']!r}")
+        rows.append(row)
+    if not rows and meta.get("areas"):
+        raise ReportInputError(f"{rules_file}: no rule records")
+    failures = []
+    for rel in meta.get("failures", []):
+        path = d / rel
+        try:
+            failures.append((path, load_failure(path)))
+        except ReplayFileError as exc:
+            raise ReportInputError(str(exc)) from None
+    return RunResult(path=d, meta=meta, rows=tuple(rows), failures=tuple(failures))
+
+
+def load_runs(directories: list[str | Path]) -> list[RunResult]:
+    if not directories:
+        raise ReportInputError("no result directories given")
+    runs = [load_run(d) for d in directories]
+    kits = {r.meta.get("kit_version") for r in runs}
+    if len(kits) > 1:
+        listing = ", ".join(f"{r.path} ({r.meta.get('kit_version')})" for r in runs)
+        raise ReportInputError(f"result directories from different kit versions cannot be compared: {listing}")
+    return runs

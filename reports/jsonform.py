@@ -1,0 +1,35 @@
+"""The report as JSON, for tools."""
+
+from __future__ import annotations
+
+import json
+
+from conformance import __version__
+from reports.matrix import Report
+
+REPORT_FORMAT, REPORT_VERSION = "mqconform-report", 1
+
+
+def report_data(report: Report, generated: float) -> dict:
+    return {
+        "format": REPORT_FORMAT,
+        "version": REPORT_VERSION,
+        "kit_version": __version__,
+        "generated": generated,
+        "baseline": report.baseline,
+        "rules": [{"rule": r.id, "area": r.area, "source": r.source, "summary": r.summary} for r in report.rules],
+        "columns": [{
+            "label": col.label,
+            "claim": col.meta,
+            "counts": col.counts(),
+            "cells": {rid: {"verdict": c.verdict, "exercised": c.exercised, "checked": c.checked,
+                            "failed": c.failed, "change": c.change,
+                            "failures": [path for path, _ in c.failures]}
+                      for rid, c in col.cells.items()},
+            "failures": [{"file": path, **failure.to_json()} for path, failure in col.failures],
+        } for col in report.columns],
+    }
+
+
+def render_json(report: Report, generated: float) -> str:
+    return json.dumps(report_data(report, generated), indent=1, sort_keys=True) + "\n"

@@ -1,0 +1,68 @@
+"""The report as Markdown (tables by tabulate), for repositories and reviews."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_rows, replay_command,
+                            title, when)
+from reports.matrix import Report
+
+
+def _cell(text) -> str:
+    """A value safe inside a Markdown table cell."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
+
+
+def _table(rows, headers) -> str:
+    return tabulate([[_cell(v) for v in r] for r in rows], headers=headers, tablefmt="github")
+
+
+def render_markdown(report: Report, generated: float) -> str:
+    out = ["# mqconform compliance report", "",
+           f"Generated {when(generated)} by {KIT} from "
+           f"{sum(len(c.runs) for c in report.columns)} result director"
+           f"{'y' if sum(len(c.runs) for c in report.columns) == 1 else 'ies'}."
+           + (" Changes are marked against a baseline." if report.baseline else ""), ""]
+    out += ["## Summary", "", _table([[c.label] + [c.counts()[v] for v in VERDICT_ORDER] for c in report.columns],
+                                      ["system"] + list(VERDICT_ORDER)), ""]
+    if len(report.columns) > 1:
+        out += ["## Rules by system", ""]
+        for area in report.areas():
+            rows = []
+            for r in report.rules_of(area):
+                cells = []
+                for col in report.columns:
+                    cell = col.cells.get(r.id)
+                    cells.append("-" if cell is None else cell.verdict + (f" ({cell.change})" if cell.change else ""))
+                rows.append([r.id, r.summary] + cells)
+            out += [f"### {area}", "", _table(rows, ["rule", "summary"] + [c.label for c in report.columns]), ""]
+    for col in report.columns:
+        out += [f"## {_cell(col.label)}", "", "What this report covers:", "",
+                _table(claim_rows(col), ["", ""]), ""]
+        out += ["### Areas", "", _table([[a] + [report.area_counts(col, a)[v] for v in VERDICT_ORDER]
+                                         for a in report.areas()], ["area"] + list(VERDICT_ORDER)), ""]
+        out += ["### Rules", ""]
+        for area in report.areas():
+            rows = []
+            for r in report.rules_of(area):
+                cell = col.cells.get(r.id)
+                if cell is None:
+                    continue
+                row = [r.id, r.source, r.summary, cell.verdict, cell.exercised]
+                if report.baseline:
+                    row.append(cell.change)
+                rows.append(row)
+            if rows:
+                headers = ["rule", "source", "summary", "verdict", "exercised"] + (
+                    ["vs baseline"] if report.baseline else [])
+                out += [f"#### {area}", "", _table(rows, headers), ""]
+        if col.failures:
+            out += ["### Failures", ""]
+            for n, (path, failure) in enumerate(col.failures, start=1):
+                out += [f"#### Failure {n}: {_cell(title(failure))}", ""]
+                out += [_table(failure_rows(failure), ["", "#", "operation", "observed"]), ""]
+                out += [f"At step {failure.mismatch.index + 1}:", "",
+                        _table(expected_vs_observed(failure), ["", ""]), ""]
+                out += ["Replay:", "", "```bash", replay_command(path), "```", ""]
+    return "\n".join(out)

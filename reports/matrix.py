@@ -1,0 +1,162 @@
+"""The report's content, independent of its format: a column per system under test, a row per rule.
+
+Result directories of the same system (the same adapter with the same faults)
+are merged into one column: counts add up, and a rule's verdict is the most
+telling of its verdicts (fail, then error, pass, indeterminate, not exercised,
+not applicable).  Every output format renders this one structure, so they agree.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from conformance.history import Failure
+from conformance.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PASS, VERDICTS
+from reference_model.rules import AREAS, RULES
+from reports.inputs import RunResult
+
+#: Which verdict wins when several runs of one system disagree.
+PRECEDENCE = (FAIL, ERROR, PASS, INDETERMINATE, NOT_EXERCISED, NOT_APPLICABLE)
+NEW_FAIL, FIXED, STILL_FAILING = "new-fail", "fixed", "still-failing"
+
+
+@attrs.define
+class Cell:
+    verdict: str
+    exercised: int = 0
+    checked: int = 0
+    failed: int = 0
+    #: Failures (with their replay files) that name this rule.
+    failures: list = attrs.Factory(list)
+    #: Against the baseline: new-fail, fixed, still-failing, or "".
+    change: str = ""
+
+
+@attrs.define
+class Column:
+    label: str
+    runs: list[RunResult]
+    cells: dict[str, Cell] = attrs.Factory(dict)
+    failures: list[tuple[str, Failure]] = attrs.Factory(list)
+
+    @property
+    def anchor(self) -> str:
+        return "col-" + "".join(ch if ch.isalnum() else "-" for ch in self.label.lower()).strip("-")
+
+    def counts(self) -> dict[str, int]:
+        out = {v: 0 for v in VERDICTS}
+        for cell in self.cells.values():
+            out[cell.verdict] += 1
+        return out
+
+    @property
+    def meta(self) -> dict:
+        """What the claim covers, merged over the column's runs."""
+        first = self.runs[0].meta
+        return {
+            "adapter": first["adapter"],
+            "system": first.get("system", {}),
+            "capabilities": first.get("capabilities", {}),
+            "kit_version": first.get("kit_version"),
+            "hypothesis_version": first.get("hypothesis_version"),
+            "seeds": sorted({r.meta.get("seed") for r in self.runs if r.meta.get("seed") is not None}),
+            "examples": sorted({r.meta.get("examples") for r in self.runs if r.meta.get("examples")}),
+            "examples_run": sum(r.meta.get("examples_run", 0) for r in self.runs),
+            "steps_run": sum(r.meta.get("steps_run", 0) for r in self.runs),
+            "areas": sorted({a for r in self.runs for a in r.meta.get("areas", [])}, key=_area_key),
+            "started": min((r.meta.get("started") or 0 for r in self.runs), default=0),
+            "ended": max((r.meta.get("ended") or 0 for r in self.runs), default=0),
+            "errors": [r.meta["error"] for r in self.runs if r.meta.get("error")],
+            "directories": [str(r.path) for r in self.runs],
+        }
+
+
+@attrs.define
+class RuleInfo:
+    id: str
+    area: str
+    source: str
+    summary: str
+
+
+@attrs.define
+class Report:
+    columns: list[Column]
+    rules: list[RuleInfo]
+    baseline: bool = False
+
+    @property
+    def any_failure(self) -> bool:
+        return any(c.verdict == FAIL for col in self.columns for c in col.cells.values())
+
+    def areas(self) -> list[str]:
+        return sorted({r.area for r in self.rules}, key=_area_key)
+
+    def rules_of(self, area: str) -> list[RuleInfo]:
+        return [r for r in self.rules if r.area == area]
+
+    def area_counts(self, column: Column, area: str) -> dict[str, int]:
+        out = {v: 0 for v in VERDICTS}
+        for r in self.rules_of(area):
+            cell = column.cells.get(r.id)
+            if cell:
+                out[cell.verdict] += 1
+        return out
+
+
+def _area_key(area: str) -> tuple[int, str]:
+    return (AREAS.index(area) if area in AREAS else len(AREAS), area)
+
+
+def _merge_verdict(a: str, b: str) -> str:
+    return min(a, b, key=PRECEDENCE.index)
+
+
+def build(runs: list[RunResult], baseline: list[RunResult] | None = None) -> Report:
+    columns: dict[str, Column] = {}
+    infos: dict[str, RuleInfo] = {}
+    for run in runs:
+        col = columns.setdefault(run.label, Column(label=run.label, runs=[]))
+        col.runs.append(run)
+        for row in run.rows:
+            infos.setdefault(row["rule"], RuleInfo(row["rule"], row["area"], row["source"], row["summary"]))
+            cell = col.cells.get(row["rule"])
+            if cell is None:
+                col.cells[row["rule"]] = Cell(verdict=row["verdict"], exercised=row["exercised"],
+                                              checked=row["checked"], failed=row["failed"])
+            else:
+                cell.verdict = _merge_verdict(cell.verdict, row["verdict"])
+                cell.exercised += row["exercised"]
+                cell.checked += row["checked"]
+                cell.failed += row["failed"]
+        for path, failure in run.failures:
+            col.failures.append((str(path), failure))
+            for rid in failure.rules:
+                if rid in col.cells:
+                    col.cells[rid].failures.append((str(path), failure))
+    order = {r.id: i for i, r in enumerate(RULES.all())}
+    rules = sorted(infos.values(), key=lambda r: (_area_key(r.area), order.get(r.id, len(order)), r.id))
+    report = Report(columns=list(columns.values()), rules=rules)
+    if baseline is not None:
+        _diff(report, build(baseline))
+    return report
+
+
+def _diff(report: Report, base: Report) -> None:
+    """Mark each failing or formerly failing rule against the baseline's column for the same system."""
+    report.baseline = True
+    by_label = {c.label: c for c in base.columns}
+    for col in report.columns:
+        old = by_label.get(col.label)
+        if old is None and len(base.columns) == 1 and len(report.columns) == 1:
+            old = base.columns[0]
+        for rid, cell in col.cells.items():
+            was = old.cells.get(rid).verdict if old and rid in old.cells else None
+            if cell.verdict == FAIL:
+                cell.change = STILL_FAILING if was == FAIL else NEW_FAIL
+            elif was == FAIL:
+                cell.change = FIXED
+
+
+__all__ = ["Report", "Column", "Cell", "build", "PASS", "FAIL", "ERROR", "INDETERMINATE", "NOT_APPLICABLE",
+           "NOT_EXERCISED", "NEW_FAIL", "FIXED", "STILL_FAILING"]

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the Debian packages the kit needs beyond Python: Chromium (the report checks render
+# HTML reports in it headless).  Idempotent: does nothing when everything is present.
+set -euo pipefail
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+[ ${#need[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo -n)
+else
+    echo "setup: needs the Debian packages ${need[*]} (run as root, or install them)" >&2
+    exit 2
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: needs the Debian packages ${need[*]}, and apt-get is not available" >&2
+    exit 2
+fi
+echo "setup: installing ${need[*]} (apt-get)"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -qq >/dev/null
+"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \
+    || { echo "setup: apt-get could not install ${need[*]}" >&2; exit 2; }

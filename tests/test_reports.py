@@ -1,0 +1,208 @@
+"""Compliance reports: the formats agree, baselines mark changes, bad input is one line, hostile text is escaped."""
+
+import io
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance import cli
+from conformance.checker import Mismatch
+from conformance.history import Failure, Step
+from conformance.results import VERDICTS, RunRecord
+from reference_model import language as L
+from reference_model import mqconst as C
+from reports import inputs, make_report, render
+
+
+def run_cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    old, sys.stderr = sys.stderr, err
+    try:
+        code = cli.main([str(a) for a in argv], out=out)
+    finally:
+        sys.stderr = old
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """A conformant run and a faulty one of the simulated queue manager (core and dlq)."""
+    base = tmp_path_factory.mktemp("results")
+    ok, bad = base / "ok", base / "bad"
+    assert run_cli("run", "--adapter", "simulated", "--area", "core,dlq", "--seed", "7", "--examples", "20",
+                   "--adapter-opt", "platform=distributed", "--results", ok)[0] == 0
+    assert run_cli("run", "--adapter", "simulated", "--area", "core,dlq", "--seed", "7", "--examples", "20",
+                   "--adapter-opt", "platform=distributed", "--faults", "priority-ignored,dlq-header-stripped",
+                   "--results", bad)[0] == 1
+    return ok, bad
+
+
+def test_formats_agree_on_every_count(results, tmp_path):
+    ok, bad = results
+    for fmt in ("md", "html", "json", "junit"):
+        code, out, err = run_cli("report", ok, bad, "--format", fmt, "--out", tmp_path / f"r.{fmt}")
+        assert code == 1, err   # a rule fails in the faulty column
+    data = json.loads((tmp_path / "r.json").read_text())
+    counts = {c["label"]: c["counts"] for c in data["columns"]}
+    assert counts["simulated"]["fail"] == 0
+    faulty = "simulated [faults: priority-ignored, dlq-header-stripped]"
+    assert counts[faulty]["fail"] >= 2
+    # the same counts from the result directories themselves
+    for label, directory in (("simulated", ok), (faulty, bad)):
+        rows = [json.loads(l) for l in (directory / "rules.jsonl").read_text().splitlines()]
+        for verdict, n in counts[label].items():
+            assert n == sum(1 for r in rows if r["verdict"] == verdict)
+    # JUnit: one test case per rule and system; failures, skips as in the JSON
+    suites = ET.parse(tmp_path / "r.junit").getroot()
+    for suite in suites.iter("testsuite"):
+        c = counts[suite.get("name")]
+        assert int(suite.get("tests")) == sum(c.values()) == len(suite.findall("testcase"))
+        assert int(suite.get("failures")) == c["fail"] == len(suite.findall("testcase/failure"))
+        assert int(suite.get("skipped")) == c["not applicable"] + c["not exercised"] + c["indeterminate"]
+    # Markdown and HTML summaries show the same numbers
+    md = (tmp_path / "r.md").read_text()
+    row = next(l for l in md.splitlines() if l.startswith(f"| {faulty}"))
+    assert [int(x) for x in re.findall(r"\|\s+(\d+)", row)] == [counts[faulty][v] for v in VERDICTS]
+    page = (tmp_path / "r.html").read_text()
+    assert f">{counts[faulty]['fail']}</td>" in page and 'id="matrix"' in page
+
+
+def test_one_adapter_report_has_claim_rules_failures_and_replay(results, tmp_path):
+    _, bad = results
+    code, _, _ = run_cli("report", bad, "--format", "md", "--out", tmp_path / "r.md")
+    assert code == 1
+    md = (tmp_path / "r.md").read_text()
+    for expected in ("What this report covers", "system version", "capabilities: platforms", "seeds", "| 7 ",
+                     "example budget per area", "CORE-04", "003_" if False else "core", "### Failures",
+                     "mqconform replay ", ">>"):
+        assert expected in md, expected
+    failure_file = re.search(r"mqconform replay (\S+)", md).group(1)
+    assert Path(failure_file).exists()
+    assert "## Rules by system" not in md   # one system: no matrix
+
+
+def test_report_only_exits_0(results, tmp_path):
+    _, bad = results
+    assert run_cli("report", bad, "--out", tmp_path / "r.md", "--report-only")[0] == 0
+
+
+def test_baseline_marks_new_fail_fixed_and_still_failing(results, tmp_path):
+    ok, bad = results
+    run_cli("report", bad, "--format", "json", "--baseline", ok, "--out", tmp_path / "new.json", "--report-only")
+    cells = json.loads((tmp_path / "new.json").read_text())["columns"][0]["cells"]
+    assert {c["change"] for c in cells.values() if c["verdict"] == "fail"} == {"new-fail"}
+    run_cli("report", ok, "--format", "json", "--baseline", bad, "--out", tmp_path / "fixed.json")
+    cells = json.loads((tmp_path / "fixed.json").read_text())["columns"][0]["cells"]
+    assert {c["change"] for c in cells.values() if c["change"]} == {"fixed"}
+    run_cli("report", bad, "--format", "json", "--baseline", bad, "--out", tmp_path / "same.json", "--report-only")
+    cells = json.loads((tmp_path / "same.json").read_text())["columns"][0]["cells"]
+    assert {c["change"] for c in cells.values() if c["verdict"] == "fail"} == {"still-failing"}
+
+
+def _broken(tmp_path, results, how):
+    ok, _ = results
+    d = tmp_path / "broken"
+    d.mkdir()
+    meta = json.loads((ok / "run.json").read_text())
+    rules = (ok / "rules.jsonl").read_text()
+    if how == "empty dir":
+        return d, "run.json: missing"
+    if how == "empty run.json":
+        (d / "run.json").write_text("")
+        return d, "run.json: empty"
+    if how == "corrupt run.json":
+        (d / "run.json").write_text("{not json")
+        return d, "run.json: corrupt JSON"
+    (d / "rules.jsonl").write_text(rules)
+    if how == "newer format":
+        meta["version"] = 99
+        (d / "run.json").write_text(json.dumps(meta))
+        return d, "results format version 99"
+    if how == "corrupt rules.jsonl":
+        (d / "run.json").write_text(json.dumps(meta))
+        (d / "rules.jsonl").write_text(rules + "{oops\n")
+        return d, f"rules.jsonl:{len(rules.splitlines()) + 1}: corrupt JSON"
+    if how == "missing failure file":
+        meta["failures"] = ["failures/gone.json"]
+        (d / "run.json").write_text(json.dumps(meta))
+        return d, "gone.json: cannot read"
+    if how == "mixed versions":
+        meta["kit_version"] = "0.0.1"
+        (d / "run.json").write_text(json.dumps(meta))
+        return d, "different kit versions"
+    raise AssertionError(how)
+
+
+@pytest.mark.parametrize("how", ["empty dir", "empty run.json", "corrupt run.json", "newer format",
+                                 "corrupt rules.jsonl", "missing failure file", "mixed versions"])
+def test_bad_result_directories_are_one_line_errors_and_nothing_is_written(results, tmp_path, how):
+    d, message = _broken(tmp_path, results, how)
+    out = tmp_path / "report.html"
+    code, _, err = run_cli("report", results[0], d, "--format", "html", "--out", out)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert not out.exists() and not list(tmp_path.glob(".report.html.*"))
+
+
+def test_missing_directory_named(tmp_path):
+    code, _, err = run_cli("report", tmp_path / "nope", "--out", tmp_path / "r.md")
+    assert code == 2 and "nope: no such result directory" in err
+
+
+HOSTILE = "<script>alert('x')</script>&amp;\x00\x07|`pipe`" + "\u202e" + "A" * 3000
+
+
+@pytest.fixture
+def hostile_results(tmp_path):
+    """A result directory whose failure carries hostile bodies and queue names."""
+    op = L.Put1(conn="c1", queue="<img src=x onerror=alert(1)>", body=HOSTILE)
+    observed = L.Observation(message=L.ReturnedMessage(body=HOSTILE, priority=0, persistence=0))
+    allowed = L.Observation(rc=C.MQRC_UNKNOWN_OBJECT_NAME, cc=C.MQCC_FAILED)
+    failure = Failure(area="core", adapter="simulated", platform="distributed", seed=1,
+                      steps=(Step(op=op, observed=observed),),
+                      mismatch=Mismatch(index=0, op=op, observed=observed, allowed=(allowed,),
+                                        fields=("rc", "message"), rules=("CORE-33",)))
+    record = RunRecord(adapter="simulated", describe={"system": "<b>bold</b>", "version": "1"},
+                       capabilities={"areas": ["core"], "platforms": ["distributed"]}, areas=["core"], seed=1,
+                       examples=1)
+    record.add_failure(failure)
+    record.coverage.examples = 1
+    directory = tmp_path / "hostile"
+    record.write(directory)
+    return directory
+
+
+def test_hostile_text_is_escaped_in_every_format(hostile_results, tmp_path):
+    report = make_report([hostile_results])
+    page = render(report, "html")
+    assert "<script>" not in page and "<img src=x" not in page and "<b>bold</b>" not in page
+    assert "&lt;script&gt;" in page and "\x00" not in page and "\\x00" in page
+    assert "\x07" not in render(report, "md")
+    ET.fromstring(render(report, "junit").split("\n", 1)[1])   # well-formed despite control characters
+    assert json.loads(render(report, "json"))["columns"][0]["counts"]["fail"] == 1
+    md = render(report, "md")
+    row = next(l for l in md.splitlines() if "Put1" in l)
+    assert row.count(" | ") == 3 and "\\|" in row   # the body's pipe cannot break the table
+
+
+def test_plugin_results_are_reportable(tmp_path):
+    """The pytest plugin writes the same result directories."""
+    import subprocess
+
+    results = tmp_path / "plugin"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "conformance",
+                           "--mq-adapter", "reference", "--mq-area", "dlq", "--mq-seed", "1", "--mq-results",
+                           str(results), "--hypothesis-profile", "dev"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    code, out, err = run_cli("report", results, "--format", "json", "--out", tmp_path / "r.json")
+    assert code == 0, err
+    assert json.loads((tmp_path / "r.json").read_text())["columns"][0]["label"] == "reference"
+
+
+def test_inputs_api_names_the_file(tmp_path):
+    with pytest.raises(inputs.ReportInputError, match="no result directories"):
+        inputs.load_runs([])
