@@ -7,6 +7,7 @@ Exit codes: 0 conformant (or a listing printed), 1 non-conformance found,
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -64,6 +65,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of minutes: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         return int(text)
@@ -83,6 +94,23 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"generated cases per area (default {DEFAULT_EXAMPLES})")
     run.add_argument("--seed", type=_seed, help="seed for reproducible generation (default: random)")
     run.add_argument("--results", type=Path, help="result directory (default: mqconform-results/run-TIME)")
+
+    camp = sub.add_parser("campaign", help="a long fuzzing campaign on Spark (local by default)")
+    _adapter_args(camp, required=True)
+    camp.add_argument("--area", help="comma-separated areas (default: all)")
+    budget = camp.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--examples", type=_positive, help="generated cases per area and platform")
+    budget.add_argument("--minutes", type=_minutes, help="run waves of tasks until this much time has passed")
+    camp.add_argument("--master", default="local[*]", help="Spark master URL (default local[*])")
+    camp.add_argument("--partitions", type=_positive, help="tasks run at once (default: Spark's parallelism)")
+    camp.add_argument("--out", type=Path, required=True, help="campaign directory (results per task, then the run's)")
+    camp.add_argument("--resume", action="store_true", help="run only the tasks missing from --out")
+    camp.add_argument("--seed", type=_seed, help="campaign seed (default: random; --resume reuses the recorded one)")
+    camp.add_argument("--task-examples", type=_positive, default=None, help="examples per task (default 50)")
+    camp.add_argument("--task-timeout", type=_positive, default=None, help="seconds per task attempt (default 900)")
+    camp.add_argument("--task-attempts", type=_positive, default=None, help="attempts per task (default 2)")
+    camp.add_argument("--inject-crash", action="append", metavar="TASK[:N]", default=[],
+                      help="make the first N attempts (default 1) of TASK crash (tests the retry path)")
 
     sub.add_parser("adapters", help="list the adapters")
     faults = sub.add_parser("faults", help="list the simulated queue manager's faults")
@@ -241,6 +269,110 @@ def cmd_cluster(args, out) -> int:
     return EXIT_OK
 
 
+def cmd_campaign(args, out) -> int:
+    from conformance import campaign as CP
+    from conformance.engine import area_platforms
+    from conformance.history import Failure, write_json_atomic
+    from conformance.results import Coverage
+
+    areas = _areas(args.area)
+    options = _adapter_options(args)
+    crash_tasks = {}
+    for item in args.inject_crash:
+        task, _, times = item.partition(":")
+        if not task or (times and not times.isdigit()):
+            raise UsageError(f"--inject-crash: expected TASK or TASK:N, not {item!r}")
+        crash_tasks[task] = int(times or 1)
+    outdir = args.out
+    plan_file = outdir / "campaign.json"
+    wanted = {"adapter": args.adapter, "options": options, "areas": areas,
+              "task_examples": args.task_examples or CP.TASK_EXAMPLES, "examples": args.examples}
+    if args.resume:
+        try:
+            plan = json.loads(plan_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--resume: cannot read {plan_file} ({getattr(exc, 'strerror', None) or exc})") from None
+        if plan.get("format") != CP.CAMPAIGN_FORMAT:
+            raise UsageError(f"--resume: {plan_file} is not an mqconform campaign")
+        for key, value in wanted.items():
+            if key == "task_examples" and args.task_examples is None:
+                continue
+            if plan.get(key) != value:
+                raise UsageError(f"--resume: {key} differs from the campaign in {outdir} "
+                                 f"({plan.get(key)!r} there, {value!r} now)")
+        if args.seed is not None and args.seed != plan["seed"]:
+            raise UsageError(f"--resume: seed differs from the campaign in {outdir} ({plan['seed']})")
+        seed, per_task = plan["seed"], plan["task_examples"]
+    else:
+        if (outdir / "tasks").exists() and any((outdir / "tasks").iterdir()):
+            raise UsageError(f"{outdir} already holds a campaign: add --resume, or choose another --out")
+        seed = args.seed if args.seed is not None else random.randrange(2**31)
+        per_task = wanted["task_examples"]
+        try:
+            (outdir / "tasks").mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot use campaign directory {outdir}: {exc.strerror}") from None
+        write_json_atomic(plan_file, {"format": CP.CAMPAIGN_FORMAT, "version": CP.CAMPAIGN_VERSION,
+                                      "kit_version": __version__, "seed": seed, **wanted,
+                                      "minutes": args.minutes, "master": args.master})
+    adapter = create_adapter(args.adapter, options)
+    try:
+        caps = adapter.capabilities()
+        describe = adapter.describe()
+    finally:
+        adapter.close()
+    pairs = [(a, p) for a in areas for p in area_platforms(a, caps)]
+    if not pairs:
+        raise HarnessError(f"none of the areas {', '.join(areas)} is applicable to adapter {args.adapter!r}")
+    state = CP.CampaignState(out=outdir)
+    CP.load_finished(outdir, state)
+    out.write(f"mqconform {__version__} campaign: adapter {args.adapter}, areas {', '.join(areas)}, seed {seed}, "
+              f"master {args.master}" + (f", resuming with {len(state.results)} task(s) done" if state.results else "")
+              + "\n")
+    spark = CP.spark_session(args.master, outdir, args.task_attempts or CP.TASK_ATTEMPTS)
+    parallelism = args.partitions or max(1, spark.sparkContext.defaultParallelism)
+    if args.examples:
+        def waves(n):
+            return CP.plan_tasks(seed, pairs, args.examples, per_task) if n == 0 else []
+        deadline = None
+    else:
+        per_wave = max(1, -(-parallelism // len(pairs)))
+
+        def waves(n):
+            return CP.plan_tasks(seed, pairs, None, per_task, start=n * per_wave, count=per_wave)
+        deadline = time.time() + args.minutes * 60
+    try:
+        CP.run_campaign(spark=spark, specs_waves=waves, adapter_name=args.adapter, options=options, out=outdir,
+                        state=state, deadline=deadline, parallelism=parallelism,
+                        timeout=args.task_timeout or CP.TASK_TIMEOUT, attempts=args.task_attempts or CP.TASK_ATTEMPTS,
+                        crash_tasks=crash_tasks, progress=lambda line: out.write(f"  {line}\n"))
+    finally:
+        spark.stop()
+    record = RunRecord(adapter=args.adapter, describe=describe, capabilities=caps.to_json(), areas=areas,
+                       seed=seed, examples=args.examples or 0)
+    coverage = Coverage()
+    for result in state.results.values():
+        for name, counts in result["coverage"].items():
+            getattr(coverage, name).update(counts)
+        coverage.examples += result["examples"]
+        coverage.steps += result["steps"]
+    record.coverage = coverage
+    record.failures = [Failure.from_json(d) for d in state.failures.values()]
+    errors = [f"{r['task']}: {r['error']}" for r in state.results.values() if r["error"]]
+    if errors:
+        record.error = f"{len(errors)} task(s) ended in error; first: {errors[0]}"
+    record.ended = time.time()
+    replay_paths = record.write(outdir)
+    _summary(record, out)
+    for failure, path in zip(record.failures, replay_paths):
+        out.write(f"\nDistinct failure: {'+'.join(failure.rules)} ({len(failure.steps)} steps)\n")
+        out.write(f"Replay with: mqconform replay {path}\n")
+    out.write(f"\nResults: {outdir}\n")
+    if record.error:
+        raise HarnessError(record.error)
+    return EXIT_NONCONFORMANT if record.failures else EXIT_OK
+
+
 def cmd_report(args, out) -> int:
     import reports
 
@@ -282,7 +414,7 @@ def cmd_dlq(args, out) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "dlq": cmd_dlq, "report": cmd_report, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
+COMMANDS = {"run": cmd_run, "campaign": cmd_campaign, "dlq": cmd_dlq, "report": cmd_report, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
             "replay": cmd_replay, "cluster": cmd_cluster}
 
 

@@ -18,7 +18,7 @@ stamp=.venv/.mqconform-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -e . 2>&1 \
         | grep -v "^WARNING: Location" || true
-    .venv/bin/python -c "import conformance, hypothesis, attrs, tabulate" \
+    .venv/bin/python -c "import conformance, hypothesis, attrs, tabulate, pyspark" \
         || { echo "setup: installation failed" >&2; exit 2; }
     touch "$stamp"
 fi
