@@ -1,0 +1,180 @@
+"""Spark campaigns: local mode, a real standalone cluster, resume after a kill, crash retries, faults found once."""
+
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conformance import campaign as CP
+from conformance import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+QUIET = ["--adapter-opt", "platform=distributed"]
+
+
+def run_cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    old, sys.stderr = sys.stderr, err
+    try:
+        code = cli.main([str(a) for a in argv], out=out)
+    finally:
+        sys.stderr = old
+    return code, out.getvalue(), err.getvalue()
+
+
+def rules(directory: Path) -> dict:
+    return {r["rule"]: (r["verdict"], r["exercised"], r["checked"])
+            for r in map(json.loads, (directory / "rules.jsonl").read_text().splitlines())}
+
+
+def test_plan_is_deterministic_and_covers_the_budget():
+    pairs = [("core", "distributed"), ("dlq", "zos")]
+    a = CP.plan_tasks(7, pairs, 120, 50)
+    assert a == CP.plan_tasks(7, pairs, 120, 50)
+    assert [t.examples for t in a if t.area == "core"] == [50, 50, 20]
+    assert len({t.seed for t in a}) == len(a) and a != CP.plan_tasks(8, pairs, 120, 50)
+    wave = CP.plan_tasks(7, pairs, None, 10, start=3, count=2)
+    assert [t.index for t in wave] == [3, 4, 3, 4]
+
+
+def test_timeout_and_crash_paths_of_a_task():
+    spec = CP.plan_tasks(1, [("dlq", "distributed")], 5, 5)[0].to_json()
+    # a crash on a non-final attempt raises (so Spark retries); on the last one it is an error record
+    with pytest.raises(RuntimeError, match="died"):
+        CP.run_task(spec, "simulated", {"platform": "distributed"}, [], 60, 0, False, {spec["id"]: 1})
+    record = CP.run_task(spec, "simulated", {"platform": "distributed"}, [], 60, 0, True, {spec["id"]: 1})
+    assert "died" in record["error"] and str(spec["seed"]) in record["error"]
+    record = CP.run_task(spec, "simulated", {"platform": "distributed"}, [], 0.001, 1, True, {})
+    assert "did not finish within" in record["error"]
+    ok = CP.run_task(spec, "simulated", {"platform": "distributed"}, [], 120, 0, True, {})
+    assert ok["error"] is None and ok["examples"] == 5 and ok["coverage"]["checked"]
+
+
+def test_local_campaign_covers_the_rules_and_is_reportable(tmp_path):
+    out = tmp_path / "camp"
+    code, text, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "20",
+                              "--task-examples", "10", "--seed", "3", "--master", "local[2]", "--out", out, *QUIET)
+    assert code == 0, text + err
+    assert "tasks 2 done" in text
+    verdicts = {v for v, _, _ in rules(out).values()}
+    assert verdicts <= {"pass", "not exercised"} and "pass" in verdicts
+    assert sorted(p.name for p in (out / "tasks").iterdir()) == ["dlq-distributed-00000.json",
+                                                                  "dlq-distributed-00001.json"]
+    assert run_cli("report", out, "--format", "json", "--out", tmp_path / "r.json")[0] == 0
+    # the same campaign directory is not overwritten by mistake
+    code, _, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "20",
+                           "--out", out, *QUIET)
+    assert code == 2 and "--resume" in err
+
+
+def test_fault_found_once_and_replayable(tmp_path):
+    out = tmp_path / "camp"
+    code, text, err = run_cli("campaign", "--adapter", "simulated", "--faults", "dlq-no-dlh-processed",
+                              "--area", "dlq", "--minutes", "0.4", "--task-examples", "25", "--seed", "7",
+                              "--master", "local[2]", "--out", out, *QUIET)
+    assert code == 1, text + err
+    failures = list((out / "failures").glob("*.json"))
+    assert len(failures) == 1 and text.count("Distinct failure:") == 1
+    assert "DLQ-07" in json.loads(failures[0].read_text())["rules"]
+    assert run_cli("replay", failures[0])[0] == 1
+    assert run_cli("replay", failures[0], "--adapter", "simulated")[0] == 0
+
+
+def test_killed_then_resumed_equals_uninterrupted(tmp_path):
+    args = ["campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "40", "--task-examples", "8",
+            "--seed", "11", "--master", "local[1]", *QUIET]
+    whole = tmp_path / "whole"
+    assert run_cli(*args, "--out", whole)[0] == 0
+    part = tmp_path / "part"
+    proc = subprocess.Popen([str(ROOT / ".venv/bin/mqconform"), *args, "--out", str(part)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list((part / "tasks").glob("*.json"))) < 2:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = len(list((part / "tasks").glob("*.json")))
+    assert 2 <= done < 5 and not (part / "run.json").exists()
+    code, text, err = run_cli(*args, "--out", part, "--resume")
+    assert code == 0, text + err
+    assert f"resuming with {done} task(s) done" in text
+    assert rules(part) == rules(whole)
+
+
+def test_crashing_task_is_retried_then_recorded_as_error(tmp_path):
+    base = ["campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "10", "--task-examples", "5",
+            "--seed", "2", "--master", "local[2]", *QUIET]
+    code, text, err = run_cli(*base, "--out", tmp_path / "retried", "--inject-crash", "dlq-distributed-00000:1")
+    assert code == 0, text + err   # the first attempt crashed, Spark's retry succeeded
+    code, text, err = run_cli(*base, "--out", tmp_path / "failed", "--inject-crash", "dlq-distributed-00001:9")
+    assert code == 2 and "dlq-distributed-00001" in err
+    record = json.loads((tmp_path / "failed" / "tasks" / "dlq-distributed-00001.json").read_text())
+    assert "died" in record["error"] and str(record["seed"]) in record["error"]
+    other = json.loads((tmp_path / "failed" / "tasks" / "dlq-distributed-00000.json").read_text())
+    assert other["error"] is None and other["examples"] == 5     # nothing else lost
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def standalone_cluster(tmp_path):
+    """A Spark master and two workers from the pyspark installation, on 127.0.0.1, stopped by PID."""
+    import pyspark
+
+    spark_class = Path(pyspark.__file__).parent / "bin" / "spark-class"
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_WORKER_DIR": str(tmp_path / "work"),
+           "PYSPARK_PYTHON": sys.executable, "SPARK_LOG_DIR": str(tmp_path / "logs"),
+           "SPARK_NO_DAEMONIZE": "1"}
+    port, ui = _free_port(), _free_port()
+    procs = [subprocess.Popen([str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                               "--port", str(port), "--webui-port", str(ui)], env=env,
+                              stdout=open(tmp_path / "master.log", "w"), stderr=subprocess.STDOUT)]
+    url = f"spark://127.0.0.1:{port}"
+    for n in range(2):
+        procs.append(subprocess.Popen([str(spark_class), "org.apache.spark.deploy.worker.Worker", "--host",
+                                       "127.0.0.1", "--cores", "1", "--memory", "1g", "--webui-port",
+                                       str(_free_port()), url], env=env,
+                                      stdout=open(tmp_path / f"worker{n}.log", "w"), stderr=subprocess.STDOUT))
+    try:
+        deadline = time.time() + 120
+        alive = 0
+        while time.time() < deadline and alive < 2:
+            time.sleep(1)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=2) as resp:
+                    alive = json.load(resp).get("aliveworkers", 0)
+            except OSError:
+                pass
+        assert alive == 2, (tmp_path / "master.log").read_text()[-2000:]
+        yield url
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def test_campaign_on_a_standalone_cluster(standalone_cluster, tmp_path, monkeypatch):
+    monkeypatch.setenv("SPARK_LOCAL_IP", "127.0.0.1")
+    out = tmp_path / "camp"
+    code, text, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "20",
+                              "--task-examples", "5", "--seed", "3", "--master", standalone_cluster,
+                              "--partitions", "2", "--out", out, *QUIET)
+    assert code == 0, text + err
+    pids = {json.loads(p.read_text())["worker_pid"] for p in (out / "tasks").glob("*.json")}
+    assert len(list((out / "tasks").glob("*.json"))) == 4 and os.getpid() not in pids
