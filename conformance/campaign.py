@@ -105,9 +105,12 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
     from conformance.results import Coverage
     from conformance.session import HarnessError, NonConformance
 
+    from hypothesis.database import InMemoryExampleDatabase
+
     if crash:
         os._exit(70)  # an injected crash, to exercise the retry path
     started = time.monotonic()
+    db = InMemoryExampleDatabase()   # the task's own example database
     coverage = Coverage()
     result = {"task": spec["id"], "area": spec["area"], "platform": spec["platform"], "seed": spec["seed"],
               "examples_planned": spec["examples"], "failures": [], "duplicates": [], "error": None,
@@ -121,7 +124,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         machine = bound_machine(adapter, spec["area"], spec["platform"], spec["seed"], options, coverage)
         try:
             # first without shrinking: a failure already known elsewhere is not shrunk again
-            run_state_machine_as_test(machine, settings=settings(machine_settings(spec["examples"]),
+            run_state_machine_as_test(machine, settings=settings(machine_settings(spec["examples"], database=db),
                                                                  phases=(Phase.explicit, Phase.generate)))
         except NonConformance as exc:
             unshrunk = exc.failure
@@ -133,7 +136,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
                 machine = bound_machine(adapter, spec["area"], spec["platform"], spec["seed"], options, Coverage())
                 failure = unshrunk
                 try:
-                    run_state_machine_as_test(machine, settings=machine_settings(spec["examples"]))
+                    run_state_machine_as_test(machine, settings=machine_settings(spec["examples"], database=db))
                 except NonConformance as shrunk:
                     failure = shrunk.failure
                 coverage.failed.update(failure.rules)
@@ -324,6 +327,7 @@ def run_campaign(*, spark, specs_waves: Callable[[int], list[TaskSpec]], adapter
                                   "seed": spec.seed, "examples_planned": spec.examples, "examples": 0, "steps": 0,
                                   "seconds": 0.0, "coverage": {}, "failures": [], "duplicates": [],
                                   "error": f"Spark could not run the task: {str(exc).splitlines()[0][:300]}"}
+                    result["finished"] = time.time()
                     write_json_atomic(task_path(out, spec.id), result)
                     with lock:
                         state.add(result)

@@ -8,7 +8,7 @@ import re
 from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_rows, replay_command,
                             title, when)
 from reports.matrix import Column, Report
-from reports.plots import COLOURS, coverage_png
+from reports.plots import COLOURS, campaign_png, coverage_png
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -74,6 +74,10 @@ def _column(report: Report, col: Column) -> list[str]:
         ["area"] + list(VERDICT_ORDER))]
     out.append(f'<img alt="Rule verdicts per area for {esc(col.label)}" '
                f'src="data:image/png;base64,{coverage_png(report, col)}">')
+    campaign = campaign_png(col)
+    if campaign:
+        out.append(f'<img alt="Campaign throughput and distinct failures for {esc(col.label)}" '
+                   f'src="data:image/png;base64,{campaign}">')
     failure_ids = {id(f): n for n, (_, f) in enumerate(col.failures, start=1)}
     out.append("<h3>Rules</h3>")
     for area in report.areas():

@@ -30,6 +30,8 @@ class RunResult:
     meta: dict
     rows: tuple[dict, ...]
     failures: tuple[tuple[Path, Failure], ...]
+    #: For a campaign: each finished task's (finished time, examples, fingerprints of its failures), in order.
+    tasks: tuple[tuple[float, int, tuple[str, ...]], ...] = ()
 
     @property
     def adapter(self) -> str:
@@ -111,7 +113,23 @@ def load_run(directory: str | Path) -> RunResult:
             failures.append((path, load_failure(path)))
         except ReplayFileError as exc:
             raise ReportInputError(str(exc)) from None
-    return RunResult(path=d, meta=meta, rows=tuple(rows), failures=tuple(failures))
+    return RunResult(path=d, meta=meta, rows=tuple(rows), failures=tuple(failures), tasks=_tasks(d))
+
+
+def _tasks(d: Path) -> tuple:
+    """A campaign's task results, as (finished, examples, failure fingerprints), in finishing order."""
+    from conformance.campaign import fingerprint
+
+    out = []
+    for path in sorted((d / "tasks").glob("*.json")) if (d / "tasks").is_dir() else ():
+        data = _json_file(path)
+        try:
+            prints = tuple(fingerprint(Failure.from_json(f)) for f in data.get("failures", ()))
+            out.append((float(data.get("finished") or 0), int(data["examples"]),
+                        prints + tuple(data.get("duplicates", ()))))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReportInputError(f"{path}: not a campaign task result ({exc})") from None
+    return tuple(sorted(out))
 
 
 def load_runs(directories: list[str | Path]) -> list[RunResult]:

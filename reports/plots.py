@@ -7,6 +7,49 @@ import io
 
 from reports.matrix import Column, Report
 
+
+def _png(fig) -> str:
+    from matplotlib import pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def campaign_png(column: Column) -> str | None:
+    """Examples run and distinct failures over a campaign's time (None when no run is a campaign)."""
+    tasks = sorted(t for run in column.runs for t in run.tasks)
+    if not tasks or not any(finished for finished, _, _ in tasks):
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    start = min(f for f, _, _ in tasks if f)
+    times, examples, distinct = [], [], []
+    seen: set = set()
+    total = 0
+    for finished, n, prints in tasks:
+        total += n
+        seen.update(prints)
+        times.append(((finished or start) - start) / 60)
+        examples.append(total)
+        distinct.append(len(seen))
+    fig, ax = plt.subplots(figsize=(7, 3), dpi=90)
+    ax.plot(times, examples, marker=".", color="#1565c0", label="examples run")
+    ax.set_xlabel("minutes since the first task finished")
+    ax.set_ylabel("examples run")
+    ax2 = ax.twinx()
+    ax2.step(times, distinct, where="post", color="#c62828", label="distinct failures")
+    ax2.set_ylabel("distinct failures")
+    ax2.set_ylim(bottom=0)
+    ax.set_title("Campaign throughput and distinct failures")
+    fig.legend(loc="upper left", fontsize="small")
+    fig.tight_layout()
+    return _png(fig)
+
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "not applicable": "#9e9e9e", "not exercised": "#f9a825",
            "indeterminate": "#6a1b9a", "error": "#37474f"}
 
@@ -31,7 +74,4 @@ def coverage_png(report: Report, column: Column) -> str:
     ax.set_title("Rule verdicts per area")
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+    return _png(fig)

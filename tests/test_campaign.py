@@ -86,6 +86,9 @@ def test_fault_found_once_and_replayable(tmp_path):
     assert "DLQ-07" in json.loads(failures[0].read_text())["rules"]
     assert run_cli("replay", failures[0])[0] == 1
     assert run_cli("replay", failures[0], "--adapter", "simulated")[0] == 0
+    # the report shows the campaign's throughput and distinct failures over time
+    assert run_cli("report", out, "--format", "html", "--out", tmp_path / "r.html")[0] == 1
+    assert "Campaign throughput and distinct failures" in (tmp_path / "r.html").read_text()
 
 
 def test_killed_then_resumed_equals_uninterrupted(tmp_path):
