@@ -88,10 +88,12 @@ class CoreMachine(ConformanceMachine):
     # ------------------------------------------------------------ rules
     @rule(conn=conns, queue=queues, priority=st.sampled_from(PRIORITIES),
           persistence=st.sampled_from(PERSISTENCE), sync=st.sampled_from(PUT_SYNC),
-          put1=st.booleans(), correl=st.sampled_from(("", "corr-1")))
-    def put(self, conn, queue, priority, persistence, sync, put1, correl):
+          put1=st.booleans(), correl=st.sampled_from(("", "corr-1")),
+          context=st.sampled_from((None, None, L.MessageContext(user_id="app1", put_appl_name="orders",
+                                                               put_appl_type=C.MQAT_UNIX, appl_identity_data="a1"))))
+    def put(self, conn, queue, priority, persistence, sync, put1, correl, context):
         md = L.MessageDescriptor(priority=priority, persistence=persistence, correl_id=correl,
-                                 format=C.MQFMT_STRING, reply_to_q="REPLY.Q")
+                                 format=C.MQFMT_STRING, reply_to_q="REPLY.Q", context=context)
         if put1:
             self.execute(L.Put1(conn=conn, queue=queue, body=self._body(), md=md, options=sync))
         else:
@@ -194,13 +196,15 @@ class CoreMachine(ConformanceMachine):
 
     @rule(conn=conns, queue=queues, call=st.sampled_from((
         "negative-priority", "unknown-queue-put1", "unknown-queue-open", "put-both-syncpoints",
-        "get-both-syncpoints", "bad-wait-interval")))
+        "get-both-syncpoints", "bad-wait-interval", "unknown-queue-manager")))
     def invalid_call(self, conn, queue, call):
         handle = self._handle(conn, queue)
         if call == "negative-priority":
             op = L.Put(conn=conn, handle=handle, body=self._body(), md=L.MessageDescriptor(priority=-2))
         elif call == "unknown-queue-put1":
             op = L.Put1(conn=conn, queue="NO.SUCH.QUEUE", body=self._body())
+        elif call == "unknown-queue-manager":
+            op = L.Put1(conn=conn, queue=queue, qmgr="NO.SUCH.QMGR", body=self._body())
         elif call == "unknown-queue-open":
             op = L.Open(conn=conn, handle=f"{conn}.missing.{next(self.handle_numbers)}",
                         queue="NO.SUCH.QUEUE", options=STANDARD_OPEN)
