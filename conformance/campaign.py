@@ -155,7 +155,8 @@ def _finish(result: dict, coverage, started: float) -> dict:
     result.update({
         "examples": coverage.examples, "steps": coverage.steps, "seconds": round(time.monotonic() - started, 3),
         "coverage": {name: dict(getattr(coverage, name)) for name in ("exercised", "checked", "failed",
-                                                                        "indeterminate")},
+                                                                        "indeterminate", "shares_observed",
+                                                                        "shares_expected")},
     })
     return result
 

@@ -45,6 +45,14 @@ class Coverage:
     indeterminate: Counter = attrs.Factory(Counter)
     examples: int = 0
     steps: int = 0
+    #: Puts to cluster queues: messages each destination received, and the share the weights expected.
+    shares_observed: Counter = attrs.Factory(Counter)
+    shares_expected: Counter = attrs.Factory(Counter)
+
+    def record_share(self, chosen: str, expected: dict[str, float]) -> None:
+        if chosen and expected:
+            self.shares_observed[chosen] += 1
+            self.shares_expected.update(expected)
 
     def record(self, check: StepCheck) -> None:
         self.steps += 1
@@ -55,7 +63,7 @@ class Coverage:
             self.checked.update(check.rules)
 
     def merge(self, other: "Coverage") -> None:
-        for name in ("exercised", "checked", "failed", "indeterminate"):
+        for name in ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected"):
             getattr(self, name).update(getattr(other, name))
         self.examples += other.examples
         self.steps += other.steps
@@ -151,5 +159,7 @@ class RunRecord:
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],
+            "cluster_shares": {"observed": dict(self.coverage.shares_observed),
+                               "expected": {k: round(v, 3) for k, v in self.coverage.shares_expected.items()}},
         })
         return replay_paths

@@ -61,11 +61,18 @@ class Session:
 
     def execute(self, op: L.Op) -> L.Observation:
         assert self.tracker is not None, "start_case() first"
+        expected_shares = None
+        if isinstance(op, L.ClusterPut) and self.tracker.candidates:
+            from reference_model.cluster import share_expectation
+
+            expected_shares = share_expectation(self.tracker.candidates[0], op)
         try:
             observed = self.adapter.execute(op)
         except AdapterError as exc:
             raise HarnessError(f"adapter {self.adapter.name!r}: {exc}") from exc
         check = self.tracker.advance(op, observed)
+        if expected_shares and check.mismatch is None:
+            self.coverage.record_share(dict(observed.attrs or ()).get("DESTINATION", ""), expected_shares)
         self.history.append(Step(op=op, observed=observed))
         self.coverage.record(check)
         if check.mismatch is not None:

@@ -362,6 +362,23 @@ def remove_instance(state, op):
     return [Branch(observation=L.OK, state=s)]
 
 
+def share_expectation(state, op) -> dict[str, float]:
+    """For one put to a cluster queue: each finalist's expected share of it (proportional to CLWLWGHT).
+
+    Summed over the puts of a run, this is how many messages each destination should have
+    received if the choices among equals follow the weights.
+    """
+    try:
+        cl = cluster_of(state)
+    except HistoryError:
+        return {}
+    msg = Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf, already_sent=op.already_sent)
+    try:
+        return expected_shares(cl, msg)
+    except StopIteration:
+        return {}
+
+
 @handles(L.ClusterPut)
 def cluster_put(state, op):
     cl = cluster_of(state)

@@ -8,7 +8,7 @@ import re
 from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_rows, replay_command,
                             title, when)
 from reports.matrix import Column, Report
-from reports.plots import COLOURS, campaign_png, coverage_png
+from reports.plots import COLOURS, campaign_png, coverage_png, shares_png
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -78,6 +78,9 @@ def _column(report: Report, col: Column) -> list[str]:
     if campaign:
         out.append(f'<img alt="Campaign throughput and distinct failures for {esc(col.label)}" '
                    f'src="data:image/png;base64,{campaign}">')
+    shares = shares_png(col)
+    if shares:
+        out.append(f'<img alt="Cluster destination shares for {esc(col.label)}" src="data:image/png;base64,{shares}">')
     failure_ids = {id(f): n for n, (_, f) in enumerate(col.failures, start=1)}
     out.append("<h3>Rules</h3>")
     for area in report.areas():

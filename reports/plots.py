@@ -75,3 +75,36 @@ def coverage_png(report: Report, column: Column) -> str:
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     return _png(fig)
+
+
+def shares_png(column: Column) -> str | None:
+    """Messages each cluster destination received vs what the weights lead the model to expect."""
+    observed: dict = {}
+    expected: dict = {}
+    for run in column.runs:
+        shares = run.meta.get("cluster_shares") or {}
+        for k, v in (shares.get("observed") or {}).items():
+            observed[k] = observed.get(k, 0) + v
+        for k, v in (shares.get("expected") or {}).items():
+            expected[k] = expected.get(k, 0) + v
+    keys = sorted(set(observed) | set(expected))
+    if not keys:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3), dpi=90)
+    xs = range(len(keys))
+    ax.bar([x - 0.2 for x in xs], [observed.get(k, 0) for k in keys], width=0.4, color="#1565c0",
+           label="messages received")
+    ax.bar([x + 0.2 for x in xs], [expected.get(k, 0) for k in keys], width=0.4, color="#9e9e9e",
+           label="expected from the weights")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(keys, rotation=30, ha="right", fontsize="small")
+    ax.set_ylabel("messages")
+    ax.set_title("Cluster destinations: received vs expected by CLWLWGHT")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    return _png(fig)

@@ -206,3 +206,15 @@ def test_plugin_results_are_reportable(tmp_path):
 def test_inputs_api_names_the_file(tmp_path):
     with pytest.raises(inputs.ReportInputError, match="no result directories"):
         inputs.load_runs([])
+
+
+def test_cluster_shares_recorded_and_plotted(tmp_path):
+    results = tmp_path / "cluster"
+    assert run_cli("run", "--adapter", "simulated", "--area", "cluster", "--seed", "3", "--examples", "10",
+                   "--adapter-opt", "platform=distributed", "--results", results)[0] == 0
+    shares = json.loads((results / "run.json").read_text())["cluster_shares"]
+    # every checked put to a cluster queue counts once on each side
+    assert sum(shares["observed"].values()) == round(sum(shares["expected"].values())) > 0
+    assert set(shares["observed"]) <= set(shares["expected"])
+    page = render(make_report([results]), "html")
+    assert 'alt="Cluster destination shares for simulated"' in page
