@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --install
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 set +e
-.venv/bin/python -m pytest -n 2 -p no:cacheprovider tests "$@"
+.venv/bin/python -m pytest -n 2 -p no:cacheprovider --durations=15 tests "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
