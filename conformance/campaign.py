@@ -34,6 +34,7 @@ from typing import Callable
 import attrs
 
 from conformance.history import Failure, write_json_atomic
+from conformance.session import HarnessError
 
 CAMPAIGN_FORMAT, CAMPAIGN_VERSION = "mqconform-campaign", 1
 #: Examples per task unless --task-examples says otherwise.
@@ -44,7 +45,7 @@ TASK_TIMEOUT = 900
 TASK_ATTEMPTS = 2
 
 
-class CampaignError(RuntimeError):
+class CampaignError(HarnessError):
     """A campaign that cannot start or continue (one line)."""
 
 

@@ -283,6 +283,12 @@ def cmd_campaign(args, out) -> int:
         if not task or (times and not times.isdigit()):
             raise UsageError(f"--inject-crash: expected TASK or TASK:N, not {item!r}")
         crash_tasks[task] = int(times or 1)
+    adapter = create_adapter(args.adapter, options)   # a bad adapter or option fails before anything is written
+    try:
+        caps = adapter.capabilities()
+        describe = adapter.describe()
+    finally:
+        adapter.close()
     outdir = args.out
     plan_file = outdir / "campaign.json"
     wanted = {"adapter": args.adapter, "options": options, "areas": areas,
@@ -315,12 +321,6 @@ def cmd_campaign(args, out) -> int:
         write_json_atomic(plan_file, {"format": CP.CAMPAIGN_FORMAT, "version": CP.CAMPAIGN_VERSION,
                                       "kit_version": __version__, "seed": seed, **wanted,
                                       "minutes": args.minutes, "master": args.master})
-    adapter = create_adapter(args.adapter, options)
-    try:
-        caps = adapter.capabilities()
-        describe = adapter.describe()
-    finally:
-        adapter.close()
     pairs = [(a, p) for a in areas for p in area_platforms(a, caps)]
     if not pairs:
         raise HarnessError(f"none of the areas {', '.join(areas)} is applicable to adapter {args.adapter!r}")

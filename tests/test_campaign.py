@@ -181,3 +181,16 @@ def test_campaign_on_a_standalone_cluster(standalone_cluster, tmp_path, monkeypa
     assert code == 0, text + err
     pids = {json.loads(p.read_text())["worker_pid"] for p in (out / "tasks").glob("*.json")}
     assert len(list((out / "tasks").glob("*.json"))) == 4 and os.getpid() not in pids
+
+
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
+    code, _, err = run_cli("campaign", "--adapter", "nope", "--examples", "5", "--out", tmp_path / "a")
+    assert code == 2 and "unknown adapter 'nope'" in err and err.count("\n") == 1
+    assert not (tmp_path / "a").exists()
+    code, _, err = run_cli("campaign", "--adapter", "simulated", "--minutes", "0", "--out", tmp_path / "b")
+    assert code == 2 and "must be more than 0" in err
+    code, _, err = run_cli("campaign", "--adapter", "simulated", "--examples", "5", "--resume", "--out", tmp_path / "c")
+    assert code == 2 and "cannot read" in err and "campaign.json" in err
+    code, _, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "5",
+                           "--master", "nonsense://nowhere", "--out", tmp_path / "d", *QUIET)
+    assert code == 2 and "cannot start Spark with master 'nonsense://nowhere'" in err and err.count("\n") == 1
