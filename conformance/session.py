@@ -10,6 +10,7 @@ from conformance.checker import Mismatch, ModelTracker
 from conformance.history import Failure, Step
 from conformance.results import Coverage
 from reference_model import language as L
+from reference_model.cluster import share_expectation
 
 
 class NonConformance(AssertionError):
@@ -63,8 +64,6 @@ class Session:
         assert self.tracker is not None, "start_case() first"
         expected_shares = None
         if isinstance(op, L.ClusterPut) and self.tracker.candidates:
-            from reference_model.cluster import share_expectation
-
             expected_shares = share_expectation(self.tracker.candidates[0], op)
         try:
             observed = self.adapter.execute(op)

@@ -201,74 +201,55 @@ class _Outcome:
     busy: bool = False
 
 
-def _process(o: _Outcome, name: str, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outcome]:
+def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outcome]:
     """The alternatives after the handler reaches message ``m`` in a scan (whose rules are ``scan``)."""
-    h = attrs.evolve(o.handler, cursor=m.order_key)
     mid = m.md.msg_id
-    key = f"attrs.{mid.upper()}"
-    result = _decide(o, h, m, mid, key)
-    for r in result:
-        if key in r.field_rules:
-            r.field_rules[key] = tuple(dict.fromkeys(tuple(r.field_rules[key]) + scan))
-    return result
+    h = attrs.evolve(o.handler, cursor=m.order_key)
 
-
-def _decide(o: _Outcome, h: HandlerState, m: ModelMessage, mid: str, key: str) -> list[_Outcome]:
-    def kept(rules, handler=h):
-        o.fates[mid] = KEPT
-        o.field_rules[key] = rules
-        o.rules.extend(rules)
-        return [attrs.evolve(o, handler=handler)]
+    def settle(state: ModelState, handler: HandlerState, fate: str, rules: tuple[str, ...],
+               busy: bool = True) -> _Outcome:
+        return attrs.evolve(o, state=state, handler=handler, fates={**o.fates, mid: fate},
+                            field_rules={**o.field_rules, f"attrs.{mid.upper()}": tuple(dict.fromkeys(rules + scan))},
+                            rules=o.rules + list(rules), busy=o.busy or busy)
 
     if m.dlh is None:
-        return kept(("DLQ-07",))
+        return [settle(o.state, h, KEPT, ("DLQ-07",), busy=False)]
     # A message the handler left (IGNORE, explicit or assumed) is left again every time it comes
     # round: the table does not change while the handler runs and its tries stay as they were, so
     # the model decides again rather than keep the handler's record (DLQ-16).
     tries = h.tries(mid)
     index, rules = select(h.table, message_fields(m), tries)
     if index is None or h.table.rules[index].action == "IGNORE":
-        return kept(rules + ("DLQ-16",))
+        return [settle(o.state, h, KEPT, rules + ("DLQ-16",), busy=False)]
     rule = h.table.rules[index]
-    h = h.with_tries(mid, tries + 1)
-    s = o.state.clone()
+    done = h.with_tries(mid, None)   # a successful action ends the message's record
     queue = h.input_q
+    s = o.state.clone()
     if rule.action == "DISCARD":
         rules += ("DLQ-20",)
         s.discard(queue, s.find(queue, m.seq), rules)
-        o2 = attrs.evolve(o, state=s, handler=h.with_tries(mid, None), fates={**o.fates, mid: DISCARDED},
-                          field_rules={**o.field_rules, key: rules}, rules=o.rules + list(rules), busy=True)
-        return [o2]
+        return [settle(s, done, DISCARDED, rules)]
     rules += ("DLQ-21",) if rule.action == "RETRY" else ("DLQ-22", "DLQ-11")
     if rule.action == "FWD" and (rule.fwdq.startswith("&") or rule.fwdqm.startswith("&")):
         rules += ("DLQ-23",)
     rules += ("DLQ-12", "DLQ-24")
+    tried = h.with_tries(mid, tries + 1)
+
+    def failed(extra: tuple[str, ...] = ()) -> _Outcome:
+        """The put failed: the get is backed out and the message stays with BackoutCount + 1 (DLQ-24)."""
+        back = o.state.clone()
+        back.find(queue, m.seq).backout_count += 1
+        return settle(back, tried, BACKED_OUT, rules + extra)
+
     qname, qmgr = target(rule, m)
-    md, dlh = forwarded(s, rule, m)
-    mine = s.find(queue, m.seq)
-    failed = attrs.evolve(o, state=None, handler=h, busy=True)
     if qmgr or not qname or qname not in s.queues:
-        return [_failed(failed, o.state, queue, m, mid, key, rules)]
-    s.discard(queue, mine, rules)
-    out: list[_Outcome] = []
-    for b in core._do_put(s, None, qname, m.body, md, C.MQPMO_NO_SYNCPOINT, (), None, dlh, provenance=rules):
-        if b.observation.rc in (C.MQRC_NONE, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
-            out.append(attrs.evolve(o, state=b.state, handler=h.with_tries(mid, None),
-                                    fates={**o.fates, mid: f"put:{qname}"},
-                                    field_rules={**o.field_rules, key: rules + b.rules},
-                                    rules=o.rules + list(rules), busy=True))
-        else:
-            out.append(_failed(failed, o.state, queue, m, mid, key, rules + b.rules))
-    return out
-
-
-def _failed(o: _Outcome, before: ModelState, queue: str, m: ModelMessage, mid: str, key: str,
-            rules: tuple[str, ...]) -> _Outcome:
-    """The action's put failed: its get is backed out, the message stays with BackoutCount + 1 (DLQ-24)."""
-    s = before.clone()
-    s.find(queue, m.seq).backout_count += 1
-    return attrs.evolve(o, state=s, fates={**o.fates, mid: BACKED_OUT}, field_rules={**o.field_rules, key: rules},
-                        rules=o.rules + list(rules))
+        return [failed()]
+    md, dlh = forwarded(s, rule, m)
+    s.discard(queue, s.find(queue, m.seq), rules)
+    return [settle(b.state, done, f"put:{qname}", rules + b.rules)
+            if b.observation.rc in (C.MQRC_NONE, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM) else failed(b.rules)
+            for b in core._do_put(s, None, qname, m.body, md, C.MQPMO_NO_SYNCPOINT, (), None, dlh,
+                                  provenance=rules)]
 
 
 def _actionable(h: HandlerState, m: ModelMessage) -> tuple[bool, tuple[str, ...]]:
@@ -327,8 +308,7 @@ def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
         for m in todo[:k]:
             nxt = []
             for o in outcomes:
-                nxt += _process(attrs.evolve(o, fates=dict(o.fates), field_rules=dict(o.field_rules),
-                                             rules=list(o.rules)), op.handler, m, scan)
+                nxt += _process(o, m, scan)
             outcomes = nxt
         for o in outcomes:
             if o.busy:

@@ -290,6 +290,17 @@ def _numeric_pattern(kw: _Keyword, errors: list[TableError]) -> int | None | boo
     return False if result is None else result
 
 
+def _word(kw: _Keyword, errors: list[TableError], allowed: tuple[str, ...], message: str) -> str | None:
+    """One of ``allowed`` (any case), or None after an error ``KEYWORD: 'value' <message>``."""
+    value = _plain(kw, errors)
+    if value is None:
+        return None
+    if value.upper() in allowed:
+        return value.upper()
+    _err(errors, kw, f"{kw.name}: {value!r} {message}")
+    return None
+
+
 def _no_wildcards(kw: _Keyword, value: str, errors: list[TableError]) -> bool:
     if "*" in value or "?" in value:
         _err(errors, kw, f"{kw.name}: wildcards are not allowed")
@@ -340,13 +351,12 @@ def _control(kws: list[_Keyword], errors: list[TableError]) -> ControlData:
                     _err(errors, kw, f"RETRYINT: {value!r} is not a number of seconds (0-{MAX_RETRY})")
         elif kw.name == "WAIT":
             value = _plain(kw, errors)
-            if value is not None:
-                if value.upper() in ("YES", "NO"):
-                    fields["wait"] = value.upper()
-                elif re.fullmatch(r"\d+", value) and int(value) <= MAX_RETRY:
-                    fields["wait"] = int(value)
-                else:
-                    _err(errors, kw, f"WAIT: {value!r} must be YES, NO or a number of seconds")
+            if value is not None and re.fullmatch(r"\d+", value) and int(value) <= MAX_RETRY:
+                fields["wait"] = int(value)
+            elif value is not None:
+                value = _word(kw, errors, ("YES", "NO"), "must be YES, NO or a number of seconds")
+                if value is not None:
+                    fields["wait"] = value
     return ControlData(**fields)
 
 
@@ -365,12 +375,9 @@ def _rule(kws: list[_Keyword], line: int, errors: list[TableError]) -> DlqRule |
             if value is not False:
                 patterns.append((kw.name, value))
         elif kw.name == "ACTION":
-            value = _plain(kw, errors)
+            value = _word(kw, errors, ACTIONS, f"must be one of {', '.join(ACTIONS)}")
             if value is not None:
-                if value.upper() in ACTIONS:
-                    fields["action"] = value.upper()
-                else:
-                    _err(errors, kw, f"ACTION: {value!r} must be one of {', '.join(ACTIONS)}")
+                fields["action"] = value
         elif kw.name == "FWDQ":
             value = _queue_name(kw, errors, FWDQ_VARIABLES, blank_ok=False)
             if value is not None:
@@ -380,19 +387,13 @@ def _rule(kws: list[_Keyword], line: int, errors: list[TableError]) -> DlqRule |
             if value is not None:
                 fields["fwdqm"] = value
         elif kw.name == "HEADER":
-            value = _plain(kw, errors)
+            value = _word(kw, errors, ("YES", "NO"), "must be YES or NO")
             if value is not None:
-                if value.upper() in ("YES", "NO"):
-                    fields["header"] = value.upper() == "YES"
-                else:
-                    _err(errors, kw, f"HEADER: {value!r} must be YES or NO")
+                fields["header"] = value == "YES"
         elif kw.name == "PUTAUT":
-            value = _plain(kw, errors)
+            value = _word(kw, errors, ("DEF", "CTX"), "must be DEF or CTX")
             if value is not None:
-                if value.upper() in ("DEF", "CTX"):
-                    fields["putaut"] = value.upper()
-                else:
-                    _err(errors, kw, f"PUTAUT: {value!r} must be DEF or CTX")
+                fields["putaut"] = value
         elif kw.name == "RETRY":
             value = _plain(kw, errors)
             if value is not None and _no_wildcards(kw, value, errors):

@@ -1,6 +1,5 @@
 """Spark campaigns: local mode, a real standalone cluster, resume after a kill, crash retries, faults found once."""
 
-import io
 import json
 import os
 import signal
@@ -14,20 +13,10 @@ from pathlib import Path
 import pytest
 
 from conformance import campaign as CP
-from conformance import cli
+from tests.clikit import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 QUIET = ["--adapter-opt", "platform=distributed"]
-
-
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    old, sys.stderr = sys.stderr, err
-    try:
-        code = cli.main([str(a) for a in argv], out=out)
-    finally:
-        sys.stderr = old
-    return code, out.getvalue(), err.getvalue()
 
 
 def rules(directory: Path) -> dict:

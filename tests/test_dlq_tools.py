@@ -1,29 +1,18 @@
 """The DLQ tools for administrators, the handler host and the external-handler protocol."""
 
-import io
 import sys
 from pathlib import Path
 
 import pytest
 
 from adapters.simulated import SimulatedAdapter
-from conformance import cli
 from reference_model import language as L
 from reference_model import mqconst as C
+from tests.clikit import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_TABLE = ROOT / "docs/dlq/rules-example.tbl"
 EXAMPLE_MESSAGES = ROOT / "docs/dlq/messages-example.toml"
-
-
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    old, sys.stderr = sys.stderr, err
-    try:
-        code = cli.main([str(a) for a in argv], out=out)
-    finally:
-        sys.stderr = old
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("table", ["docs/dlq/rules-example.tbl", "docs/dlq/seed-examples.tbl"])

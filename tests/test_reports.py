@@ -1,6 +1,5 @@
 """Compliance reports: the formats agree, baselines mark changes, bad input is one line, hostile text is escaped."""
 
-import io
 import json
 import re
 import sys
@@ -9,23 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli
 from conformance.checker import Mismatch
 from conformance.history import Failure, Step
 from conformance.results import VERDICTS, RunRecord
 from reference_model import language as L
 from reference_model import mqconst as C
 from reports import inputs, make_report, render
-
-
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    old, sys.stderr = sys.stderr, err
-    try:
-        code = cli.main([str(a) for a in argv], out=out)
-    finally:
-        sys.stderr = old
-    return code, out.getvalue(), err.getvalue()
+from tests.clikit import run_cli
 
 
 @pytest.fixture(scope="module")
