@@ -1,7 +1,7 @@
 """The ``mqconform`` command line.
 
 Exit codes: 0 conformant (or a listing printed), 1 non-conformance found,
-2 usage or infrastructure error.  Errors are one line on stderr, never a traceback.
+2 usage or infrastructure error, 3 ``brokers status`` found a broker not ready.  Errors are one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from adapters.base import AdapterError, AdapterOptionError, parse_options
+from adapters.brokers.server import BrokerControlError
 from adapters.registry import UnknownAdapter, adapter_class, adapter_names, create_adapter
 from adapters.simulated.faults import FAULTS
 from conformance import __version__
@@ -29,6 +30,7 @@ from reference_model.model import HistoryError
 from reference_model.rules import RULES, parse_areas
 
 EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
+EXIT_NOT_READY = 3  # mqconform brokers status: some broker is not ready
 DEFAULT_EXAMPLES = 200
 
 
@@ -140,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     dsim = dlq_sub.add_parser("simulate", help="what the table does to each message of a file")
     dsim.add_argument("table", type=Path)
     dsim.add_argument("--messages", type=Path, required=True, help="messages file (TOML, see docs/dlq-tools.md)")
+
+    brokers = sub.add_parser("brokers", help="start, show or stop the kit's private RabbitMQ and ActiveMQ")
+    brokers.add_argument("action", choices=("up", "status", "down"))
+    brokers.add_argument("names", nargs="*", metavar="BROKER", help="rabbitmq, activemq or all (default: all)")
+    brokers.add_argument("--dir", type=Path, help="run directory for the brokers' state, data and logs "
+                         "(default: $MQCONFORM_RUN_DIR or ~/.cache/mqconform/run)")
 
     replay = sub.add_parser("replay", help="replay a saved failing history")
     replay.add_argument("file", type=Path)
@@ -414,7 +422,29 @@ def cmd_dlq(args, out) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "campaign": cmd_campaign, "dlq": cmd_dlq, "report": cmd_report, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
+def cmd_brokers(args, out) -> int:
+    from adapters.brokers import SERVERS, BrokerControlError, server
+
+    names = [n for n in (args.names or ["all"])]
+    names = sorted(SERVERS) if "all" in names else list(dict.fromkeys(names))
+    servers = [server(n, args.dir) for n in names]  # an unknown name fails before anything starts
+    failed = []
+    for srv in servers:
+        try:
+            status = {"up": srv.up, "down": srv.down, "status": srv.status}[args.action]()
+        except BrokerControlError as exc:
+            failed.append(str(exc))
+            continue
+        out.write(status.line() + "\n")
+        out.flush()
+    if failed:
+        raise BrokerControlError("; ".join(failed))
+    if args.action == "status" and not all(srv.status().ready for srv in servers):
+        return EXIT_NOT_READY
+    return EXIT_OK
+
+
+COMMANDS = {"brokers": cmd_brokers, "run": cmd_run, "campaign": cmd_campaign, "dlq": cmd_dlq, "report": cmd_report, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
             "replay": cmd_replay, "cluster": cmd_cluster}
 
 
@@ -433,6 +463,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
     except ReplayFileError as exc:
         err.write(f"mqconform: error: {exc}\n")
     except (HarnessError, AdapterError) as exc:
+        err.write(f"mqconform: error: {exc}\n")
+    except BrokerControlError as exc:
         err.write(f"mqconform: error: {exc}\n")
     except ClusterConfigError as exc:
         err.write(f"mqconform: error: {exc}\n")

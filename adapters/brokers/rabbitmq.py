@@ -1,0 +1,101 @@
+"""A private RabbitMQ node (Debian's ``rabbitmq-server``) on 127.0.0.1.
+
+The node, its own epmd and every file it writes (configuration, Erlang cookie,
+mnesia, logs) live in the broker's directory.  ``/usr/lib/rabbitmq/bin`` is
+called directly because the ``/usr/sbin`` wrappers switch user and directory.
+Console logging is off and the node logs to a file, so it never blocks on a full
+pipe; SIGTERM to the start script stops the node cleanly.
+"""
+
+from __future__ import annotations
+
+import glob
+import socket
+import struct
+from pathlib import Path
+
+from adapters.brokers.server import LOOPBACK, BrokerServer, Process, free_port
+
+BIN = Path("/usr/lib/rabbitmq/bin")
+#: AMQP 0-9-1 protocol header; a broker answers it with a Connection.Start method frame.
+PROTOCOL_HEADER = b"AMQP\x00\x00\x09\x01"
+
+
+def amqp_handshake(host: str, port: int, timeout: float = 3.0) -> bool:
+    """The first step of an AMQP 0-9-1 handshake: the broker answers the header with Connection.Start."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            sock.sendall(PROTOCOL_HEADER)
+            data = b""
+            while len(data) < 11:
+                chunk = sock.recv(64)
+                if not chunk:
+                    return False
+                data += chunk
+    except OSError:
+        return False
+    frame_type, channel, _size = struct.unpack(">BHI", data[:7])
+    return frame_type == 1 and channel == 0 and data[7:11] == b"\x00\x0a\x00\x0a"
+
+
+def epmd_path() -> str | None:
+    found = sorted(glob.glob("/usr/lib/erlang/erts-*/bin/epmd"))
+    return found[-1] if found else None
+
+
+class RabbitMQServer(BrokerServer):
+    name = "rabbitmq"
+    package = "rabbitmq-server"
+    scheme = "amqp"
+
+    def installed(self) -> str | None:
+        if not (BIN / "rabbitmq-server").exists():
+            return f"{BIN / 'rabbitmq-server'} is missing (Debian package {self.package})"
+        if not epmd_path():
+            return "epmd is missing (Debian package erlang-base)"
+        return None
+
+    def ports(self) -> dict[str, int]:
+        return {"main": free_port(), "epmd": free_port(), "dist": free_port()}
+
+    @property
+    def log(self) -> Path:
+        return self.dir / "log" / "console.out"
+
+    def handshake(self, host: str, port: int) -> bool:
+        return amqp_handshake(host, port)
+
+    def prepare(self, ports: dict[str, int]) -> list[Process]:
+        d = self.dir
+        for sub in ("mnesia", "log", "home"):
+            (d / sub).mkdir(parents=True, exist_ok=True)
+        (d / "rabbitmq.conf").write_text(
+            f"listeners.tcp.default = {LOOPBACK}:{ports['main']}\n"
+            "log.console = false\n"
+            "log.file.level = warning\n"
+            "disk_free_limit.absolute = 50MB\n"
+        )
+        (d / "enabled_plugins").write_text("[].\n")
+        (d / "rabbitmq-env.conf").write_text("")
+        env = {
+            "HOME": str(d / "home"),
+            "RABBITMQ_NODENAME": f"mqconform{ports['main']}@localhost",
+            "RABBITMQ_NODE_IP_ADDRESS": LOOPBACK,
+            "RABBITMQ_NODE_PORT": str(ports["main"]),
+            "RABBITMQ_DIST_PORT": str(ports["dist"]),
+            "RABBITMQ_CONFIG_FILE": str(d / "rabbitmq.conf"),
+            "RABBITMQ_CONF_ENV_FILE": str(d / "rabbitmq-env.conf"),
+            "RABBITMQ_ENABLED_PLUGINS_FILE": str(d / "enabled_plugins"),
+            "RABBITMQ_MNESIA_BASE": str(d / "mnesia"),
+            "RABBITMQ_LOG_BASE": str(d / "log"),
+            "RABBITMQ_PID_FILE": str(d / "rabbit.pid"),
+            "ERL_EPMD_ADDRESS": LOOPBACK,
+            "ERL_EPMD_PORT": str(ports["epmd"]),
+            "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": "-kernel inet_dist_use_interface {127,0,0,1}",
+        }
+        return [
+            Process("epmd", [epmd_path(), "-address", LOOPBACK, "-port", str(ports["epmd"])], ports["epmd"],
+                    d / "log" / "epmd.out", env=env),
+            Process("rabbitmq", [str(BIN / "rabbitmq-server")], ports["main"], self.log, amqp_handshake, env=env),
+        ]

@@ -1,0 +1,359 @@
+"""One lifecycle for the private brokers the kit starts itself.
+
+A broker runs from its Debian package's files with every piece of state
+(configuration, data, logs) in its own directory ``DIR/NAME`` (``DIR`` is
+``--dir``, ``$MQCONFORM_RUN_DIR``, or ``~/.cache/mqconform/run``).  Starting it:
+
+- picks free ports on 127.0.0.1 (parallel test workers and a user's own brokers
+  never collide) and writes a fresh private configuration;
+- starts each process through mirakuru with stdin from /dev/null, all output to a
+  log file and a session of its own, and waits until the port accepts a
+  connection *and* one protocol handshake succeeds, within an explicit deadline;
+  a process that exits before that, whatever its exit code, is a failed start;
+- records the ports, the PIDs (with their start times, so a PID the system has
+  since given to another program is never signalled) and the log in
+  ``state.json``, which ``status`` and ``down`` read.
+
+Stopping signals exactly the recorded processes: SIGTERM first, SIGKILL after a
+deadline; afterwards no process and no listening port remain.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
+
+import attrs
+import psutil
+from mirakuru import TCPExecutor
+from mirakuru.base import ENV_UUID
+from mirakuru.exceptions import AlreadyRunning, ProcessExitedWithError, TimeoutExpired
+
+LOOPBACK = "127.0.0.1"
+#: Seconds a start may take before it is reported as failed (ready times here: 2-15 s).
+START_DEADLINE = 55.0
+#: Seconds a graceful stop may take before the processes are killed.
+STOP_DEADLINE = 20.0
+
+
+class BrokerControlError(RuntimeError):
+    """A broker could not be installed, started or stopped; the message is one line."""
+
+
+def run_dir() -> Path:
+    base = os.environ.get("MQCONFORM_RUN_DIR") or str(Path.home() / ".cache" / "mqconform" / "run")
+    return Path(base)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nobody listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((LOOPBACK, 0))
+        return sock.getsockname()[1]
+
+
+def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+class _BrokerExecutor(TCPExecutor):
+    """mirakuru's TCP executor, strict about readiness and not tied to this Python process.
+
+    - Ready means the port accepts a connection *and* ``handshake`` succeeds.
+    - Any exit before readiness is a failed start, exit status 0 included (the
+      RabbitMQ start script exits 0 when the node fails to boot).
+    - mirakuru marks its children and kills them when the interpreter exits; a
+      broker started by ``mqconform brokers up`` must outlive the command, so the
+      mark is left out: the kit stops its brokers by their recorded PIDs.
+    """
+
+    def __init__(self, command: list[str], host: str, port: int, handshake: Callable[[str, int], bool] | None,
+                 **kwargs) -> None:
+        super().__init__(command, host, port, **kwargs)
+        self._handshake = handshake
+
+    @property
+    def envvars(self) -> dict[str, str]:
+        env = os.environ.copy()
+        env.pop(ENV_UUID, None)
+        env.update(self._envvars)
+        return env
+
+    def check_subprocess(self) -> bool:
+        if self.process is None:  # pragma: no cover - start() made it
+            return False
+        code = self.process.poll()
+        if code is not None:
+            try:  # whatever it left behind in its session goes too
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self._clear_process()
+            raise ProcessExitedWithError(self, code)
+        return self.after_start_check()
+
+    def after_start_check(self) -> bool:
+        if not self.pre_start_check():
+            return False
+        return self._handshake is None or self._handshake(self.host, self.port)
+
+    def forget(self) -> int:
+        """Leave the process running and return its PID."""
+        pid = self.process.pid
+        self.process = None
+        self._endtime = None
+        return pid
+
+
+@attrs.frozen
+class Status:
+    name: str
+    state: str                 # ready, stopped, not ready, not installed
+    address: str = ""
+    pids: tuple[int, ...] = ()
+    log: str = ""
+    detail: str = ""
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "ready"
+
+    def line(self) -> str:
+        parts = [f"{self.name}: {self.state}"]
+        if self.address:
+            parts.append(f"on {self.address}")
+        if self.pids:
+            parts.append(f"(pid {', '.join(map(str, self.pids))})")
+        if self.log:
+            parts.append(f"log {self.log}")
+        text = " ".join(parts)
+        return f"{text} - {self.detail}" if self.detail else text
+
+
+@attrs.frozen
+class Process:
+    """One process of a broker: how to start it and how to know it is ready."""
+
+    label: str
+    command: list[str]
+    port: int
+    log: Path
+    handshake: Callable[[str, int], bool] | None = None
+    env: dict = attrs.field(factory=dict)
+
+
+class BrokerServer:
+    """A broker the kit installs, starts and stops itself.  Subclasses describe the broker."""
+
+    name: str = ""
+    #: Debian package that provides the broker.
+    package: str = ""
+    #: The protocol the broker's main port speaks (its URL scheme).
+    scheme: str = ""
+
+    def __init__(self, base: Path | None = None) -> None:
+        self.base = Path(base) if base is not None else run_dir()
+        self.dir = self.base / self.name
+        self.state_file = self.dir / "state.json"
+
+    # ------------------------------------------------------------ per broker
+    def installed(self) -> str | None:
+        """``None`` when the broker's files are present, else what is missing."""
+        raise NotImplementedError
+
+    def ports(self) -> dict[str, int]:
+        """Fresh ports for a start; ``main`` is the port clients use."""
+        raise NotImplementedError
+
+    def prepare(self, ports: dict[str, int]) -> list[Process]:
+        """Write the private configuration; returns the processes to start, in order."""
+        raise NotImplementedError
+
+    @property
+    def log(self) -> Path:
+        """The log file a failed start points the user to."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ recorded state
+    def recorded(self) -> dict | None:
+        try:
+            state = json.loads(self.state_file.read_text())
+        except (OSError, ValueError):
+            return None
+        return state if isinstance(state, dict) and state.get("broker") == self.name else None
+
+    def address(self) -> tuple[str, int] | None:
+        """Where the recorded broker listens, when it is running."""
+        state = self.recorded()
+        if state is None or not self._alive(state):
+            return None
+        return LOOPBACK, int(state["ports"]["main"])
+
+    def _alive(self, state: dict) -> list[psutil.Process]:
+        out = []
+        for entry in state.get("processes", []):
+            try:
+                proc = psutil.Process(int(entry["pid"]))
+                if abs(proc.create_time() - float(entry["created"])) < 1.0 and \
+                        proc.status() != psutil.STATUS_ZOMBIE:
+                    out.append(proc)
+            except (psutil.Error, KeyError, ValueError, TypeError):
+                continue
+        return out
+
+    def status(self) -> Status:
+        missing = self.installed()
+        if missing:
+            return Status(self.name, "not installed", detail=missing)
+        state = self.recorded()
+        if state is None:
+            return Status(self.name, "stopped")
+        alive = self._alive(state)
+        address = f"{LOOPBACK}:{state['ports']['main']}"
+        pids = tuple(p.pid for p in alive)
+        if not alive:
+            return Status(self.name, "stopped", detail="its processes have ended", log=state.get("log", ""))
+        ready = port_open(LOOPBACK, int(state["ports"]["main"]))
+        if ready:
+            ready = self.handshake(LOOPBACK, int(state["ports"]["main"]))
+        return Status(self.name, "ready" if ready else "not ready", address, pids, state.get("log", ""))
+
+    def handshake(self, host: str, port: int) -> bool:
+        """One protocol exchange with the main port (bounded by socket timeouts)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ up and down
+    def up(self, deadline: float = START_DEADLINE) -> Status:
+        """Start the broker unless the recorded one is running; raises BrokerControlError in one line."""
+        missing = self.installed()
+        if missing:
+            raise BrokerControlError(
+                f"{self.name}: not installed ({missing}); run: bash scripts/system-packages.sh")
+        state = self.recorded()
+        if state is not None and self._alive(state):
+            return self.status()
+        if state is not None:
+            self._stop(state)
+        # A fresh directory for every start: a broker never finds an earlier one's data or lock.
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        ports = self.ports()
+        processes = self.prepare(ports)
+        state = {"broker": self.name, "scheme": self.scheme, "host": LOOPBACK, "ports": ports,
+                 "log": str(self.log), "processes": [], "started": time.time()}
+        end = time.monotonic() + deadline
+        try:
+            for group, proc in enumerate(processes):
+                pid = self._start(proc, max(1.0, end - time.monotonic()))
+                state["processes"].extend(dict(entry, group=group) for entry in _tree(pid))
+                self._write(state)
+        except (TimeoutExpired, ProcessExitedWithError, AlreadyRunning, OSError) as exc:
+            self._stop(state)
+            self._forget()
+            raise BrokerControlError(f"{self.name}: did not start on {LOOPBACK}:{ports['main']} "
+                                     f"({_why(exc, deadline)}); see {self.log}") from None
+        state["processes"] = _refresh(state["processes"])
+        self._write(state)
+        return self.status()
+
+    def down(self, deadline: float = STOP_DEADLINE) -> Status:
+        state = self.recorded()
+        if state is not None:
+            self._stop(state, deadline)
+            self._forget()
+        return self.status()
+
+    def _start(self, proc: Process, timeout: float) -> int:
+        proc.log.parent.mkdir(parents=True, exist_ok=True)
+        with open(proc.log, "ab") as out:
+            executor = _BrokerExecutor(proc.command, LOOPBACK, proc.port, proc.handshake, timeout=timeout,
+                                       envvars=proc.env, stdin=subprocess.DEVNULL, stdout=out,
+                                       stderr=subprocess.STDOUT, cwd=str(self.dir), sleep=0.2)
+            executor.start()
+            return executor.forget()
+
+    def _stop(self, state: dict, deadline: float = STOP_DEADLINE) -> None:
+        """Stop the recorded processes, the last started first.
+
+        Each started process gets SIGTERM (a broker's start script passes it on and
+        the broker shuts down cleanly); whatever of its tree is still there after
+        ``deadline`` gets SIGKILL.
+        """
+        entries = state.get("processes", [])
+        for group in sorted({e.get("group", 0) for e in entries}, reverse=True):
+            members = [e for e in entries if e.get("group", 0) == group]
+            alive = self._alive({"processes": members})
+            if not alive:
+                continue
+            _send(alive[0], signal.SIGTERM)
+            _, left = psutil.wait_procs(alive, timeout=deadline)
+            for proc in left:
+                _send(proc, signal.SIGKILL)
+            psutil.wait_procs(left, timeout=5)
+
+    def _write(self, state: dict) -> None:
+        tmp = self.state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=1))
+        tmp.replace(self.state_file)
+
+    def _forget(self) -> None:
+        try:
+            self.state_file.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _tree(pid: int) -> list[dict]:
+    """``pid`` and its descendants, each with its start time."""
+    try:
+        root = psutil.Process(pid)
+        procs = [root] + root.children(recursive=True)
+    except psutil.Error:
+        return []
+    out = []
+    for p in procs:
+        try:
+            out.append({"pid": p.pid, "created": p.create_time(), "name": p.name()})
+        except psutil.Error:
+            continue
+    return out
+
+
+def _refresh(entries: list[dict]) -> list[dict]:
+    """The recorded processes plus any child they have started since."""
+    seen = {e["pid"] for e in entries}
+    out = list(entries)
+    for entry in entries:
+        for extra in _tree(entry["pid"])[1:]:
+            if extra["pid"] not in seen:
+                seen.add(extra["pid"])
+                out.append(dict(extra, group=entry.get("group", 0)))
+    return out
+
+
+def _send(proc: psutil.Process, sig: int) -> None:
+    try:
+        proc.send_signal(sig)
+    except psutil.Error:
+        pass
+
+
+def _why(exc: BaseException, deadline: float) -> str:
+    if isinstance(exc, TimeoutExpired):
+        return f"not ready within {deadline:.0f} s"
+    if isinstance(exc, ProcessExitedWithError):
+        return f"it exited with status {exc.exit_code} before it was ready"
+    if isinstance(exc, AlreadyRunning):
+        return "its port was taken by another program"
+    return " ".join(str(exc).split())[:120] or type(exc).__name__

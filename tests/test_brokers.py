@@ -1,0 +1,127 @@
+"""The private brokers' lifecycle: ``mqconform brokers up|status|down`` on 127.0.0.1.
+
+Every broker here is started by the test in a temporary run directory, on ports
+chosen at start, and stopped by its recorded PIDs; each command runs under a
+deadline so a hang fails the test instead of holding the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from adapters.brokers import SERVERS, BrokerControlError, server
+from adapters.brokers.activemq import stomp_handshake
+from adapters.brokers.rabbitmq import RabbitMQServer, amqp_handshake
+from adapters.brokers.server import free_port, port_open
+
+pytestmark = pytest.mark.skipif(
+    any(SERVERS[n]().installed() for n in SERVERS),
+    reason="broker packages not installed (bash scripts/system-packages.sh)")
+
+
+def mqconform(*argv, timeout=120):
+    """``mqconform ARGV`` as a separate process with its output in pipes (a broker holding them would hang here)."""
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, argv)], capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
+
+
+def recorded_pids(directory, name):
+    state = json.loads((directory / name / "state.json").read_text())
+    return [p["pid"] for p in state["processes"]], state["ports"]
+
+
+def test_up_status_down_both_brokers_leaves_nothing_behind(tmp_path):
+    code, out, err, _ = mqconform("brokers", "up", "all", "--dir", tmp_path)
+    try:
+        assert code == 0, err
+        lines = out.splitlines()
+        assert [line.split(":")[0] for line in lines] == ["activemq", "rabbitmq"]
+        assert all(": ready on 127.0.0.1:" in line for line in lines), out
+        pids = {name: recorded_pids(tmp_path, name) for name in ("activemq", "rabbitmq")}
+        for name, (_, ports) in pids.items():
+            assert port_open("127.0.0.1", ports["main"])
+        assert amqp_handshake("127.0.0.1", pids["rabbitmq"][1]["main"])
+        assert stomp_handshake("127.0.0.1", pids["activemq"][1]["main"])
+        # Not a STOMP server, not an AMQP server: each handshake tells them apart.
+        assert not amqp_handshake("127.0.0.1", pids["activemq"][1]["main"])
+        assert not stomp_handshake("127.0.0.1", pids["rabbitmq"][1]["main"], timeout=1.0)
+
+        code, out, err, _ = mqconform("brokers", "status", "--dir", tmp_path)
+        assert code == 0 and out.count(": ready on") == 2, out + err
+        # up again: the recorded brokers are kept, not started twice.
+        code, out, _, seconds = mqconform("brokers", "up", "rabbitmq", "--dir", tmp_path)
+        assert code == 0 and recorded_pids(tmp_path, "rabbitmq") == pids["rabbitmq"]
+    finally:
+        code, out, err, _ = mqconform("brokers", "down", "--dir", tmp_path)
+    assert code == 0, err
+    assert out.splitlines() == ["activemq: stopped", "rabbitmq: stopped"]
+    for name, (proc_ids, ports) in pids.items():
+        assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
+                       for p in proc_ids), name
+        for port in ports.values():
+            assert not port_open("127.0.0.1", port), (name, port)
+    code, out, _, _ = mqconform("brokers", "status", "--dir", tmp_path)
+    assert code == 3 and out.splitlines() == ["activemq: stopped", "rabbitmq: stopped"]
+
+
+class BadConfigRabbitMQ(RabbitMQServer):
+    """A node whose configuration has an unknown key: the start script exits 0 without a node."""
+
+    def prepare(self, ports):
+        processes = super().prepare(ports)
+        with open(self.dir / "rabbitmq.conf", "a") as fh:
+            fh.write("no_such_setting.at_all = 1\n")
+        return processes
+
+
+def test_a_broker_that_exits_during_start_is_reported_at_once_with_its_log(tmp_path):
+    srv = BadConfigRabbitMQ(tmp_path)
+    started = time.monotonic()
+    with pytest.raises(BrokerControlError) as info:
+        srv.up(deadline=50)
+    elapsed = time.monotonic() - started
+    message = str(info.value)
+    assert elapsed < 40, elapsed  # not the whole deadline: an exit before readiness is a failure at once
+    assert "\n" not in message and message.startswith("rabbitmq: did not start on 127.0.0.1:")
+    assert str(srv.log) in message and "exited" in message
+    assert not srv.state_file.exists() and srv.status().state == "stopped"
+    assert not [p for p in psutil.process_iter(["environ"])
+                if (p.info.get("environ") or {}).get("RABBITMQ_MNESIA_BASE", "").startswith(str(tmp_path))]
+
+
+def test_a_broker_not_ready_by_the_deadline_is_killed_and_reported(tmp_path):
+    srv = server("activemq", tmp_path)
+    started = time.monotonic()
+    with pytest.raises(BrokerControlError) as info:
+        srv.up(deadline=0.5)  # a JVM cannot open its STOMP port this fast
+    assert time.monotonic() - started < 15
+    assert "not ready within" in str(info.value) and str(srv.log) in str(info.value)
+    assert not [p for p in psutil.process_iter(["cmdline"])
+                if str(tmp_path) in " ".join(p.info.get("cmdline") or [])]
+
+
+def test_handshakes_fail_fast_where_nothing_or_something_else_listens():
+    port = free_port()
+    assert not amqp_handshake("127.0.0.1", port) and not stomp_handshake("127.0.0.1", port)
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        started = time.monotonic()
+        assert not amqp_handshake("127.0.0.1", silent.getsockname()[1], timeout=0.5)
+        assert not stomp_handshake("127.0.0.1", silent.getsockname()[1], timeout=0.5)
+        assert time.monotonic() - started < 3
+
+
+def test_bad_broker_names_get_one_line_and_exit_2(tmp_path):
+    code, out, err, _ = mqconform("brokers", "up", "kafka", "--dir", tmp_path, timeout=60)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "unknown broker 'kafka'" in err
+    assert not (tmp_path / "rabbitmq").exists()
