@@ -48,6 +48,8 @@ class Capabilities:
     realtime: bool = False
     #: How far, in tenths of a second, the system's remaining expiry may be from the exact value.
     expiry_tolerance: int = 0
+    #: Rules the system cannot express at all, each with the reason (their verdict is "not applicable").
+    not_applicable: Mapping[str, str] = attrs.field(factory=dict, converter=dict)
 
     @platforms.validator
     def _known_platforms(self, attribute, value) -> None:
@@ -76,6 +78,7 @@ class Capabilities:
             "operations": None if self.operations is None else sorted(self.operations),
             "realtime": self.realtime,
             "expiry_tolerance": self.expiry_tolerance,
+            "not_applicable": dict(sorted(self.not_applicable.items())),
         }
 
 
@@ -97,6 +100,12 @@ class Adapter(Protocol):
         """
 
     def execute(self, op: L.Op) -> L.Observation: ...
+
+    # Optional:
+    #   express(op) -> Op | None: the op as the system can express it (an attribute or
+    #       option it has no equivalent for removed), or None when it cannot at all; the
+    #       session then runs neither it nor the model's step.
+    #   elapsed_tenths() -> int: for realtime adapters, tenths of a second since start_case.
 
     def end_case(self) -> None: ...
 

@@ -14,6 +14,7 @@ GROUP = "mq_conformance.adapters"
 BUILTIN = {
     "reference": "adapters.reference:ReferenceAdapter",
     "simulated": "adapters.simulated:SimulatedAdapter",
+    "rabbitmq": "adapters.rabbitmq:RabbitMQAdapter",
 }
 
 

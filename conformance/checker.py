@@ -177,6 +177,32 @@ class ModelTracker:
         rules = tuple(dict.fromkeys(r for b in matching for r in b.rules))
         return StepCheck(index=index, rules=rules)
 
+    def step_past(self, op: L.Op, observed: L.Observation) -> bool:
+        """Follow a mismatching step when what differs cannot change what happens next (keep-going runs).
+
+        That is when the closest allowed observations differ from ``observed`` only in
+        attribute values, in fields of the same returned message, or in the reason code
+        of a call that did its work either way (a warning against success): the model
+        goes on from those branches' states.  Returns False (and changes nothing) when
+        the difference is in which message came back or whether the call worked.
+        """
+        branches = self.expect(op)
+        if not branches:
+            return False
+        scored = [(differing_fields(b.observation, observed), b) for b in branches]
+        least = min(len(f) for f, _ in scored)
+        closest = [(f, b) for f, b in scored if len(f) == least]
+        for fields, b in closest:
+            if "message" in fields or "message.body" in fields or "attrs" in fields:
+                return False
+            if "rc" in fields and C.MQCC_FAILED in (b.observation.cc, observed.cc):
+                return False
+        states: list[ModelState] = []
+        for _, b in closest:
+            if not any(b.state == s for s in states):
+                states.append(b.state)
+        self.candidates = states[:MAX_CANDIDATES]
+        return True
 
     def _in_doubt(self, op: L.Op) -> StepCheck:
         """The connection broke while ending its unit of work: it may have committed or not.

@@ -32,6 +32,7 @@ from reference_model.rules import RULES, parse_areas
 EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
 EXIT_NOT_READY = 3  # mqconform brokers status: some broker is not ready
 DEFAULT_EXAMPLES = 200
+DEFAULT_KEEP_GOING = 2
 
 
 class UsageError(Exception):
@@ -67,6 +68,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
+
+
 def _minutes(text: str) -> float:
     try:
         value = float(text)
@@ -96,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"generated cases per area (default {DEFAULT_EXAMPLES})")
     run.add_argument("--seed", type=_seed, help="seed for reproducible generation (default: random)")
     run.add_argument("--results", type=Path, help="result directory (default: mqconform-results/run-TIME)")
+    run.add_argument("--keep-going", type=_count, default=DEFAULT_KEEP_GOING, metavar="N",
+                     help="after a departure, up to N more rounds per area looking for departures from other "
+                          f"rules (default {DEFAULT_KEEP_GOING}; 0 stops at the first)")
 
     camp = sub.add_parser("campaign", help="a long fuzzing campaign on Spark (local by default)")
     _adapter_args(camp, required=True)
@@ -203,7 +217,7 @@ def cmd_run(args, out) -> int:
               f"{args.examples} examples per area, seed {seed}\n")
     try:
         record = run_areas(adapter, areas, args.examples, seed, options,
-                           progress=lambda line: out.write(f"  {line}\n"))
+                           progress=lambda line: out.write(f"  {line}\n"), keep_going=args.keep_going)
     finally:
         adapter.close()
     replay_paths = record.write(results)
@@ -228,11 +242,20 @@ def _summary(record: RunRecord, out) -> None:
     table = [[area] + [counts.get(v, 0) for v in verdicts] for area, counts in by_area.items()]
     out.write(f"\n{record.coverage.examples} cases, {record.coverage.steps} steps\n")
     out.write(tabulate(table, headers=["area"] + verdicts) + "\n")
-    flagged = [r for r in rows if r["verdict"] not in (PASS,)]
+    # An area the system cannot express at all is one line with its reason, not a line per rule.
+    whole = {}
+    for area in by_area:
+        reasons = {r.get("not_applicable", "") for r in rows if r["area"] == area}
+        if set(by_area[area]) == {"not applicable"} and len(reasons) == 1 and "" not in reasons:
+            whole[area] = reasons.pop()
+    for area, reason in whole.items():
+        out.write(f"{area}: not applicable: {reason}\n")
+    flagged = [r for r in rows if r["verdict"] not in (PASS,) and r["area"] not in whole]
     if flagged:
         out.write("\n" + tabulate(
-            [[r["rule"], r["verdict"], r["exercised"], r["summary"][:70]] for r in flagged],
-            headers=["rule", "verdict", "exercised", "summary"]) + "\n")
+            [[r["rule"], r["verdict"], r["exercised"],
+              ("why: " + r["not_applicable"] if "not_applicable" in r else r["summary"])[:90]] for r in flagged],
+            headers=["rule", "verdict", "exercised", "summary (or why not applicable)"]) + "\n")
 
 
 def cmd_replay(args, out) -> int:

@@ -6,6 +6,7 @@ import time
 from typing import Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis.errors import Flaky
 from hypothesis.stateful import run_state_machine_as_test
 
 from adapters.base import Adapter, AdapterError, Capabilities
@@ -44,9 +45,10 @@ def area_platforms(area: str, caps: Capabilities) -> list[str]:
 
 
 def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
-                  adapter_options: dict | None, coverage) -> type:
+                  adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset()) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed."""
-    session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform)
+    session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
+                      set_aside=set_aside)
     machine = bind(MACHINES[area], session)
     if seed is not None:
         machine._hypothesis_internal_use_seed = seed
@@ -54,25 +56,58 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
 
 
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
-             adapter_options: dict | None, record: RunRecord) -> tuple[str, float]:
-    """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds)."""
-    machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage)
+             adapter_options: dict | None, record: RunRecord, keep_going: int = 0) -> tuple[str, float]:
+    """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
+
+    A run stops at the first departure, which Hypothesis shrinks.  With
+    ``keep_going`` N, up to N more rounds (same seed) look for departures from
+    other rules: each round sets aside the rules already found broken, so a
+    system with one departure everywhere still gets a verdict on every other rule.
+    """
     started = time.monotonic()
-    try:
-        run_state_machine_as_test(machine, settings=machine_settings(examples))
-        outcome = "conformant"
-    except NonConformance as exc:
-        record.add_failure(exc.failure)
-        outcome = "NON-CONFORMANT (" + ", ".join(exc.failure.rules) + ")"
-    except HarnessError as exc:
-        record.error = str(exc)
-        outcome = "error"
+    set_aside: frozenset[str] = frozenset()
+    broken: list[str] = []
+    outcome = "conformant"
+    for _round in range(keep_going + 1):
+        machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside)
+        try:
+            run_state_machine_as_test(machine, settings=machine_settings(examples))
+            break
+        except NonConformance as exc:
+            record.add_failure(exc.failure)
+            broken.extend(r for r in exc.failure.rules if r not in broken)
+            outcome = "NON-CONFORMANT (" + ", ".join(broken) + ")"
+            set_aside = set_aside | set(exc.failure.rules)
+        except HarnessError as exc:
+            record.error = str(exc)
+            outcome = "error"
+            break
+        except Flaky as exc:
+            # The system answered the same operations differently when Hypothesis
+            # ran them again (a real broker's timing, or one that broke meanwhile).
+            found = [e for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]
+            if machine.session.broken is not None:
+                record.error, outcome = str(machine.session.broken), "error"
+            elif found:
+                record.add_failure(found[0].failure)
+                broken.extend(r for r in found[0].failure.rules if r not in broken)
+                outcome = "NON-CONFORMANT, not reproduced on a second run (" + ", ".join(broken) + ")"
+            else:
+                record.error = (f"{area}: the system answered the same operations differently on a second run "
+                                f"({type(exc).__name__})")
+                outcome = "error"
+            break
+        except Exception:
+            if machine.session.broken is None:
+                raise
+            record.error, outcome = str(machine.session.broken), "error"
+            break
     return outcome, time.monotonic() - started
 
 
 def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | None,
               adapter_options: dict | None = None,
-              progress: Callable[[str], None] | None = None) -> RunRecord:
+              progress: Callable[[str], None] | None = None, keep_going: int = 0) -> RunRecord:
     """Run each area's machine against ``adapter``; returns the run's record."""
     caps = adapter.capabilities()
     try:
@@ -86,7 +121,8 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
         if not platforms and progress:
             progress(f"{area}: not applicable to adapter {adapter.name!r}")
         for platform in platforms:
-            outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record)
+            outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record,
+                                        keep_going)
             if progress:
                 progress(f"{area} on {platform}: {outcome} in {seconds:.1f}s")
             if record.error:

@@ -48,6 +48,8 @@ class Coverage:
     #: Puts to cluster queues: messages each destination received, and the share the weights expected.
     shares_observed: Counter = attrs.Factory(Counter)
     shares_expected: Counter = attrs.Factory(Counter)
+    #: Operations the adapter could not express, by operation type (not run, not checked).
+    not_expressible: Counter = attrs.Factory(Counter)
 
     def record_share(self, chosen: str, expected: dict[str, float]) -> None:
         if chosen and expected:
@@ -63,7 +65,8 @@ class Coverage:
             self.checked.update(check.rules)
 
     def merge(self, other: "Coverage") -> None:
-        for name in ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected"):
+        for name in ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected",
+                     "not_expressible"):
             getattr(self, name).update(getattr(other, name))
         self.examples += other.examples
         self.steps += other.steps
@@ -100,8 +103,8 @@ class RunRecord:
     ended: float | None = None
 
     def applicable(self, rule: Rule) -> bool:
-        return rule.area in self.capabilities["areas"] and any(
-            rule.applies_on(p) for p in self.capabilities["platforms"])
+        return rule.area in self.capabilities["areas"] and rule.id not in self.capabilities.get(
+            "not_applicable", {}) and any(rule.applies_on(p) for p in self.capabilities["platforms"])
 
     def add_failure(self, failure: Failure) -> None:
         self.coverage.failed.update(failure.rules)
@@ -120,6 +123,8 @@ class RunRecord:
                     "exercised": self.coverage.exercised[rule.id],
                     "checked": self.coverage.checked[rule.id],
                     "failed": self.coverage.failed[rule.id],
+                    **({"not_applicable": self.capabilities["not_applicable"][rule.id]}
+                       if rule.id in self.capabilities.get("not_applicable", {}) else {}),
                 })
         return rows
 
@@ -159,6 +164,7 @@ class RunRecord:
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],
+            "not_expressible": dict(self.coverage.not_expressible),
             "cluster_shares": {"observed": dict(self.coverage.shares_observed),
                                "expected": {k: round(v, 3) for k, v in self.coverage.shares_expected.items()}},
         })

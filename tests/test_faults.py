@@ -24,7 +24,7 @@ def test_fault_is_found_named_and_replayable(fault, tmp_path):
     spec = FAULTS[fault]
     platform = ["--adapter-opt", f"platform={ONE_PLATFORM[spec.area]}"] if spec.area in ONE_PLATFORM else []
     code, out = run_cli("run", "--adapter", "simulated", "--faults", fault, "--area", spec.area,
-                        "--seed", SEED, "--results", str(tmp_path), *platform)
+                        "--seed", SEED, "--results", str(tmp_path), "--keep-going", "0", *platform)
     assert code == 1, out
     assert "Non-conformance" in out
     failures = sorted((tmp_path / "failures").glob("*.json"))

@@ -1,0 +1,434 @@
+"""What every real-broker adapter shares: an MQI-shaped layer over a broker client.
+
+The layer holds what an application's MQI library holds (connection and object
+handles, the queue definitions it created, per-case queue names) and leaves every
+message semantic (order, priority, persistence, expiry, units of work,
+redelivery, depth) to the broker.  Where the broker has no equivalent at all for
+an operation, option or attribute, :meth:`BrokerShim.express` removes it (or the
+whole operation), so neither the broker nor the model sees it: that part of MQ is
+"not expressible" on the broker, never a failure.  Everything else is run and
+checked, and every difference is reported.
+
+Time is real: the case's clock starts at ``start_case``; a clock advance waits
+until real time has caught up with the virtual clock, and ``elapsed_tenths`` lets
+the session feed the time that really passed to the model.  ``time-scale`` sets
+the milliseconds one tenth of a second of model time lasts on the broker
+(default 20, so expiry intervals and waits are short); expiry intervals sent to
+the broker are scaled the same way.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import attrs
+
+from adapters.base import AdapterOptionError, AdapterUnavailable, Capabilities, check_options
+from adapters.brokers.server import LOOPBACK, BrokerControlError, BrokerServer
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.rules import RULES
+
+#: Queue attributes a broker queue can carry (the others have no broker equivalent).
+DEFINABLE = {"MSGDLVSQ", "DEFPRTY", "DEFPSIST", "BOTHRESH", "BOQNAME", "MAXDEPTH"}
+#: Queue attributes that can be inquired from the shim's definitions or the broker.
+INQUIRABLE = {"CURDEPTH", "MSGDLVSQ", "DEFPRTY", "DEFPSIST", "BOTHRESH", "BOQNAME", "MAXDEPTH"}
+#: MQGMO options with no broker equivalent: browse locks and the browse cursor.
+UNSUPPORTED_GMO = C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_MARK_SKIP_BACKOUT
+#: Longest real wait of a get with MQGMO_WAIT (an unlimited wait on an empty queue ends here).
+MAX_REAL_WAIT_MS = 5_000
+#: Areas a broker can express.
+AREAS = ("core", "expiry")
+#: Why a broker cannot express the other areas (every rule of them is "not applicable").
+AREA_REASONS = {
+    "syncpoint": "skipping backout (MQGMO_MARK_SKIP_BACKOUT) is a z/OS queue-manager facility with no broker equivalent",
+    "trigger": "no triggering: no initiation queues, trigger conditions or trigger messages",
+    "cluster": "no MQ clusters: no cluster queues, channels or workload-management attributes",
+    "dlq": "no MQDLH dead-letter header and no DLQ handler rules table",
+}
+#: Rules that need a queue-manager feature no broker has, with the reason (verdict "not applicable").
+NOT_APPLICABLE_COMMON = {
+    "CORE-25": "no get inhibition on the broker (GET(DISABLED) has no equivalent)",
+    "CORE-26": "no put inhibition on the broker (PUT(DISABLED) has no equivalent)",
+}
+
+
+class BrokerLost(AdapterUnavailable):
+    """The broker went away during the case."""
+
+
+@attrs.define
+class Handle:
+    conn: str
+    queue: str
+    options: int
+
+
+@attrs.define
+class Definition:
+    name: str          # the broker's queue name
+    attrs: dict
+
+
+class BrokerShim:
+    """Base of the real-broker adapters (subclasses implement the ``_broker_*`` methods).
+
+    Where the broker is: the options ``host``, ``port``, ``user``, ``password``
+    (and ``vhost`` where the protocol has one), else ``$MQCONFORM_<NAME>_URL``,
+    else the broker ``mqconform brokers up`` recorded, else a private broker this
+    adapter starts for the run and stops in :meth:`close`.
+    """
+
+    name = ""
+    system = ""
+    scheme = ""
+    server_class: type[BrokerServer] = BrokerServer
+    option_names = {"host", "port", "user", "password", "vhost", "time-scale", "empty-wait"}
+    #: Tolerance (tenths) on expiry: scheduling latency plus the broker's own expiry behaviour.
+    expiry_tolerance = 2
+    default_user = "guest"
+    default_password = "guest"
+    default_port = 0
+
+    def __init__(self, **options: str) -> None:
+        check_options(self.name, options, self.option_names)
+        self.scale_ms = _int_option(self.name, "time-scale", options.get("time-scale"), 20)
+        self.empty_wait_ms = _int_option(self.name, "empty-wait", options.get("empty-wait"), 30)
+        self.owned: BrokerServer | None = None
+        self._locate(options)
+        self.case = "c0"
+        self.conns: dict[str, object] = {}
+        self.handles: dict[str, Handle] = {}
+        self.queues: dict[str, Definition] = {}
+        self.started = time.monotonic()
+        self.virtual = 0
+        try:
+            self._probe()
+        except BaseException:
+            self._stop_owned()
+            raise
+
+    def _locate(self, options: dict) -> None:
+        url = os.environ.get(f"MQCONFORM_{self.name.upper()}_URL", "")
+        given = {k: options[k] for k in ("host", "port", "user", "password", "vhost") if options.get(k)}
+        parsed = urlsplit(url) if url and not given else None
+        if parsed is not None and parsed.scheme != self.scheme:
+            raise AdapterOptionError(f"adapter {self.name!r}: MQCONFORM_{self.name.upper()}_URL must be a "
+                                     f"{self.scheme}:// URL")
+        self.host = given.get("host") or (parsed.hostname if parsed else None)
+        port = given.get("port") or (str(parsed.port) if parsed and parsed.port else None)
+        self.user = given.get("user") or (unquote(parsed.username) if parsed and parsed.username else self.default_user)
+        self._password = given.get("password") or (
+            unquote(parsed.password) if parsed and parsed.password else self.default_password)
+        self.vhost = given.get("vhost") or (unquote(parsed.path[1:]) if parsed and len(parsed.path) > 1 else "/")
+        if self.host or port:
+            self.host = self.host or LOOPBACK
+            self.port = _int_option(self.name, "port", port, self.default_port)
+            return
+        recorded = self.server_class().address()
+        if recorded is not None:
+            self.host, self.port = recorded
+            return
+        # Nothing configured and nothing running: a private broker for this run.
+        self.owned = self.server_class(Path(tempfile.mkdtemp(prefix=f"mqconform-{self.name}-")))
+        try:
+            self.owned.up()
+        except BrokerControlError as exc:
+            shutil.rmtree(self.owned.base, ignore_errors=True)
+            raise AdapterUnavailable(str(exc)) from None
+        atexit.register(self._stop_owned)
+        self.host, self.port = self.owned.address()
+
+    def _stop_owned(self) -> None:
+        owned, self.owned = self.owned, None
+        if owned is not None:
+            owned.down()
+            shutil.rmtree(owned.base, ignore_errors=True)
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def _probe(self) -> None:
+        """Fail at once, with one line naming the adapter and address, when the broker is not there."""
+        try:
+            self.version = self._broker_version()
+        except AdapterUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any client failure means the broker is not usable
+            raise AdapterUnavailable(
+                f"adapter {self.name!r}: no usable broker at {self.address} ({_short(exc)})") from None
+
+    # ----------------------------------------------------------- adapter protocol
+    def capabilities(self) -> Capabilities:
+        ops = [name for name, cls in L._REGISTRY.items() if isinstance(cls, type) and issubclass(cls, L.Op)
+               and name != "Restart"]
+        return Capabilities(
+            areas=AREAS, platforms=(C.PLATFORM_DISTRIBUTED,), operations=ops, realtime=True,
+            expiry_tolerance=self.expiry_tolerance,
+            not_applicable={**{r.id: AREA_REASONS[r.area] for r in RULES.all() if r.area in AREA_REASONS},
+                            **NOT_APPLICABLE_COMMON, **self.not_applicable},
+        )
+
+    not_applicable: dict[str, str] = {}
+
+    def describe(self) -> dict:
+        return {"system": self.system, "version": self.version, "address": self.address,
+                "platform": C.PLATFORM_DISTRIBUTED, "platforms": [C.PLATFORM_DISTRIBUTED],
+                "time_scale_ms_per_tenth": self.scale_ms,
+                "broker": "private, started for this run" if self.owned else "given"}
+
+    def start_case(self, case_id: str, platform: str | None = None) -> None:
+        self._close_all()
+        self.case = f"{uuid.uuid4().hex[:8]}.{case_id}"
+        self.handles.clear()
+        self.queues.clear()
+        self.started = time.monotonic()
+        self.virtual = 0
+
+    def end_case(self) -> None:
+        self._close_all()
+        self._broker_cleanup([d.name for d in self.queues.values()])
+        self.queues.clear()
+
+    def close(self) -> None:
+        self._close_all()
+        self._stop_owned()
+
+    def elapsed_tenths(self) -> int:
+        return int((time.monotonic() - self.started) * 1000 // self.scale_ms)
+
+    def express(self, op: L.Op) -> L.Op | None:
+        """``op`` as the broker can express it, or ``None`` when it cannot at all."""
+        if isinstance(op, L.DefineQueue):
+            kept = {k: v for k, v in op.attrs if k in DEFINABLE}
+            if dict(op.attrs).get("USAGE", C.MQUS_NORMAL) != C.MQUS_NORMAL:
+                return None  # transmission queues and MQXQH: no broker equivalent
+            return attrs.evolve(op, attrs=kept)
+        if isinstance(op, L.AlterQueue):
+            kept = {k: v for k, v in op.attrs if k in DEFINABLE - self.fixed_attributes}
+            return attrs.evolve(op, attrs=kept) if kept else None
+        if isinstance(op, L.InquireQueue):
+            names = tuple(n for n in op.names if n in INQUIRABLE)
+            return attrs.evolve(op, names=names) if names else None
+        if isinstance(op, L.Open):
+            if op.options & (C.MQOO_INPUT_EXCLUSIVE | C.MQOO_INPUT_AS_Q_DEF | C.MQOO_SET):
+                return None  # exclusive input has no equivalent for a pulling consumer
+            if op.options & C.MQOO_BROWSE and not self.can_browse:
+                if op.options & ~(C.MQOO_BROWSE | C.MQOO_INQUIRE):
+                    return attrs.evolve(op, options=op.options & ~C.MQOO_BROWSE)
+                return None
+            return op
+        if isinstance(op, (L.Put, L.Put1)):
+            md = op.md
+            if op.xmit_header is not None or op.dlh is not None or md.format == C.MQFMT_XMIT_Q_HEADER:
+                return None
+            if md.priority < C.MQPRI_PRIORITY_AS_Q_DEF or md.expiry < C.MQEI_UNLIMITED:
+                return None  # values a broker client cannot even encode
+            if op.options & C.MQPMO_SYNCPOINT and op.options & C.MQPMO_NO_SYNCPOINT:
+                return None  # an invalid MQI call has no broker equivalent
+            if isinstance(op, L.Put1) and op.qmgr:
+                return None
+            return op
+        if isinstance(op, L.Get):
+            o = op.options
+            if o & self.unsupported_gmo or (o & C.MQGMO_SYNCPOINT and o & C.MQGMO_NO_SYNCPOINT):
+                return None
+            if o & C.MQGMO_BROWSE_ANY and not self.can_browse:
+                return None
+            if o & C.MQGMO_WAIT and op.wait_interval < C.MQWI_UNLIMITED:
+                return None
+            return op
+        if isinstance(op, (L.AlterQueueManager, L.RefreshExpiry)):
+            return None
+        if isinstance(op, (L.Connect, L.Disconnect, L.Close, L.Commit, L.Backout, L.AdvanceClock)):
+            return op
+        return None
+
+    #: Attributes fixed when the broker queue is declared (cannot be altered afterwards).
+    fixed_attributes: frozenset[str] = frozenset({"MSGDLVSQ", "MAXDEPTH"})
+    can_browse = False
+    #: MQGMO options this broker cannot express (a get using one is left out).
+    unsupported_gmo = UNSUPPORTED_GMO
+
+    def execute(self, op: L.Op) -> L.Observation:
+        try:
+            return self._execute(op)
+        except AdapterUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            if self._lost(exc):
+                raise BrokerLost(f"{self.name} broker at {self.address} went away during "
+                                 f"{type(op).__name__}: {_short(exc)}") from None
+            raise
+
+    def _execute(self, op: L.Op) -> L.Observation:
+        if isinstance(op, L.AdvanceClock):
+            self.virtual += op.tenths
+            delay = self.started + self.virtual * self.scale_ms / 1000 - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            return L.OK
+        if isinstance(op, L.DefineQueue):
+            if op.queue in self.queues:
+                return _fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+            values = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items() if name in DEFINABLE}
+            values.update(dict(op.attrs))
+            prefix = "prio." if values["MSGDLVSQ"] == C.MQMDS_PRIORITY else "fifo."
+            d = Definition(name=f"{prefix}mqc.{self.case}.{op.queue}", attrs=values)
+            self._broker_declare(d)
+            self.queues[op.queue] = d
+            return L.OK
+        if isinstance(op, L.AlterQueue):
+            d = self.queues.get(op.queue)
+            if d is None:
+                return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            d.attrs.update(dict(op.attrs))
+            return L.OK
+        if isinstance(op, L.InquireQueue):
+            d = self.queues.get(op.queue)
+            if d is None:
+                return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            values = {n: (self._broker_depth(d) if n == "CURDEPTH" else d.attrs[n]) for n in op.names}
+            return L.Observation(attrs=values)
+        if isinstance(op, L.Connect):
+            if op.conn in self.conns:
+                return _fail(C.MQRC_HCONN_ERROR)
+            self.conns[op.conn] = self._broker_connect(op.conn)
+            return L.OK
+        conn = self.conns.get(op.conn) if op.conn else None
+        if conn is None:
+            return _fail(C.MQRC_HCONN_ERROR)
+        if isinstance(op, L.Disconnect):
+            self._broker_disconnect(conn, abnormal=op.abnormal)
+            del self.conns[op.conn]
+            for name in [n for n, h in self.handles.items() if h.conn == op.conn]:
+                del self.handles[name]
+            return L.OK
+        if isinstance(op, L.Commit):
+            self._broker_commit(conn)
+            return L.OK
+        if isinstance(op, L.Backout):
+            self._broker_backout(conn)
+            return L.OK
+        if isinstance(op, L.Open):
+            if op.queue not in self.queues:
+                return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            self.handles[op.handle] = Handle(conn=op.conn, queue=op.queue, options=op.options)
+            return L.OK
+        if isinstance(op, L.Put1):
+            if op.queue not in self.queues:
+                return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            d = self.queues[op.queue]
+            return self._broker_put(conn, d, op.body, resolve_defaults(op.md, d), op.options)
+        h = self.handles.get(op.handle)
+        if h is None or h.conn != op.conn:
+            return _fail(C.MQRC_HOBJ_ERROR)
+        if isinstance(op, L.Close):
+            del self.handles[op.handle]
+            return L.OK
+        if isinstance(op, L.Put):
+            if not h.options & C.MQOO_OUTPUT:
+                return _fail(C.MQRC_NOT_OPEN_FOR_OUTPUT)
+            d = self.queues[h.queue]
+            return self._broker_put(conn, d, op.body, resolve_defaults(op.md, d), op.options)
+        if isinstance(op, L.Get):
+            browse = op.options & C.MQGMO_BROWSE_ANY
+            if browse and not h.options & C.MQOO_BROWSE:
+                return _fail(C.MQRC_NOT_OPEN_FOR_BROWSE)
+            if not browse and not h.options & C.MQOO_INPUT_ANY:
+                return _fail(C.MQRC_NOT_OPEN_FOR_INPUT)
+            wait_ms = 0
+            if op.options & C.MQGMO_WAIT:  # model time (ms, counted in whole tenths) on the broker's scale
+                wait_ms = MAX_REAL_WAIT_MS if op.wait_interval == C.MQWI_UNLIMITED else min(
+                    MAX_REAL_WAIT_MS, op.wait_interval // 100 * self.scale_ms)
+            return self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms)
+        raise AssertionError(f"not expressible: {op!r}")
+
+    def _close_all(self) -> None:
+        for conn in list(self.conns.values()):
+            try:
+                self._broker_disconnect(conn, abnormal=True)
+            except Exception:  # noqa: BLE001 - closing a dead connection
+                pass
+        self.conns.clear()
+
+    # ----------------------------------------------------------- mapping helpers
+    def expiry_ms(self, tenths: int) -> int | None:
+        return None if tenths == C.MQEI_UNLIMITED else tenths * self.scale_ms
+
+    def tenths(self, ms: float) -> int:
+        return int(ms // self.scale_ms)
+
+    def properties(self, md: L.MessageDescriptor) -> dict[str, str]:
+        """MQMD fields a broker has no own header for, carried as message properties."""
+        props = {"mq-format": md.format, "mq-report": str(md.report), "mq-msgtype": str(md.msg_type),
+                 "mq-feedback": str(md.feedback), "mq-replytoqmgr": md.reply_to_qmgr}
+        if md.context is not None:
+            c = md.context
+            props.update({"mq-userid": c.user_id, "mq-applidentity": c.appl_identity_data,
+                          "mq-putappltype": str(c.put_appl_type), "mq-putapplname": c.put_appl_name})
+        return props
+
+    @staticmethod
+    def returned(body: str, props: dict, priority: int, persistent: bool, expiry: int, msg_id: str,
+                 correl_id: str, reply_to: str, redelivered: bool) -> L.ReturnedMessage:
+        context = None
+        if "mq-userid" in props:
+            context = L.MessageContext(user_id=props["mq-userid"], appl_identity_data=props.get("mq-applidentity", ""),
+                                       put_appl_type=int(props.get("mq-putappltype", C.MQAT_UNKNOWN)),
+                                       put_appl_name=props.get("mq-putapplname", ""))
+        return L.ReturnedMessage(
+            body=body, priority=priority,
+            persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT,
+            expiry=expiry, report=int(props.get("mq-report", C.MQRO_NONE)),
+            msg_type=int(props.get("mq-msgtype", C.MQMT_DATAGRAM)),
+            feedback=int(props.get("mq-feedback", C.MQFB_NONE)), format=props.get("mq-format", C.MQFMT_NONE),
+            reply_to_q=reply_to, msg_id=msg_id, correl_id=correl_id,
+            backout_count=1 if redelivered else 0, reply_to_qmgr=props.get("mq-replytoqmgr", ""),
+            context=context,
+        )
+
+
+def resolve_defaults(md: L.MessageDescriptor, d: Definition) -> L.MessageDescriptor:
+    """``md`` with MQPRI_PRIORITY_AS_Q_DEF and MQPER_PERSISTENCE_AS_Q_DEF replaced by the queue's defaults.
+
+    MQ resolves both at put time from the queue definition (DEFPRTY, DEFPSIST); a broker queue has
+    no such attributes, so the MQI layer resolves them from the definition it holds and the broker
+    always receives explicit values.
+    """
+    changes = {}
+    if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+        changes["priority"] = d.attrs["DEFPRTY"]
+    if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+        changes["persistence"] = C.MQPER_PERSISTENT if d.attrs["DEFPSIST"] == C.MQPER_PERSISTENT \
+            else C.MQPER_NOT_PERSISTENT
+    return attrs.evolve(md, **changes) if changes else md
+
+
+def _fail(rc: int) -> L.Observation:
+    return L.Observation(cc=C.MQCC_FAILED, rc=rc)
+
+
+def _int_option(adapter: str, key: str, text, default: int) -> int:
+    if text in (None, ""):
+        return default
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise AdapterOptionError(f"adapter {adapter!r}: {key} must be a whole number, not {text!r}") from None
+    if value < 1:
+        raise AdapterOptionError(f"adapter {adapter!r}: {key} must be at least 1, not {text!r}")
+    return value
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:160]

@@ -1,0 +1,225 @@
+"""The ``rabbitmq`` adapter: RabbitMQ 3.10 over AMQP 0-9-1 (pika), as an MQI-shaped client.
+
+The mapping, op by op, is documented in docs/adapters/rabbitmq.md.  In short:
+a queue is a durable classic queue (``x-max-priority`` 9 when MSGDLVSQ is
+PRIORITY); each connection has a confirm-mode channel for work outside syncpoint
+and a transactional channel for puts under syncpoint; gets pull with
+``basic.get``; a get under syncpoint stays unacknowledged until MQCMIT acks it or
+MQBACK rejects it with requeue; BackoutCount is 1 when the broker marks the
+delivery redelivered; Expiry is the per-message TTL.
+
+Options: host, port, user, password, vhost (or MQCONFORM_RABBITMQ_URL,
+amqp://user:password@host:port/vhost; else the broker ``mqconform brokers up``
+started, else a private broker for the run), time-scale (ms per tenth of a
+second, default 20), empty-wait (ms a no-wait get waits before answering "no
+message", default 30).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import attrs
+
+from adapters.base import AdapterUnavailable
+from adapters.brokers.rabbitmq import RabbitMQServer
+from adapters.brokers.shim import BrokerShim, Definition, _fail
+from reference_model import language as L
+from reference_model import mqconst as C
+
+
+def _pika():
+    try:
+        import pika
+    except ImportError:  # pragma: no cover - pika is a dependency
+        raise AdapterUnavailable("adapter 'rabbitmq' needs the Python package pika") from None
+    return pika
+
+
+@attrs.define
+class RabbitConnection:
+    connection: object
+    now: object            # confirm-mode channel: work outside syncpoint, and every get
+    tx: object             # tx-mode channel: puts under syncpoint
+    pending: list = attrs.Factory(list)   # delivery tags got under syncpoint (on ``now``)
+    tx_dirty: bool = False
+
+
+class RabbitMQAdapter(BrokerShim):
+    """RabbitMQ over AMQP 0-9-1 (options: host, port, user, password, vhost, time-scale, empty-wait)."""
+
+    name = "rabbitmq"
+    system = "RabbitMQ"
+    server_class = RabbitMQServer
+    scheme = "amqp"
+    default_port = 5672
+    expiry_tolerance = 3
+    can_browse = False
+    not_applicable = {
+        "CORE-09": "a negative priority cannot be encoded in AMQP (priority is an unsigned octet)",
+        "CORE-17": "no browse in AMQP 0-9-1 (a basic.get with requeue marks the message redelivered)",
+        "CORE-18": "no browse in AMQP 0-9-1",
+        "CORE-19": "no browse in AMQP 0-9-1",
+        "CORE-20": "no browse cursor in AMQP 0-9-1",
+        "CORE-21": "no browse locks in AMQP 0-9-1",
+        "CORE-24": "no open-handle counts for pulling clients (consumer counts cover subscriptions only)",
+        "CORE-34": "AMQP has no get or publish options to combine wrongly",
+        "CORE-38": "AMQP has no wait interval to give wrongly",
+        "CORE-43": "a single broker: no remote queue managers",
+        "EXP-07": "no remote queues or transmission queues",
+        "EXP-15": "no browse locks in AMQP 0-9-1",
+        "EXP-16": "the broker writes no MQDLH dead-letter messages",
+        "EXP-17": "no triggering",
+        "EXP-18": "no remote queues or transmission queues",
+        "EXP-19": "no MQXMIT messages",
+        "EXP-20": "no MQXMIT messages",
+        "EXP-21": "no MQXMIT messages",
+        "EXP-22": "no MQXMIT messages",
+    }
+
+    def _params(self):
+        pika = _pika()
+        return pika.ConnectionParameters(
+            host=self.host, port=self.port, virtual_host=self.vhost,
+            credentials=pika.PlainCredentials(self.user, self._password),
+            connection_attempts=1, socket_timeout=5, stack_timeout=10, blocked_connection_timeout=30, heartbeat=0)
+
+    def _broker_version(self) -> str:
+        pika = _pika()
+        conn = pika.BlockingConnection(self._params())
+        try:
+            props = conn._impl.server_properties or {}
+            version = props.get("version", b"?")
+            self.admin = conn
+            self.admin_channel = conn.channel()
+            return f"RabbitMQ {version.decode() if isinstance(version, bytes) else version}"
+        except Exception:
+            conn.close()
+            raise
+
+    def _lost(self, exc: Exception) -> bool:
+        pika = _pika()
+        return isinstance(exc, (pika.exceptions.AMQPConnectionError, pika.exceptions.StreamLostError,
+                                pika.exceptions.ConnectionWrongStateError, ConnectionError, OSError))
+
+    def _admin(self):
+        if not self.admin.is_open or not self.admin_channel.is_open:
+            self._broker_version()
+        return self.admin_channel
+
+    # ----------------------------------------------------------- queues
+    def _broker_declare(self, d: Definition) -> None:
+        # MAXDEPTH: a length limit that refuses publishes beyond it (the publisher gets a nack).
+        args = {"x-queue-type": "classic", "x-max-length": d.attrs["MAXDEPTH"], "x-overflow": "reject-publish"}
+        if d.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY:
+            args["x-max-priority"] = C.MAX_PRIORITY
+        self._admin().queue_declare(d.name, durable=True, arguments=args)
+
+    def _broker_depth(self, d: Definition) -> int:
+        return self._admin().queue_declare(d.name, passive=True).method.message_count
+
+    def _broker_cleanup(self, names: list[str]) -> None:
+        ch = self._admin()
+        for name in names:
+            ch.queue_delete(name)
+
+    # ----------------------------------------------------------- connections
+    def _broker_connect(self, conn: str) -> RabbitConnection:
+        pika = _pika()
+        connection = pika.BlockingConnection(self._params())
+        now = connection.channel()
+        now.confirm_delivery()
+        tx = connection.channel()
+        tx.tx_select()
+        return RabbitConnection(connection=connection, now=now, tx=tx)
+
+    def _broker_disconnect(self, c: RabbitConnection, abnormal: bool) -> None:
+        if not abnormal:  # MQDISC commits; closing an AMQP connection would roll back instead
+            self._broker_commit(c)
+        if abnormal:
+            # The program ends without MQDISC: the socket goes, nothing is committed.
+            c.connection._impl._transport.abort() if _has_transport(c) else None
+            try:
+                c.connection.close()
+            except Exception:  # noqa: BLE001 - the socket is already gone
+                pass
+        else:
+            c.connection.close()
+        self._settle()
+
+    def _settle(self) -> None:
+        """A round trip through the admin channel, so the broker has processed what was sent before."""
+        self._admin().basic_qos(prefetch_count=0)
+
+    def _broker_commit(self, c: RabbitConnection) -> None:
+        if c.pending:
+            c.now.basic_ack(delivery_tag=c.pending[-1], multiple=True)
+            c.pending.clear()
+        if c.tx_dirty:
+            c.tx.tx_commit()
+            c.tx_dirty = False
+        c.now.basic_qos(prefetch_count=0)  # round trip: the acks are processed
+
+    def _broker_backout(self, c: RabbitConnection) -> None:
+        if c.tx_dirty:
+            c.tx.tx_rollback()
+            c.tx_dirty = False
+        for tag in c.pending:
+            c.now.basic_reject(delivery_tag=tag, requeue=True)
+        c.pending.clear()
+        c.now.basic_qos(prefetch_count=0)
+
+    # ----------------------------------------------------------- messages
+    def _broker_put(self, c: RabbitConnection, d: Definition, body: str, md: L.MessageDescriptor,
+                    options: int) -> L.Observation:
+        pika = _pika()
+        expiry = self.expiry_ms(md.expiry)
+        props = pika.BasicProperties(
+            priority=None if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority,
+            delivery_mode=None if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF
+            else (2 if md.persistence == C.MQPER_PERSISTENT else 1),
+            expiration=None if expiry is None else str(expiry),
+            message_id=md.msg_id or uuid.uuid4().hex, correlation_id=md.correl_id or None,
+            reply_to=md.reply_to_q or None, headers=self.properties(md),
+        )
+        data = body.encode("utf-8", "surrogatepass")
+        if options & C.MQPMO_SYNCPOINT:
+            c.tx.basic_publish(exchange="", routing_key=d.name, body=data, properties=props)
+            c.tx_dirty = True
+            return L.OK
+        try:
+            c.now.basic_publish(exchange="", routing_key=d.name, body=data, properties=props, mandatory=True)
+        except pika.exceptions.UnroutableError:
+            return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+        except pika.exceptions.NackError:
+            return _fail(C.MQRC_Q_FULL)
+        return L.OK
+
+    def _broker_get(self, c: RabbitConnection, handle: str, d: Definition, options: int,
+                    wait_ms: int) -> L.Observation:
+        deadline = time.monotonic() + max(wait_ms, self.empty_wait_ms) / 1000
+        while True:
+            method, props, body = c.now.basic_get(d.name, auto_ack=False)
+            if method is not None or time.monotonic() >= deadline:
+                break
+            time.sleep(0.005)
+        if method is None:
+            return _fail(C.MQRC_NO_MSG_AVAILABLE)
+        persistent = props.delivery_mode == 2
+        syncpoint = bool(options & C.MQGMO_SYNCPOINT) or (
+            bool(options & C.MQGMO_SYNCPOINT_IF_PERSISTENT) and persistent)
+        if syncpoint:
+            c.pending.append(method.delivery_tag)
+        else:
+            c.now.basic_ack(delivery_tag=method.delivery_tag)
+        headers = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in (props.headers or {}).items()}
+        expiry = C.MQEI_UNLIMITED if props.expiration is None else self.tenths(int(props.expiration))
+        return L.Observation(message=self.returned(
+            body=body.decode("utf-8", "surrogatepass"), props=headers, priority=props.priority or 0,
+            persistent=persistent, expiry=expiry, msg_id=props.message_id or "",
+            correl_id=props.correlation_id or "", reply_to=props.reply_to or "", redelivered=method.redelivered))
+
+
+def _has_transport(c: RabbitConnection) -> bool:
+    return getattr(getattr(c.connection, "_impl", None), "_transport", None) is not None

@@ -1,0 +1,217 @@
+"""The ``rabbitmq`` adapter against a private RabbitMQ this module starts on 127.0.0.1 and stops by PID.
+
+Small budgets: these check the mapping, the verdicts and the bad conditions, not
+RabbitMQ at length (``mqconform run --adapter rabbitmq`` does that).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from adapters.base import AdapterUnavailable
+from adapters.brokers import server
+from adapters.brokers.server import free_port
+from adapters.rabbitmq import RabbitMQAdapter
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.rules import RULES
+
+pytestmark = pytest.mark.skipif(server("rabbitmq").installed() is not None,
+                                reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    srv = server("rabbitmq", tmp_path_factory.mktemp("rabbitmq-run"))
+    srv.up()
+    try:
+        yield srv
+    finally:
+        srv.down()
+
+
+@pytest.fixture
+def adapter(broker):
+    host, port = broker.address()
+    a = RabbitMQAdapter(host=host, port=str(port))
+    yield a
+    a.close()
+
+
+def mqconform(*argv, env=None, timeout=300):
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, argv)], capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **(env or {})})
+    return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
+
+
+def put(conn, handle, body, options=C.MQPMO_NO_SYNCPOINT, **md):
+    return L.Put(conn=conn, handle=handle, body=body, options=options, md=L.MessageDescriptor(**md))
+
+
+def get(conn, handle, options=C.MQGMO_NO_SYNCPOINT):
+    return L.Get(conn=conn, handle=handle, options=options)
+
+
+def test_mapping_priority_units_of_work_backout_count_and_clean_up(adapter, broker):
+    adapter.start_case("map1")
+    x = adapter.execute
+    assert x(L.DefineQueue(queue="P", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),))) == L.OK
+    assert x(L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),))) == L.OK
+    for conn in ("a", "b"):
+        assert x(L.Connect(conn=conn)) == L.OK
+        for q in ("P", "F"):
+            assert x(L.Open(conn=conn, handle=f"{conn}{q}", queue=q,
+                            options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+    for body, prio in (("low", 1), ("high", 7), ("mid", 4)):
+        assert x(put("a", "aP", body, priority=prio)) == L.OK
+        assert x(put("a", "aF", body, priority=prio)) == L.OK
+    # Priority queue: highest first; FIFO queue: arrival order whatever the priority.
+    assert [x(get("b", "bP")).message.body for _ in range(3)] == ["high", "mid", "low"]
+    assert [x(get("b", "bF")).message.body for _ in range(3)] == ["low", "high", "mid"]
+    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
+    # A put under syncpoint is not visible to another connection before the commit.
+    assert x(put("a", "aF", "tx", options=C.MQPMO_SYNCPOINT)) == L.OK
+    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
+    assert x(L.Commit(conn="a")) == L.OK
+    # A get under syncpoint backed out comes back, marked as backed out once.
+    first = x(get("b", "bF", C.MQGMO_SYNCPOINT))
+    assert first.message.body == "tx" and first.message.backout_count == 0
+    assert x(L.Backout(conn="b")) == L.OK
+    again = x(get("b", "bF", C.MQGMO_SYNCPOINT))
+    assert again.message.body == "tx" and again.message.backout_count == 1
+    assert x(L.Commit(conn="b")) == L.OK
+    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
+    names = [d.name for d in adapter.queues.values()]
+    adapter.end_case()
+    # The case's queues are gone; nothing else was touched.
+    import pika
+    host, port = broker.address()
+    conn = pika.BlockingConnection(pika.ConnectionParameters(host=host, port=port, socket_timeout=5,
+                                                             connection_attempts=1))
+    try:
+        for name in names:
+            ch = conn.channel()
+            with pytest.raises(pika.exceptions.ChannelClosedByBroker):
+                ch.queue_declare(name, passive=True)
+    finally:
+        conn.close()
+
+
+def test_what_amqp_cannot_express_is_left_out_not_failed(adapter):
+    caps = adapter.capabilities()
+    assert caps.realtime and set(caps.areas) == {"core", "expiry"}
+    for rule in RULES.all("trigger") + RULES.all("syncpoint"):
+        assert caps.not_applicable[rule.id]
+    adapter.start_case("na")
+    assert adapter.express(L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_FIRST)) is None
+    assert adapter.express(L.AlterQueueManager(attrs=())) is None if hasattr(L, "AlterQueueManager") else True
+    kept = adapter.express(L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", 5), ("MSGDLVSQ", C.MQMDS_FIFO))))
+    assert dict(kept.attrs) == {"MSGDLVSQ": C.MQMDS_FIFO}
+
+
+def test_uncommitted_puts_missing_from_depth_are_reported_as_core_28(adapter):
+    """RabbitMQ's queue depth leaves out uncommitted publishes; MQ's CURDEPTH counts them."""
+    from conformance.session import NonConformance, Session
+
+    session = Session(adapter, "core", seed=0)
+    session.start_case()
+    for op in (L.DefineQueue(queue="Q", attrs=()), L.Connect(conn="a"),
+               L.Open(conn="a", handle="h", queue="Q", options=C.MQOO_OUTPUT),
+               put("a", "h", "m", options=C.MQPMO_SYNCPOINT)):
+        assert session.execute(op) == L.OK
+    with pytest.raises(NonConformance) as info:
+        session.execute(L.InquireQueue(queue="Q", names=("CURDEPTH",)))
+    assert "CORE-28" in info.value.failure.rules and info.value.failure.mismatch.fields == ("attrs.CURDEPTH",)
+    session.end_case()
+
+
+def test_run_gives_every_rule_a_verdict_and_a_replayable_counterexample(broker, tmp_path):
+    host, port = broker.address()
+    code, out, err, _ = mqconform(
+        "run", "--adapter", "rabbitmq", "--area", "core", "--examples", "3", "--seed", "5", "--keep-going", "0",
+        "--results", tmp_path / "r", env={"MQCONFORM_RABBITMQ_URL": f"amqp://guest:guest@{host}:{port}/%2F"})
+    assert code == 1, out + err
+    rows = [json.loads(line) for line in (tmp_path / "r" / "rules.jsonl").read_text().splitlines()]
+    assert {r["rule"] for r in rows} == {r.id for r in RULES.all("core")}
+    assert any(r["verdict"] == "pass" for r in rows) and any(r["verdict"] == "fail" for r in rows)
+    for r in rows:
+        if r["verdict"] == "not applicable":
+            assert r.get("not_applicable"), r["rule"]
+    run = (tmp_path / "r" / "run.json").read_text()
+    assert "guest:guest" not in run and "password" not in run
+    # The saved counterexample replays on the same broker and still fails.
+    failure = sorted((tmp_path / "r" / "failures").glob("core-*.json"))[0]
+    code, out, err, _ = mqconform("replay", failure, "--adapter", "rabbitmq", "--adapter-opt", f"host={host}",
+                                  "--adapter-opt", f"port={port}")
+    assert code == 1, out + err
+
+
+@pytest.mark.parametrize("how", ["nothing listens", "wrong password"])
+def test_an_unusable_broker_is_one_line_and_exit_2_within_30_s(broker, how, tmp_path):
+    host, port = broker.address()
+    opts = ["--adapter-opt", f"port={free_port()}"] if how == "nothing listens" else \
+        ["--adapter-opt", f"port={port}", "--adapter-opt", "user=guest", "--adapter-opt", "password=s3cret-pw"]
+    code, out, err, seconds = mqconform("run", "--adapter", "rabbitmq", *opts, "--examples", "2",
+                                        "--results", tmp_path / "r", timeout=60)
+    assert code == 2 and seconds < 30, (code, seconds, err)
+    assert err.count("\n") == 1 and "rabbitmq" in err and "127.0.0.1:" in err, err
+    assert "s3cret-pw" not in out + err and "Traceback" not in err
+    assert "pass" not in out and not (tmp_path / "r" / "rules.jsonl").exists()
+
+
+def test_adapter_refuses_a_non_amqp_url():
+    os.environ["MQCONFORM_RABBITMQ_URL"] = "http://127.0.0.1:1/"
+    try:
+        with pytest.raises(Exception, match="amqp://"):
+            RabbitMQAdapter()
+    finally:
+        del os.environ["MQCONFORM_RABBITMQ_URL"]
+
+
+def test_no_broker_configured_starts_a_private_one_and_stops_it(tmp_path):
+    env = {"MQCONFORM_RUN_DIR": str(tmp_path / "empty-run-dir"), "TMPDIR": str(tmp_path)}
+    code, out, err, _ = mqconform("run", "--adapter", "rabbitmq", "--area", "core", "--examples", "2",
+                                  "--keep-going", "0", "--seed", "1", "--results", tmp_path / "r", env=env)
+    assert code in (0, 1), err
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert "private" in json.dumps(run)
+    left = [p for p in psutil.process_iter(["cmdline", "environ"])
+            if str(tmp_path) in " ".join(p.info.get("cmdline") or [])
+            or str(tmp_path) in json.dumps(p.info.get("environ") or {})]
+    assert not left, [p.info["cmdline"] for p in left]
+    assert not list(tmp_path.glob("mqconform-rabbitmq-*"))
+
+
+def test_a_broker_dying_mid_run_is_an_error_and_keeps_what_was_recorded(tmp_path):
+    srv = server("rabbitmq", tmp_path / "dying")
+    srv.up()
+    host, port = srv.address()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "conformance.cli", "run", "--adapter", "rabbitmq", "--adapter-opt", f"port={port}",
+             "--area", "core", "--examples", "400", "--keep-going", "0", "--seed", "2", "--results",
+             str(tmp_path / "r")], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        time.sleep(6)
+    finally:
+        srv.down()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, out + err
+    assert err.count("\n") == 1 and "rabbitmq" in err and "Traceback" not in err, err
+    rows = [json.loads(line) for line in (tmp_path / "r" / "rules.jsonl").read_text().splitlines()]
+    assert any(r["verdict"] == "error" for r in rows)
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["error"]
+
+
+def test_private_broker_cannot_be_reached_means_unavailable():
+    with pytest.raises(AdapterUnavailable, match="no usable broker at 127.0.0.1"):
+        RabbitMQAdapter(port=str(free_port()))
