@@ -61,7 +61,7 @@ def pytest_configure(config):
         config._mq_areas = parse_areas(config.getoption("--mq-area"))
         seed_text = config.getoption("--mq-seed")
         config._mq_seed = int(seed_text) if seed_text is not None else random.randrange(2**31)
-    except (UnknownAdapter, AdapterOptionError, ValueError) as exc:
+    except (UnknownAdapter, AdapterOptionError, AdapterError, ValueError) as exc:
         raise pytest.UsageError(f"mqconform: {exc}") from None
     config._mq_adapter = adapter
     config._mq_options = options
@@ -117,6 +117,7 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
         platforms = area_platforms(area, mq_adapter.capabilities())
         if not platforms:
             pytest.skip(f"area {area!r} is not applicable to adapter {mq_adapter.name!r}")
+        machine = None
         try:
             for platform in platforms:
                 machine = bound_machine(mq_adapter, area, platform, pytestconfig._mq_seed,
@@ -132,6 +133,12 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
         except HarnessError as exc:
             mq_record.error = str(exc)
             pytest.fail(f"harness error (not a verdict): {exc}", pytrace=False)
+        except Exception:
+            broken = machine.session.broken if machine is not None else None
+            if broken is None:
+                raise
+            mq_record.error = str(broken)
+            pytest.fail(f"harness error (not a verdict): {broken}", pytrace=False)
 
     return run
 
