@@ -22,7 +22,7 @@ import uuid
 
 import attrs
 
-from adapters.base import AdapterUnavailable
+from adapters.base import AdapterOptionError, AdapterUnavailable
 from adapters.brokers.rabbitmq import RabbitMQServer
 from adapters.brokers.shim import BrokerShim, Definition, _fail
 from reference_model import language as L
@@ -78,6 +78,15 @@ class RabbitMQAdapter(BrokerShim):
         "EXP-22": "no MQXMIT messages",
     }
 
+    option_names = BrokerShim.option_names | {"queue-type"}
+
+    def __init__(self, **options: str) -> None:
+        self.queue_type = options.get("queue-type", "quorum")
+        if self.queue_type not in ("quorum", "classic"):
+            raise AdapterOptionError(f"adapter 'rabbitmq': queue-type must be quorum or classic, "
+                                     f"not {self.queue_type!r}")
+        super().__init__(**options)
+
     def _params(self):
         pika = _pika()
         return pika.ConnectionParameters(
@@ -111,9 +120,16 @@ class RabbitMQAdapter(BrokerShim):
     # ----------------------------------------------------------- queues
     def _broker_declare(self, d: Definition) -> None:
         # MAXDEPTH: a length limit that refuses publishes beyond it (the publisher gets a nack).
-        args = {"x-queue-type": "classic", "x-max-length": d.attrs["MAXDEPTH"], "x-overflow": "reject-publish"}
-        if d.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY:
-            args["x-max-priority"] = C.MAX_PRIORITY
+        args = {"x-max-length": d.attrs["MAXDEPTH"], "x-overflow": "reject-publish"}
+        if d.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY or self.queue_type == "classic":
+            # Only classic queues order by priority; they count no deliveries (BackoutCount 0 or 1).
+            args["x-queue-type"] = "classic"
+            if d.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY:
+                args["x-max-priority"] = C.MAX_PRIORITY
+        else:
+            # A FIFO queue is a quorum queue: x-delivery-count counts every earlier delivery
+            # that went back to the queue, which is what BackoutCount counts.
+            args["x-queue-type"] = "quorum"
         self._admin().queue_declare(d.name, durable=True, arguments=args)
 
     def _broker_depth(self, d: Definition) -> int:
@@ -213,12 +229,15 @@ class RabbitMQAdapter(BrokerShim):
             c.pending.append(method.delivery_tag)
         else:
             c.now.basic_ack(delivery_tag=method.delivery_tag)
-        headers = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in (props.headers or {}).items()}
+        raw = props.headers or {}
+        delivery_count = raw.get("x-delivery-count")
+        headers = {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in raw.items()}
         expiry = C.MQEI_UNLIMITED if props.expiration is None else self.tenths(int(props.expiration))
         return L.Observation(message=self.returned(
             body=body.decode("utf-8", "surrogatepass"), props=headers, priority=props.priority or 0,
             persistent=persistent, expiry=expiry, msg_id=props.message_id or "",
-            correl_id=props.correlation_id or "", reply_to=props.reply_to or "", redelivered=method.redelivered))
+            correl_id=props.correlation_id or "", reply_to=props.reply_to or "",
+            redelivered=int(delivery_count) if isinstance(delivery_count, int) else int(method.redelivered)))
 
 
 def _has_transport(c: RabbitConnection) -> bool:

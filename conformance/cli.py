@@ -1,14 +1,18 @@
 """The ``mqconform`` command line.
 
 Exit codes: 0 conformant (or a listing printed), 1 non-conformance found,
-2 usage or infrastructure error, 3 ``brokers status`` found a broker not ready.  Errors are one line on stderr, never a traceback.
+2 usage or infrastructure error, 3 ``brokers status`` found a broker not ready,
+130 interrupted (SIGINT or SIGTERM; a run writes what it found so far).  Errors are one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import secrets
+import signal
 import sys
 import time
 from pathlib import Path
@@ -21,16 +25,17 @@ from adapters.registry import UnknownAdapter, adapter_class, adapter_names, crea
 from adapters.simulated.faults import FAULTS
 from conformance import __version__
 from conformance.cluster_whatif import ClusterConfigError
-from conformance.engine import run_areas
+from conformance.engine import Interrupted, run_areas
 from conformance.history import ReplayFileError, load_failure
 from conformance.render import render_failure
 from conformance.results import PASS, RunRecord
-from conformance.session import HarnessError, NonConformance, Session
+from conformance.session import STOP, HarnessError, NonConformance, Session
 from reference_model.model import HistoryError
 from reference_model.rules import RULES, parse_areas
 
 EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
 EXIT_NOT_READY = 3  # mqconform brokers status: some broker is not ready
+EXIT_INTERRUPTED = 130  # SIGINT or SIGTERM; what was found so far is written
 DEFAULT_EXAMPLES = 200
 DEFAULT_KEEP_GOING = 2
 
@@ -203,22 +208,61 @@ def cmd_rules(args, out) -> int:
     return EXIT_OK
 
 
+def _results_dir(given: Path | None) -> Path:
+    """Where a run writes: a new directory, never one holding anything already."""
+    if given is None:
+        stamp = time.strftime("run-%Y%m%d-%H%M%S")
+        return Path("mqconform-results") / f"{stamp}-{os.getpid()}-{secrets.token_hex(2)}"
+    if given.exists() and (not given.is_dir() or any(given.iterdir())):
+        raise UsageError(f"results directory {given} already holds something; give a new or empty one")
+    return given
+
+
+def _stop(signum, frame):
+    STOP.set()
+    raise KeyboardInterrupt
+
+
+def _on_signals(handlers):
+    """Install SIGINT and SIGTERM handlers (only the main thread can); returns the previous ones."""
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[sig] = signal.signal(sig, handlers[sig] if isinstance(handlers, dict) else handlers)
+        except (ValueError, TypeError):
+            pass
+    return previous
+
+
 def cmd_run(args, out) -> int:
     areas = _areas(args.area)
     options = _adapter_options(args)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
-    results = args.results or Path("mqconform-results") / time.strftime("run-%Y%m%d-%H%M%S")
+    results = _results_dir(args.results)
+    adapter = create_adapter(args.adapter, options)
     try:  # before the run, so that a long run is never lost for want of a place to write it
         results.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        adapter.close()
         raise UsageError(f"cannot use results directory {results}: {exc.strerror}") from None
-    adapter = create_adapter(args.adapter, options)
     out.write(f"mqconform {__version__}: adapter {args.adapter}, areas {', '.join(areas)}, "
               f"{args.examples} examples per area, seed {seed}\n")
+    out.write(f"Results: {results}\n")
+    out.flush()
+    STOP.clear()
+    previous = _on_signals(_stop)
     try:
         record = run_areas(adapter, areas, args.examples, seed, options,
-                           progress=lambda line: out.write(f"  {line}\n"), keep_going=args.keep_going)
+                           progress=lambda line: (out.write(f"  {line}\n"), out.flush()),
+                           keep_going=args.keep_going, on_update=lambda r: r.write(results))
+    except Interrupted as stop:
+        stop.record.write(results)
+        out.write(f"\nInterrupted during {stop.record.interrupted[0]}: "
+                  f"{len(stop.record.failures)} departures found so far; results so far in {results}\n")
+        return EXIT_INTERRUPTED
     finally:
+        _on_signals(previous)
+        STOP.clear()
         adapter.close()
     replay_paths = record.write(results)
     _summary(record, out)
@@ -495,6 +539,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
         err.write(f"mqconform: error: history not executable: {exc}\n")
     except KeyboardInterrupt:
         err.write("mqconform: interrupted\n")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # output piped into a reader that stopped early
         sys.stderr.close()
         return EXIT_ERROR

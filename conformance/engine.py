@@ -56,7 +56,8 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
 
 
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
-             adapter_options: dict | None, record: RunRecord, keep_going: int = 0) -> tuple[str, float]:
+             adapter_options: dict | None, record: RunRecord, keep_going: int = 0,
+             on_update: Callable[[RunRecord], None] | None = None) -> tuple[str, float]:
     """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
 
     A run stops at the first departure, which Hypothesis shrinks.  With
@@ -73,8 +74,14 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         try:
             run_state_machine_as_test(machine, settings=machine_settings(examples))
             break
+        except KeyboardInterrupt:
+            if machine.session.smallest is not None:  # found, not yet shrunk to the end: keep it
+                record.add_failure(machine.session.smallest)
+            raise
         except NonConformance as exc:
             record.add_failure(exc.failure)
+            if on_update is not None:
+                on_update(record)
             broken.extend(r for r in exc.failure.rules if r not in broken)
             outcome = "NON-CONFORMANT (" + ", ".join(broken) + ")"
             set_aside = set_aside | set(exc.failure.rules)
@@ -105,10 +112,24 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     return outcome, time.monotonic() - started
 
 
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by SIGINT or SIGTERM; carries the record of what it had found."""
+
+    def __init__(self, record: RunRecord) -> None:
+        super().__init__("interrupted")
+        self.record = record
+
+
 def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | None,
               adapter_options: dict | None = None,
-              progress: Callable[[str], None] | None = None, keep_going: int = 0) -> RunRecord:
-    """Run each area's machine against ``adapter``; returns the run's record."""
+              progress: Callable[[str], None] | None = None, keep_going: int = 0,
+              on_update: Callable[[RunRecord], None] | None = None) -> RunRecord:
+    """Run each area's machine against ``adapter``; returns the run's record.
+
+    ``on_update(record)`` is called after each departure found and each area, so
+    the caller can write what was found so far.  On KeyboardInterrupt the record
+    so far (the areas not finished marked interrupted) goes up in :class:`Interrupted`.
+    """
     caps = adapter.capabilities()
     try:
         describe = adapter.describe()
@@ -116,17 +137,24 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
         raise HarnessError(f"adapter {adapter.name!r}: {exc}") from exc
     record = RunRecord(adapter=adapter.name, describe=describe, capabilities=caps.to_json(),
                        areas=list(areas), seed=seed, examples=examples)
-    for area in areas:
+    for index, area in enumerate(areas):
         platforms = area_platforms(area, caps)
         if not platforms and progress:
             progress(f"{area}: not applicable to adapter {adapter.name!r}")
         for platform in platforms:
-            outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record,
-                                        keep_going)
+            try:
+                outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record,
+                                            keep_going, on_update)
+            except KeyboardInterrupt:
+                record.interrupted = list(areas[index:])
+                record.ended = time.time()
+                raise Interrupted(record) from None
             if progress:
                 progress(f"{area} on {platform}: {outcome} in {seconds:.1f}s")
             if record.error:
                 break
+        if on_update is not None:
+            on_update(record)
         if record.error:
             break
     record.ended = time.time()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 from pathlib import Path
@@ -51,9 +52,9 @@ class Failure:
         return self.mismatch.rules
 
     def fingerprint(self) -> str:
-        """Rule IDs, the differing fields and the op kinds of the history."""
+        """Platform, rule IDs, the differing fields and the op kinds of the history."""
         kinds = ",".join(type(s.op).__name__ for s in self.steps)
-        return f"{'+'.join(self.rules)}|{'+'.join(self.mismatch.fields)}|{kinds}"
+        return f"{self.platform}|{'+'.join(self.rules)}|{'+'.join(self.mismatch.fields)}|{kinds}"
 
     def to_json(self) -> dict:
         return {
@@ -104,10 +105,20 @@ def write_json_atomic(path: Path, data: object) -> None:
 
 
 def save_failure(failure: Failure, directory: Path) -> Path:
+    """Write ``failure`` as a replay file named by its area, platform and rules; never over another failure."""
     digest = hashlib.sha1(failure.fingerprint().encode("utf-8", "surrogatepass")).hexdigest()[:10]
-    name = f"{failure.area}-{'_'.join(failure.rules[:3]) or 'unknown'}-{digest}.json"
-    path = Path(directory) / name
-    write_json_atomic(path, failure.to_json())
+    stem = f"{failure.area}-{failure.platform}-{'_'.join(failure.rules[:3]) or 'unknown'}-{digest}"
+    data = failure.to_json()
+    for n in itertools.count(1):
+        path = Path(directory) / (f"{stem}.json" if n == 1 else f"{stem}-{n}.json")
+        try:
+            if json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(data)):
+                return path  # this very failure, written before
+        except FileNotFoundError:
+            break
+        except (OSError, ValueError):
+            continue
+    write_json_atomic(path, data)
     return path
 
 

@@ -101,6 +101,8 @@ class RunRecord:
     error: str | None = None
     started: float = attrs.Factory(time.time)
     ended: float | None = None
+    #: Areas a run was interrupted in or before (their rules get no verdict but "error").
+    interrupted: list[str] = attrs.Factory(list)
 
     def applicable(self, rule: Rule) -> bool:
         return rule.area in self.capabilities["areas"] and rule.id not in self.capabilities.get(
@@ -114,12 +116,15 @@ class RunRecord:
         rows = []
         for area in self.areas:
             for rule in RULES.all(area):
+                verdict = verdict_for(rule, self.coverage, self.applicable(rule),
+                                      self.error is not None or area in self.interrupted)
                 rows.append({
                     "rule": rule.id,
                     "area": rule.area,
                     "source": rule.source,
                     "summary": rule.summary,
-                    "verdict": verdict_for(rule, self.coverage, self.applicable(rule), self.error is not None),
+                    "verdict": verdict,
+                    **({"interrupted": True} if area in self.interrupted and verdict == ERROR else {}),
                     "exercised": self.coverage.exercised[rule.id],
                     "checked": self.coverage.checked[rule.id],
                     "failed": self.coverage.failed[rule.id],
@@ -129,7 +134,7 @@ class RunRecord:
         return rows
 
     def status(self) -> str:
-        if self.error is not None:
+        if self.error is not None or self.interrupted:
             return ERROR
         return FAIL if self.failures else PASS
 
@@ -161,6 +166,7 @@ class RunRecord:
             "steps_run": self.coverage.steps,
             "status": self.status(),
             "error": self.error,
+            "interrupted": self.interrupted,
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],

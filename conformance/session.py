@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import threading
 import uuid
 
 from adapters.base import Adapter, AdapterError
@@ -26,6 +27,12 @@ class NonConformance(AssertionError):
 
 class HarnessError(RuntimeError):
     """The adapter or the system under test failed; not a conformance verdict."""
+
+
+#: Set by the command line's SIGINT / SIGTERM handler.  The KeyboardInterrupt the
+#: handler raises can be swallowed where it lands (a garbage-collector callback
+#: ignores it), so every case and every step also checks this flag.
+STOP = threading.Event()
 
 
 #: What a machine sees for an operation the adapter cannot express: nothing was
@@ -57,6 +64,8 @@ class Session:
         self._derailed = False
         #: Set once the adapter or the system fails: every later call fails the same way at once.
         self.broken: HarnessError | None = None
+        #: The smallest counterexample raised so far (kept when a run is interrupted while shrinking).
+        self.smallest: Failure | None = None
         self._express = getattr(adapter, "express", None)
         self._elapsed = getattr(adapter, "elapsed_tenths", None) if self.capabilities.realtime else None
 
@@ -67,6 +76,8 @@ class Session:
         return self.broken
 
     def start_case(self) -> None:
+        if STOP.is_set():
+            raise KeyboardInterrupt
         if self.broken is not None:
             raise self.broken
         self.coverage.examples += 1
@@ -86,6 +97,8 @@ class Session:
 
     def execute(self, op: L.Op) -> L.Observation:
         assert self.tracker is not None, "start_case() first"
+        if STOP.is_set():
+            raise KeyboardInterrupt
         if self._derailed:
             return NOT_EXECUTED
         if self._express is not None:
@@ -130,6 +143,8 @@ class Session:
         if check.mismatch is not None:
             failure = self.failure(check.mismatch)
             if not self.set_aside or not set(failure.rules) <= self.set_aside:
+                if self.smallest is None or len(failure.steps) < len(self.smallest.steps):
+                    self.smallest = failure
                 raise NonConformance(failure)
             self.coverage.failed.update(failure.rules)
             if not self.tracker.step_past(op, observed):

@@ -19,6 +19,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap "exit 130" INT TERM
 case "$adapter" in rabbitmq|activemq) timeout 120 .venv/bin/mqconform brokers up "$adapter" ;; esac
 for i in $(seq 1 "$times"); do
     set +e

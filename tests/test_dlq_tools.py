@@ -143,7 +143,7 @@ def test_conformance_run_with_an_external_handler(tmp_path):
                              "--adapter-opt", f"dlq-handler={handler}", "--adapter-opt", "platform=distributed",
                              "--results", tmp_path / "ok")
     assert code == 0, out + err
-    code, out, err = run_cli("run", "--adapter", "simulated", "--area", "dlq", "--seed", "7",
+    code, out, err = run_cli("run", "--adapter", "simulated", "--area", "dlq", "--seed", "7", "--keep-going", "0",
                              "--faults", "dlq-no-dlh-processed", "--adapter-opt", "platform=distributed",
                              "--results", tmp_path / "bad")
     assert code == 1, out + err

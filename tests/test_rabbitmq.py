@@ -88,6 +88,10 @@ def test_mapping_priority_units_of_work_backout_count_and_clean_up(adapter, brok
     assert x(L.Backout(conn="b")) == L.OK
     again = x(get("b", "bF", C.MQGMO_SYNCPOINT))
     assert again.message.body == "tx" and again.message.backout_count == 1
+    assert x(L.Backout(conn="b")) == L.OK
+    # A FIFO queue is a quorum queue, which counts deliveries: BackoutCount goes on to 2.
+    third = x(get("b", "bF", C.MQGMO_SYNCPOINT))
+    assert third.message.body == "tx" and third.message.backout_count == 2
     assert x(L.Commit(conn="b")) == L.OK
     assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
     names = [d.name for d in adapter.queues.values()]

@@ -379,7 +379,8 @@ class BrokerShim:
 
     @staticmethod
     def returned(body: str, props: dict, priority: int, persistent: bool, expiry: int, msg_id: str,
-                 correl_id: str, reply_to: str, redelivered: bool) -> L.ReturnedMessage:
+                 correl_id: str, reply_to: str, redelivered: int) -> L.ReturnedMessage:
+        """The message as MQ returns it; ``redelivered`` is the broker's delivery count, or 0/1 for a flag."""
         context = None
         if "mq-userid" in props:
             context = L.MessageContext(user_id=props["mq-userid"], appl_identity_data=props.get("mq-applidentity", ""),
@@ -392,7 +393,7 @@ class BrokerShim:
             msg_type=int(props.get("mq-msgtype", C.MQMT_DATAGRAM)),
             feedback=int(props.get("mq-feedback", C.MQFB_NONE)), format=props.get("mq-format", C.MQFMT_NONE),
             reply_to_q=reply_to, msg_id=msg_id, correl_id=correl_id,
-            backout_count=1 if redelivered else 0, reply_to_qmgr=props.get("mq-replytoqmgr", ""),
+            backout_count=int(redelivered), reply_to_qmgr=props.get("mq-replytoqmgr", ""),
             context=context,
         )
 

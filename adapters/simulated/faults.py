@@ -73,8 +73,9 @@ _fault("priority-discards-lower", "expiry", ("EXP-05", "EXP-04", "EXP-08", "EXP-
        "a get that meets an expired message discards every expired message on the queue")
 _fault("report-at-eligibility", "expiry", ("EXP-12", "EXP-08"),
        "the expiration report is sent when the message expires, not when it is discarded")
-_fault("discard-rolled-back", "expiry", ("EXP-13", "EXP-11"),
-       "messages discarded by a get under syncpoint come back when its unit of work is backed out")
+_fault("discard-rolled-back", "expiry", ("EXP-13", "EXP-11", "EXP-08"),
+       "messages discarded by a get under syncpoint come back when its unit of work is backed out "
+       "(and are discarded again, with a second expiration report)")
 _fault("backout-resets-expiry", "expiry", ("EXP-14", "EXP-03"),
        "a message reinstated by a backout starts its expiry time again")
 _fault("xmit-inner-not-zeroed", "expiry", ("EXP-22", "EXP-20"),
