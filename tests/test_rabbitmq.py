@@ -118,8 +118,9 @@ def test_what_amqp_cannot_express_is_left_out_not_failed(adapter):
     adapter.start_case("na")
     assert adapter.express(L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_FIRST)) is None
     assert adapter.express(L.AlterQueueManager(attrs=())) is None if hasattr(L, "AlterQueueManager") else True
-    kept = adapter.express(L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", 5), ("MSGDLVSQ", C.MQMDS_FIFO))))
-    assert dict(kept.attrs) == {"MSGDLVSQ": C.MQMDS_FIFO}
+    kept = adapter.express(L.DefineQueue(queue="Q", attrs=(("PUT", C.MQQA_PUT_INHIBITED), ("MAXDEPTH", 5),
+                                                           ("MSGDLVSQ", C.MQMDS_FIFO))))
+    assert dict(kept.attrs) == {"MAXDEPTH": 5, "MSGDLVSQ": C.MQMDS_FIFO}
 
 
 def test_uncommitted_puts_missing_from_depth_are_reported_as_core_28(adapter):

@@ -208,15 +208,15 @@ class BrokerShim:
     def express(self, op: L.Op) -> L.Op | None:
         """``op`` as the broker can express it, or ``None`` when it cannot at all."""
         if isinstance(op, L.DefineQueue):
-            kept = {k: v for k, v in op.attrs if k in DEFINABLE}
+            kept = {k: v for k, v in op.attrs if k in self.definable}
             if dict(op.attrs).get("USAGE", C.MQUS_NORMAL) != C.MQUS_NORMAL:
                 return None  # transmission queues and MQXQH: no broker equivalent
             return attrs.evolve(op, attrs=kept)
         if isinstance(op, L.AlterQueue):
-            kept = {k: v for k, v in op.attrs if k in DEFINABLE - self.fixed_attributes}
+            kept = {k: v for k, v in op.attrs if k in self.definable - self.fixed_attributes}
             return attrs.evolve(op, attrs=kept) if kept else None
         if isinstance(op, L.InquireQueue):
-            names = tuple(n for n in op.names if n in INQUIRABLE)
+            names = tuple(n for n in op.names if n in INQUIRABLE and (n == "CURDEPTH" or n in self.definable))
             return attrs.evolve(op, names=names) if names else None
         if isinstance(op, L.Open):
             if op.options & (C.MQOO_INPUT_EXCLUSIVE | C.MQOO_INPUT_AS_Q_DEF | C.MQOO_SET):
@@ -254,6 +254,8 @@ class BrokerShim:
 
     #: Attributes fixed when the broker queue is declared (cannot be altered afterwards).
     fixed_attributes: frozenset[str] = frozenset({"MSGDLVSQ", "MAXDEPTH"})
+    #: Queue attributes this broker's queues can carry.
+    definable: frozenset[str] = frozenset(DEFINABLE)
     can_browse = False
     #: MQGMO options this broker cannot express (a get using one is left out).
     unsupported_gmo = UNSUPPORTED_GMO

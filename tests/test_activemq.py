@@ -1,0 +1,127 @@
+"""The ``activemq`` adapter against a private ActiveMQ Classic this module starts on 127.0.0.1 and stops by PID."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from adapters.base import AdapterUnavailable
+from adapters.brokers import server
+from adapters.brokers.server import free_port
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.rules import RULES
+
+pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
+                                reason="activemq not installed (bash scripts/system-packages.sh)")
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    srv = server("activemq", tmp_path_factory.mktemp("activemq-run"))
+    srv.up()
+    try:
+        yield srv
+    finally:
+        srv.down()
+
+
+@pytest.fixture
+def adapter(broker):
+    from adapters.activemq import ActiveMQAdapter
+
+    host, port = broker.address()
+    a = ActiveMQAdapter(host=host, port=str(port))
+    yield a
+    a.close()
+
+
+def mqconform(*argv, env=None, timeout=300):
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, argv)], capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
+
+
+def put(conn, handle, body, options=C.MQPMO_NO_SYNCPOINT, **md):
+    return L.Put(conn=conn, handle=handle, body=body, options=options, md=L.MessageDescriptor(**md))
+
+
+def get(conn, handle, options=C.MQGMO_NO_SYNCPOINT):
+    return L.Get(conn=conn, handle=handle, options=options)
+
+
+def test_mapping_priority_browse_units_of_work_and_backout(adapter):
+    adapter.start_case("map1")
+    x = adapter.execute
+    assert x(L.DefineQueue(queue="P", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),))) == L.OK
+    assert x(L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),))) == L.OK
+    for conn in ("a", "b"):
+        assert x(L.Connect(conn=conn)) == L.OK
+        for q in ("P", "F"):
+            assert x(L.Open(conn=conn, handle=f"{conn}{q}", queue=q,
+                            options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)) == L.OK
+    for body, prio in (("low", 1), ("high", 7), ("mid", 4)):
+        assert x(put("a", "aP", body, priority=prio)) == L.OK
+        assert x(put("a", "aF", body, priority=prio)) == L.OK
+    # A browse does not remove the message.
+    assert x(get("b", "bP", C.MQGMO_BROWSE_FIRST)).message.body == "high"
+    assert [x(get("b", "bP")).message.body for _ in range(3)] == ["high", "mid", "low"]
+    assert [x(get("b", "bF")).message.body for _ in range(3)] == ["low", "high", "mid"]
+    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
+    assert x(put("a", "aF", "tx", options=C.MQPMO_SYNCPOINT)) == L.OK
+    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
+    assert x(L.Commit(conn="a")) == L.OK
+    first = x(get("b", "bF", C.MQGMO_SYNCPOINT))
+    assert first.message.body == "tx" and first.message.backout_count == 0
+    assert x(L.Backout(conn="b")) == L.OK
+    again = x(get("b", "bF", C.MQGMO_SYNCPOINT))
+    assert again.message.body == "tx" and again.message.backout_count == 1
+    assert x(L.Commit(conn="b")) == L.OK
+    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
+    adapter.end_case()
+
+
+def test_run_gives_every_rule_a_verdict(broker, tmp_path):
+    host, port = broker.address()
+    code, out, err, _ = mqconform(
+        "run", "--adapter", "activemq", "--area", "core", "--examples", "3", "--seed", "5", "--keep-going", "0",
+        "--results", tmp_path / "r", env={"MQCONFORM_ACTIVEMQ_URL": f"stomp://{host}:{port}"})
+    assert code in (0, 1), out + err
+    rows = [json.loads(line) for line in (tmp_path / "r" / "rules.jsonl").read_text().splitlines()]
+    assert {r["rule"] for r in rows} == {r.id for r in RULES.all("core")}
+    assert any(r["verdict"] == "pass" for r in rows)
+    for r in rows:
+        if r["verdict"] == "not applicable":
+            assert r.get("not_applicable"), r["rule"]
+    if code == 1:
+        failure = sorted((tmp_path / "r" / "failures").glob("core-*.json"))[0]
+        code, out, err, _ = mqconform("replay", failure, "--adapter", "activemq", "--adapter-opt", f"host={host}",
+                                      "--adapter-opt", f"port={port}")
+        assert code == 1, out + err
+
+
+def test_nothing_listening_is_one_line_and_exit_2_within_30_s(tmp_path):
+    code, out, err, seconds = mqconform("run", "--adapter", "activemq", "--adapter-opt", f"port={free_port()}",
+                                        "--examples", "2", "--results", tmp_path / "r", timeout=60)
+    assert code == 2 and seconds < 30, (code, seconds, err)
+    assert err.count("\n") == 1 and "activemq" in err and "127.0.0.1:" in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_peer_that_never_answers_connect_is_unavailable_not_a_hang():
+    from adapters.activemq import ActiveMQAdapter
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        started = time.monotonic()
+        with pytest.raises(AdapterUnavailable, match="activemq"):
+            ActiveMQAdapter(port=str(silent.getsockname()[1]))
+        assert time.monotonic() - started < 20
