@@ -92,7 +92,8 @@ def _column(report: Report, col: Column) -> list[str]:
             links = " ".join(f'<a href="#{esc(col.anchor)}-failure-{failure_ids[id(f)]}">failure '
                              f'{failure_ids[id(f)]}</a>' for _, f in cell.failures)
             rows.append([f'<span id="{esc(col.anchor)}-{esc(r.id)}">{esc(r.id)}</span>', esc(r.source),
-                         esc(r.summary), _verdict(col, r.id, link=False) + (" " + links if links else ""),
+                         esc(r.summary), _verdict(col, r.id, link=False) + (" " + links if links else "")
+                         + (f'<br><span class="reason">{esc(cell.reason)}</span>' if cell.reason else ""),
                          str(cell.exercised)])
         if rows:
             out += [f"<h4>{esc(area)}</h4>", _table(rows, ["rule", "source", "summary", "verdict", "exercised"])]

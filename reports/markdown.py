@@ -10,8 +10,9 @@ from reports.matrix import Report
 
 
 def _cell(text) -> str:
-    """A value safe inside a Markdown table cell."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    """A value safe inside a Markdown table cell: no raw HTML (a system's text may hold any), no cell breaks."""
+    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
 def _table(rows, headers) -> str:
@@ -49,7 +50,8 @@ def render_markdown(report: Report, generated: float) -> str:
                 cell = col.cells.get(r.id)
                 if cell is None:
                     continue
-                row = [r.id, r.source, r.summary, cell.verdict, cell.exercised]
+                verdict = f"{cell.verdict}: {cell.reason}" if cell.reason else cell.verdict
+                row = [r.id, r.source, r.summary, verdict, cell.exercised]
                 if report.baseline:
                     row.append(cell.change)
                 rows.append(row)

@@ -30,6 +30,8 @@ class Cell:
     failures: list = attrs.Factory(list)
     #: Against the baseline: new-fail, fixed, still-failing, or "".
     change: str = ""
+    #: Why the system cannot express the rule (verdict "not applicable"), as its adapter says.
+    reason: str = ""
 
 
 @attrs.define
@@ -123,7 +125,8 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None) -> Rep
             cell = col.cells.get(row["rule"])
             if cell is None:
                 col.cells[row["rule"]] = Cell(verdict=row["verdict"], exercised=row["exercised"],
-                                              checked=row["checked"], failed=row["failed"])
+                                              checked=row["checked"], failed=row["failed"],
+                                              reason=str(row.get("not_applicable") or ""))
             else:
                 cell.verdict = _merge_verdict(cell.verdict, row["verdict"])
                 cell.exercised += row["exercised"]

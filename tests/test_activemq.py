@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
 
 import pytest
@@ -17,6 +14,7 @@ from adapters.brokers.server import free_port
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
+from tests.brokerkit import get, mqconform, put, running_broker
 
 pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
                                 reason="activemq not installed (bash scripts/system-packages.sh)")
@@ -24,12 +22,7 @@ pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
-    srv = server("activemq", tmp_path_factory.mktemp("activemq-run"))
-    srv.up()
-    try:
-        yield srv
-    finally:
-        srv.down()
+    yield from running_broker("activemq", tmp_path_factory.mktemp("activemq-run"))
 
 
 @pytest.fixture
@@ -40,21 +33,6 @@ def adapter(broker):
     a = ActiveMQAdapter(host=host, port=str(port))
     yield a
     a.close()
-
-
-def mqconform(*argv, env=None, timeout=300):
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, argv)], capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
-    return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
-
-
-def put(conn, handle, body, options=C.MQPMO_NO_SYNCPOINT, **md):
-    return L.Put(conn=conn, handle=handle, body=body, options=options, md=L.MessageDescriptor(**md))
-
-
-def get(conn, handle, options=C.MQGMO_NO_SYNCPOINT):
-    return L.Get(conn=conn, handle=handle, options=options)
 
 
 def test_mapping_priority_browse_units_of_work_and_backout(adapter):

@@ -22,6 +22,7 @@ from adapters.rabbitmq import RabbitMQAdapter
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
+from tests.brokerkit import get, mqconform, put, running_broker
 
 pytestmark = pytest.mark.skipif(server("rabbitmq").installed() is not None,
                                 reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")
@@ -29,12 +30,7 @@ pytestmark = pytest.mark.skipif(server("rabbitmq").installed() is not None,
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
-    srv = server("rabbitmq", tmp_path_factory.mktemp("rabbitmq-run"))
-    srv.up()
-    try:
-        yield srv
-    finally:
-        srv.down()
+    yield from running_broker("rabbitmq", tmp_path_factory.mktemp("rabbitmq-run"))
 
 
 @pytest.fixture
@@ -43,22 +39,6 @@ def adapter(broker):
     a = RabbitMQAdapter(host=host, port=str(port))
     yield a
     a.close()
-
-
-def mqconform(*argv, env=None, timeout=300):
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, argv)], capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                          env={**os.environ, **(env or {})})
-    return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
-
-
-def put(conn, handle, body, options=C.MQPMO_NO_SYNCPOINT, **md):
-    return L.Put(conn=conn, handle=handle, body=body, options=options, md=L.MessageDescriptor(**md))
-
-
-def get(conn, handle, options=C.MQGMO_NO_SYNCPOINT):
-    return L.Get(conn=conn, handle=handle, options=options)
 
 
 def test_mapping_priority_units_of_work_backout_count_and_clean_up(adapter, broker):

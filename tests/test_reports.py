@@ -67,7 +67,7 @@ def test_one_adapter_report_has_claim_rules_failures_and_replay(results, tmp_pat
     md = (tmp_path / "r.md").read_text()
     for expected in ("What this report covers", "system version", "capabilities: platforms", "seeds", "| 7 ",
                      "example budget per area", "CORE-04", "003_" if False else "core", "### Failures",
-                     "mqconform replay ", ">>"):
+                     "mqconform replay ", "&gt;&gt;"):  # the step marker, escaped as all cell text is
         assert expected in md, expected
     failure_file = re.search(r"mqconform replay (\S+)", md).group(1)
     assert Path(failure_file).exists()
@@ -207,3 +207,18 @@ def test_cluster_shares_recorded_and_plotted(tmp_path):
     assert set(shares["observed"]) <= set(shares["expected"])
     page = render(make_report([results]), "html")
     assert 'alt="Cluster destination shares for simulated"' in page
+
+
+def test_reports_say_why_a_rule_is_not_applicable(tmp_path):
+    from adapters.base import Capabilities
+
+    caps = Capabilities(areas={"core"}, not_applicable={"CORE-25": "no <b>GET(DISABLED)</b> on this broker"})
+    record = RunRecord(adapter="broker", describe={"version": "1", "platform": "distributed"},
+                       capabilities=caps.to_json(), areas=["core"], seed=1, examples=1)
+    record.coverage.examples = 1
+    record.write(tmp_path / "run")
+    report = make_report([tmp_path / "run"])
+    md, html = render(report, "md"), render(report, "html")
+    assert "not applicable: no <b>GET(DISABLED)</b> on this broker" not in md  # escaped
+    assert "not applicable: no &lt;b&gt;GET(DISABLED)&lt;/b&gt; on this broker" in md
+    assert "no &lt;b&gt;GET(DISABLED)&lt;/b&gt; on this broker" in html
