@@ -1,6 +1,6 @@
-"""The ``activemq`` adapter: ActiveMQ Classic 5.17 over STOMP 1.2 (stomp.py), as an MQI-shaped client.
+"""The ``activemq-stomp`` adapter: ActiveMQ Classic 5.17 over STOMP 1.2 (stomp.py), as an MQI-shaped client.
 
-The mapping, op by op, is documented in docs/adapters/activemq.md.  In short: a
+The mapping, op by op, is documented in docs/adapters/activemq-stomp.md.  In short: a
 queue is a STOMP destination ``/queue/<fifo|prio>.mqc.<case>.<name>`` (the
 broker orders ``prio.`` queues by priority); a put is a SEND with a receipt, a
 put under syncpoint a SEND inside the connection's STOMP transaction; a get
@@ -12,7 +12,7 @@ the transaction, or MQBACK ends the subscription, which makes the broker
 redeliver it (``redelivered:true``, BackoutCount 1); Expiry is the ``expires``
 header (absolute), so the remaining time on a get is what is left of it.
 
-Options: host, port, user, password (or MQCONFORM_ACTIVEMQ_URL,
+Options: host, port, user, password (or MQCONFORM_ACTIVEMQ_STOMP_URL,
 stomp://user:password@host:port; else the broker ``mqconform brokers up``
 started, else a private broker for the run), time-scale (ms per tenth of a
 second, default 20), empty-wait (ms a no-wait get waits before answering "no
@@ -48,7 +48,7 @@ def _stomp():
     try:
         import stomp
     except ImportError:  # pragma: no cover - stomp.py is a dependency
-        raise AdapterUnavailable("adapter 'activemq' needs the Python package stomp.py") from None
+        raise AdapterUnavailable("adapter 'activemq-stomp' needs the Python package stomp.py") from None
     # stomp.py logs connection failures itself; the adapter reports them in its own one line.
     logging.getLogger("stomp.py").setLevel(logging.CRITICAL)
     return stomp
@@ -154,7 +154,8 @@ class Cursor:
 class ActiveMQAdapter(BrokerShim):
     """ActiveMQ Classic over STOMP 1.2 (options: host, port, user, password, time-scale, empty-wait)."""
 
-    name = "activemq"
+    name = "activemq-stomp"
+    env_name = "ACTIVEMQ_STOMP"
     system = "ActiveMQ Classic"
     server_class = ActiveMQServer
     scheme = "stomp"
@@ -176,16 +177,7 @@ class ActiveMQAdapter(BrokerShim):
         "CORE-24": "no open-handle counts for STOMP clients",
         "CORE-34": "STOMP has no get or send options to combine wrongly",
         "CORE-38": "STOMP has no wait interval to give wrongly",
-        "CORE-43": "a single broker: no remote queue managers",
-        "EXP-07": "no remote queues or transmission queues",
         "EXP-15": "no browse locks in STOMP",
-        "EXP-16": "the broker writes no MQDLH dead-letter messages",
-        "EXP-17": "no triggering",
-        "EXP-18": "no remote queues or transmission queues",
-        "EXP-19": "no MQXMIT messages",
-        "EXP-20": "no MQXMIT messages",
-        "EXP-21": "no MQXMIT messages",
-        "EXP-22": "no MQXMIT messages",
     }
 
     _ids = itertools.count(1)

@@ -66,16 +66,7 @@ class RabbitMQAdapter(BrokerShim):
         "CORE-24": "no open-handle counts for pulling clients (consumer counts cover subscriptions only)",
         "CORE-34": "AMQP has no get or publish options to combine wrongly",
         "CORE-38": "AMQP has no wait interval to give wrongly",
-        "CORE-43": "a single broker: no remote queue managers",
-        "EXP-07": "no remote queues or transmission queues",
         "EXP-15": "no browse locks in AMQP 0-9-1",
-        "EXP-16": "the broker writes no MQDLH dead-letter messages",
-        "EXP-17": "no triggering",
-        "EXP-18": "no remote queues or transmission queues",
-        "EXP-19": "no MQXMIT messages",
-        "EXP-20": "no MQXMIT messages",
-        "EXP-21": "no MQXMIT messages",
-        "EXP-22": "no MQXMIT messages",
     }
 
     option_names = BrokerShim.option_names | {"queue-type"}

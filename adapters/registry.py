@@ -15,7 +15,7 @@ BUILTIN = {
     "reference": "adapters.reference:ReferenceAdapter",
     "simulated": "adapters.simulated:SimulatedAdapter",
     "rabbitmq": "adapters.rabbitmq:RabbitMQAdapter",
-    "activemq": "adapters.activemq:ActiveMQAdapter",
+    "activemq-stomp": "adapters.activemq:ActiveMQAdapter",
 }
 
 

@@ -1,4 +1,4 @@
-"""The ``activemq`` adapter against a private ActiveMQ Classic this module starts on 127.0.0.1 and stops by PID."""
+"""The ``activemq-stomp`` adapter against a private ActiveMQ Classic this module starts on 127.0.0.1 and stops by PID."""
 
 from __future__ import annotations
 
@@ -69,8 +69,8 @@ def test_mapping_priority_browse_units_of_work_and_backout(adapter):
 def test_run_gives_every_rule_a_verdict(broker, tmp_path):
     host, port = broker.address()
     code, out, err, _ = mqconform(
-        "run", "--adapter", "activemq", "--area", "core", "--examples", "3", "--seed", "5", "--keep-going", "0",
-        "--results", tmp_path / "r", env={"MQCONFORM_ACTIVEMQ_URL": f"stomp://{host}:{port}"})
+        "run", "--adapter", "activemq-stomp", "--area", "core", "--examples", "3", "--seed", "5", "--keep-going", "0",
+        "--results", tmp_path / "r", env={"MQCONFORM_ACTIVEMQ_STOMP_URL": f"stomp://{host}:{port}"})
     assert code in (0, 1), out + err
     rows = [json.loads(line) for line in (tmp_path / "r" / "rules.jsonl").read_text().splitlines()]
     assert {r["rule"] for r in rows} == {r.id for r in RULES.all("core")}
@@ -80,13 +80,13 @@ def test_run_gives_every_rule_a_verdict(broker, tmp_path):
             assert r.get("not_applicable"), r["rule"]
     if code == 1:
         failure = sorted((tmp_path / "r" / "failures").glob("core-*.json"))[0]
-        code, out, err, _ = mqconform("replay", failure, "--adapter", "activemq", "--adapter-opt", f"host={host}",
+        code, out, err, _ = mqconform("replay", failure, "--adapter", "activemq-stomp", "--adapter-opt", f"host={host}",
                                       "--adapter-opt", f"port={port}")
         assert code == 1, out + err
 
 
 def test_nothing_listening_is_one_line_and_exit_2_within_30_s(tmp_path):
-    code, out, err, seconds = mqconform("run", "--adapter", "activemq", "--adapter-opt", f"port={free_port()}",
+    code, out, err, seconds = mqconform("run", "--adapter", "activemq-stomp", "--adapter-opt", f"port={free_port()}",
                                         "--examples", "2", "--results", tmp_path / "r", timeout=60)
     assert code == 2 and seconds < 30, (code, seconds, err)
     assert err.count("\n") == 1 and "activemq" in err and "127.0.0.1:" in err and "Traceback" not in err

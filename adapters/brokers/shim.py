@@ -57,6 +57,15 @@ AREA_REASONS = {
 NOT_APPLICABLE_COMMON = {
     "CORE-25": "no get inhibition on the broker (GET(DISABLED) has no equivalent)",
     "CORE-26": "no put inhibition on the broker (PUT(DISABLED) has no equivalent)",
+    "CORE-43": "a single broker: no remote queue managers",
+    "EXP-07": "no remote queues or transmission queues",
+    "EXP-16": "the broker writes no MQDLH dead-letter messages",
+    "EXP-17": "no triggering",
+    "EXP-18": "no remote queues or transmission queues",
+    "EXP-19": "no MQXMIT messages",
+    "EXP-20": "no MQXMIT messages",
+    "EXP-21": "no MQXMIT messages",
+    "EXP-22": "no MQXMIT messages",
 }
 
 
@@ -97,6 +106,11 @@ class BrokerShim:
     default_password = "guest"
     default_port = 0
 
+    @property
+    def env_name(self) -> str:
+        """The part of the environment variable ``MQCONFORM_<NAME>_URL`` naming this adapter."""
+        return self.name.upper().replace("-", "_")
+
     def __init__(self, **options: str) -> None:
         check_options(self.name, options, self.option_names)
         self.scale_ms = _int_option(self.name, "time-scale", options.get("time-scale"), 20)
@@ -116,11 +130,11 @@ class BrokerShim:
             raise
 
     def _locate(self, options: dict) -> None:
-        url = os.environ.get(f"MQCONFORM_{self.name.upper()}_URL", "")
+        url = os.environ.get(f"MQCONFORM_{self.env_name}_URL", "")
         given = {k: options[k] for k in ("host", "port", "user", "password", "vhost") if options.get(k)}
         parsed = urlsplit(url) if url and not given else None
         if parsed is not None and parsed.scheme != self.scheme:
-            raise AdapterOptionError(f"adapter {self.name!r}: MQCONFORM_{self.name.upper()}_URL must be a "
+            raise AdapterOptionError(f"adapter {self.name!r}: MQCONFORM_{self.env_name}_URL must be a "
                                      f"{self.scheme}:// URL")
         self.host = given.get("host") or (parsed.hostname if parsed else None)
         port = given.get("port") or (str(parsed.port) if parsed and parsed.port else None)
