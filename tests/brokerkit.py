@@ -37,3 +37,37 @@ def running_broker(name, directory):
         yield srv
     finally:
         srv.down()
+
+
+def check_priority_fifo_and_units_of_work(adapter, open_options=0) -> None:
+    """The mapping every real-broker adapter must get right, on a fresh case of ``adapter``.
+
+    Two queues, PRIORITY (highest first) and FIFO (arrival order whatever the
+    priority); a put under syncpoint invisible to others until its commit; a get
+    under syncpoint backed out comes back with BackoutCount 1.  Leaves the case
+    open on connections ``a`` and ``b`` with handles ``aP aF bP bF``, FIFO queue empty.
+    """
+    x = adapter.execute
+    assert x(L.DefineQueue(queue="P", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),))) == L.OK
+    assert x(L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),))) == L.OK
+    for conn in ("a", "b"):
+        assert x(L.Connect(conn=conn)) == L.OK
+        for q in ("P", "F"):
+            assert x(L.Open(conn=conn, handle=f"{conn}{q}", queue=q,
+                            options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | open_options)) == L.OK
+    for body, prio in (("low", 1), ("high", 7), ("mid", 4)):
+        assert x(put("a", "aP", body, priority=prio)) == L.OK
+        assert x(put("a", "aF", body, priority=prio)) == L.OK
+    if open_options & C.MQOO_BROWSE:  # a browse does not remove the message
+        assert x(get("b", "bP", C.MQGMO_BROWSE_FIRST)).message.body == "high"
+    assert [x(get("b", "bP")).message.body for _ in range(3)] == ["high", "mid", "low"]
+    assert [x(get("b", "bF")).message.body for _ in range(3)] == ["low", "high", "mid"]
+    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
+    assert x(put("a", "aF", "tx", options=C.MQPMO_SYNCPOINT)) == L.OK
+    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
+    assert x(L.Commit(conn="a")) == L.OK
+    first = x(get("b", "bF", C.MQGMO_SYNCPOINT))
+    assert first.message.body == "tx" and first.message.backout_count == 0
+    assert x(L.Backout(conn="b")) == L.OK
+    again = x(get("b", "bF", C.MQGMO_SYNCPOINT))
+    assert again.message.body == "tx" and again.message.backout_count == 1

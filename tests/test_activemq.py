@@ -14,7 +14,7 @@ from adapters.brokers.server import free_port
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import get, mqconform, put, running_broker
+from tests.brokerkit import check_priority_fifo_and_units_of_work, get, mqconform, running_broker
 
 pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
                                 reason="activemq not installed (bash scripts/system-packages.sh)")
@@ -38,29 +38,7 @@ def adapter(broker):
 def test_mapping_priority_browse_units_of_work_and_backout(adapter):
     adapter.start_case("map1")
     x = adapter.execute
-    assert x(L.DefineQueue(queue="P", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),))) == L.OK
-    assert x(L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),))) == L.OK
-    for conn in ("a", "b"):
-        assert x(L.Connect(conn=conn)) == L.OK
-        for q in ("P", "F"):
-            assert x(L.Open(conn=conn, handle=f"{conn}{q}", queue=q,
-                            options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)) == L.OK
-    for body, prio in (("low", 1), ("high", 7), ("mid", 4)):
-        assert x(put("a", "aP", body, priority=prio)) == L.OK
-        assert x(put("a", "aF", body, priority=prio)) == L.OK
-    # A browse does not remove the message.
-    assert x(get("b", "bP", C.MQGMO_BROWSE_FIRST)).message.body == "high"
-    assert [x(get("b", "bP")).message.body for _ in range(3)] == ["high", "mid", "low"]
-    assert [x(get("b", "bF")).message.body for _ in range(3)] == ["low", "high", "mid"]
-    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
-    assert x(put("a", "aF", "tx", options=C.MQPMO_SYNCPOINT)) == L.OK
-    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
-    assert x(L.Commit(conn="a")) == L.OK
-    first = x(get("b", "bF", C.MQGMO_SYNCPOINT))
-    assert first.message.body == "tx" and first.message.backout_count == 0
-    assert x(L.Backout(conn="b")) == L.OK
-    again = x(get("b", "bF", C.MQGMO_SYNCPOINT))
-    assert again.message.body == "tx" and again.message.backout_count == 1
+    check_priority_fifo_and_units_of_work(adapter, C.MQOO_BROWSE)
     assert x(L.Commit(conn="b")) == L.OK
     assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
     adapter.end_case()

@@ -22,7 +22,7 @@ from adapters.rabbitmq import RabbitMQAdapter
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import get, mqconform, put, running_broker
+from tests.brokerkit import check_priority_fifo_and_units_of_work, get, mqconform, put, running_broker
 
 pytestmark = pytest.mark.skipif(server("rabbitmq").installed() is not None,
                                 reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")
@@ -44,30 +44,7 @@ def adapter(broker):
 def test_mapping_priority_units_of_work_backout_count_and_clean_up(adapter, broker):
     adapter.start_case("map1")
     x = adapter.execute
-    assert x(L.DefineQueue(queue="P", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),))) == L.OK
-    assert x(L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),))) == L.OK
-    for conn in ("a", "b"):
-        assert x(L.Connect(conn=conn)) == L.OK
-        for q in ("P", "F"):
-            assert x(L.Open(conn=conn, handle=f"{conn}{q}", queue=q,
-                            options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
-    for body, prio in (("low", 1), ("high", 7), ("mid", 4)):
-        assert x(put("a", "aP", body, priority=prio)) == L.OK
-        assert x(put("a", "aF", body, priority=prio)) == L.OK
-    # Priority queue: highest first; FIFO queue: arrival order whatever the priority.
-    assert [x(get("b", "bP")).message.body for _ in range(3)] == ["high", "mid", "low"]
-    assert [x(get("b", "bF")).message.body for _ in range(3)] == ["low", "high", "mid"]
-    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
-    # A put under syncpoint is not visible to another connection before the commit.
-    assert x(put("a", "aF", "tx", options=C.MQPMO_SYNCPOINT)) == L.OK
-    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
-    assert x(L.Commit(conn="a")) == L.OK
-    # A get under syncpoint backed out comes back, marked as backed out once.
-    first = x(get("b", "bF", C.MQGMO_SYNCPOINT))
-    assert first.message.body == "tx" and first.message.backout_count == 0
-    assert x(L.Backout(conn="b")) == L.OK
-    again = x(get("b", "bF", C.MQGMO_SYNCPOINT))
-    assert again.message.body == "tx" and again.message.backout_count == 1
+    check_priority_fifo_and_units_of_work(adapter)
     assert x(L.Backout(conn="b")) == L.OK
     # A FIFO queue is a quorum queue, which counts deliveries: BackoutCount goes on to 2.
     third = x(get("b", "bF", C.MQGMO_SYNCPOINT))
