@@ -58,8 +58,11 @@ def _areas(text: str | None) -> list[str]:
 
 def _adapter_options(args) -> dict[str, str]:
     options = parse_options(args.adapter_opt or [])
-    if getattr(args, "faults", None):
-        options["faults"] = args.faults  # the simulated adapter validates the names
+    faults = getattr(args, "faults", None)
+    if faults is not None:
+        if not faults.strip(" ,"):
+            raise UsageError("--faults names no fault")
+        options["faults"] = faults  # the simulated adapter validates the names
     return options
 
 
@@ -188,11 +191,9 @@ def cmd_adapters(args, out) -> int:
 
 
 def cmd_faults(args, out) -> int:
-    area = args.area
-    if area:
-        _areas(area)
+    areas = _areas(args.area)
     for f in FAULTS.values():
-        if area is None or f.area == area:
+        if f.area in areas:
             out.write(f"{f.name}\t{f.area}\t{f.description}\n")
     return EXIT_OK
 
@@ -300,6 +301,8 @@ def _summary(record: RunRecord, out) -> None:
 
 
 def cmd_replay(args, out) -> int:
+    if args.adapter_opt and not args.adapter:
+        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
     failure = load_failure(args.file)
     name = args.adapter or failure.adapter
     options = _adapter_options(args) if args.adapter else dict(failure.adapter_options)

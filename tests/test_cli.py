@@ -31,6 +31,11 @@ def test_rules_listing_is_tab_separated_with_sources():
         assert rid.startswith("CORE-") and area == "core" and source and summary
 
 
+def test_faults_listing_takes_several_areas():
+    code, out = run_cli("faults", "--area", "core,dlq")
+    assert code == 0 and {line.split("\t")[1] for line in out.splitlines()} == {"core", "dlq"}
+
+
 def test_faults_and_adapters_listings():
     code, out = run_cli("faults", "--area", "core")
     assert code == 0 and len(out.splitlines()) >= 6
@@ -69,6 +74,10 @@ def test_same_seed_same_results(tmp_path):
     (["run", "--adapter", "simulated", "--adapter-opt", "platform=vms"], "platform must be one of"),
     (["run", "--adapter", "simulated", "--examples", "0"], "must be at least 1"),
     (["run"], "required"),
+    (["run", "--adapter", "simulated", "--faults", ""], "--faults names no fault"),
+    (["run", "--adapter", "simulated", "--area", ""], "no area named"),
+    (["rules", "--area", ","], "no area named"),
+    (["replay", "README.md", "--adapter-opt", "platform=zos"], "--adapter-opt needs --adapter"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(argv, needle):

@@ -85,14 +85,16 @@ for _name in _AREA_MODULES:
 
 
 def parse_areas(text: str | None) -> list[str]:
-    """``"core,expiry"`` to a list of areas that have rules (all of them when empty).
+    """``"core,expiry"`` to a list of areas that have rules (all of them for ``None``).
 
     Raises ValueError naming an unknown area.
     """
     known = RULES.areas()
-    if not text:
+    if text is None:
         return known
     areas = [a.strip() for a in text.split(",") if a.strip()]
+    if not areas:
+        raise ValueError(f"no area named (known: {', '.join(known)})")
     for a in areas:
         if a not in known:
             raise ValueError(f"unknown area {a!r} (known: {', '.join(known)})")
