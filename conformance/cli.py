@@ -543,7 +543,21 @@ def main(argv: list[str] | None = None, out=None) -> int:
     except BrokenPipeError:  # output piped into a reader that stopped early
         sys.stderr.close()
         return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - a crash is never a verdict: one line, the traceback kept
+        err.write(f"mqconform: error: internal error ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
+                  f"traceback in {_save_traceback()}\n")
     return EXIT_ERROR
+
+
+def _save_traceback() -> str:
+    import tempfile
+    import traceback
+
+    fd, path = tempfile.mkstemp(prefix="mqconform-crash-", suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(f"mqconform {__version__}: {' '.join(sys.argv)}\n\n")
+        fh.write(traceback.format_exc())
+    return path
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -128,6 +128,8 @@ def load_failure(path: str | Path) -> Failure:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ReplayFileError(f"{p}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ReplayFileError(f"{p}: not a mqconform replay file (not UTF-8 text)") from None
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -29,6 +30,28 @@ def test_rules_listing_is_tab_separated_with_sources():
     for line in lines:
         rid, area, source, summary = line.split("\t")
         assert rid.startswith("CORE-") and area == "core" and source and summary
+
+
+def test_an_unexpected_exception_is_one_line_exit_2_and_a_saved_traceback(tmp_path, monkeypatch):
+    def boom(args, out):
+        raise ZeroDivisionError("deliberately")
+
+    monkeypatch.setitem(cli.COMMANDS, "rules", boom)
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    code = cli.main(["rules"], out=io.StringIO())
+    line = err.getvalue()
+    assert code == 2 and line.count("\n") == 1 and "internal error (ZeroDivisionError: deliberately)" in line
+    saved = line.rsplit("traceback in ", 1)[1].strip()
+    assert "ZeroDivisionError" in open(saved).read()
+    os.unlink(saved)
+
+
+def test_a_binary_replay_file_is_refused_in_one_line(tmp_path):
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xf0\x28\x8c\x28" * 50)
+    code, out, err = run_process("replay", str(binary))
+    assert code == 2 and "not UTF-8 text" in err and len(err.strip().splitlines()) == 1
 
 
 def test_faults_listing_takes_several_areas():
