@@ -183,6 +183,11 @@ class ActiveMQAdapter(BrokerShim):
     _ids = itertools.count(1)
     admin: StompConnection | None = None
 
+    def __init__(self, **options: str) -> None:
+        #: Each handle's browse cursor (STOMP browsers keep none across calls).
+        self.cursors: dict[str, Cursor] = {}
+        super().__init__(**options)
+
     # ----------------------------------------------------------- connections
     def _open(self) -> StompConnection:
         stomp = _stomp()
@@ -430,7 +435,7 @@ class ActiveMQAdapter(BrokerShim):
 
     def _under_cursor(self, c: StompConnection, handle: str, d: Definition, options: int) -> L.Observation:
         """MQGMO_(BROWSE_)MSG_UNDER_CURSOR: the message the handle's cursor is on, if it is still there."""
-        cursor = self.__dict__.setdefault("_cursors", {}).get(handle)
+        cursor = self.cursors.get(handle)
         if cursor is not None:
             held = self._held_ids()
             for f in self._browse(d):
@@ -468,10 +473,9 @@ class ActiveMQAdapter(BrokerShim):
 
     def _browse_pick(self, handle: str, d: Definition, snapshot: list, options: int):
         """BROWSE_FIRST / BROWSE_NEXT on the broker's browse order, with the handle's cursor."""
-        cursors = self.__dict__.setdefault("_cursors", {})
         held = self._held_ids()
         visible = [f for f in snapshot if f.headers["message-id"] not in held]
-        cursor = cursors.get(handle)
+        cursor = self.cursors.get(handle)
         if options & C.MQGMO_BROWSE_FIRST or cursor is None:
             pick = visible[0] if visible else None
         else:
@@ -492,17 +496,17 @@ class ActiveMQAdapter(BrokerShim):
         passed = set(ids[:position + 1])
         if cursor is not None and not options & C.MQGMO_BROWSE_FIRST:
             passed |= cursor.passed
-        cursors[handle] = Cursor(message_id=mid, priority=_priority(pick), passed=passed, known=set(ids))
+        self.cursors[handle] = Cursor(message_id=mid, priority=_priority(pick), passed=passed, known=set(ids))
         return pick
 
     def _execute(self, op: L.Op) -> L.Observation:
         if isinstance(op, (L.Close, L.Open)) and op.handle:
-            self.__dict__.setdefault("_cursors", {}).pop(op.handle, None)
+            self.cursors.pop(op.handle, None)
         return super()._execute(op)
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         super().start_case(case_id, platform)
-        self.__dict__["_cursors"] = {}
+        self.cursors.clear()
 
     def _observation(self, frame) -> L.Observation:
         h = frame.headers

@@ -221,12 +221,12 @@ def _stop(signum, frame):
     raise KeyboardInterrupt
 
 
-def _on_signals(handlers):
-    """Install SIGINT and SIGTERM handlers (only the main thread can); returns the previous ones."""
+def _on_signals(handlers: dict) -> dict:
+    """Install ``{signal: handler}`` (only the main thread can); returns the previous handlers."""
     previous = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig, handler in handlers.items():
         try:
-            previous[sig] = signal.signal(sig, handlers[sig] if isinstance(handlers, dict) else handlers)
+            previous[sig] = signal.signal(sig, handler)
         except (ValueError, TypeError):
             pass
     return previous
@@ -248,7 +248,7 @@ def cmd_run(args, out) -> int:
     out.write(f"Results: {results}\n")
     out.flush()
     STOP.clear()
-    previous = _on_signals(_stop)
+    previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
     try:
         record = run_areas(adapter, areas, args.examples, seed, options,
                            progress=lambda line: (out.write(f"  {line}\n"), out.flush()),
@@ -490,9 +490,9 @@ def cmd_dlq(args, out) -> int:
 
 
 def cmd_brokers(args, out) -> int:
-    from adapters.brokers import SERVERS, BrokerControlError, server
+    from adapters.brokers import SERVERS, server
 
-    names = [n for n in (args.names or ["all"])]
+    names = args.names or ["all"]
     names = sorted(SERVERS) if "all" in names else list(dict.fromkeys(names))
     servers = [server(n, args.dir) for n in names]  # an unknown name fails before anything starts
     failed = []
@@ -529,9 +529,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
         err.write(f"mqconform: error: {exc}\n")
     except ReplayFileError as exc:
         err.write(f"mqconform: error: {exc}\n")
-    except (HarnessError, AdapterError) as exc:
-        err.write(f"mqconform: error: {exc}\n")
-    except BrokerControlError as exc:
+    except (HarnessError, AdapterError, BrokerControlError) as exc:
         err.write(f"mqconform: error: {exc}\n")
     except ClusterConfigError as exc:
         err.write(f"mqconform: error: {exc}\n")

@@ -69,6 +69,15 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     set_aside: frozenset[str] = frozenset()
     broken: list[str] = []
     outcome = "conformant"
+
+    def found(failure, how: str = "NON-CONFORMANT") -> None:
+        nonlocal outcome
+        record.add_failure(failure)
+        if on_update is not None:
+            on_update(record)
+        broken.extend(r for r in failure.rules if r not in broken)
+        outcome = f"{how} (" + ", ".join(broken) + ")"
+
     for _round in range(keep_going + 1):
         machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside)
         try:
@@ -79,11 +88,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 record.add_failure(machine.session.smallest)
             raise
         except NonConformance as exc:
-            record.add_failure(exc.failure)
-            if on_update is not None:
-                on_update(record)
-            broken.extend(r for r in exc.failure.rules if r not in broken)
-            outcome = "NON-CONFORMANT (" + ", ".join(broken) + ")"
+            found(exc.failure)
             set_aside = set_aside | set(exc.failure.rules)
         except HarnessError as exc:
             record.error = str(exc)
@@ -92,13 +97,11 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         except Flaky as exc:
             # The system answered the same operations differently when Hypothesis
             # ran them again (a real broker's timing, or one that broke meanwhile).
-            found = [e for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]
+            departures = [e for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]
             if machine.session.broken is not None:
                 record.error, outcome = str(machine.session.broken), "error"
-            elif found:
-                record.add_failure(found[0].failure)
-                broken.extend(r for r in found[0].failure.rules if r not in broken)
-                outcome = "NON-CONFORMANT, not reproduced on a second run (" + ", ".join(broken) + ")"
+            elif departures:
+                found(departures[0].failure, "NON-CONFORMANT, not reproduced on a second run")
             else:
                 record.error = (f"{area}: the system answered the same operations differently on a second run "
                                 f"({type(exc).__name__})")

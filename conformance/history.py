@@ -109,10 +109,11 @@ def save_failure(failure: Failure, directory: Path) -> Path:
     digest = hashlib.sha1(failure.fingerprint().encode("utf-8", "surrogatepass")).hexdigest()[:10]
     stem = f"{failure.area}-{failure.platform}-{'_'.join(failure.rules[:3]) or 'unknown'}-{digest}"
     data = failure.to_json()
+    as_read = json.loads(json.dumps(data))
     for n in itertools.count(1):
         path = Path(directory) / (f"{stem}.json" if n == 1 else f"{stem}-{n}.json")
         try:
-            if json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(data)):
+            if json.loads(path.read_text(encoding="utf-8")) == as_read:
                 return path  # this very failure, written before
         except FileNotFoundError:
             break

@@ -94,8 +94,7 @@ class ActiveMQServer(BrokerServer):
     def log(self) -> Path:
         return self.dir / "data" / "console.out"
 
-    def handshake(self, host: str, port: int) -> bool:
-        return stomp_handshake(host, port)
+    handshake = staticmethod(stomp_handshake)
 
     def prepare(self, ports: dict[str, int]) -> list[Process]:
         d = self.dir
@@ -110,4 +109,4 @@ class ActiveMQServer(BrokerServer):
             f"-Dactivemq.conf={d / 'conf'}", f"-Dactivemq.data={d / 'data'}",
             "-jar", str(HOME / "bin" / "activemq.jar"), "start", f"xbean:file:{d / 'conf' / 'activemq.xml'}",
         ]
-        return [Process("activemq", command, ports["main"], self.log, stomp_handshake)]
+        return [Process("activemq", command, ports["main"], self.log, self.handshake)]

@@ -63,8 +63,7 @@ class RabbitMQServer(BrokerServer):
     def log(self) -> Path:
         return self.dir / "log" / "console.out"
 
-    def handshake(self, host: str, port: int) -> bool:
-        return amqp_handshake(host, port)
+    handshake = staticmethod(amqp_handshake)
 
     def prepare(self, ports: dict[str, int]) -> list[Process]:
         d = self.dir
@@ -97,5 +96,5 @@ class RabbitMQServer(BrokerServer):
         return [
             Process("epmd", [epmd_path(), "-address", LOOPBACK, "-port", str(ports["epmd"])], ports["epmd"],
                     d / "log" / "epmd.out", env=env),
-            Process("rabbitmq", [str(BIN / "rabbitmq-server")], ports["main"], self.log, amqp_handshake, env=env),
+            Process("rabbitmq", [str(BIN / "rabbitmq-server")], ports["main"], self.log, self.handshake, env=env),
         ]

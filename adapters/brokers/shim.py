@@ -38,8 +38,6 @@ from reference_model.rules import RULES
 
 #: Queue attributes a broker queue can carry (the others have no broker equivalent).
 DEFINABLE = {"MSGDLVSQ", "DEFPRTY", "DEFPSIST", "BOTHRESH", "BOQNAME", "MAXDEPTH"}
-#: Queue attributes that can be inquired from the shim's definitions or the broker.
-INQUIRABLE = {"CURDEPTH", "MSGDLVSQ", "DEFPRTY", "DEFPSIST", "BOTHRESH", "BOQNAME", "MAXDEPTH"}
 #: MQGMO options with no broker equivalent: browse locks and the browse cursor.
 UNSUPPORTED_GMO = C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_MARK_SKIP_BACKOUT
 #: Longest real wait of a get with MQGMO_WAIT (an unlimited wait on an empty queue ends here).
@@ -230,7 +228,8 @@ class BrokerShim:
             kept = {k: v for k, v in op.attrs if k in self.definable - self.fixed_attributes}
             return attrs.evolve(op, attrs=kept) if kept else None
         if isinstance(op, L.InquireQueue):
-            names = tuple(n for n in op.names if n in INQUIRABLE and (n == "CURDEPTH" or n in self.definable))
+            # CURDEPTH comes from the broker, the definable attributes from the definition.
+            names = tuple(n for n in op.names if n == "CURDEPTH" or n in self.definable)
             return attrs.evolve(op, names=names) if names else None
         if isinstance(op, L.Open):
             if op.options & (C.MQOO_INPUT_EXCLUSIVE | C.MQOO_INPUT_AS_Q_DEF | C.MQOO_SET):
@@ -295,7 +294,7 @@ class BrokerShim:
         if isinstance(op, L.DefineQueue):
             if op.queue in self.queues:
                 return _fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
-            values = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items() if name in DEFINABLE}
+            values = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items() if name in self.definable}
             values.update(dict(op.attrs))
             prefix = "prio." if values["MSGDLVSQ"] == C.MQMDS_PRIORITY else "fifo."
             d = Definition(name=f"{prefix}mqc.{self.case}.{op.queue}", attrs=values)
