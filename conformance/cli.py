@@ -136,8 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("adapters", help="list the adapters")
     faults = sub.add_parser("faults", help="list the simulated queue manager's faults")
     faults.add_argument("--area")
-    rules = sub.add_parser("rules", help="list the rules")
+    rules = sub.add_parser("rules", help="list the rules: ID, area, IBM document and item, summary")
     rules.add_argument("--area")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    srcs = sub.add_parser("sources", help="list the IBM MQ documentation topics the rules come from")
+    srcs.add_argument("--format", choices=("text", "json", "markdown"), default="text")
 
     cluster = sub.add_parser("cluster", help="cluster workload tools")
     cluster_sub = cluster.add_subparsers(dest="cluster_command", required=True, parser_class=_Parser)
@@ -202,7 +205,18 @@ def cmd_rules(args, out) -> int:
     areas = _areas(args.area)
     for area in areas:
         for r in RULES.all(area):
-            out.write(f"{r.id}\t{r.area}\t{r.source}\t{r.summary}\n")
+            if args.format == "json":
+                out.write(json.dumps({"rule": r.id, "area": r.area, "source": r.source, "cites": r.citations(),
+                                      "summary": r.summary, "platforms": list(r.platforms), "note": r.note},
+                                     ensure_ascii=False) + "\n")
+            else:
+                out.write(f"{r.id}\t{r.area}\t{r.source}\t{r.summary}\n")
+    return EXIT_OK
+
+
+def cmd_sources(args, out) -> int:
+    from conformance import sourcedoc
+    out.write(sourcedoc.render(args.format))
     return EXIT_OK
 
 
@@ -511,7 +525,7 @@ def cmd_brokers(args, out) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"brokers": cmd_brokers, "run": cmd_run, "campaign": cmd_campaign, "dlq": cmd_dlq, "report": cmd_report, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules,
+COMMANDS = {"brokers": cmd_brokers, "run": cmd_run, "campaign": cmd_campaign, "dlq": cmd_dlq, "report": cmd_report, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules, "sources": cmd_sources,
             "replay": cmd_replay, "cluster": cmd_cluster}
 
 

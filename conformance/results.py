@@ -122,6 +122,7 @@ class RunRecord:
                     "rule": rule.id,
                     "area": rule.area,
                     "source": rule.source,
+                    "cites": rule.citations(),
                     "summary": rule.summary,
                     "verdict": verdict,
                     **({"interrupted": True} if area in self.interrupted and verdict == ERROR else {}),

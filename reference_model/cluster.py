@@ -1,4 +1,4 @@
-"""The cluster workload management algorithm (seed 002), as a pure function.
+"""The cluster workload management algorithm (IBM's topic of that title), as a pure function.
 
 ``choose(cluster, message, history)`` applies steps 1-12 to a cluster
 description and returns a :class:`Choice`: the destinations still allowed after
@@ -7,7 +7,7 @@ destinations the queue manager may pick.  The stateful part of step 12
 (DestSeqFactor / DestSeqNumber) lives in :class:`WorkloadHistory`, which
 ``advance`` returns anew for the destination actually chosen.
 
-Step names follow the seed: ``CLWL-01`` ... ``CLWL-12`` with ``CLWL-04a``,
+Step names follow the topic's numbering: ``CLWL-01`` ... ``CLWL-12`` with ``CLWL-04a``,
 ``CLWL-04b``, ``CLWL-11a`` ... ``CLWL-11c``.  This module is not yet wired into
 the rule registry, the simulated queue manager or a machine.
 """
@@ -392,7 +392,7 @@ def cluster_put(state, op):
     field_rules = {f"attrs.DESTINATION={key}": (step,) for key, step in choice.eliminated.items()}
     field_rules["attrs.DESTINATION"] = ("CLWL-12",) + steps
     if not choice.allowed:
-        # MQ reports no usable destination; which reason code is not in the seed.
+        # MQ reports no usable destination; which reason code is not in the topic.
         return [Branch(observation=L.Observation(attrs={"DESTINATION": ""}), state=state, rules=steps,
                        field_rules=field_rules)]
     out = []

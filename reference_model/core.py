@@ -148,7 +148,7 @@ def connect(state: ModelState, op: L.Connect) -> list[Branch]:
         raise HistoryError(f"connection {op.conn!r} is already connected")
     s = state.clone()
     s.conns[op.conn] = ModelConnection(name=op.conn, environment=op.environment)
-    # The environment matters to the syncpoint area (seed 001 note 2) only.
+    # The environment matters to the syncpoint area (“Skipping backout” note 2) only.
     return [Branch(observation=L.OK, state=s)]
 
 

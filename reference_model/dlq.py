@@ -1,4 +1,4 @@
-"""Semantics of the ``dlq`` area (seed 004): what a DLQ handler does with each message.
+"""Semantics of the ``dlq`` area (“How the rules table is processed”): what a DLQ handler does with each message.
 
 A handler instance starts from a rules table (:mod:`reference_model.dlq_table`),
 keeps in memory a count of tries per message and the messages it ignored, and

@@ -3,7 +3,7 @@
 A rules table is text: an optional control-data entry (INPUTQ, INPUTQM,
 RETRYINT, WAIT) first, then one or more rules, each a pattern (keywords matched
 against the message's MQDLH and MQMD) and an action.  The syntax follows MQ's
-rules-table conventions (``../shared/mq-facts.md`` section 4.5): keywords in any
+rules-table conventions (IBM's topic “Rules table conventions”): keywords in any
 order, at most once, in any case, separated by blanks or commas; ``*`` comment
 lines; ``+`` and ``-`` continuations; single-quoted values; ``?`` and ``*``
 wildcards in string patterns.

@@ -1,9 +1,9 @@
-"""Semantics of the ``expiry`` area (seed 003): remaining time, discard on get, reports, scans.
+"""Semantics of the ``expiry`` area (“Expiry (MQLONG)”): remaining time, discard on get, reports, scans.
 
 Time is the model's virtual clock in tenths of a second.  A message's remaining
 time is its Expiry less the time since it was put (a backout does not restart
 it).  ``state.expiry_tolerance`` is how approximate the system under test may be
-(seed para 2): within it of zero a message may count as expired or not, and a
+(paragraph 2): within it of zero a message may count as expired or not, and a
 returned Expiry may differ from the exact value by that much.
 """
 

@@ -1,6 +1,7 @@
 """MQI constants with IBM MQ's real numeric values.
 
-Values are those of IBM's ``cmqc.h`` (see ``../shared/mq-facts.md`` section 1).
+Values are those of IBM's ``cmqc.h`` header, as IBM also lists them in the MQI
+constants reference.
 Only the constants the kit uses are listed; names keep MQ's prefixes so that a
 reader can look each one up in the MQ documentation.
 """

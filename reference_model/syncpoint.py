@@ -1,4 +1,4 @@
-"""Semantics of the ``syncpoint`` area: MQGMO_MARK_SKIP_BACKOUT (seed 001, z/OS only).
+"""Semantics of the ``syncpoint`` area: MQGMO_MARK_SKIP_BACKOUT (“Skipping backout”, z/OS only).
 
 The core handlers call into this module when a get carries the mark and when a
 unit of work that holds a marked (or skipped) get ends.  Rule IDs are those of
@@ -15,7 +15,7 @@ from reference_model import mqconst as C
 from reference_model.model import Branch
 from reference_model.state import ModelHandle, ModelState
 
-#: The connection environment in which the option fails (seed note 2).
+#: The connection environment in which the option fails (note 2).
 RRS_STORED_PROCEDURE = "rrs-db2-stored-procedure"
 ENVIRONMENTS = ("normal", RRS_STORED_PROCEDURE)
 

@@ -1,9 +1,9 @@
-"""Semantics of the ``trigger`` area (seed 000): when the queue manager writes a trigger message.
+"""Semantics of the ``trigger`` area (“Conditions for a trigger event”): when the queue manager writes a trigger message.
 
 The core handlers call the hooks here after a put, a close, an alter, an open
 and at the end of a unit of work.  Each hook takes a state (already a private
 clone) and returns the allowed alternatives as ``(state, rules)`` pairs; where
-the seed leaves latitude (get-inhibited queues off z/OS, the interval after a
+the topic leaves latitude (get-inhibited queues off z/OS, the interval after a
 restart) there are several.  Queues are non-shared: queue-sharing groups and
 segmentation are not modelled yet (TRIG-05/07/08/27).
 """

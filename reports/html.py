@@ -35,6 +35,11 @@ def esc(value) -> str:
     return html.escape(text, quote=True)
 
 
+def _source(rule) -> str:
+    """A rule's citations, each title linked to IBM's page where there is an address."""
+    return "; ".join(f'<a href="{esc(url)}">{esc(text)}</a>' if url else esc(text) for text, url in rule.cites)
+
+
 def _vclass(verdict: str) -> str:
     return verdict.replace(" ", "-")
 
@@ -91,7 +96,7 @@ def _column(report: Report, col: Column) -> list[str]:
                 continue
             links = " ".join(f'<a href="#{esc(col.anchor)}-failure-{failure_ids[id(f)]}">failure '
                              f'{failure_ids[id(f)]}</a>' for _, f in cell.failures)
-            rows.append([f'<span id="{esc(col.anchor)}-{esc(r.id)}">{esc(r.id)}</span>', esc(r.source),
+            rows.append([f'<span id="{esc(col.anchor)}-{esc(r.id)}">{esc(r.id)}</span>', _source(r),
                          esc(r.summary), _verdict(col, r.id, link=False) + (" " + links if links else "")
                          + (f'<br><span class="reason">{esc(cell.reason)}</span>' if cell.reason else ""),
                          str(cell.exercised)])

@@ -17,7 +17,8 @@ def report_data(report: Report, generated: float) -> dict:
         "kit_version": __version__,
         "generated": generated,
         "baseline": report.baseline,
-        "rules": [{"rule": r.id, "area": r.area, "source": r.source, "summary": r.summary} for r in report.rules],
+        "rules": [{"rule": r.id, "area": r.area, "source": r.source, "summary": r.summary,
+                   "cites": [{"text": text, "url": url} for text, url in r.cites]} for r in report.rules],
         "columns": [{
             "label": col.label,
             "claim": col.meta,

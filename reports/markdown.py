@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tabulate import tabulate
 
 from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_rows, replay_command,
@@ -15,8 +17,25 @@ def _cell(text) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
+class _Raw(str):
+    """Cell text already made safe (escaped, links checked)."""
+
+
+_SAFE_URL = re.compile(r"^https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+$")
+
+
+def _source(rule) -> _Raw:
+    """A rule's citations, each linked to IBM's page where there is a safe address."""
+    parts = []
+    for text, url in rule.cites:
+        label = _cell(text).replace("[", "\\[").replace("]", "\\]")
+        parts.append(f"[{label}]({url})" if url and _SAFE_URL.match(url) else _cell(text))
+    return _Raw("; ".join(parts))
+
+
 def _table(rows, headers) -> str:
-    return tabulate([[_cell(v) for v in r] for r in rows], headers=headers, tablefmt="github")
+    return tabulate([[v if isinstance(v, _Raw) else _cell(v) for v in r] for r in rows], headers=headers,
+                    tablefmt="github")
 
 
 def render_markdown(report: Report, generated: float) -> str:
@@ -51,7 +70,7 @@ def render_markdown(report: Report, generated: float) -> str:
                 if cell is None:
                     continue
                 verdict = f"{cell.verdict}: {cell.reason}" if cell.reason else cell.verdict
-                row = [r.id, r.source, r.summary, verdict, cell.exercised]
+                row = [r.id, _source(r), r.summary, verdict, cell.exercised]
                 if report.baseline:
                     row.append(cell.change)
                 rows.append(row)

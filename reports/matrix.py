@@ -79,6 +79,18 @@ class RuleInfo:
     area: str
     source: str
     summary: str
+    #: (text, address) per citation; address "" where IBM publishes none.
+    cites: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def from_row(cls, row: dict) -> "RuleInfo":
+        cites = []
+        for c in row.get("cites") or ():
+            if isinstance(c, dict) and isinstance(c.get("text"), str):
+                url = c.get("url") if isinstance(c.get("url"), str) else ""
+                cites.append((c["text"], url if url.startswith(("https://", "http://")) else ""))
+        return cls(row["rule"], row["area"], row["source"], row["summary"],
+                   tuple(cites) or ((str(row["source"]), ""),))
 
 
 @attrs.define
@@ -121,7 +133,7 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None) -> Rep
         col = columns.setdefault(run.label, Column(label=run.label, runs=[]))
         col.runs.append(run)
         for row in run.rows:
-            infos.setdefault(row["rule"], RuleInfo(row["rule"], row["area"], row["source"], row["summary"]))
+            infos.setdefault(row["rule"], RuleInfo.from_row(row))
             cell = col.cells.get(row["rule"])
             if cell is None:
                 col.cells[row["rule"]] = Cell(verdict=row["verdict"], exercised=row["exercised"],

@@ -25,7 +25,7 @@ def errors(text: str) -> list[tuple[int, int, str]]:
 
 
 def test_documented_examples_parse():
-    table, errs = T.parse((ROOT / "docs/dlq/seed-examples.tbl").read_text())
+    table, errs = T.parse((ROOT / "docs/dlq/ibm-examples.tbl").read_text())
     assert errs == [] and [r.fwdq for r in table.rules] == ["IGNORED.DEAD.QUEUE", "REALLY.DEAD.QUEUE"]
     table, errs = T.parse((ROOT / "docs/dlq/rules-example.tbl").read_text())
     assert errs == []

@@ -15,7 +15,7 @@ EXAMPLE_TABLE = ROOT / "docs/dlq/rules-example.tbl"
 EXAMPLE_MESSAGES = ROOT / "docs/dlq/messages-example.toml"
 
 
-@pytest.mark.parametrize("table", ["docs/dlq/rules-example.tbl", "docs/dlq/seed-examples.tbl"])
+@pytest.mark.parametrize("table", ["docs/dlq/rules-example.tbl", "docs/dlq/ibm-examples.tbl"])
 def test_check_accepts_the_shipped_tables(table):
     code, out, _ = run_cli("dlq", "check", ROOT / table)
     assert code == 0 and "valid" in out

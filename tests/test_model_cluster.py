@@ -1,4 +1,4 @@
-"""Hand-written cases for the cluster workload management algorithm (seed 002), step by step."""
+"""Hand-written cases for the cluster workload management algorithm (IBM's topic of that title), step by step."""
 
 from collections import Counter
 

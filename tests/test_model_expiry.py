@@ -1,4 +1,4 @@
-"""Hand-written cases for the ``expiry`` rules (seed 003), the document's examples included."""
+"""Hand-written cases for the ``expiry`` rules (“Expiry (MQLONG)”), the document's examples included."""
 
 from reference_model import language as L
 from reference_model import mqconst as C

@@ -1,4 +1,4 @@
-"""Hand-written cases for the ``syncpoint`` rules (seed 001: skipping backout), Figure 12 included."""
+"""Hand-written cases for the ``syncpoint`` rules (“Skipping backout”), Figure 12 included."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Hand-written cases for the ``trigger`` rules (seed 000: conditions for a trigger event)."""
+"""Hand-written cases for the ``trigger`` rules (“Conditions for a trigger event”)."""
 
 import pytest
 

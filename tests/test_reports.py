@@ -66,7 +66,7 @@ def test_one_adapter_report_has_claim_rules_failures_and_replay(results, tmp_pat
     assert code == 1
     md = (tmp_path / "r.md").read_text()
     for expected in ("What this report covers", "system version", "capabilities: platforms", "seeds", "| 7 ",
-                     "example budget per area", "CORE-04", "003_" if False else "core", "### Failures",
+                     "example budget per area", "CORE-04", "“Message priorities”", "### Failures",
                      "mqconform replay ", "&gt;&gt;"):  # the step marker, escaped as all cell text is
         assert expected in md, expected
     failure_file = re.search(r"mqconform replay (\S+)", md).group(1)

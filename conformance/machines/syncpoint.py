@@ -1,4 +1,4 @@
-"""The ``syncpoint`` machine: units of work mixing marked and unmarked gets (seed 001).
+"""The ``syncpoint`` machine: units of work mixing marked and unmarked gets (“Skipping backout”).
 
 Several connections (one in the RRS / Db2 stored-procedure environment) get
 work messages under syncpoint, marking some to skip backout, put exception

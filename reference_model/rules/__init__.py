@@ -13,9 +13,16 @@ import re
 import attrs
 
 from reference_model import mqconst as C
+from reference_model.sources import Cite, render
 
 AREAS = ("core", "syncpoint", "expiry", "trigger", "cluster", "dlq")
 _ID = re.compile(r"^[A-Z]+-\d{2,3}[a-z]?$")
+
+
+def _as_cites(value) -> tuple[Cite, ...]:
+    if isinstance(value, Cite):
+        return (value,)
+    return tuple(value)
 
 
 @attrs.frozen(kw_only=True)
@@ -24,8 +31,8 @@ class Rule:
 
     id: str = attrs.field(validator=attrs.validators.matches_re(_ID))
     area: str = attrs.field(validator=attrs.validators.in_(AREAS))
-    #: Where the rule is stated: a seed file and item, or an MQ documentation page.
-    source: str
+    #: Where the rule is stated: items of IBM MQ documentation topics in the source catalogue.
+    cites: tuple[Cite, ...] = attrs.field(converter=_as_cites, validator=attrs.validators.min_len(1))
     #: One line, in our words.
     summary: str
     #: Platforms on which MQ documents the rule; others report it not applicable.
@@ -35,6 +42,21 @@ class Rule:
 
     def applies_on(self, platform: str) -> bool:
         return platform in self.platforms
+
+    @property
+    def source(self) -> str:
+        """The documents and items the rule comes from, on one line: title, item; title, item."""
+        return render(self.cites)
+
+    @property
+    def links(self) -> tuple[str, ...]:
+        """Addresses of the cited topics that have one, in citation order."""
+        return tuple(dict.fromkeys(c.doc.url for c in self.cites if c.doc.url))
+
+    def citations(self) -> list[dict[str, str]]:
+        """The citations as plain data: the text shown, title, item, IBM topic and address."""
+        return [{"text": c.text(), "title": c.doc.title, "within": c.doc.within, "item": c.item,
+                 "topic": c.doc.topic, "url": c.doc.url} for c in self.cites]
 
 
 class RuleRegistry:

@@ -1,18 +1,18 @@
 """Rules of the ``cluster`` area: the cluster workload management algorithm.
 
-Source: ``../shared/seeds/002_10705d715e20214f.txt`` (steps 1-12 with 4a, 4b and
-11a-c, and its closing note), with attribute facts from ``../shared/mq-facts.md``
-section 1.7.
+Source: IBM's topic "The cluster workload management algorithm" (steps 1-12
+with 4a, 4b and 11a-c as numbered in WebSphere MQ 6.0 and 7.0, and its closing
+note); see ``reference_model/sources.py``.
 """
 
+from reference_model import sources as S
 from reference_model.rules import RULES, Rule
-
-SEED = "002_10705d715e20214f.txt"
+from reference_model.sources import Cite
 
 
 def _clwl(n: str, summary: str, **kw) -> Rule:
     digits = "".join(ch for ch in n if ch.isdigit())
-    return Rule(id=f"CLWL-{int(digits):02d}{n[len(digits):]}", area="cluster", source=f"{SEED} step {n}",
+    return Rule(id=f"CLWL-{int(digits):02d}{n[len(digits):]}", area="cluster", cites=Cite(S.CLWL_ALGORITHM, f"step {n}"),
                 summary=summary, **kw)
 
 
@@ -37,12 +37,12 @@ RULES.add(
     _clwl("11a", "When a queue manager is being chosen, only the channels and aliases with the highest CLWLPRTY remain.",
           note="Puts naming a queue manager are not modelled yet: not exercised."),
     _clwl("11b", "When a queue is being chosen, only the queues with the highest CLWLPRTY remain; channels are kept.",
-          note="IBM's channel attribute page also applies channel CLWLPRTY to queue choices; the seed, which "
-          "governs, applies it only when a queue manager is chosen (11a)."),
+          note="The topic 'Cluster workload balancing - channel attributes' also applies channel CLWLPRTY to "
+          "queue choices; the algorithm topic, which governs, applies it only when a queue manager is chosen (11a)."),
     _clwl("11c", "Only the CLWLMRUC most recently used channels (highest DestSeqNumber) remain."),
     _clwl("12", "The least recently used destination (lowest DestSeqFactor, then lowest DestSeqNumber) is chosen; its "
           "factor advances by about 1000 / CLWLWGHT and its number becomes the previous choice's plus one; factors "
           "reset to zero when workload attributes change or destinations appear.",
-          note="The seed warns the distribution is not exact because administrative traffic also flows; the "
+          note="The topic warns the distribution is not exact because administrative traffic also flows; the "
           "expected shares are proportional to CLWLWGHT, within the tolerance a run declares."),
 )

@@ -1,19 +1,24 @@
 """Rules of the ``expiry`` area: the Expiry field of the message descriptor.
 
-Source: ``../shared/seeds/003_b264ab86f94f09d9.txt``, its paragraphs (para),
-notes 1-9 and the section on expired messages on z/OS; wider MQ facts from
-``../shared/mq-facts.md`` section 5.
+Source: IBM's topic "Expiry (MQLONG)" of the message descriptor reference (its
+paragraphs and notes 1-9) and the topic "Expired messages on z/OS" (see
+``reference_model/sources.py``).
 """
 
 from reference_model import mqconst as C
+from reference_model import sources as S
 from reference_model.rules import RULES, Rule
-
-SEED = "003_b264ab86f94f09d9.txt"
+from reference_model.sources import Cite
 ZOS = (C.PLATFORM_ZOS,)
 
 
-def _exp(n: int, item: str, summary: str, **kw) -> Rule:
-    return Rule(id=f"EXP-{n:02d}", area="expiry", source=f"{SEED} {item}", summary=summary, **kw)
+def _exp(n: int, item: str, summary: str, cites=None, **kw) -> Rule:
+    if cites is None:
+        if item.startswith("z/OS"):
+            cites = Cite(S.ZOS_EXPIRED, item.removeprefix("z/OS: ").removeprefix("z/OS "))
+        else:
+            cites = Cite(S.MQMD_EXPIRY, item.replace("para ", "paragraph "))
+    return Rule(id=f"EXP-{n:02d}", area="expiry", cites=cites, summary=summary, **kw)
 
 
 RULES.add(
@@ -32,11 +37,11 @@ RULES.add(
          "is greater than zero or MQEI_UNLIMITED."),
     _exp(7, "para 6", "A message put to a remote queue may expire and be discarded on an intermediate transmission queue.",
          note="The kit has no remote queues yet: not exercised."),
-    _exp(8, "para 7", "Discarding an expired message produces an expiration report if the message asked for one "
+    _exp(8, "", cites=(Cite(S.MQMD_EXPIRY, "paragraph 7"), Cite(S.EXPIRY_REPORT, "MQRO_EXPIRATION_*")), summary= "Discarding an expired message produces an expiration report if the message asked for one "
          "with an MQRO_EXPIRATION_* option (feedback MQFB_EXPIRATION, to its reply-to queue), and none otherwise."),
     _exp(9, "para 8", "Any other program that discards messages because they expired must send the requested report too.",
          note="Applies to programs such as a DLQ handler: not exercised until the dlq area lands."),
-    _exp(10, "note 1; mq-facts 5.1", "A put or put1 with Expiry zero (or negative other than MQEI_UNLIMITED) fails "
+    _exp(10, "", cites=(Cite(S.MQMD_EXPIRY, "note 1"), Cite(S.MQRC_2013)), summary= "A put or put1 with Expiry zero (or negative other than MQEI_UNLIMITED) fails "
           "with MQRC_EXPIRY_ERROR and produces no report."),
     _exp(11, "note 2", "Expired messages not yet discarded count toward the number of messages on the queue for "
           "every purpose (CURDEPTH, MAXDEPTH, depth triggering)."),
@@ -62,15 +67,15 @@ RULES.add(
     _exp(21, "note 9, point 3", "Only the separate MQMD's Expiry decides whether an MQXMIT message is discarded."),
     _exp(22, "note 9, point 4", "When the embedded Expiry has elapsed while the separate one has not, the embedded "
           "field is returned as zero."),
-    _exp(23, "z/OS: periodic scan", "With EXPRYINT set, the queue manager periodically scans queues worth scanning "
+    _exp(23, "z/OS: 'Periodic scan'", "With EXPRYINT set, the queue manager periodically scans queues worth scanning "
           "and discards expired messages (with their reports) without a get.", platforms=ZOS,
           note="Which queues are worth scanning is the queue manager's choice: the model allows any expired "
           "message to have been discarded after a scan time."),
-    _exp(24, "z/OS: explicit request", "REFRESH QMGR TYPE(EXPIRY) for named queues discards their expired messages "
+    _exp(24, "z/OS: 'Explicit request'", "REFRESH QMGR TYPE(EXPIRY) for named queues discards their expired messages "
           "(with their reports) without a get.", platforms=ZOS),
-    _exp(25, "z/OS: periodic scan", "In a queue-sharing group only one queue manager scans the shared queues.",
+    _exp(25, "z/OS: 'Periodic scan'", "In a queue-sharing group only one queue manager scans the shared queues.",
          platforms=ZOS, note="The kit has no queue-sharing groups yet: not exercised."),
-    _exp(26, "z/OS heading; mq-facts 5.3", "Where no get touches it, an expired message stays on the queue on z/OS "
+    _exp(26, "", cites=(Cite(S.ZOS_EXPIRED, "first paragraph"), Cite(S.EXPIRY_INTERVAL)), summary= "Where no get touches it, an expired message stays on the queue on z/OS "
           "without EXPRYINT; on other platforms MQ documents no removal time, so it may be removed at any time "
           "after it expires.",
           note="Reports of messages removed in the background on distributed platforms are not yet modelled."),

@@ -1,20 +1,23 @@
 """Rules of the ``syncpoint`` area: skipping backout with MQGMO_MARK_SKIP_BACKOUT.
 
-Source: ``../shared/seeds/001_d5eead655aeb3bc8.txt`` ("Skipping backout"), its
-paragraphs (para), notes and the steps of its Figure 12.  The document states
+Source: IBM's topic "Skipping backout": its paragraphs, notes and the steps of
+its Figure 12 (see ``reference_model/sources.py``).  The document states
 that the option is supported only on z/OS; on other platforms MQ documents
 nothing for it, so every rule here is not applicable there.
 """
 
 from reference_model import mqconst as C
+from reference_model import sources as S
 from reference_model.rules import RULES, Rule
-
-SEED = "001_d5eead655aeb3bc8.txt"
+from reference_model.sources import Cite
 ZOS = (C.PLATFORM_ZOS,)
 
 
-def _sync(n: int, item: str, summary: str, **kw) -> Rule:
-    return Rule(id=f"SYNC-{n:02d}", area="syncpoint", source=f"{SEED} {item}", summary=summary,
+def _sync(n: int, item: str, summary: str, cites=None, **kw) -> Rule:
+    item = item.replace("para ", "paragraph ")
+    if item.startswith("step"):
+        item = f"Figure 12 {item}"
+    return Rule(id=f"SYNC-{n:02d}", area="syncpoint", cites=cites or Cite(S.SKIP_BACKOUT, item), summary=summary,
                 platforms=ZOS, **kw)
 
 
@@ -29,6 +32,7 @@ RULES.add(
     _sync(5, "para 3", "If the new unit of work is backed out for any reason, the marked message is reinstated on the queue."),
     _sync(6, "para 4", "Only one get per unit of work may be marked; a further marked get fails with "
           "MQRC_SECOND_MARK_NOT_ALLOWED and changes nothing.",
+          cites=(Cite(S.SKIP_BACKOUT, "paragraph 4"), Cite(S.MQRC_2062)),
           note="Whether the new unit of work that holds a skipped message may itself mark a get is not "
           "documented: the model allows the mark to succeed or to fail with MQRC_SECOND_MARK_NOT_ALLOWED."),
     _sync(7, "note 1", "Only an application-requested backout skips the marked message; a unit of work backed out "
@@ -48,7 +52,7 @@ RULES.add(
     _sync(16, "step 9", "Committing the new unit of work removes the marked message and makes its puts available."),
     _sync(17, "step 10", "Backing out the new unit of work reinstates the marked message, available to this or "
           "another application like any other message."),
-    _sync(18, "para 1; MQ doc: MQMD BackoutCount",
+    _sync(18, "", cites=(Cite(S.SKIP_BACKOUT, "paragraph 1"), Cite(S.MQMD_BACKOUT)), summary=
           "Messages reinstated by a backout have BackoutCount + 1; a marked message reinstated when its new unit "
           "of work is backed out gets + 1 too.",
           note="Whether the skip itself counts as a backout of the marked message is not documented: the model "

@@ -1,19 +1,19 @@
 """Rules of the ``trigger`` area: the conditions for a trigger event.
 
-Source: ``../shared/seeds/000_30538df842c6cd11.txt`` (conditions 1-14, their
-notes and sub-cases, and the closing notes), with facts from the wider MQ
-documentation in ``../shared/mq-facts.md`` section 2.
+Source: IBM's topic "Conditions for a trigger event" (conditions 1-14, their
+notes and cases, and the closing notes), with "TriggerType (MQLONG)",
+"Properties of trigger messages" and "MQTM - Trigger message" for what the
+conditions leave out.  See ``reference_model/sources.py``.
 """
 
+from reference_model import sources as S
 from reference_model.rules import RULES, Rule
-
-SEED = "000_30538df842c6cd11.txt"
-TRIGGERTYPE = "MQ doc: TriggerType (MQLONG), mq-facts 0.6"
-PROPERTIES = "MQ doc: Properties of trigger messages (q027000_), mq-facts 2.2"
+from reference_model.sources import Cite
 
 
-def _trig(n: int, item: str, summary: str, source: str | None = None, **kw) -> Rule:
-    return Rule(id=f"TRIG-{n:02d}", area="trigger", source=source or f"{SEED} {item}", summary=summary, **kw)
+def _trig(n: int, item: str, summary: str, cites=None, **kw) -> Rule:
+    return Rule(id=f"TRIG-{n:02d}", area="trigger", cites=cites or Cite(S.TRIGGER_CONDITIONS, item),
+                summary=summary, **kw)
 
 
 RULES.add(
@@ -41,8 +41,8 @@ RULES.add(
     _trig(14, "condition 10", "TriggerType is not NONE."),
     _trig(15, "condition 10 (unit of work)", "A trigger caused by a put in a unit of work becomes available only when "
            "the unit of work ends: at commit, and for FIRST and DEPTH also at backout.",
-           note="Another MQ page says trigger messages of a backed-out unit of work are always delivered; the seed "
-           "is more specific and governs, so an EVERY trigger message is dropped at backout."),
+           note="'Properties of trigger messages' says trigger messages of a backed-out unit of work are always "
+           "delivered; this topic is more specific and governs, so an EVERY trigger message is dropped at backout."),
     _trig(16, "condition 11", "A FIRST queue that was not empty, or a DEPTH queue that had TriggerDepth or more, "
            "triggers again on a suitable put when conditions 2-10 but 3 hold and, for FIRST, TriggerInterval has "
            "passed since the last trigger message for the queue."),
@@ -70,9 +70,10 @@ RULES.add(
            "gives only one trigger message for them."),
     _trig(27, "closing note 2", "A message segmented at put causes one trigger event; its segments count individually "
            "afterwards.", note="The kit does not segment messages yet: not exercised."),
-    _trig(28, "", "After writing a DEPTH trigger message the queue manager sets TriggerControl off.", source=TRIGGERTYPE),
+    _trig(28, "", "After writing a DEPTH trigger message the queue manager sets TriggerControl off.", cites=Cite(S.TRIGGER_TYPE, "MQTT_DEPTH")),
     _trig(29, "", "A trigger message carries QName, ProcessName and TriggerData from the queue and ApplType, ApplId, "
-           "EnvData and UserData from the process, with the initiation queue's default priority.", source=PROPERTIES),
+           "EnvData and UserData from the process, with the initiation queue's default priority.",
+           cites=(Cite(S.TRIGGER_PROPERTIES), Cite(S.MQTM, "its fields"))),
     _trig(30, "", "Trigger messages are non-persistent and never expire (lost at a restart).",
-          source=f"{PROPERTIES}; 003_b264ab86f94f09d9.txt note 8"),
+          cites=(Cite(S.TRIGGER_PROPERTIES), Cite(S.MQMD_EXPIRY, "note 8"))),
 )
