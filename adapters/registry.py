@@ -16,6 +16,7 @@ BUILTIN = {
     "simulated": "adapters.simulated:SimulatedAdapter",
     "rabbitmq": "adapters.rabbitmq:RabbitMQAdapter",
     "activemq-stomp": "adapters.activemq:ActiveMQAdapter",
+    "subprocess": "adapters.subprocess:SubprocessAdapter",
 }
 
 

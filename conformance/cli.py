@@ -23,6 +23,7 @@ from adapters.base import AdapterError, AdapterOptionError, parse_options
 from adapters.brokers.server import BrokerControlError
 from adapters.registry import UnknownAdapter, adapter_class, adapter_names, create_adapter
 from adapters.simulated.faults import FAULTS
+from adapters.subprocess import keep_artifacts
 from conformance import __version__
 from conformance.cluster_whatif import ClusterConfigError
 from conformance.engine import Interrupted, run_areas
@@ -276,6 +277,7 @@ def cmd_run(args, out) -> int:
         _on_signals(previous)
         STOP.clear()
         adapter.close()
+        keep_artifacts(adapter, results)
     replay_paths = record.write(results)
     _summary(record, out)
     for failure, path in zip(record.failures, replay_paths):

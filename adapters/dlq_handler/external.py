@@ -21,12 +21,11 @@ bridge to a site's own handler.
 from __future__ import annotations
 
 import json
-import selectors
-import subprocess
 import sys
 from typing import Callable
 
 from adapters.base import AdapterError
+from adapters.subprocess.channel import JsonLinesChannel
 from reference_model import language as L
 
 #: Seconds to wait for each line from the external program.
@@ -45,14 +44,10 @@ class ExternalHandler:
         self.dead_q = dead_q
         self.queue = ""
         self.running = False
-        self.proc: subprocess.Popen | None = None
+        self.chan: JsonLinesChannel | None = None
 
     def start(self, clock: int) -> L.Observation:
-        try:
-            self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         text=True, bufsize=1)
-        except OSError as exc:
-            raise AdapterError(f"cannot start the external DLQ handler {self.command[0]!r}: {exc.strerror}") from None
+        self.chan = JsonLinesChannel(self.command, f"the external DLQ handler {self.command[0]!r}")
         result = self._command({"cmd": "start", "handler": self.name, "table": self.text,
                                 "dead_q": self.dead_q, "clock": clock})
         self.queue = result.pop("queue", "") if isinstance(result, dict) else ""
@@ -61,7 +56,7 @@ class ExternalHandler:
         return obs
 
     def run(self, clock: int) -> str:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.chan is None or not self.chan.alive():
             return "ENDED"
         status = self._command({"cmd": "run", "clock": clock}).get("status")
         if status not in ("RUNNING", "ENDED"):
@@ -70,17 +65,14 @@ class ExternalHandler:
         return status
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                self._command({"cmd": "stop"})
-            except AdapterError:
-                pass
-            try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-        self.proc = None
+        if self.chan is not None:
+            if self.chan.alive():
+                try:
+                    self._command({"cmd": "stop"})
+                except AdapterError:
+                    pass
+            self.chan.close()
+        self.chan = None
         self.running = False
 
     # ------------------------------------------------------------------
@@ -110,30 +102,10 @@ class ExternalHandler:
             self._write({"observation": L.to_json(self.execute(op))})
 
     def _write(self, data: dict) -> None:
-        try:
-            self.proc.stdin.write(json.dumps(data) + "\n")
-            self.proc.stdin.flush()
-        except (OSError, ValueError):
-            raise AdapterError("the external DLQ handler has gone (its input is closed)") from None
+        self.chan.send(data)
 
     def _read(self) -> dict:
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        ready = sel.select(TIMEOUT)
-        sel.close()
-        if not ready:
-            self.proc.kill()
-            raise AdapterError(f"the external DLQ handler did not answer within {TIMEOUT:.0f}s")
-        line = self.proc.stdout.readline()
-        if not line:
-            raise AdapterError(f"the external DLQ handler ended (exit status {self.proc.wait()})")
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            raise AdapterError(f"the external DLQ handler wrote a line that is not JSON: {line[:60]!r}") from None
-        if not isinstance(data, dict):
-            raise AdapterError("the external DLQ handler wrote JSON that is not an object")
-        return data
+        return self.chan.receive(TIMEOUT)
 
 
 def serve(faults: frozenset[str] = frozenset(), stdin=sys.stdin, stdout=sys.stdout) -> int:

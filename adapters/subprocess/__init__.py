@@ -1,0 +1,178 @@
+"""The ``subprocess`` adapter: any program that speaks the kit's JSON-lines protocol is the system under test.
+
+The protocol is described in ``docs/adapters/protocol.md``, with a JSON Schema
+per message in ``adapters/subprocess/schemas/``.  The kit starts the server
+command, sends requests on its stdin and reads answers from its stdout, one
+JSON object per line; the server's stderr is its log, kept with the results.
+Every answer is validated against its schema: a server that misbehaves ends the
+run with an *error* (exit 2) naming what it did, never with a verdict on MQ.
+
+Options: ``command`` (required; the server's command line), ``timeout``
+(seconds per operation, default 10), ``start-timeout`` (seconds for the
+handshake, default 30), ``max-line`` (longest answer in bytes, default 4 MiB).
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
+
+from adapters.base import AdapterError, AdapterOptionError, Capabilities, check_options
+from adapters.subprocess import schemas
+from adapters.subprocess.channel import MAX_LINE, ChannelError, JsonLinesChannel
+from reference_model import language as L
+
+OPTIONS = {"command", "timeout", "start-timeout", "max-line"}
+
+
+def _positive(name: str, text: str, kind=float):
+    try:
+        value = kind(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise AdapterOptionError(f"adapter 'subprocess': {name} must be a positive number, not {text!r}")
+    return value
+
+
+class SubprocessAdapter:
+    """Any queue manager behind a program speaking the kit's JSON-lines protocol (options: command, timeout)."""
+
+    name = "subprocess"
+
+    def __init__(self, **options: str) -> None:
+        check_options(self.name, options, OPTIONS)
+        text = options.get("command", "").strip()
+        if not text:
+            raise AdapterOptionError("adapter 'subprocess' needs --adapter-opt command=\"SERVER COMMAND\"")
+        try:
+            self.command = shlex.split(text)
+        except ValueError as exc:
+            raise AdapterOptionError(f"adapter 'subprocess': command: {exc}") from None
+        self.timeout = _positive("timeout", options.get("timeout", "10"))
+        start_timeout = _positive("start-timeout", options.get("start-timeout", "30"))
+        max_line = _positive("max-line", options.get("max-line", str(MAX_LINE)), int)
+        self._dir = Path(tempfile.mkdtemp(prefix="mqconform-server-"))
+        weakref.finalize(self, shutil.rmtree, self._dir, True)
+        self.log = self._dir / "server.log"
+        self.label = f"server {' '.join(self.command)[:80]!r}"
+        self._ids = 0
+        self._failed: AdapterError | None = None
+        self.chan = JsonLinesChannel(self.command, self.label, log=self.log, max_line=max_line)
+        try:
+            result = self._call("hello", {"protocol": schemas.PROTOCOL, "kit": _kit()}, start_timeout)
+            if result["protocol"] != schemas.PROTOCOL:
+                raise AdapterError(f"{self.label} speaks protocol {result['protocol']}; "
+                                   f"the kit speaks {schemas.PROTOCOL}")
+            self.server = dict(result["server"])
+            caps = result["capabilities"]
+            try:
+                self._caps = Capabilities(
+                    areas=caps["areas"], platforms=caps.get("platforms") or ("distributed",),
+                    operations=caps.get("operations"), realtime=caps.get("realtime", False),
+                    expiry_tolerance=caps.get("expiry_tolerance", 0),
+                    not_applicable=caps.get("not_applicable") or {})
+            except ValueError as exc:
+                raise AdapterError(f"{self.label} declared impossible capabilities: {exc}") from None
+        except AdapterError:
+            self.close()
+            raise
+        self.label = f"server {self.server['name']!r} (pid {self.chan.pid})"
+        self.chan.name = self.label
+
+    # ---------------------------------------------------------------- the adapter contract
+    def capabilities(self) -> Capabilities:
+        return self._caps
+
+    def describe(self) -> dict:
+        extra = {k: v for k, v in self.server.items() if k not in ("name", "version")}
+        return {"system": self.server["name"], "version": self.server["version"], "protocol": schemas.PROTOCOL,
+                "command": shlex.join(self.command), "platforms": list(self._caps.platforms), **extra}
+
+    def start_case(self, case_id: str, platform: str | None = None) -> None:
+        self._call("start_case", {"case": case_id, "platform": platform or self._caps.platform})
+
+    def express(self, op: L.Op) -> L.Op | None:
+        """An operation the server did not declare is not sent: it is not applicable, not a failure."""
+        return op if self._caps.can(type(op)) else None
+
+    def execute(self, op: L.Op) -> L.Observation:
+        result = self._call("execute", {"op": L.to_json(op)})
+        try:
+            return L.from_json(result["observation"])
+        except L.LanguageError as exc:
+            raise self._fail(f"{self.label} answered {type(op).__name__} with an invalid observation: {exc}")
+
+    def elapsed_tenths(self) -> int:
+        return self._call("elapsed", None)["tenths"]
+
+    def end_case(self) -> None:
+        self._call("end_case", None)
+
+    def artifacts(self) -> list[Path]:
+        """Files worth keeping with the results: the server's log."""
+        return [self.log] if self.log.exists() else []
+
+    def close(self) -> None:
+        if self.chan is None:
+            return
+        if self._failed is None and self.chan.alive():
+            try:
+                self._call("shutdown", None, timeout=min(self.timeout, 5.0))
+            except AdapterError:
+                pass
+        self.chan.close()
+        self.chan = None
+
+    def __del__(self) -> None:   # a forgotten adapter still stops its server
+        try:
+            if getattr(self, "chan", None) is not None:
+                self.chan.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+    # ---------------------------------------------------------------- the protocol
+    def _fail(self, text: str) -> AdapterError:
+        self._failed = AdapterError(text)
+        return self._failed
+
+    def _call(self, method: str, params: dict | None, timeout: float | None = None):
+        if self._failed is not None:
+            raise self._failed
+        self._ids += 1
+        request = {"id": self._ids, "method": method}
+        if params is not None:
+            request["params"] = params
+        try:
+            self.chan.send(request)
+            answer = self.chan.receive(self.timeout if timeout is None else timeout)
+        except ChannelError as exc:
+            self._failed = exc
+            raise
+        if "error" in answer and not schemas.problem("error", answer):
+            message = " ".join(str(answer["error"]["message"]).split())[:200]
+            raise self._fail(f"{self.label} reported an error in {method}: {message}")
+        why = schemas.problem(f"{method}.response", answer)
+        if why:
+            raise self._fail(f"{self.label} sent an invalid answer to {method}: {why}")
+        if answer["id"] != request["id"]:
+            raise self._fail(f"{self.label} answered request {request['id']} with id {answer['id']}")
+        return answer["result"]
+
+
+def _kit() -> str:
+    from conformance import __version__
+
+    return f"mqconform {__version__}"
+
+
+def keep_artifacts(adapter, directory: Path) -> None:
+    """Copy whatever an adapter wants kept (a server's log) into a results directory."""
+    for path in getattr(adapter, "artifacts", lambda: [])():
+        try:
+            shutil.copyfile(path, directory / path.name)
+        except OSError:
+            pass

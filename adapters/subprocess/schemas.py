@@ -1,0 +1,213 @@
+"""JSON Schemas of the adapter protocol, one file per message, and their validation.
+
+The files in ``adapters/subprocess/schemas/`` are what a server author reads and
+what the kit validates every answer against.  They are written by
+``python -m adapters.subprocess.schemas`` from the definitions below (the
+operation language's schema is derived from its classes); a test keeps the
+files equal to what this module generates.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import typing
+from functools import lru_cache
+from pathlib import Path
+
+import attrs
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.rules import AREAS
+
+#: The protocol version this kit speaks.
+PROTOCOL = 1
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+BASE = "urn:mqconform:protocol:1:"
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+#: Methods the kit calls, in the order of a session.
+METHODS = ("hello", "start_case", "execute", "elapsed", "end_case", "shutdown")
+
+
+# ---------------------------------------------------------------- the operation language
+
+def _pairs() -> dict:
+    return {"type": "array", "items": {
+        "type": "array", "prefixItems": [{"type": "string"}, {"type": ["integer", "string", "boolean", "null"]}],
+        "minItems": 2, "maxItems": 2}}
+
+
+def _type_schema(t) -> dict:
+    if t is int:
+        return {"type": "integer"}
+    if t is bool:
+        return {"type": "boolean"}
+    if t is str:
+        return {"type": "string"}
+    if t is tuple:
+        return {"type": "array", "items": {"type": "string"}}
+    if isinstance(t, type) and t.__name__ in L._REGISTRY:
+        return {"$ref": f"#/$defs/{t.__name__}"}
+    args = typing.get_args(t)
+    if args:   # a union such as int | IntRange or X | None
+        return {"anyOf": [{"type": "null"} if a is type(None) else _type_schema(a) for a in args]}
+    raise TypeError(f"no schema for {t!r}")
+
+
+def _class_schema(cls: type) -> dict:
+    hints = typing.get_type_hints(cls)
+    props: dict = {"type": {"const": cls.__name__}}
+    required = ["type"]
+    for a in attrs.fields(cls):
+        if a.name == "attrs":
+            props[a.name] = _pairs() if cls is not L.Observation else {"anyOf": [_pairs(), {"type": "null"}]}
+        else:
+            props[a.name] = _type_schema(hints[a.name])
+        if a.default is attrs.NOTHING:
+            required.append(a.name)
+    doc = " ".join((cls.__doc__ or "").split())
+    return {"description": doc, "type": "object", "properties": props, "required": required,
+            "additionalProperties": False}
+
+
+def language_schema() -> dict:
+    defs = {name: _class_schema(cls) for name, cls in sorted(L._REGISTRY.items())}
+    defs["Op"] = {"description": "Any operation of the language.",
+                  "oneOf": [{"$ref": f"#/$defs/{c.__name__}"} for c in sorted(L.OPERATIONS, key=lambda c: c.__name__)]}
+    return {"$schema": DIALECT, "$id": BASE + "language",
+            "title": "The operation language: operations and observations in their JSON form",
+            "$defs": defs}
+
+
+# ---------------------------------------------------------------- the messages
+
+def _request(method: str, params: dict | None, description: str) -> dict:
+    props = {"id": {"type": "integer", "minimum": 1}, "method": {"const": method}}
+    required = ["id", "method"]
+    if params is not None:
+        props["params"] = params
+        required.append("params")
+    return {"$schema": DIALECT, "$id": BASE + f"{method}.request", "title": f"{method} (kit to server)",
+            "description": description, "type": "object", "properties": props, "required": required,
+            "additionalProperties": False}
+
+
+def _response(method: str, result: dict, description: str) -> dict:
+    return {"$schema": DIALECT, "$id": BASE + f"{method}.response", "title": f"answer to {method} (server to kit)",
+            "description": description, "type": "object",
+            "oneOf": [
+                {"properties": {"id": {"type": "integer"}, "result": result}, "required": ["id", "result"],
+                 "additionalProperties": False},
+                {"$ref": BASE + "error"},
+            ]}
+
+
+def _object(props: dict, required=(), extra: bool = False) -> dict:
+    return {"type": "object", "properties": props, "required": list(required), "additionalProperties": extra}
+
+
+EMPTY = _object({})
+
+
+def message_schemas() -> dict[str, dict]:
+    caps = _object({
+        "areas": {"type": "array", "items": {"enum": list(AREAS)}, "uniqueItems": True},
+        "platforms": {"type": "array", "items": {"enum": list(C.PLATFORMS)}, "minItems": 1, "uniqueItems": True},
+        "operations": {"anyOf": [{"type": "null"}, {"type": "array", "items": {
+            "enum": sorted(c.__name__ for c in L.OPERATIONS)}, "uniqueItems": True}]},
+        "realtime": {"type": "boolean"},
+        "expiry_tolerance": {"type": "integer", "minimum": 0},
+        "not_applicable": {"type": "object", "additionalProperties": {"type": "string"}},
+    }, required=["areas"])
+    out = {
+        "error": {"$schema": DIALECT, "$id": BASE + "error", "title": "a server's own failure (server to kit)",
+                  "description": "Something went wrong in the server itself, not in the queue manager it "
+                                 "serves: the run ends with an error verdict. An MQ reason code is an "
+                                 "observation, never an error.",
+                  **_object({"id": {"type": ["integer", "null"]},
+                             "error": _object({"message": {"type": "string"}}, required=["message"], extra=True)},
+                            required=["id", "error"])},
+        "hello.request": _request("hello", _object({"protocol": {"const": PROTOCOL}, "kit": {"type": "string"}},
+                                                   required=["protocol", "kit"]),
+                                  "The first message: the protocol version the kit speaks and the kit's version."),
+        "hello.response": _response("hello", _object({
+            "protocol": {"type": "integer"},
+            "server": _object({"name": {"type": "string", "minLength": 1}, "version": {"type": "string"}},
+                              required=["name", "version"], extra=True),
+            "capabilities": caps,
+        }, required=["protocol", "server", "capabilities"]),
+            "The server's protocol version (must equal the kit's), its name and version (any further "
+            "fields describe the system and go into the report), and what it can express."),
+        "start_case.request": _request("start_case", _object(
+            {"case": {"type": "string"}, "platform": {"enum": list(C.PLATFORMS)}}, required=["case", "platform"]),
+            "Begin an isolated test case: nothing from an earlier case may be visible in it."),
+        "start_case.response": _response("start_case", EMPTY, "The case has started."),
+        "execute.request": _request("execute", _object({"op": {"$ref": BASE + "language#/$defs/Op"}},
+                                                       required=["op"]),
+                                    "Run one operation of the language."),
+        "execute.response": _response("execute", _object(
+            {"observation": {"$ref": BASE + "language#/$defs/Observation"}}, required=["observation"]),
+            "What the queue manager answered, reason codes included."),
+        "elapsed.request": _request("elapsed", None,
+                                    "Real-time servers only: how much time the case has taken so far."),
+        "elapsed.response": _response("elapsed", _object({"tenths": {"type": "integer", "minimum": 0}},
+                                                         required=["tenths"]),
+                                      "Tenths of a second since start_case."),
+        "end_case.request": _request("end_case", None, "End the current case; its queues may be deleted."),
+        "end_case.response": _response("end_case", EMPTY, "The case has ended."),
+        "shutdown.request": _request("shutdown", None, "The last message: answer, then exit with status 0."),
+        "shutdown.response": _response("shutdown", EMPTY, "The server is about to exit."),
+        "language": language_schema(),
+    }
+    return out
+
+
+# ---------------------------------------------------------------- validation
+
+@lru_cache(maxsize=1)
+def _registry() -> tuple[Registry, dict[str, dict]]:
+    schemas = {}
+    for path in sorted(SCHEMA_DIR.glob("*.json")):
+        schemas[path.name.removesuffix(".json")] = json.loads(path.read_text(encoding="utf-8"))
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
+    return registry, schemas
+
+
+@lru_cache(maxsize=None)
+def validator(name: str) -> Draft202012Validator:
+    registry, schemas = _registry()
+    return Draft202012Validator(schemas[name], registry=registry)
+
+
+def problem(name: str, message: dict) -> str | None:
+    """Why ``message`` is not a valid ``name`` message (the deepest error, one line), or None."""
+    errors = list(validator(name).iter_errors(message))
+    if not errors:
+        return None
+    best = min(errors, key=lambda e: (-len(list(e.absolute_path)), e.message))
+    for err in errors:   # within oneOf, report the branch that went deepest
+        for sub in err.context or ():
+            if len(list(sub.absolute_path)) > len(list(best.absolute_path)):
+                best = sub
+    where = "/".join(str(p) for p in best.absolute_path) or "the message"
+    text = " ".join(best.message.split())
+    return f"{where}: {text[:160]}"
+
+
+def write(directory: Path = SCHEMA_DIR) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, schema in message_schemas().items():
+        path = directory / f"{name}.json"
+        path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for p in write(Path(sys.argv[1]) if len(sys.argv) > 1 else SCHEMA_DIR):
+        print(p)

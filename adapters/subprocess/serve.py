@@ -1,0 +1,74 @@
+"""The server side of the protocol: any Python adapter served over JSON lines on stdin and stdout.
+
+``serve(adapter)`` answers the kit's requests until ``shutdown`` or the end of
+its input.  It is how ``python -m adapters.simulated.serve`` puts the simulated
+queue manager behind the protocol, and a reference for authors of servers in
+other languages (see ``docs/adapters/protocol.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import IO
+
+from adapters.subprocess.schemas import PROTOCOL
+from reference_model import language as L
+
+
+def capabilities_json(caps) -> dict:
+    return {"areas": sorted(caps.areas), "platforms": list(caps.platforms),
+            "operations": None if caps.operations is None else sorted(caps.operations),
+            "realtime": caps.realtime, "expiry_tolerance": caps.expiry_tolerance,
+            "not_applicable": dict(caps.not_applicable)}
+
+
+def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
+    """Answer requests for ``adapter``; returns the exit status (0 after shutdown or end of input)."""
+    if stdout is None:   # the protocol owns file descriptor 1; anything else printed goes to the log
+        stdout = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+        sys.stdout = sys.stderr
+    stdin = stdin if stdin is not None else sys.stdin
+
+    def send(message: dict) -> None:
+        stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+        stdout.flush()
+
+    try:
+        for line in stdin:
+            try:
+                request = json.loads(line)
+                rid, method, params = request["id"], request["method"], request.get("params") or {}
+            except (ValueError, KeyError, TypeError) as exc:
+                send({"id": None, "error": {"message": f"not a request: {exc}"}})
+                continue
+            try:
+                if method == "hello":
+                    about = adapter.describe()
+                    server = {"name": str(about.get("system", adapter.name)), "version": str(about.get("version", "")),
+                              **{k: v for k, v in about.items() if k not in ("system", "version")}}
+                    result = {"protocol": PROTOCOL, "server": server,
+                              "capabilities": capabilities_json(adapter.capabilities())}
+                elif method == "start_case":
+                    adapter.start_case(params["case"], params["platform"])
+                    result = {}
+                elif method == "execute":
+                    result = {"observation": L.to_json(adapter.execute(L.from_json(params["op"])))}
+                elif method == "elapsed":
+                    result = {"tenths": int(adapter.elapsed_tenths())}
+                elif method == "end_case":
+                    adapter.end_case()
+                    result = {}
+                elif method == "shutdown":
+                    send({"id": rid, "result": {}})
+                    return 0
+                else:
+                    raise ValueError(f"unknown method {method!r}")
+            except Exception as exc:  # noqa: BLE001 - the kit is told, and decides
+                send({"id": rid, "error": {"message": f"{type(exc).__name__}: {exc}"}})
+                continue
+            send({"id": rid, "result": result})
+        return 0
+    finally:
+        adapter.close()
