@@ -10,13 +10,13 @@ files equal to what this module generates.
 from __future__ import annotations
 
 import json
-import sys
 import typing
 from functools import lru_cache
 from pathlib import Path
 
 import attrs
-from jsonschema import Draft202012Validator
+import fastjsonschema
+from jsonschema import Draft7Validator
 from referencing import Registry, Resource
 
 from reference_model import language as L
@@ -27,7 +27,8 @@ from reference_model.rules import AREAS
 PROTOCOL = 1
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 BASE = "urn:mqconform:protocol:1:"
-DIALECT = "https://json-schema.org/draft/2020-12/schema"
+#: Draft 7: understood by every maintained validator, in every language a server may be written in.
+DIALECT = "http://json-schema.org/draft-07/schema#"
 
 #: Methods the kit calls, in the order of a session.
 METHODS = ("hello", "start_case", "execute", "elapsed", "end_case", "shutdown")
@@ -37,8 +38,8 @@ METHODS = ("hello", "start_case", "execute", "elapsed", "end_case", "shutdown")
 
 def _pairs() -> dict:
     return {"type": "array", "items": {
-        "type": "array", "prefixItems": [{"type": "string"}, {"type": ["integer", "string", "boolean", "null"]}],
-        "minItems": 2, "maxItems": 2}}
+        "type": "array", "items": [{"type": "string"}, {"type": ["integer", "string", "boolean", "null"]}],
+        "additionalItems": False, "minItems": 2}}
 
 
 def _type_schema(t) -> dict:
@@ -178,13 +179,47 @@ def _registry() -> tuple[Registry, dict[str, dict]]:
 
 
 @lru_cache(maxsize=None)
-def validator(name: str) -> Draft202012Validator:
+def validator(name: str) -> Draft7Validator:
+    """The precise validator of message ``name``, resolving references between the schema files."""
     registry, schemas = _registry()
-    return Draft202012Validator(schemas[name], registry=registry)
+    return Draft7Validator(schemas[name], registry=registry)
+
+
+def _bundled(name: str) -> dict:
+    """Message ``name``'s schema made self-contained: references to other files point inside it."""
+    _, schemas = _registry()
+    error = {k: v for k, v in schemas["error"].items() if k not in ("$id", "$schema")}
+
+    def local(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if ref == BASE + "error":
+                return local(error)
+            if isinstance(ref, str) and ref.startswith(BASE + "language#"):
+                return {**node, "$ref": ref[len(BASE + "language"):]}
+            return {k: local(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [local(v) for v in node]
+        return node
+
+    bundled = local({k: v for k, v in schemas[name].items() if k != "$id"})
+    bundled["$defs"] = schemas["language"]["$defs"]
+    return bundled
+
+
+@lru_cache(maxsize=None)
+def _fast(name: str):
+    """A compiled check of message ``name`` (fast; its error texts are vague, so failures are re-checked)."""
+    return fastjsonschema.compile(_bundled(name))
 
 
 def problem(name: str, message: dict) -> str | None:
     """Why ``message`` is not a valid ``name`` message (the deepest error, one line), or None."""
+    try:
+        _fast(name)(message)
+        return None
+    except fastjsonschema.JsonSchemaException:
+        pass
     errors = list(validator(name).iter_errors(message))
     if not errors:
         return None
@@ -207,7 +242,3 @@ def write(directory: Path = SCHEMA_DIR) -> list[Path]:
         written.append(path)
     return written
 
-
-if __name__ == "__main__":
-    for p in write(Path(sys.argv[1]) if len(sys.argv) > 1 else SCHEMA_DIR):
-        print(p)
