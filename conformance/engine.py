@@ -155,6 +155,8 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
             if progress:
                 progress(f"{area} on {platform}: {outcome} in {seconds:.1f}s")
             if record.error:
+                # the areas finished before keep their verdicts; this one and the rest have none
+                record.errored = list(areas[index:])
                 break
         if on_update is not None:
             on_update(record)

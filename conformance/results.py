@@ -103,6 +103,13 @@ class RunRecord:
     ended: float | None = None
     #: Areas a run was interrupted in or before (their rules get no verdict but "error").
     interrupted: list[str] = attrs.Factory(list)
+    #: Areas the run's error happened in or kept from running; empty with an error means every area.
+    errored: list[str] = attrs.Factory(list)
+
+    def _in_error(self, area: str) -> bool:
+        if area in self.interrupted:
+            return True
+        return self.error is not None and (not self.errored or area in self.errored)
 
     def applicable(self, rule: Rule) -> bool:
         return rule.area in self.capabilities["areas"] and rule.id not in self.capabilities.get(
@@ -116,8 +123,7 @@ class RunRecord:
         rows = []
         for area in self.areas:
             for rule in RULES.all(area):
-                verdict = verdict_for(rule, self.coverage, self.applicable(rule),
-                                      self.error is not None or area in self.interrupted)
+                verdict = verdict_for(rule, self.coverage, self.applicable(rule), self._in_error(area))
                 rows.append({
                     "rule": rule.id,
                     "area": rule.area,
@@ -168,6 +174,7 @@ class RunRecord:
             "status": self.status(),
             "error": self.error,
             "interrupted": self.interrupted,
+            "errored": self.errored,
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],

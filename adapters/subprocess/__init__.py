@@ -135,6 +135,13 @@ class SubprocessAdapter:
             pass
 
     # ---------------------------------------------------------------- the protocol
+    def _log_tail(self) -> str:
+        try:
+            lines = self.log.read_bytes()[-4096:].decode("utf-8", "replace").strip().splitlines()
+        except OSError:
+            return ""
+        return " ".join(lines[-1].split())[:160] if lines else ""
+
     def _fail(self, text: str) -> AdapterError:
         self._failed = AdapterError(text)
         return self._failed
@@ -150,8 +157,9 @@ class SubprocessAdapter:
             self.chan.send(request)
             answer = self.chan.receive(self.timeout if timeout is None else timeout)
         except ChannelError as exc:
-            self._failed = exc
-            raise
+            tail = self._log_tail() if not self.chan.alive() else ""
+            self._failed = ChannelError(f"{exc}; its last log line: {tail!r}") if tail else exc
+            raise self._failed from None
         if "error" in answer and not schemas.problem("error", answer):
             message = " ".join(str(answer["error"]["message"]).split())[:200]
             raise self._fail(f"{self.label} reported an error in {method}: {message}")

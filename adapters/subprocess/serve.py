@@ -13,7 +13,7 @@ import os
 import sys
 from typing import IO
 
-from adapters.subprocess.schemas import PROTOCOL
+from adapters.subprocess.schemas import METHODS, PROTOCOL, problem
 from reference_model import language as L
 
 
@@ -24,8 +24,14 @@ def capabilities_json(caps) -> dict:
             "not_applicable": dict(caps.not_applicable)}
 
 
-def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Answer requests for ``adapter``; returns the exit status (0 after shutdown or end of input)."""
+def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, check: bool | None = None) -> int:
+    """Answer requests for ``adapter``; returns the exit status (0 after shutdown or end of input).
+
+    With ``check`` (default: the environment variable MQCONFORM_CHECK_REQUESTS is set) every
+    request is validated against its schema first, and an invalid one is answered with an error.
+    """
+    if check is None:
+        check = bool(os.environ.get("MQCONFORM_CHECK_REQUESTS"))
     if stdout is None:   # the protocol owns file descriptor 1; anything else printed goes to the log
         stdout = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
         sys.stdout = sys.stderr
@@ -42,6 +48,10 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None) 
                 rid, method, params = request["id"], request["method"], request.get("params") or {}
             except (ValueError, KeyError, TypeError) as exc:
                 send({"id": None, "error": {"message": f"not a request: {exc}"}})
+                continue
+            why = problem(f"{method}.request", request) if check and method in METHODS else None
+            if why:
+                send({"id": rid, "error": {"message": f"invalid {method} request: {why}"}})
                 continue
             try:
                 if method == "hello":

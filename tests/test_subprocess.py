@@ -1,0 +1,156 @@
+"""The JSON-lines adapter protocol: the reference server, its schemas, and servers that misbehave."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from adapters.simulated.faults import FAULTS
+from adapters.subprocess import schemas
+from tests.clikit import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = f"{sys.executable} -m adapters.simulated.serve"
+MISBEHAVE = ROOT / "tests" / "data" / "servers" / "misbehave.py"
+
+
+def _rows(directory: Path) -> dict:
+    return {r["rule"]: r for r in map(json.loads, (directory / "rules.jsonl").read_text().splitlines())}
+
+
+def _subprocess(command: str, *argv) -> tuple[int, str, str]:
+    return run_cli("run", "--adapter", "subprocess", "--adapter-opt", f"command={command}", *argv)
+
+
+@pytest.fixture
+def check_requests(monkeypatch):
+    """The reference server validates every request the kit sends against its schema."""
+    monkeypatch.setenv("MQCONFORM_CHECK_REQUESTS", "1")
+
+
+def test_every_area_through_the_reference_server_gives_the_in_process_verdicts(tmp_path, check_requests):
+    args = ("--examples", "8", "--seed", "3")
+    code, out, err = _subprocess(SERVER, *args, "--results", tmp_path / "sub")
+    assert code == 0, out + err
+    assert run_cli("run", "--adapter", "simulated", *args, "--results", tmp_path / "in")[0] == 0
+    sub, inproc = _rows(tmp_path / "sub"), _rows(tmp_path / "in")
+    assert sub == inproc   # same verdicts, same counts of exercise, rule by rule
+    assert {r["verdict"] for r in sub.values()} >= {"pass"}
+    meta = json.loads((tmp_path / "sub" / "run.json").read_text())
+    assert meta["system"]["system"] == "mqconform simulated queue manager"
+    assert meta["system"]["protocol"] == schemas.PROTOCOL
+    assert (tmp_path / "sub" / "server.log").exists()
+
+
+def _sample():
+    """Two faults per area (the catalogue sorted by name), a sample the suite can afford."""
+    by_area: dict[str, list[str]] = {}
+    for name in sorted(FAULTS):
+        by_area.setdefault(FAULTS[name].area, []).append(name)
+    return [f for names in by_area.values() for f in names[:2]]
+
+
+@pytest.mark.parametrize("fault", _sample())
+def test_a_fault_is_found_through_the_server_with_the_in_process_counterexample(fault, tmp_path):
+    spec = FAULTS[fault]
+    args = ("--area", spec.area, "--seed", "7", "--keep-going", "0", "--adapter-opt", "timeout=30")
+    code, out, err = _subprocess(f"{SERVER} --faults {fault}", *args, "--results", tmp_path / "sub")
+    assert code == 1, out + err
+    code, out, _ = run_cli("run", "--adapter", "simulated", "--faults", fault, *args[:-2], "--results", tmp_path / "in")
+    assert code == 1, out
+    sub = {p.name: json.loads(p.read_text()) for p in (tmp_path / "sub" / "failures").glob("*.json")}
+    inproc = {p.name: json.loads(p.read_text()) for p in (tmp_path / "in" / "failures").glob("*.json")}
+    assert sorted(sub) == sorted(inproc)
+    for name in sub:
+        assert sub[name]["steps"] == inproc[name]["steps"], name
+        assert set(sub[name]["rules"]) & set(spec.rules)
+
+
+MISBEHAVIOURS = {
+    "garbage": "wrote a line that is not JSON",
+    "silent": "did not answer within 2s",
+    "crash": "ended (exit status 7)",
+    "wrong-types": "sent an invalid answer to execute: result/observation/cc",
+    "unknown-observation": "sent an invalid answer to execute",
+    "text-before-hello": "wrote a line that is not JSON: 'Starting the queue manager",
+    "huge-line": "wrote a line longer than",
+    "protocol-2": "speaks protocol 2; the kit speaks 1",
+    "error": "reported an error in execute: the queue manager's log is full",
+    "wrong-id": "answered request",
+    "exit-at-hello": "ended (exit status 3); its last log line: \"cannot open the queue manager's data directory\"",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(MISBEHAVIOURS))
+def test_a_misbehaving_server_is_an_error_never_a_verdict(mode, tmp_path):
+    pidfile = tmp_path / "pid"
+    results = tmp_path / "r"
+    command = f"{sys.executable} {MISBEHAVE} {mode} --after 40 --pidfile {pidfile}"
+    code, out, err = _subprocess(command, "--adapter-opt", "timeout=2", "--area", "core", "--examples", "5",
+                                 "--seed", "1", "--results", results)
+    assert code == 2, out + err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "server" in err and MISBEHAVIOURS[mode] in err, err
+    assert "Non-conformance" not in out
+    pid = int(pidfile.read_text())
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE is False
+    if results.exists() and (results / "rules.jsonl").exists():   # failed after the run began
+        verdicts = {r["verdict"] for r in _rows(results).values()}
+        assert "fail" not in verdicts and "error" in verdicts
+
+
+def test_what_was_recorded_before_a_crash_is_kept(tmp_path):
+    # a clean run tells how many operations the core area takes; the server crashes just after them
+    assert _subprocess(f"{SERVER} --platform distributed", "--area", "core", "--examples", "5", "--seed", "1",
+                       "--results", tmp_path / "clean")[0] == 0
+    steps = json.loads((tmp_path / "clean" / "run.json").read_text())["steps_run"]
+    results = tmp_path / "r"
+    command = f"{sys.executable} {MISBEHAVE} crash --after {steps}"
+    code, out, err = _subprocess(command, "--area", "core,expiry", "--examples", "5", "--seed", "1",
+                                 "--results", results)
+    assert code == 2, out + err
+    rows = _rows(results)
+    assert {r["verdict"] for r in rows.values() if r["area"] == "core"} <= {"pass", "not exercised"}
+    assert any(r["verdict"] == "pass" for r in rows.values() if r["area"] == "core")
+    expiry = {r["verdict"] for r in rows.values() if r["area"] == "expiry"}
+    assert "error" in expiry and expiry <= {"error", "not applicable"}
+    assert "ended (exit status 7)" in json.loads((results / "run.json").read_text())["error"]
+
+
+@pytest.mark.parametrize("opts, message", [
+    ((), "needs --adapter-opt command="),
+    (("command=",), "needs --adapter-opt command="),
+    (("command=x", "timeout=soon"), "timeout must be a positive number"),
+    (("command=/no/such/server",), "cannot start server"),
+    (("command=x", "colour=blue"), "has no option 'colour'"),
+])
+def test_bad_adapter_options_are_one_line(opts, message, tmp_path):
+    argv = ["run", "--adapter", "subprocess", "--area", "core", "--results", tmp_path / "r"]
+    for o in opts:
+        argv += ["--adapter-opt", o]
+    code, out, err = run_cli(*argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "r").exists()
+
+
+def test_schema_files_are_current_and_name_every_message():
+    files = {p.name: json.loads(p.read_text()) for p in schemas.SCHEMA_DIR.glob("*.json")}
+    generated = {f"{name}.json": schema for name, schema in schemas.message_schemas().items()}
+    assert files == generated, "regenerate: python -c 'from adapters.subprocess import schemas; schemas.write()'"
+    for method in schemas.METHODS:
+        assert f"{method}.request.json" in files and f"{method}.response.json" in files
+
+
+def test_a_valid_answer_passes_and_each_kind_of_invalid_one_is_named():
+    ok = {"id": 3, "result": {"observation": {"type": "Observation", "cc": 0, "rc": 0, "message": None,
+                                              "attrs": [["CURDEPTH", 2]]}}}
+    assert schemas.problem("execute.response", ok) is None
+    assert schemas.problem("execute.response", {"id": 3, "error": {"message": "x"}}) is None
+    assert "cc" in schemas.problem("execute.response", {"id": 3, "result": {"observation": {"type": "Observation",
+                                                                                              "cc": "0"}}})
+    assert "observation" in schemas.problem("execute.response", {"id": 3, "result": {}})
+    assert "mars" in schemas.problem("hello.response", {"id": 1, "result": {
+        "protocol": 1, "server": {"name": "s", "version": "1"}, "capabilities": {"areas": ["mars"]}}})
