@@ -17,6 +17,7 @@ java_ok() {
 java_ok || need+=(openjdk-17-jre-headless)
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need+=(rabbitmq-server)
 [ -f /usr/share/activemq/bin/activemq.jar ] || need+=(activemq)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ]; then

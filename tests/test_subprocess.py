@@ -154,3 +154,21 @@ def test_a_valid_answer_passes_and_each_kind_of_invalid_one_is_named():
     assert "observation" in schemas.problem("execute.response", {"id": 3, "result": {}})
     assert "mars" in schemas.problem("hello.response", {"id": 1, "result": {
         "protocol": 1, "server": {"name": "s", "version": "1"}, "capabilities": {"areas": ["mars"]}}})
+
+
+NODE = ROOT / "examples" / "node-qm" / "server.js"
+
+
+def test_the_node_example_gets_a_verdict_per_core_rule_and_other_areas_are_not_applicable(tmp_path):
+    code, out, err = _subprocess(f"node {NODE}", "--examples", "15", "--seed", "2", "--results", tmp_path / "r")
+    assert code in (0, 1), out + err   # a verdict on MQ either way, never an error
+    rows = _rows(tmp_path / "r")
+    core = {rid: r["verdict"] for rid, r in rows.items() if r["area"] == "core"}
+    assert core and set(core.values()) <= {"pass", "fail", "not exercised", "not applicable"}
+    assert list(core.values()).count("pass") >= 20
+    assert core["CORE-32"] == "not applicable"   # the example declares it cannot restart
+    others = [r for r in rows.values() if r["area"] != "core"]
+    assert others and all(r["verdict"] == "not applicable" for r in others)
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["system"]["system"].startswith("node-qm") and meta["system"]["runtime"].startswith("node v")
+    assert (code == 1) == any(v == "fail" for v in core.values())
