@@ -45,15 +45,13 @@ def test_every_area_through_the_reference_server_gives_the_in_process_verdicts(t
     assert (tmp_path / "sub" / "server.log").exists()
 
 
-def _sample():
-    """Two faults per area (the catalogue sorted by name), a sample the suite can afford."""
-    by_area: dict[str, list[str]] = {}
-    for name in sorted(FAULTS):
-        by_area.setdefault(FAULTS[name].area, []).append(name)
-    return [f for names in by_area.values() for f in names[:2]]
+#: Two faults per area, among those the in-process run finds fastest, so that the suite can afford them.
+SAMPLE = ("get-inhibit-ignored", "priority-ignored", "mark-reinstated-on-backout", "rrs-mark-allowed",
+          "expiry-zero-accepted", "expiry-not-decremented", "trigger-message-expires", "depth-off-by-one",
+          "put-disabled-chosen", "local-not-preferred", "dlq-no-dlh-processed", "dlq-format-not-restored")
 
 
-@pytest.mark.parametrize("fault", _sample())
+@pytest.mark.parametrize("fault", SAMPLE)
 def test_a_fault_is_found_through_the_server_with_the_in_process_counterexample(fault, tmp_path):
     spec = FAULTS[fault]
     args = ("--area", spec.area, "--seed", "7", "--keep-going", "0", "--adapter-opt", "timeout=30")
