@@ -80,6 +80,9 @@ class Failure:
                 f"{origin}: replay format version {data.get('version')!r} is not supported "
                 f"(this kit reads version {REPLAY_VERSION})"
             )
+        why = replay_problem(data)
+        if why:
+            raise ReplayFileError(f"{origin}: not a valid replay file: {why}")
         try:
             return cls(
                 area=data["area"],
@@ -92,6 +95,73 @@ class Failure:
             )
         except (KeyError, TypeError, L.LanguageError) as exc:
             raise ReplayFileError(f"{origin}: corrupt replay file ({exc})") from None
+
+
+def _replay_schema() -> dict:
+    from reference_model import mqconst as C
+    from reference_model.rules import AREAS
+
+    lang = "urn:mqconform:protocol:1:language#/$defs/"
+    step = {"type": "object", "required": ["op", "observed"], "additionalProperties": False,
+            "properties": {"op": {"$ref": lang + "Op"}, "observed": {"$ref": lang + "Observation"}}}
+    rules = {"type": "array", "items": {"type": "string", "pattern": "^[A-Z]+-[0-9]{2,3}[a-z]?$"}}
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "required": ["format", "version", "area", "adapter", "platform", "steps", "mismatch"],
+        "properties": {
+            "format": {"const": REPLAY_FORMAT}, "version": {"const": REPLAY_VERSION},
+            "kit_version": {"type": "string"}, "area": {"enum": list(AREAS)},
+            "adapter": {"type": "string", "minLength": 1}, "adapter_options": {"type": ["object", "null"]},
+            "platform": {"enum": list(C.PLATFORMS)}, "seed": {"type": ["integer", "null"]},
+            "rules": rules, "steps": {"type": "array", "minItems": 1, "items": step},
+            "mismatch": {"type": "object", "required": ["index", "op", "observed", "allowed", "fields", "rules"],
+                         "properties": {"index": {"type": "integer", "minimum": 0},
+                                        "op": {"$ref": lang + "Op"}, "observed": {"$ref": lang + "Observation"},
+                                        "allowed": {"type": "array", "items": {"$ref": lang + "Observation"}},
+                                        "fields": {"type": "array", "items": {"type": "string"}},
+                                        "rules": {**rules, "minItems": 1}}},
+        },
+    }
+
+
+def replay_problem(data: dict) -> str | None:
+    """Why ``data`` is not a replay the kit can trust (format, area, every op and observation), or None."""
+    from jsonschema import Draft7Validator
+
+    from adapters.subprocess.schemas import _registry
+    from reference_model.rules import RULES
+
+    registry, _ = _registry()
+    terms = [(f"steps/{i}/{k}", step.get(k), kind) for i, step in enumerate(data.get("steps") or [])
+             if isinstance(step, dict) for k, kind in (("op", L.Op), ("observed", L.Observation))]
+    for where, term, kind in terms:   # an operation or observation: named by its own type
+        name = term.get("type") if isinstance(term, dict) else None
+        cls = L._REGISTRY.get(name) if isinstance(name, str) else None
+        if cls is None or not issubclass(cls, kind):
+            return f"{where}: {name!r} is not {'an operation' if kind is L.Op else 'an observation'} of the language"
+        for err in Draft7Validator({"$ref": f"urn:mqconform:protocol:1:language#/$defs/{name}"},
+                                   registry=registry).iter_errors(term):
+            path = "/".join(str(p) for p in err.absolute_path)
+            return f"{where}{'/' + path if path else ''}: {' '.join(err.message.split())[:160]}"
+    errors = sorted(Draft7Validator(_replay_schema(), registry=registry).iter_errors(data),
+                    key=lambda e: (len(list(e.absolute_path)), e.message))
+    if errors:
+        err = errors[0]
+        for e in errors:   # the deepest reason inside an operation's alternatives
+            for sub in e.context or ():
+                if len(list(sub.absolute_path)) > len(list(err.absolute_path)):
+                    err = sub
+        where = "/".join(str(p) for p in err.absolute_path) or "the file"
+        return f"{where}: {' '.join(err.message.split())[:160]}"
+    unknown = [r for r in [*data.get("rules", []), *data["mismatch"]["rules"]] if r not in RULES]
+    if unknown:
+        return f"unknown rule {unknown[0]}"
+    if any(RULES[r].area != data["area"] for r in data["mismatch"]["rules"]):
+        return f"its rules are not rules of area {data['area']!r}"
+    if data["mismatch"]["index"] > len(data["steps"]):
+        return f"the failing step {data['mismatch']['index']} is beyond its {len(data['steps'])} steps"
+    return None
 
 
 def write_json_atomic(path: Path, data: object) -> None:

@@ -114,15 +114,50 @@ def test_bad_input_gets_one_line_and_exit_2(argv, needle):
     ("{not json", "not JSON"),
     ('{"format": "something-else"}', "not a mqconform replay file"),
     ('{"format": "mqconform-replay", "version": 99}', "version 99 is not supported"),
-    ('{"format": "mqconform-replay", "version": 1, "steps": []}', "corrupt replay file"),
+    ('{"format": "mqconform-replay", "version": 1, "steps": []}', "not a valid replay file"),
     ('{"format": "mqconform-replay", "version": 1, "area": "core", "adapter": "simulated", "platform": "distributed",'
-     ' "steps": [{"op": {"type": "Bogus"}, "observed": {}}], "mismatch": {}}', "corrupt replay file"),
+     ' "steps": [{"op": {"type": "Bogus"}, "observed": {}}], "mismatch": {}}', "'Bogus' is not an operation"),
 ])
 def test_corrupt_or_foreign_replay_file(tmp_path, content, needle):
     f = tmp_path / "r.json"
     f.write_text(content)
     code, out, err = run_process("replay", str(f))
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def replay_file(tmp_path_factory):
+    """A genuine replay file: the simulated queue manager with a priority fault."""
+    d = tmp_path_factory.mktemp("replay")
+    code, _ = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core", "--seed", "7",
+                      "--keep-going", "0", "--adapter-opt", "platform=distributed", "--results", str(d / "r"))
+    assert code == 1
+    return next((d / "r" / "failures").glob("*.json"))
+
+
+def _edit_steps(data, fn):
+    fn(data["steps"])
+    return data
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda d: _edit_steps(d, lambda s: s.clear()), "steps: [] should be non-empty"),
+    (lambda d: {**d, "area": "mars"}, "area: 'mars' is not one of"),
+    (lambda d: _edit_steps(d, lambda s: s[0]["op"].update(queue=7)), "steps/0/op/queue: 7 is not of type 'string'"),
+    (lambda d: _edit_steps(d, lambda s: s[0]["op"].update(type="Teleport")), "'Teleport' is not an operation"),
+    (lambda d: _edit_steps(d, lambda s: s[0]["observed"].update(cc="ok")), "steps/0/observed/cc"),
+    (lambda d: _edit_steps(d, lambda s: s[0].update(op={"type": "Observation"})), "is not an operation"),
+    (lambda d: {**d, "mismatch": {**d["mismatch"], "rules": ["TRIG-01"]}}, "not rules of area 'core'"),
+    (lambda d: {**d, "mismatch": {**d["mismatch"], "rules": ["CORE-99"]}}, "unknown rule CORE-99"),
+])
+def test_an_edited_replay_is_refused_not_judged(replay_file, tmp_path, edit, needle):
+    data = edit(json.loads(replay_file.read_text()))
+    f = tmp_path / "edited.json"
+    f.write_text(json.dumps(data))
+    code, out, err = run_process("replay", str(f))
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+    assert "conformant" not in out and "Non-conformance" not in out
+    assert run_process("replay", str(replay_file))[0] == 1   # the genuine file is still judged
 
 
 def test_missing_replay_file():
