@@ -152,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="a compliance report from result directories")
     report.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="result directories (run, plugin, campaign)")
-    report.add_argument("--format", choices=("md", "html", "json", "junit"), default="md")
+    report.add_argument("--format", choices=("md", "html", "json", "junit"), default=None,
+                        help="default: from --out's extension (.md, .html, .json, .xml for JUnit), else md")
     report.add_argument("--out", type=Path, required=True, help="the report file to write")
     report.add_argument("--baseline", type=Path, action="append", metavar="DIR",
                         help="an earlier run's result directory (repeatable): mark new-fail / fixed / still-failing")
@@ -350,12 +351,18 @@ def cmd_cluster(args, out) -> int:
     from conformance import cluster_whatif as WI
 
     scenario = WI.load_scenario(args.config)
+    why = WI.plot_problem(args.plot) if args.plot else None
+    if why:
+        raise UsageError(f"--plot {why}")
     outcome = WI.simulate(scenario, args.messages)
     out.write(f"{args.messages} messages to {scenario.message.queue} from {scenario.cluster.local}\n")
     out.write(tabulate(WI.rows(outcome), headers=["destination", "expected share", "simulated share",
                                                     "messages", "eliminated at"]) + "\n")
     if args.plot:
-        WI.plot(outcome, args.plot)
+        try:
+            WI.plot(outcome, args.plot)
+        except OSError as exc:
+            raise UsageError(f"--plot {args.plot}: cannot write ({exc.strerror})") from None
         out.write(f"Plot: {args.plot}\n")
     return EXIT_OK
 
@@ -471,6 +478,9 @@ def cmd_report(args, out) -> int:
         report = reports.make_report(args.dirs, args.baseline)
     except reports.ReportInputError as exc:
         raise UsageError(str(exc)) from None
+    if args.format is None:
+        args.format = {".html": "html", ".htm": "html", ".json": "json", ".xml": "junit",
+                       ".junit": "junit"}.get(args.out.suffix.lower(), "md")
     text = reports.render(report, args.format)
     try:
         reports.write_atomically(args.out, text)

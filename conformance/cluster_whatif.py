@@ -8,6 +8,7 @@ and the step that eliminated each destination that never receives anything.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -58,6 +59,8 @@ def load_scenario(path: str | Path) -> Scenario:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ClusterConfigError(f"{p}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ClusterConfigError(f"{p}: not a TOML cluster description (not UTF-8 text)") from None
     except tomllib.TOMLDecodeError as exc:
         raise ClusterConfigError(f"{p}: {exc}") from None
     for key in ("local", "queue"):
@@ -124,6 +127,26 @@ def rows(outcome: Outcome) -> list[list]:
         out.append([k, f"{outcome.expected.get(k, 0.0):.1%}", f"{share:.1%}", outcome.counts.get(k, 0),
                     outcome.eliminated.get(k, "")])
     return out
+
+
+def plot_problem(path: str | Path) -> str | None:
+    """Why a plot cannot be written to ``path`` (unknown extension, no such directory), or None."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    p = Path(path)
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    ext = p.suffix.lower().lstrip(".")
+    if ext not in kinds:
+        return f"{p}: a plot is written as {', '.join(sorted(kinds))}, by the file's extension"
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        return f"{p}: no such directory {parent}"
+    if not os.access(parent, os.W_OK):
+        return f"{p}: directory {parent} is not writable"
+    return None
 
 
 def plot(outcome: Outcome, path: str | Path) -> None:

@@ -84,6 +84,10 @@ def load_run(directory: str | Path) -> RunResult:
     for key in ("adapter", "areas", "capabilities"):
         if key not in meta:
             raise ReportInputError(f"{run_file}: no {key!r}")
+    for key in ("examples_run", "steps_run"):
+        value = meta.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ReportInputError(f"{run_file}: {key} is {value!r}, not a count")
     rules_file = d / "rules.jsonl"
     try:
         lines = rules_file.read_text(encoding="utf-8").splitlines()

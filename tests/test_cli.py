@@ -191,3 +191,34 @@ def test_cluster_simulator_rejects_bad_configs_with_one_line(tmp_path, config, n
     f.write_text(config)
     code, out, err = run_process("cluster", "simulate", str(f))
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_cluster_and_report_inputs_that_used_to_crash_are_one_line(tmp_path, replay_file):
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(bytes(range(256)))
+    cases = [
+        (["cluster", "simulate", binary], "not UTF-8 text"),
+        (["cluster", "simulate", "docs/cluster-example.toml", "--plot", tmp_path / "no" / "x.png"], "no such directory"),
+        (["cluster", "simulate", "docs/cluster-example.toml", "--plot", tmp_path / "x.xyz"], "by the file's extension"),
+    ]
+    results = replay_file.parent.parent
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("run.json", "rules.jsonl"):
+        (broken / name).write_text((results / name).read_text())
+    meta = json.loads((broken / "run.json").read_text())
+    (broken / "run.json").write_text(json.dumps({**meta, "examples_run": None}))
+    cases.append((["report", broken, "--out", tmp_path / "r.md"], "examples_run is None, not a count"))
+    for argv, needle in cases:
+        code, out, err = run_process(*map(str, argv))
+        assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, (argv, err)
+        assert "internal error" not in err and "Traceback" not in err
+    assert not (tmp_path / "x.xyz").exists() and not (tmp_path / "r.md").exists()
+
+
+def test_report_format_follows_the_extension(tmp_path, replay_file):
+    results = replay_file.parent.parent
+    for name, start in (("r.html", "<!DOCTYPE html>"), ("r.json", "{"), ("r.xml", "<?xml"), ("r.md", "# mqconform")):
+        code, out, err = run_process("report", str(results), "--out", str(tmp_path / name), "--report-only")
+        assert code == 0, err
+        assert (tmp_path / name).read_text().lstrip().startswith(start), name
