@@ -112,6 +112,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 raise
             record.error, outcome = str(machine.session.broken), "error"
             break
+    if outcome == "conformant" and not any(record.coverage.checked[r.id] for r in RULES.all(area)):
+        outcome = "no rule exercised"
     return outcome, time.monotonic() - started
 
 
@@ -166,4 +168,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
     if record.coverage.examples == 0 and record.error is None:
         record.error = "no test case ran: none of the areas " + ", ".join(areas) + \
             f" is applicable to adapter {adapter.name!r}"
+    elif record.error is None and not record.failures and not any(record.coverage.checked.values()):
+        record.error = (f"{record.coverage.examples} cases ran but no rule was exercised: adapter "
+                        f"{adapter.name!r} could express none of the operations the checks need")
     return record

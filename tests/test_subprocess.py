@@ -170,3 +170,11 @@ def test_the_node_example_gets_a_verdict_per_core_rule_and_other_areas_are_not_a
     meta = json.loads((tmp_path / "r" / "run.json").read_text())
     assert meta["system"]["system"].startswith("node-qm") and meta["system"]["runtime"].startswith("node v")
     assert (code == 1) == any(v == "fail" for v in core.values())
+
+
+def test_a_run_that_exercised_no_rule_is_an_error_not_conformant(tmp_path):
+    server = f"{sys.executable} {ROOT / 'tests' / 'data' / 'servers' / 'express_nothing.py'}"
+    code, out, err = _subprocess(server, "--area", "core", "--examples", "5", "--seed", "1", "--results", tmp_path / "r")
+    assert code == 2, out + err
+    assert "no rule was exercised" in err and len(err.strip().splitlines()) == 1
+    assert "conformant" not in out.lower().replace("non-conformant", "")
