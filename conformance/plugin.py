@@ -43,7 +43,8 @@ for _name, _examples in PROFILES.items():
 
 def pytest_addoption(parser):
     group = parser.getgroup("mqconform", "IBM MQ conformance (mqconform)")
-    group.addoption("--mq-adapter", default="simulated", help="adapter to test (default: simulated)")
+    group.addoption("--mq-adapter", default=None,
+                    help="adapter to test; without it the conformance tests are skipped and nothing is started")
     group.addoption("--mq-adapter-opt", action="append", default=[], metavar="KEY=VALUE",
                     help="adapter option, repeatable (e.g. faults=priority-ignored)")
     group.addoption("--mq-area", default=None, help="comma-separated rule areas (default: all)")
@@ -55,6 +56,10 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "mq_area(name): a conformance test for one rule area")
     if config.getoption("--mq-adapter", default=None) is None:
         return
+    if config.getoption("hypothesis_profile", default=None) is None and not os.environ.get("HYPOTHESIS_PROFILE"):
+        settings.load_profile("dev")   # the kit's budget (50 examples), not Hypothesis's default of 100
+    elif os.environ.get("HYPOTHESIS_PROFILE") in PROFILES and config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
     try:
         options = parse_options(config.getoption("--mq-adapter-opt"))
         adapter = create_adapter(config.getoption("--mq-adapter"), options)
@@ -77,7 +82,9 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(scope="session")
 def mq_adapter(pytestconfig):
     """The adapter chosen with ``--mq-adapter`` / ``--mq-adapter-opt``."""
-    adapter = pytestconfig._mq_adapter
+    adapter = getattr(pytestconfig, "_mq_adapter", None)
+    if adapter is None:
+        pytest.skip("no system under test: give --mq-adapter NAME (see mqconform adapters)")
     yield adapter
     adapter.close()
 
