@@ -109,6 +109,9 @@ def mq_record(pytestconfig, mq_adapter):
     results = pytestconfig.getoption("--mq-results")
     if results:
         record.write(Path(results))
+        from adapters.subprocess import keep_artifacts
+
+        keep_artifacts(mq_adapter, Path(results))   # a protocol server's log
 
 
 @pytest.fixture
