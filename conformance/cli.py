@@ -256,6 +256,7 @@ def cmd_run(args, out) -> int:
     adapter = create_adapter(args.adapter, options)
     try:  # before the run, so that a long run is never lost for want of a place to write it
         results.mkdir(parents=True, exist_ok=True)
+        _RESULTS.append(results)
     except OSError as exc:
         adapter.close()
         raise UsageError(f"cannot use results directory {results}: {exc.strerror}") from None
@@ -544,6 +545,7 @@ COMMANDS = {"brokers": cmd_brokers, "run": cmd_run, "campaign": cmd_campaign, "d
 def main(argv: list[str] | None = None, out=None) -> int:
     out = out or sys.stdout
     err = sys.stderr
+    _RESULTS.clear()
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args, out)
@@ -573,11 +575,19 @@ def main(argv: list[str] | None = None, out=None) -> int:
     return EXIT_ERROR
 
 
+#: The results directory of the command running, once it exists: a crash's traceback goes there.
+_RESULTS: list[Path] = []
+
+
 def _save_traceback() -> str:
     import tempfile
     import traceback
 
-    fd, path = tempfile.mkstemp(prefix="mqconform-crash-", suffix=".txt")
+    if _RESULTS and _RESULTS[-1].is_dir():
+        path = str(_RESULTS[-1] / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    else:
+        fd, path = tempfile.mkstemp(prefix="mqconform-crash-", suffix=".txt")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(f"mqconform {__version__}: {' '.join(sys.argv)}\n\n")
         fh.write(traceback.format_exc())

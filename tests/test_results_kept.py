@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 import subprocess
@@ -85,3 +86,19 @@ def test_a_failed_start_leaves_no_result_directory(tmp_path):
         code, out, err = run_cli("run", *argv, "--results", results)
         assert code == 2 and err.count("\n") == 1, (argv, err)
         assert not results.exists(), argv
+
+
+def test_a_crash_during_a_run_leaves_its_traceback_in_the_results_directory(tmp_path, monkeypatch, capsys):
+    from conformance import cli
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("a bug in the kit")
+
+    monkeypatch.setattr(cli, "run_areas", explode)
+    results = tmp_path / "r"
+    code = cli.main(["run", "--adapter", "simulated", "--area", "core", "--results", str(results)], out=io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2 and "internal error (RuntimeError: a bug in the kit)" in err
+    assert len(err.strip().splitlines()) == 1
+    crash = list(results.glob("crash-*.txt"))
+    assert crash and "RuntimeError: a bug in the kit" in crash[0].read_text() and str(crash[0]) in err
