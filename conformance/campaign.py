@@ -49,6 +49,10 @@ class CampaignError(HarnessError):
     """A campaign that cannot start or continue (one line)."""
 
 
+#: The part of a time budget kept for stopping Spark and writing the results.
+TEARDOWN_SHARE = 0.07
+
+
 @attrs.frozen(kw_only=True)
 class TaskSpec:
     id: str
@@ -57,6 +61,8 @@ class TaskSpec:
     index: int
     seed: int
     examples: int
+    #: The campaign's time budget ends then (``time.time()``); the task runs no new case after it.
+    deadline: float | None = None
 
     def to_json(self) -> dict:
         return attrs.asdict(self)
@@ -122,7 +128,8 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         result["error"] = f"adapter {adapter_name!r}: {exc}"
         return _finish(result, coverage, started)
     try:
-        machine = bound_machine(adapter, spec["area"], spec["platform"], spec["seed"], options, coverage)
+        machine = bound_machine(adapter, spec["area"], spec["platform"], spec["seed"], options, coverage,
+                                deadline=spec.get("deadline"))
         try:
             # first without shrinking: a failure already known elsewhere is not shrunk again
             run_state_machine_as_test(machine, settings=settings(machine_settings(spec["examples"], database=db),
@@ -134,7 +141,8 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
                 result["duplicates"].append(fingerprint(unshrunk))
             else:
                 # the same seed finds it again, and this time it is shrunk
-                machine = bound_machine(adapter, spec["area"], spec["platform"], spec["seed"], options, Coverage())
+                machine = bound_machine(adapter, spec["area"], spec["platform"], spec["seed"], options, Coverage(),
+                                        deadline=spec.get("deadline"))
                 failure = unshrunk
                 try:
                     run_state_machine_as_test(machine, settings=machine_settings(spec["examples"], database=db))

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import attrs
 from tabulate import tabulate
 
 from adapters.base import AdapterError, AdapterOptionError, parse_options
@@ -369,6 +370,7 @@ def cmd_cluster(args, out) -> int:
 
 
 def cmd_campaign(args, out) -> int:
+    started = time.time()   # a time budget counts from here: Spark's start-up is part of it
     from conformance import campaign as CP
     from conformance.engine import area_platforms
     from conformance.history import Failure, write_json_atomic
@@ -437,9 +439,12 @@ def cmd_campaign(args, out) -> int:
     else:
         per_wave = max(1, -(-parallelism // len(pairs)))
 
+        # tasks stop a little before the budget ends, leaving its last part to stopping Spark and writing
+        deadline = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE)
+
         def waves(n):
-            return CP.plan_tasks(seed, pairs, None, per_task, start=n * per_wave, count=per_wave)
-        deadline = time.time() + args.minutes * 60
+            return [attrs.evolve(s, deadline=deadline)
+                    for s in CP.plan_tasks(seed, pairs, None, per_task, start=n * per_wave, count=per_wave)]
     try:
         CP.run_campaign(spark=spark, specs_waves=waves, adapter_name=args.adapter, options=options, out=outdir,
                         state=state, deadline=deadline, parallelism=parallelism,

@@ -45,10 +45,14 @@ def area_platforms(area: str, caps: Capabilities) -> list[str]:
 
 
 def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
-                  adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset()) -> type:
-    """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed."""
+                  adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset(),
+                  deadline: float | None = None) -> type:
+    """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
+
+    After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`).
+    """
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
-                      set_aside=set_aside)
+                      set_aside=set_aside, deadline=deadline)
     machine = bind(MACHINES[area], session)
     if seed is not None:
         machine._hypothesis_internal_use_seed = seed

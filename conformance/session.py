@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 import uuid
 
 from adapters.base import Adapter, AdapterError
@@ -45,7 +46,8 @@ class Session:
 
     def __init__(self, adapter: Adapter, area: str, adapter_options: dict | None = None,
                  seed: int | None = None, coverage: Coverage | None = None,
-                 platform: str | None = None, set_aside: frozenset[str] = frozenset()) -> None:
+                 platform: str | None = None, set_aside: frozenset[str] = frozenset(),
+                 deadline: float | None = None) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -66,6 +68,10 @@ class Session:
         self.broken: HarnessError | None = None
         #: The smallest counterexample raised so far (kept when a run is interrupted while shrinking).
         self.smallest: Failure | None = None
+        #: A time budget's end (``time.time()``): later cases are not run on the system, unless a
+        #: departure was found in this session (it is then shrunk to the end).
+        self.deadline = deadline
+        self._idle = False
         self._express = getattr(adapter, "express", None)
         self._elapsed = getattr(adapter, "elapsed_tenths", None) if self.capabilities.realtime else None
 
@@ -80,6 +86,12 @@ class Session:
             raise KeyboardInterrupt
         if self.broken is not None:
             raise self.broken
+        self._idle = self.deadline is not None and self.smallest is None and time.time() >= self.deadline
+        if self._idle:   # the budget is spent: the case runs nothing and checks nothing
+            self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance)
+            self.history = []
+            self._derailed = True
+            return
         self.coverage.examples += 1
         self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance)
         self.history = []
@@ -90,6 +102,8 @@ class Session:
             raise self._broke(exc) from exc
 
     def end_case(self) -> None:
+        if self._idle:
+            return
         try:
             self.adapter.end_case()
         except AdapterError as exc:

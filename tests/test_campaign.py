@@ -183,3 +183,15 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
     code, _, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "5",
                            "--master", "nonsense://nowhere", "--out", tmp_path / "d", *QUIET)
     assert code == 2 and "cannot start Spark with master 'nonsense://nowhere'" in err and err.count("\n") == 1
+
+
+def test_a_time_boxed_campaign_ends_within_ten_percent_of_its_budget(tmp_path):
+    started = time.monotonic()
+    code, text, err = run_cli("campaign", "--adapter", "simulated", "--area", "core,dlq", "--minutes", "1.5",
+                              "--task-examples", "40", "--seed", "3", "--master", "local[2]", "--out", tmp_path / "c",
+                              *QUIET)
+    elapsed = time.monotonic() - started
+    assert code == 0, text + err
+    assert 90 * 0.9 <= elapsed <= 90 * 1.1, elapsed
+    meta = json.loads((tmp_path / "c" / "run.json").read_text())
+    assert meta["examples_run"] > 0
