@@ -132,7 +132,7 @@ def replay_problem(data: dict) -> str | None:
     """Why ``data`` is not a replay the kit can trust (format, area, every op and observation), or None."""
     from jsonschema import Draft7Validator
 
-    from adapters.subprocess.schemas import _registry
+    from adapters.subprocess.schemas import _registry, one_line
     from reference_model.rules import RULES
 
     registry, _ = _registry()
@@ -147,16 +147,9 @@ def replay_problem(data: dict) -> str | None:
                                    registry=registry).iter_errors(term):
             path = "/".join(str(p) for p in err.absolute_path)
             return f"{where}{'/' + path if path else ''}: {' '.join(err.message.split())[:160]}"
-    errors = sorted(Draft7Validator(_replay_schema(), registry=registry).iter_errors(data),
-                    key=lambda e: (len(list(e.absolute_path)), e.message))
-    if errors:
-        err = errors[0]
-        for e in errors:   # the deepest reason inside an operation's alternatives
-            for sub in e.context or ():
-                if len(list(sub.absolute_path)) > len(list(err.absolute_path)):
-                    err = sub
-        where = "/".join(str(p) for p in err.absolute_path) or "the file"
-        return f"{where}: {' '.join(err.message.split())[:160]}"
+    why = one_line(Draft7Validator(_replay_schema(), registry=registry).iter_errors(data), "the file", deepest=False)
+    if why:
+        return why
     unknown = [r for r in [*data.get("rules", []), *data["mismatch"]["rules"]] if r not in RULES]
     if unknown:
         return f"unknown rule {unknown[0]}"

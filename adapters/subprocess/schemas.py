@@ -220,17 +220,26 @@ def problem(name: str, message: dict) -> str | None:
         return None
     except fastjsonschema.JsonSchemaException:
         pass
-    errors = list(validator(name).iter_errors(message))
+    return one_line(validator(name).iter_errors(message), "the message", deepest=True)
+
+
+def one_line(errors, whole: str, deepest: bool) -> str | None:
+    """Validation errors as one line: where, then why; None when there are none.
+
+    The first error is the deepest (``deepest``) or the shallowest; inside alternatives
+    (oneOf, anyOf) the branch that went deepest is reported.
+    """
+    errors = list(errors)
     if not errors:
         return None
-    best = min(errors, key=lambda e: (-len(list(e.absolute_path)), e.message))
-    for err in errors:   # within oneOf, report the branch that went deepest
+    depth = lambda e: len(list(e.absolute_path))  # noqa: E731
+    best = min(errors, key=lambda e: (-depth(e) if deepest else depth(e), e.message))
+    for err in errors:
         for sub in err.context or ():
-            if len(list(sub.absolute_path)) > len(list(best.absolute_path)):
+            if depth(sub) > depth(best):
                 best = sub
-    where = "/".join(str(p) for p in best.absolute_path) or "the message"
-    text = " ".join(best.message.split())
-    return f"{where}: {text[:160]}"
+    where = "/".join(str(p) for p in best.absolute_path) or whole
+    return f"{where}: {' '.join(best.message.split())[:160]}"
 
 
 def write(directory: Path = SCHEMA_DIR) -> list[Path]:
