@@ -10,7 +10,9 @@ delivery redelivered; Expiry is the per-message TTL.
 
 Options: host, port, user, password, vhost (or MQCONFORM_RABBITMQ_URL,
 amqp://user:password@host:port/vhost; else the broker ``mqconform brokers up``
-started, else a private broker for the run), time-scale (ms per tenth of a
+started, else a private broker for the run), restart (on: the Restart operation
+restarts the broker, which the kit must have started; off by default, each restart
+takes about 10 s), time-scale (ms per tenth of a
 second, default 20), empty-wait (ms a no-wait get waits before answering "no
 message", default 30).
 """
@@ -87,6 +89,12 @@ class RabbitMQAdapter(BrokerShim):
 
     def _broker_version(self) -> str:
         pika = _pika()
+        old = getattr(self, "admin", None)
+        if old is not None:  # after a restart: the old admin connection died with the broker
+            try:
+                old.close()
+            except Exception:  # noqa: BLE001 - it is gone already
+                pass
         conn = pika.BlockingConnection(self._params())
         try:
             props = conn._impl.server_properties or {}

@@ -96,6 +96,63 @@ def test_uncommitted_puts_missing_from_depth_are_reported_as_core_28(adapter):
     session.end_case()
 
 
+def _restart_history(session, persistence):
+    for op in (L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="a"),
+               L.Open(conn="a", handle="h", queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
+               put("a", "h", "kept?", persistence=persistence), L.Restart(), L.Connect(conn="a"),
+               L.Open(conn="a", handle="h2", queue="F", options=C.MQOO_INPUT_SHARED)):
+        assert session.execute(op) == L.OK, op
+    return session.execute(get("a", "h2"))
+
+
+@pytest.mark.parametrize("queue_type", ["quorum", "classic"])
+def test_restart_runs_on_a_kit_started_broker_and_its_departures_are_reported(broker, monkeypatch, queue_type):
+    """MQ discards non-persistent messages when the queue manager restarts (CORE-32).
+
+    A quorum queue keeps every message whatever its delivery mode, a departure the
+    kit must report; a classic durable queue drops transient messages as MQ does.
+    """
+    from conformance.session import NonConformance, Session
+
+    off = RabbitMQAdapter(host=broker.address()[0], port=str(broker.address()[1]))
+    try:
+        assert "CORE-32" in off.capabilities().not_applicable and off.express(L.Restart()) is None
+    finally:
+        off.close()
+    monkeypatch.setenv("MQCONFORM_RUN_DIR", str(broker.base))  # the broker is one the kit started
+    adapter = RabbitMQAdapter(restart="on", **{"queue-type": queue_type})
+    try:
+        caps = adapter.capabilities()
+        assert "Restart" in caps.operations and "CORE-32" not in caps.not_applicable
+        session = Session(adapter, "core", seed=0)
+        session.start_case()
+        persistent = _restart_history(session, C.MQPER_PERSISTENT)
+        assert persistent.message.body == "kept?"
+        session.end_case()
+        session.start_case()
+        if queue_type == "classic":
+            assert _restart_history(session, C.MQPER_NOT_PERSISTENT).rc == C.MQRC_NO_MSG_AVAILABLE
+        else:
+            with pytest.raises(NonConformance) as info:
+                _restart_history(session, C.MQPER_NOT_PERSISTENT)
+            assert "CORE-32" in info.value.failure.rules
+        session.end_case()
+        assert broker.status().ready
+    finally:
+        adapter.close()
+
+
+def test_restart_on_needs_a_broker_the_kit_started(broker, tmp_path, monkeypatch):
+    monkeypatch.setenv("MQCONFORM_RUN_DIR", str(tmp_path / "elsewhere"))
+    host, port = broker.address()
+    code, out, err, _ = mqconform("run", "--adapter", "rabbitmq", "--adapter-opt", f"port={port}",
+                                  "--adapter-opt", "restart=on", "--results", tmp_path / "r", timeout=60)
+    assert code == 2 and err.count("\n") == 1 and "restart=on needs a broker the kit started" in err, err
+    code, out, err, _ = mqconform("run", "--adapter", "rabbitmq", "--adapter-opt", f"port={port}",
+                                  "--adapter-opt", "restart=maybe", "--results", tmp_path / "r2", timeout=60)
+    assert code == 2 and "restart must be on or off" in err, err
+
+
 def test_run_gives_every_rule_a_verdict_and_a_replayable_counterexample(broker, tmp_path):
     host, port = broker.address()
     code, out, err, _ = mqconform(

@@ -249,9 +249,26 @@ class BrokerServer:
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir.mkdir(parents=True, exist_ok=True)
         ports = self.ports()
-        processes = self.prepare(ports)
         state = {"broker": self.name, "scheme": self.scheme, "host": LOOPBACK, "ports": ports,
                  "log": str(self.log), "processes": [], "started": time.time()}
+        return self._launch(state, deadline)
+
+    def restart(self, deadline: float = START_DEADLINE) -> Status:
+        """Stop the recorded broker gracefully and start it again on the same ports and data.
+
+        What survives is what the broker itself keeps on disk, as after a queue
+        manager's end and start; raises BrokerControlError in one line.
+        """
+        state = self.recorded()
+        if state is None or not self._alive(state):
+            raise BrokerControlError(f"{self.name}: not running, so it cannot be restarted")
+        self._stop(state)
+        state = dict(state, processes=[], restarted=time.time())
+        return self._launch(state, deadline)
+
+    def _launch(self, state: dict, deadline: float) -> Status:
+        ports = state["ports"]
+        processes = self.prepare(ports)
         end = time.monotonic() + deadline
         try:
             for group, proc in enumerate(processes):

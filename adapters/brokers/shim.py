@@ -97,7 +97,7 @@ class BrokerShim:
     system = ""
     scheme = ""
     server_class: type[BrokerServer] = BrokerServer
-    option_names = {"host", "port", "user", "password", "vhost", "time-scale", "empty-wait"}
+    option_names = {"host", "port", "user", "password", "vhost", "time-scale", "empty-wait", "restart"}
     #: Tolerance (tenths) on expiry: scheduling latency plus the broker's own expiry behaviour.
     expiry_tolerance = 2
     default_user = "guest"
@@ -114,7 +114,15 @@ class BrokerShim:
         self.scale_ms = _int_option(self.name, "time-scale", options.get("time-scale"), 20)
         self.empty_wait_ms = _int_option(self.name, "empty-wait", options.get("empty-wait"), 30)
         self.owned: BrokerServer | None = None
+        #: The broker's lifecycle, when the kit started it (the run itself or ``mqconform brokers up``).
+        self.server: BrokerServer | None = None
         self._locate(options)
+        self.restarts = _switch(self.name, "restart", options.get("restart"), False)
+        if self.restarts and self.server is None:
+            self._stop_owned()
+            raise AdapterOptionError(
+                f"adapter {self.name!r}: restart=on needs a broker the kit started (mqconform brokers up, "
+                f"or no broker given so that the run starts its own), not the one at {self.address}")
         self.case = "c0"
         self.conns: dict[str, object] = {}
         self.handles: dict[str, Handle] = {}
@@ -140,13 +148,17 @@ class BrokerShim:
         self._password = given.get("password") or (
             unquote(parsed.password) if parsed and parsed.password else self.default_password)
         self.vhost = given.get("vhost") or (unquote(parsed.path[1:]) if parsed and len(parsed.path) > 1 else "/")
+        recorded_server = self.server_class()
+        recorded = recorded_server.address()
         if self.host or port:
             self.host = self.host or LOOPBACK
             self.port = _int_option(self.name, "port", port, self.default_port)
+            if recorded == (self.host, self.port):
+                self.server = recorded_server
             return
-        recorded = self.server_class().address()
         if recorded is not None:
             self.host, self.port = recorded
+            self.server = recorded_server
             return
         # Nothing configured and nothing running: a private broker for this run.
         self.owned = self.server_class(Path(tempfile.mkdtemp(prefix=f"mqconform-{self.name}-")))
@@ -156,6 +168,7 @@ class BrokerShim:
             shutil.rmtree(self.owned.base, ignore_errors=True)
             raise AdapterUnavailable(str(exc)) from None
         atexit.register(self._stop_owned)
+        self.server = self.owned
         self.host, self.port = self.owned.address()
 
     def _stop_owned(self) -> None:
@@ -181,12 +194,15 @@ class BrokerShim:
     # ----------------------------------------------------------- adapter protocol
     def capabilities(self) -> Capabilities:
         ops = [name for name, cls in L._REGISTRY.items() if isinstance(cls, type) and issubclass(cls, L.Op)
-               and name != "Restart"]
+               and (name != "Restart" or self.restarts)]
+        restart = {} if self.restarts else {"CORE-32": (
+            "broker restarts are off (each takes seconds): --adapter-opt restart=on runs them "
+            "on a broker the kit started")}
         return Capabilities(
             areas=AREAS, platforms=(C.PLATFORM_DISTRIBUTED,), operations=ops, realtime=True,
             expiry_tolerance=self.expiry_tolerance,
             not_applicable={**{r.id: AREA_REASONS[r.area] for r in RULES.all() if r.area in AREA_REASONS},
-                            **NOT_APPLICABLE_COMMON, **self.not_applicable},
+                            **NOT_APPLICABLE_COMMON, **restart, **self.not_applicable},
         )
 
     not_applicable: dict[str, str] = {}
@@ -195,7 +211,8 @@ class BrokerShim:
         return {"system": self.system, "version": self.version, "address": self.address,
                 "platform": C.PLATFORM_DISTRIBUTED, "platforms": [C.PLATFORM_DISTRIBUTED],
                 "time_scale_ms_per_tenth": self.scale_ms,
-                "broker": "private, started for this run" if self.owned else "given"}
+                "broker": "private, started for this run" if self.owned else "given",
+                "restarts": "on" if self.restarts else "off"}
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self._close_all()
@@ -259,6 +276,8 @@ class BrokerShim:
             if o & C.MQGMO_WAIT and op.wait_interval < C.MQWI_UNLIMITED:
                 return None
             return op
+        if isinstance(op, L.Restart):
+            return op if self.restarts else None
         if isinstance(op, (L.AlterQueueManager, L.RefreshExpiry)):
             return None
         if isinstance(op, (L.Connect, L.Disconnect, L.Close, L.Commit, L.Backout, L.AdvanceClock)):
@@ -313,6 +332,9 @@ class BrokerShim:
                 return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
             values = {n: (self._broker_depth(d) if n == "CURDEPTH" else d.attrs[n]) for n in op.names}
             return L.Observation(attrs=values)
+        if isinstance(op, L.Restart):
+            self._restart()
+            return L.OK
         if isinstance(op, L.Connect):
             if op.conn in self.conns:
                 return _fail(C.MQRC_HCONN_ERROR)
@@ -366,6 +388,18 @@ class BrokerShim:
                     MAX_REAL_WAIT_MS, op.wait_interval // 100 * self.scale_ms)
             return self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms)
         raise AssertionError(f"not expressible: {op!r}")
+
+    def _restart(self) -> None:
+        """The queue manager stops and starts: every connection ends with it, queues stay defined."""
+        self._close_all()
+        self.handles.clear()
+        try:
+            self.server.restart()
+        except BrokerControlError as exc:
+            raise BrokerLost(f"{self.name} broker at {self.address} did not come back from a restart: "
+                             f"{exc}") from None
+        self.host, self.port = self.server.address() or (self.host, self.port)
+        self._probe()
 
     def _close_all(self) -> None:
         for conn in list(self.conns.values()):
@@ -443,6 +477,14 @@ def _int_option(adapter: str, key: str, text, default: int) -> int:
     if value < 1:
         raise AdapterOptionError(f"adapter {adapter!r}: {key} must be at least 1, not {text!r}")
     return value
+
+
+def _switch(adapter: str, key: str, text, default: bool) -> bool:
+    if text in (None, ""):
+        return default
+    if text in ("on", "off"):
+        return text == "on"
+    raise AdapterOptionError(f"adapter {adapter!r}: {key} must be on or off, not {text!r}")
 
 
 def _short(exc: BaseException) -> str:
