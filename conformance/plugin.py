@@ -128,6 +128,7 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
         if not platforms:
             pytest.skip(f"area {area!r} is not applicable to adapter {mq_adapter.name!r}")
         machine = None
+        problem = None   # failed outside the except blocks, so that pytest prints it once, unchained
         try:
             for platform in platforms:
                 machine = bound_machine(mq_adapter, area, platform, pytestconfig._mq_seed,
@@ -138,17 +139,18 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             mq_record.add_failure(exc.failure)
             where = Path(pytestconfig.getoption("--mq-results") or ".mqconform") / "failures"
             path = save_failure(exc.failure, where)
-            pytest.fail(f"{exc}\n\nReplay file: {path}\nReplay with: mqconform replay {path}",
-                        pytrace=False)
+            problem = f"{exc}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
         except HarnessError as exc:
             mq_record.error = str(exc)
-            pytest.fail(f"harness error (not a verdict): {exc}", pytrace=False)
+            problem = f"harness error (not a verdict): {exc}"
         except Exception:
             broken = machine.session.broken if machine is not None else None
             if broken is None:
                 raise
             mq_record.error = str(broken)
-            pytest.fail(f"harness error (not a verdict): {broken}", pytrace=False)
+            problem = f"harness error (not a verdict): {broken}"
+        if problem is not None:
+            pytest.fail(problem, pytrace=False)
 
     return run
 

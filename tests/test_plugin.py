@@ -28,6 +28,8 @@ def test_fault_fails_with_counterexample_and_replay_file(tmp_path):
                            "--mq-area", "core", "--mq-seed", "3")
     assert code == 1, out
     assert "CORE-25" in out and "Replay file:" in out
+    # Printed once: no chained "During handling of the above exception" copy.
+    assert out.count("Rules broken") == 1 and "During handling" not in out, out
     assert list((tmp_path / ".mqconform" / "failures").glob("*.json"))
 
 
