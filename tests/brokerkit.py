@@ -27,6 +27,16 @@ def get(conn, handle, options=C.MQGMO_NO_SYNCPOINT):
     return L.Get(conn=conn, handle=handle, options=options)
 
 
+def restart_history(session, persistence):
+    """Put one message of ``persistence`` on a FIFO queue, restart, and get (the get's observation)."""
+    for op in (L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="a"),
+               L.Open(conn="a", handle="h", queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
+               put("a", "h", "kept?", persistence=persistence), L.Restart(), L.Connect(conn="a"),
+               L.Open(conn="a", handle="h2", queue="F", options=C.MQOO_INPUT_SHARED)):
+        assert session.execute(op) == L.OK, op
+    return session.execute(get("a", "h2"))
+
+
 def running_broker(name, directory):
     """A private broker in ``directory``, stopped by PID when the generator is closed (a fixture body)."""
     from adapters.brokers import server

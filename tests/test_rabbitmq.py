@@ -22,7 +22,8 @@ from adapters.rabbitmq import RabbitMQAdapter
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import check_priority_fifo_and_units_of_work, get, mqconform, put, running_broker
+from tests.brokerkit import (check_priority_fifo_and_units_of_work, get, mqconform, put, restart_history,
+                             running_broker)
 
 pytestmark = pytest.mark.skipif(server("rabbitmq").installed() is not None,
                                 reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")
@@ -96,15 +97,6 @@ def test_uncommitted_puts_missing_from_depth_are_reported_as_core_28(adapter):
     session.end_case()
 
 
-def _restart_history(session, persistence):
-    for op in (L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="a"),
-               L.Open(conn="a", handle="h", queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
-               put("a", "h", "kept?", persistence=persistence), L.Restart(), L.Connect(conn="a"),
-               L.Open(conn="a", handle="h2", queue="F", options=C.MQOO_INPUT_SHARED)):
-        assert session.execute(op) == L.OK, op
-    return session.execute(get("a", "h2"))
-
-
 @pytest.mark.parametrize("queue_type", ["quorum", "classic"])
 def test_restart_runs_on_a_kit_started_broker_and_its_departures_are_reported(broker, monkeypatch, queue_type):
     """MQ discards non-persistent messages when the queue manager restarts (CORE-32).
@@ -126,15 +118,15 @@ def test_restart_runs_on_a_kit_started_broker_and_its_departures_are_reported(br
         assert "Restart" in caps.operations and "CORE-32" not in caps.not_applicable
         session = Session(adapter, "core", seed=0)
         session.start_case()
-        persistent = _restart_history(session, C.MQPER_PERSISTENT)
+        persistent = restart_history(session, C.MQPER_PERSISTENT)
         assert persistent.message.body == "kept?"
         session.end_case()
         session.start_case()
         if queue_type == "classic":
-            assert _restart_history(session, C.MQPER_NOT_PERSISTENT).rc == C.MQRC_NO_MSG_AVAILABLE
+            assert restart_history(session, C.MQPER_NOT_PERSISTENT).rc == C.MQRC_NO_MSG_AVAILABLE
         else:
             with pytest.raises(NonConformance) as info:
-                _restart_history(session, C.MQPER_NOT_PERSISTENT)
+                restart_history(session, C.MQPER_NOT_PERSISTENT)
             assert "CORE-32" in info.value.failure.rules
         session.end_case()
         assert broker.status().ready
