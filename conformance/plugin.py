@@ -12,8 +12,10 @@ from the Hypothesis profiles ``dev``, ``ci`` and ``campaign``
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import shutil
 import time
 from pathlib import Path
 
@@ -66,11 +68,50 @@ def pytest_configure(config):
         config._mq_areas = parse_areas(config.getoption("--mq-area"))
         seed_text = config.getoption("--mq-seed")
         config._mq_seed = int(seed_text) if seed_text is not None else random.randrange(2**31)
+        if _worker(config):   # pytest-xdist: every worker runs with the controller's seed
+            config._mq_seed = int(config.workerinput.get("mq_seed", config._mq_seed))
     except (UnknownAdapter, AdapterOptionError, AdapterError, ValueError) as exc:
         raise pytest.UsageError(f"mqconform: {exc}") from None
     config._mq_adapter = adapter
     config._mq_options = options
     config._mq_record = None
+    results = config.getoption("--mq-results")
+    if results and not _worker(config):
+        shutil.rmtree(Path(results) / WORKERS, ignore_errors=True)   # parts of an earlier run
+
+
+#: Where pytest-xdist workers leave their part of the run's record, for the controller to merge.
+WORKERS = ".mqconform-workers"
+
+
+def _worker(config) -> str | None:
+    """The pytest-xdist worker id when this process is a worker, else None."""
+    return getattr(config, "workerinput", {}).get("workerid")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist (controller): hand every worker the run's seed."""
+    seed = getattr(node.config, "_mq_seed", None)
+    if seed is not None:
+        node.workerinput["mq_seed"] = seed
+
+
+def pytest_sessionfinish(session):
+    """pytest-xdist (controller): merge the workers' parts into one result directory."""
+    config = session.config
+    results = config.getoption("--mq-results", default=None)
+    if _worker(config) or not results or getattr(config, "_mq_adapter", None) is None:
+        return
+    folder = Path(results) / WORKERS
+    parts = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    if not parts:
+        return
+    from conformance.results import RunRecord
+
+    record = RunRecord.from_parts(parts)
+    record.write(Path(results))
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_generate_tests(metafunc):
@@ -107,7 +148,12 @@ def mq_record(pytestconfig, mq_adapter):
     yield record
     record.ended = time.time()
     results = pytestconfig.getoption("--mq-results")
-    if results:
+    worker = _worker(pytestconfig)
+    if results and worker:
+        from conformance.history import write_json_atomic
+
+        write_json_atomic(Path(results) / WORKERS / f"{worker}.json", record.part_json())
+    elif results:
         record.write(Path(results))
         from adapters.subprocess import keep_artifacts
 
@@ -142,12 +188,14 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             problem = f"{exc}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
         except HarnessError as exc:
             mq_record.error = str(exc)
+            mq_record.errored.append(area)
             problem = f"harness error (not a verdict): {exc}"
         except Exception:
             broken = machine.session.broken if machine is not None else None
             if broken is None:
                 raise
             mq_record.error = str(broken)
+            mq_record.errored.append(area)
             problem = f"harness error (not a verdict): {broken}"
         if problem is not None:
             pytest.fail(problem, pytrace=False)

@@ -64,6 +64,18 @@ class Coverage:
         elif check.mismatch is None:
             self.checked.update(check.rules)
 
+    COUNTERS = ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected",
+                "not_expressible")
+
+    def to_json(self) -> dict:
+        return {**{name: dict(getattr(self, name)) for name in self.COUNTERS},
+                "examples": self.examples, "steps": self.steps}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Coverage":
+        return cls(**{name: Counter(data.get(name) or {}) for name in cls.COUNTERS},
+                   examples=int(data.get("examples") or 0), steps=int(data.get("steps") or 0))
+
     def merge(self, other: "Coverage") -> None:
         for name in ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected",
                      "not_expressible"):
@@ -144,6 +156,39 @@ class RunRecord:
         if self.error is not None or self.interrupted:
             return ERROR
         return FAIL if self.failures else PASS
+
+    def part_json(self) -> dict:
+        """What one of several processes sharing a run found: merged into one record by :meth:`absorb`."""
+        return {"adapter": self.adapter, "describe": self.describe, "capabilities": self.capabilities,
+                "areas": self.areas, "seed": self.seed, "examples": self.examples,
+                "coverage": self.coverage.to_json(), "failures": [f.to_json() for f in self.failures],
+                "error": self.error, "errored": self.errored, "interrupted": self.interrupted,
+                "started": self.started, "ended": self.ended}
+
+    @classmethod
+    def from_parts(cls, parts: list[dict]) -> "RunRecord":
+        """One record for a run whose areas were shared out among processes (pytest-xdist workers)."""
+        first = parts[0]
+        record = cls(adapter=first["adapter"], describe=first["describe"], capabilities=first["capabilities"],
+                     areas=first["areas"], seed=first["seed"], examples=first["examples"],
+                     started=min(p["started"] for p in parts))
+        for part in parts:
+            record.absorb(part)
+        return record
+
+    def absorb(self, part: dict) -> None:
+        self.coverage.merge(Coverage.from_json(part["coverage"]))
+        for data in part["failures"]:   # counted in the part's coverage already
+            failure = Failure.from_json(data, origin="worker record")
+            if all(f.fingerprint() != failure.fingerprint() for f in self.failures):
+                self.failures.append(failure)
+        if part.get("error"):
+            everywhere = not part.get("errored") or (self.error is not None and not self.errored)
+            self.errored = [] if everywhere else sorted(set(self.errored) | set(part["errored"]))
+            self.error = part["error"] if self.error is None else f"{self.error}; {part['error']}"
+        self.interrupted = sorted(set(self.interrupted) | set(part.get("interrupted") or []))
+        ended = [e for e in (self.ended, part.get("ended")) if e is not None]
+        self.ended = max(ended) if ended else None
 
     def write(self, directory: Path) -> list[Path]:
         """Write the result directory; returns the replay files written."""

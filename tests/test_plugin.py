@@ -42,3 +42,29 @@ def test_bad_options_are_usage_errors(tmp_path, args, needle):
     code, out = pytest_run(tmp_path, *args)
     assert code == 4, out
     assert needle in out
+
+
+def _verdicts(directory):
+    import json
+
+    rows = [json.loads(line) for line in (directory / "rules.jsonl").read_text().splitlines()]
+    return {r["rule"]: (r["verdict"], r["exercised"], r["failed"]) for r in rows}
+
+
+def test_xdist_workers_records_are_merged_not_overwritten(tmp_path):
+    """Under ``-n 2`` each worker runs some areas; the result directory holds them all."""
+    args = ["--mq-adapter", "simulated", "--mq-adapter-opt", "faults=priority-ignored",
+            "--mq-area", "core,trigger", "--mq-seed", "7"]
+    alone, parallel = tmp_path / "alone", tmp_path / "parallel"
+    alone.mkdir()
+    parallel.mkdir()
+    code, out = pytest_run(alone, *args, "--mq-results", str(alone / "res"))
+    assert code == 1, out
+    code, out = pytest_run(parallel, *args, "--mq-results", str(parallel / "res"), "-n", "2")
+    assert code == 1 and "2 failed" in out, out
+    expected, merged = _verdicts(alone / "res"), _verdicts(parallel / "res")
+    assert merged == expected
+    assert {"CORE-04", "TRIG-03"} <= {rule for rule, (verdict, _, _) in merged.items() if verdict == "fail"}
+    assert sorted(p.name for p in (parallel / "res" / "failures").iterdir()) == \
+        sorted(p.name for p in (alone / "res" / "failures").iterdir())
+    assert not (parallel / "res" / ".mqconform-workers").exists()
