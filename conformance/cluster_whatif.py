@@ -9,6 +9,8 @@ and the step that eliminated each destination that never receives anything.
 from __future__ import annotations
 
 import os
+import difflib
+import re
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -42,31 +44,67 @@ def _table(data: dict, key: str) -> list[dict]:
     return items
 
 
+def _unknown(where: str, key: str, known) -> ClusterConfigError:
+    close = difflib.get_close_matches(key, sorted(known), n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(sorted(known))})"
+    return ClusterConfigError(f"{where}: unknown key '{key}'{hint}")
+
+
 def _build(cls, where: str, fields: dict):
     known = {a.name for a in attrs.fields(cls)}
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise ClusterConfigError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
+        raise _unknown(where, unknown[0], known)
     try:
         return cls(**fields)
     except (TypeError, ValueError) as exc:
-        raise ClusterConfigError(f"{where}: {exc}") from None
+        raise ClusterConfigError(f"{where}: {_validation_message(exc)}") from None
+
+
+def _validation_message(exc: Exception) -> str:
+    """One readable sentence for a value the description's classes refuse (never the library's repr)."""
+    args = exc.args
+    if len(args) == 4 and isinstance(args[0], str) and isinstance(getattr(args[1], "name", None), str):
+        name, options, value = args[1].name, args[2], args[3]   # an attrs validator's arguments
+        if isinstance(options, range):
+            return f"'{name}' must be a whole number from {options.start} to {options.stop - 1}, not {value!r}"
+        if isinstance(options, (tuple, list, set, frozenset)):
+            return f"'{name}' must be one of {', '.join(map(repr, options))}, not {value!r}"
+        return f"'{name}' has a wrong value {value!r}"
+    if len(args) >= 2 and isinstance(args[0], str) and isinstance(getattr(args[1], "name", None), str):
+        return args[0]
+    text = " ".join(str(args[0] if args else exc).split())
+    return text[:200]
+
+
+def _table_line(text: str, table: str, index: int) -> int | str:
+    """The line of the ``index``-th ``[[table]]`` header (1-based), as far as a plain scan finds it."""
+    found = [n for n, line in enumerate(text.splitlines(), 1) if re.match(rf"\s*\[\[\s*{table}\s*\]\]", line)]
+    return found[index] if index < len(found) else "?"
 
 
 def load_scenario(path: str | Path) -> Scenario:
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except OSError as exc:
         raise ClusterConfigError(f"{p}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise ClusterConfigError(f"{p}: not a TOML cluster description (not UTF-8 text)") from None
     except tomllib.TOMLDecodeError as exc:
         raise ClusterConfigError(f"{p}: {exc}") from None
+    def at(table: str, i: int) -> str:
+        return f"{p}, line {_table_line(text, table, i)}: [[{table}]] #{i + 1}"
+
+    top = ("local", "queue", "qmgr", "instance", "channel", "message")
+    unknown = sorted(set(data) - set(top))
+    if unknown:
+        raise _unknown(str(p), unknown[0], top)
     for key in ("local", "queue"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise ClusterConfigError(f"{p}: key '{key}' (a name) is required")
-    qmgrs = [_build(W.QueueManager, f"{p}: qmgr[{i}]", q) for i, q in enumerate(_table(data, "qmgr"))]
+    qmgrs = [_build(W.QueueManager, at('qmgr', i), q) for i, q in enumerate(_table(data, "qmgr"))]
     names = {q.name for q in qmgrs}
     if len(names) != len(qmgrs):
         raise ClusterConfigError(f"{p}: qmgr names must be unique")
@@ -76,22 +114,19 @@ def load_scenario(path: str | Path) -> Scenario:
     for i, q in enumerate(_table(data, "instance")):
         q = {"name": data["queue"], **q}
         if q.get("qmgr") not in names:
-            raise ClusterConfigError(f"{p}: instance[{i}].qmgr '{q.get('qmgr')}' is not a defined qmgr")
-        queues.append(_build(W.QueueInstance, f"{p}: instance[{i}]", q))
+            raise ClusterConfigError(f"{at('instance', i)}: qmgr '{q.get('qmgr')}' is not a defined qmgr")
+        queues.append(_build(W.QueueInstance, at('instance', i), q))
     channels = []
     for i, c in enumerate(_table(data, "channel")):
         c = dict(c)
         state = c.get("state", "INACTIVE")
         if state not in STATE_NAMES:
-            raise ClusterConfigError(f"{p}: channel[{i}].state '{state}' is not one of {', '.join(STATE_NAMES)}")
+            raise ClusterConfigError(f"{at('channel', i)}: state '{state}' is not one of {', '.join(STATE_NAMES)}")
         c["state"] = STATE_NAMES[state]
         if c.get("qmgr") not in names:
-            raise ClusterConfigError(f"{p}: channel[{i}].qmgr '{c.get('qmgr')}' is not a defined qmgr")
-        channels.append(_build(W.Channel, f"{p}: channel[{i}]", c))
+            raise ClusterConfigError(f"{at('channel', i)}: qmgr '{c.get('qmgr')}' is not a defined qmgr")
+        channels.append(_build(W.Channel, at('channel', i), c))
     message = _build(W.Message, f"{p}: message", {"queue": data["queue"], **data.get("message", {})})
-    unknown = sorted(set(data) - {"local", "queue", "qmgr", "instance", "channel", "message"})
-    if unknown:
-        raise ClusterConfigError(f"{p}: unknown key '{unknown[0]}'")
     return Scenario(W.Cluster(local=data["local"], qmgrs=qmgrs, queues=queues, channels=channels), message)
 
 

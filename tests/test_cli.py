@@ -181,16 +181,24 @@ def test_cluster_simulator_example_and_plot(tmp_path):
     ("queue = \"Q\"\n", "key 'local'"),
     ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"B\"\nclusters = [\"C\"]\n", "local queue manager 'A'"),
     ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\n[[channel]]\nname = \"X\"\n"
-     "qmgr = \"A\"\nclusters = [\"C\"]\nstate = \"ASLEEP\"\n", "channel[0].state 'ASLEEP'"),
-    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\ncolour = 1\n", "qmgr[0]: unknown key 'colour'"),
+     "qmgr = \"A\"\nclusters = [\"C\"]\nstate = \"ASLEEP\"\n", "line 6: [[channel]] #1: state 'ASLEEP'"),
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\ncolour = 1\n", "line 3: [[qmgr]] #1: unknown key 'colour'"),
     ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\n[[instance]]\nqmgr = \"Z\"\n"
-     "clusters = [\"C\"]\n", "instance[0].qmgr 'Z'"),
+     "clusters = [\"C\"]\n", "[[instance]] #1: qmgr 'Z' is not a defined qmgr"),
+    # A value out of range names the table, its line and the allowed values, never the library's internals.
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\n[[channel]]\nname = \"X\"\n"
+     "qmgr = \"A\"\nclusters = [\"C\"]\nclwlwght = 500\n",
+     "line 6: [[channel]] #1: 'clwlwght' must be a whole number from 1 to 99, not 500"),
+    # A misnamed table is an unknown key with a suggestion, not a missing queue manager.
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgrs]]\nname = \"A\"\nclusters = [\"C\"]\n",
+     "unknown key 'qmgrs'; did you mean 'qmgr'?"),
 ])
 def test_cluster_simulator_rejects_bad_configs_with_one_line(tmp_path, config, needle):
     f = tmp_path / "c.toml"
     f.write_text(config)
     code, out, err = run_process("cluster", "simulate", str(f))
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+    assert len(err) < 300 and "Attribute(" not in err, err
 
 
 def test_cluster_and_report_inputs_that_used_to_crash_are_one_line(tmp_path, replay_file):
