@@ -23,6 +23,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 import sys
 import threading
 import time
@@ -229,6 +230,19 @@ def spark_task(args: tuple):
 # --------------------------------------------------------------------------- the driver
 
 
+#: The master URLs Spark accepts (spark-submit refuses anything else with a Java stack trace).
+MASTER = re.compile(r"local(\[(\*|[1-9]\d*)(,[1-9]\d*)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn"
+                    r"|(spark|k8s|mesos)://\S+")
+
+
+def master_problem(master: str) -> str | None:
+    """Why ``master`` is not a Spark master URL, or None."""
+    if MASTER.fullmatch(master):
+        return None
+    return (f"--master {master!r} is not a Spark master URL "
+            "(local, local[N], local[*], spark://HOST:PORT, k8s://URL, yarn)")
+
+
 def spark_session(master: str, out: Path, attempts: int):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -258,10 +272,21 @@ def spark_session(master: str, out: Path, attempts: int):
     if master.startswith("local"):
         builder = (builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
                    .config("spark.ui.enabled", "false"))
+    # The JVM (and the Python workers it starts) write to a log file, not over the terminal:
+    # standard error is pointed at the file while the JVM starts, so the JVM keeps that.
+    log = out / "spark.log"
+    sys.stderr.flush()
+    saved = os.dup(2)
     try:
+        with open(log, "ab") as sink:
+            os.dup2(sink.fileno(), 2)
         spark = builder.getOrCreate()
     except Exception as exc:  # noqa: BLE001 - JVM and connection errors come as many types
-        raise CampaignError(f"cannot start Spark with master {master!r}: {str(exc).splitlines()[0]}") from None
+        raise CampaignError(f"cannot start Spark with master {master!r}: {str(exc).splitlines()[0]} "
+                            f"(see {log})") from None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

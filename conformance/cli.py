@@ -384,6 +384,9 @@ def cmd_campaign(args, out) -> int:
         if not task or (times and not times.isdigit()):
             raise UsageError(f"--inject-crash: expected TASK or TASK:N, not {item!r}")
         crash_tasks[task] = int(times or 1)
+    problem = CP.master_problem(args.master)
+    if problem:
+        raise UsageError(problem)
     adapter = create_adapter(args.adapter, options)   # a bad adapter or option fails before anything is written
     try:
         caps = adapter.capabilities()
@@ -411,8 +414,11 @@ def cmd_campaign(args, out) -> int:
             raise UsageError(f"--resume: seed differs from the campaign in {outdir} ({plan['seed']})")
         seed, per_task = plan["seed"], plan["task_examples"]
     else:
-        if (outdir / "tasks").exists() and any((outdir / "tasks").iterdir()):
+        if plan_file.exists():
             raise UsageError(f"{outdir} already holds a campaign: add --resume, or choose another --out")
+        if outdir.exists() and (not outdir.is_dir() or any(outdir.iterdir())):
+            raise UsageError(f"{outdir} is not empty and holds no campaign: choose another --out "
+                             "(nothing in it was touched)")
         seed = args.seed if args.seed is not None else random.randrange(2**31)
         per_task = wanted["task_examples"]
         try:

@@ -180,9 +180,20 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
     assert code == 2 and "must be more than 0" in err
     code, _, err = run_cli("campaign", "--adapter", "simulated", "--examples", "5", "--resume", "--out", tmp_path / "c")
     assert code == 2 and "cannot read" in err and "campaign.json" in err
-    code, _, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "5",
-                           "--master", "nonsense://nowhere", "--out", tmp_path / "d", *QUIET)
-    assert code == 2 and "cannot start Spark with master 'nonsense://nowhere'" in err and err.count("\n") == 1
+    # A master URL Spark would refuse with a Java stack trace is refused before Spark starts.
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "campaign", "--adapter", "simulated", "--area",
+                           "dlq", "--examples", "5", "--master", "nonsense://nowhere", "--out", str(tmp_path / "d")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "'nonsense://nowhere' is not a Spark master URL" in proc.stderr and not (tmp_path / "d").exists()
+    # A result directory of a run is not a campaign: refused, and nothing in it changes.
+    run_dir = tmp_path / "run"
+    assert run_cli("run", "--adapter", "simulated", "--area", "core", "--examples", "3", "--seed", "1",
+                   "--results", run_dir)[0] == 0
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    code, _, err = run_cli("campaign", "--adapter", "simulated", "--examples", "5", "--out", run_dir)
+    assert code == 2 and "holds no campaign" in err and err.count("\n") == 1, err
+    assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
 
 
 def test_a_time_boxed_campaign_ends_within_ten_percent_of_its_budget(tmp_path):
