@@ -326,6 +326,11 @@ def load_finished(out: Path, state: CampaignState) -> None:
             raise CampaignError(f"{path}: unreadable task result ({exc}); remove it to run the task again") from None
 
 
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
 def run_campaign(*, spark, specs_waves: Callable[[int], list[TaskSpec]], adapter_name: str, options: dict,
                  out: Path, state: CampaignState, deadline: float | None, parallelism: int,
                  timeout: float, attempts: int, crash_tasks: dict, progress: Callable[[str], None]) -> None:
@@ -342,9 +347,14 @@ def run_campaign(*, spark, specs_waves: Callable[[int], list[TaskSpec]], adapter
         return sc.parallelize([args], 1).map(spark_task).collect()[0]
 
     wave = 0
+    resumed = sum(r["examples"] for r in state.results.values())
+    planned_tasks = planned_examples = None   # known up front when the budget is a number of examples
     with ThreadPoolExecutor(max_workers=parallelism) as pool:
         while True:
             specs = [s for s in specs_waves(wave) if s.id not in state.results]
+            if wave == 0 and deadline is None:
+                planned_tasks = len(state.results) + len(specs)
+                planned_examples = resumed + sum(s.examples for s in specs)
             wave += 1
             if not specs:
                 if deadline is None or wave > 10_000:
@@ -369,9 +379,18 @@ def run_campaign(*, spark, specs_waves: Callable[[int], list[TaskSpec]], adapter
                     elapsed = time.monotonic() - started
                     examples = sum(r["examples"] for r in state.results.values())
                     errors = sum(1 for r in state.results.values() if r["error"])
-                    progress(f"tasks {len(state.results)} done, {examples / max(elapsed, 1e-9):.1f} examples/s, "
-                             f"{state.distinct_failures()} distinct failure(s)"
-                             + (f", {errors} error(s)" if errors else ""))
+                    rate = (examples - resumed) / max(elapsed, 1e-9)
+                    if planned_tasks:
+                        left = max(0, planned_examples - examples)
+                        head = (f"tasks {len(state.results)}/{planned_tasks} done "
+                                f"({100 * examples // max(planned_examples, 1)}% of the examples)")
+                        tail = f", about {_duration(left / rate) if rate > 0 else '?'} left" if left else ""
+                    else:
+                        head = f"tasks {len(state.results)} done"
+                        tail = f", {_duration(max(0.0, deadline - time.time()))} of the time budget left" \
+                            if deadline is not None else ""
+                    progress(f"{head}, {rate:.1f} examples/s, {state.distinct_failures()} distinct failure(s)"
+                             + (f", {errors} error(s)" if errors else "") + tail)
             if deadline is not None and time.time() >= deadline:
                 break
             if deadline is None:

@@ -52,7 +52,9 @@ def test_local_campaign_covers_the_rules_and_is_reportable(tmp_path):
     code, text, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "20",
                               "--task-examples", "10", "--seed", "3", "--master", "local[2]", "--out", out, *QUIET)
     assert code == 0, text + err
-    assert "tasks 2 done" in text
+    # Progress with the total and an estimate of the time left.
+    assert "tasks 1/2 done (50% of the examples)" in text and "left" in text, text
+    assert "tasks 2/2 done (100% of the examples)" in text, text
     verdicts = {v for v, _, _ in rules(out).values()}
     assert verdicts <= {"pass", "not exercised"} and "pass" in verdicts
     assert sorted(p.name for p in (out / "tasks").iterdir()) == ["dlq-distributed-00000.json",
