@@ -16,16 +16,26 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.mqconform-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e . 2>&1 \
-        | grep -v "^WARNING: Location" || true
+    # Some 35 packages, about 550 MB (PySpark is most of it): 1-2 minutes on a first install.
+    echo "setup: step 1 of 3: Python packages into .venv (first install: about 35 packages, 550 MB, 1-2 min)"
+    started=$SECONDS
+    .venv/bin/python -m pip install --disable-pip-version-check --progress-bar off -e . 2>&1 \
+        | awk '/^Collecting /{n++; printf "setup:   resolving %d: %s\n", n, $2; fflush()}
+              /^Successfully installed/{print "setup:   installed " NF - 2 " packages"; fflush()}
+              /^ERROR/{print; fflush()}' || true
     .venv/bin/python -c "import conformance, hypothesis, attrs, tabulate, pyspark" \
         || { echo "setup: installation failed" >&2; exit 2; }
     touch "$stamp"
+    echo "setup: step 1 done in $((SECONDS - started)) s"
+else
+    echo "setup: step 1 of 3: Python packages: already installed"
 fi
 
+echo "setup: step 2 of 3: Debian packages (Java, Chromium, RabbitMQ, ActiveMQ, nodejs; first install: 1-3 min)"
 bash scripts/system-packages.sh
 
 if [ "${1:-}" = "--install" ]; then
     exit 0
 fi
+echo "setup: step 3 of 3: the main job, a conformance run of the simulated queue manager"
 exec .venv/bin/mqconform run --adapter simulated --seed "${MQCONFORM_SEED:-20261122}"
