@@ -15,6 +15,7 @@ BUILTIN = {
     "reference": "adapters.reference:ReferenceAdapter",
     "simulated": "adapters.simulated:SimulatedAdapter",
     "rabbitmq": "adapters.rabbitmq:RabbitMQAdapter",
+    "activemq": "adapters.activemq.openwire:ActiveMQOpenWireAdapter",
     "activemq-stomp": "adapters.activemq:ActiveMQAdapter",
     "subprocess": "adapters.subprocess:SubprocessAdapter",
 }

@@ -127,6 +127,15 @@ class RunRecord:
         return rule.area in self.capabilities["areas"] and rule.id not in self.capabilities.get(
             "not_applicable", {}) and any(rule.applies_on(p) for p in self.capabilities["platforms"])
 
+    def why_not_applicable(self, rule: Rule) -> str:
+        given = self.capabilities.get("not_applicable", {}).get(rule.id)
+        if given:
+            return given
+        if rule.area not in self.capabilities["areas"]:
+            return f"the system under test does not take part in area {rule.area!r}"
+        return (f"the rule holds on {' and '.join(rule.platforms)} only; the system under test runs on "
+                f"{' and '.join(self.capabilities['platforms'])}")
+
     def add_failure(self, failure: Failure) -> None:
         self.coverage.failed.update(failure.rules)
         self.failures.append(failure)
@@ -147,8 +156,7 @@ class RunRecord:
                     "exercised": self.coverage.exercised[rule.id],
                     "checked": self.coverage.checked[rule.id],
                     "failed": self.coverage.failed[rule.id],
-                    **({"not_applicable": self.capabilities["not_applicable"][rule.id]}
-                       if rule.id in self.capabilities.get("not_applicable", {}) else {}),
+                    **({"not_applicable": self.why_not_applicable(rule)} if verdict == NOT_APPLICABLE else {}),
                 })
         return rows
 

@@ -3,7 +3,7 @@
 # several times and compare the verdict of every rule.  Exit 0 when all runs agree.
 #   bash scripts/same-seed.sh [ADAPTER] [TIMES]        (default: rabbitmq 5)
 # Extra settings from the environment: MQCONFORM_SEED, MQCONFORM_EXAMPLES, MQCONFORM_AREAS.
-# For rabbitmq or activemq the broker is started here (mqconform brokers up) and stopped after.
+# For rabbitmq, activemq or activemq-stomp the broker is started here (mqconform brokers up) and stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 adapter=${1:-rabbitmq}
@@ -11,16 +11,17 @@ times=${2:-5}
 seed=${MQCONFORM_SEED:-20261123}
 examples=${MQCONFORM_EXAMPLES:-10}
 areas=${MQCONFORM_AREAS:-core,expiry}
+broker=${adapter%-stomp}   # activemq and activemq-stomp share the activemq broker
 bash scripts/setup.sh --install
 work=$(mktemp -d)
 export MQCONFORM_RUN_DIR="$work/brokers"
 cleanup() {
-    case "$adapter" in rabbitmq|activemq) timeout 60 .venv/bin/mqconform brokers down "$adapter" >/dev/null || true ;; esac
+    case "$broker" in rabbitmq|activemq) timeout 60 .venv/bin/mqconform brokers down "$broker" >/dev/null || true ;; esac
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap "exit 130" INT TERM
-case "$adapter" in rabbitmq|activemq) timeout 120 .venv/bin/mqconform brokers up "$adapter" ;; esac
+case "$broker" in rabbitmq|activemq) timeout 120 .venv/bin/mqconform brokers up "$broker" ;; esac
 for i in $(seq 1 "$times"); do
     set +e
     .venv/bin/mqconform run --adapter "$adapter" --seed "$seed" --examples "$examples" --area "$areas" \

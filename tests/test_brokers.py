@@ -45,7 +45,8 @@ def test_up_status_down_both_brokers_leaves_nothing_behind(tmp_path):
         assert code == 0, err
         lines = out.splitlines()
         assert [line.split(":")[0] for line in lines] == ["activemq", "rabbitmq"]
-        assert all(": ready on 127.0.0.1:" in line for line in lines), out
+        assert lines[0].startswith("activemq: ready on stomp 127.0.0.1:") and " and openwire 127.0.0.1:" in lines[0]
+        assert lines[1].startswith("rabbitmq: ready on 127.0.0.1:"), out
         pids = {name: recorded_pids(tmp_path, name) for name in ("activemq", "rabbitmq")}
         for name, (_, ports) in pids.items():
             assert port_open("127.0.0.1", ports["main"])

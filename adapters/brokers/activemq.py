@@ -1,4 +1,4 @@
-"""A private ActiveMQ Classic broker (Debian's ``activemq``) on 127.0.0.1, STOMP only.
+"""A private ActiveMQ Classic broker (Debian's ``activemq``) on 127.0.0.1: STOMP and OpenWire.
 
 The broker runs from ``/usr/share/activemq/bin/activemq.jar`` with its own
 configuration, KahaDB store and log under the run directory.  Queues whose
@@ -41,6 +41,7 @@ CONFIG = """<beans xmlns="http://www.springframework.org/schema/beans"
   </systemUsage></systemUsage>
   <transportConnectors>
    <transportConnector name="stomp" uri="stomp://{host}:{port}?transport.tcpNoDelay=true"/>
+   <transportConnector name="openwire" uri="tcp://{host}:{openwire}?transport.tcpNoDelay=true"/>
   </transportConnectors>
  </broker>
 </beans>
@@ -79,6 +80,7 @@ class ActiveMQServer(BrokerServer):
     name = "activemq"
     package = "activemq"
     scheme = "stomp"
+    client_ports = ("openwire",)
 
     def installed(self) -> str | None:
         if not (HOME / "bin" / "activemq.jar").exists():
@@ -88,7 +90,7 @@ class ActiveMQServer(BrokerServer):
         return None
 
     def ports(self) -> dict[str, int]:
-        return {"main": free_port()}
+        return {"main": free_port(), "openwire": free_port()}
 
     @property
     def log(self) -> Path:
@@ -100,7 +102,8 @@ class ActiveMQServer(BrokerServer):
         d = self.dir
         for sub in ("conf", "data", "tmp"):
             (d / sub).mkdir(parents=True, exist_ok=True)
-        (d / "conf" / "activemq.xml").write_text(CONFIG.format(data=d / "data", host=LOOPBACK, port=ports["main"]))
+        (d / "conf" / "activemq.xml").write_text(CONFIG.format(data=d / "data", host=LOOPBACK, port=ports["main"],
+                                                                   openwire=ports["openwire"]))
         (d / "conf" / "log4j.properties").write_text(LOG4J.format(data=d / "data"))
         command = [
             shutil.which("java") or "java", "-Xms64m", "-Xmx512m", "-XX:-UsePerfData", "-Djava.awt.headless=true",

@@ -124,6 +124,10 @@ class Status:
     pids: tuple[int, ...] = ()
     log: str = ""
     detail: str = ""
+    #: Other client ports, as ``name host:port`` (ActiveMQ's OpenWire beside STOMP).
+    others: tuple[str, ...] = ()
+    #: The protocol of the main port, named when there are others.
+    scheme: str = ""
 
     @property
     def ready(self) -> bool:
@@ -132,7 +136,8 @@ class Status:
     def line(self) -> str:
         parts = [f"{self.name}: {self.state}"]
         if self.address:
-            parts.append(f"on {self.address}")
+            parts.append(f"on {self.scheme} {self.address}" if self.others and self.scheme else f"on {self.address}")
+            parts.extend(f"and {other}" for other in self.others)
         if self.pids:
             parts.append(f"(pid {', '.join(map(str, self.pids))})")
         if self.log:
@@ -161,6 +166,8 @@ class BrokerServer:
     package: str = ""
     #: The protocol the broker's main port speaks (its URL scheme).
     scheme: str = ""
+    #: Ports other than ``main`` that clients use.
+    client_ports: tuple[str, ...] = ()
 
     def __init__(self, base: Path | None = None) -> None:
         self.base = Path(base) if base is not None else run_dir()
@@ -193,12 +200,12 @@ class BrokerServer:
             return None
         return state if isinstance(state, dict) and state.get("broker") == self.name else None
 
-    def address(self) -> tuple[str, int] | None:
-        """Where the recorded broker listens, when it is running."""
+    def address(self, port: str = "main") -> tuple[str, int] | None:
+        """Where the recorded broker listens (its ``port``: main, or another the broker has), when it is running."""
         state = self.recorded()
-        if state is None or not self._alive(state):
+        if state is None or not self._alive(state) or port not in state["ports"]:
             return None
-        return LOOPBACK, int(state["ports"]["main"])
+        return LOOPBACK, int(state["ports"][port])
 
     def _alive(self, state: dict) -> list[psutil.Process]:
         out = []
@@ -227,7 +234,10 @@ class BrokerServer:
         ready = port_open(LOOPBACK, int(state["ports"]["main"]))
         if ready:
             ready = self.handshake(LOOPBACK, int(state["ports"]["main"]))
-        return Status(self.name, "ready" if ready else "not ready", address, pids, state.get("log", ""))
+        others = tuple(f"{key} {LOOPBACK}:{state['ports'][key]}" for key in self.client_ports
+                       if key in state["ports"])
+        return Status(self.name, "ready" if ready else "not ready", address, pids, state.get("log", ""),
+                      others=others, scheme=self.scheme)
 
     def handshake(self, host: str, port: int) -> bool:
         """One protocol exchange with the main port (bounded by socket timeouts)."""

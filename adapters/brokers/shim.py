@@ -103,6 +103,8 @@ class BrokerShim:
     default_user = "guest"
     default_password = "guest"
     default_port = 0
+    #: Which of the kit-started broker's ports this adapter speaks to.
+    port_key = "main"
 
     @property
     def env_name(self) -> str:
@@ -149,7 +151,7 @@ class BrokerShim:
             unquote(parsed.password) if parsed and parsed.password else self.default_password)
         self.vhost = given.get("vhost") or (unquote(parsed.path[1:]) if parsed and len(parsed.path) > 1 else "/")
         recorded_server = self.server_class()
-        recorded = recorded_server.address()
+        recorded = recorded_server.address(self.port_key)
         if self.host or port:
             self.host = self.host or LOOPBACK
             self.port = _int_option(self.name, "port", port, self.default_port)
@@ -169,7 +171,7 @@ class BrokerShim:
             raise AdapterUnavailable(str(exc)) from None
         atexit.register(self._stop_owned)
         self.server = self.owned
-        self.host, self.port = self.owned.address()
+        self.host, self.port = self.owned.address(self.port_key)
 
     def _stop_owned(self) -> None:
         owned, self.owned = self.owned, None
@@ -398,7 +400,7 @@ class BrokerShim:
         except BrokerControlError as exc:
             raise BrokerLost(f"{self.name} broker at {self.address} did not come back from a restart: "
                              f"{exc}") from None
-        self.host, self.port = self.server.address() or (self.host, self.port)
+        self.host, self.port = self.server.address(self.port_key) or (self.host, self.port)
         self._probe()
 
     def _close_all(self) -> None:

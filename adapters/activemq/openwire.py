@@ -1,0 +1,326 @@
+"""The ``activemq`` adapter: ActiveMQ Classic 5.17 over OpenWire (JMS), as an MQI-shaped client.
+
+The most faithful route into ActiveMQ: the JMS client's transacted sessions
+give MQ's units of work (puts and gets together, committed or rolled back at
+once), and its redelivery counter is BackoutCount.  The mapping, op by op, is in
+docs/adapters/activemq.md.  In short: a connection is a JMS connection with a
+transacted session (work under syncpoint) and an auto-acknowledge session (work
+outside it); consumers pull (prefetch 0), so the broker never dispatches a
+message nobody asked for; a get under syncpoint uses a consumer of its own that
+lives until the unit of work ends, and MQBACK rolls the session back and closes
+those consumers, so the broker puts the messages back where they were with
+their redelivery counter raised by one, for any getter to have.
+
+The JMS client runs in this process through JPype, from the jars Debian's
+``activemq`` package installs (one JVM per process, started on first use).
+
+Options: host, port, user, password (or MQCONFORM_ACTIVEMQ_URL,
+tcp://user:password@host:port; else the broker ``mqconform brokers up`` started,
+else a private broker for the run), restart, time-scale, empty-wait (as for the
+other broker adapters).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import attrs
+
+from adapters.base import AdapterUnavailable
+from adapters.brokers.activemq import ActiveMQServer
+from adapters.brokers.shim import BrokerShim, Definition, _fail
+from reference_model import language as L
+from reference_model import mqconst as C
+
+#: The JMS client and what it needs, as Debian's activemq package installs them.
+JARS = tuple(Path("/usr/share/java") / f"{name}.jar" for name in (
+    "activemq-client", "geronimo-jms_1.1_spec", "hawtbuf", "slf4j-api", "slf4j-nop",
+    "geronimo-j2ee-management-1.1-spec"))
+#: Client settings: pulling consumers, every send synchronous, short deadlines on a dead broker.
+CLIENT_OPTIONS = ("jms.prefetchPolicy.queuePrefetch=0", "jms.alwaysSyncSend=true", "jms.closeTimeout=2000",
+                  "jms.connectResponseTimeout=5000", "connectionTimeout=3000", "soTimeout=0",
+                  "wireFormat.maxInactivityDuration=0")
+#: MQMD fields carried as JMS string properties (JMS has no header of its own for them).
+PROPERTY = {"mq-format": "mq_format", "mq-report": "mq_report", "mq-msgtype": "mq_msgtype",
+            "mq-feedback": "mq_feedback", "mq-replytoqmgr": "mq_replytoqmgr", "mq-userid": "mq_userid",
+            "mq-applidentity": "mq_applidentity", "mq-putappltype": "mq_putappltype",
+            "mq-putapplname": "mq_putapplname"}
+
+_JVM_LOCK = threading.Lock()
+
+
+def _jms():
+    """The JMS classes, starting this process's JVM on first use."""
+    try:
+        import jpype
+        import jpype.imports  # noqa: F401 - enables ``import org...``
+    except ImportError:  # pragma: no cover - JPype1 is a dependency
+        raise AdapterUnavailable("adapter 'activemq' needs the Python package JPype1") from None
+    with _JVM_LOCK:
+        if not jpype.isJVMStarted():
+            missing = [str(j) for j in JARS if not j.exists()]
+            if missing:
+                raise AdapterUnavailable(f"adapter 'activemq': the ActiveMQ client jars are missing ({missing[0]}); "
+                                         "run: bash scripts/system-packages.sh")
+            try:
+                jpype.startJVM(classpath=[str(j) for j in JARS], convertStrings=False)
+            except (OSError, RuntimeError) as exc:
+                raise AdapterUnavailable(f"adapter 'activemq': cannot start a Java VM ({exc})") from None
+    from javax.jms import DeliveryMode, JMSException, Session
+    from org.apache.activemq import ActiveMQConnectionFactory
+
+    return ActiveMQConnectionFactory, Session, DeliveryMode, JMSException
+
+
+@attrs.define
+class JmsConnection:
+    connection: object
+    tx: object                     # transacted session: the unit of work
+    now: object                    # auto-acknowledge session: work outside syncpoint
+    producers: dict = attrs.Factory(dict)      # (session kind, queue name) -> producer
+    consumers: dict = attrs.Factory(dict)      # queue name -> consumer on ``now``
+    pending: list = attrs.Factory(list)        # consumers on ``tx`` holding gets of the unit of work
+    held: set = attrs.Factory(set)             # JMS message ids got in the unit of work
+
+
+class ActiveMQOpenWireAdapter(BrokerShim):
+    """ActiveMQ Classic over OpenWire/JMS (options: host, port, user, password, restart, time-scale, empty-wait)."""
+
+    name = "activemq"
+    system = "ActiveMQ Classic"
+    server_class = ActiveMQServer
+    port_key = "openwire"
+    scheme = "tcp"
+    default_port = 61616
+    option_names = BrokerShim.option_names - {"vhost"}
+    # No per-destination message count limit: MAXDEPTH cannot be expressed.
+    definable = BrokerShim.definable - {"MAXDEPTH"}
+    default_user = "mqconform"
+    default_password = "mqconform"
+    # The broker's expiry sweep runs every second; dispatch never hands out an expired message.
+    expiry_tolerance = 3
+    can_browse = False
+    not_applicable = {
+        "CORE-08": "JMS priorities are 0 to 9: the client refuses a larger one before the broker sees it",
+        "CORE-09": "JMS priorities are 0 to 9: a negative one cannot be sent",
+        "CORE-17": "browsing is not mapped onto JMS queue browsers yet",
+        "CORE-18": "browsing is not mapped onto JMS queue browsers yet",
+        "CORE-19": "browsing is not mapped onto JMS queue browsers yet",
+        "CORE-20": "browsing is not mapped onto JMS queue browsers yet",
+        "CORE-21": "no browse locks in JMS",
+        "CORE-24": "no open-handle counts for JMS clients",
+        "CORE-27": "no per-destination message-count limit (ActiveMQ limits memory and store size)",
+        "CORE-34": "JMS has no get or send options to combine wrongly",
+        "CORE-36": "a JMS consumer's session (transacted or not) is chosen before the message, and so its "
+                   "persistence, is seen: MQGMO_SYNCPOINT_IF_PERSISTENT cannot be expressed",
+        "CORE-38": "JMS has no wait interval to give wrongly",
+        "EXP-15": "no browse locks in JMS",
+    }
+
+    def __init__(self, **options: str) -> None:
+        self.admin = None
+        self.factory = None
+        super().__init__(**options)
+
+    # ----------------------------------------------------------- connections
+    def _factory(self):
+        factory_class, _, _, _ = _jms()
+        if self.factory is None:
+            url = f"tcp://{self.host}:{self.port}?" + "&".join(CLIENT_OPTIONS)
+            factory = factory_class(url)
+            factory.setUserName(self.user)
+            factory.setPassword(self._password)
+            policy = factory.getRedeliveryPolicy()
+            # MQ makes a backed-out message available again at once, and never moves it by itself.
+            policy.setInitialRedeliveryDelay(0)
+            policy.setRedeliveryDelay(0)
+            policy.setMaximumRedeliveries(-1)
+            self.factory = factory
+        return self.factory
+
+    def _open(self) -> JmsConnection:
+        _, session, _, _ = _jms()
+        connection = self._factory().createConnection()
+        try:
+            connection.start()
+            return JmsConnection(connection=connection, tx=connection.createSession(True, session.SESSION_TRANSACTED),
+                                 now=connection.createSession(False, session.AUTO_ACKNOWLEDGE))
+        except Exception:
+            _quiet(connection.close)
+            raise
+
+    def _broker_version(self) -> str:
+        if self.admin is not None:
+            _quiet(self.admin.connection.close)
+        self.admin = self._open()
+        meta = self.admin.connection.getMetaData()
+        return f"ActiveMQ {meta.getProviderVersion()}"
+
+    def _lost(self, exc: Exception) -> bool:
+        _, _, _, jms_exception = _jms()
+        return isinstance(exc, (jms_exception, ConnectionError, OSError))
+
+    def _admin(self) -> JmsConnection:
+        if self.admin is None or self.admin.connection.isClosed() or self.admin.connection.isTransportFailed():
+            self._broker_version()
+        return self.admin
+
+    def _broker_connect(self, conn: str) -> JmsConnection:
+        return self._open()
+
+    def _broker_disconnect(self, c: JmsConnection, abnormal: bool) -> None:
+        if not abnormal:
+            self._broker_commit(c)  # MQDISC commits; closing a JMS connection would roll back
+        # An abnormal end: closing the connection rolls its transacted session back, so the
+        # broker puts the unit of work's gets back with their redelivery counters raised.
+        c.connection.close()
+
+    def _close_all(self) -> None:
+        for c in list(self.conns.values()):
+            _quiet(c.connection.close)
+        self.conns.clear()
+
+    def close(self) -> None:
+        super().close()
+        if self.admin is not None:
+            _quiet(self.admin.connection.close)
+            self.admin = None
+
+    # ----------------------------------------------------------- units of work
+    def _end_gets(self, c: JmsConnection) -> None:
+        for consumer in c.pending:
+            consumer.close()
+        c.pending.clear()
+        c.held.clear()
+
+    def _broker_commit(self, c: JmsConnection) -> None:
+        c.tx.commit()
+        self._end_gets(c)
+
+    def _broker_backout(self, c: JmsConnection) -> None:
+        c.tx.rollback()
+        # The JMS client would keep rolled-back messages for this session's consumers to
+        # receive again; closing the consumers hands them back to the broker, at their place
+        # in the queue, for any getter, as MQBACK does.
+        self._end_gets(c)
+
+    # ----------------------------------------------------------- queues
+    def _queue(self, session, d: Definition):
+        return session.createQueue(d.name)
+
+    def _broker_declare(self, d: Definition) -> None:
+        pass  # the broker creates a destination on first use
+
+    def _broker_depth(self, d: Definition) -> int:
+        # A browser shows delivered-but-unacknowledged messages too; those this application
+        # holds in units of work are not on the queue for MQ.
+        admin = self._admin()
+        held = {mid for c in self.conns.values() for mid in c.held}
+        browser = admin.now.createBrowser(self._queue(admin.now, d))
+        try:
+            found = browser.getEnumeration()
+            count = 0
+            while found.hasMoreElements():
+                if str(found.nextElement().getJMSMessageID()) not in held:
+                    count += 1
+            return count
+        finally:
+            browser.close()
+
+    def _broker_cleanup(self, names: list[str]) -> None:
+        admin = self._admin()
+        for name in names:
+            d = Definition(name=name, attrs={})
+            consumer = admin.now.createConsumer(self._queue(admin.now, d))
+            try:
+                while consumer.receiveNoWait() is not None:
+                    pass
+            finally:
+                consumer.close()
+            _quiet(lambda: admin.connection.destroyDestination(self._queue(admin.now, d)))
+
+    # ----------------------------------------------------------- messages
+    def _broker_put(self, c: JmsConnection, d: Definition, body: str, md: L.MessageDescriptor,
+                    options: int) -> L.Observation:
+        _, _, delivery, _ = _jms()
+        syncpoint = bool(options & C.MQPMO_SYNCPOINT)
+        session = c.tx if syncpoint else c.now
+        key = ("tx" if syncpoint else "now", d.name)
+        producer = c.producers.get(key)
+        if producer is None:
+            producer = c.producers[key] = session.createProducer(self._queue(session, d))
+        message = session.createTextMessage(body)
+        for name, value in self.properties(md).items():
+            message.setStringProperty(PROPERTY[name], value)
+        message.setStringProperty("mq_msgid", md.msg_id or uuid.uuid4().hex)
+        if md.correl_id:
+            message.setJMSCorrelationID(md.correl_id)
+        if md.reply_to_q:
+            message.setStringProperty("mq_replytoq", md.reply_to_q)
+        mode = delivery.PERSISTENT if md.persistence == C.MQPER_PERSISTENT else delivery.NON_PERSISTENT
+        ttl = self.expiry_ms(md.expiry) or 0   # 0: never expires
+        producer.send(message, mode, md.priority, ttl)
+        return L.OK
+
+    def _broker_get(self, c: JmsConnection, handle: str, d: Definition, options: int,
+                    wait_ms: int) -> L.Observation:
+        syncpoint = bool(options & C.MQGMO_SYNCPOINT)
+        if syncpoint:
+            consumer = c.tx.createConsumer(self._queue(c.tx, d))
+        else:
+            consumer = c.consumers.get(d.name)
+            if consumer is None:
+                consumer = c.consumers[d.name] = c.now.createConsumer(self._queue(c.now, d))
+        deadline = time.monotonic() + max(wait_ms, self.empty_wait_ms) / 1000
+        message = None
+        while True:
+            message = consumer.receiveNoWait()
+            if message is not None or time.monotonic() >= deadline:
+                break
+            time.sleep(0.005)
+        if message is None:
+            if syncpoint:
+                consumer.close()
+            return _fail(C.MQRC_NO_MSG_AVAILABLE)
+        if syncpoint:
+            c.pending.append(consumer)
+            c.held.add(str(message.getJMSMessageID()))
+        return L.Observation(message=self._returned(message))
+
+    def _returned(self, message) -> L.ReturnedMessage:
+        _, _, delivery, _ = _jms()
+        props = {}
+        names = message.getPropertyNames()
+        while names.hasMoreElements():
+            name = str(names.nextElement())
+            if name.startswith("mq_"):
+                props[name.replace("_", "-")] = str(message.getStringProperty(name))
+        expires = int(message.getJMSExpiration())
+        if expires:
+            expiry = -int(-(expires - time.time() * 1000) // self.scale_ms)  # whole tenths, rounded up
+        else:
+            expiry = C.MQEI_UNLIMITED
+        correl = message.getJMSCorrelationID()
+        return self.returned(
+            body=str(message.getText()), props=props, priority=int(message.getJMSPriority()),
+            persistent=int(message.getJMSDeliveryMode()) == int(delivery.PERSISTENT), expiry=expiry,
+            msg_id=props.get("mq-msgid", ""), correl_id=str(correl) if correl is not None else "",
+            reply_to=props.get("mq-replytoq", ""), redelivered=int(message.getRedeliveryCounter()))
+
+    def express(self, op: L.Op) -> L.Op | None:
+        out = super().express(op)
+        if isinstance(out, (L.Put, L.Put1)) and out.md.priority > C.MAX_PRIORITY:
+            return None   # JMS priorities are 0 to 9
+        if isinstance(out, L.Get) and out.options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
+            return None   # a JMS session is chosen before the message, and its persistence, is seen
+        return out
+
+
+def _quiet(action) -> None:
+    try:
+        action()
+    except Exception:  # noqa: BLE001 - closing what may already be gone
+        pass

@@ -1,0 +1,120 @@
+"""The ``activemq`` adapter (OpenWire/JMS) against a private ActiveMQ this module starts and stops by PID.
+
+Small budgets: the mapping, the BackoutCount rules, restarts and the bad
+conditions, not ActiveMQ at length (``mqconform run --adapter activemq`` does that).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from adapters.brokers import server
+from adapters.brokers.server import free_port
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.rules import RULES
+from tests.brokerkit import check_priority_fifo_and_units_of_work, get, mqconform, put, restart_history, running_broker
+
+pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
+                                reason="activemq not installed (bash scripts/system-packages.sh)")
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    yield from running_broker("activemq", tmp_path_factory.mktemp("activemq-openwire"))
+
+
+@pytest.fixture
+def adapter(broker):
+    from adapters.activemq.openwire import ActiveMQOpenWireAdapter
+
+    host, port = broker.address("openwire")
+    a = ActiveMQOpenWireAdapter(host=host, port=str(port))
+    yield a
+    a.close()
+
+
+def test_mapping_priority_units_of_work_and_backout_count(adapter):
+    adapter.start_case("ow1")
+    x = adapter.execute
+    check_priority_fifo_and_units_of_work(adapter)
+    # The redelivery counter is BackoutCount: it goes on counting backouts.
+    assert x(L.Backout(conn="b")) == L.OK
+    third = x(get("b", "bF", C.MQGMO_SYNCPOINT))
+    assert third.message.body == "tx" and third.message.backout_count == 2
+    assert x(L.Commit(conn="b")) == L.OK
+    assert x(get("b", "bF")).rc == C.MQRC_NO_MSG_AVAILABLE
+    adapter.end_case()
+
+
+def test_a_backed_out_message_is_back_at_its_place_for_any_getter(adapter):
+    adapter.start_case("ow2")
+    x = adapter.execute
+    assert x(L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),))) == L.OK
+    for conn in ("a", "b"):
+        assert x(L.Connect(conn=conn)) == L.OK
+        assert x(L.Open(conn=conn, handle=conn, queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+    for body in ("m0", "m1"):
+        assert x(put("a", "a", body, persistence=C.MQPER_PERSISTENT)) == L.OK
+    assert x(get("a", "a", C.MQGMO_SYNCPOINT)).message.body == "m0"
+    assert dict(x(L.InquireQueue(queue="F", names=("CURDEPTH",))).attrs) == {"CURDEPTH": 1}
+    assert x(L.Backout(conn="a")) == L.OK
+    again = x(get("b", "b"))
+    assert again.message.body == "m0" and again.message.backout_count == 1
+    # An abnormal end backs out too, and counts.
+    assert x(get("a", "a", C.MQGMO_SYNCPOINT)).message.body == "m1"
+    assert x(L.Disconnect(conn="a", abnormal=True)) == L.OK
+    last = x(get("b", "b"))
+    assert last.message.body == "m1" and last.message.backout_count == 1
+    adapter.end_case()
+
+
+def test_backout_count_rules_are_checked_not_set_aside(adapter):
+    caps = adapter.capabilities()
+    assert set(caps.areas) == {"core", "expiry"}
+    for rule in ("CORE-13", "CORE-15", "CORE-31"):
+        assert rule not in caps.not_applicable
+    for rule in RULES.all("trigger"):
+        assert caps.not_applicable[rule.id]
+
+
+def test_restart_is_checked_against_mq(broker, monkeypatch):
+    from adapters.activemq.openwire import ActiveMQOpenWireAdapter
+    from conformance.session import Session
+
+    monkeypatch.setenv("MQCONFORM_RUN_DIR", str(broker.base))
+    adapter = ActiveMQOpenWireAdapter(restart="on")
+    try:
+        session = Session(adapter, "core", seed=0)
+        for persistence, body in ((C.MQPER_PERSISTENT, "kept?"), (C.MQPER_NOT_PERSISTENT, None)):
+            session.start_case()
+            obs = restart_history(session, persistence)
+            assert (obs.message.body if obs.message else None) == body, obs
+            session.end_case()
+        assert session.coverage.checked["CORE-32"] >= 2 and broker.status().ready
+    finally:
+        adapter.close()
+
+
+def test_run_gives_every_rule_a_verdict(broker, tmp_path):
+    host, port = broker.address("openwire")
+    code, out, err, _ = mqconform(
+        "run", "--adapter", "activemq", "--area", "core,expiry", "--examples", "3", "--seed", "5",
+        "--results", tmp_path / "r", env={"MQCONFORM_ACTIVEMQ_URL": f"tcp://mqconform:mqconform@{host}:{port}"})
+    assert code in (0, 1), out + err
+    rows = [json.loads(line) for line in (tmp_path / "r" / "rules.jsonl").read_text().splitlines()]
+    assert {r["rule"] for r in rows} == {r.id for r in RULES.all("core") + RULES.all("expiry")}
+    assert any(r["verdict"] == "pass" for r in rows)
+    for r in rows:
+        if r["verdict"] == "not applicable":
+            assert r.get("not_applicable"), r["rule"]
+    assert "mqconform:mqconform" not in (tmp_path / "r" / "run.json").read_text()
+
+
+def test_nothing_listening_is_one_line_and_exit_2(tmp_path):
+    code, out, err, seconds = mqconform("run", "--adapter", "activemq", "--adapter-opt", f"port={free_port()}",
+                                        "--examples", "2", "--results", tmp_path / "r", timeout=60)
+    assert code == 2 and seconds < 30, (code, seconds, err)
+    assert err.count("\n") == 1 and "activemq" in err and "127.0.0.1:" in err and "Traceback" not in err, err
