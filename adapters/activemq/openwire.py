@@ -102,14 +102,12 @@ class ActiveMQOpenWireAdapter(BrokerShim):
     default_password = "mqconform"
     # The broker's expiry sweep runs every second; dispatch never hands out an expired message.
     expiry_tolerance = 3
-    can_browse = False
+    can_browse = True
+    # A handle's browse cursor is kept by the adapter, so getting the message under it can be expressed.
+    unsupported_gmo = C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT
     not_applicable = {
         "CORE-08": "JMS priorities are 0 to 9: the client refuses a larger one before the broker sees it",
         "CORE-09": "JMS priorities are 0 to 9: a negative one cannot be sent",
-        "CORE-17": "browsing is not mapped onto JMS queue browsers yet",
-        "CORE-18": "browsing is not mapped onto JMS queue browsers yet",
-        "CORE-19": "browsing is not mapped onto JMS queue browsers yet",
-        "CORE-20": "browsing is not mapped onto JMS queue browsers yet",
         "CORE-21": "no browse locks in JMS",
         "CORE-24": "no open-handle counts for JMS clients",
         "CORE-27": "no per-destination message-count limit (ActiveMQ limits memory and store size)",
@@ -214,21 +212,28 @@ class ActiveMQOpenWireAdapter(BrokerShim):
     def _broker_declare(self, d: Definition) -> None:
         pass  # the broker creates a destination on first use
 
-    def _broker_depth(self, d: Definition) -> int:
-        # A browser shows delivered-but-unacknowledged messages too; those this application
-        # holds in units of work are not on the queue for MQ.
+    def _held(self) -> set:
+        return {mid for c in self.conns.values() for mid in c.held}
+
+    def _snapshot(self, d: Definition) -> list[tuple]:
+        """The queue in the broker's delivery order, as ``(JMS message id, priority, message)`` (a QueueBrowser)."""
         admin = self._admin()
-        held = {mid for c in self.conns.values() for mid in c.held}
         browser = admin.now.createBrowser(self._queue(admin.now, d))
         try:
             found = browser.getEnumeration()
-            count = 0
+            out = []
             while found.hasMoreElements():
-                if str(found.nextElement().getJMSMessageID()) not in held:
-                    count += 1
-            return count
+                m = found.nextElement()
+                out.append((str(m.getJMSMessageID()), int(m.getJMSPriority()), m))
+            return out
         finally:
             browser.close()
+
+    def _broker_depth(self, d: Definition) -> int:
+        # A browser shows delivered-but-unacknowledged messages too; those this application
+        # holds in units of work are not on the queue for MQ.
+        held = self._held()
+        return sum(1 for mid, _, _ in self._snapshot(d) if mid not in held)
 
     def _broker_cleanup(self, names: list[str]) -> None:
         admin = self._admin()
@@ -267,8 +272,42 @@ class ActiveMQOpenWireAdapter(BrokerShim):
 
     def _broker_get(self, c: JmsConnection, handle: str, d: Definition, options: int,
                     wait_ms: int) -> L.Observation:
+        if options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+            return self._under_cursor(c, handle, d, options)
+        if options & C.MQGMO_BROWSE_ANY:
+            deadline = time.monotonic() + max(wait_ms, self.empty_wait_ms) / 1000
+            while True:
+                message = self.browse_pick(handle, d, self._snapshot(d), self._held(), options)
+                if message is not None:
+                    return L.Observation(message=self._returned(message))
+                if time.monotonic() >= deadline:
+                    return _fail(C.MQRC_NO_MSG_AVAILABLE)
+                time.sleep(0.01)
+        return self._receive(c, d, options, wait_ms)
+
+    def _under_cursor(self, c: JmsConnection, handle: str, d: Definition, options: int) -> L.Observation:
+        """MQGMO_(BROWSE_)MSG_UNDER_CURSOR: the message the handle's cursor is on, if it is still there."""
+        cursor = self.cursors.get(handle)
+        if cursor is not None and cursor.message_id not in self._held():
+            for mid, _, message in self._snapshot(d):
+                if mid != cursor.message_id:
+                    continue
+                if options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
+                    return L.Observation(message=self._returned(message))
+                got = self._receive(c, d, options, 0, selector=f"JMSMessageID = '{mid}'")
+                if got.rc == C.MQRC_NONE:
+                    return got
+                break
+        return _fail(C.MQRC_NO_MSG_UNDER_CURSOR)
+
+    def _receive(self, c: JmsConnection, d: Definition, options: int, wait_ms: int,
+                 selector: str | None = None) -> L.Observation:
+        """A destructive get: the first message the broker dispatches (that ``selector`` picks, if given)."""
         syncpoint = bool(options & C.MQGMO_SYNCPOINT)
-        if syncpoint:
+        if selector is not None:
+            session = c.tx if syncpoint else c.now
+            consumer = session.createConsumer(self._queue(session, d), selector)
+        elif syncpoint:
             consumer = c.tx.createConsumer(self._queue(c.tx, d))
         else:
             consumer = c.consumers.get(d.name)
@@ -282,12 +321,14 @@ class ActiveMQOpenWireAdapter(BrokerShim):
                 break
             time.sleep(0.005)
         if message is None:
-            if syncpoint:
+            if syncpoint or selector is not None:
                 consumer.close()
             return _fail(C.MQRC_NO_MSG_AVAILABLE)
         if syncpoint:
             c.pending.append(consumer)
             c.held.add(str(message.getJMSMessageID()))
+        elif selector is not None:
+            consumer.close()
         return L.Observation(message=self._returned(message))
 
     def _returned(self, message) -> L.ReturnedMessage:

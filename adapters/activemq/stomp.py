@@ -141,16 +141,6 @@ class StompConnection:
     held: list[Held] = attrs.Factory(list)
 
 
-@attrs.define
-class Cursor:
-    """A handle's browse cursor: the message it is on and what was at or before it."""
-
-    message_id: str
-    priority: int
-    passed: set
-    known: set
-
-
 class ActiveMQAdapter(BrokerShim):
     """ActiveMQ Classic over STOMP 1.2 (options: host, port, user, password, time-scale, empty-wait)."""
 
@@ -182,11 +172,6 @@ class ActiveMQAdapter(BrokerShim):
 
     _ids = itertools.count(1)
     admin: StompConnection | None = None
-
-    def __init__(self, **options: str) -> None:
-        #: Each handle's browse cursor (STOMP browsers keep none across calls).
-        self.cursors: dict[str, Cursor] = {}
-        super().__init__(**options)
 
     # ----------------------------------------------------------- connections
     def _open(self) -> StompConnection:
@@ -473,40 +458,8 @@ class ActiveMQAdapter(BrokerShim):
 
     def _browse_pick(self, handle: str, d: Definition, snapshot: list, options: int):
         """BROWSE_FIRST / BROWSE_NEXT on the broker's browse order, with the handle's cursor."""
-        held = self._held_ids()
-        visible = [f for f in snapshot if f.headers["message-id"] not in held]
-        cursor = self.cursors.get(handle)
-        if options & C.MQGMO_BROWSE_FIRST or cursor is None:
-            pick = visible[0] if visible else None
-        else:
-            pick = None
-            prioritised = d.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY
-            for f in visible:
-                mid = f.headers["message-id"]
-                if mid in cursor.passed:
-                    continue
-                if mid in cursor.known or not prioritised or _priority(f) <= cursor.priority:
-                    pick = f
-                    break
-        if pick is None:
-            return None
-        ids = [f.headers["message-id"] for f in snapshot]
-        mid = pick.headers["message-id"]
-        position = ids.index(mid)
-        passed = set(ids[:position + 1])
-        if cursor is not None and not options & C.MQGMO_BROWSE_FIRST:
-            passed |= cursor.passed
-        self.cursors[handle] = Cursor(message_id=mid, priority=_priority(pick), passed=passed, known=set(ids))
-        return pick
-
-    def _execute(self, op: L.Op) -> L.Observation:
-        if isinstance(op, (L.Close, L.Open)) and op.handle:
-            self.cursors.pop(op.handle, None)
-        return super()._execute(op)
-
-    def start_case(self, case_id: str, platform: str | None = None) -> None:
-        super().start_case(case_id, platform)
-        self.cursors.clear()
+        return self.browse_pick(handle, d, [(f.headers["message-id"], _priority(f), f) for f in snapshot],
+                                self._held_ids(), options)
 
     def _observation(self, frame) -> L.Observation:
         h = frame.headers

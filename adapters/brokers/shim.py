@@ -79,6 +79,16 @@ class Handle:
 
 
 @attrs.define
+class Cursor:
+    """A handle's browse cursor: the message it is on and what was at or before it."""
+
+    message_id: str
+    priority: int
+    passed: set
+    known: set
+
+
+@attrs.define
 class Definition:
     name: str          # the broker's queue name
     attrs: dict
@@ -129,6 +139,8 @@ class BrokerShim:
         self.conns: dict[str, object] = {}
         self.handles: dict[str, Handle] = {}
         self.queues: dict[str, Definition] = {}
+        #: Each handle's browse cursor (broker browsers keep none across calls).
+        self.cursors: dict[str, Cursor] = {}
         self.started = time.monotonic()
         self.virtual = 0
         try:
@@ -221,6 +233,7 @@ class BrokerShim:
         self.case = f"{uuid.uuid4().hex[:8]}.{case_id}"
         self.handles.clear()
         self.queues.clear()
+        self.cursors.clear()
         self.started = time.monotonic()
         self.virtual = 0
 
@@ -306,6 +319,8 @@ class BrokerShim:
             raise
 
     def _execute(self, op: L.Op) -> L.Observation:
+        if isinstance(op, (L.Close, L.Open)) and op.handle:
+            self.cursors.pop(op.handle, None)
         if isinstance(op, L.AdvanceClock):
             self.virtual += op.tenths
             delay = self.started + self.virtual * self.scale_ms / 1000 - time.monotonic()
@@ -390,6 +405,39 @@ class BrokerShim:
                     MAX_REAL_WAIT_MS, op.wait_interval // 100 * self.scale_ms)
             return self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms)
         raise AssertionError(f"not expressible: {op!r}")
+
+    def browse_pick(self, handle: str, d: Definition, entries: list[tuple], held: set, options: int):
+        """BROWSE_FIRST / BROWSE_NEXT over a snapshot of the queue, with the handle's cursor.
+
+        ``entries`` are ``(message id, priority, payload)`` in the broker's browse
+        order; messages held in units of work (``held``) are not on the queue for
+        MQ.  Returns the payload browsed, or None, and moves the cursor.  On a
+        priority queue, BROWSE_NEXT also returns a message that arrived since the
+        last browse ahead of the cursor only if its priority is not higher (MQ's
+        cursor stays where it is in priority order).
+        """
+        visible = [e for e in entries if e[0] not in held]
+        cursor = self.cursors.get(handle)
+        if options & C.MQGMO_BROWSE_FIRST or cursor is None:
+            pick = visible[0] if visible else None
+        else:
+            pick = None
+            prioritised = d.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY
+            for e in visible:
+                if e[0] in cursor.passed:
+                    continue
+                if e[0] in cursor.known or not prioritised or e[1] <= cursor.priority:
+                    pick = e
+                    break
+        if pick is None:
+            return None
+        ids = [e[0] for e in entries]
+        position = ids.index(pick[0])
+        passed = set(ids[:position + 1])
+        if cursor is not None and not options & C.MQGMO_BROWSE_FIRST:
+            passed |= cursor.passed
+        self.cursors[handle] = Cursor(message_id=pick[0], priority=pick[1], passed=passed, known=set(ids))
+        return pick[2]
 
     def _restart(self) -> None:
         """The queue manager stops and starts: every connection ends with it, queues stay defined."""
