@@ -117,6 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--keep-going", type=_count, default=DEFAULT_KEEP_GOING, metavar="N",
                      help="after a departure, up to N more rounds per area looking for departures from other "
                           f"rules (default {DEFAULT_KEEP_GOING}; 0 stops at the first)")
+    run.add_argument("--no-minimise", action="store_true",
+                     help="keep each counterexample as Hypothesis shrank it, without minimising its history")
 
     camp = sub.add_parser("campaign", help="a long fuzzing campaign on Spark (local by default)")
     _adapter_args(camp, required=True)
@@ -270,7 +272,8 @@ def cmd_run(args, out) -> int:
     try:
         record = run_areas(adapter, areas, args.examples, seed, options,
                            progress=lambda line: (out.write(f"  {line}\n"), out.flush()),
-                           keep_going=args.keep_going, on_update=lambda r: r.write(results))
+                           keep_going=args.keep_going, on_update=lambda r: r.write(results),
+                           minimise_histories=not args.no_minimise)
     except Interrupted as stop:
         stop.record.write(results)
         out.write(f"\nInterrupted during {stop.record.interrupted[0]}: "

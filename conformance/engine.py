@@ -12,6 +12,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from adapters.base import Adapter, AdapterError, Capabilities
 from conformance.machines import MACHINES
 from conformance.machines.base import bind
+from conformance.minimise import minimise
 from conformance.results import RunRecord
 from conformance.session import HarnessError, NonConformance, Session
 from reference_model.rules import RULES
@@ -61,7 +62,8 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
 
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
              adapter_options: dict | None, record: RunRecord, keep_going: int = 0,
-             on_update: Callable[[RunRecord], None] | None = None) -> tuple[str, float]:
+             on_update: Callable[[RunRecord], None] | None = None,
+             minimise_histories: bool = True) -> tuple[str, float]:
     """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
 
     A run stops at the first departure, which Hypothesis shrinks.  With
@@ -76,6 +78,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
 
     def found(failure, how: str = "NON-CONFORMANT") -> None:
         nonlocal outcome
+        if minimise_histories:
+            failure = minimise(failure, adapter)
         record.add_failure(failure)
         if on_update is not None:
             on_update(record)
@@ -132,7 +136,8 @@ class Interrupted(KeyboardInterrupt):
 def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | None,
               adapter_options: dict | None = None,
               progress: Callable[[str], None] | None = None, keep_going: int = 0,
-              on_update: Callable[[RunRecord], None] | None = None) -> RunRecord:
+              on_update: Callable[[RunRecord], None] | None = None,
+              minimise_histories: bool = True) -> RunRecord:
     """Run each area's machine against ``adapter``; returns the run's record.
 
     ``on_update(record)`` is called after each departure found and each area, so
@@ -153,7 +158,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
         for platform in platforms:
             try:
                 outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record,
-                                            keep_going, on_update)
+                                            keep_going, on_update, minimise_histories)
             except KeyboardInterrupt:
                 record.interrupted = list(areas[index:])
                 record.ended = time.time()

@@ -224,6 +224,8 @@ class ActiveMQOpenWireAdapter(BrokerShim):
             out = []
             while found.hasMoreElements():
                 m = found.nextElement()
+                if m is None:   # the enumeration ends with null when its last message expired meanwhile
+                    continue
                 out.append((str(m.getJMSMessageID()), int(m.getJMSPriority()), m))
             return out
         finally:

@@ -1,0 +1,189 @@
+"""Minimal counterexamples: delta debugging over a failure's recorded history.
+
+Hypothesis shrinks the *choices* a machine made; it cannot remove what every
+case of a machine does first (defining queues, connecting, opening handles), nor
+an operation a later one happens to lean on.  Histories are data, so after
+shrinking the kit minimises the history itself: it replays candidate
+sub-histories against the adapter (a fresh case each, checked against the model
+as in a run) and keeps a candidate only if it still fails in the same way: the
+same differing fields and the same rules broken.
+
+The result is 1-minimal (removing any single remaining operation makes the
+failure disappear or change), queue attributes the failure does not need are
+dropped from definitions, and handle and connection names are renumbered in
+order of appearance.  On a real broker the search stops at its time budget and
+keeps the smallest history found so far; a result that does not reproduce once
+more is discarded in favour of the history Hypothesis gave.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import attrs
+
+from adapters.base import Adapter
+from conformance.history import Failure
+from conformance.results import Coverage
+from reference_model import language as L
+from reference_model.rules import RULES
+
+#: Seconds a minimisation may take: systems on a virtual clock replay in milliseconds.
+BUDGET_VIRTUAL = 20.0
+#: ... and real brokers, where every replay takes real time.
+BUDGET_REALTIME = 30.0
+
+
+class _Search:
+    def __init__(self, failure: Failure, adapter: Adapter, budget: float) -> None:
+        self.failure = failure
+        self.adapter = adapter
+        self.deadline = time.monotonic() + budget
+        self.replays = 0
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+    def replay(self, ops: list[L.Op]) -> Failure | None:
+        """The failure ``ops`` lead to, when it is the same as the one being minimised."""
+        from conformance.session import NonConformance, Session
+
+        self.replays += 1
+        f = self.failure
+        session = Session(self.adapter, f.area, f.adapter_options, f.seed, coverage=Coverage(), platform=f.platform)
+        found = None
+        try:
+            session.start_case()
+            for op in ops:
+                session.execute(op)
+        except NonConformance as exc:
+            found = exc.failure
+        except Exception:  # noqa: BLE001 - a candidate the model or the system cannot run is not the failure
+            found = None
+        finally:
+            try:
+                session.end_case()
+            except Exception:  # noqa: BLE001
+                pass
+        return found if found is not None and self.same(found) else None
+
+    def same(self, other: Failure) -> bool:
+        return (other.mismatch.fields == self.failure.mismatch.fields
+                and set(other.rules) == set(self.failure.rules))
+
+
+def minimise(failure: Failure, adapter: Adapter, budget: float | None = None) -> Failure:
+    """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found)."""
+    if budget is None:
+        budget = BUDGET_REALTIME if adapter.capabilities().realtime else BUDGET_VIRTUAL
+    search = _Search(failure, adapter, budget)
+    best = search.replay(_ops(failure))
+    if best is None:
+        return failure   # not reproducible (a real broker's timing): keep what Hypothesis found
+    ops = _ddmin(search, best)
+    best = search.replay(ops) or best
+    ops = _one_by_one(_ops(best), search)
+    ops = _fewer_attributes(ops, search)
+    renamed = _renumber(ops)
+    final = search.replay(renamed) or search.replay(ops)
+    if final is None or len(final.steps) > len(failure.steps):
+        return failure
+    return final
+
+
+def _ops(failure: Failure) -> list[L.Op]:
+    return [s.op for s in failure.steps]
+
+
+def _ddmin(search: _Search, best: Failure) -> list[L.Op]:
+    """Zeller's ddmin over the operations: drop chunks while the failure stays."""
+    ops = _ops(best)
+    n = 2
+    while len(ops) >= 2 and not search.out_of_time():
+        size = max(1, len(ops) // n)
+        chunks = [ops[i:i + size] for i in range(0, len(ops), size)]
+        reduced = False
+        for i in range(len(chunks)):
+            candidate = [op for j, chunk in enumerate(chunks) if j != i for op in chunk]
+            found = search.replay(candidate) if candidate else None
+            if found is not None:
+                ops = _ops(found)
+                n = max(n - 1, 2)
+                reduced = True
+                break
+            if search.out_of_time():
+                return ops
+        if not reduced:
+            if n >= len(ops):
+                break
+            n = min(len(ops), n * 2)
+    return ops
+
+
+def _one_by_one(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Remove single operations, last first, until none can go (1-minimal)."""
+    changed = True
+    while changed and not search.out_of_time():
+        changed = False
+        for i in range(len(ops) - 1, -1, -1):
+            if search.out_of_time():
+                break
+            found = search.replay(ops[:i] + ops[i + 1:])
+            if found is not None:
+                ops = _ops(found)
+                changed = True
+                break
+    return ops
+
+
+def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Drop queue attributes from definitions (they fall back to MQ's defaults) while the failure stays.
+
+    An attribute a broken rule is about (``MSGDLVSQ`` for priority order) stays, so
+    that the reader sees it spelled out even when its value is the default.
+    """
+    about = {name for rule in search.failure.rules if rule in RULES
+             for name in L.QUEUE_ATTRIBUTES if name in RULES[rule].summary}
+    for i, op in enumerate(ops):
+        if not isinstance(op, L.DefineQueue):
+            continue
+        for name, _ in tuple(op.attrs):
+            if name in about:
+                continue
+            if search.out_of_time():
+                return ops
+            current = ops[i]
+            lighter = attrs.evolve(current, attrs=tuple((k, v) for k, v in current.attrs if k != name))
+            candidate = ops[:i] + [lighter] + ops[i + 1:]
+            if search.replay(candidate) is not None:
+                ops = candidate
+    return ops
+
+
+_CONN = re.compile(r"c\d+")
+
+
+def _renumber(ops: list[L.Op]) -> list[L.Op]:
+    """Handles h1, h2, ... and connections c1, c2, ... in order of first appearance."""
+    handles: dict[str, str] = {}
+    conns: dict[str, str] = {}
+
+    def conn(name: str) -> str:
+        if not _CONN.fullmatch(name):
+            return name
+        return conns.setdefault(name, f"c{len(conns) + 1}")
+
+    def handle(name: str) -> str:
+        return handles.setdefault(name, f"h{len(handles) + 1}")
+
+    out = []
+    for op in ops:
+        changes = {}
+        names = {a.name for a in attrs.fields(type(op))}
+        if "conn" in names and isinstance(op.conn, str) and op.conn:
+            changes["conn"] = conn(op.conn)
+        if "handle" in names and isinstance(op.handle, str) and op.handle:
+            changes["handle"] = handle(op.handle)
+        out.append(attrs.evolve(op, **changes) if changes else op)
+    return out

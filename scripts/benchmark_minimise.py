@@ -1,0 +1,76 @@
+"""How small the kit's counterexamples are, over the simulated queue manager's whole fault catalogue.
+
+For each fault: run its area (one platform, one round) without minimising, then
+minimise the failure Hypothesis shrank, and print the history lengths before and
+after, the time minimising took, and whether the fault's declared rule is named
+first.  Ends with the distribution (median, max) and the shares.
+
+    .venv/bin/python scripts/benchmark_minimise.py [--seed 7] [--examples 200] [FAULT ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from adapters.registry import create_adapter  # noqa: E402
+from adapters.simulated.faults import FAULTS  # noqa: E402
+from conformance.engine import run_area  # noqa: E402
+from conformance.minimise import minimise  # noqa: E402
+from conformance.results import RunRecord  # noqa: E402
+
+SEEDS = {"every-twice-on-alter": 1, "dlq-header-stripped": 1}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--examples", type=int, default=200)
+    parser.add_argument("faults", nargs="*", default=sorted(FAULTS))
+    args = parser.parse_args()
+    before, after, first, seconds, missed = [], [], [], [], []
+    print(f"{'fault':36} {'shrunk':>6} {'minimal':>7} {'seconds':>7}  rules (declared rule first?)")
+    for name in args.faults:
+        spec = FAULTS[name]
+        adapter = create_adapter("simulated", {"faults": name, "platform": "distributed"})
+        caps = adapter.capabilities()
+        record = RunRecord(adapter="simulated", describe={}, capabilities=caps.to_json(), areas=[spec.area],
+                           seed=args.seed, examples=args.examples)
+        seed = SEEDS.get(name, args.seed)
+        run_area(adapter, spec.area, caps.platforms[0], args.examples, seed, {"faults": name}, record,
+                 minimise_histories=False)
+        if not record.failures:
+            missed.append(name)
+            print(f"{name:36} {'-':>6} {'-':>7} {'-':>7}  not found with seed {seed}")
+            continue
+        shrunk = record.failures[0]
+        started = time.monotonic()
+        small = minimise(shrunk, adapter)
+        took = time.monotonic() - started
+        adapter.close()
+        declared_first = bool(small.rules) and small.rules[0] in spec.rules
+        before.append(len(shrunk.steps))
+        after.append(len(small.steps))
+        first.append(declared_first)
+        seconds.append(took)
+        print(f"{name:36} {len(shrunk.steps):>6} {len(small.steps):>7} {took:>7.2f}  "
+              f"{','.join(small.rules)} ({'yes' if declared_first else 'no'})")
+    if not after:
+        return 1
+    print()
+    print(f"faults found: {len(after)} of {len(args.faults)}" + (f" (missed: {', '.join(missed)})" if missed else ""))
+    print(f"history length as Hypothesis shrank it: median {statistics.median(before)}, max {max(before)}")
+    print(f"history length minimised:              median {statistics.median(after)}, max {max(after)}")
+    print(f"ratio minimised / shrunk (median):     {statistics.median(a / b for a, b in zip(after, before)):.2f}")
+    print(f"declared rule named first:             {sum(first)} of {len(first)} ({100 * sum(first) / len(first):.0f}%)")
+    print(f"seconds minimising: median {statistics.median(seconds):.2f}, max {max(seconds):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
