@@ -110,6 +110,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
     from adapters.base import AdapterError
     from adapters.registry import create_adapter
     from conformance.engine import bound_machine, machine_settings
+    from conformance.minimise import minimise
     from conformance.results import Coverage
     from conformance.session import HarnessError, NonConformance
 
@@ -149,6 +150,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
                     run_state_machine_as_test(machine, settings=machine_settings(spec["examples"], database=db))
                 except NonConformance as shrunk:
                     failure = shrunk.failure
+                failure = minimise(failure, adapter)
                 coverage.failed.update(failure.rules)
                 result["failures"].append(failure.to_json())
     except HarnessError as exc:

@@ -105,11 +105,15 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         except Flaky as exc:
             # The system answered the same operations differently when Hypothesis
             # ran them again (a real broker's timing, or one that broke meanwhile).
-            departures = [e for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]
+            departures = [e.failure for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]
+            if machine.session.smallest is not None:
+                # What generation did next depended on what the system answered, and it answered
+                # differently when Hypothesis ran the case again: the departure it did show stands.
+                departures.append(machine.session.smallest)
             if machine.session.broken is not None:
                 record.error, outcome = str(machine.session.broken), "error"
             elif departures:
-                found(departures[0].failure, "NON-CONFORMANT, not reproduced on a second run")
+                found(min(departures, key=lambda f: len(f.steps)), "NON-CONFORMANT, not reproduced on a second run")
             else:
                 record.error = (f"{area}: the system answered the same operations differently on a second run "
                                 f"({type(exc).__name__})")

@@ -37,18 +37,36 @@ BUDGET_REALTIME = 30.0
 
 class _Search:
     def __init__(self, failure: Failure, adapter: Adapter, budget: float) -> None:
+        from adapters.reference import ReferenceAdapter
+
         self.failure = failure
         self.adapter = adapter
         self.deadline = time.monotonic() + budget
         self.replays = 0
+        #: The model on its own: a candidate it cannot run is never sent to the system under test.
+        self.model = ReferenceAdapter(platform=failure.platform)
+        #: Set when the system under test failed (not a verdict): the search stops there.
+        self.broken = False
 
     def out_of_time(self) -> bool:
-        return time.monotonic() >= self.deadline
+        return self.broken or time.monotonic() >= self.deadline
+
+    def well_formed(self, ops: list[L.Op]) -> bool:
+        """The model can run ``ops`` (every handle and connection used exists, no name reused)."""
+        self.model.start_case("candidate", self.failure.platform)
+        try:
+            for op in ops:
+                self.model.execute(op)
+        except Exception:  # noqa: BLE001 - HistoryError and the like: not a history a program could make
+            return False
+        return True
 
     def replay(self, ops: list[L.Op]) -> Failure | None:
         """The failure ``ops`` lead to, when it is the same as the one being minimised."""
         from conformance.session import NonConformance, Session
 
+        if self.broken or not self.well_formed(ops):
+            return None
         self.replays += 1
         f = self.failure
         session = Session(self.adapter, f.area, f.adapter_options, f.seed, coverage=Coverage(), platform=f.platform)
@@ -59,7 +77,8 @@ class _Search:
                 session.execute(op)
         except NonConformance as exc:
             found = exc.failure
-        except Exception:  # noqa: BLE001 - a candidate the model or the system cannot run is not the failure
+        except Exception:  # noqa: BLE001 - the system under test failed: stop searching, keep what was found
+            self.broken = True
             found = None
         finally:
             try:

@@ -167,6 +167,8 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
 
     from conformance.engine import area_platforms, bound_machine
     from conformance.history import save_failure
+    from conformance.minimise import minimise
+    from conformance.render import render_failure
     from conformance.session import HarnessError, NonConformance
 
     def run(area: str) -> None:
@@ -182,10 +184,11 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
                 run_state_machine_as_test(machine, settings=settings(
                     settings.default, deadline=None, suppress_health_check=list(HealthCheck)))
         except NonConformance as exc:
-            mq_record.add_failure(exc.failure)
+            failure = minimise(exc.failure, mq_adapter)
+            mq_record.add_failure(failure)
             where = Path(pytestconfig.getoption("--mq-results") or ".mqconform") / "failures"
-            path = save_failure(exc.failure, where)
-            problem = f"{exc}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
+            path = save_failure(failure, where)
+            problem = f"{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
         except HarnessError as exc:
             mq_record.error = str(exc)
             mq_record.errored.append(area)

@@ -9,19 +9,45 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
 
-_GMO = [(v, n[6:]) for n, v in vars(C).items() if n.startswith("MQGMO_") and isinstance(v, int)
+_GMO = [(v, n) for n, v in vars(C).items() if n.startswith("MQGMO_") and isinstance(v, int)
         and v and bin(v).count("1") == 1]
-_PMO = [(v, n[6:]) for n, v in vars(C).items() if n.startswith("MQPMO_") and isinstance(v, int) and v]
-_OO = [(v, n[5:]) for n, v in vars(C).items() if n.startswith("MQOO_") and isinstance(v, int)
+_PMO = [(v, n) for n, v in vars(C).items() if n.startswith("MQPMO_") and isinstance(v, int) and v]
+_OO = [(v, n) for n, v in vars(C).items() if n.startswith("MQOO_") and isinstance(v, int)
        and v and bin(v).count("1") == 1]
+
+#: MQSC's names for queue attribute values (DEFINE QLOCAL / DISPLAY QLOCAL).
+MQSC_VALUES: dict[str, dict[int, str]] = {
+    "MSGDLVSQ": {C.MQMDS_PRIORITY: "PRIORITY", C.MQMDS_FIFO: "FIFO"},
+    "DEFPSIST": {C.MQPER_NOT_PERSISTENT: "NO", C.MQPER_PERSISTENT: "YES"},
+    "DEFSOPT": {C.MQOO_INPUT_SHARED: "SHARED", C.MQOO_INPUT_EXCLUSIVE: "EXCL"},
+    "GET": {C.MQQA_GET_ALLOWED: "ENABLED", C.MQQA_GET_INHIBITED: "DISABLED"},
+    "PUT": {C.MQQA_PUT_ALLOWED: "ENABLED", C.MQQA_PUT_INHIBITED: "DISABLED"},
+    "USAGE": {C.MQUS_NORMAL: "NORMAL", C.MQUS_TRANSMISSION: "XMITQ"},
+    "TRIGTYPE": {C.MQTT_NONE: "NONE", C.MQTT_FIRST: "FIRST", C.MQTT_EVERY: "EVERY", C.MQTT_DEPTH: "DEPTH"},
+}
+_PERSISTENCE = {C.MQPER_NOT_PERSISTENT: "MQPER_NOT_PERSISTENT", C.MQPER_PERSISTENT: "MQPER_PERSISTENT",
+                C.MQPER_PERSISTENCE_AS_Q_DEF: "MQPER_PERSISTENCE_AS_Q_DEF"}
 
 
 def flags(value: int, table: list[tuple[int, str]]) -> str:
+    """Option bits by their MQI names: ``MQGMO_SYNCPOINT+MQGMO_BROWSE_NEXT``."""
     names = [name for bit, name in table if value & bit]
     rest = value & ~sum(bit for bit, _ in table)
     if rest:
         names.append(str(rest))
-    return "+".join(names) or "NONE"
+    if names:
+        return "+".join(names)
+    zero = {id(_GMO): "MQGMO_NONE", id(_PMO): "MQPMO_NONE", id(_OO): "MQOO_NONE"}
+    return zero.get(id(table), "NONE")
+
+
+def mqsc(name: str, value) -> str:
+    """One queue attribute as MQSC writes it: ``MSGDLVSQ(PRIORITY)``, ``BOQNAME('BQ')``, ``NOTRIGGER``."""
+    if name == "TRIGGER" and value in (C.MQTC_OFF, C.MQTC_ON):
+        return "TRIGGER" if value == C.MQTC_ON else "NOTRIGGER"
+    if isinstance(value, str):
+        return f"{name}('{value}')"
+    return f"{name}({MQSC_VALUES.get(name, {}).get(value, value)})"
 
 
 def _md_text(md: L.MessageDescriptor) -> str:
@@ -32,6 +58,8 @@ def _md_text(md: L.MessageDescriptor) -> str:
         if v != getattr(default, a.name):
             if a.name == "context":
                 parts.append("context=" + _value_text(v))
+            elif a.name == "persistence":
+                parts.append(f"persistence={_PERSISTENCE.get(v, v)}")
             else:
                 parts.append(f"{a.name}={v!r}" if isinstance(v, str) else f"{a.name}={v}")
     return " ".join(parts)
@@ -69,7 +97,7 @@ def op_text(op: L.Op) -> str:
     if isinstance(op, L.Open):
         return f"{name} {op.conn} {op.handle} {op.queue} {flags(op.options, _OO)}"
     if isinstance(op, (L.DefineQueue, L.AlterQueue)):
-        return f"{name} {op.queue} " + " ".join(f"{k}({v!r})" if isinstance(v, str) else f"{k}({v})" for k, v in op.attrs)
+        return f"{name} {op.queue} " + " ".join(mqsc(k, v) for k, v in op.attrs)
     if isinstance(op, L.InquireQueue):
         return f"{name} {op.queue} {' '.join(op.names)}"
     if isinstance(op, L.Disconnect):
@@ -97,6 +125,8 @@ def observation_text(obs: L.Observation) -> str:
             if a.name in ("priority", "persistence", "backout_count") or v != getattr(default, a.name):
                 if a.name == "msg_id" and v is None:
                     v = "<generated>"
+                elif a.name == "persistence":
+                    v = _PERSISTENCE.get(v, v)
                 elif isinstance(v, L.IntRange):
                     v = f"{v.lo}..{v.hi}"
                 elif attrs.has(type(v)):
@@ -104,7 +134,7 @@ def observation_text(obs: L.Observation) -> str:
                 detail.append(f"{a.name}={v}")
         parts.append(" ".join(detail))
     if obs.attrs is not None:
-        parts.append(" ".join(f"{k}={v}" for k, v in obs.attrs))
+        parts.append(" ".join(mqsc(k, v) for k, v in obs.attrs))
     return " ".join(parts)
 
 
@@ -130,4 +160,59 @@ def render_failure(failure) -> str:
     for allowed in mm.allowed:
         lines.append(f"  allowed:  {observation_text(allowed)}")
     lines.append(f"  differing fields: {', '.join(mm.fields)}")
+    closest = mm.allowed[0] if mm.allowed else None
+    for path in dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]):
+        lines.append(f"    {path}: expected {field_text(closest, path)}, observed {field_text(mm.observed, path)}")
     return "\n".join(lines)
+
+
+def differences(expected: L.Observation | None, observed: L.Observation) -> list[str]:
+    """Every field path where ``observed`` is outside what ``expected`` allows (None there: any value)."""
+    if expected is None:
+        return []
+    out = [p for p in ("cc", "rc") if getattr(expected, p) != getattr(observed, p)]
+    if (expected.message is None) != (observed.message is None):
+        out.append("message")
+    elif expected.message is not None:
+        for a in attrs.fields(L.ReturnedMessage):
+            want, got = getattr(expected.message, a.name), getattr(observed.message, a.name)
+            if want is None or want == got:
+                continue
+            if isinstance(want, L.IntRange) and isinstance(got, int) and want.lo <= got <= want.hi:
+                continue
+            out.append(f"message.{a.name}")
+    if expected.attrs is not None:
+        got_attrs = dict(observed.attrs or ())
+        out += [f"attrs.{k}" for k, v in expected.attrs if got_attrs.get(k) != v]
+    return out
+
+
+def field_value(obs: L.Observation | None, path: str):
+    """The value at ``path`` (``rc``, ``message.priority``, ``attrs.CURDEPTH``) of an observation, or None."""
+    value = obs
+    for part in path.split("."):
+        if value is None:
+            return None
+        if isinstance(value, tuple):   # attribute pairs
+            value = dict(value).get(part)
+        else:
+            value = getattr(value, part, None)
+    return value
+
+
+def field_text(obs: L.Observation | None, path: str) -> str:
+    value = field_value(obs, path)
+    last = path.rsplit(".", 1)[-1]
+    if value is None:
+        return "nothing" if obs is None or path.startswith("message") else "none"
+    if path in ("rc", "reason"):
+        return C.reason_name(value)
+    if last == "persistence":
+        return _PERSISTENCE.get(value, str(value))
+    if path.startswith("attrs.") and last in MQSC_VALUES:
+        return MQSC_VALUES[last].get(value, str(value))
+    if isinstance(value, L.IntRange):
+        return f"{value.lo}..{value.hi}"
+    if attrs.has(type(value)):
+        return _value_text(value)
+    return repr(value)

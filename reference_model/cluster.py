@@ -382,6 +382,10 @@ def share_expectation(state, op) -> dict[str, float]:
 @handles(L.ClusterPut)
 def cluster_put(state, op):
     cl = cluster_of(state)
+    known = {q["name"] for q in state.cluster["qmgrs"].values()}
+    if any(c["qmgr"] not in known for c in state.cluster["channels"].values()) or \
+            any(i["qmgr"] not in known for i in state.cluster["instances"].values()):
+        raise HistoryError("a cluster queue or channel names an undefined queue manager")
     msg = Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf, already_sent=op.already_sent)
     history = state.workload.get(op.queue) or WorkloadHistory()
     try:

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.registry import create_adapter  # noqa: E402
 from adapters.simulated.faults import FAULTS  # noqa: E402
-from conformance.engine import run_area  # noqa: E402
+from conformance.engine import area_platforms, run_area  # noqa: E402
 from conformance.minimise import minimise  # noqa: E402
 from conformance.results import RunRecord  # noqa: E402
 
@@ -37,12 +37,13 @@ def main() -> int:
     print(f"{'fault':36} {'shrunk':>6} {'minimal':>7} {'seconds':>7}  rules (declared rule first?)")
     for name in args.faults:
         spec = FAULTS[name]
-        adapter = create_adapter("simulated", {"faults": name, "platform": "distributed"})
+        adapter = create_adapter("simulated", {"faults": name})
         caps = adapter.capabilities()
+        platform = area_platforms(spec.area, caps)[0]   # z/OS for the areas only z/OS has
         record = RunRecord(adapter="simulated", describe={}, capabilities=caps.to_json(), areas=[spec.area],
                            seed=args.seed, examples=args.examples)
         seed = SEEDS.get(name, args.seed)
-        run_area(adapter, spec.area, caps.platforms[0], args.examples, seed, {"faults": name}, record,
+        run_area(adapter, spec.area, platform, args.examples, seed, {"faults": name}, record,
                  minimise_histories=False)
         if not record.failures:
             missed.append(name)
