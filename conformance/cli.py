@@ -29,9 +29,10 @@ from conformance import __version__
 from conformance.cluster_whatif import ClusterConfigError
 from conformance.engine import Interrupted, run_areas
 from conformance.history import ReplayFileError, load_failure
+from conformance.regression import pytest_source, replay_on
 from conformance.render import render_failure
 from conformance.results import PASS, RunRecord
-from conformance.session import STOP, HarnessError, NonConformance, Session
+from conformance.session import STOP, HarnessError
 from reference_model.model import HistoryError
 from reference_model.rules import RULES, parse_areas
 
@@ -179,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay a saved failing history")
     replay.add_argument("file", type=Path)
     _adapter_args(replay, required=False)
+    replay.add_argument("--as-pytest", type=Path, metavar="OUT.py",
+                        help="write a standalone pytest test that replays the history, instead of running it")
     return p
 
 
@@ -330,25 +333,40 @@ def cmd_replay(args, out) -> int:
     options = _adapter_options(args) if args.adapter else dict(failure.adapter_options)
     if not args.adapter and args.faults:
         options["faults"] = args.faults
+    if args.as_pytest is not None:
+        return _replay_as_pytest(args, out, failure, name, options)
     adapter = create_adapter(name, options)
     try:
-        platforms = adapter.capabilities().platforms
-        if failure.platform not in platforms:
-            raise HarnessError(f"adapter {name!r} cannot show platform {failure.platform!r} "
-                               f"of this replay (it shows {', '.join(platforms)})")
-        session = Session(adapter, failure.area, options, failure.seed, platform=failure.platform)
-        session.start_case()
-        try:
-            for step in failure.steps:
-                session.execute(step.op)
-        except NonConformance as exc:
-            out.write(render_failure(exc.failure) + "\n")
-            out.write(f"\nStill failing: {args.file}\n")
-            return EXIT_NONCONFORMANT
-        session.end_case()
+        found = replay_on(adapter, failure, options)
     finally:
         adapter.close()
+    if found is not None:
+        out.write(render_failure(found) + "\n")
+        out.write(f"\nStill failing: {args.file}\n")
+        return EXIT_NONCONFORMANT
     out.write(f"Replayed {len(failure.steps)} steps on adapter {name}: conformant (fixed).\n")
+    return EXIT_OK
+
+
+def _replay_as_pytest(args, out, failure, name: str, options: dict) -> int:
+    """Write the replay as a standalone pytest module instead of running it."""
+    from conformance.session import _secret
+
+    target = args.as_pytest
+    if target.suffix != ".py":
+        raise UsageError(f"--as-pytest {target}: a pytest module's name ends in .py")
+    if not target.parent.is_dir():
+        raise UsageError(f"--as-pytest {target}: no such directory {target.parent}")
+    if target.exists():
+        raise UsageError(f"--as-pytest {target}: already exists; choose another name")
+    create_adapter(name, options).close()   # a bad adapter or option fails here, not in the user's suite
+    kept = {k: v for k, v in options.items() if not _secret(k)}
+    source = pytest_source(failure, failure.to_json(), name, kept, args.file.name)
+    try:
+        target.write_text(source, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--as-pytest {target}: cannot write ({exc.strerror})") from None
+    out.write(f"Regression test: {target} (run it with: pytest {target})\n")
     return EXIT_OK
 
 
