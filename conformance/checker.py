@@ -133,10 +133,18 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
                   or branch.field_rules.get(f.split(".")[0]) or branch.rules)
     body = observed.message.body if observed.message is not None else None
     if body is not None:
-        rules += branch.excluded.get(body, ())
-        rules += branch.state.removed.get(body, ())
+        # A message MQ would not return at all: the rule that excludes it (uncommitted, expired,
+        # locked, already got) is what the system broke, before any rule about order or fields.
+        rules = [*branch.excluded.get(body, ()), *branch.state.removed.get(body, ()), *rules]
     if not rules:
         rules = list(branch.rules)
+    want = branch.observation.message
+    if "message.body" in fields and want is not None and observed.message is not None \
+            and isinstance(want.priority, int) and want.priority != observed.message.priority:
+        # The wrong message came back and it has another priority: the order rule chose it
+        # (CORE-04 priority order, CORE-06 FIFO whatever the priority); a browse or cursor
+        # rule only passed along what that order chose.
+        rules = [r for r in ("CORE-04", "CORE-06") if r in rules] + [r for r in rules if r not in ("CORE-04", "CORE-06")]
     return tuple(dict.fromkeys(rules))
 
 

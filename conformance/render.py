@@ -145,6 +145,8 @@ def render_failure(failure) -> str:
         f"Non-conformance in area '{failure.area}' on adapter '{failure.adapter}' "
         f"(platform {failure.platform}): step {mm.index + 1} of {len(failure.steps)}",
         "",
+        explain(failure),
+        "",
         "Rules broken:",
     ]
     for rid in mm.rules:
@@ -185,6 +187,31 @@ def differences(expected: L.Observation | None, observed: L.Observation) -> list
         got_attrs = dict(observed.attrs or ())
         out += [f"attrs.{k}" for k, v in expected.attrs if got_attrs.get(k) != v]
     return out
+
+
+def explain(failure) -> str:
+    """One sentence: what MQ requires (the first rule broken, with its source) and what the system did instead."""
+    mm = failure.mismatch
+    closest = mm.allowed[0] if mm.allowed else None
+    paths = list(dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]))
+    did = "; ".join(f"{_field_name(p)} was {field_text(mm.observed, p)} where MQ gives {field_text(closest, p)}"
+                    for p in paths[:3]) or "the outcome was not one MQ allows"
+    head = mm.rules[0] if mm.rules else None
+    rule = RULES[head] if head in RULES else None
+    requires = f"MQ requires ({head}, {rule.source}): {rule.summary.rstrip('.')}." if rule else "MQ requires otherwise."
+    return f"{requires} Instead, at step {mm.index + 1} ({type(mm.op).__name__}), {did}."
+
+
+def _field_name(path: str) -> str:
+    names = {"rc": "the reason code", "cc": "the completion code", "message": "the message",
+             "message.body": "the message returned", "message.backout_count": "BackoutCount"}
+    if path in names:
+        return names[path]
+    if path.startswith("message."):
+        return f"the message's {path[len('message.'):]}"
+    if path.startswith("attrs."):
+        return path[len("attrs."):]
+    return path
 
 
 def field_value(obs: L.Observation | None, path: str):

@@ -94,12 +94,14 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
                             for r in (("SYNC-14", "SYNC-03") if state.conns[m.got_by].skipped == m.seq
                                       else ("CORE-14",)))
             # Observed too high: messages that should be gone or hidden; too low: ones that should count.
+            # The rules of what happened to the queue's messages lead: the general depth rule
+            # (CORE-28) only counts what they left.
             field_rules[f"attrs.{name}>"] = tuple(dict.fromkeys(
-                ("CORE-28",) + trigger.missing_trigger_rules(state, q.name) + pending + q.departures
-                + expiry.pending_report_rules(state, q.name)))
+                q.departures + pending + trigger.missing_trigger_rules(state, q.name)
+                + expiry.pending_report_rules(state, q.name) + ("CORE-28",)))
             field_rules[f"attrs.{name}<"] = tuple(dict.fromkeys(
-                ("CORE-28",) + (("EXP-11",) if expiry.lingering(state, q) else ()) + ("CORE-02",)
-                + _depth_history_rules(q)))
+                _depth_history_rules(q) + (("EXP-11",) if expiry.lingering(state, q) else ())
+                + ("CORE-02", "CORE-28")))
             field_rules[f"attrs.{name}"] = tuple(dict.fromkeys(
                 field_rules[f"attrs.{name}>"] + field_rules[f"attrs.{name}<"]))
         elif name in ("IPPROCS", "OPPROCS"):
@@ -603,7 +605,9 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
     for discarded, chosen in expiry.walk(state, candidates):
         if chosen is not None:
             live = [m for m in candidates if m not in discarded]
-            order = order_base + _order_rules(q, chosen, live)
+            # BROWSE_FIRST returns what delivery order puts first: the order rule leads.
+            order = _order_rules(q, chosen, live) + order_base if order_base == ("CORE-18",) \
+                else order_base + _order_rules(q, chosen, live)
             out.append(_deliver(state, op, h, discarded, chosen, order, excluded, keep_lock, mark))
             continue
         s = state.clone()
@@ -686,7 +690,8 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         "rc": identity,
         "message": identity,
         "message.body": identity,
-        "message.backout_count": ("CORE-12", "CORE-17") + (("CORE-15",) if chosen.backout_count else ()),
+        # A count above 0 comes from backouts (CORE-15); 0 is what a first delivery shows.
+        "message.backout_count": (("CORE-15",) if chosen.backout_count else ()) + ("CORE-12", "CORE-17"),
         "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
         else ("CORE-07", "CORE-08"),
         "message.persistence": ("CORE-10",),

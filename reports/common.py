@@ -6,7 +6,7 @@ import time
 
 from conformance import __version__
 from conformance.history import Failure
-from conformance.render import observation_text, op_text
+from conformance.render import differences, explain, field_text, observation_text, op_text
 from conformance.results import VERDICTS
 from reports.matrix import Column
 
@@ -57,9 +57,12 @@ def failure_rows(failure: Failure) -> list[tuple[str, int, str, str]]:
 
 def expected_vs_observed(failure: Failure) -> list[tuple[str, str]]:
     mm = failure.mismatch
-    rows = [("observed", observation_text(mm.observed))]
+    rows = [("in one sentence", explain(failure)), ("observed", observation_text(mm.observed))]
     rows += [("allowed", observation_text(a)) for a in mm.allowed]
     rows.append(("differing fields", ", ".join(mm.fields)))
+    closest = mm.allowed[0] if mm.allowed else None
+    for path in dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]):
+        rows.append((path, f"expected {field_text(closest, path)}, observed {field_text(mm.observed, path)}"))
     return rows
 
 
