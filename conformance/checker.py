@@ -135,7 +135,9 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
     if body is not None:
         # A message MQ would not return at all: the rule that excludes it (uncommitted, expired,
         # locked, already got) is what the system broke, before any rule about order or fields.
-        rules = [*branch.excluded.get(body, ()), *branch.state.removed.get(body, ()), *rules]
+        delivered = branch.observation.message is not None and branch.observation.message.body == body
+        gone = () if delivered else branch.state.removed.get(body, ())   # not the one this get removes
+        rules = [*branch.excluded.get(body, ()), *gone, *rules, *branch.state.removed.get(body, ())]
     if not rules:
         rules = list(branch.rules)
     want = branch.observation.message

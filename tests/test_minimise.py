@@ -68,3 +68,13 @@ def test_no_minimise_keeps_what_hypothesis_shrank(tmp_path):
     length = {d: len(json.loads(next((tmp_path / d / "failures").glob("*.json")).read_text())["steps"])
               for d in ("a", "b")}
     assert length["a"] < length["b"]
+
+
+@pytest.mark.parametrize("fault", ["priority-ignored", "fifo-within-priority-broken", "uncommitted-put-visible",
+                                   "backout-count-not-incremented", "backout-loses-get", "disconnect-backs-out",
+                                   "browse-next-skips", "xmit-inner-not-zeroed"])
+def test_the_rule_the_fault_breaks_is_named_first(fault):
+    """Not a rule that only passed the message along (a browse returning what the order chose)."""
+    failure, adapter = shrunk_failure(fault)
+    small = minimise(failure, adapter)
+    assert small.rules[0] in FAULTS[fault].rules, (small.rules, FAULTS[fault].rules)
