@@ -35,10 +35,8 @@ def flags(value: int, table: list[tuple[int, str]]) -> str:
     rest = value & ~sum(bit for bit, _ in table)
     if rest:
         names.append(str(rest))
-    if names:
-        return "+".join(names)
-    zero = {id(_GMO): "MQGMO_NONE", id(_PMO): "MQPMO_NONE", id(_OO): "MQOO_NONE"}
-    return zero.get(id(table), "NONE")
+    # No option set: MQGMO_NONE, MQPMO_NONE, MQOO_NONE after the table's own prefix.
+    return "+".join(names) or table[0][1].split("_", 1)[0] + "_NONE"
 
 
 def mqsc(name: str, value) -> str:

@@ -37,6 +37,25 @@ def restart_history(session, persistence):
     return session.execute(get("a", "h2"))
 
 
+def check_restart_matches_mq(adapter_class, broker, monkeypatch) -> None:
+    """With restart=on, a restart keeps persistent messages and drops the others (CORE-32), and the broker is back."""
+    from conformance.session import Session
+
+    monkeypatch.setenv("MQCONFORM_RUN_DIR", str(broker.base))   # the broker is one the kit started
+    adapter = adapter_class(restart="on")
+    try:
+        session = Session(adapter, "core", seed=0)
+        for persistence, body in ((C.MQPER_PERSISTENT, "kept?"), (C.MQPER_NOT_PERSISTENT, None)):
+            session.start_case()
+            obs = restart_history(session, persistence)
+            assert (obs.message.body if obs.message else None) == body, obs
+            session.end_case()
+        assert session.coverage.checked["CORE-32"] >= 2
+        assert broker.status().ready
+    finally:
+        adapter.close()
+
+
 def running_broker(name, directory):
     """A private broker in ``directory``, stopped by PID when the generator is closed (a fixture body)."""
     from adapters.brokers import server

@@ -14,7 +14,7 @@ from adapters.brokers.server import free_port
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import check_priority_fifo_and_units_of_work, get, mqconform, restart_history, running_broker
+from tests.brokerkit import check_priority_fifo_and_units_of_work, check_restart_matches_mq, get, mqconform, running_broker
 
 pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
                                 reason="activemq not installed (bash scripts/system-packages.sh)")
@@ -47,21 +47,8 @@ def test_mapping_priority_browse_units_of_work_and_backout(adapter):
 def test_restart_keeps_persistent_messages_and_drops_the_others(broker, monkeypatch):
     """ActiveMQ's restart matches MQ's (CORE-32): no departure, and the broker is back afterwards."""
     from adapters.activemq import ActiveMQAdapter
-    from conformance.session import Session
 
-    monkeypatch.setenv("MQCONFORM_RUN_DIR", str(broker.base))
-    adapter = ActiveMQAdapter(restart="on")
-    try:
-        session = Session(adapter, "core", seed=0)
-        for persistence, body in ((C.MQPER_PERSISTENT, "kept?"), (C.MQPER_NOT_PERSISTENT, None)):
-            session.start_case()
-            obs = restart_history(session, persistence)
-            assert (obs.message.body if obs.message else None) == body, obs
-            session.end_case()
-        assert session.coverage.checked["CORE-32"] >= 2
-        assert broker.status().ready
-    finally:
-        adapter.close()
+    check_restart_matches_mq(ActiveMQAdapter, broker, monkeypatch)
 
 
 def test_run_gives_every_rule_a_verdict(broker, tmp_path):

@@ -15,7 +15,8 @@ from adapters.brokers.server import free_port
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import check_priority_fifo_and_units_of_work, get, mqconform, put, restart_history, running_broker
+from tests.brokerkit import (check_priority_fifo_and_units_of_work, check_restart_matches_mq, get, mqconform, put,
+                             running_broker)
 
 pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
                                 reason="activemq not installed (bash scripts/system-packages.sh)")
@@ -126,21 +127,10 @@ def test_backout_count_rules_are_checked_not_set_aside(adapter):
 
 
 def test_restart_is_checked_against_mq(broker, monkeypatch):
+    """ActiveMQ's restart matches MQ's (CORE-32): no departure, and the broker is back afterwards."""
     from adapters.activemq.openwire import ActiveMQOpenWireAdapter
-    from conformance.session import Session
 
-    monkeypatch.setenv("MQCONFORM_RUN_DIR", str(broker.base))
-    adapter = ActiveMQOpenWireAdapter(restart="on")
-    try:
-        session = Session(adapter, "core", seed=0)
-        for persistence, body in ((C.MQPER_PERSISTENT, "kept?"), (C.MQPER_NOT_PERSISTENT, None)):
-            session.start_case()
-            obs = restart_history(session, persistence)
-            assert (obs.message.body if obs.message else None) == body, obs
-            session.end_case()
-        assert session.coverage.checked["CORE-32"] >= 2 and broker.status().ready
-    finally:
-        adapter.close()
+    check_restart_matches_mq(ActiveMQOpenWireAdapter, broker, monkeypatch)
 
 
 def test_run_gives_every_rule_a_verdict(broker, tmp_path):

@@ -30,8 +30,8 @@ from pathlib import Path
 import attrs
 
 from adapters.base import AdapterUnavailable
-from adapters.brokers.activemq import ActiveMQServer
-from adapters.brokers.shim import BrokerShim, Definition, _fail
+from adapters.activemq.common import ActiveMQShim
+from adapters.brokers.shim import Definition, _fail
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -86,25 +86,13 @@ class JmsConnection:
     held: set = attrs.Factory(set)             # JMS message ids got in the unit of work
 
 
-class ActiveMQOpenWireAdapter(BrokerShim):
+class ActiveMQOpenWireAdapter(ActiveMQShim):
     """ActiveMQ Classic over OpenWire/JMS (options: host, port, user, password, restart, time-scale, empty-wait)."""
 
     name = "activemq"
-    system = "ActiveMQ Classic"
-    server_class = ActiveMQServer
     port_key = "openwire"
     scheme = "tcp"
     default_port = 61616
-    option_names = BrokerShim.option_names - {"vhost"}
-    # No per-destination message count limit: MAXDEPTH cannot be expressed.
-    definable = BrokerShim.definable - {"MAXDEPTH"}
-    default_user = "mqconform"
-    default_password = "mqconform"
-    # The broker's expiry sweep runs every second; dispatch never hands out an expired message.
-    expiry_tolerance = 3
-    can_browse = True
-    # A handle's browse cursor is kept by the adapter, so getting the message under it can be expressed.
-    unsupported_gmo = C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT
     not_applicable = {
         "CORE-08": "JMS priorities are 0 to 9: the client refuses a larger one before the broker sees it",
         "CORE-09": "JMS priorities are 0 to 9: a negative one cannot be sent",

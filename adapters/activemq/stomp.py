@@ -31,8 +31,8 @@ import uuid
 import attrs
 
 from adapters.base import AdapterUnavailable
-from adapters.brokers.activemq import ActiveMQServer
-from adapters.brokers.shim import BrokerShim, Definition, _fail
+from adapters.activemq.common import ActiveMQShim
+from adapters.brokers.shim import Definition, _fail
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -141,25 +141,13 @@ class StompConnection:
     held: list[Held] = attrs.Factory(list)
 
 
-class ActiveMQAdapter(BrokerShim):
+class ActiveMQAdapter(ActiveMQShim):
     """ActiveMQ Classic over STOMP 1.2 (options: host, port, user, password, time-scale, empty-wait)."""
 
     name = "activemq-stomp"
     env_name = "ACTIVEMQ_STOMP"
-    system = "ActiveMQ Classic"
-    server_class = ActiveMQServer
     scheme = "stomp"
     default_port = 61613
-    option_names = BrokerShim.option_names - {"vhost"}
-    # No per-destination message count limit: MAXDEPTH cannot be expressed.
-    definable = BrokerShim.definable - {"MAXDEPTH"}
-    default_user = "mqconform"
-    default_password = "mqconform"
-    # The broker's expiry sweep runs every second; a get never returns an expired message.
-    expiry_tolerance = 3
-    can_browse = True
-    # A handle's browse cursor is kept by the adapter, so getting the message under it can be expressed.
-    unsupported_gmo = C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT
     not_applicable = {
         "CORE-09": "a negative priority cannot be sent: STOMP's priority header is a JMS priority, 0 to 9",
         "CORE-21": "no browse locks in STOMP",

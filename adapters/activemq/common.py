@@ -1,0 +1,24 @@
+"""What the two ActiveMQ adapters share: the broker the kit starts and what ActiveMQ can express."""
+
+from __future__ import annotations
+
+from adapters.brokers.activemq import ActiveMQServer
+from adapters.brokers.shim import BrokerShim
+from reference_model import mqconst as C
+
+
+class ActiveMQShim(BrokerShim):
+    """Settings common to ActiveMQ over STOMP and over OpenWire."""
+
+    system = "ActiveMQ Classic"
+    server_class = ActiveMQServer
+    option_names = BrokerShim.option_names - {"vhost"}
+    # No per-destination message count limit: MAXDEPTH cannot be expressed.
+    definable = BrokerShim.definable - {"MAXDEPTH"}
+    default_user = "mqconform"
+    default_password = "mqconform"
+    # The broker's expiry sweep runs every second; dispatch never hands out an expired message.
+    expiry_tolerance = 3
+    can_browse = True
+    # A handle's browse cursor is kept by the adapter, so getting the message under it can be expressed.
+    unsupported_gmo = C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT
