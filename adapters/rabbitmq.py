@@ -189,7 +189,7 @@ class RabbitMQAdapter(BrokerShim):
     def _broker_put(self, c: RabbitConnection, d: Definition, body: str, md: L.MessageDescriptor,
                     options: int) -> L.Observation:
         pika = _pika()
-        expiry = self.expiry_ms(md.expiry)
+        expiry = self.ttl_ms(md.expiry)
         props = pika.BasicProperties(
             priority=None if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority,
             delivery_mode=None if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF

@@ -76,14 +76,18 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     broken: list[str] = []
     outcome = "conformant"
 
-    def found(failure, how: str = "NON-CONFORMANT") -> None:
-        nonlocal outcome
+    unsteady = False
+
+    def found(failure, not_reproduced: bool = False) -> None:
+        nonlocal outcome, unsteady
         if minimise_histories:
             failure = minimise(failure, adapter)
         record.add_failure(failure)
         if on_update is not None:
             on_update(record)
         broken.extend(r for r in failure.rules if r not in broken)
+        unsteady = unsteady or not_reproduced
+        how = "NON-CONFORMANT, not reproduced on a second run" if unsteady else "NON-CONFORMANT"
         outcome = f"{how} (" + ", ".join(broken) + ")"
 
     for _round in range(keep_going + 1):
@@ -112,13 +116,16 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 departures.append(machine.session.smallest)
             if machine.session.broken is not None:
                 record.error, outcome = str(machine.session.broken), "error"
-            elif departures:
-                found(min(departures, key=lambda f: len(f.steps)), "NON-CONFORMANT, not reproduced on a second run")
-            else:
+                break
+            if not departures:
                 record.error = (f"{area}: the system answered the same operations differently on a second run "
                                 f"({type(exc).__name__})")
                 outcome = "error"
-            break
+                break
+            # The departure stands; like any other, it is set aside for the next round.
+            departure = min(departures, key=lambda f: len(f.steps))
+            found(departure, not_reproduced=True)
+            set_aside = set_aside | set(departure.rules)
         except Exception:
             if machine.session.broken is None:
                 raise

@@ -136,7 +136,7 @@ def test_restart_is_checked_against_mq(broker, monkeypatch):
 def test_run_gives_every_rule_a_verdict(broker, tmp_path):
     host, port = broker.address("openwire")
     code, out, err, _ = mqconform(
-        "run", "--adapter", "activemq", "--area", "core,expiry", "--examples", "3", "--seed", "5",
+        "run", "--adapter", "activemq", "--area", "core,expiry", "--examples", "3", "--seed", "5", "--keep-going", "0",
         "--results", tmp_path / "r", env={"MQCONFORM_ACTIVEMQ_URL": f"tcp://mqconform:mqconform@{host}:{port}"})
     assert code in (0, 1), out + err
     rows = [json.loads(line) for line in (tmp_path / "r" / "rules.jsonl").read_text().splitlines()]
@@ -153,3 +153,22 @@ def test_nothing_listening_is_one_line_and_exit_2(tmp_path):
                                         "--examples", "2", "--results", tmp_path / "r", timeout=60)
     assert code == 2 and seconds < 30, (code, seconds, err)
     assert err.count("\n") == 1 and "activemq" in err and "127.0.0.1:" in err and "Traceback" not in err, err
+
+
+def test_expiry_zero_cannot_be_sent_over_jms_and_expiry_counts_down(adapter):
+    """A JMS time-to-live of 0 means "never expires": a put with Expiry 0 is left out, not misreported."""
+    zero = put("a", "a", "z", expiry=0)
+    assert adapter.express(zero) is None
+    assert "EXP-10" in adapter.capabilities().not_applicable
+    adapter.start_case("ow-exp")
+    x = adapter.execute
+    assert x(L.DefineQueue(queue="E")) == L.OK
+    assert x(L.Connect(conn="a")) == L.OK
+    assert x(L.Open(conn="a", handle="a", queue="E", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+    put_at = adapter.elapsed_tenths()
+    assert x(put("a", "a", "e", expiry=100)) == L.OK
+    assert x(L.AdvanceClock(tenths=put_at + 40)) == L.OK   # the case's clock runs from start_case
+    got = x(get("a", "a"))
+    # What remained when the get was issued: 100 tenths less at least the 40 waited (rounded up).
+    assert got.message.body == "e" and 1 <= got.message.expiry <= 61
+    adapter.end_case()

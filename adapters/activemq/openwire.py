@@ -103,6 +103,8 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         "CORE-36": "a JMS consumer's session (transacted or not) is chosen before the message, and so its "
                    "persistence, is seen: MQGMO_SYNCPOINT_IF_PERSISTENT cannot be expressed",
         "CORE-38": "JMS has no wait interval to give wrongly",
+        "EXP-10": "a JMS time-to-live of zero means the message never expires and a negative one is not "
+                  "sent: no put can carry an expiry of zero or less",
         "EXP-15": "no browse locks in JMS",
     }
 
@@ -220,10 +222,25 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
             browser.close()
 
     def _broker_depth(self, d: Definition) -> int:
-        # A browser shows delivered-but-unacknowledged messages too; those this application
-        # holds in units of work are not on the queue for MQ.
+        """The queue's depth once the broker has settled.
+
+        A browser shows delivered-but-unacknowledged messages too; those this application
+        holds in units of work are not on the queue for MQ.  An expired message a get walked
+        past is acknowledged to the broker asynchronously (the client drops it and goes on),
+        so it may show for a few milliseconds after the get returned: when a browse shows an
+        expired message, the depth is the count two browses taken ``SETTLE_MS`` apart agree on
+        (at most ``SETTLE_TRIES`` browses).
+        """
         held = self._held()
-        return sum(1 for mid, _, _ in self._snapshot(d) if mid not in held)
+        last = None
+        for _ in range(SETTLE_TRIES):
+            snapshot = [m for mid, _, m in self._snapshot(d) if mid not in held]
+            now_ms = time.time() * 1000
+            if last == len(snapshot) or not any(0 < int(m.getJMSExpiration()) <= now_ms for m in snapshot):
+                break   # nothing expired in sight (the common case: one browse), or settled
+            last = len(snapshot)
+            time.sleep(SETTLE_MS / 1000)
+        return len(snapshot)
 
     def _broker_cleanup(self, names: list[str]) -> None:
         admin = self._admin()
@@ -256,7 +273,7 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         if md.reply_to_q:
             message.setStringProperty("mq_replytoq", md.reply_to_q)
         mode = delivery.PERSISTENT if md.persistence == C.MQPER_PERSISTENT else delivery.NON_PERSISTENT
-        ttl = self.expiry_ms(md.expiry) or 0   # 0: never expires
+        ttl = self.ttl_ms(md.expiry) or 0   # 0: never expires
         producer.send(message, mode, md.priority, ttl)
         return L.OK
 
@@ -331,7 +348,8 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
                 props[name.replace("_", "-")] = str(message.getStringProperty(name))
         expires = int(message.getJMSExpiration())
         if expires:
-            expiry = -int(-(expires - time.time() * 1000) // self.scale_ms)  # whole tenths, rounded up
+            # What remained when the get was issued: the instant the model's clock stands for.
+            expiry = -int(-(expires - self.op_wall * 1000) // self.scale_ms)  # whole tenths, rounded up
         else:
             expiry = C.MQEI_UNLIMITED
         correl = message.getJMSCorrelationID()
@@ -345,9 +363,16 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         out = super().express(op)
         if isinstance(out, (L.Put, L.Put1)) and out.md.priority > C.MAX_PRIORITY:
             return None   # JMS priorities are 0 to 9
+        if isinstance(out, (L.Put, L.Put1)) and out.md.expiry == 0:
+            return None   # a JMS time-to-live of 0 means "never expires"
         if isinstance(out, L.Get) and out.options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
             return None   # a JMS session is chosen before the message, and its persistence, is seen
         return out
+
+
+#: How long apart, and at most how many times, the depth is browsed until it is settled.
+SETTLE_MS = 20
+SETTLE_TRIES = 5
 
 
 def _quiet(action) -> None:

@@ -369,7 +369,7 @@ class ActiveMQAdapter(ActiveMQShim):
             headers["persistent"] = "true" if md.persistence == C.MQPER_PERSISTENT else "false"
         expiry = self.expiry_ms(md.expiry)
         if expiry is not None:
-            headers["expires"] = str(int(time.time() * 1000) + expiry)
+            headers["expires"] = str(int(self.op_wall * 1000) + expiry)   # counted from the put's issue
         if md.correl_id:
             headers["correlation-id"] = md.correl_id
         if md.reply_to_q:
@@ -454,7 +454,8 @@ class ActiveMQAdapter(ActiveMQShim):
         props = {k.replace("_", "-"): v for k, v in h.items() if k.startswith("mq_")}
         expires = int(h.get("expires", "0") or 0)
         if expires:
-            expiry = -int(-(expires - time.time() * 1000) // self.scale_ms)  # whole tenths, rounded up
+            # What remained when the get was issued: the instant the model's clock stands for.
+            expiry = -int(-(expires - self.op_wall * 1000) // self.scale_ms)  # whole tenths, rounded up
         else:
             expiry = C.MQEI_UNLIMITED
         body = frame.body

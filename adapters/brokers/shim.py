@@ -143,6 +143,7 @@ class BrokerShim:
         self.cursors: dict[str, Cursor] = {}
         self.started = time.monotonic()
         self.virtual = 0
+        self.op_wall = time.time()
         try:
             self._probe()
         except BaseException:
@@ -319,6 +320,8 @@ class BrokerShim:
             raise
 
     def _execute(self, op: L.Op) -> L.Observation:
+        #: When this operation was issued (wall clock, as brokers stamp expiry times).
+        self.op_wall = time.time()
         if isinstance(op, (L.Close, L.Open)) and op.handle:
             self.cursors.pop(op.handle, None)
         if isinstance(op, L.AdvanceClock):
@@ -462,6 +465,19 @@ class BrokerShim:
     # ----------------------------------------------------------- mapping helpers
     def expiry_ms(self, tenths: int) -> int | None:
         return None if tenths == C.MQEI_UNLIMITED else tenths * self.scale_ms
+
+    def ttl_ms(self, tenths: int) -> int | None:
+        """A put's time to live when sent now: its Expiry counts from when the put was issued.
+
+        Sending can follow the call by a round trip or two (a producer or a destination
+        created first); the model ages the message from the call, and so does the broker.
+        """
+        if tenths == C.MQEI_UNLIMITED:
+            return None
+        full = tenths * self.scale_ms
+        if full <= 0:
+            return full
+        return max(1, full - int((time.time() - self.op_wall) * 1000))
 
     def tenths(self, ms: float) -> int:
         return int(ms // self.scale_ms)
