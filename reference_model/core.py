@@ -361,11 +361,13 @@ def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, optio
 
 def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDescriptor,
             options: int, extra_rules: tuple[str, ...], xmit: L.XmitHeader | None = None,
-            dlh: L.DeadLetterHeader | None = None, provenance: tuple[str, ...] = ()) -> list[Branch]:
+            dlh: L.DeadLetterHeader | None = None, provenance: tuple[str, ...] = (),
+            decided: tuple = ()) -> list[Branch]:
     q = state.queues[queue]
     errors, maybe, accept = _put_errors(state, q, md, options, xmit)
     failures = [
-        Branch(observation=L.Observation.of(rc), state=state, rules=extra_rules + (rule,)
+        # the rule that refuses the put leads; MQPUT1's "same rules as a put" only passes it on
+        Branch(observation=L.Observation.of(rc), state=state, rules=(rule,) + extra_rules
                + (("CORE-28", "EXP-11") if rc == C.MQRC_Q_FULL else ()))
         for rc, rule in errors + maybe
     ]
@@ -411,7 +413,7 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         seq=s.next_seq, body=body, md=resolved, order_priority=order_priority,
         put_time=s.clock, put_by=conn if sync else None,
         provenance=provenance + (("CORE-02",) if sync else ("CORE-01",)),
-        dlh=dlh,
+        decided=decided, dlh=dlh,
         xmit_expiry=xmit.expiry if xmit is not None and md.format == C.MQFMT_XMIT_Q_HEADER else None,
     )
     s.next_seq += 1
@@ -686,9 +688,14 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     if q.attr("BOTHRESH") and chosen.backout_count >= q.attr("BOTHRESH"):
         rules.append("CORE-42")
     identity = tuple(dict.fromkeys(list(order) + list(chosen.provenance) + ["CORE-42"] * ("CORE-42" in rules)))
+    # No message at all where MQ returns this one: what put it there (its provenance) is what the
+    # system broke; the order and browse rules only say which message comes first.
+    # (A message an application simply put has nothing more specific than CORE-01/CORE-02 to show.)
+    special = [r for r in chosen.provenance if r not in ("CORE-01", "CORE-02")]
+    presence = tuple(dict.fromkeys(special + list(identity)))
     field_rules = {
-        "rc": identity,
-        "message": identity,
+        "rc": presence,
+        "message": presence,
         "message.body": identity,
         # A count above 0 comes from backouts (CORE-15); 0 is what a first delivery shows.
         "message.backout_count": (("CORE-15",) if chosen.backout_count else ()) + ("CORE-12", "CORE-17"),
@@ -702,6 +709,9 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     field_rules["message.expiry"] = (("TRIG-30", "EXP-17") if chosen.tm else ()) + (
         "EXP-03", "EXP-02", "EXP-06") + (("EXP-14",) if chosen.backout_count else ())
     field_rules["message.xmit_header"] = ("EXP-20", "EXP-22", "EXP-21")
+    for name, deciders in chosen.decided:
+        field = f"message.{name}"
+        field_rules[field] = tuple(dict.fromkeys(deciders + field_rules.get(field, identity)))
     return Branch(observation=L.Observation(message=returned), state=s,
                   rules=tuple(dict.fromkeys(rules)), field_rules=field_rules, excluded=excluded)
 

@@ -88,32 +88,51 @@ def matches(rule: T.DlqRule, fields: dict) -> bool:
 
 
 def select(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | None, tuple[str, ...]]:
-    """The index of the rule to apply at try number ``tries`` (0-based), or None for IGNORE assumed.
+    """The index of the rule to apply at try number ``tries`` (0-based), or None for IGNORE assumed."""
+    index, rules, _ = choose_rule(table, fields, tries)
+    return index, rules
+
+
+def choose_rule(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | None, tuple[str, ...], tuple[str, ...]]:
+    """:func:`select`, with the rules that decided the choice (most specific first).
 
     Rules are searched top-down (DLQ-01); each matching rule other than IGNORE
     owns the next RETRY tries (DLQ-03, DLQ-04); IGNORE is chosen at once (DLQ-19).
+    What decides is what set this message apart: a wildcard that did not match
+    (DLQ-38), another try of the same rule (DLQ-03), a rule whose tries are used up
+    (DLQ-04), no rule left (DLQ-05, DLQ-06), an IGNORE (DLQ-19).
     """
     rules: tuple[str, ...] = ("DLQ-01", "DLQ-41")
     budget = 0
     matched = False
+    wildcard_missed = False
     for index, rule in enumerate(table.rules):
+        wild = any(isinstance(v, str) and ("*" in v or "?" in v) for _, v in rule.patterns)
         if any(k in T.STRING_PATTERNS and v is not None for k, v in rule.patterns):
-            rules += ("DLQ-37", "DLQ-38") if any(isinstance(v, str) and ("*" in v or "?" in v)
-                                                 for _, v in rule.patterns) else ("DLQ-37",)
+            rules += ("DLQ-37", "DLQ-38") if wild else ("DLQ-37",)
         if not matches(rule, fields):
+            wildcard_missed |= wild
             continue
         matched = True
         if not rule.patterns or all(v is None for _, v in rule.patterns):
             rules += ("DLQ-08",)
+        # A later rule that matches too and would do otherwise: the table's order decides (DLQ-01).
+        order = ("DLQ-01",) if any(later.action != rule.action and matches(later, fields)
+                                   for later in table.rules[index + 1:]) else ()
         if rule.action == "IGNORE":
-            return index, rules + ("DLQ-19",)
+            return index, rules + ("DLQ-19",), order + ("DLQ-19",)
         budget += rule.retry
         rules += ("DLQ-02",)  # this message's own count of tries decides
         if budget > tries:
-            return index, rules + (("DLQ-03", "DLQ-25") if tries else ()) + (
-                ("DLQ-04",) if budget - rule.retry > 0 else ())
+            earlier = budget - rule.retry   # the tries earlier matching rules owned
+            again = tries > earlier         # this rule was tried before
+            decisive = (("DLQ-03",) if again else ()) + (("DLQ-04",) if earlier else ()) + order
+            return index, rules + (("DLQ-03", "DLQ-25") if tries else ()) + (("DLQ-04",) if earlier else ()), decisive
         rules += ("DLQ-04",)
-    return None, rules + (("DLQ-05", "DLQ-03", "DLQ-04") if matched else ("DLQ-06",))
+    missed = ("DLQ-38",) if wildcard_missed else ()
+    if matched:
+        return None, rules + ("DLQ-05", "DLQ-03", "DLQ-04"), ("DLQ-05", "DLQ-04") + missed
+    return None, rules + ("DLQ-06",), missed + ("DLQ-06",)
 
 
 def target(rule: T.DlqRule, m: ModelMessage) -> tuple[str, str]:
@@ -199,28 +218,45 @@ class _Outcome:
     field_rules: dict
     rules: list
     busy: bool = False
+    #: The table rules acted on in this pass (by index).
+    applied: tuple = ()
 
 
 def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outcome]:
-    """The alternatives after the handler reaches message ``m`` in a scan (whose rules are ``scan``)."""
+    """The alternatives after the handler reaches message ``m`` in a scan (whose rules are ``scan``).
+
+    Each message's fate names first the rules that decided it (see :func:`choose_rule`,
+    then the action's own rule); should a system leave alone a message the handler
+    acts on, what says it must act comes first: another try, a restarted handler's
+    fresh start (DLQ-30), the message's own count of tries when the same table rule
+    has just acted on another message (DLQ-02), the scan that reaches it (DLQ-18, DLQ-17).
+    """
     mid = m.md.msg_id
+    key = f"attrs.{mid.upper()}"
     h = attrs.evolve(o.handler, cursor=m.order_key)
 
     def settle(state: ModelState, handler: HandlerState, fate: str, rules: tuple[str, ...],
-               busy: bool = True) -> _Outcome:
+               busy: bool = True, primary: tuple[str, ...] = (), index: int | None = None) -> _Outcome:
+        field_rules = {**o.field_rules, key: tuple(dict.fromkeys(primary + rules + scan))}
+        if fate != KEPT:
+            reach = tuple(r for r in scan if r in ("DLQ-18", "DLQ-17"))
+            shared = ("DLQ-02",) if index in o.applied else ()
+            restarted = ("DLQ-30",) if "DLQ-30" in scan else ()
+            again = tuple(r for r in primary if r in ("DLQ-01", "DLQ-03", "DLQ-04"))
+            field_rules[f"{key}={KEPT}"] = tuple(dict.fromkeys(again + restarted + shared + reach + primary))
         return attrs.evolve(o, state=state, handler=handler, fates={**o.fates, mid: fate},
-                            field_rules={**o.field_rules, f"attrs.{mid.upper()}": tuple(dict.fromkeys(rules + scan))},
-                            rules=o.rules + list(rules), busy=o.busy or busy)
+                            field_rules=field_rules, rules=o.rules + list(rules), busy=o.busy or busy,
+                            applied=o.applied + ((index,) if index is not None else ()))
 
     if m.dlh is None:
-        return [settle(o.state, h, KEPT, ("DLQ-07",), busy=False)]
+        return [settle(o.state, h, KEPT, ("DLQ-07",), busy=False, primary=("DLQ-07",))]
     # A message the handler left (IGNORE, explicit or assumed) is left again every time it comes
     # round: the table does not change while the handler runs and its tries stay as they were, so
     # the model decides again rather than keep the handler's record (DLQ-16).
     tries = h.tries(mid)
-    index, rules = select(h.table, message_fields(m), tries)
+    index, rules, decisive = choose_rule(h.table, message_fields(m), tries)
     if index is None or h.table.rules[index].action == "IGNORE":
-        return [settle(o.state, h, KEPT, rules + ("DLQ-16",), busy=False)]
+        return [settle(o.state, h, KEPT, rules + ("DLQ-16",), busy=False, primary=decisive)]
     rule = h.table.rules[index]
     done = h.with_tries(mid, None)   # a successful action ends the message's record
     queue = h.input_q
@@ -228,36 +264,38 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     if rule.action == "DISCARD":
         rules += ("DLQ-20",)
         s.discard(queue, s.find(queue, m.seq), rules)
-        return [settle(s, done, DISCARDED, rules)]
-    rules += ("DLQ-21",) if rule.action == "RETRY" else ("DLQ-22", "DLQ-11")
+        return [settle(s, done, DISCARDED, rules, primary=decisive + ("DLQ-20",), index=index)]
+    acted = ("DLQ-21",) if rule.action == "RETRY" else ("DLQ-22", "DLQ-11")
     if rule.action == "FWD" and (rule.fwdq.startswith("&") or rule.fwdqm.startswith("&")):
-        rules += ("DLQ-23",)
-    rules += ("DLQ-12", "DLQ-24")
+        acted += ("DLQ-23",)
+    rules += acted + ("DLQ-12", "DLQ-24")
     tried = h.with_tries(mid, tries + 1)
 
     def failed(extra: tuple[str, ...] = ()) -> _Outcome:
         """The put failed: the get is backed out and the message stays with BackoutCount + 1 (DLQ-24)."""
         back = o.state.clone()
         back.find(queue, m.seq).backout_count += 1
-        return settle(back, tried, BACKED_OUT, rules + extra)
+        return settle(back, tried, BACKED_OUT, rules + extra, primary=decisive + ("DLQ-24",), index=index)
 
     qname, qmgr = target(rule, m)
     if qmgr or not qname or qname not in s.queues:
         return [failed()]
     md, dlh = forwarded(s, rule, m)
     s.discard(queue, s.find(queue, m.seq), rules)
-    return [settle(b.state, done, f"put:{qname}", rules + b.rules)
+    # Which rule decides each field of the message put (DLQ-11, DLQ-12, DLQ-21, DLQ-22).
+    decided = (("context", ("DLQ-12",)), ("format", acted), ("dlh", acted), ("body", ("DLQ-11",)))
+    return [settle(b.state, done, f"put:{qname}", rules + b.rules, primary=decisive + acted, index=index)
             if b.observation.rc in (C.MQRC_NONE, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM) else failed(b.rules)
             for b in core._do_put(s, None, qname, m.body, md, C.MQPMO_NO_SYNCPOINT, (), None, dlh,
-                                  provenance=rules)]
+                                  provenance=rules, decided=decided)]
 
 
 def _actionable(h: HandlerState, m: ModelMessage) -> tuple[bool, tuple[str, ...]]:
-    """Would a later scan act on ``m``?  (And the rules that say so.)"""
+    """Would a later scan act on ``m``?  (And the rules that say so, those that decide first.)"""
     if m.dlh is None:
         return False, ("DLQ-07",)
-    index, rules = select(h.table, message_fields(m), h.tries(m.md.msg_id))
-    return index is not None and h.table.rules[index].action != "IGNORE", rules
+    index, rules, decisive = choose_rule(h.table, message_fields(m), h.tries(m.md.msg_id))
+    return index is not None and h.table.rules[index].action != "IGNORE", decisive + rules
 
 
 def _ends(o: _Outcome) -> tuple[bool, tuple[str, ...]]:
@@ -315,11 +353,14 @@ def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
                 o.handler = attrs.evolve(o.handler, busy_at=state.clock)
             status = RUNNING
             rules = list(o.rules)
-            handler_rules: tuple[str, ...] = ("DLQ-29",) + scan
+            # A table changed since the handler started is not in force (DLQ-10): when it is
+            # pending, it is what a system that ends or goes on wrongly most likely applied.
+            pending = ("DLQ-10",) if "DLQ-10" in scan else ()
+            handler_rules: tuple[str, ...] = pending + ("DLQ-29",) + scan
             if table.control.wait != "YES":
                 rules.append("DLQ-29")
                 ends, why = _ends(o)
-                handler_rules += why
+                handler_rules = pending + why + handler_rules
                 if ends:
                     status = ENDED
                     o.handler = attrs.evolve(o.handler, running=False)

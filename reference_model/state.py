@@ -25,6 +25,8 @@ class ModelMessage:
     locked_by: str | None = None  # handle holding a browse lock
     #: Rules that explain why the message is where it is (for diagnosing failures).
     provenance: tuple[str, ...] = ()
+    #: Rules that decided particular fields of it, as ((field, rules), ...) (a message a DLQ handler put).
+    decided: tuple = ()
     #: The Expiry embedded in an MQXQH at the start of the data (MQFMT_XMIT_Q_HEADER), if any.
     xmit_expiry: int | None = None
     #: The MQTM of a trigger message.
@@ -63,7 +65,7 @@ class ModelQueue:
                 ModelMessage(seq=m.seq, body=m.body, md=m.md, order_priority=m.order_priority,
                              put_time=m.put_time, backout_count=m.backout_count, put_by=m.put_by,
                              got_by=m.got_by, locked_by=m.locked_by, provenance=m.provenance,
-                             xmit_expiry=m.xmit_expiry, tm=m.tm, dlh=m.dlh)
+                             decided=m.decided, xmit_expiry=m.xmit_expiry, tm=m.tm, dlh=m.dlh)
                 for m in self.messages
             ],
             departures=self.departures,
