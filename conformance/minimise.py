@@ -103,6 +103,9 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None) ->
     ops = _ddmin(search, best)
     best = search.replay(ops) or best
     ops = _one_by_one(_ops(best), search)
+    merged = _merge(ops, search)
+    if len(merged) < len(ops):
+        ops = _one_by_one(merged, search)
     ops = _fewer_attributes(ops, search)
     renamed = _renumber(ops)
     final = search.replay(renamed) or search.replay(ops)
@@ -152,6 +155,55 @@ def _one_by_one(ops: list[L.Op], search: _Search) -> list[L.Op]:
             if found is not None:
                 ops = _ops(found)
                 changed = True
+                break
+    return ops
+
+
+def _renamed(op: L.Op, field: str, old: str, new: str) -> L.Op:
+    if field in {a.name for a in attrs.fields(type(op))} and getattr(op, field) == old:
+        return attrs.evolve(op, **{field: new})
+    return op
+
+
+def _merge(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Let fewer connections and handles do the same work, while the failure stays.
+
+    Removing single operations cannot take away a connection or a handle that
+    other operations use; merging can: a later connection's operations move to an
+    earlier one (its MQCONN goes), and a later handle on the same queue and
+    connection becomes an earlier one opened with both sets of options (its MQOPEN
+    and MQCLOSE go).
+    """
+    def names(kind: type, field: str) -> list[str]:
+        return [getattr(op, field) for op in ops if isinstance(op, kind)]
+
+    conns = names(L.Connect, "conn")
+    for i, later in enumerate(conns):
+        for earlier in conns[:i]:
+            if search.out_of_time():
+                return ops
+            candidate = [_renamed(op, "conn", later, earlier) for op in ops
+                         if not (isinstance(op, L.Connect) and op.conn == later)]
+            if search.replay(candidate) is not None:
+                ops = candidate
+                break
+    merged = True
+    while merged:
+        merged = False
+        opens = [op for op in ops if isinstance(op, L.Open)]
+        pairs = [(e, l) for i, l in enumerate(opens) for e in opens[:i]
+                 if (e.queue, e.conn) == (l.queue, l.conn) and e.handle != l.handle]
+        for earlier, later in pairs:
+            if search.out_of_time():
+                return ops
+            both = attrs.evolve(earlier, options=earlier.options | later.options)
+            candidate = []
+            for op in ops:
+                if op == later or isinstance(op, L.Close) and op.handle == later.handle:
+                    continue
+                candidate.append(both if op == earlier else _renamed(op, "handle", later.handle, earlier.handle))
+            if search.replay(candidate) is not None:
+                ops, merged = candidate, True
                 break
     return ops
 

@@ -10,6 +10,7 @@ from conformance.engine import run_area
 from conformance.minimise import _Search, minimise
 from conformance.results import RunRecord
 from reference_model import language as L
+from reference_model import mqconst as C
 from tests.clikit import run_cli
 
 #: A spread of faults over every area; each found with seed 7 on the distributed platform.
@@ -81,3 +82,33 @@ def test_the_rule_the_fault_breaks_is_named_first(fault):
     failure, adapter = shrunk_failure(fault)
     small = minimise(failure, adapter)
     assert small.rules[0] in FAULTS[fault].rules, (small.rules, FAULTS[fault].rules)
+
+
+def test_connections_and_handles_that_one_could_do_are_merged():
+    """Two connections and three handles where one of each does: MQCONNs, MQOPENs and MQCLOSEs go."""
+    from conformance.results import Coverage
+    from conformance.session import NonConformance, Session
+
+    adapter = create_adapter("simulated", {"faults": "priority-ignored", "platform": "distributed"})
+    q = "Q"
+    ops = [L.DefineQueue(queue=q, attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)),
+           L.Connect(conn="putter"), L.Connect(conn="getter"),
+           L.Open(conn="putter", handle="low", queue=q, options=C.MQOO_OUTPUT),
+           L.Open(conn="putter", handle="high", queue=q, options=C.MQOO_OUTPUT),
+           L.Open(conn="getter", handle="in", queue=q, options=C.MQOO_INPUT_SHARED),
+           L.Put(conn="putter", handle="low", body="lo", options=C.MQPMO_NO_SYNCPOINT,
+                 md=L.MessageDescriptor(priority=1)),
+           L.Close(conn="putter", handle="low"),
+           L.Put(conn="putter", handle="high", body="hi", options=C.MQPMO_NO_SYNCPOINT,
+                 md=L.MessageDescriptor(priority=8)),
+           L.Get(conn="getter", handle="in", options=C.MQGMO_NO_SYNCPOINT)]
+    session = Session(adapter, "core", {"faults": "priority-ignored"}, 0, coverage=Coverage(), platform="distributed")
+    session.start_case()
+    with pytest.raises(NonConformance) as caught:
+        for op in ops:
+            session.execute(op)
+    session.end_case()
+    small = minimise(caught.value.failure, adapter)
+    kinds = [type(s.op).__name__ for s in small.steps]
+    assert kinds.count("Connect") == 1 and kinds.count("Open") == 1 and "Close" not in kinds, kinds
+    assert len(small.steps) == 6 and small.rules[0] == "CORE-04", (kinds, small.rules)
