@@ -187,6 +187,22 @@ def _merge(ops: list[L.Op], search: _Search) -> list[L.Op]:
             if search.replay(candidate) is not None:
                 ops = candidate
                 break
+    # Clock advances: one advance of the sum, at the place of either, where the failure allows it.
+    merged = True
+    while merged:
+        merged = False
+        clocks = [i for i, op in enumerate(ops) if isinstance(op, L.AdvanceClock)]
+        for a, b in zip(clocks, clocks[1:]):
+            total = L.AdvanceClock(tenths=ops[a].tenths + ops[b].tenths)
+            for keep, drop in ((b, a), (a, b)):
+                if search.out_of_time():
+                    return ops
+                candidate = [total if k == keep else op for k, op in enumerate(ops) if k != drop]
+                if search.replay(candidate) is not None:
+                    ops, merged = candidate, True
+                    break
+            if merged:
+                break
     merged = True
     while merged:
         merged = False
