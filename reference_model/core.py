@@ -589,9 +589,11 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
             # EXP-15: it expired under the cursor; whether this call also discards it is not said.
             gone = state.clone()
             expiry.discard(gone, h.queue, gone.find(h.queue, target[0].seq), ("EXP-15", "EXP-04"))
+            # returned anyway: the rule about the message under the cursor expiring is the one broken
+            under = {**excluded, target[0].body: ("EXP-15",) + excluded.get(target[0].body, ())}
             for st_ in (state, gone):
                 out.append(Branch(observation=L.Observation.of(C.MQRC_NO_MSG_UNDER_CURSOR), state=st_,
-                                  rules=("CORE-20", "EXP-15"), excluded=excluded))
+                                  rules=("EXP-15", "CORE-20"), excluded=under))
         if expiry.status(state, target[0]) != expiry.EXPIRED:
             out.append(_deliver(state, op, h, [], target[0], ("CORE-20",), excluded, keep_lock, mark))
         return out

@@ -138,7 +138,11 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool)
     if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
         rules += ("TRIG-24",)
     if m.order_priority < q.attr("TRIGMPRI"):
-        _note(q, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
+        if "TRIG-24" in rules and m.md.priority >= q.attr("TRIGMPRI"):
+            # its own priority would do: the queue's DefPriority, which FIFO compares, decides
+            _note(q, ("TRIG-24", "TRIG-02", "TRIG-25"))
+        else:
+            _note(q, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
         return [(s, rules + ("TRIG-25",))]
     count = _eligible(s, q)
     ttype, depth = q.attr("TRIGTYPE"), q.attr("TRIGDPTH")

@@ -76,7 +76,8 @@ def test_no_minimise_keeps_what_hypothesis_shrank(tmp_path):
                                    "browse-next-skips", "xmit-inner-not-zeroed", "expiry-zero-accepted",
                                    "no-trigger-at-close", "dlq-context-not-passed", "dlq-failure-not-backed-out",
                                    "dlq-rules-out-of-order", "dlq-retry-count-per-rule", "dlq-retry-ignored",
-                                   "dlq-question-matches-trailing-blank", "dlq-table-change-applied"])
+                                   "dlq-question-matches-trailing-blank", "dlq-table-change-applied",
+                                   "lock-expired-returned"])
 def test_the_rule_the_fault_breaks_is_named_first(fault):
     """Not a rule that only passed the message along (a browse returning what the order chose)."""
     failure, adapter = shrunk_failure(fault)
