@@ -93,7 +93,9 @@ def depth_range(state: ModelState, q: ModelQueue, full: int) -> list[tuple[int, 
     """Possible (CURDEPTH, background_removed) pairs given background removal."""
     if not background_removal(state):
         return [(full, 0)]
-    n = len(lingering(state, q))
+    # Within the tolerance of its expiry a message may already count as expired (paragraph 2),
+    # and so may already have been removed.
+    n = sum(1 for m in q.messages if m.got_by is None and status(state, m) != LIVE)
     low = min(q.background_removed, n)
     return [(full - k, k) for k in range(low, n + 1)]
 

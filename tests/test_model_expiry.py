@@ -46,6 +46,23 @@ def test_tolerance_gives_ranges_and_either_way_near_expiry():
     assert {o.rc for o in s.allowed(L.Get(conn="a", handle="a.Q1"))} == {0, C.MQRC_NO_MSG_AVAILABLE}
 
 
+def test_within_the_tolerance_a_message_may_already_be_gone_from_the_depth():
+    """As a get may find it expired, so may the queue manager's own removal (distributed)."""
+    from reference_model import model
+    s = Script(platform=C.PLATFORM_DISTRIBUTED)
+    s.state = model.initial_state(C.PLATFORM_DISTRIBUTED, expiry_tolerance=5)
+    s.do(L.DefineQueue(queue="Q1"))
+    s.connect("a", "Q1")
+    s.put("a", "Q1", "x", expiry=50)
+    s.put("a", "Q1", "y")
+    advance(s, 10)   # 40 tenths left: not near its expiry
+    depths = {dict(o.attrs)["CURDEPTH"] for o in s.allowed(L.InquireQueue(queue="Q1", names=["CURDEPTH"]))}
+    assert depths == {2}
+    advance(s, 38)   # 2 tenths left: within the tolerance
+    depths = {dict(o.attrs)["CURDEPTH"] for o in s.allowed(L.InquireQueue(queue="Q1", names=["CURDEPTH"]))}
+    assert depths == {1, 2}
+
+
 @covers("EXP-04", "EXP-11", "EXP-26")
 def test_fifo_example_get_discards_every_expired_message_up_to_first_unexpired():
     s = script(MSGDLVSQ=C.MQMDS_FIFO)
