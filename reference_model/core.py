@@ -100,7 +100,8 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
                 q.departures + pending + trigger.missing_trigger_rules(state, q.name)
                 + expiry.pending_report_rules(state, q.name) + ("CORE-28",)))
             field_rules[f"attrs.{name}<"] = tuple(dict.fromkeys(
-                _depth_history_rules(q) + (("EXP-11",) if expiry.lingering(state, q) else ())
+                _depth_history_rules(state, q)
+                + (("EXP-11",) if expiry.lingering(state, q) and not expiry.background_removal(state) else ())
                 + ("CORE-02", "CORE-28")))
             field_rules[f"attrs.{name}"] = tuple(dict.fromkeys(
                 field_rules[f"attrs.{name}>"] + field_rules[f"attrs.{name}<"]))
@@ -130,8 +131,18 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     return out
 
 
-def _depth_history_rules(q: ModelQueue) -> tuple[str, ...]:
-    return tuple(sorted({r for m in q.messages for r in m.provenance}))
+def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
+    """Why the messages that must count in CURDEPTH are there (a depth observed too low).
+
+    Uncommitted puts first (CORE-28 counts them), then the others; messages that may
+    already have expired and gone in the background (EXP-26) need not count, so
+    their history is not blamed.
+    """
+    removable = expiry.background_removal(state)
+    counted = [m for m in q.messages if m.got_by is None
+               and not (removable and expiry.status(state, m) != expiry.LIVE)]
+    ordered = [m for m in counted if m.put_by is not None] + [m for m in counted if m.put_by is None]
+    return tuple(dict.fromkeys(r for m in ordered for r in m.provenance))
 
 
 @handles(L.AdvanceClock)

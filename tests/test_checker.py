@@ -112,3 +112,19 @@ def test_connection_broken_during_commit_is_in_doubt_and_later_steps_decide():
     # either answer is allowed next, and it decides which outcome happened
     got = tracker.advance(L.Get(conn="b", handle="b1"), msg("maybe"))
     assert got.mismatch is None and len(tracker.candidates) == 1
+
+
+def test_a_depth_too_low_blames_the_messages_that_must_count_not_those_that_may_have_expired():
+    """An expired message may have gone in the background (distributed): a missing uncommitted put is the cause."""
+    expiring = L.Put(conn="a", handle="a1", body="old", md=L.MessageDescriptor(priority=0, expiry=5),
+                     options=C.MQPMO_NO_SYNCPOINT)
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (expiring, L.OK),
+        (L.AdvanceClock(tenths=10), L.OK),
+        (put("a", "a1", "pending", options=C.MQPMO_SYNCPOINT), L.OK),
+        (L.InquireQueue(queue="Q1", names=("CURDEPTH",)), L.Observation(attrs={"CURDEPTH": 0})),
+    ])
+    mismatch = checks[-1].mismatch
+    assert mismatch is not None
+    assert mismatch.rules[0] == "CORE-02" and "EXP-11" not in mismatch.rules and "CORE-01" not in mismatch.rules, \
+        mismatch.rules
