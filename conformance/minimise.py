@@ -166,62 +166,55 @@ def _renamed(op: L.Op, field: str, old: str, new: str) -> L.Op:
 
 
 def _merge(ops: list[L.Op], search: _Search) -> list[L.Op]:
-    """Let fewer connections and handles do the same work, while the failure stays.
+    """Let fewer connections, handles and clock advances do the same work, while the failure stays.
 
     Removing single operations cannot take away a connection or a handle that
     other operations use; merging can: a later connection's operations move to an
-    earlier one (its MQCONN goes), and a later handle on the same queue and
-    connection becomes an earlier one opened with both sets of options (its MQOPEN
-    and MQCLOSE go).
+    earlier one (its MQCONN goes), a later handle on the same queue and connection
+    becomes an earlier one opened with both sets of options (its MQOPEN and MQCLOSE
+    go), and two clock advances become one.
     """
-    def names(kind: type, field: str) -> list[str]:
-        return [getattr(op, field) for op in ops if isinstance(op, kind)]
-
-    conns = names(L.Connect, "conn")
-    for i, later in enumerate(conns):
-        for earlier in conns[:i]:
-            if search.out_of_time():
-                return ops
-            candidate = [_renamed(op, "conn", later, earlier) for op in ops
-                         if not (isinstance(op, L.Connect) and op.conn == later)]
-            if search.replay(candidate) is not None:
-                ops = candidate
-                break
-    # Clock advances: one advance of the sum, at the place of either, where the failure allows it.
-    merged = True
-    while merged:
-        merged = False
-        clocks = [i for i, op in enumerate(ops) if isinstance(op, L.AdvanceClock)]
-        for a, b in zip(clocks, clocks[1:]):
-            total = L.AdvanceClock(tenths=ops[a].tenths + ops[b].tenths)
-            for keep, drop in ((b, a), (a, b)):
+    for candidates in (_conn_merges, _clock_merges, _handle_merges):
+        merged = True
+        while merged and not search.out_of_time():
+            merged = False
+            for candidate in candidates(ops):
                 if search.out_of_time():
                     return ops
-                candidate = [total if k == keep else op for k, op in enumerate(ops) if k != drop]
                 if search.replay(candidate) is not None:
                     ops, merged = candidate, True
                     break
-            if merged:
-                break
-    merged = True
-    while merged:
-        merged = False
-        opens = [op for op in ops if isinstance(op, L.Open)]
-        pairs = [(e, l) for i, l in enumerate(opens) for e in opens[:i]
-                 if (e.queue, e.conn) == (l.queue, l.conn) and e.handle != l.handle]
-        for earlier, later in pairs:
-            if search.out_of_time():
-                return ops
-            both = attrs.evolve(earlier, options=earlier.options | later.options)
-            candidate = []
-            for op in ops:
-                if op == later or isinstance(op, L.Close) and op.handle == later.handle:
-                    continue
-                candidate.append(both if op == earlier else _renamed(op, "handle", later.handle, earlier.handle))
-            if search.replay(candidate) is not None:
-                ops, merged = candidate, True
-                break
     return ops
+
+
+def _conn_merges(ops: list[L.Op]):
+    """Each later connection's operations moved to an earlier one, its MQCONN gone."""
+    conns = [op.conn for op in ops if isinstance(op, L.Connect)]
+    for i, later in enumerate(conns):
+        for earlier in conns[:i]:
+            yield [_renamed(op, "conn", later, earlier) for op in ops
+                   if not (isinstance(op, L.Connect) and op.conn == later)]
+
+
+def _clock_merges(ops: list[L.Op]):
+    """Two successive clock advances as one of their sum, at the place of either."""
+    clocks = [i for i, op in enumerate(ops) if isinstance(op, L.AdvanceClock)]
+    for a, b in zip(clocks, clocks[1:]):
+        total = L.AdvanceClock(tenths=ops[a].tenths + ops[b].tenths)
+        for keep, drop in ((b, a), (a, b)):
+            yield [total if k == keep else op for k, op in enumerate(ops) if k != drop]
+
+
+def _handle_merges(ops: list[L.Op]):
+    """A later handle on the same queue and connection folded into an earlier one (both sets of options)."""
+    opens = [op for op in ops if isinstance(op, L.Open)]
+    for i, later in enumerate(opens):
+        for earlier in opens[:i]:
+            if (earlier.queue, earlier.conn) != (later.queue, later.conn) or earlier.handle == later.handle:
+                continue
+            both = attrs.evolve(earlier, options=earlier.options | later.options)
+            yield [both if op == earlier else _renamed(op, "handle", later.handle, earlier.handle)
+                   for op in ops if op != later and not (isinstance(op, L.Close) and op.handle == later.handle)]
 
 
 def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:

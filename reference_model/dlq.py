@@ -116,23 +116,28 @@ def choose_rule(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | No
         matched = True
         if not rule.patterns or all(v is None for _, v in rule.patterns):
             rules += ("DLQ-08",)
-        # A later rule that matches too and would do otherwise: the table's order decides (DLQ-01).
-        order = ("DLQ-01",) if any(later.action != rule.action and matches(later, fields)
-                                   for later in table.rules[index + 1:]) else ()
         if rule.action == "IGNORE":
-            return index, rules + ("DLQ-19",), order + ("DLQ-19",)
+            return index, rules + ("DLQ-19",), _order_decides(table, index, fields) + ("DLQ-19",)
         budget += rule.retry
         rules += ("DLQ-02",)  # this message's own count of tries decides
         if budget > tries:
             earlier = budget - rule.retry   # the tries earlier matching rules owned
             again = tries > earlier         # this rule was tried before
-            decisive = (("DLQ-03",) if again else ()) + (("DLQ-04",) if earlier else ()) + order
+            decisive = ((("DLQ-03",) if again else ()) + (("DLQ-04",) if earlier else ())
+                        + _order_decides(table, index, fields))
             return index, rules + (("DLQ-03", "DLQ-25") if tries else ()) + (("DLQ-04",) if earlier else ()), decisive
         rules += ("DLQ-04",)
     missed = ("DLQ-38",) if wildcard_missed else ()
     if matched:
         return None, rules + ("DLQ-05", "DLQ-03", "DLQ-04"), ("DLQ-05", "DLQ-04") + missed
     return None, rules + ("DLQ-06",), missed + ("DLQ-06",)
+
+
+def _order_decides(table: T.RulesTable, index: int, fields: dict) -> tuple[str, ...]:
+    """DLQ-01 when a later rule matches too and would act otherwise: the table's order decided."""
+    rule = table.rules[index]
+    later = table.rules[index + 1:]
+    return ("DLQ-01",) if any(r.action != rule.action and matches(r, fields) for r in later) else ()
 
 
 def target(rule: T.DlqRule, m: ModelMessage) -> tuple[str, str]:

@@ -85,11 +85,22 @@ def test_the_rule_the_fault_breaks_is_named_first(fault):
     assert small.rules[0] in FAULTS[fault].rules, (small.rules, FAULTS[fault].rules)
 
 
-def test_connections_and_handles_that_one_could_do_are_merged():
-    """Two connections and three handles where one of each does: MQCONNs, MQOPENs and MQCLOSEs go."""
+def failure_of(adapter, area, ops):
+    """The departure ``ops`` show on ``adapter``, run as one case (the history must fail)."""
     from conformance.results import Coverage
     from conformance.session import NonConformance, Session
 
+    session = Session(adapter, area, {}, 0, coverage=Coverage(), platform="distributed")
+    session.start_case()
+    with pytest.raises(NonConformance) as caught:
+        for op in ops:
+            session.execute(op)
+    session.end_case()
+    return caught.value.failure
+
+
+def test_connections_and_handles_that_one_could_do_are_merged():
+    """Two connections and three handles where one of each does: MQCONNs, MQOPENs and MQCLOSEs go."""
     adapter = create_adapter("simulated", {"faults": "priority-ignored", "platform": "distributed"})
     q = "Q"
     ops = [L.DefineQueue(queue=q, attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)),
@@ -103,35 +114,19 @@ def test_connections_and_handles_that_one_could_do_are_merged():
            L.Put(conn="putter", handle="high", body="hi", options=C.MQPMO_NO_SYNCPOINT,
                  md=L.MessageDescriptor(priority=8)),
            L.Get(conn="getter", handle="in", options=C.MQGMO_NO_SYNCPOINT)]
-    session = Session(adapter, "core", {"faults": "priority-ignored"}, 0, coverage=Coverage(), platform="distributed")
-    session.start_case()
-    with pytest.raises(NonConformance) as caught:
-        for op in ops:
-            session.execute(op)
-    session.end_case()
-    small = minimise(caught.value.failure, adapter)
+    small = minimise(failure_of(adapter, "core", ops), adapter)
     kinds = [type(s.op).__name__ for s in small.steps]
     assert kinds.count("Connect") == 1 and kinds.count("Open") == 1 and "Close" not in kinds, kinds
     assert len(small.steps) == 6 and small.rules[0] == "CORE-04", (kinds, small.rules)
 
 
 def test_clock_advances_are_merged():
-    from conformance.results import Coverage
-    from conformance.session import NonConformance, Session
-
     adapter = create_adapter("simulated", {"faults": "expired-message-returned", "platform": "distributed"})
     ops = [L.DefineQueue(queue="Q"), L.Connect(conn="a"),
            L.Open(conn="a", handle="h", queue="Q", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
            L.Put(conn="a", handle="h", body="old", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(expiry=3)),
            L.AdvanceClock(tenths=2), L.Put(conn="a", handle="h", body="new", options=C.MQPMO_NO_SYNCPOINT),
            L.AdvanceClock(tenths=2), L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT)]
-    session = Session(adapter, "expiry", {"faults": "expired-message-returned"}, 0, coverage=Coverage(),
-                      platform="distributed")
-    session.start_case()
-    with pytest.raises(NonConformance) as caught:
-        for op in ops:
-            session.execute(op)
-    session.end_case()
-    small = minimise(caught.value.failure, adapter)
+    small = minimise(failure_of(adapter, "expiry", ops), adapter)
     clocks = [s.op for s in small.steps if isinstance(s.op, L.AdvanceClock)]
     assert len(clocks) == 1 and clocks[0].tenths >= 3, [s.op for s in small.steps]

@@ -33,12 +33,18 @@ def test_remaining_time_is_returned_and_never_zero():
     assert (m.body, m.expiry) == ("forever", C.MQEI_UNLIMITED)
 
 
-def test_tolerance_gives_ranges_and_either_way_near_expiry():
+def tolerant(platform, tolerance=5):
+    """A queue Q1 and connection ``a`` on a system whose expiry may be ``tolerance`` tenths off."""
     from reference_model import model
-    s = Script(platform=C.PLATFORM_ZOS)
-    s.state = model.initial_state(C.PLATFORM_ZOS, expiry_tolerance=5)
+    s = Script(platform=platform)
+    s.state = model.initial_state(platform, expiry_tolerance=tolerance)
     s.do(L.DefineQueue(queue="Q1"))
     s.connect("a", "Q1")
+    return s
+
+
+def test_tolerance_gives_ranges_and_either_way_near_expiry():
+    s = tolerant(C.PLATFORM_ZOS)
     s.put("a", "Q1", "x", expiry=50)
     advance(s, 20)
     assert s.get("a", "Q1", C.MQGMO_BROWSE_FIRST).message.expiry == L.IntRange(lo=25, hi=35)
@@ -48,11 +54,7 @@ def test_tolerance_gives_ranges_and_either_way_near_expiry():
 
 def test_within_the_tolerance_a_message_may_already_be_gone_from_the_depth():
     """As a get may find it expired, so may the queue manager's own removal (distributed)."""
-    from reference_model import model
-    s = Script(platform=C.PLATFORM_DISTRIBUTED)
-    s.state = model.initial_state(C.PLATFORM_DISTRIBUTED, expiry_tolerance=5)
-    s.do(L.DefineQueue(queue="Q1"))
-    s.connect("a", "Q1")
+    s = tolerant(C.PLATFORM_DISTRIBUTED)
     s.put("a", "Q1", "x", expiry=50)
     s.put("a", "Q1", "y")
     advance(s, 10)   # 40 tenths left: not near its expiry

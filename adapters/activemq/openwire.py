@@ -346,12 +346,7 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
             name = str(names.nextElement())
             if name.startswith("mq_"):
                 props[name.replace("_", "-")] = str(message.getStringProperty(name))
-        expires = int(message.getJMSExpiration())
-        if expires:
-            # What remained when the get was issued: the instant the model's clock stands for.
-            expiry = -int(-(expires - self.op_wall * 1000) // self.scale_ms)  # whole tenths, rounded up
-        else:
-            expiry = C.MQEI_UNLIMITED
+        expiry = self.expiry_left(int(message.getJMSExpiration()))
         correl = message.getJMSCorrelationID()
         return self.returned(
             body=str(message.getText()), props=props, priority=int(message.getJMSPriority()),

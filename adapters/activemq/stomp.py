@@ -452,12 +452,7 @@ class ActiveMQAdapter(ActiveMQShim):
     def _observation(self, frame) -> L.Observation:
         h = frame.headers
         props = {k.replace("_", "-"): v for k, v in h.items() if k.startswith("mq_")}
-        expires = int(h.get("expires", "0") or 0)
-        if expires:
-            # What remained when the get was issued: the instant the model's clock stands for.
-            expiry = -int(-(expires - self.op_wall * 1000) // self.scale_ms)  # whole tenths, rounded up
-        else:
-            expiry = C.MQEI_UNLIMITED
+        expiry = self.expiry_left(int(h.get("expires", "0") or 0))
         body = frame.body
         if isinstance(body, bytes):
             body = body.decode("utf-8", "surrogatepass")

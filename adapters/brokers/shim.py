@@ -479,6 +479,13 @@ class BrokerShim:
             return full
         return max(1, full - int((time.time() - self.op_wall) * 1000))
 
+    def expiry_left(self, expires_ms: int) -> int:
+        """The Expiry a get returns for a broker expiry time (epoch ms, 0: never): what remained
+        when the get was issued (the instant the model's clock stands for), in whole tenths rounded up."""
+        if not expires_ms:
+            return C.MQEI_UNLIMITED
+        return -int(-(expires_ms - self.op_wall * 1000) // self.scale_ms)
+
     def tenths(self, ms: float) -> int:
         return int(ms // self.scale_ms)
 
