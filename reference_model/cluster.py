@@ -315,9 +315,15 @@ def cluster_of(state) -> Cluster:
     local = next((q["name"] for q in objs["qmgrs"].values() if q["local"]), None)
     if local is None:
         raise HistoryError("no local cluster queue manager defined")
+    qmgrs = [QueueManager(**{k: v for k, v in q.items() if k != "local"}) for q in objs["qmgrs"].values()]
+    # A remote queue manager becomes known through its cluster-receiver channel (a CLUSQMGR
+    # record): one named only by a channel is known with its defaults (not suspended).
+    for c in objs["channels"].values():
+        if c["qmgr"] not in objs["qmgrs"] and c["qmgr"] not in {q.name for q in qmgrs}:
+            qmgrs.append(QueueManager(name=c["qmgr"], clusters=c["clusters"]))
     return Cluster(
         local=local,
-        qmgrs=[QueueManager(**{k: v for k, v in q.items() if k != "local"}) for q in objs["qmgrs"].values()],
+        qmgrs=qmgrs,
         queues=[QueueInstance(**q) for q in objs["instances"].values()],
         channels=[Channel(**c) for c in objs["channels"].values()],
     )
@@ -382,10 +388,9 @@ def share_expectation(state, op) -> dict[str, float]:
 @handles(L.ClusterPut)
 def cluster_put(state, op):
     cl = cluster_of(state)
-    known = {q["name"] for q in state.cluster["qmgrs"].values()}
-    if any(c["qmgr"] not in known for c in state.cluster["channels"].values()) or \
-            any(i["qmgr"] not in known for i in state.cluster["instances"].values()):
-        raise HistoryError("a cluster queue or channel names an undefined queue manager")
+    known = {q.name for q in cl.qmgrs}
+    if any(i["qmgr"] not in known for i in state.cluster["instances"].values()):
+        raise HistoryError("a cluster queue names a queue manager with no definition and no channel")
     msg = Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf, already_sent=op.already_sent)
     history = state.workload.get(op.queue) or WorkloadHistory()
     try:

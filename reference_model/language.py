@@ -406,7 +406,12 @@ def _clusters(value: Any) -> tuple[str, ...]:
 
 @value_class
 class SetClusterQueueManager(Op):
-    """Define or alter what the local queue manager knows of a cluster queue manager."""
+    """Define or alter what the local queue manager knows of a cluster queue manager.
+
+    A remote queue manager is also known, with these defaults, through its
+    cluster channel alone (``SetClusterChannel``), as MQ knows it through its
+    cluster-receiver channel; this op is needed for it only to suspend it.
+    """
 
     name: str
     clusters: tuple = attrs.field(converter=_clusters)

@@ -148,3 +148,44 @@ def test_cluster_put_operation_allows_every_tie_and_names_the_eliminating_step()
         assert t.advance(op, L.OK).mismatch is None
     wrong = t.advance(L.ClusterPut(queue="Q"), L.Observation(attrs={"DESTINATION": "B/TO.B"}))
     assert wrong.mismatch is not None and wrong.mismatch.rules[0] == "CLWL-01"
+
+
+@pytest.mark.parametrize("suspend_b", [False, True])
+def test_a_queue_manager_known_only_through_its_channel(suspend_b):
+    """MQ knows a remote cluster queue manager through its cluster-receiver channel: no
+    separate definition is needed, and it is not suspended unless one says so."""
+    from adapters.registry import create_adapter
+    from conformance.checker import ModelTracker
+    from reference_model import language as L
+
+    setup = [L.SetClusterQueueManager(name="GW", clusters=["C"], local=True)]
+    for qm in ("A", "B"):
+        setup += [L.SetClusterChannel(name=f"TO.{qm}", qmgr=qm, clusters=["C"], state=3),
+                  L.SetClusterInstance(qmgr=qm, queue="Q", clusters=["C"])]
+    if suspend_b:
+        setup.append(L.SetClusterQueueManager(name="B", clusters=["C"], suspended=True))
+    t = ModelTracker("distributed")
+    sim = create_adapter("simulated", {})
+    for op in setup:
+        assert t.advance(op, sim.execute(op)).mismatch is None
+    seen = set()
+    for _ in range(4):
+        op = L.ClusterPut(queue="Q")
+        observed = sim.execute(op)
+        assert t.advance(op, observed).mismatch is None
+        seen.add(dict(observed.attrs)["DESTINATION"])
+    assert seen == ({"A/TO.A"} if suspend_b else {"A/TO.A", "B/TO.B"})
+    sim.close()
+
+
+def test_an_instance_on_a_queue_manager_nobody_defined_is_a_bad_history():
+    from conformance.checker import ModelTracker
+    from reference_model import language as L
+    from reference_model.model import HistoryError
+
+    t = ModelTracker("distributed")
+    for op in (L.SetClusterQueueManager(name="GW", clusters=["C"], local=True),
+               L.SetClusterInstance(qmgr="X", queue="Q", clusters=["C"])):
+        t.advance(op, L.OK)
+    with pytest.raises(HistoryError):
+        t.advance(L.ClusterPut(queue="Q"), L.Observation(attrs={"DESTINATION": "X"}))

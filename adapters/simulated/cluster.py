@@ -38,6 +38,11 @@ class SimulatedCluster:
     def on(self, fault: str) -> bool:
         return fault in self.faults
 
+    def suspended(self, qmgr: str) -> bool:
+        # Known only through its channel: a queue manager nobody suspended.
+        known = self.qmgrs.get(qmgr)
+        return bool(known and known.suspended)
+
     def local(self) -> L.SetClusterQueueManager:
         return next(q for q in self.qmgrs.values() if q.local)
 
@@ -74,9 +79,9 @@ class SimulatedCluster:
             if qranks:
                 cands = [c for c in cands if c.instance.clwlrank == max(qranks)]
         if cands and all(c.channel for c in cands):
-            resumed = [c for c in cands if not self.qmgrs[c.qmgr].suspended]
+            resumed = [c for c in cands if not self.suspended(c.qmgr)]
             if self.on("suspended-preferred"):
-                resumed = [c for c in cands if self.qmgrs[c.qmgr].suspended] or resumed
+                resumed = [c for c in cands if self.suspended(c.qmgr)] or resumed
             cands = resumed or cands
         remote = [c for c in cands if c.channel]
         if len(remote) > 1 and not self.on("channel-state-ignored"):

@@ -34,8 +34,8 @@ class ClusterMachine(ConformanceMachine):
         self.channels = {}
         self.instances = {}
         for qm, weight in zip(REMOTES, weights):
+            # Known through its cluster-receiver channel; defined on its own only to suspend it.
             self.qmgrs[qm] = dict(clusters=CLUSTER)
-            self.execute(L.SetClusterQueueManager(name=qm, **self.qmgrs[qm]))
             self._channel(f"TO.{qm}", qmgr=qm, clusters=CLUSTER, state=3, clwlwght=weight)
             self._instance(qm, clusters=CLUSTER)
         if local_instance:
