@@ -2,7 +2,8 @@
 # Show that a seed fixes a run's verdicts: run the same adapter with the same seed
 # several times and compare the verdict of every rule.  Exit 0 when all runs agree.
 #   bash scripts/same-seed.sh [ADAPTER] [TIMES]        (default: rabbitmq 5)
-# Extra settings from the environment: MQCONFORM_SEED, MQCONFORM_EXAMPLES, MQCONFORM_AREAS.
+# Extra settings from the environment: MQCONFORM_SEED, MQCONFORM_EXAMPLES, MQCONFORM_AREAS;
+# MQCONFORM_KEEP=1 keeps every run's output and results (the directory is printed at the end).
 # For rabbitmq, activemq or activemq-stomp the broker is started here (mqconform brokers up) and stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ work=$(mktemp -d)
 export MQCONFORM_RUN_DIR="$work/brokers"
 cleanup() {
     case "$broker" in rabbitmq|activemq) timeout 60 .venv/bin/mqconform brokers down "$broker" >/dev/null || true ;; esac
-    rm -rf "$work"
+    if [ -n "${MQCONFORM_KEEP:-}" ]; then echo "runs kept in $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 trap "exit 130" INT TERM
