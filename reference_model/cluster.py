@@ -259,9 +259,11 @@ def _reset_needed(cluster: Cluster, cands: list[Destination], history: WorkloadH
     return bool(history.signature) and (bool(appeared) or altered)
 
 
-def advance(cluster: Cluster, message: Message, history: WorkloadHistory, chosen: str) -> WorkloadHistory:
-    """Step 12's bookkeeping after the queue manager chose ``chosen``."""
-    choice = choose(cluster, message, history)
+def advance(cluster: Cluster, message: Message, history: WorkloadHistory, chosen: str,
+            choice: Choice | None = None) -> WorkloadHistory:
+    """Step 12's bookkeeping after the queue manager chose ``chosen`` (``choice``: what
+    :func:`choose` gave for this cluster, message and history, if already known)."""
+    choice = choice or choose(cluster, message, history)
     if chosen not in choice.allowed:
         raise ValueError(f"{chosen!r} is not an allowed destination ({sorted(choice.allowed)})")
     numbers = dict(history.numbers)
@@ -408,7 +410,7 @@ def cluster_put(state, op):
     for key in sorted(choice.allowed):
         s = state.clone()
         s.workload = dict(s.workload)
-        s.workload[op.queue] = advance(cl, msg, history, key)
+        s.workload[op.queue] = advance(cl, msg, history, key, choice)
         out.append(Branch(observation=L.Observation(attrs={"DESTINATION": key}), state=s,
                           rules=steps, field_rules=field_rules))
     return out

@@ -7,12 +7,14 @@ of :mod:`reference_model.rules.core`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 
 from reference_model import expiry, trigger
 from reference_model import language as L
 from reference_model import mqconst as C
-from reference_model.model import Branch, HistoryError, handles
+from reference_model.model import Branch, HistoryError, LazyRules, handles
 from reference_model.state import (
     ModelConnection,
     ModelHandle,
@@ -52,7 +54,7 @@ def _handle_or_error(state: ModelState, conn: str, handle: str) -> Branch | None
 
 def _curdepth(q: ModelQueue) -> int:
     # CORE-28: uncommitted puts count; messages got under syncpoint do not.
-    return sum(1 for m in q.messages if m.got_by is None)
+    return q.depth
 
 
 # ---------------------------------------------------------------- administration
@@ -86,25 +88,21 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     if q is None:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33")]
     values, field_rules = {}, {}
+    exercised: tuple[str, ...] = ()
     depth_choices = expiry.depth_range(state, q, _curdepth(q))
     for name in op.names:
         if name == "CURDEPTH":
             values[name] = _curdepth(q)
-            pending = tuple(r for m in q.messages if m.got_by is not None
-                            for r in (("SYNC-14", "SYNC-03") if state.conns[m.got_by].skipped == m.seq
-                                      else ("CORE-14",)))
             # Observed too high: messages that should be gone or hidden; too low: ones that should count.
             # The rules of what happened to the queue's messages lead: the general depth rule
-            # (CORE-28) only counts what they left.
-            field_rules[f"attrs.{name}>"] = tuple(dict.fromkeys(
-                q.departures + pending + trigger.missing_trigger_rules(state, q.name)
-                + expiry.pending_report_rules(state, q.name) + ("CORE-28",)))
-            field_rules[f"attrs.{name}<"] = tuple(dict.fromkeys(
-                _depth_history_rules(state, q)
-                + (("EXP-11",) if expiry.lingering(state, q) and not expiry.background_removal(state) else ())
-                + ("CORE-02", "CORE-28")))
-            field_rules[f"attrs.{name}"] = tuple(dict.fromkeys(
-                field_rules[f"attrs.{name}>"] + field_rules[f"attrs.{name}<"]))
+            # (CORE-28) only counts what they left.  Worked out only if the depth differs.
+            field_rules[f"attrs.{name}>"] = lambda: _depth_too_high_rules(state, q)
+            field_rules[f"attrs.{name}<"] = lambda: _depth_too_low_rules(state, q)
+            field_rules[f"attrs.{name}"] = lambda: tuple(dict.fromkeys(
+                _depth_too_high_rules(state, q) + _depth_too_low_rules(state, q)))
+            exercised += ("CORE-28", "CORE-02") + (("CORE-14",) if q.held else ()) + q.departures
+            if q.expiring and expiry.lingering(state, q) and not expiry.background_removal(state):
+                exercised += ("EXP-11",)
         elif name in ("IPPROCS", "OPPROCS"):
             want = "can_input" if name == "IPPROCS" else "can_output"
             values[name] = sum(
@@ -114,7 +112,8 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
         else:
             values[name] = q.attr(name)
             field_rules[f"attrs.{name}"] = ("TRIG-28", "TRIG-20", "CORE-41") if name == "TRIGGER" else ("CORE-41",)
-    rules = tuple(sorted({r for rs in field_rules.values() for r in rs}))
+    rules = tuple(sorted({r for rs in field_rules.values() if not callable(rs) for r in rs} | set(exercised)))
+    field_rules = LazyRules(field_rules)
     if "CURDEPTH" not in values or len(depth_choices) == 1:
         if "CURDEPTH" in values:
             values["CURDEPTH"] = depth_choices[0][0]
@@ -129,6 +128,23 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
         out.append(Branch(observation=L.Observation(attrs={**values, "CURDEPTH": depth}), state=s,
                           rules=rules + ("EXP-11", "EXP-26"), field_rules=field_rules))
     return out
+
+
+def _depth_too_high_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
+    """Why messages counted too many should be gone or hidden (a depth observed too high)."""
+    pending = tuple(r for m in q.messages if m.got_by is not None
+                    for r in (("SYNC-14", "SYNC-03") if state.conns[m.got_by].skipped == m.seq
+                              else ("CORE-14",)))
+    return tuple(dict.fromkeys(
+        q.departures + pending + trigger.missing_trigger_rules(state, q.name)
+        + expiry.pending_report_rules(state, q.name) + ("CORE-28",)))
+
+
+def _depth_too_low_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(
+        _depth_history_rules(state, q)
+        + (("EXP-11",) if expiry.lingering(state, q) and not expiry.background_removal(state) else ())
+        + ("CORE-02", "CORE-28")))
 
 
 def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
@@ -181,8 +197,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
             continue
         if entry.kind == "put":
             if commit:
-                m.put_by = None
-                m.provenance = (rule,)
+                s.queues[entry.queue].update(m, put_by=None, provenance=(rule,))
                 applied.append(rule)
             else:
                 s.discard(entry.queue, m, _most_specific_first("CORE-03", rule))
@@ -194,9 +209,9 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
                 s.discard(entry.queue, m, _most_specific_first("CORE-14", rule))
                 applied.append("CORE-14")
             else:
-                m.got_by = None
-                m.backout_count += 1
-                m.provenance = (marked_rules if m.seq in special else ()) + (rule, "CORE-15", "CORE-17")
+                s.queues[entry.queue].update(
+                    m, got_by=None, backout_count=m.backout_count + 1,
+                    provenance=(marked_rules if m.seq in special else ()) + (rule, "CORE-15", "CORE-17"))
                 applied += ["CORE-15", "CORE-17"]
     c.uow.clear()
     c.marked = c.skipped = None
@@ -212,9 +227,7 @@ def _most_specific_first(core_rule: str, rule: str) -> tuple[str, ...]:
 def _release_handle(s: ModelState, name: str) -> list[tuple[ModelState, tuple[str, ...]]]:
     """Close handle ``name`` in ``s``; returns the alternatives condition 12 allows."""
     h = s.handles.pop(name)
-    for m in s.queues[h.queue].messages:
-        if m.locked_by == name:
-            m.locked_by = None
+    s.queues[h.queue].unlock(name)
     return trigger.after_close(s, h.queue, h.can_input)
 
 
@@ -277,7 +290,8 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
     trigger.on_restart(s)
     for q in s.queues.values():
         for m in list(q.messages):
-            m.locked_by = None
+            if m.locked_by is not None:
+                m = q.update(m, locked_by=None)
             if m.md.persistence != C.MQPER_PERSISTENT:
                 s.discard(q.name, m, ("CORE-32",))
     return [Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(["CORE-32", *applied])))]
@@ -428,7 +442,7 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         xmit_expiry=xmit.expiry if xmit is not None and md.format == C.MQFMT_XMIT_Q_HEADER else None,
     )
     s.next_seq += 1
-    q.messages.append(m)
+    q.append(m)
     if sync:
         s.conns[conn].uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
     return failures + [
@@ -510,13 +524,20 @@ def _visibility(state: ModelState, m: ModelMessage, h: ModelHandle,
     return None
 
 
-def _order_rules(q: ModelQueue, chosen: ModelMessage, available: list[ModelMessage]) -> tuple[str, ...]:
+def _order_rules(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool,
+                 chosen: ModelMessage) -> tuple[str, ...]:
+    """The order rules a get returning ``chosen`` exercised: CORE-04 when a message of another
+    priority was also available behind it, CORE-05 when one of the same priority was."""
     if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
         return ("CORE-06",)
+    p = chosen.order_priority
+    after = q.position(chosen.order_key) + 1
+    lower = q.position((-p + 1, 0))        # the first message of a lower priority
     rules = []
-    if any(m.order_priority != chosen.order_priority for m in available):
+    if next(_visible_from(state, q, h, own_uncommitted, lower), None) is not None:
         rules.append("CORE-04")
-    if any(m.order_priority == chosen.order_priority and m is not chosen for m in available):
+    same = q.ordered[after:lower]
+    if any(_visibility(state, m, h, own_uncommitted) is None for m in same):
         rules.append("CORE-05")
     return tuple(rules)
 
@@ -553,10 +574,11 @@ def plain_get(state: ModelState, op: L.Get, h: ModelHandle, mark: bool = False) 
     q = state.queues[h.queue]
     o = op.options
     browse = o & C.MQGMO_BROWSE_ANY
-    own = any(m.put_by == h.conn and m.got_by is None for m in q.messages)
+    own = bool(q.uncommitted) and any(m.put_by == h.conn and m.got_by is None for m in q.messages)
     # CORE-02 note: whether a connection sees its own uncommitted puts is undocumented.
     # Whether a browse without LOCK releases this handle's lock is not documented.
-    holds_lock = browse and not o & C.MQGMO_LOCK and any(m.locked_by == h.name for m in q.messages)
+    holds_lock = browse and not o & C.MQGMO_LOCK and bool(q.locked) \
+        and any(m.locked_by == h.name for m in q.messages)
     branches = []
     for own_uncommitted in ((False, True) if own else (False,)):
         for keep_lock in ((True, False) if holds_lock else (True,)):
@@ -569,60 +591,99 @@ def _unlock(state: ModelState, h: ModelHandle) -> list[Branch]:
     if not locked:
         return [_fail(state, C.MQRC_NO_MSG_LOCKED, "CORE-21")]
     s = state.clone()
-    for m in s.queues[h.queue].messages:
-        if m.locked_by == h.name:
-            m.locked_by = None
+    s.queues[h.queue].unlock(h.name)
     return [Branch(observation=L.OK, state=s, rules=("CORE-21",))]
+
+
+class _Excluded(Mapping):
+    """Messages (by body) a get does not return to ``h``, and the rules why, worked out when asked.
+
+    A get looks only as far down the queue as it must; this view covers the whole
+    queue and is computed on first use (to diagnose a failure, or for a get that
+    found nothing).
+    """
+
+    def __init__(self, state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool) -> None:
+        self._args = (state, q, h, own_uncommitted)
+        self._table: dict | None = None
+
+    def _all(self) -> dict:
+        if self._table is None:
+            state, q, h, own = self._args
+            table = {}
+            for m in q.ordered:
+                hidden = _visibility(state, m, h, own)
+                if hidden is not None:
+                    table[m.body] = hidden
+                elif q.expiring and expiry.status(state, m) != expiry.LIVE:
+                    table[m.body] = ("EXP-06", "EXP-04")  # if returned anyway
+            self._table = table
+        return self._table
+
+    def __getitem__(self, body):
+        return self._all()[body]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+def _visible_from(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool, start: int):
+    """Messages available to ``h`` in delivery order, from index ``start`` of the queue's order."""
+    ordered = q.ordered
+    for i in range(start, len(ordered)):
+        m = ordered[i]
+        if _visibility(state, m, h, own_uncommitted) is None:
+            yield m
 
 
 def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: bool,
               keep_lock: bool = True, mark: bool = False) -> list[Branch]:
     o = op.options
     q = state.queues[h.queue]
-    available, excluded = [], {}
-    for m in sorted(q.messages, key=lambda m: m.order_key):
-        hidden = _visibility(state, m, h, own_uncommitted)
-        if hidden is None:
-            available.append(m)
-        else:
-            excluded[m.body] = hidden
-    for m in available:
-        if expiry.status(state, m) != expiry.LIVE:
-            excluded[m.body] = ("EXP-06", "EXP-04")  # if returned anyway
+    excluded = _Excluded(state, q, h, own_uncommitted)
     under_cursor = o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
     if under_cursor:
-        target = [m for m in available if m.seq == h.cursor_seq]
-        if not target:
+        target = q.find(h.cursor_seq) if h.cursor_seq is not None else None
+        if target is None or _visibility(state, target, h, own_uncommitted) is not None:
             return [Branch(observation=L.Observation.of(C.MQRC_NO_MSG_UNDER_CURSOR), state=state,
                            rules=("CORE-20",), excluded=excluded)]
         out = []
-        if expiry.status(state, target[0]) != expiry.LIVE:
+        if expiry.status(state, target) != expiry.LIVE:
             # EXP-15: it expired under the cursor; whether this call also discards it is not said.
             gone = state.clone()
-            expiry.discard(gone, h.queue, gone.find(h.queue, target[0].seq), ("EXP-15", "EXP-04"))
+            expiry.discard(gone, h.queue, gone.find(h.queue, target.seq), ("EXP-15", "EXP-04"))
             # returned anyway: the rule about the message under the cursor expiring is the one broken
-            under = {**excluded, target[0].body: ("EXP-15",) + excluded.get(target[0].body, ())}
+            under = {**excluded, target.body: ("EXP-15",) + excluded.get(target.body, ())}
             for st_ in (state, gone):
                 out.append(Branch(observation=L.Observation.of(C.MQRC_NO_MSG_UNDER_CURSOR), state=st_,
                                   rules=("EXP-15", "CORE-20"), excluded=under))
-        if expiry.status(state, target[0]) != expiry.EXPIRED:
-            out.append(_deliver(state, op, h, [], target[0], ("CORE-20",), excluded, keep_lock, mark))
+        if expiry.status(state, target) != expiry.EXPIRED:
+            out.append(_deliver(state, op, h, [], target, ("CORE-20",), excluded, keep_lock, mark))
         return out
     if o & C.MQGMO_BROWSE_NEXT and h.cursor is not None:
-        candidates = [m for m in available if m.order_key > h.cursor]
+        # past the cursor: the first position after it (order keys are unique)
+        start = q.position((h.cursor[0], h.cursor[1] + 1))
         order_base = ("CORE-19",)
     else:
-        candidates = available
+        start = 0
         order_base = ("CORE-18",) if o & C.MQGMO_BROWSE_FIRST else ()
         if o & C.MQGMO_BROWSE_NEXT:
             order_base = ("CORE-19",)
+    # The get walks down the queue only as far as its first unexpired message (EXP-04/05).
+    walked: list[ModelMessage] = []
+    for m in _visible_from(state, q, h, own_uncommitted, start):
+        walked.append(m)
+        if not q.expiring or expiry.status(state, m) == expiry.LIVE:
+            break
     out = []
-    for discarded, chosen in expiry.walk(state, candidates):
+    for discarded, chosen in expiry.walk(state, walked):
         if chosen is not None:
-            live = [m for m in candidates if m not in discarded]
             # BROWSE_FIRST returns what delivery order puts first: the order rule leads.
-            order = _order_rules(q, chosen, live) + order_base if order_base == ("CORE-18",) \
-                else order_base + _order_rules(q, chosen, live)
+            rules = _order_rules(state, q, h, own_uncommitted, chosen)
+            order = rules + order_base if order_base == ("CORE-18",) else order_base + rules
             out.append(_deliver(state, op, h, discarded, chosen, order, excluded, keep_lock, mark))
             continue
         s = state.clone()
@@ -630,11 +691,14 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
         if o & C.MQGMO_WAIT and op.wait_interval > 0:
             s.clock += op.wait_interval // 100
         rules += tuple(sorted({r for rs in excluded.values() for r in rs}))
-        reports = expiry.pending_report_rules(state, h.queue) + trigger.missing_trigger_rules(state, h.queue)
-        why = tuple(dict.fromkeys(reports + rules))
+
+        def why(rules=rules):
+            reports = expiry.pending_report_rules(state, h.queue) + trigger.missing_trigger_rules(state, h.queue)
+            return tuple(dict.fromkeys(reports + rules))
+
         out.append(Branch(observation=L.Observation.of(C.MQRC_NO_MSG_AVAILABLE), state=s,
                           rules=tuple(dict.fromkeys(rules)), excluded=excluded,
-                          field_rules={"rc": why, "message": why}))
+                          field_rules=LazyRules({"rc": why, "message": why})))
     return out
 
 
@@ -665,11 +729,10 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     if browse:
         sh.cursor, sh.cursor_seq = m.order_key, m.seq
         if o & C.MQGMO_LOCK or not keep_lock:
-            for other in sq.messages:
-                if other.locked_by == h.name:
-                    other.locked_by = None
+            sq.unlock(h.name)
+            m = sq.find(m.seq)
         if o & C.MQGMO_LOCK:
-            m.locked_by = h.name
+            m = sq.update(m, locked_by=h.name)
             rules.append("CORE-21")
         rules.append("CORE-17")
     else:
@@ -677,9 +740,8 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         if sync is None:
             rules.append("CORE-36")
             sync = m.md.persistence == C.MQPER_PERSISTENT
-        m.locked_by = None
+        m = sq.update(m, locked_by=None, got_by=h.conn if sync else m.got_by)
         if sync:
-            m.got_by = h.conn
             conn = s.conns[h.conn]
             if any(e.kind == "get" for e in conn.uow) and (mark or conn.marked is not None):
                 rules.append("SYNC-11")

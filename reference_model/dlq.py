@@ -279,7 +279,8 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     def failed(extra: tuple[str, ...] = ()) -> _Outcome:
         """The put failed: the get is backed out and the message stays with BackoutCount + 1 (DLQ-24)."""
         back = o.state.clone()
-        back.find(queue, m.seq).backout_count += 1
+        held = back.find(queue, m.seq)
+        back.queues[queue].update(held, backout_count=held.backout_count + 1)
         return settle(back, tried, BACKED_OUT, rules + extra, primary=decisive + ("DLQ-24",), index=index)
 
     qname, qmgr = target(rule, m)

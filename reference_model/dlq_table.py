@@ -15,6 +15,8 @@ there are none (MQ validates the table when the handler starts, rule DLQ-09).
 
 from __future__ import annotations
 
+import functools
+
 import re
 
 import attrs
@@ -421,7 +423,16 @@ def _rule(kws: list[_Keyword], line: int, errors: list[TableError]) -> DlqRule |
 
 
 def parse(text: str) -> tuple[RulesTable | None, list[TableError]]:
-    """Parse and validate a rules table: (table, []) or (None, every error found)."""
+    """Parse and validate a rules table: (table, []) or (None, every error found).
+
+    Tables are immutable values, so a text parsed once is not parsed again.
+    """
+    table, errors = _parse(text)
+    return table, list(errors)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> tuple[RulesTable | None, tuple[TableError, ...]]:
     errors: list[TableError] = []
     control = ControlData()
     rules: list[DlqRule] = []
@@ -453,8 +464,8 @@ def parse(text: str) -> tuple[RulesTable | None, list[TableError]]:
     if not rules and not errors:
         errors.append(TableError(1, 1, "the table has no rules"))
     if errors:
-        return None, sorted(errors, key=lambda e: (e.line, e.column))
-    return RulesTable(control=control, rules=tuple(rules), syntax_rules=tuple(sorted(used))), []
+        return None, tuple(sorted(errors, key=lambda e: (e.line, e.column)))
+    return RulesTable(control=control, rules=tuple(rules), syntax_rules=tuple(sorted(used))), ()
 
 
 def _features(kws: list[_Keyword]) -> set[str]:

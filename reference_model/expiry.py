@@ -86,6 +86,8 @@ def background_removal(state: ModelState) -> bool:
 
 def lingering(state: ModelState, q: ModelQueue) -> list[ModelMessage]:
     """Expired messages still on the queue and counted in its depth (EXP-11)."""
+    if not q.expiring:
+        return []
     return [m for m in q.messages if m.got_by is None and status(state, m) == EXPIRED]
 
 
@@ -95,7 +97,7 @@ def depth_range(state: ModelState, q: ModelQueue, full: int) -> list[tuple[int, 
         return [(full, 0)]
     # Within the tolerance of its expiry a message may already count as expired (paragraph 2),
     # and so may already have been removed.
-    n = sum(1 for m in q.messages if m.got_by is None and status(state, m) != LIVE)
+    n = sum(1 for m in q.messages if m.got_by is None and status(state, m) != LIVE) if q.expiring else 0
     low = min(q.background_removed, n)
     return [(full - k, k) for k in range(low, n + 1)]
 
@@ -123,7 +125,7 @@ def walk(state: ModelState, candidates: list[ModelMessage]) -> Iterator[tuple[li
 def discard(s: ModelState, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
     """Discard an expired message outside any unit of work (EXP-13), with its report (EXP-08/12)."""
     q = s.queues[queue]
-    if any(x is m for x in q.messages):
+    if q.find(m.seq) is m:
         s.discard(queue, m, rules)
     if background_removal(s) and q.background_removed:
         q.background_removed -= 1  # it may have been one of those removed in the background
@@ -147,7 +149,7 @@ def _report(s: ModelState, m: ModelMessage) -> None:
     )
     target = s.queues[m.md.reply_to_q]
     order = target.attr("DEFPRTY") if target.attr("MSGDLVSQ") == C.MQMDS_FIFO else min(md.priority, C.MAX_PRIORITY)
-    target.messages.append(ModelMessage(seq=s.next_seq, body=body, md=md, order_priority=order, put_time=s.clock,
+    target.append(ModelMessage(seq=s.next_seq, body=body, md=md, order_priority=order, put_time=s.clock,
                                provenance=("EXP-08", "EXP-12", "EXP-13")))
     s.next_seq += 1
 

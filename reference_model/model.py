@@ -9,6 +9,7 @@ under test actually answered.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Callable
 
 import attrs
@@ -20,6 +21,26 @@ from reference_model.state import ModelState
 
 class HistoryError(ValueError):
     """An operation that no well-formed history contains (e.g. a handle name reused)."""
+
+
+class LazyRules(Mapping):
+    """A ``field_rules`` table whose costlier entries (zero-argument callables) are worked
+    out only when asked for: most are needed only to diagnose a failure."""
+
+    def __init__(self, table: dict) -> None:
+        self._table = dict(table)
+
+    def __getitem__(self, key):
+        value = self._table[key]
+        if callable(value):
+            value = self._table[key] = value()
+        return value
+
+    def __iter__(self):
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
 
 
 @attrs.frozen(kw_only=True)

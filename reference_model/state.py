@@ -1,8 +1,14 @@
-"""The reference model's state: plain values, copied (never shared) between branches."""
+"""The reference model's state: plain values, copied between branches.
+
+Messages are immutable and shared between a state and its copies: a copy copies the
+list of a queue's messages (pointers, not messages), and a change to a message
+replaces it in that one list (:meth:`ModelQueue.update`).  A branch costs time in
+what it changes, not in how many messages the queues hold.
+"""
 
 from __future__ import annotations
 
-import copy
+import bisect
 
 import attrs
 
@@ -10,9 +16,9 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 
-@attrs.define(eq=True, slots=True)
+@attrs.frozen(eq=True, slots=True)
 class ModelMessage:
-    """A message on a queue as the model sees it."""
+    """A message on a queue as the model sees it (immutable: states share it)."""
 
     seq: int                      # arrival stamp, unique within the queue manager
     body: str
@@ -54,6 +60,15 @@ class ModelQueue:
     interval_reset: bool = False
     #: Rules behind the last decision not to trigger this queue (for diagnosing extra trigger messages).
     trigger_notes: tuple[str, ...] = ()
+    #: Kept up to date by append/update/remove: messages got under syncpoint (not in CURDEPTH),
+    #: and messages with an expiry (the only ones expiry can remove).
+    held: int = 0
+    expiring: int = 0
+    #: ... messages put in a unit of work not yet committed, and messages under a browse lock.
+    uncommitted: int = 0
+    locked: int = 0
+    #: The same messages in delivery order (``order_key``), kept beside ``messages``.
+    ordered: list[ModelMessage] = attrs.field(factory=list, eq=False)
 
     def attr(self, name: str):
         return self.attrs[name]
@@ -61,19 +76,80 @@ class ModelQueue:
     def clone(self) -> "ModelQueue":
         return ModelQueue(
             name=self.name, attrs=dict(self.attrs),
-            messages=[
-                ModelMessage(seq=m.seq, body=m.body, md=m.md, order_priority=m.order_priority,
-                             put_time=m.put_time, backout_count=m.backout_count, put_by=m.put_by,
-                             got_by=m.got_by, locked_by=m.locked_by, provenance=m.provenance,
-                             decided=m.decided, xmit_expiry=m.xmit_expiry, tm=m.tm, dlh=m.dlh)
-                for m in self.messages
-            ],
+            messages=list(self.messages),   # the messages themselves are immutable and shared
             departures=self.departures,
             background_removed=self.background_removed,
             last_trigger=self.last_trigger,
             interval_reset=self.interval_reset,
             trigger_notes=self.trigger_notes,
+            held=self.held,
+            expiring=self.expiring,
+            uncommitted=self.uncommitted,
+            locked=self.locked,
+            ordered=list(self.ordered),
         )
+
+    @property
+    def depth(self) -> int:
+        """CURDEPTH as MQ counts it (CORE-28): uncommitted puts count; messages got under syncpoint do not."""
+        return len(self.messages) - self.held
+
+    def _count(self, m: ModelMessage, sign: int) -> None:
+        self.held += sign * (m.got_by is not None)
+        self.expiring += sign * (m.md.expiry != C.MQEI_UNLIMITED)
+        self.uncommitted += sign * (m.put_by is not None)
+        self.locked += sign * (m.locked_by is not None)
+
+    def position(self, key: tuple[int, int]) -> int:
+        """Index in :attr:`ordered` of the first message at or after delivery position ``key``."""
+        return bisect.bisect_left(self.ordered, key, key=_order_key)
+
+    # Messages are kept in arrival order (seq ascending): every put appends the next seq.
+
+    def index(self, seq: int) -> int | None:
+        i = bisect.bisect_left(self.messages, seq, key=_seq)
+        return i if i < len(self.messages) and self.messages[i].seq == seq else None
+
+    def find(self, seq: int) -> ModelMessage | None:
+        i = self.index(seq)
+        return None if i is None else self.messages[i]
+
+    def update(self, m: ModelMessage, **changes) -> ModelMessage:
+        """Replace ``m`` with a copy carrying ``changes``; returns the copy."""
+        if "seq" in changes or "order_priority" in changes:
+            raise ValueError("a message keeps its place")
+        new = attrs.evolve(m, **changes)
+        self.messages[self.index(m.seq)] = new
+        self.ordered[self.position(m.order_key)] = new
+        self._count(m, -1)
+        self._count(new, +1)
+        return new
+
+    def remove(self, m: ModelMessage) -> None:
+        del self.messages[self.index(m.seq)]
+        del self.ordered[self.position(m.order_key)]
+        self._count(m, -1)
+
+    def append(self, m: ModelMessage) -> None:
+        if self.messages and self.messages[-1].seq >= m.seq:
+            raise ValueError("messages must arrive in seq order")
+        self.messages.append(m)
+        self.ordered.insert(self.position(m.order_key), m)
+        self._count(m, +1)
+
+    def unlock(self, handle: str) -> None:
+        """Release the browse lock ``handle`` holds on any message of this queue."""
+        if self.locked:
+            for m in [m for m in self.messages if m.locked_by == handle]:
+                self.update(m, locked_by=None)
+
+
+def _seq(m: ModelMessage) -> int:
+    return m.seq
+
+
+def _order_key(m: ModelMessage) -> tuple[int, int]:
+    return (-m.order_priority, m.seq)
 
 
 @attrs.define(eq=True)
@@ -153,7 +229,8 @@ class ModelState:
                                       marked=c.marked, skipped=c.skipped,
                                       pending_triggers=list(c.pending_triggers))
                    for n, c in self.conns.items()},
-            handles={n: copy.copy(h) for n, h in self.handles.items()},
+            handles={n: ModelHandle(h.name, h.conn, h.queue, h.options, h.input_mode, h.cursor, h.cursor_seq)
+                     for n, h in self.handles.items()},
             removed=dict(self.removed),
             qmgr=dict(self.qmgr),
             processes=dict(self.processes),
@@ -165,13 +242,10 @@ class ModelState:
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
         """Remove ``m`` for good, remembering which rules removed it."""
         q = self.queues[queue]
-        q.messages.remove(m)
+        q.remove(m)
         rules = tuple(dict.fromkeys(rules + m.provenance))  # how it got here explains its leaving too
         self.removed[m.body] = rules
         q.departures = tuple(dict.fromkeys(rules + q.departures))[:6]
 
     def find(self, queue: str, seq: int) -> ModelMessage | None:
-        for m in self.queues[queue].messages:
-            if m.seq == seq:
-                return m
-        return None
+        return self.queues[queue].find(seq)

@@ -86,7 +86,7 @@ def end_unit_of_work(state: ModelState, conn: str, commit: bool) -> list[Branch]
         rules = ["CORE-15", "SYNC-05", "SYNC-17", "SYNC-18"] + core._end_uow(s, conn, False, "CORE-15")
         m = s.find(queue, seq) if queue else None
         if m is not None:
-            m.provenance = ("SYNC-17", "SYNC-05")
+            s.queues[queue].update(m, provenance=("SYNC-17", "SYNC-05"))
         return [Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(rules)))]
     return [_skip(state, conn, bump) for bump in (0, 1)]
 
@@ -111,6 +111,6 @@ def _skip(state: ModelState, conn: str, bump: int) -> Branch:
     if m is not None and m.got_by == conn:
         c.uow = keep
         c.skipped = seq
-        m.backout_count += bump  # SYNC-18 note: undocumented, both allowed
-        m.provenance = ("SYNC-14", "SYNC-03")
+        # SYNC-18 note: whether the count goes up is undocumented, both allowed
+        s.queues[keep[0].queue].update(m, backout_count=m.backout_count + bump, provenance=("SYNC-14", "SYNC-03"))
     return Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(rules)))

@@ -100,7 +100,7 @@ def deliver(s: ModelState, initq: str, tm: L.TriggerMessage, rules: tuple[str, .
         return
     md = L.MessageDescriptor(priority=iq.attr("DEFPRTY"), persistence=C.MQPER_NOT_PERSISTENT,
                              expiry=C.MQEI_UNLIMITED, format=C.MQFMT_TRIGGER)
-    iq.messages.append(ModelMessage(seq=s.next_seq, body="", md=md, order_priority=iq.attr("DEFPRTY"),
+    iq.append(ModelMessage(seq=s.next_seq, body="", md=md, order_priority=iq.attr("DEFPRTY"),
                                     put_time=s.clock, tm=tm,
                                     provenance=tuple(dict.fromkeys(rules[:3] + ("TRIG-29", "TRIG-30")))))
     s.next_seq += 1

@@ -9,6 +9,7 @@ behaviour for a distributed queue manager (or z/OS, by option).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from dataclasses import dataclass, field
 
@@ -28,7 +29,7 @@ class MQError(Exception):
         self.rc = rc
 
 
-@dataclass
+@dataclass(eq=False)   # a message is itself: membership and removal go by identity
 class SimMessage:
     seq: int
     body: str
@@ -49,16 +50,31 @@ class SimQueue:
     name: str
     attrs: dict
     buckets: list[list[SimMessage]] = field(default_factory=lambda: [[] for _ in range(C.MAX_PRIORITY + 1)])
+    #: Messages got under syncpoint and not yet committed or backed out (not in CURDEPTH).
+    held: set = field(default_factory=set)
 
     def all_messages(self):
         for bucket in self.buckets:
             yield from bucket
 
-    def depth(self, counts=lambda m: True) -> int:
+    def depth(self, counts=None) -> int:
+        if counts is None:
+            return sum(map(len, self.buckets)) - len(self.held)
         return sum(1 for m in self.all_messages() if m.pending_get is None and counts(m))
+
+    def hold(self, msg: SimMessage, conn: str | None) -> None:
+        msg.pending_get = conn
+        (self.held.add if conn is not None else self.held.discard)(msg)
 
     def remove(self, msg: SimMessage) -> None:
         self.buckets[msg.level].remove(msg)
+        self.held.discard(msg)
+
+    def at(self, position: tuple[int, int]) -> SimMessage | None:
+        """The message at (bucket, seq), if it is still on the queue (buckets are in seq order)."""
+        bucket = self.buckets[position[0]]
+        i = bisect.bisect_left(bucket, position[1], key=_seq)
+        return bucket[i] if i < len(bucket) and bucket[i].seq == position[1] else None
 
 
 @dataclass
@@ -69,6 +85,12 @@ class SimHandle:
     options: int
     exclusive: bool = False
     cursor: tuple[int, int] | None = None   # (level, seq) of the browsed message
+    locked: SimMessage | None = None        # the message this handle holds a browse lock on
+
+    def release(self) -> None:
+        if self.locked is not None and self.locked.lock == self.name:
+            self.locked.lock = None
+        self.locked = None
 
     @property
     def input(self) -> bool:
@@ -182,7 +204,7 @@ class SimulatedQueueManager:
         out = {}
         for name in op.names:
             if name == "CURDEPTH":
-                out[name] = q.depth(self._depth_counts)
+                out[name] = q.depth(self._depth_counter())
             elif name == "IPPROCS":
                 out[name] = sum(1 for h in self.handles.values() if h.queue == q.name and h.input)
             elif name == "OPPROCS":
@@ -260,6 +282,10 @@ class SimulatedQueueManager:
         level = q.attrs["DEFPRTY"] if q.attrs["MSGDLVSQ"] == C.MQMDS_FIFO else min(md.priority, C.MAX_PRIORITY)
         q.buckets[level].append(SimMessage(seq=next(self._seq), body=body, md=md, level=level,
                                            put_time=self.clock))
+
+    def _depth_counter(self):
+        """What CURDEPTH counts: every message not got under syncpoint (None), unless a fault says otherwise."""
+        return self._depth_counts if self._fault("expired-not-counted") else None
 
     def _depth_counts(self, m: SimMessage) -> bool:
         return not (self._fault("expired-not-counted") and self._expired(m))
@@ -345,7 +371,7 @@ class SimulatedQueueManager:
                 elif self._fault("backout-loses-get"):
                     q.remove(m)
                 else:
-                    m.pending_get = None
+                    q.hold(m, None)
                     if not self._fault("backout-count-not-incremented"):
                         m.backout_count += 1
                     if self._fault("backout-resets-expiry") and m.md.expiry != C.MQEI_UNLIMITED:
@@ -368,6 +394,7 @@ class SimulatedQueueManager:
                 for m in kept:
                     m.lock = None
                 q.buckets[i] = kept
+            q.held = {m for m in q.all_messages() if m.pending_get is not None}
 
     # ------------------------------------------------------------ open / close
     def _op_Open(self, op: L.Open):
@@ -396,9 +423,7 @@ class SimulatedQueueManager:
 
     def _drop_handle(self, name: str) -> None:
         h = self.handles.pop(name)
-        for m in self.queues[h.queue].all_messages():
-            if m.lock == name:
-                m.lock = None
+        h.release()
         self.triggering.on_close(h.queue, h.input)
 
     # ------------------------------------------------------------ put
@@ -431,7 +456,7 @@ class SimulatedQueueManager:
                 raise MQError(C.MQRC_EXPIRY_ERROR)
         if q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
             raise MQError(C.MQRC_PUT_INHIBITED)
-        if q.depth(self._depth_counts) >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
+        if q.depth(self._depth_counter()) >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
             raise MQError(C.MQRC_Q_FULL)
         priority = q.attrs["DEFPRTY"] if md.priority == -1 else md.priority
         persistence = q.attrs["DEFPSIST"] if md.persistence == 2 else md.persistence
@@ -469,11 +494,22 @@ class SimulatedQueueManager:
             return False
         return m.lock is None or m.lock == h.name
 
-    def _ordered(self, q: SimQueue):
-        """Messages in delivery order: highest bucket first, arrival order within it."""
+    def _ordered(self, q: SimQueue, after: tuple[int, int] | None = None):
+        """Messages in delivery order: highest bucket first, arrival order within it.
+
+        With ``after`` (a browse cursor), buckets above the cursor's are skipped and the
+        cursor's own bucket starts past it; callers still check each position.  Each
+        bucket is a snapshot, so the caller may remove messages as it goes.
+        """
+        reverse = self._fault("fifo-within-priority-broken")
         for level in range(C.MAX_PRIORITY, -1, -1):
             bucket = q.buckets[level]
-            yield from (reversed(bucket) if self._fault("fifo-within-priority-broken") else bucket)
+            if reverse:
+                yield from reversed(tuple(bucket))
+            elif after is None or level < after[0]:
+                yield from tuple(bucket)
+            elif level == after[0]:
+                yield from bucket[bisect.bisect_right(bucket, after[1], key=_seq):]
 
     def _op_Get(self, op: L.Get):
         h = self._handle(op.conn, op.handle)
@@ -488,11 +524,10 @@ class SimulatedQueueManager:
         if o & C.MQGMO_UNLOCK:
             if o & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_SYNCPOINT | C.MQGMO_WAIT):
                 raise MQError(C.MQRC_OPTIONS_ERROR)
-            locked = [m for m in q.all_messages() if m.lock == h.name]
-            if not locked:
+            m = h.locked
+            if m is None or m.lock != h.name or m not in q.buckets[m.level]:
                 raise MQError(C.MQRC_NO_MSG_LOCKED)
-            for m in locked:
-                m.lock = None
+            h.release()
             return L.OK
         if browse and not h.options & C.MQOO_BROWSE:
             raise MQError(C.MQRC_NOT_OPEN_FOR_BROWSE)
@@ -521,13 +556,12 @@ class SimulatedQueueManager:
             raise MQError(C.MQRC_NO_MSG_AVAILABLE)
         if browse:
             h.cursor = (m.level, m.seq)
-            if o & C.MQGMO_LOCK or any(x.lock == h.name for x in q.all_messages()):
-                for x in q.all_messages():
-                    if x.lock == h.name:
-                        x.lock = None
+            h.release()   # any browse gives up the lock this handle held
             if o & C.MQGMO_LOCK:
-                m.lock = h.name
+                m.lock, h.locked = h.name, m
         else:
+            if h.locked is m:
+                h.locked = None
             m.lock = None
             if o & C.MQGMO_SYNCPOINT:
                 sync = True
@@ -538,7 +572,7 @@ class SimulatedQueueManager:
             else:
                 sync = self.platform == C.PLATFORM_ZOS
             if sync:
-                m.pending_get = h.conn
+                q.hold(m, h.conn)
                 rec = LogRecord("get", q.name, m)
                 conn.log.append(rec)
                 if mark:
@@ -569,17 +603,17 @@ class SimulatedQueueManager:
 
     def _select(self, h: SimHandle, q: SimQueue, o: int, conn: SimConnection) -> SimMessage | None:
         if o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
-            for m in q.all_messages():
-                if h.cursor is not None and (m.level, m.seq) == h.cursor and self._visible(h, m):
-                    if self._expired(m) and not self._fault("lock-expired-returned"):
-                        self._discard(q, m, conn)
-                        break
+            m = q.at(h.cursor) if h.cursor is not None else None
+            if m is not None and self._visible(h, m):
+                if not (self._expired(m) and not self._fault("lock-expired-returned")):
                     return m
+                self._discard(q, m, conn)
             raise MQError(C.MQRC_NO_MSG_UNDER_CURSOR)
         after = h.cursor if o & C.MQGMO_BROWSE_NEXT else None
         skipped = 0
-        for m in list(self._ordered(q)):
-            if m not in q.buckets[m.level] or not self._visible(h, m):
+        present = None   # until something is discarded, every message walked is still on the queue
+        for m in self._ordered(q, after):
+            if (present is not None and id(m) not in present) or not self._visible(h, m):
                 continue
             if after is not None and not _after((m.level, m.seq), after):
                 continue
@@ -587,6 +621,7 @@ class SimulatedQueueManager:
                 self._discard(q, m, conn if o & C.MQGMO_SYNCPOINT else None)
                 if self._fault("priority-discards-lower"):
                     self._scan([q.name])
+                present = {id(x) for x in q.all_messages()}
                 continue
             if after is not None and self._fault("browse-next-skips") and skipped == 0 \
                     and self._remaining(h, q, m) >= 2:
@@ -603,6 +638,10 @@ class SimulatedQueueManager:
             if seen and self._visible(h, m):
                 n += 1
         return n
+
+
+def _seq(m: SimMessage) -> int:
+    return m.seq
 
 
 def _after(pos: tuple[int, int], cursor: tuple[int, int]) -> bool:
