@@ -320,8 +320,10 @@ def cluster_of(state) -> Cluster:
     qmgrs = [QueueManager(**{k: v for k, v in q.items() if k != "local"}) for q in objs["qmgrs"].values()]
     # A remote queue manager becomes known through its cluster-receiver channel (a CLUSQMGR
     # record): one named only by a channel is known with its defaults (not suspended).
+    known = {q.name for q in qmgrs}
     for c in objs["channels"].values():
-        if c["qmgr"] not in objs["qmgrs"] and c["qmgr"] not in {q.name for q in qmgrs}:
+        if c["qmgr"] not in known:
+            known.add(c["qmgr"])
             qmgrs.append(QueueManager(name=c["qmgr"], clusters=c["clusters"]))
     return Cluster(
         local=local,

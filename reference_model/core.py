@@ -7,14 +7,12 @@ of :mod:`reference_model.rules.core`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import attrs
 
 from reference_model import expiry, trigger
 from reference_model import language as L
 from reference_model import mqconst as C
-from reference_model.model import Branch, HistoryError, LazyRules, handles
+from reference_model.model import Branch, HistoryError, Lazy, handles
 from reference_model.state import (
     ModelConnection,
     ModelHandle,
@@ -93,15 +91,9 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     for name in op.names:
         if name == "CURDEPTH":
             values[name] = _curdepth(q)
-            # Observed too high: messages that should be gone or hidden; too low: ones that should count.
-            # The rules of what happened to the queue's messages lead: the general depth rule
-            # (CORE-28) only counts what they left.  Worked out only if the depth differs.
-            field_rules[f"attrs.{name}>"] = lambda: _depth_too_high_rules(state, q)
-            field_rules[f"attrs.{name}<"] = lambda: _depth_too_low_rules(state, q)
-            field_rules[f"attrs.{name}"] = lambda: tuple(dict.fromkeys(
-                _depth_too_high_rules(state, q) + _depth_too_low_rules(state, q)))
+            # The rules that explain a wrong depth are worked out only if it is wrong (_depth_rules).
             exercised += ("CORE-28", "CORE-02") + (("CORE-14",) if q.held else ()) + q.departures
-            if q.expiring and expiry.lingering(state, q) and not expiry.background_removal(state):
+            if expiry.lingering(state, q) and not expiry.background_removal(state):
                 exercised += ("EXP-11",)
         elif name in ("IPPROCS", "OPPROCS"):
             want = "can_input" if name == "IPPROCS" else "can_output"
@@ -112,8 +104,9 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
         else:
             values[name] = q.attr(name)
             field_rules[f"attrs.{name}"] = ("TRIG-28", "TRIG-20", "CORE-41") if name == "TRIGGER" else ("CORE-41",)
-    rules = tuple(sorted({r for rs in field_rules.values() if not callable(rs) for r in rs} | set(exercised)))
-    field_rules = LazyRules(field_rules)
+    rules = tuple(sorted({r for rs in field_rules.values() for r in rs} | set(exercised)))
+    if "CURDEPTH" in values:
+        field_rules = Lazy(lambda eager=field_rules: {**eager, **_depth_rules(state, q)})
     if "CURDEPTH" not in values or len(depth_choices) == 1:
         if "CURDEPTH" in values:
             values["CURDEPTH"] = depth_choices[0][0]
@@ -130,21 +123,24 @@ def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     return out
 
 
-def _depth_too_high_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
-    """Why messages counted too many should be gone or hidden (a depth observed too high)."""
+def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
+    """The rules a CURDEPTH observed too high (">") or too low ("<") breaks.
+
+    Too high: messages that should be gone or hidden; too low: ones that should count.
+    The rules of what happened to the queue's messages lead: the general depth rule
+    (CORE-28) only counts what they left.
+    """
     pending = tuple(r for m in q.messages if m.got_by is not None
                     for r in (("SYNC-14", "SYNC-03") if state.conns[m.got_by].skipped == m.seq
                               else ("CORE-14",)))
-    return tuple(dict.fromkeys(
+    high = tuple(dict.fromkeys(
         q.departures + pending + trigger.missing_trigger_rules(state, q.name)
         + expiry.pending_report_rules(state, q.name) + ("CORE-28",)))
-
-
-def _depth_too_low_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(
+    low = tuple(dict.fromkeys(
         _depth_history_rules(state, q)
         + (("EXP-11",) if expiry.lingering(state, q) and not expiry.background_removal(state) else ())
         + ("CORE-02", "CORE-28")))
+    return {"attrs.CURDEPTH>": high, "attrs.CURDEPTH<": low, "attrs.CURDEPTH": tuple(dict.fromkeys(high + low))}
 
 
 def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
@@ -595,39 +591,16 @@ def _unlock(state: ModelState, h: ModelHandle) -> list[Branch]:
     return [Branch(observation=L.OK, state=s, rules=("CORE-21",))]
 
 
-class _Excluded(Mapping):
-    """Messages (by body) a get does not return to ``h``, and the rules why, worked out when asked.
-
-    A get looks only as far down the queue as it must; this view covers the whole
-    queue and is computed on first use (to diagnose a failure, or for a get that
-    found nothing).
-    """
-
-    def __init__(self, state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool) -> None:
-        self._args = (state, q, h, own_uncommitted)
-        self._table: dict | None = None
-
-    def _all(self) -> dict:
-        if self._table is None:
-            state, q, h, own = self._args
-            table = {}
-            for m in q.ordered:
-                hidden = _visibility(state, m, h, own)
-                if hidden is not None:
-                    table[m.body] = hidden
-                elif q.expiring and expiry.status(state, m) != expiry.LIVE:
-                    table[m.body] = ("EXP-06", "EXP-04")  # if returned anyway
-            self._table = table
-        return self._table
-
-    def __getitem__(self, body):
-        return self._all()[body]
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return len(self._all())
+def _excluded(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool) -> dict:
+    """Messages (by body) a get does not return to ``h``, and the rules why, over the whole queue."""
+    table = {}
+    for m in q.ordered:
+        hidden = _visibility(state, m, h, own_uncommitted)
+        if hidden is not None:
+            table[m.body] = hidden
+        elif q.expiring and expiry.status(state, m) != expiry.LIVE:
+            table[m.body] = ("EXP-06", "EXP-04")  # if returned anyway
+    return table
 
 
 def _visible_from(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool, start: int):
@@ -643,7 +616,9 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
               keep_lock: bool = True, mark: bool = False) -> list[Branch]:
     o = op.options
     q = state.queues[h.queue]
-    excluded = _Excluded(state, q, h, own_uncommitted)
+    # A get looks only as far down the queue as it must; what it passed over is worked out
+    # when a failure (or a get that found nothing) needs it.
+    excluded = Lazy(lambda: _excluded(state, q, h, own_uncommitted))
     under_cursor = o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
     if under_cursor:
         target = q.find(h.cursor_seq) if h.cursor_seq is not None else None
@@ -692,13 +667,13 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
             s.clock += op.wait_interval // 100
         rules += tuple(sorted({r for rs in excluded.values() for r in rs}))
 
-        def why(rules=rules):
+        def why(rules=rules) -> dict:
             reports = expiry.pending_report_rules(state, h.queue) + trigger.missing_trigger_rules(state, h.queue)
-            return tuple(dict.fromkeys(reports + rules))
+            because = tuple(dict.fromkeys(reports + rules))
+            return {"rc": because, "message": because}
 
         out.append(Branch(observation=L.Observation.of(C.MQRC_NO_MSG_AVAILABLE), state=s,
-                          rules=tuple(dict.fromkeys(rules)), excluded=excluded,
-                          field_rules=LazyRules({"rc": why, "message": why})))
+                          rules=tuple(dict.fromkeys(rules)), excluded=excluded, field_rules=Lazy(why)))
     return out
 
 

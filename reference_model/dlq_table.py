@@ -16,7 +16,6 @@ there are none (MQ validates the table when the handler starts, rule DLQ-09).
 from __future__ import annotations
 
 import functools
-
 import re
 
 import attrs

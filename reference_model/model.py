@@ -23,24 +23,30 @@ class HistoryError(ValueError):
     """An operation that no well-formed history contains (e.g. a handle name reused)."""
 
 
-class LazyRules(Mapping):
-    """A ``field_rules`` table whose costlier entries (zero-argument callables) are worked
-    out only when asked for: most are needed only to diagnose a failure."""
+class Lazy(Mapping):
+    """A read-only table worked out by ``compute`` the first time it is read.
 
-    def __init__(self, table: dict) -> None:
-        self._table = dict(table)
+    For a branch's ``field_rules`` and ``excluded`` where they cost a pass over a
+    queue: most are read only to diagnose a failure.
+    """
+
+    def __init__(self, compute: Callable[[], dict]) -> None:
+        self._compute = compute
+        self._table: dict | None = None
+
+    def _all(self) -> dict:
+        if self._table is None:
+            self._table = self._compute()
+        return self._table
 
     def __getitem__(self, key):
-        value = self._table[key]
-        if callable(value):
-            value = self._table[key] = value()
-        return value
+        return self._all()[key]
 
     def __iter__(self):
-        return iter(self._table)
+        return iter(self._all())
 
     def __len__(self) -> int:
-        return len(self._table)
+        return len(self._all())
 
 
 @attrs.frozen(kw_only=True)

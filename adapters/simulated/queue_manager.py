@@ -284,11 +284,8 @@ class SimulatedQueueManager:
                                            put_time=self.clock))
 
     def _depth_counter(self):
-        """What CURDEPTH counts: every message not got under syncpoint (None), unless a fault says otherwise."""
-        return self._depth_counts if self._fault("expired-not-counted") else None
-
-    def _depth_counts(self, m: SimMessage) -> bool:
-        return not (self._fault("expired-not-counted") and self._expired(m))
+        """What CURDEPTH counts beyond the messages not got under syncpoint (None: nothing more)."""
+        return (lambda m: not self._expired(m)) if self._fault("expired-not-counted") else None
 
     # ------------------------------------------------------------ connections
     def _conn(self, name: str) -> SimConnection:
