@@ -37,10 +37,15 @@ def status(state: ModelState, m: ModelMessage) -> str:
 
 
 def _approx(state: ModelState, exact: int, original: int) -> int | L.IntRange:
+    """The Expiry a get may return.  Exact, and never below 1 (EXP-06), on a system that keeps time
+    exactly; on one measured within ``t`` tenths (paragraph 2), anything within ``t`` of the exact
+    value, below 1 included: a message got within ``t`` of its expiry may still be live by the
+    system's own clock, and what it remained is then measured by another clock, which EXP-06's
+    "greater than zero" cannot be held to.  An expired message beyond ``t`` is never returned at all."""
     t = state.expiry_tolerance
     if t == 0:
         return max(exact, 1)
-    return L.IntRange(lo=max(1, exact - t), hi=max(1, min(original, exact + t)))
+    return L.IntRange(lo=exact - t, hi=max(1, min(original, exact + t)))
 
 
 def returned_expiry(state: ModelState, m: ModelMessage) -> int | L.IntRange:

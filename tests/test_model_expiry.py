@@ -50,6 +50,17 @@ def test_tolerance_gives_ranges_and_either_way_near_expiry():
     assert s.get("a", "Q1", C.MQGMO_BROWSE_FIRST).message.expiry == L.IntRange(lo=25, hi=35)
     advance(s, 28)  # 2 tenths left: within the tolerance
     assert {o.rc for o in s.allowed(L.Get(conn="a", handle="a.Q1"))} == {0, C.MQRC_NO_MSG_AVAILABLE}
+    # got anyway, it may show what another clock measured: as little as 5 tenths below the exact 2
+    got = [o.message.expiry for o in s.allowed(L.Get(conn="a", handle="a.Q1", options=C.MQGMO_BROWSE_FIRST))
+           if o.message is not None]
+    assert got == [L.IntRange(lo=-3, hi=7)]
+
+
+def test_exact_time_never_returns_an_expiry_below_one():
+    s = tolerant(C.PLATFORM_ZOS, tolerance=0)
+    s.put("a", "Q1", "x", expiry=5)
+    advance(s, 4)
+    assert s.get("a", "Q1", C.MQGMO_BROWSE_FIRST).message.expiry == 1
 
 
 def test_within_the_tolerance_a_message_may_already_be_gone_from_the_depth():

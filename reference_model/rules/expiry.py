@@ -34,7 +34,11 @@ RULES.add(
     _exp(5, "para 4", "On a priority queue such a get discards the expired messages of higher priority and those "
          "of equal priority that arrived before the first unexpired message."),
     _exp(6, "para 5", "An expired message is never returned by a get or a browse, so Expiry after a successful get "
-         "is greater than zero or MQEI_UNLIMITED."),
+         "is greater than zero or MQEI_UNLIMITED.",
+         note="On a system whose time the adapter measures within a tolerance (a broker stamping an expiry "
+         "time, read back against the kit's clock), a message got within the tolerance of its expiry may "
+         "show a remaining time of zero or less: \"greater than zero\" is then judged only beyond the "
+         "tolerance, where the message must not be returned at all."),
     _exp(7, "para 6", "A message put to a remote queue may expire and be discarded on an intermediate transmission queue.",
          note="The kit has no remote queues yet: not exercised."),
     _exp(8, "", cites=(Cite(S.MQMD_EXPIRY, "paragraph 7"), Cite(S.EXPIRY_REPORT, "MQRO_EXPIRATION_*")), summary= "Discarding an expired message produces an expiration report if the message asked for one "
