@@ -20,6 +20,10 @@ from reference_model.rules import RULES
 #: Steps per generated case.
 STEPS_PER_CASE = 40
 
+#: Cases Hypothesis may run shrinking a departure; the kit's own minimisation of the
+#: history (:mod:`conformance.minimise`) takes it from there.
+SHRINK_CASES = 500
+
 
 class NothingRan(RuntimeError):
     """No test case executed: never a pass."""
@@ -47,13 +51,14 @@ def area_platforms(area: str, caps: Capabilities) -> list[str]:
 
 def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                   adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset(),
-                  deadline: float | None = None) -> type:
+                  deadline: float | None = None, shrink_budget: int | None = SHRINK_CASES) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
 
-    After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`).
+    After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`);
+    after a departure, at most ``shrink_budget`` cases shrink it.
     """
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
-                      set_aside=set_aside, deadline=deadline)
+                      set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget)
     machine = bind(MACHINES[area], session)
     if seed is not None:
         machine._hypothesis_internal_use_seed = seed
@@ -70,6 +75,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     ``keep_going`` N, up to N more rounds (same seed) look for departures from
     other rules: each round sets aside the rules already found broken, so a
     system with one departure everywhere still gets a verdict on every other rule.
+
+    A departure ``record`` already holds for this area on another platform is first
+    replayed here; where it shows again it is this platform's departure too, and is
+    not searched for and shrunk a second time.
     """
     started = time.monotonic()
     set_aside: frozenset[str] = frozenset()
@@ -90,7 +99,20 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         how = "NON-CONFORMANT, not reproduced on a second run" if unsteady else "NON-CONFORMANT"
         outcome = f"{how} (" + ", ".join(broken) + ")"
 
-    for _round in range(keep_going + 1):
+    rounds = keep_going + 1
+    for earlier in [f for f in record.failures if f.area == area and f.platform != platform]:
+        if rounds and not set(earlier.rules) <= set_aside:
+            try:
+                again = _again(adapter, earlier, platform, adapter_options, record)
+            except HarnessError as exc:
+                record.error = str(exc)
+                return "error", time.monotonic() - started
+            if again is not None:
+                found(again)
+                set_aside = set_aside | set(again.rules)
+                rounds -= 1
+
+    for _round in range(rounds):
         machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside)
         try:
             run_state_machine_as_test(machine, settings=machine_settings(examples))
@@ -107,6 +129,12 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             outcome = "error"
             break
         except Flaky as exc:
+            if machine.session.shrink_spent and machine.session.broken is None:
+                # Shrinking ran out of cases; the cases after it ran nothing, so Hypothesis's final
+                # replay passed: the smallest departure found stands.
+                found(machine.session.smallest)
+                set_aside = set_aside | set(machine.session.smallest.rules)
+                continue
             # The system answered the same operations differently when Hypothesis
             # ran them again (a real broker's timing, or one that broke meanwhile).
             departures = [e.failure for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]
@@ -134,6 +162,36 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     if outcome == "conformant" and not any(record.coverage.checked[r.id] for r in RULES.all(area)):
         outcome = "no rule exercised"
     return outcome, time.monotonic() - started
+
+
+def _again(adapter: Adapter, earlier, platform: str, adapter_options: dict | None, record: RunRecord):
+    """``earlier``'s history run as one case on ``platform``: the same departure again, or None."""
+    from adapters.reference import ReferenceAdapter
+    from reference_model.model import HistoryError
+
+    model = ReferenceAdapter(platform=platform)
+    model.start_case("again", platform)
+    try:
+        for step in earlier.steps:
+            model.execute(step.op)
+    except Exception:  # noqa: BLE001 - HistoryError and the like: a history this platform cannot run
+        return None
+    session = Session(adapter, earlier.area, adapter_options, earlier.seed, coverage=record.coverage,
+                      platform=platform)
+    session.start_case()
+    again = None
+    try:
+        for step in earlier.steps:
+            session.execute(step.op)
+    except NonConformance as exc:
+        again = exc.failure
+    except HistoryError:   # a history this platform cannot run: search for its departures afresh
+        again = None
+    finally:
+        session.end_case()
+    if again is None or again.mismatch.fields != earlier.mismatch.fields or set(again.rules) != set(earlier.rules):
+        return None
+    return again
 
 
 class Interrupted(KeyboardInterrupt):

@@ -47,7 +47,7 @@ class Session:
     def __init__(self, adapter: Adapter, area: str, adapter_options: dict | None = None,
                  seed: int | None = None, coverage: Coverage | None = None,
                  platform: str | None = None, set_aside: frozenset[str] = frozenset(),
-                 deadline: float | None = None) -> None:
+                 deadline: float | None = None, shrink_budget: int | None = None) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -71,6 +71,13 @@ class Session:
         #: A time budget's end (``time.time()``): later cases are not run on the system, unless a
         #: departure was found in this session (it is then shrunk to the end).
         self.deadline = deadline
+        #: Cases that may run after the first departure, while Hypothesis shrinks it (None: no limit).
+        #: Counted in cases, not seconds, so that a seed still fixes the result.
+        self.shrink_budget = shrink_budget
+        self._shrink_cases = 0
+        #: Set once the budget is spent: the cases Hypothesis still runs to shrink run nothing, and it
+        #: ends with the smallest departure so far (:attr:`smallest`).
+        self.shrink_spent = False
         self._idle = False
         self._express = getattr(adapter, "express", None)
         self._elapsed = getattr(adapter, "elapsed_tenths", None) if self.capabilities.realtime else None
@@ -86,8 +93,12 @@ class Session:
             raise KeyboardInterrupt
         if self.broken is not None:
             raise self.broken
-        self._idle = self.deadline is not None and self.smallest is None and time.time() >= self.deadline
-        if self._idle:   # the budget is spent: the case runs nothing and checks nothing
+        if self.smallest is not None and self.shrink_budget is not None:
+            self._shrink_cases += 1
+            self.shrink_spent = self._shrink_cases > self.shrink_budget
+        self._idle = self.shrink_spent or (
+            self.deadline is not None and self.smallest is None and time.time() >= self.deadline)
+        if self._idle:   # a budget is spent: the case runs nothing and checks nothing
             self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance)
             self.history = []
             self._derailed = True

@@ -1,0 +1,98 @@
+"""Finding a departure fast: shrinking has a budget, and a departure found on one platform is not searched
+for and shrunk again on the next.
+
+Counted in cases, never in seconds.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis.errors import Flaky
+from hypothesis.stateful import run_state_machine_as_test
+
+from adapters.registry import create_adapter
+from conformance.engine import bound_machine, machine_settings, run_area, run_areas
+from conformance.results import Coverage, RunRecord
+from reference_model import mqconst as C
+
+FAULT = "priority-ignored"   # core
+BOTH = "get-inhibit-ignored"  # core, shown on both platforms by the same history
+
+
+def _record(adapter, area: str) -> RunRecord:
+    return RunRecord(adapter=adapter.name, describe={}, capabilities=adapter.capabilities().to_json(),
+                     areas=[area], seed=7, examples=200)
+
+
+def _cases(budget: int | None) -> tuple[int, object]:
+    """(cases run on the system, the session) for the fault's run with shrinking limited to ``budget`` cases."""
+    adapter = create_adapter("simulated", {"faults": FAULT})
+    coverage = Coverage()
+    machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {"faults": FAULT}, coverage,
+                            shrink_budget=budget)
+    with pytest.raises((AssertionError, Flaky)):   # the departure, or Hypothesis's Flaky once the budget is spent
+        run_state_machine_as_test(machine, settings=machine_settings(200))
+    return coverage.examples, machine.session
+
+
+def test_shrinking_stops_at_its_budget_with_the_smallest_departure_so_far():
+    none, session = _cases(0)
+    assert session.shrink_spent and "CORE-04" in session.smallest.rules
+    three, session = _cases(3)
+    assert three == none + 3
+    assert session.shrink_spent and len(session.smallest.steps) <= len(_cases(0)[1].smallest.steps)
+    unbounded, session = _cases(None)
+    assert not session.shrink_spent and unbounded > three + 10
+
+
+def test_a_run_keeps_the_departure_when_the_budget_is_spent():
+    adapter = create_adapter("simulated", {"faults": FAULT, "platform": C.PLATFORM_DISTRIBUTED})
+    record = _record(adapter, "core")
+    outcome, _ = run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record)
+    assert outcome.startswith("NON-CONFORMANT") and "CORE-04" in outcome
+    assert record.failures and len(record.failures[0].steps) <= 10
+
+
+def test_a_departure_found_on_one_platform_is_replayed_not_searched_for_on_the_next():
+    adapter = create_adapter("simulated", {"faults": BOTH})
+    record = run_areas(adapter, ["core"], 200, 7, {"faults": BOTH})
+    by_platform = {f.platform: f for f in record.failures}
+    assert set(by_platform) == {C.PLATFORM_DISTRIBUTED, C.PLATFORM_ZOS}
+    first, second = by_platform[C.PLATFORM_DISTRIBUTED], by_platform[C.PLATFORM_ZOS]
+    assert second.rules == first.rules and len(second.steps) <= len(first.steps)
+    # the second platform ran one case: the replay
+    alone = run_areas(create_adapter("simulated", {"faults": BOTH, "platform": C.PLATFORM_DISTRIBUTED}),
+                      ["core"], 200, 7, {})
+    assert record.coverage.examples == alone.coverage.examples + 1
+
+
+class DistributedOnly:
+    """The simulated queue manager with a fault on Distributed platforms only."""
+
+    name = "simulated"
+
+    def __init__(self, fault: str) -> None:
+        self.faulty = create_adapter("simulated", {"faults": fault})
+        self.sound = create_adapter("simulated", {})
+        self.inner = self.faulty
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def start_case(self, name: str, platform: str) -> None:
+        self.inner = self.faulty if platform == C.PLATFORM_DISTRIBUTED else self.sound
+        self.inner.start_case(name, platform)
+
+    def execute(self, op):
+        return self.inner.execute(op)
+
+    def end_case(self) -> None:
+        self.inner.end_case()
+
+
+def test_a_departure_not_shown_again_on_the_next_platform_is_not_reported_there():
+    adapter = DistributedOnly(FAULT)
+    record = run_areas(adapter, ["core"], 60, 7, {})
+    assert [f.platform for f in record.failures] == [C.PLATFORM_DISTRIBUTED]
+    # z/OS ran its own search: the replay and then its generated cases
+    assert record.coverage.examples > 60
