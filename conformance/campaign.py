@@ -7,8 +7,9 @@ its failures as replay files' JSON.  The driver writes every finished task to
 ``OUT/tasks/TASK.json`` at once, so a campaign killed at any moment loses only
 the tasks in flight and ``--resume`` runs only what is missing.  Failures are
 deduplicated across tasks by fingerprint (the area, the rules broken and the
-fields that differed), keeping the smallest counterexample; a task that meets a
-failure already known records it without shrinking it again.
+kinds of field that differed; two sharing the rule that decides either are one),
+keeping the smallest counterexample; a task that meets a failure already known
+records it without shrinking it again.
 
 Inside a task the machine runs in a child process with a time limit: a crash or
 a hang makes the attempt fail, Spark runs it again, and the last attempt records
@@ -30,7 +31,7 @@ import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 import attrs
 
@@ -44,6 +45,13 @@ TASK_EXAMPLES = 50
 TASK_TIMEOUT = 900
 #: Attempts per task (the first and Spark's retries).
 TASK_ATTEMPTS = 2
+#: In a time-boxed campaign, the seconds a task runs new cases for (areas differ several-fold
+#: in time per example, so tasks are sized by time, not examples) ...
+TASK_SECONDS = 60.0
+#: ... and the examples it may run at most in that time, in Hypothesis runs of CHUNK_EXAMPLES.
+TASK_EXAMPLES_TIMED = 100_000
+CHUNK_EXAMPLES = 25
+CHUNK_EXAMPLES_REALTIME = 3   # a real broker's case takes seconds
 
 
 class CampaignError(HarnessError):
@@ -64,6 +72,8 @@ class TaskSpec:
     examples: int
     #: The campaign's time budget ends then (``time.time()``); the task runs no new case after it.
     deadline: float | None = None
+    #: A time-boxed campaign's tasks are sized by time: no new case after this many seconds.
+    seconds: float | None = None
 
     def to_json(self) -> dict:
         return attrs.asdict(self)
@@ -77,7 +87,7 @@ def task_seed(seed: int, area: str, platform: str, index: int) -> int:
 def plan_tasks(seed: int, pairs: list[tuple[str, str]], total: int | None, per_task: int,
                start: int = 0, count: int | None = None) -> list[TaskSpec]:
     """Tasks for each (area, platform): ``total`` examples in tasks of ``per_task``; or, without a
-    total, ``count`` more tasks per pair from index ``start`` (time-boxed campaigns go in waves)."""
+    total, ``count`` more tasks per pair from index ``start``."""
     out = []
     for area, platform in pairs:
         if total is not None:
@@ -92,19 +102,67 @@ def plan_tasks(seed: int, pairs: list[tuple[str, str]], total: int | None, per_t
     return out
 
 
+def endless_tasks(seed: int, pairs: list[tuple[str, str]], deadline: float,
+                  seconds: float = TASK_SECONDS, examples: int = TASK_EXAMPLES_TIMED) -> Iterator[TaskSpec]:
+    """A time-boxed campaign's tasks: each (area, platform) in turn, task index 0, 1, ..., without end."""
+    index = 0
+    while True:
+        for area, platform in pairs:
+            yield TaskSpec(id=f"{area}-{platform}-{index:05d}", area=area, platform=platform, index=index,
+                           seed=task_seed(seed, area, platform, index), examples=examples,
+                           deadline=deadline, seconds=seconds)
+        index += 1
+
+
 # --------------------------------------------------------------------------- inside a worker
 
 
 def fingerprint(failure: Failure) -> str:
     """What makes two failures one: the area, the rules broken and the fields of the observation that
     differed.  It is known before shrinking, so a failure met again is not shrunk again; of the
-    counterexamples with one fingerprint the campaign keeps the smallest."""
-    return f"{failure.area}|{'+'.join(failure.rules)}|{'+'.join(failure.mismatch.fields)}"
+    counterexamples with one fingerprint the campaign keeps the smallest.  A field is taken by its
+    kind, not by the queue or message it names (``attrs.M2`` and ``attrs.M3`` are one kind): the same
+    departure met on another object is the same failure."""
+    kinds = sorted({_field_kind(f) for f in failure.mismatch.fields})
+    return f"{failure.area}|{'+'.join(failure.rules)}|{'+'.join(kinds)}"
+
+
+def same_failure(a: str, b: str) -> bool:
+    """Two fingerprints are one failure when area and field kinds agree and the rule that decides one
+    (its first) is among the other's rules: the same departure, met where the model names other rules
+    beside it for the value observed (a rules-table line that matched, a rescan still to come), is not
+    a second failure."""
+    area_a, rules_a, kinds_a = a.split("|")
+    area_b, rules_b, kinds_b = b.split("|")
+    if (area_a, kinds_a) != (area_b, kinds_b):
+        return False
+    ra, rb = rules_a.split("+"), rules_b.split("+")
+    return ra[0] in rb or rb[0] in ra
+
+
+def known_as(fp: str, known) -> str | None:
+    """The fingerprint in ``known`` that ``fp`` is the same failure as, if any."""
+    return next((k for k in known if same_failure(fp, k)), None)
+
+
+def distinct_count(prints) -> int:
+    """How many distinct failures a sequence of fingerprints holds."""
+    seen: list[str] = []
+    for fp in prints:
+        if known_as(fp, seen) is None:
+            seen.append(fp)
+    return len(seen)
+
+
+def _field_kind(field: str) -> str:
+    head, dot, _name = field.partition(".")
+    return f"{head}.*" if dot and head == "attrs" else field
 
 
 def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str], crash: bool) -> dict:
     """Run one task's machine in this process; returns the task's JSON result."""
     from hypothesis import Phase, settings
+    from hypothesis.errors import Flaky
     from hypothesis.stateful import run_state_machine_as_test
 
     from adapters.base import AdapterError
@@ -129,30 +187,62 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
     except (AdapterError, ValueError) as exc:
         result["error"] = f"adapter {adapter_name!r}: {exc}"
         return _finish(result, coverage, started)
-    try:
-        machine = bound_machine(adapter, spec["area"], spec["platform"], spec["seed"], options, coverage,
-                                deadline=spec.get("deadline"))
+    deadline = spec.get("deadline")
+    if spec.get("seconds"):
+        deadline = min(deadline or float("inf"), time.time() + spec["seconds"])
+
+    def search(seed: int, examples: int, deadline: float | None = None) -> bool:
+        """One Hypothesis run of ``examples`` cases; True when it met a departure (the task then ends)."""
+        machine = bound_machine(adapter, spec["area"], spec["platform"], seed, options, coverage,
+                                deadline=deadline)
         try:
             # first without shrinking: a failure already known elsewhere is not shrunk again
-            run_state_machine_as_test(machine, settings=settings(machine_settings(spec["examples"], database=db),
+            run_state_machine_as_test(machine, settings=settings(machine_settings(examples, database=db),
                                                                  phases=(Phase.explicit, Phase.generate)))
         except NonConformance as exc:
             unshrunk = exc.failure
-            if fingerprint(unshrunk) in known:
-                coverage.failed.update(unshrunk.rules)
-                result["duplicates"].append(fingerprint(unshrunk))
-            else:
-                # the same seed finds it again, and this time it is shrunk
-                # shrinking a departure already found is not cut short by the time budget
-                machine = bound_machine(adapter, spec["area"], spec["platform"], spec["seed"], options, Coverage())
-                failure = unshrunk
-                try:
-                    run_state_machine_as_test(machine, settings=machine_settings(spec["examples"], database=db))
-                except NonConformance as shrunk:
-                    failure = shrunk.failure
-                failure = minimise(failure, adapter)
-                coverage.failed.update(failure.rules)
-                result["failures"].append(failure.to_json())
+        else:
+            return False
+        if known_as(fingerprint(unshrunk), known) is not None:
+            coverage.failed.update(unshrunk.rules)
+            result["duplicates"].append(fingerprint(unshrunk))
+            return True
+        # the same seed finds it again, and this time it is shrunk (within the shrinking budget;
+        # a departure already found is shrunk even after the deadline)
+        machine = bound_machine(adapter, spec["area"], spec["platform"], seed, options, Coverage())
+        failure = unshrunk
+        try:
+            run_state_machine_as_test(machine, settings=machine_settings(examples, database=db))
+        except NonConformance as shrunk:
+            failure = shrunk.failure
+        except Flaky:
+            if machine.session.broken is not None:
+                raise machine.session.broken from None
+        if machine.session.smallest is not None and len(machine.session.smallest.steps) < len(failure.steps):
+            failure = machine.session.smallest
+        failure = minimise(failure, adapter)
+        coverage.failed.update(failure.rules)
+        result["failures"].append(failure.to_json())
+        return True
+
+    try:
+        if spec.get("seconds"):
+            # Sized by time: short Hypothesis runs, each with its own seed, until the time is up.  The
+            # time is looked at between runs only: within one, a case that ran nothing (time up) where
+            # the same choices ran operations before would make Hypothesis's generation inconsistent.
+            size = CHUNK_EXAMPLES_REALTIME if adapter.capabilities().realtime else CHUNK_EXAMPLES
+            done = 0
+            while time.time() < deadline and done < spec["examples"]:
+                seed = spec["seed"] if not done else task_seed(spec["seed"], spec["area"], "chunk", done)
+                began, before = time.time(), coverage.examples
+                if search(seed, min(size, spec["examples"] - done)):
+                    break
+                done += size
+                # the next run sized to end about when the time does
+                per_case = (time.time() - began) / max(1, coverage.examples - before)
+                size = max(1, min(CHUNK_EXAMPLES, int((deadline - time.time()) / max(per_case, 1e-6))))
+        else:
+            search(spec["seed"], spec["examples"], deadline)
     except HarnessError as exc:
         result["error"] = str(exc)
     finally:
@@ -182,6 +272,36 @@ def _child(conn, *args) -> None:
         conn.close()
 
 
+#: The areas whose machine has run once in this worker process.
+_WARM: set[str] = set()
+
+
+def _engine(area: str) -> None:
+    """Import the engine and run ``area``'s machine for one case on the model, once per worker process.
+
+    Every task's forked child inherits the result: the imports, and what Hypothesis
+    and the model work out on their first run (strategies, caches).
+    """
+    if area in _WARM:
+        return
+    _WARM.add(area)
+    from hypothesis.stateful import run_state_machine_as_test
+
+    from adapters.reference import ReferenceAdapter
+    from conformance.engine import area_platforms, bound_machine, machine_settings
+    from conformance.results import Coverage
+
+    adapter = ReferenceAdapter()
+    platforms = area_platforms(area, adapter.capabilities())
+    if not platforms:
+        return
+    machine = bound_machine(adapter, area, platforms[0], 1, {}, Coverage())
+    try:
+        run_state_machine_as_test(machine, settings=machine_settings(1))
+    except Exception:  # noqa: BLE001 - warming up only; the task itself runs and reports
+        pass
+
+
 def run_task(spec: dict, adapter_name: str, options: dict, known: list[str], timeout: float,
              attempt: int, last_attempt: bool, crash_tasks: dict) -> dict:
     """One attempt at a task, in a child process with a time limit.
@@ -189,6 +309,7 @@ def run_task(spec: dict, adapter_name: str, options: dict, known: list[str], tim
     A crash or a hang raises (so Spark retries the task) unless this is the last
     attempt, which returns an error record naming the task's seed instead.
     """
+    _engine(spec["area"])   # in the worker, once per area: every task's forked child inherits it
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     crash = attempt < crash_tasks.get(spec["id"], 0)
@@ -307,6 +428,7 @@ class CampaignState:
         for data in result["failures"]:
             fp = fingerprint(Failure.from_json(data))
             self.known.add(fp)
+            fp = known_as(fp, self.failures) or fp
             kept = self.failures.get(fp)
             if kept is None or len(data["steps"]) < len(kept["steps"]):
                 self.failures[fp] = data
@@ -333,10 +455,15 @@ def _duration(seconds: float) -> str:
     return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
 
 
-def run_campaign(*, spark, specs_waves: Callable[[int], list[TaskSpec]], adapter_name: str, options: dict,
+def run_campaign(*, spark, specs: Iterable[TaskSpec], adapter_name: str, options: dict,
                  out: Path, state: CampaignState, deadline: float | None, parallelism: int,
                  timeout: float, attempts: int, crash_tasks: dict, progress: Callable[[str], None]) -> None:
-    """Run waves of tasks (``specs_waves(n)`` gives wave n; an empty wave ends the campaign)."""
+    """Run the tasks ``specs`` gives, ``parallelism`` at a time, each started as soon as another ends.
+
+    There are no waves: a long task never holds the others back.  ``specs`` may be
+    endless (a time budget); with a ``deadline`` no task starts after it.  Tasks
+    already in ``state`` are skipped.
+    """
     sc = spark.sparkContext
     started = time.monotonic()
     lock = threading.Lock()
@@ -348,52 +475,51 @@ def run_campaign(*, spark, specs_waves: Callable[[int], list[TaskSpec]], adapter
         sc.setLocalProperty("spark.job.description", spec.id)
         return sc.parallelize([args], 1).map(spark_task).collect()[0]
 
-    wave = 0
     resumed = sum(r["examples"] for r in state.results.values())
     planned_tasks = planned_examples = None   # known up front when the budget is a number of examples
+    if isinstance(specs, (list, tuple)):
+        planned_tasks = len(state.results) + sum(1 for s in specs if s.id not in state.results)
+        planned_examples = resumed + sum(s.examples for s in specs if s.id not in state.results)
+    feed = (s for s in specs if s.id not in state.results)
     with ThreadPoolExecutor(max_workers=parallelism) as pool:
-        while True:
-            specs = [s for s in specs_waves(wave) if s.id not in state.results]
-            if wave == 0 and deadline is None:
-                planned_tasks = len(state.results) + len(specs)
-                planned_examples = resumed + sum(s.examples for s in specs)
-            wave += 1
-            if not specs:
-                if deadline is None or wave > 10_000:
-                    break
-                continue
-            pending = {pool.submit(one, s): s for s in specs}
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    spec = pending.pop(fut)
-                    try:
-                        result = fut.result()
-                    except Exception as exc:  # noqa: BLE001 - Spark gave up on the task: keep it as an error
-                        result = {"task": spec.id, "area": spec.area, "platform": spec.platform,
-                                  "seed": spec.seed, "examples_planned": spec.examples, "examples": 0, "steps": 0,
-                                  "seconds": 0.0, "coverage": {}, "failures": [], "duplicates": [],
-                                  "error": f"Spark could not run the task: {str(exc).splitlines()[0][:300]}"}
-                    result["finished"] = time.time()
-                    write_json_atomic(task_path(out, spec.id), result)
-                    with lock:
-                        state.add(result)
-                    elapsed = time.monotonic() - started
-                    examples = sum(r["examples"] for r in state.results.values())
-                    errors = sum(1 for r in state.results.values() if r["error"])
-                    rate = (examples - resumed) / max(elapsed, 1e-9)
-                    if planned_tasks:
-                        left = max(0, planned_examples - examples)
-                        head = (f"tasks {len(state.results)}/{planned_tasks} done "
-                                f"({100 * examples // max(planned_examples, 1)}% of the examples)")
-                        tail = f", about {_duration(left / rate) if rate > 0 else '?'} left" if left else ""
-                    else:
-                        head = f"tasks {len(state.results)} done"
-                        tail = f", {_duration(max(0.0, deadline - time.time()))} of the time budget left" \
-                            if deadline is not None else ""
-                    progress(f"{head}, {rate:.1f} examples/s, {state.distinct_failures()} distinct failure(s)"
-                             + (f", {errors} error(s)" if errors else "") + tail)
-            if deadline is not None and time.time() >= deadline:
-                break
-            if deadline is None:
-                break
+        pending: dict = {}
+
+        def fill() -> None:
+            while len(pending) < parallelism and (deadline is None or time.time() < deadline):
+                spec = next(feed, None)
+                if spec is None:
+                    return
+                pending[pool.submit(one, spec)] = spec
+
+        fill()
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                spec = pending.pop(fut)
+                try:
+                    result = fut.result()
+                except Exception as exc:  # noqa: BLE001 - Spark gave up on the task: keep it as an error
+                    result = {"task": spec.id, "area": spec.area, "platform": spec.platform,
+                              "seed": spec.seed, "examples_planned": spec.examples, "examples": 0, "steps": 0,
+                              "seconds": 0.0, "coverage": {}, "failures": [], "duplicates": [],
+                              "error": f"Spark could not run the task: {str(exc).splitlines()[0][:300]}"}
+                result["finished"] = time.time()
+                write_json_atomic(task_path(out, spec.id), result)
+                with lock:
+                    state.add(result)
+                fill()
+                elapsed = time.monotonic() - started
+                examples = sum(r["examples"] for r in state.results.values())
+                errors = sum(1 for r in state.results.values() if r["error"])
+                rate = (examples - resumed) / max(elapsed, 1e-9)
+                if planned_tasks:
+                    left = max(0, planned_examples - examples)
+                    head = (f"tasks {len(state.results)}/{planned_tasks} done "
+                            f"({100 * examples // max(planned_examples, 1)}% of the examples)")
+                    tail = f", about {_duration(left / rate) if rate > 0 else '?'} left" if left else ""
+                else:
+                    head = f"tasks {len(state.results)} done"
+                    tail = f", {_duration(max(0.0, deadline - time.time()))} of the time budget left" \
+                        if deadline is not None else ""
+                progress(f"{head}, {rate:.1f} examples/s, {state.distinct_failures()} distinct failure(s)"
+                         + (f", {errors} error(s)" if errors else "") + tail)

@@ -17,7 +17,6 @@ import sys
 import time
 from pathlib import Path
 
-import attrs
 from tabulate import tabulate
 
 from adapters.base import AdapterError, AdapterOptionError, parse_options
@@ -41,6 +40,7 @@ EXIT_NOT_READY = 3  # mqconform brokers status: some broker is not ready
 EXIT_INTERRUPTED = 130  # SIGINT or SIGTERM; what was found so far is written
 DEFAULT_EXAMPLES = 200
 DEFAULT_KEEP_GOING = 2
+BENCH_FIGURES = ("detect", "throughput", "depth", "campaign")   # conformance.bench.FIGURES
 
 
 class UsageError(Exception):
@@ -86,14 +86,19 @@ _positive = _whole(1)
 _count = _whole(0)
 
 
-def _minutes(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of minutes: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
-    return value
+def _duration(unit: str):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of {unit}: {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+        return value
+    return parse
+
+
+_minutes = _duration("minutes")
 
 
 def _seed(text: str) -> int:
@@ -126,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     camp.add_argument("--area", help="comma-separated areas (default: all)")
     budget = camp.add_mutually_exclusive_group(required=True)
     budget.add_argument("--examples", type=_positive, help="generated cases per area and platform")
-    budget.add_argument("--minutes", type=_minutes, help="run waves of tasks until this much time has passed")
+    budget.add_argument("--minutes", type=_minutes, help="run tasks until this much time has passed")
     camp.add_argument("--master", default="local[*]", help="Spark master URL (default local[*])")
     camp.add_argument("--partitions", type=_positive, help="tasks run at once (default: Spark's parallelism)")
     camp.add_argument("--out", type=Path, required=True, help="campaign directory (results per task, then the run's)")
@@ -176,6 +181,16 @@ def build_parser() -> argparse.ArgumentParser:
     brokers.add_argument("names", nargs="*", metavar="BROKER", help="rabbitmq, activemq or all (default: all)")
     brokers.add_argument("--dir", type=Path, help="run directory for the brokers' state, data and logs "
                          "(default: $MQCONFORM_RUN_DIR or ~/.cache/mqconform/run)")
+
+    bench = sub.add_parser("bench", help="performance figures, each a ratio measured side by side in one run")
+    bench.add_argument("--only", help="comma-separated figures: " + ", ".join(BENCH_FIGURES) + " (default: all)")
+    bench.add_argument("--faults", help="comma-separated catalogue faults for time to detect (default: all)")
+    bench.add_argument("--area", help="comma-separated areas for throughput (default: all)")
+    bench.add_argument("--seed", type=_seed, default=7, help="seed of the time-to-detect runs (default 7)")
+    bench.add_argument("--examples", type=_positive, default=DEFAULT_EXAMPLES,
+                       help=f"examples of each time-to-detect run (default {DEFAULT_EXAMPLES})")
+    bench.add_argument("--task-seconds", type=_duration("seconds"), default=1.5,
+                       help="seconds per task of the campaign figure (default 1.5)")
 
     replay = sub.add_parser("replay", help="replay a saved failing history")
     replay.add_argument("file", type=Path)
@@ -460,20 +475,15 @@ def cmd_campaign(args, out) -> int:
     spark = CP.spark_session(args.master, outdir, args.task_attempts or CP.TASK_ATTEMPTS)
     parallelism = args.partitions or max(1, spark.sparkContext.defaultParallelism)
     if args.examples:
-        def waves(n):
-            return CP.plan_tasks(seed, pairs, args.examples, per_task) if n == 0 else []
+        specs = CP.plan_tasks(seed, pairs, args.examples, per_task)
         deadline = None
     else:
-        per_wave = max(1, -(-parallelism // len(pairs)))
-
         # tasks stop a little before the budget ends, leaving its last part to stopping Spark and writing
         deadline = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE)
-
-        def waves(n):
-            return [attrs.evolve(s, deadline=deadline)
-                    for s in CP.plan_tasks(seed, pairs, None, per_task, start=n * per_wave, count=per_wave)]
+        specs = CP.endless_tasks(seed, pairs, deadline, seconds=min(CP.TASK_SECONDS, args.minutes * 60 / 4),
+                                 examples=args.task_examples or CP.TASK_EXAMPLES_TIMED)
     try:
-        CP.run_campaign(spark=spark, specs_waves=waves, adapter_name=args.adapter, options=options, out=outdir,
+        CP.run_campaign(spark=spark, specs=specs, adapter_name=args.adapter, options=options, out=outdir,
                         state=state, deadline=deadline, parallelism=parallelism,
                         timeout=args.task_timeout or CP.TASK_TIMEOUT, attempts=args.task_attempts or CP.TASK_ATTEMPTS,
                         crash_tasks=crash_tasks, progress=lambda line: out.write(f"  {line}\n"))
@@ -502,6 +512,23 @@ def cmd_campaign(args, out) -> int:
     if record.error:
         raise HarnessError(record.error)
     return EXIT_NONCONFORMANT if record.failures else EXIT_OK
+
+
+def cmd_bench(args, out) -> int:
+    from adapters.simulated.faults import FAULTS
+    from conformance import bench
+
+    figures = [f.strip() for f in (args.only or ",".join(BENCH_FIGURES)).split(",") if f.strip()]
+    unknown = [f for f in figures if f not in BENCH_FIGURES]
+    if unknown or not figures:
+        raise UsageError(f"--only: unknown figure {', '.join(unknown) or '(none)'}; "
+                         f"choose from {', '.join(BENCH_FIGURES)}")
+    faults = [f.strip() for f in (args.faults or ",".join(sorted(FAULTS))).split(",") if f.strip()]
+    missing = [f for f in faults if f not in FAULTS]
+    if missing:
+        raise UsageError(f"--faults: no such fault {', '.join(missing)} (mqconform faults lists them)")
+    bench.run(out, figures, faults, _areas(args.area), args.examples, args.seed, args.task_seconds)
+    return EXIT_OK
 
 
 def cmd_report(args, out) -> int:
@@ -571,7 +598,7 @@ def cmd_brokers(args, out) -> int:
 
 
 COMMANDS = {"brokers": cmd_brokers, "run": cmd_run, "campaign": cmd_campaign, "dlq": cmd_dlq, "report": cmd_report, "adapters": cmd_adapters, "faults": cmd_faults, "rules": cmd_rules, "sources": cmd_sources,
-            "replay": cmd_replay, "cluster": cmd_cluster}
+            "replay": cmd_replay, "cluster": cmd_cluster, "bench": cmd_bench}
 
 
 def main(argv: list[str] | None = None, out=None) -> int:

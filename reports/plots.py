@@ -29,14 +29,16 @@ def campaign_png(column: Column) -> str | None:
 
     start = min(f for f, _, _ in tasks if f)
     times, examples, distinct = [], [], []
-    seen: set = set()
+    from conformance.campaign import distinct_count
+
+    seen: list = []
     total = 0
     for finished, n, prints in tasks:
         total += n
-        seen.update(prints)
+        seen.extend(prints)
         times.append(((finished or start) - start) / 60)
         examples.append(total)
-        distinct.append(len(seen))
+        distinct.append(distinct_count(seen))
     fig, ax = plt.subplots(figsize=(7, 3), dpi=90)
     ax.plot(times, examples, marker=".", color="#1565c0", label="examples run")
     ax.set_xlabel("minutes since the first task finished")

@@ -1,0 +1,364 @@
+"""Performance figures, each a ratio against a baseline measured side by side in the same run.
+
+A noisy machine slows a measurement and its baseline alike, so every figure is a
+ratio: the kit against a bare Hypothesis state machine, a deep queue against a
+shallow one, Spark against a plain process.  ``mqconform bench`` prints them;
+nothing here passes or fails on time.
+
+The parts, each usable alone:
+
+- :func:`calibration_unit`: the seconds a bare ``RuleBasedStateMachine`` over a
+  dict takes for 100 cases; the unit time to detect is counted in.
+- :func:`throughput`: the kit's cases per second per area against the bare
+  machine's, same examples and step budget.
+- :func:`depth_cost`: time per operation with 100 and 1,000 messages on the
+  queue against 10, in the simulated queue manager and in the model with its checker.
+- :func:`time_to_detect`: per catalogue fault, the time a run takes to find and
+  minimise it, in calibration units.
+- :func:`campaign_scaling` (in :mod:`conformance.bench_campaign`): campaign work
+  per second on local[N], local[1] and in one plain process, and the cores kept busy.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable
+
+import attrs
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+
+from reference_model import language as L
+from reference_model import mqconst as C
+
+#: Cases in one calibration unit.
+CALIBRATION_CASES = 100
+
+#: The operations' handle options in the deep-queue workload.
+DEEP_OPTIONS = C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE
+
+
+class DictMachine(RuleBasedStateMachine):
+    """The baseline: a bare Hypothesis state machine over a dict, with rules shaped like the kit's.
+
+    Each rule draws a few values, as the kit's rules do, and does a trivial amount of work.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queues: dict[str, list[int]] = {}
+
+    @rule(queue=st.sampled_from("ABC"), value=st.integers(0, 9), priority=st.integers(0, 9))
+    def put(self, queue, value, priority):
+        self.queues.setdefault(queue, []).append(priority * 10 + value)
+
+    @rule(queue=st.sampled_from("ABC"), syncpoint=st.booleans())
+    def get(self, queue, syncpoint):
+        items = self.queues.get(queue)
+        if items:
+            items.remove(max(items))
+
+    @rule(queue=st.sampled_from("ABC"), position=st.integers(0, 5))
+    def browse(self, queue, position):
+        items = self.queues.get(queue, [])
+        _ = items[position] if position < len(items) else None
+
+    @rule(queue=st.sampled_from("ABC"))
+    def clear(self, queue):
+        self.queues.pop(queue, None)
+
+    @rule(tenths=st.integers(1, 50))
+    def wait(self, tenths):
+        _ = tenths
+
+    @invariant()
+    def bounded(self):
+        assert sum(len(v) for v in self.queues.values()) < 10_000
+
+
+def _bare_settings(examples: int, steps: int) -> settings:
+    return settings(max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
+                    phases=(Phase.generate,))
+
+
+def bare_run(examples: int, steps: int | None = None, seed: int = 1) -> float:
+    """Seconds the bare machine takes for ``examples`` cases of up to ``steps`` steps."""
+    from conformance.engine import STEPS_PER_CASE
+
+    machine = type("DictMachine", (DictMachine,), {"_hypothesis_internal_use_seed": seed})
+    started = time.perf_counter()
+    run_state_machine_as_test(machine, settings=_bare_settings(examples, steps or STEPS_PER_CASE))
+    return time.perf_counter() - started
+
+
+def calibration_unit(seed: int = 1) -> float:
+    """Seconds for one calibration unit: the bare machine's 100 cases."""
+    return bare_run(CALIBRATION_CASES, seed=seed)
+
+
+# -- throughput --------------------------------------------------------------------------------
+
+@attrs.frozen
+class Throughput:
+    area: str
+    platform: str
+    cases: int
+    kit_seconds: float
+    bare_seconds: float
+
+    @property
+    def ratio(self) -> float:
+        """The kit's cases per second over the bare machine's (1.0: no cost over Hypothesis itself)."""
+        return self.bare_seconds / self.kit_seconds if self.kit_seconds else float("inf")
+
+
+def _kit_run(area: str, platform: str, examples: int, seed: int) -> tuple[int, float]:
+    """(cases run, seconds) for ``area``'s machine against a conforming simulated queue manager."""
+    from adapters.registry import create_adapter
+    from conformance.engine import run_area
+    from conformance.results import RunRecord
+
+    adapter = create_adapter("simulated", {})
+    record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
+                       areas=[area], seed=seed, examples=examples)
+    started = time.perf_counter()
+    outcome, _ = run_area(adapter, area, platform, examples, seed, {}, record)
+    took = time.perf_counter() - started
+    adapter.close()
+    if record.failures or record.error:
+        raise RuntimeError(f"{area}: the conforming simulated queue manager gave {outcome}")
+    return record.coverage.examples, took
+
+
+def throughput(area: str, examples: int = 100, seed: int = 1, repeats: int = 2) -> Throughput:
+    """The kit's cases per second in ``area`` against the bare machine's, measured alternately.
+
+    Each side is run ``repeats`` times, interleaved, and its fastest run counts.
+    """
+    from adapters.registry import create_adapter
+    from conformance.engine import area_platforms
+
+    platform = area_platforms(area, create_adapter("simulated", {}).capabilities())[0]
+    kit, bare, cases = [], [], 0
+    for _ in range(repeats):
+        cases, took = _kit_run(area, platform, examples, seed)
+        kit.append(took)
+        bare.append(bare_run(cases, seed=seed))
+    return Throughput(area, platform, cases, min(kit), min(bare))
+
+
+# -- cost per operation at depth ---------------------------------------------------------------
+
+def deep_queue_workload(rounds: int = 12) -> list[L.Op]:
+    """A mix of every kind of queue operation on queue Q, through handles h1 and h2 of connection c1.
+
+    Puts and gets with and without syncpoint, priorities, browses with locks, gets
+    under the cursor, PUT1, depth inquiries, commits and backouts.
+    """
+    ops: list[L.Op] = []
+    for i in range(rounds):
+        ops += [
+            L.Put(conn="c1", handle="h1", body=f"x{i}", md=L.MessageDescriptor(priority=i % 10)),
+            L.Get(conn="c1", handle="h1", options=C.MQGMO_SYNCPOINT),
+            L.Get(conn="c1", handle="h2", options=C.MQGMO_BROWSE_FIRST if i % 3 == 0 else
+                  C.MQGMO_BROWSE_NEXT | C.MQGMO_LOCK),
+            L.Get(conn="c1", handle="h2", options=C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_SYNCPOINT)
+            if i % 4 == 1 else L.Get(conn="c1", handle="h2", options=C.MQGMO_UNLOCK),
+            L.Put(conn="c1", handle="h1", body=f"y{i}", options=C.MQPMO_SYNCPOINT),
+            L.Put1(conn="c1", queue="Q", body=f"z{i}", md=L.MessageDescriptor(priority=9 - i % 10)),
+            L.InquireQueue(queue="Q", names=("CURDEPTH", "IPPROCS")),
+            L.Backout(conn="c1") if i % 2 else L.Commit(conn="c1"),
+        ]
+    return ops
+
+
+def deep_queue_setup(depth: int) -> list[L.Op]:
+    """Queue Q holding ``depth`` messages of mixed priorities, handles h1 and h2 open on it."""
+    setup: list[L.Op] = [
+        L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", max(5000, 2 * depth)),)), L.Connect(conn="c1"),
+        L.Open(conn="c1", handle="h1", queue="Q", options=DEEP_OPTIONS),
+        L.Open(conn="c1", handle="h2", queue="Q", options=DEEP_OPTIONS)]
+    setup += [L.Put(conn="c1", handle="h1", body=f"m{i}", md=L.MessageDescriptor(priority=i % 10))
+              for i in range(depth)]
+    return setup
+
+
+def prepared(depth: int):
+    """(simulated queue manager, model tracker, workload) with the queue ``depth`` deep on both sides."""
+    from adapters.registry import create_adapter
+    from conformance.checker import ModelTracker
+
+    sim = create_adapter("simulated", {})
+    tracker = ModelTracker("distributed")
+    for op in deep_queue_setup(depth):
+        check = tracker.advance(op, sim.execute(op))
+        assert check.mismatch is None, check.mismatch
+    return sim, tracker, deep_queue_workload()
+
+
+@attrs.frozen
+class DepthCost:
+    depth: int
+    simulated: float   # seconds per operation in the simulated queue manager
+    model: float       # seconds per operation in the model and its checker
+
+
+def depth_cost(depths: tuple[int, ...] = (10, 100, 1000), repeats: int = 3) -> list[DepthCost]:
+    """Seconds per operation of the workload at each depth (the fastest of ``repeats``, depths interleaved)."""
+    best: dict[int, list[float]] = {d: [float("inf"), float("inf")] for d in depths}
+    for _ in range(repeats):
+        for depth in depths:
+            sim, tracker, ops = prepared(depth)
+            started = time.perf_counter()
+            seen = [sim.execute(op) for op in ops]
+            middle = time.perf_counter()
+            for op, observed in zip(ops, seen):
+                check = tracker.advance(op, observed)
+                assert check.mismatch is None, check.mismatch
+            ended = time.perf_counter()
+            sim.close()
+            b = best[depth]
+            b[0] = min(b[0], (middle - started) / len(ops))
+            b[1] = min(b[1], (ended - middle) / len(ops))
+    return [DepthCost(d, *best[d]) for d in depths]
+
+
+# -- time to detect ----------------------------------------------------------------------------
+
+@attrs.frozen
+class Detection:
+    fault: str
+    area: str
+    found: bool
+    seconds: float
+    unit: float          # the calibration unit measured right after
+    cases: int           # cases the run executed
+    steps: int           # the minimal history's length (0 when not found)
+
+    @property
+    def units(self) -> float:
+        return self.seconds / self.unit
+
+
+def detect(fault: str, examples: int = 200, seed: int = 7) -> Detection:
+    """Find and minimise ``fault`` as ``mqconform run --area AREA --keep-going 0`` would; then calibrate."""
+    from adapters.registry import create_adapter
+    from adapters.simulated.faults import FAULTS
+    from conformance.engine import run_areas
+
+    spec = FAULTS[fault]
+    adapter = create_adapter("simulated", {"faults": fault})
+    started = time.perf_counter()
+    record = run_areas(adapter, [spec.area], examples, seed, {"faults": fault})
+    took = time.perf_counter() - started
+    adapter.close()
+    unit = calibration_unit()
+    steps = min((len(f.steps) for f in record.failures), default=0)
+    return Detection(fault, spec.area, bool(record.failures), took, unit, record.coverage.examples, steps)
+
+
+def time_to_detect(faults: list[str], examples: int = 200, seed: int = 7,
+                   progress: Callable[[Detection], None] | None = None) -> list[Detection]:
+    found = []
+    for fault in faults:
+        d = detect(fault, examples, seed)
+        found.append(d)
+        if progress is not None:
+            progress(d)
+    return found
+
+
+def summary(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return f"median {statistics.median(values):.2f}, max {max(values):.2f}"
+
+
+# -- the report ---------------------------------------------------------------------------------
+
+#: The figures ``mqconform bench`` can print, in order.
+FIGURES = ("detect", "throughput", "depth", "campaign")
+
+#: Goals (docs/performance.md): time to detect in calibration units, kit / bare Hypothesis, depth ratios.
+GOAL_DETECT_MEDIAN, GOAL_DETECT_MAX = 2.0, 10.0
+GOAL_THROUGHPUT = 0.5
+GOAL_DEPTH = 3.0
+
+
+def _table(rows, headers) -> str:
+    from tabulate import tabulate
+
+    return tabulate(rows, headers=headers, tablefmt="simple", floatfmt=".2f")
+
+
+def _mark(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def report_detect(out, faults: list[str], examples: int, seed: int) -> list[Detection]:
+    out.flush()
+    out.write(f"Time to detect: each catalogue fault found and minimised as 'mqconform run --area AREA "
+              f"--keep-going 0 --seed {seed} --examples {examples}' would, in calibration units "
+              f"(a bare Hypothesis machine's {CALIBRATION_CASES} cases, run right after)\n")
+    found = time_to_detect(faults, examples, seed)
+    rows = [(d.fault, d.area, f"{d.units:.2f}" if d.found else "not found", d.cases, d.steps or "-")
+            for d in found]
+    out.write(_table(rows, ("fault", "area", "units", "cases", "minimal")) + "\n")
+    units = [d.units for d in found if d.found]
+    missed = [d.fault for d in found if not d.found]
+    if units:
+        med, top = statistics.median(units), max(units)
+        out.write(f"found {len(units)} of {len(found)}" + (f" (missed: {', '.join(missed)})" if missed else "")
+                  + f"; units median {med:.2f} (goal < {GOAL_DETECT_MEDIAN:g}: {_mark(med < GOAL_DETECT_MEDIAN)}), "
+                  f"max {top:.2f} (goal < {GOAL_DETECT_MAX:g}: {_mark(top < GOAL_DETECT_MAX)}); "
+                  f"a unit was {statistics.median(d.unit for d in found):.2f}s\n\n")
+    return found
+
+
+def report_throughput(out, areas: list[str], examples: int) -> list[Throughput]:
+    out.write(f"Throughput: the kit's cases per second against a conforming simulated queue manager, over a "
+              f"bare Hypothesis machine's with the same cases and step budget (fastest of 2, interleaved)\n")
+    rows, got = [], []
+    for area in areas:
+        t = throughput(area, examples)
+        got.append(t)
+        rows.append((area, t.platform, t.cases, t.cases / t.kit_seconds, t.cases / t.bare_seconds,
+                     f"{t.ratio:.2f}", _mark(t.ratio >= GOAL_THROUGHPUT)))
+    out.write(_table(rows, ("area", "platform", "cases", "kit cases/s", "bare cases/s", "ratio",
+                            f"goal >= {GOAL_THROUGHPUT}")) + "\n\n")
+    return got
+
+
+def report_depth(out) -> list[DepthCost]:
+    out.write("Cost per operation with the queue 10, 100 and 1,000 messages deep (a mix of puts, gets, "
+              "browses with locks, syncpoint, PUT1 and inquiries), against 10 deep\n")
+    costs = depth_cost()
+    base = costs[0]
+    rows = [(c.depth, c.simulated * 1e6, c.simulated / base.simulated, c.model * 1e6, c.model / base.model)
+            for c in costs]
+    out.write(_table(rows, ("depth", "simulated us/op", "ratio", "model+checker us/op", "ratio")) + "\n")
+    last = costs[-1]
+    worst = max(last.simulated / base.simulated, last.model / base.model)
+    out.write(f"at {last.depth} against {base.depth}: at most {worst:.2f}x (goal <= {GOAL_DEPTH:g}: "
+              f"{_mark(worst <= GOAL_DEPTH)})\n\n")
+    return costs
+
+
+def run(out, figures: list[str], faults: list[str], areas: list[str], examples: int, seed: int,
+        task_seconds: float) -> None:
+    import os
+
+    out.write(f"mqconform bench on {os.cpu_count()} cores; every figure a ratio measured side by side\n\n")
+    if "detect" in figures:
+        report_detect(out, faults, examples, seed)
+    if "throughput" in figures:
+        report_throughput(out, areas, 100)
+    if "depth" in figures:
+        report_depth(out)
+    if "campaign" in figures:
+        from conformance import bench_campaign
+
+        bench_campaign.report(out, task_seconds)

@@ -1,0 +1,89 @@
+"""``mqconform bench``: every figure is computed from real runs and printed; nothing here is timed.
+
+The figures' values depend on the machine; the tests check that each part
+measures what it names (cases run, operations done, a fault found, CPU counted),
+not how fast.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import time
+
+from conformance import bench
+from conformance import bench_campaign as BC
+from conformance.cli import main
+from tests.clikit import run_cli
+
+
+def test_the_bare_machine_runs_the_cases_asked_for():
+    assert bench.bare_run(20, steps=10) > 0
+    assert bench.calibration_unit() > 0
+
+
+def test_throughput_runs_the_same_cases_on_both_sides():
+    t = bench.throughput("core", examples=10, repeats=1)
+    assert t.cases >= 10 and t.platform == "distributed"
+    assert t.kit_seconds > 0 and t.bare_seconds > 0 and t.ratio == t.bare_seconds / t.kit_seconds
+
+
+def test_the_deep_queue_workload_does_the_same_work_at_every_depth():
+    """The same operations succeed at 10 and at 1,000 messages (the model agrees with the simulated queue manager)."""
+    for depth in (10, 1000):
+        sim, tracker, ops = bench.prepared(depth)
+        results = [sim.execute(op) for op in ops]
+        got = sum(1 for r in results if r.message is not None)
+        assert got >= 24
+    costs = bench.depth_cost(depths=(10, 100), repeats=1)
+    assert [c.depth for c in costs] == [10, 100] and all(c.simulated > 0 and c.model > 0 for c in costs)
+
+
+def test_time_to_detect_finds_and_minimises_a_fault():
+    d = bench.detect("get-inhibit-ignored", examples=100)
+    assert d.found and d.area == "core" and 0 < d.steps <= 8
+    assert d.units == d.seconds / d.unit and d.cases > 0
+    missing = bench.detect("expiry-zero-accepted", examples=1, seed=3)
+    assert missing.area == "expiry" and missing.cases >= 1
+
+
+def test_the_command_prints_the_figures_asked_for(tmp_path):
+    out = io.StringIO()
+    code = main(["bench", "--only", "depth,detect", "--faults", "get-inhibit-ignored"], out=out)
+    text = out.getvalue()
+    assert code == 0
+    assert "Cost per operation" in text and "1000" in text and "goal <= 3" in text
+    assert "Time to detect" in text and "get-inhibit-ignored" in text and "found 1 of 1" in text
+    assert "Throughput" not in text and "Campaign" not in text
+
+
+def test_bad_figures_or_faults_are_one_line_and_exit_2():
+    for args in (["bench", "--only", "speed"], ["bench", "--faults", "no-such-fault"]):
+        code, _, err = run_cli(*args)
+        assert code == 2 and err.count("\n") == 1 and "mqconform: error:" in err
+        assert "Traceback" not in err
+
+
+def _spin(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_the_sampler_counts_a_busy_child_process():
+    idle = BC.Sampler(interval=0.05).start()
+    time.sleep(1.0)
+    idle_busy, _ = idle.stop()
+    sampler = BC.Sampler(interval=0.05).start()
+    child = multiprocessing.get_context("fork").Process(target=_spin, args=(1.0,))
+    child.start()
+    child.join()
+    busy, elsewhere = sampler.stop()
+    # the spinning child's core is counted as this process tree's, however loaded the machine is
+    assert busy > idle_busy + 0.3 and idle_busy < 0.2 and elsewhere >= 0
+
+
+def test_campaign_tasks_cover_every_area_and_are_sized_by_time():
+    specs = BC.tasks(seconds=2.0)
+    assert {s.area for s in specs} == {"core", "syncpoint", "expiry", "trigger", "cluster", "dlq"}
+    assert all(s.seconds == 2.0 and s.examples > 1000 for s in specs)
