@@ -163,7 +163,7 @@ def report(out, seconds: float = TASK_SECONDS) -> list[Measured]:
     got = measure(seconds)
     base, one = got[0], got[1]
     rows = [(m.how, m.examples, m.seconds, m.rate, m.rate / base.rate, m.rate / one.rate, m.cores_busy,
-             m.elsewhere, m.startup or "-") for m in got]
+             m.elsewhere, f"{m.startup:.2f}" if m.startup else "-") for m in got]
     out.write(_table(rows, ("how", "examples", "seconds", "examples/s", "vs plain", "vs local[1]",
                             "cores busy", "cores used elsewhere", "Spark start s")) + "\n")
     noisy = [m.how for m in got if m.elsewhere > BUSY_ELSEWHERE]
