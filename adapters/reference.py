@@ -59,4 +59,6 @@ def _concrete(obs: L.Observation) -> L.Observation:
         changes["msg_id"] = "MODEL-" + m.body.encode("utf-8", "surrogatepass").hex()[:40]
     if isinstance(m.expiry, L.IntRange):
         changes["expiry"] = m.expiry.hi
+    if isinstance(m.backout_count, L.IntRange):
+        changes["backout_count"] = m.backout_count.hi
     return attrs.evolve(obs, message=attrs.evolve(m, **changes)) if changes else obs

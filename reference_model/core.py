@@ -82,6 +82,21 @@ def alter_queue(state: ModelState, op: L.AlterQueue) -> list[Branch]:
 
 @handles(L.InquireQueue)
 def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
+    if "CURDEPTH" not in op.names or op.queue not in state.queues:
+        return _inquire_queue(state, op)
+    return _after_report_removals(state, op.queue, True, lambda s: _inquire_queue(s, op))
+
+
+def _after_report_removals(state: ModelState, queue: str, source: bool, then) -> list[Branch]:
+    """``then`` in each state background removals with reports may have left (EXP-26, EXP-08)."""
+    ways = expiry.report_removals(state, queue, source)
+    if len(ways) == 1:
+        return then(state)
+    return [attrs.evolve(b, rules=tuple(dict.fromkeys(b.rules + rules))) if rules else b
+            for s, rules in ways for b in then(s)]
+
+
+def _inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     q = state.queues.get(op.queue)
     if q is None:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33")]
@@ -284,12 +299,20 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
     s.handles.clear()  # the queue manager stops: no MQCLOSE, so no trigger (condition 12)
     s.conns.clear()
     trigger.on_restart(s)
+    unhardened = s.platform == C.PLATFORM_ZOS
     for q in s.queues.values():
         for m in list(q.messages):
             if m.locked_by is not None:
                 m = q.update(m, locked_by=None)
             if m.md.persistence != C.MQPER_PERSISTENT:
                 s.discard(q.name, m, ("CORE-32",))
+            elif m.backout_count:
+                # The count survives (CORE-45); on z/OS one not hardened may come back lower, to nothing (SYNC-19).
+                rule = "SYNC-19" if unhardened else "CORE-45"
+                uncertain = m.backout_count if unhardened and q.attr("HARDENBO") != C.MQQA_BACKOUT_HARDENED else 0
+                q.update(m, backout_uncertain=uncertain,
+                         provenance=tuple(dict.fromkeys(m.provenance + ("CORE-32", rule))))
+                applied.append(rule)
     return [Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(["CORE-32", *applied])))]
 
 
@@ -479,7 +502,9 @@ def _returned(state: ModelState, m: ModelMessage) -> L.ReturnedMessage:
         body=m.body, priority=md.priority, persistence=md.persistence,
         expiry=expiry.returned_expiry(state, m), report=md.report, msg_type=md.msg_type,
         feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q, msg_id=md.msg_id or None,
-        correl_id=md.correl_id, backout_count=m.backout_count,
+        correl_id=md.correl_id,
+        backout_count=L.IntRange(lo=m.backout_count - m.backout_uncertain, hi=m.backout_count)
+        if m.backout_uncertain else m.backout_count,
         xmit_header=expiry.returned_xmit_header(state, m),
         reply_to_qmgr=md.reply_to_qmgr, context=md.context, dlh=m.dlh,
     )
@@ -562,7 +587,8 @@ def get(state: ModelState, op: L.Get) -> list[Branch]:
         from reference_model import syncpoint
 
         return syncpoint.marked_get(state, op, h)
-    return plain_get(state, op, h)
+    # reports of messages removed in the background may have arrived on this queue (EXP-26, EXP-08)
+    return _after_report_removals(state, h.queue, False, lambda s: plain_get(s, op, s.handles[op.handle]))
 
 
 def plain_get(state: ModelState, op: L.Get, h: ModelHandle, mark: bool = False) -> list[Branch]:
@@ -599,7 +625,8 @@ def _excluded(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted:
         if hidden is not None:
             table[m.body] = hidden
         elif q.expiring and expiry.status(state, m) != expiry.LIVE:
-            table[m.body] = ("EXP-06", "EXP-04")  # if returned anyway
+            # if returned anyway; one backed out kept its original expiry and may have expired since (EXP-14)
+            table[m.body] = ("EXP-06", "EXP-04") + (("EXP-14",) if m.backout_count else ())
     return table
 
 
@@ -741,14 +768,19 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     # No message at all where MQ returns this one: what put it there (its provenance) is what the
     # system broke; the order and browse rules only say which message comes first.
     # (A message an application simply put has nothing more specific than CORE-01/CORE-02 to show.)
+    # When such a rule exists, the order rules are left out: with nothing returned, which message
+    # comes first was not what went wrong (and naming them would make a verdict on them depend on
+    # what else the counterexample happened to hold).
     special = [r for r in chosen.provenance if r not in ("CORE-01", "CORE-02")]
-    presence = tuple(dict.fromkeys(special + list(identity)))
+    presence = tuple(dict.fromkeys(special + [r for r in identity if r not in order])) if special else identity
     field_rules = {
         "rc": presence,
         "message": presence,
         "message.body": identity,
-        # A count above 0 comes from backouts (CORE-15); 0 is what a first delivery shows.
-        "message.backout_count": (("CORE-15",) if chosen.backout_count else ()) + ("CORE-12", "CORE-17"),
+        # A count above 0 comes from backouts (CORE-15), kept across a restart (CORE-45); 0 is what a
+        # first delivery shows.
+        "message.backout_count": tuple(r for r in ("SYNC-19", "CORE-45") if r in chosen.provenance)
+        + (("CORE-15",) if chosen.backout_count else ()) + ("CORE-12", "CORE-17"),
         "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
         else ("CORE-07", "CORE-08"),
         "message.persistence": ("CORE-10",),

@@ -321,6 +321,33 @@ def _ends(o: _Outcome) -> tuple[bool, tuple[str, ...]]:
 
 @handles(L.RunDlqHandler)
 def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
+    """A pass of the handler.  A message that has expired on its input queue is never returned to it
+    (EXP-06): the queue manager discards it, with its report, when the handler's browse reaches it
+    (EXP-04, EXP-08), so the handler neither sees nor acts on it and it has no fate; one within the
+    tolerance of its expiry may go either way."""
+    queue = _handler(state, op.handler).input_q
+    q = state.queues.get(queue or "")
+    expired = [m for m in _visible(state, queue) if expiry.status(state, m) != expiry.LIVE] \
+        if q is not None and q.expiring else []
+    if not expired:
+        return _run_handler(state, op)
+    branches = []
+    for choice in expiry.discard_choices(state, expired):
+        s = state.clone()
+        gone = [m for m in expired if m.seq in choice]
+        for m in gone:
+            expiry.discard(s, queue, s.find(queue, m.seq), ("EXP-04",))
+        for b in _run_handler(s, op):
+            if gone:
+                field_rules = {**b.field_rules, **{f"attrs.{m.md.msg_id.upper()}": ("EXP-06", "EXP-04")
+                                                   for m in gone if m.md.msg_id}}
+                b = attrs.evolve(b, rules=tuple(dict.fromkeys(b.rules + ("EXP-06", "EXP-04"))),
+                                 field_rules=field_rules)
+            branches.append(b)
+    return branches
+
+
+def _run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
     h = _handler(state, op.handler)
     ids = [m.md.msg_id for m in _visible(state, h.input_q or "")] if h.input_q in state.queues else []
     if not h.running:

@@ -10,6 +10,7 @@ returned Expiry may differ from the exact value by that much.
 from __future__ import annotations
 
 import fnmatch
+from itertools import product
 from typing import Iterator
 
 from reference_model import language as L
@@ -96,15 +97,62 @@ def lingering(state: ModelState, q: ModelQueue) -> list[ModelMessage]:
     return [m for m in q.messages if m.got_by is None and status(state, m) == EXPIRED]
 
 
+def reports(state: ModelState, m: ModelMessage) -> bool:
+    """Does discarding ``m`` put an expiration report (EXP-08)?"""
+    return bool(m.md.report & C.MQRO_EXPIRATION) and m.md.reply_to_q in state.queues
+
+
+def removable(state: ModelState, m: ModelMessage) -> bool:
+    """May ``m`` have been removed in the background by now (EXP-26)?  Within the tolerance of its
+    expiry a message may already count as expired (paragraph 2), and so may already have gone."""
+    return m.got_by is None and status(state, m) != LIVE
+
+
 def depth_range(state: ModelState, q: ModelQueue, full: int) -> list[tuple[int, int]]:
-    """Possible (CURDEPTH, background_removed) pairs given background removal."""
+    """Possible (CURDEPTH, background_removed) pairs given background removal.
+
+    Only messages whose removal leaves no other trace are counted here, by number; one that asks
+    for an expiration report is removed by name with its report (:func:`report_removals`)."""
     if not background_removal(state):
         return [(full, 0)]
-    # Within the tolerance of its expiry a message may already count as expired (paragraph 2),
-    # and so may already have been removed.
-    n = sum(1 for m in q.messages if m.got_by is None and status(state, m) != LIVE) if q.expiring else 0
+    n = sum(1 for m in q.messages if removable(state, m) and not reports(state, m)) if q.expiring else 0
     low = min(q.background_removed, n)
     return [(full - k, k) for k in range(low, n + 1)]
+
+
+def report_removals(state: ModelState, queue: str, source: bool = True) -> list[tuple[ModelState, tuple[str, ...]]]:
+    """The states an observation of ``queue`` may find, as (state, rules): expired messages that ask
+    for an expiration report may have been removed in the background already (EXP-26), and their
+    reports put with them (EXP-08, EXP-12): a removal is a discard.  Those are the messages on
+    ``queue`` (when ``source``) and those whose reports go to it.  A pass over a queue removes what
+    has expired by then, so of one queue's messages those that expired first go first: the ways
+    are, per queue, each number of them in order of expiry.  The first way is ``state`` itself."""
+    if not background_removal(state):
+        return [(state, ())]
+    by_queue = []
+    for name, q in state.queues.items():
+        if not q.expiring:
+            continue
+        found = sorted((m for m in q.messages
+                        if (m.md.reply_to_q == queue or (source and name == queue))
+                        and reports(state, m) and removable(state, m)),
+                       key=lambda m: (m.put_time + m.md.expiry, m.seq))
+        if found:
+            by_queue.append((name, found))
+    if not by_queue:
+        return [(state, ())]
+    out: list[tuple[ModelState, tuple[str, ...]]] = []
+    for counts in product(*(range(len(found) + 1) for _, found in by_queue)):
+        if not any(counts):
+            out.append((state, ()))
+            continue
+        s = state.clone()
+        for (name, found), n in zip(by_queue, counts):
+            for m in found[:n]:
+                s.discard(name, s.find(name, m.seq), ("EXP-26",))
+                _report(s, m)
+        out.append((s, ("EXP-26", "EXP-08", "EXP-12")))
+    return out
 
 
 def walk(state: ModelState, candidates: list[ModelMessage]) -> Iterator[tuple[list[ModelMessage], ModelMessage | None]]:
@@ -202,7 +250,7 @@ def refresh_expiry(state: ModelState, op: L.RefreshExpiry) -> list[Branch]:
     targets = [(n, m) for n in names for m in sorted(state.queues[n].messages, key=lambda m: m.seq)
                if m.got_by is None and status(state, m) != LIVE]
     branches = []
-    for choice in _subsets(state, [m for _, m in targets]):
+    for choice in discard_choices(state, [m for _, m in targets]):
         s = state.clone()
         for n, m in targets:
             if m.seq in choice:
@@ -211,8 +259,9 @@ def refresh_expiry(state: ModelState, op: L.RefreshExpiry) -> list[Branch]:
     return branches
 
 
-def _subsets(state: ModelState, msgs: list[ModelMessage]) -> list[set[int]]:
-    """Definitely expired messages are always chosen; those within the tolerance either way."""
+def discard_choices(state: ModelState, msgs: list[ModelMessage]) -> list[set[int]]:
+    """Which of ``msgs`` (by seq) a pass over them may discard: definitely expired messages always,
+    those within the tolerance either way."""
     sure = {m.seq for m in msgs if status(state, m) == EXPIRED}
     out = [sure]
     for m in msgs:

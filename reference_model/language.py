@@ -54,6 +54,7 @@ QUEUE_ATTRIBUTES: dict[str, tuple[Any, Any]] = {
     "USAGE": ((C.MQUS_NORMAL, C.MQUS_TRANSMISSION), C.MQUS_NORMAL),
     "BOTHRESH": (None, 0),
     "BOQNAME": (str, ""),
+    "HARDENBO": ((C.MQQA_BACKOUT_NOT_HARDENED, C.MQQA_BACKOUT_HARDENED), C.MQQA_BACKOUT_NOT_HARDENED),
     "TRIGGER": ((C.MQTC_OFF, C.MQTC_ON), C.MQTC_OFF),
     "TRIGTYPE": ((C.MQTT_NONE, C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH), C.MQTT_FIRST),
     "TRIGDPTH": (range(1, 1000000000), 1),
@@ -225,7 +226,8 @@ class ReturnedMessage:
     reply_to_q: str = ""
     msg_id: str | None = ""
     correl_id: str | None = ""
-    backout_count: int = 0
+    #: A range where MQ leaves the count uncertain (after a z/OS restart without HARDENBO).
+    backout_count: int | IntRange = 0
     xmit_header: XmitHeader | None = None
     #: The MQTM of a trigger message.
     trigger: TriggerMessage | None = None

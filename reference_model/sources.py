@@ -361,7 +361,8 @@ BACKOUT_ACCURACY = _add(
     key="backout-accuracy", title="Messages that are backed out",
     part="Developing applications > Committing and backing out units of work", versions=CURRENT, topic="q023090_",
     url=f"{DOCS}/SSFKSJ_9.3.0/develop/q023090_.html",
-    covers="On Multiplatforms BackoutCount survives a restart; units of work in flight are backed out.",
+    covers="On Multiplatforms BackoutCount survives a restart; on z/OS only where HARDENBO is set; units of "
+           "work in flight are backed out.",
 )
 CURDEPTH = _add(
     key="curdepth", title="CurrentQDepth (MQLONG)",

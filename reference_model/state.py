@@ -26,6 +26,9 @@ class ModelMessage:
     order_priority: int           # the priority that places it (MaxPriority cap, or DEFPRTY under FIFO)
     put_time: int                 # virtual clock at put, in tenths of a second
     backout_count: int = 0
+    #: How much lower than ``backout_count`` a get may report it: what a z/OS restart may have lost
+    #: of a count not hardened (HARDENBO); later backouts add to both alike.
+    backout_uncertain: int = 0
     put_by: str | None = None     # connection whose unit of work put it (uncommitted)
     got_by: str | None = None     # connection whose unit of work got it (pending)
     locked_by: str | None = None  # handle holding a browse lock

@@ -10,6 +10,7 @@ segmentation are not modelled yet (TRIG-05/07/08/27).
 
 from __future__ import annotations
 
+from reference_model import expiry
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.model import Branch, HistoryError, handles
@@ -144,7 +145,46 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool)
         else:
             _note(q, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
         return [(s, rules + ("TRIG-25",))]
+    ways = _eligible_counts(s, q)
+    if len(ways) == 1:
+        (count, _gone), = ways
+        return _after_put_counted(s, queue, count, rules, conn, sync)
+    out: Alternatives = []
+    for count, gone in ways:
+        t = s.clone()
+        t.queues[queue].background_removed = gone
+        out += _after_put_counted(t, queue, count, rules + ("EXP-26",), conn, sync)
+    return out
+
+
+def _eligible_counts(s: ModelState, q: ModelQueue) -> list[tuple[int, int]]:
+    """The messages that count for triggering, each way the branch leaves open, as (count, removed).
+
+    Expired messages removed in the background (EXP-26) no longer count.  ``background_removed``
+    says how many have gone so far; more may have gone by now, and where that does not say whether
+    they were of a priority that counts, each count is possible.  Only counts that could decide
+    the trigger differently are kept apart, each with the fewest removals that give it."""
     count = _eligible(s, q)
+    if not q.expiring or not expiry.background_removal(s):
+        return [(count, q.background_removed)]
+    removable = [m for m in q.messages if expiry.removable(s, m) and not expiry.reports(s, m)]
+    if not removable:
+        return [(count, q.background_removed)]
+    eligible = sum(1 for m in removable if m.order_priority >= q.attr("TRIGMPRI"))
+    ttype, depth = q.attr("TRIGTYPE"), q.attr("TRIGDPTH")
+    ways: dict = {}
+    for gone in range(min(q.background_removed, len(removable)), len(removable) + 1):
+        low, high = max(0, gone - (len(removable) - eligible)), min(gone, eligible)
+        for k in range(low, high + 1):
+            c = count - k
+            decides = (c == 1, c == depth, c - 1 >= depth) if ttype != C.MQTT_EVERY else ()
+            ways.setdefault(decides, (c, gone))
+    return sorted(ways.values(), key=lambda w: w[1])
+
+
+def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, ...], conn: str,
+                       sync: bool) -> Alternatives:
+    q = s.queues[queue]
     ttype, depth = q.attr("TRIGTYPE"), q.attr("TRIGDPTH")
     first = {C.MQTT_FIRST: count == 1, C.MQTT_EVERY: True, C.MQTT_DEPTH: count == depth}[ttype]
     if first:

@@ -272,3 +272,28 @@ COVERED.update({"DLQ-14", "DLQ-26", "DLQ-31", "DLQ-32", "DLQ-33", "DLQ-34", "DLQ
 def test_every_dlq_rule_has_a_hand_written_case():
     missing = [r.id for r in RULES.all("dlq") if r.id not in COVERED]
     assert missing == []
+
+
+@covers("EXP-06")
+def test_a_message_expired_on_the_dead_letter_queue_is_never_acted_on():
+    """The handler's browse never returns it: the queue manager discards it, with its report."""
+    s = Dlq(R={})
+    s.connect("rep", "R")
+    s.start("ACTION(FWD) FWDQ(B)\n")
+    s.dead("M1", expiry=5, report=C.MQRO_EXPIRATION, reply_to_q="R")
+    s.dead("M2")
+    s.later(1)   # M1's half second is over
+    assert s.fates() == {"M2": "put:B"}
+    assert [s.take("B").body, s.take("B")] == ["body of M2", None]
+    report = s.get("rep", "R").message
+    assert report.feedback == C.MQFB_EXPIRATION and report.correl_id == "M1"
+    assert s.depth("DLQ") == 0
+
+
+def test_a_message_still_live_on_the_dead_letter_queue_is_forwarded_with_what_remains():
+    s = Dlq()
+    s.start("ACTION(FWD) FWDQ(B)\n")
+    s.dead("M1", expiry=50)
+    s.later(2)
+    assert s.fates() == {"M1": "put:B"}
+    assert s.take("B").expiry == 30

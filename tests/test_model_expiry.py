@@ -1,6 +1,7 @@
 """Hand-written cases for the ``expiry`` rules (“Expiry (MQLONG)”), the document's examples included."""
 
 from reference_model import language as L
+from reference_model import model
 from reference_model import mqconst as C
 from reference_model.rules import RULES
 from tests.modelkit import COVERED, Script, covers
@@ -200,3 +201,34 @@ def test_every_expiry_rule_has_a_case_or_says_why_not():
     assert missing == []
     for rid in NOT_YET_EXERCISABLE:
         assert "not exercised" in RULES[rid].note.lower()
+
+
+def reporting(platform=C.PLATFORM_DISTRIBUTED):
+    """Q1 holds a message asking for an expiration report to R, expired by now."""
+    s = Script(platform=platform, Q1={}, R={})
+    s.connect("a", "Q1", "R")
+    s.put("a", "Q1", "x", expiry=5, report=C.MQRO_EXPIRATION, reply_to_q="R", msg_id="X1")
+    s.do(L.AdvanceClock(tenths=10))
+    return s
+
+
+@covers("EXP-26")
+def test_a_message_removed_in_the_background_sends_its_report_in_the_same_branch():
+    s = reporting()
+    depths = {}
+    for b in s.branches(L.InquireQueue(queue="Q1", names=["CURDEPTH"])):
+        report = model.step(b.state, L.Get(conn="a", handle="a.R", options=C.MQGMO_BROWSE_FIRST))
+        depths[dict(b.observation.attrs)["CURDEPTH"]] = {o.observation.message.correl_id
+                                                         if o.observation.message else None for o in report}
+    # gone: its report is on R, always; still there: it may yet go, and its report with it
+    assert depths == {1: {None, "X1"}, 0: {"X1"}}
+
+
+def test_the_report_may_arrive_before_anything_looks_at_the_expired_message():
+    s = reporting()
+    seen = {o.message.correl_id if o.message else None
+            for o in s.allowed(L.Get(conn="a", handle="a.R", options=C.MQGMO_BROWSE_FIRST))}
+    assert seen == {None, "X1"}
+    # on z/OS without an expiry interval nothing is removed in the background
+    z = reporting(C.PLATFORM_ZOS)
+    assert [o.rc for o in z.allowed(L.Get(conn="a", handle="a.R"))] == [C.MQRC_NO_MSG_AVAILABLE]

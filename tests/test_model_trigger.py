@@ -3,6 +3,7 @@
 import pytest
 
 from reference_model import language as L
+from reference_model import model
 from reference_model import mqconst as C
 from reference_model.rules import RULES
 from tests.modelkit import COVERED, Script, covers
@@ -202,3 +203,35 @@ def test_every_trigger_rule_has_a_case_or_says_why_not():
     assert missing == []
     for rid in NOT_YET_EXERCISABLE:
         assert "not exercised" in RULES[rid].note.lower()
+
+
+def test_a_message_removed_in_the_background_no_longer_counts_for_depth_triggering():
+    """Depth, triggering and reports agree within a branch: once the depth says an expired message
+    has gone (EXP-26), the next put finds one message on the queue, not TriggerDepth."""
+    s = setup(TRIGTYPE=DEPTH, TRIGDPTH=2)
+    s.put("p", "APP", "old", expiry=5)
+    s.do(L.AdvanceClock(tenths=10))
+    query = L.InquireQueue(queue="APP", names=["CURDEPTH"])
+    gone = [i for i, b in enumerate(s.branches(query)) if dict(b.observation.attrs)["CURDEPTH"] == 0]
+    s.do(query, pick=gone[0])
+    s.put("p", "APP", "new")
+    assert triggers(s) == 0
+    s.put("p", "APP", "third")
+    assert triggers(s) == 1
+
+
+def test_an_expired_message_may_have_gone_before_the_put_that_would_reach_the_depth():
+    s = setup(TRIGTYPE=DEPTH, TRIGDPTH=2)
+    s.put("p", "APP", "old", expiry=5)
+    s.do(L.AdvanceClock(tenths=10))
+    branches = s.branches(L.Put(conn="p", handle="p.APP", body="new", md=L.MessageDescriptor()))
+    depth = L.InquireQueue(queue="INIT", names=["CURDEPTH"])
+    # gone in the background already (no trigger) or still there (the depth is reached): each branch
+    # then says so in the application queue's depth too
+    seen = set()
+    for b in branches:
+        init = dict(model.step(b.state, depth)[0].observation.attrs)["CURDEPTH"]
+        app = {dict(o.observation.attrs)["CURDEPTH"]
+               for o in model.step(b.state, L.InquireQueue(queue="APP", names=["CURDEPTH"]))}
+        seen.add((init, frozenset(app)))
+    assert seen == {(0, frozenset({1})), (1, frozenset({1, 2}))}

@@ -60,6 +60,10 @@ _fault("backout-keeps-puts-with-mark", "syncpoint", ("SYNC-13",),
        "puts of a unit of work backed out with a marked get survive the backout")
 _fault("rrs-mark-allowed", "syncpoint", ("SYNC-08",),
        "the mark is accepted in the RRS / Db2 stored-procedure environment")
+_fault("hardenbo-ignored", "syncpoint", ("SYNC-19",),
+       "on z/OS a queue with HARDENBO loses the backouts since the last restart, as one without it may")
+_fault("backout-count-lost-at-restart", "core", ("CORE-45",),
+       "a restart sets every BackoutCount back to zero, on Multiplatforms too")
 
 _fault("expired-message-returned", "expiry", ("EXP-06", "EXP-04"),
        "gets and browses return messages whose expiry has passed")

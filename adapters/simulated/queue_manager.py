@@ -36,6 +36,8 @@ class SimMessage:
     md: L.MessageDescriptor
     level: int                      # bucket (0..9) that places it
     backout_count: int = 0
+    #: The count as last written to the log: what a z/OS restart brings back for a queue without HARDENBO.
+    logged_backouts: int = 0
     pending_put: str | None = None  # connection that put it under syncpoint
     pending_get: str | None = None  # connection that got it under syncpoint
     lock: str | None = None         # handle that locked it
@@ -371,6 +373,9 @@ class SimulatedQueueManager:
                     q.hold(m, None)
                     if not self._fault("backout-count-not-incremented"):
                         m.backout_count += 1
+                    if self.platform != C.PLATFORM_ZOS or (
+                            q.attrs.get("HARDENBO") == C.MQQA_BACKOUT_HARDENED and not self._fault("hardenbo-ignored")):
+                        m.logged_backouts = m.backout_count
                     if self._fault("backout-resets-expiry") and m.md.expiry != C.MQEI_UNLIMITED:
                         m.put_time = self.clock
         c.log = []
@@ -390,6 +395,11 @@ class SimulatedQueueManager:
                 ]
                 for m in kept:
                     m.lock = None
+                    # Only a logged count comes back: on z/OS that is a HARDENBO queue's.
+                    if self._fault("backout-count-lost-at-restart"):
+                        m.backout_count = m.logged_backouts = 0
+                    elif self.platform == C.PLATFORM_ZOS:
+                        m.backout_count = m.logged_backouts
                 q.buckets[i] = kept
             q.held = {m for m in q.all_messages() if m.pending_get is not None}
 

@@ -34,13 +34,16 @@ workers = st.sampled_from(WORKERS + ("rrs",))
 class SyncpointMachine(ConformanceMachine):
     area = "syncpoint"
 
-    @initialize(messages=st.integers(min_value=1, max_value=4))
-    def set_up(self, messages):
+    @initialize(messages=st.integers(min_value=1, max_value=4), hardened=st.booleans())
+    def set_up(self, messages, hardened):
         self.bodies = itertools.count(1)
         self.generation = itertools.count(1)
         self.handles: dict[tuple[str, str], str] = {}
         for q in (WORK, EXCEPTIONS):
-            self.execute(L.DefineQueue(queue=q, attrs={"DEFPSIST": C.MQPER_PERSISTENT}))
+            attrs_ = {"DEFPSIST": C.MQPER_PERSISTENT}
+            if q == WORK and hardened:   # BackoutCount kept exactly across a z/OS restart (CORE-45)
+                attrs_["HARDENBO"] = C.MQQA_BACKOUT_HARDENED
+            self.execute(L.DefineQueue(queue=q, attrs=attrs_))
         for conn in ENVIRONMENTS:
             self._connect(conn)
         self.feed(messages)

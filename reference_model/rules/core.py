@@ -98,4 +98,7 @@ RULES.add(
     _core(44, Cite(S.PMO_OPTIONS, "MQPMO_SET_ALL_CONTEXT, MQPMO_PASS_ALL_CONTEXT"),
           "A message put with all context set or passed keeps that identity and origin context (UserIdentifier, "
           "ApplIdentityData, PutApplType, PutApplName), and a get returns it unchanged."),
+    _core(45, Cite(S.BACKOUT_ACCURACY),
+          "On Multiplatforms BackoutCount survives a restart exactly, whatever HARDENBO says.",
+          platforms=(C.PLATFORM_DISTRIBUTED,), note="z/OS: SYNC-19."),
 )

@@ -57,4 +57,9 @@ RULES.add(
           "of work is backed out gets + 1 too.",
           note="Whether the skip itself counts as a backout of the marked message is not documented: the model "
           "allows its BackoutCount to stay or to grow by one at the skip."),
+    _sync(19, "", cites=(Cite(S.BACKOUT_ACCURACY), Cite(S.MQMD_BACKOUT)), summary=
+          "On z/OS BackoutCount is exact after a restart only for a queue with HARDENBO; for one without it "
+          "the count after a restart may be lower.",
+          note="How much lower is not documented: the model allows any count from zero to the exact one, and "
+               "later backouts add one to either end."),
 )
