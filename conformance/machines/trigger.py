@@ -181,11 +181,13 @@ class TriggerMachine(ConformanceMachine):
         """After every step: the initiation queue's contents and the application queue's trigger state."""
         if not getattr(self, "generation", 0):
             return
+        # The depth first: an empty initiation queue (most steps) needs no browse, as its depth is
+        # checked; messages it holds are browsed, one more than it says to see that none is hidden.
+        depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
         mode = C.MQGMO_BROWSE_FIRST
-        for _ in range(4):
+        for _ in range(min(depth, 3) + 1 if depth else 0):
             if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
                                   options=mode | C.MQGMO_NO_SYNCPOINT)).message is None:
                 break
             mode = C.MQGMO_BROWSE_NEXT
-        self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"]))
         self.execute(L.InquireQueue(queue=APP, names=["TRIGGER"]))
