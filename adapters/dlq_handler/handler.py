@@ -7,8 +7,9 @@ applies a rule by a destructive get under syncpoint followed by an MQPUT1 with
 all context passed, and commits, or backs out when the put fails.  Every
 RETRYINT seconds it browses the whole queue again.
 
-Its rule matching is written here, apart from the reference model's, so that
-the model checks it rather than agreeing with itself.  Named faults
+Its reading of the rules table (:mod:`.rules_table`) and its rule matching are
+written here, apart from the reference model's, so that the model checks them
+rather than agreeing with itself.  Named faults
 (:mod:`adapters.simulated.faults`, area ``dlq``) break it on purpose.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from reference_model import dlq_table
+from adapters.dlq_handler import rules_table
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -61,7 +62,7 @@ class DlqHandler:
         self.faults = faults
         self.conn = f"dlq.{name}"
         self.handle = f"dlq.{name}.input"
-        self.table: dlq_table.RulesTable | None = None
+        self.table: rules_table.Table | None = None
         self.queue = ""
         self.tries: dict[str, int] = {}
         self.rule_tries: dict[int, int] = {}   # only under the shared-count fault
@@ -75,8 +76,8 @@ class DlqHandler:
 
     # ------------------------------------------------------------------ life cycle
     def start(self, clock: int) -> L.Observation:
-        table, errors = dlq_table.parse(self.text)
-        if errors:
+        table = rules_table.read(self.text)
+        if table is None:
             return INVALID
         self.table = table
         self.queue = table.control.inputq or self.dead_q
@@ -169,7 +170,7 @@ class DlqHandler:
             "REPLYQ": m.reply_to_q, "REPLYQM": m.reply_to_qmgr,
         }
 
-    def _matches(self, rule: dlq_table.DlqRule, fields: dict) -> bool:
+    def _matches(self, rule: rules_table.Rule, fields: dict) -> bool:
         for keyword, pattern in rule.patterns:
             if pattern is None:
                 continue
@@ -221,7 +222,7 @@ class DlqHandler:
         rule = self.table.rules[index] if index is not None else None
         if rule is None or rule.action == "IGNORE":
             if rule is None and "dlq-ignore-not-assumed" in self.faults:
-                rule = dlq_table.DlqRule(line=0, action="DISCARD")
+                rule = rules_table.Rule(line=0, action="DISCARD")
             else:
                 self.ignored.add(m.msg_id)
                 return False
@@ -246,7 +247,7 @@ class DlqHandler:
             self.tries.pop(m.msg_id, None)
         return True
 
-    def _destination(self, rule: dlq_table.DlqRule, m: L.ReturnedMessage):
+    def _destination(self, rule: rules_table.Rule, m: L.ReturnedMessage):
         dlh = m.dlh or L.DeadLetterHeader(reason=0, dest_q="")
         if rule.action == "RETRY":
             queue, qmgr = dlh.dest_q, dlh.dest_qmgr

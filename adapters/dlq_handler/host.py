@@ -77,10 +77,10 @@ class DlqHost:
         if isinstance(op, L.ChangeDlqTable):
             self.files[op.handler] = op.table
             if "dlq-table-change-applied" in self.faults:
-                from reference_model import dlq_table
-                table, errors = dlq_table.parse(op.table)
+                from adapters.dlq_handler import rules_table
+                table = rules_table.read(op.table)
                 handler = self.handlers[op.handler]
-                if not errors and getattr(handler, "running", False):
+                if table is not None and getattr(handler, "running", False):
                     handler.table = table
             return L.OK
         if isinstance(op, L.RestartDlqHandler):

@@ -266,15 +266,13 @@ class SimulatedQueueManager:
             self._report(m)
 
     def _report(self, m: SimMessage) -> None:
-        opts = m.md.report
-        if not opts & C.MQRO_EXPIRATION or m.md.reply_to_q not in self.queues:
+        # the three expiration-report options, by the bits of the widest one, and how much data each keeps
+        kind = m.md.report & C.MQRO_EXPIRATION_WITH_FULL_DATA
+        if not kind & C.MQRO_EXPIRATION or m.md.reply_to_q not in self.queues:
             return
-        if opts & C.MQRO_EXPIRATION_WITH_FULL_DATA == C.MQRO_EXPIRATION_WITH_FULL_DATA:
-            body = m.body
-        elif opts & C.MQRO_EXPIRATION_WITH_DATA == C.MQRO_EXPIRATION_WITH_DATA:
-            body = m.body[:C.REPORT_DATA_LENGTH]
-        else:
-            body = ""
+        keep = {C.MQRO_EXPIRATION_WITH_FULL_DATA: len(m.body),
+                C.MQRO_EXPIRATION_WITH_DATA: C.REPORT_DATA_LENGTH}.get(kind, 0)
+        body = m.body[:keep]
         q = self.queues[m.md.reply_to_q]
         md = L.MessageDescriptor(
             priority=m.md.priority, persistence=m.md.persistence, msg_type=C.MQMT_REPORT,
