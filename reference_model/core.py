@@ -762,6 +762,8 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         rules += ["EXP-01", "EXP-02", "EXP-03", "EXP-06"]
         if chosen.xmit_expiry is not None:
             rules += ["EXP-20", "EXP-21", "EXP-22"]
+    if chosen.tm is not None:
+        rules.append("EXP-17")   # a trigger message: its Expiry is checked to be unlimited
     if q.attr("BOTHRESH") and chosen.backout_count >= q.attr("BOTHRESH"):
         rules.append("CORE-42")
     identity = tuple(dict.fromkeys(list(order) + list(chosen.provenance) + ["CORE-42"] * ("CORE-42" in rules)))

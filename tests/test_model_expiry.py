@@ -8,7 +8,7 @@ from tests.modelkit import COVERED, Script, covers
 
 NOSYNC, SYNC = C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT
 #: Rules about things the kit cannot express yet (remote queues, QSGs, DLQ handler, triggers).
-NOT_YET_EXERCISABLE = {"EXP-07", "EXP-09", "EXP-16", "EXP-17", "EXP-18", "EXP-25"}
+NOT_YET_EXERCISABLE = {"EXP-07", "EXP-09", "EXP-16", "EXP-18", "EXP-25"}
 
 
 def script(platform=C.PLATFORM_ZOS, **attrs):
@@ -232,3 +232,13 @@ def test_the_report_may_arrive_before_anything_looks_at_the_expired_message():
     # on z/OS without an expiry interval nothing is removed in the background
     z = reporting(C.PLATFORM_ZOS)
     assert [o.rc for o in z.allowed(L.Get(conn="a", handle="a.R"))] == [C.MQRC_NO_MSG_AVAILABLE]
+
+
+@covers("EXP-17")
+def test_a_trigger_message_is_got_with_an_unlimited_expiry_and_says_so():
+    from tests.test_model_trigger import setup
+
+    s = setup(TRIGTYPE=C.MQTT_FIRST)
+    s.put("p", "APP", "a")
+    m = s.do(L.Get(conn="p", handle="watch", options=C.MQGMO_BROWSE_FIRST))
+    assert m.message.expiry == C.MQEI_UNLIMITED and "EXP-17" in s.last_rules

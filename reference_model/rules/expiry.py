@@ -59,7 +59,7 @@ RULES.add(
     _exp(16, "note 7", "A message put to the dead-letter queue by default keeps its remaining expiry, still decremented.",
          note="Not exercised until the dlq area lands."),
     _exp(17, "note 8", "Trigger messages are always generated with MQEI_UNLIMITED.",
-         note="Not exercised until the trigger area lands."),
+         note="Checked on every trigger message a get or browse returns (the trigger area's watch)."),
     _exp(18, "note 9, point 1", "A put to a remote queue gives both Expiry fields (MQMD and the MQXQH's embedded "
           "MQMD) the value the application set.", note="The kit has no remote queues yet: not exercised."),
     _exp(19, "note 9, point 1", "A direct put of an MQXMIT message may carry two different Expiry values; the queue "
