@@ -39,8 +39,11 @@ from reference_model import mqconst as C
 JARS = tuple(Path("/usr/share/java") / f"{name}.jar" for name in (
     "activemq-client", "geronimo-jms_1.1_spec", "hawtbuf", "slf4j-api", "slf4j-nop",
     "geronimo-j2ee-management-1.1-spec"))
-#: Client settings: pulling consumers, every send synchronous, short deadlines on a dead broker.
-CLIENT_OPTIONS = ("jms.prefetchPolicy.queuePrefetch=0", "jms.alwaysSyncSend=true", "jms.closeTimeout=2000",
+#: Client settings: pulling consumers, every send and every acknowledgement synchronous (a get
+#: outside syncpoint returns once the broker has removed the message, as MQGET does; an
+#: asynchronous ack let a depth read straight after still count it), short deadlines on a dead broker.
+CLIENT_OPTIONS = ("jms.prefetchPolicy.queuePrefetch=0", "jms.alwaysSyncSend=true", "jms.sendAcksAsync=false",
+                  "jms.closeTimeout=2000",
                   "jms.connectResponseTimeout=5000", "connectionTimeout=3000", "soTimeout=0",
                   "wireFormat.maxInactivityDuration=0")
 #: MQMD fields carried as JMS string properties (JMS has no header of its own for them).
