@@ -51,6 +51,10 @@ TASK_SECONDS = 60.0
 #: ... and the examples it may run at most in that time, in Hypothesis runs of CHUNK_EXAMPLES.
 TASK_EXAMPLES_TIMED = 100_000
 CHUNK_EXAMPLES = 25
+#: ... the first of them smaller, as nothing is known yet of how long a case takes.
+CHUNK_FIRST = 5
+#: No task is started with less than this left of a time budget (seconds).
+LAST_START = 2.0
 CHUNK_EXAMPLES_REALTIME = 3   # a real broker's case takes seconds
 
 
@@ -230,7 +234,8 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             # Sized by time: short Hypothesis runs, each with its own seed, until the time is up.  The
             # time is looked at between runs only: within one, a case that ran nothing (time up) where
             # the same choices ran operations before would make Hypothesis's generation inconsistent.
-            size = CHUNK_EXAMPLES_REALTIME if adapter.capabilities().realtime else CHUNK_EXAMPLES
+            # the first run is short: until one has run, how long a case takes is not known
+            size = CHUNK_EXAMPLES_REALTIME if adapter.capabilities().realtime else CHUNK_FIRST
             done = 0
             while time.time() < deadline and done < spec["examples"]:
                 seed = spec["seed"] if not done else task_seed(spec["seed"], spec["area"], "chunk", done)
@@ -485,7 +490,7 @@ def run_campaign(*, spark, specs: Iterable[TaskSpec], adapter_name: str, options
         pending: dict = {}
 
         def fill() -> None:
-            while len(pending) < parallelism and (deadline is None or time.time() < deadline):
+            while len(pending) < parallelism and (deadline is None or time.time() < deadline - LAST_START):
                 spec = next(feed, None)
                 if spec is None:
                     return
