@@ -12,11 +12,11 @@ The parts, each usable alone:
 - :func:`throughput`: the kit's cases per second per area against the bare
   machine's, same examples and step budget.
 - :func:`depth_cost`: time per operation with 100 and 1,000 messages on the
-  queue against 10, in the simulated queue manager and in the model with its checker.
+  queue against 10 (the workload :mod:`tests.test_depth_cost` counts in calls), in the simulated queue manager and in the model with its checker.
 - :func:`time_to_detect`: per catalogue fault, the time a run takes to find and
   minimise it, in calibration units.
-- :func:`campaign_scaling` (in :mod:`conformance.bench_campaign`): campaign work
-  per second on local[N], local[1] and in one plain process, and the cores kept busy.
+- :func:`conformance.bench_campaign.measure`: campaign work per second on
+  local[N], local[1] and in one plain process, and the cores kept busy.
 """
 
 from __future__ import annotations
@@ -271,12 +271,6 @@ def time_to_detect(faults: list[str], examples: int = 200, seed: int = 7,
     return found
 
 
-def summary(values: list[float]) -> str:
-    if not values:
-        return "-"
-    return f"median {statistics.median(values):.2f}, max {max(values):.2f}"
-
-
 # -- the report ---------------------------------------------------------------------------------
 
 #: The figures ``mqconform bench`` can print, in order.
@@ -299,7 +293,6 @@ def _mark(ok: bool) -> str:
 
 
 def report_detect(out, faults: list[str], examples: int, seed: int) -> list[Detection]:
-    out.flush()
     out.write(f"Time to detect: each catalogue fault found and minimised as 'mqconform run --area AREA "
               f"--keep-going 0 --seed {seed} --examples {examples}' would, in calibration units "
               f"(a bare Hypothesis machine's {CALIBRATION_CASES} cases, run right after)\n")

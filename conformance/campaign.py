@@ -21,6 +21,7 @@ directory (``run.json``, ``rules.jsonl``, ``failures/``) is the one
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -88,34 +89,23 @@ def task_seed(seed: int, area: str, platform: str, index: int) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def plan_tasks(seed: int, pairs: list[tuple[str, str]], total: int | None, per_task: int,
-               start: int = 0, count: int | None = None) -> list[TaskSpec]:
-    """Tasks for each (area, platform): ``total`` examples in tasks of ``per_task``; or, without a
-    total, ``count`` more tasks per pair from index ``start``."""
-    out = []
-    for area, platform in pairs:
-        if total is not None:
-            sizes = [per_task] * (total // per_task) + ([total % per_task] if total % per_task else [])
-            indices = range(len(sizes))
-        else:
-            indices = range(start, start + (count or 1))
-            sizes = [per_task] * len(indices)
-        for i, n in zip(indices, sizes):
-            out.append(TaskSpec(id=f"{area}-{platform}-{i:05d}", area=area, platform=platform, index=i,
-                                seed=task_seed(seed, area, platform, i), examples=n))
-    return out
+def _spec(seed: int, area: str, platform: str, index: int, examples: int, **kw) -> TaskSpec:
+    return TaskSpec(id=f"{area}-{platform}-{index:05d}", area=area, platform=platform, index=index,
+                    seed=task_seed(seed, area, platform, index), examples=examples, **kw)
+
+
+def plan_tasks(seed: int, pairs: list[tuple[str, str]], total: int, per_task: int) -> list[TaskSpec]:
+    """Tasks for each (area, platform): ``total`` examples in tasks of ``per_task``."""
+    sizes = [per_task] * (total // per_task) + ([total % per_task] if total % per_task else [])
+    return [_spec(seed, area, platform, i, n) for area, platform in pairs for i, n in enumerate(sizes)]
 
 
 def endless_tasks(seed: int, pairs: list[tuple[str, str]], deadline: float,
                   seconds: float = TASK_SECONDS, examples: int = TASK_EXAMPLES_TIMED) -> Iterator[TaskSpec]:
     """A time-boxed campaign's tasks: each (area, platform) in turn, task index 0, 1, ..., without end."""
-    index = 0
-    while True:
+    for index in itertools.count():
         for area, platform in pairs:
-            yield TaskSpec(id=f"{area}-{platform}-{index:05d}", area=area, platform=platform, index=index,
-                           seed=task_seed(seed, area, platform, index), examples=examples,
-                           deadline=deadline, seconds=seconds)
-        index += 1
+            yield _spec(seed, area, platform, index, examples, deadline=deadline, seconds=seconds)
 
 
 # --------------------------------------------------------------------------- inside a worker
@@ -171,7 +161,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
 
     from adapters.base import AdapterError
     from adapters.registry import create_adapter
-    from conformance.engine import bound_machine, machine_settings
+    from conformance.engine import bound_machine, machine_settings, run_machine
     from conformance.minimise import minimise
     from conformance.results import Coverage
     from conformance.session import HarnessError, NonConformance
@@ -216,10 +206,10 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         machine = bound_machine(adapter, spec["area"], spec["platform"], seed, options, Coverage())
         failure = unshrunk
         try:
-            run_state_machine_as_test(machine, settings=machine_settings(examples, database=db))
+            run_machine(machine, machine_settings(examples, database=db))
         except NonConformance as shrunk:
             failure = shrunk.failure
-        except Flaky:
+        except Flaky:   # answered differently a second time: the unshrunk departure stands
             if machine.session.broken is not None:
                 raise machine.session.broken from None
         if machine.session.smallest is not None and len(machine.session.smallest.steps) < len(failure.steps):
@@ -234,7 +224,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             # Sized by time: short Hypothesis runs, each with its own seed, until the time is up.  The
             # time is looked at between runs only: within one, a case that ran nothing (time up) where
             # the same choices ran operations before would make Hypothesis's generation inconsistent.
-            # the first run is short: until one has run, how long a case takes is not known
+            # The first run is short: until one has run, how long a case takes is not known.
             size = CHUNK_EXAMPLES_REALTIME if adapter.capabilities().realtime else CHUNK_FIRST
             done = 0
             while time.time() < deadline and done < spec["examples"]:

@@ -65,6 +65,22 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     return machine
 
 
+def run_machine(machine, settings) -> None:
+    """Run a bound machine as Hypothesis does, with shrinking bounded (:data:`SHRINK_CASES`).
+
+    Once shrinking has spent its cases the later ones run nothing, so Hypothesis's final
+    replay passes and it calls the test flaky: the smallest departure found is then raised
+    as the :class:`NonConformance` it is.  Any other flakiness is Hypothesis's to report.
+    """
+    try:
+        run_state_machine_as_test(machine, settings=settings)
+    except Flaky:
+        session = machine.session
+        if session.shrink_spent and session.broken is None and session.smallest is not None:
+            raise NonConformance(session.smallest) from None
+        raise
+
+
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
              adapter_options: dict | None, record: RunRecord, keep_going: int = 0,
              on_update: Callable[[RunRecord], None] | None = None,
@@ -115,7 +131,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     for _round in range(rounds):
         machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside)
         try:
-            run_state_machine_as_test(machine, settings=machine_settings(examples))
+            run_machine(machine, machine_settings(examples))
             break
         except KeyboardInterrupt:
             if machine.session.smallest is not None:  # found, not yet shrunk to the end: keep it
@@ -129,12 +145,6 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             outcome = "error"
             break
         except Flaky as exc:
-            if machine.session.shrink_spent and machine.session.broken is None:
-                # Shrinking ran out of cases; the cases after it ran nothing, so Hypothesis's final
-                # replay passed: the smallest departure found stands.
-                found(machine.session.smallest)
-                set_aside = set_aside | set(machine.session.smallest.rules)
-                continue
             # The system answered the same operations differently when Hypothesis
             # ran them again (a real broker's timing, or one that broke meanwhile).
             departures = [e.failure for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]

@@ -163,10 +163,7 @@ def mq_record(pytestconfig, mq_adapter):
 @pytest.fixture
 def mq_run_area(pytestconfig, mq_adapter, mq_record):
     """Run one area's machine against the adapter; fails the test on a non-conformance."""
-    from hypothesis.errors import Flaky
-    from hypothesis.stateful import run_state_machine_as_test
-
-    from conformance.engine import area_platforms, bound_machine
+    from conformance.engine import area_platforms, bound_machine, run_machine
     from conformance.history import save_failure
     from conformance.minimise import minimise
     from conformance.render import render_failure
@@ -182,15 +179,8 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             for platform in platforms:
                 machine = bound_machine(mq_adapter, area, platform, pytestconfig._mq_seed,
                                         pytestconfig._mq_options, mq_record.coverage)
-                try:
-                    run_state_machine_as_test(machine, settings=settings(
-                        settings.default, deadline=None, suppress_health_check=list(HealthCheck)))
-                except Flaky:
-                    session = machine.session
-                    if not session.shrink_spent or session.broken is not None or session.smallest is None:
-                        raise
-                    # shrinking ran out of its cases (the later ones ran nothing): the smallest stands
-                    raise NonConformance(session.smallest) from None
+                run_machine(machine, settings(settings.default, deadline=None,
+                                              suppress_health_check=list(HealthCheck)))
         except NonConformance as exc:
             failure = minimise(exc.failure, mq_adapter)
             mq_record.add_failure(failure)

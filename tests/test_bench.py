@@ -87,3 +87,9 @@ def test_campaign_tasks_cover_every_area_and_are_sized_by_time():
     specs = BC.tasks(seconds=2.0)
     assert {s.area for s in specs} == {"core", "syncpoint", "expiry", "trigger", "cluster", "dlq"}
     assert all(s.seconds == 2.0 and s.examples > 1000 for s in specs)
+
+
+def test_the_command_offers_the_figures_bench_prints():
+    from conformance.cli import BENCH_FIGURES
+
+    assert BENCH_FIGURES == bench.FIGURES

@@ -30,8 +30,10 @@ def test_plan_is_deterministic_and_covers_the_budget():
     assert a == CP.plan_tasks(7, pairs, 120, 50)
     assert [t.examples for t in a if t.area == "core"] == [50, 50, 20]
     assert len({t.seed for t in a}) == len(a) and a != CP.plan_tasks(8, pairs, 120, 50)
-    wave = CP.plan_tasks(7, pairs, None, 10, start=3, count=2)
-    assert [t.index for t in wave] == [3, 4, 3, 4]
+    endless = CP.endless_tasks(7, pairs, deadline=0.0)
+    later = [next(endless) for _ in range(10)][6:]   # indices 3 and 4 of each pair
+    assert [t.index for t in later] == [3, 3, 4, 4]
+    assert [t.seed for t in later] == [CP.task_seed(7, a, p, i) for i in (3, 4) for a, p in pairs]
 
 
 def test_timeout_and_crash_paths_of_a_task():

@@ -13,43 +13,14 @@ import pstats
 import pytest
 
 from adapters.registry import create_adapter
-from conformance.checker import ModelTracker
+from conformance.bench import deep_queue_setup, deep_queue_workload, prepared
 from reference_model import language as L
 from reference_model import mqconst as C
-
-OPTIONS = C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE
-
-
-def _operations() -> list[L.Op]:
-    ops: list[L.Op] = []
-    for i in range(12):
-        ops += [
-            L.Put(conn="c1", handle="h1", body=f"x{i}", md=L.MessageDescriptor(priority=i % 10)),
-            L.Get(conn="c1", handle="h1", options=C.MQGMO_SYNCPOINT),
-            L.Get(conn="c1", handle="h2", options=C.MQGMO_BROWSE_FIRST if i % 3 == 0 else
-                  C.MQGMO_BROWSE_NEXT | C.MQGMO_LOCK),
-            L.Get(conn="c1", handle="h2", options=C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_SYNCPOINT)
-            if i % 4 == 1 else L.Get(conn="c1", handle="h2", options=C.MQGMO_UNLOCK),
-            L.Put(conn="c1", handle="h1", body=f"y{i}", options=C.MQPMO_SYNCPOINT),
-            L.Put1(conn="c1", queue="Q", body=f"z{i}", md=L.MessageDescriptor(priority=9 - i % 10)),
-            L.InquireQueue(queue="Q", names=("CURDEPTH", "IPPROCS")),
-            L.Backout(conn="c1") if i % 2 else L.Commit(conn="c1"),
-        ]
-    return ops
 
 
 def _calls(depth: int) -> tuple[int, int]:
     """(calls in the simulated queue manager, calls in the model and checker) for the operations."""
-    sim = create_adapter("simulated", {})
-    tracker = ModelTracker("distributed")
-    setup = [L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", 5000),)), L.Connect(conn="c1"),
-             L.Open(conn="c1", handle="h1", queue="Q", options=OPTIONS),
-             L.Open(conn="c1", handle="h2", queue="Q", options=OPTIONS)]
-    setup += [L.Put(conn="c1", handle="h1", body=f"m{i}", md=L.MessageDescriptor(priority=i % 10))
-              for i in range(depth)]
-    for op in setup:
-        assert tracker.advance(op, sim.execute(op)).mismatch is None
-    ops = _operations()
+    sim, tracker, ops = prepared(depth)
     adapter, model = cProfile.Profile(), cProfile.Profile()
     seen = []
     for op in ops:
@@ -69,11 +40,9 @@ def _calls(depth: int) -> tuple[int, int]:
 def test_the_operations_do_real_work():
     """Gets return messages, browses lock them, gets under the cursor and unlocks find them."""
     sim = create_adapter("simulated", {})
-    for op in [L.DefineQueue(queue="Q"), L.Connect(conn="c1"),
-               L.Open(conn="c1", handle="h1", queue="Q", options=OPTIONS),
-               L.Open(conn="c1", handle="h2", queue="Q", options=OPTIONS)]:
+    for op in deep_queue_setup(0):
         sim.execute(op)
-    ops = _operations()
+    ops = deep_queue_workload()
     observed = [sim.execute(op) for op in ops]
     returned = [op.options for op, o in zip(ops, observed) if o.message is not None]
     assert len(returned) >= 24
