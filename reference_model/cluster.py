@@ -84,7 +84,10 @@ class Cluster:
     channels: tuple[Channel, ...] = attrs.field(converter=tuple)
 
     def qmgr(self, name: str) -> QueueManager:
-        return next(q for q in self.qmgrs if q.name == name)
+        for q in self.qmgrs:
+            if q.name == name:
+                return q
+        raise StopIteration(name)
 
 
 @attrs.frozen(kw_only=True)
@@ -102,14 +105,16 @@ class Destination:
 
     queue: QueueInstance
     channel: Channel | None = None
+    #: ``QMGR`` for the local instance, ``QMGR/CHANNEL`` for a remote one.
+    key: str = attrs.field(init=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        q = self.queue.qmgr
+        object.__setattr__(self, "key", q if self.channel is None else f"{q}/{self.channel.name}")
 
     @property
     def qmgr(self) -> str:
         return self.queue.qmgr
-
-    @property
-    def key(self) -> str:
-        return self.qmgr if self.channel is None else f"{self.qmgr}/{self.channel.name}"
 
 
 @attrs.frozen(kw_only=True)
@@ -312,8 +317,24 @@ from reference_model import language as L  # noqa: E402
 from reference_model.model import Branch, HistoryError, handles  # noqa: E402
 
 
+#: The last few tables read by :func:`cluster_of` (by identity; the tables are replaced, never
+#: changed, once a state holds them) and what was built from them.  Memoisation only.
+_BUILT: dict[int, tuple[dict, Cluster]] = {}
+
+
 def cluster_of(state) -> Cluster:
     objs = state.cluster
+    hit = _BUILT.get(id(objs))
+    if hit is not None and hit[0] is objs:
+        return hit[1]
+    built = _build(objs)
+    if len(_BUILT) >= 16:
+        _BUILT.clear()
+    _BUILT[id(objs)] = (objs, built)
+    return built
+
+
+def _build(objs: dict) -> Cluster:
     local = next((q["name"] for q in objs["qmgrs"].values() if q["local"]), None)
     if local is None:
         raise HistoryError("no local cluster queue manager defined")
@@ -383,10 +404,20 @@ def share_expectation(state, op) -> dict[str, float]:
     except HistoryError:
         return {}
     msg = Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf, already_sent=op.already_sent)
+    hit = _SHARES.get((id(cl), msg))
+    if hit is not None and hit[0] is cl:
+        return dict(hit[1])
     try:
-        return expected_shares(cl, msg)
+        shares = expected_shares(cl, msg)
     except StopIteration:
-        return {}
+        shares = {}
+    if len(_SHARES) >= 16:
+        _SHARES.clear()
+    _SHARES[(id(cl), msg)] = (cl, shares)
+    return dict(shares)
+
+
+_SHARES: dict = {}
 
 
 @handles(L.ClusterPut)

@@ -729,7 +729,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     rules += list(m.provenance)
     browse = o & C.MQGMO_BROWSE_ANY
     if browse:
-        sh.cursor, sh.cursor_seq = m.order_key, m.seq
+        s.handles[h.name] = attrs.evolve(sh, cursor=m.order_key, cursor_seq=m.seq)
         if o & C.MQGMO_LOCK or not keep_lock:
             sq.unlock(h.name)
             m = sq.find(m.seq)

@@ -155,8 +155,10 @@ def _order_key(m: ModelMessage) -> tuple[int, int]:
     return (-m.order_priority, m.seq)
 
 
-@attrs.define(eq=True)
+@attrs.frozen(eq=True, slots=True)
 class ModelHandle:
+    """An open handle (immutable: states share it; a change replaces it)."""
+
     name: str
     conn: str
     queue: str
@@ -232,8 +234,7 @@ class ModelState:
                                       marked=c.marked, skipped=c.skipped,
                                       pending_triggers=list(c.pending_triggers))
                    for n, c in self.conns.items()},
-            handles={n: ModelHandle(h.name, h.conn, h.queue, h.options, h.input_mode, h.cursor, h.cursor_seq)
-                     for n, h in self.handles.items()},
+            handles=dict(self.handles),
             removed=dict(self.removed),
             qmgr=dict(self.qmgr),
             processes=dict(self.processes),
