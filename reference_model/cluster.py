@@ -8,8 +8,9 @@ destinations the queue manager may pick.  The stateful part of step 12
 ``advance`` returns anew for the destination actually chosen.
 
 Step names follow the topic's numbering: ``CLWL-01`` ... ``CLWL-12`` with ``CLWL-04a``,
-``CLWL-04b``, ``CLWL-11a`` ... ``CLWL-11c``.  This module is not yet wired into
-the rule registry, the simulated queue manager or a machine.
+``CLWL-04b``, ``CLWL-11a`` ... ``CLWL-11c``.  A put names a queue (steps 1 and
+11b) or a queue manager (steps 2 and 11a: the channels to it and to the hosts of
+its queue-manager aliases).
 """
 
 from __future__ import annotations
@@ -59,6 +60,19 @@ class QueueInstance:
 
 
 @attrs.frozen(kw_only=True)
+class QmgrAlias:
+    """A queue-manager alias ``name`` hosted by ``qmgr`` and advertised in ``clusters``: a put naming
+    queue manager ``name`` may go to ``qmgr`` through it."""
+
+    name: str
+    qmgr: str
+    clusters: frozenset[str] = attrs.field(converter=frozenset)
+    put_enabled: bool = True
+    clwlrank: int = attrs.field(default=0, validator=attrs.validators.in_(range(10)))
+    clwlprty: int = attrs.field(default=0, validator=attrs.validators.in_(range(10)))
+
+
+@attrs.frozen(kw_only=True)
 class Channel:
     """The cluster-receiver channel to a remote queue manager, as known locally."""
 
@@ -82,6 +96,7 @@ class Cluster:
     qmgrs: tuple[QueueManager, ...] = attrs.field(converter=tuple)
     queues: tuple[QueueInstance, ...] = attrs.field(converter=tuple)
     channels: tuple[Channel, ...] = attrs.field(converter=tuple)
+    aliases: tuple[QmgrAlias, ...] = attrs.field(default=(), converter=tuple)
 
     def qmgr(self, name: str) -> QueueManager:
         for q in self.qmgrs:
@@ -97,24 +112,35 @@ class Message:
     #: A cluster PCF message (publication or subscription) and the queue managers already sent one.
     pcf: bool = False
     already_sent: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+    #: The queue manager the put names, or "" when a queue is being chosen (steps 1 and 11b rather
+    #: than 2 and 11a).
+    qmgr: str = ""
 
 
 @attrs.frozen
 class Destination:
-    """A queue instance and, for a remote one, the channel that reaches it."""
+    """Where a message may go: a queue instance (and for a remote one the channel that reaches it),
+    or, for a put naming a queue manager, a channel to it or to the host of one of its aliases."""
 
-    queue: QueueInstance
+    queue: QueueInstance | None
     channel: Channel | None = None
-    #: ``QMGR`` for the local instance, ``QMGR/CHANNEL`` for a remote one.
+    alias: QmgrAlias | None = None
+    #: ``QMGR`` for the local instance, ``QMGR/CHANNEL`` for a channel to queue manager QMGR.
     key: str = attrs.field(init=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
-        q = self.queue.qmgr
+        q = self.queue.qmgr if self.channel is None else self.channel.qmgr
         object.__setattr__(self, "key", q if self.channel is None else f"{q}/{self.channel.name}")
 
     @property
     def qmgr(self) -> str:
-        return self.queue.qmgr
+        """The queue manager the message goes to first."""
+        return self.queue.qmgr if self.channel is None else self.channel.qmgr
+
+    @property
+    def rank(self) -> int | None:
+        """Step 4a's CLWLRANK: an alias's own, else the channel's (none for the local instance)."""
+        return self.alias.clwlrank if self.alias else (self.channel.clwlrank if self.channel else None)
 
 
 @attrs.frozen(kw_only=True)
@@ -157,10 +183,16 @@ def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None =
     local_qm = cluster.qmgr(cluster.local)
     cands = _destinations(cluster, message)
     trace.append(("start", tuple(sorted(d.key for d in cands))))
-    # Step 1: PUT-enabled queues, sharing a cluster with the local queue manager, over channels in the queue's cluster.
-    cands = _step(trace, eliminated, "CLWL-01", cands, [
-        d for d in cands if d.queue.put_enabled
-        and (d.channel is None or (d.queue.clusters & local_qm.clusters and d.channel.clusters & d.queue.clusters))])
+    if message.qmgr:
+        # Step 2: PUT-enabled queue-manager aliases, over channels in a cluster of the local queue manager.
+        cands = _step(trace, eliminated, "CLWL-02", cands, [
+            d for d in cands if (d.alias is None or d.alias.put_enabled) and d.channel.clusters & local_qm.clusters])
+    else:
+        # Step 1: PUT-enabled queues, sharing a cluster with the local queue manager, over channels in the
+        # queue's cluster.
+        cands = _step(trace, eliminated, "CLWL-01", cands, [
+            d for d in cands if d.queue.put_enabled
+            and (d.channel is None or (d.queue.clusters & local_qm.clusters and d.channel.clusters & d.queue.clusters))])
     # Step 3: the local instance under CLWLUSEQ(LOCAL), or for messages from a cluster channel.
     local = [d for d in cands if d.channel is None]
     if local:
@@ -173,9 +205,9 @@ def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None =
     # Step 4: cluster PCF messages skip queue managers already sent one.
     if message.pcf:
         cands = _step(trace, eliminated, "CLWL-04", cands, [d for d in cands if d.qmgr not in message.already_sent])
-    # Step 4a: channel rank; 4b: queue rank.
-    cands = _keep_max(trace, eliminated, "CLWL-04a", cands, lambda d: d.channel.clwlrank if d.channel else None)
-    cands = _keep_max(trace, eliminated, "CLWL-04b", cands, lambda d: d.queue.clwlrank)
+    # Step 4a: channel (and queue-manager alias) rank; 4b: queue rank.
+    cands = _keep_max(trace, eliminated, "CLWL-04a", cands, lambda d: d.rank)
+    cands = _keep_max(trace, eliminated, "CLWL-04b", cands, lambda d: d.queue.clwlrank if d.queue else None)
     # Step 5: resumed queue managers before suspended ones, when only remote instances remain.
     if cands and all(d.channel is not None for d in cands):
         resumed = [d for d in cands if not cluster.qmgr(d.qmgr).suspended]
@@ -207,9 +239,14 @@ def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None =
             best[d.qmgr] = max(best.get(d.qmgr, -1), d.channel.netprty)
     cands = _step(trace, eliminated, "CLWL-11", cands,
                   [d for d in cands if d.channel is None or d.channel.netprty == best[d.qmgr]])
-    # Step 11b: a queue is being chosen: the highest queue CLWLPRTY; channels are kept.
-    # (Step 11a, for a queue manager being chosen, applies to puts naming a queue manager: not modelled yet.)
-    cands = _keep_max(trace, eliminated, "CLWL-11b", cands, lambda d: d.queue.clwlprty)
+    if message.qmgr:
+        # Step 11a: a queue manager is being chosen: the highest CLWLPRTY of channels and aliases; an
+        # alias's channels are kept with it.
+        cands = _keep_max(trace, eliminated, "CLWL-11a", cands,
+                          lambda d: d.alias.clwlprty if d.alias else d.channel.clwlprty)
+    else:
+        # Step 11b: a queue is being chosen: the highest queue CLWLPRTY; channels are kept.
+        cands = _keep_max(trace, eliminated, "CLWL-11b", cands, lambda d: d.queue.clwlprty)
     # Step 11c: the CLWLMRUC most recently used channels.
     mruc = local_qm.clwlmruc
     if len(cands) > mruc:
@@ -242,7 +279,8 @@ def _keep_max(trace, eliminated, step, cands, value):
 
 
 def _signature(cluster: Cluster, cands: Iterable[Destination]) -> tuple:
-    return tuple(sorted((d.key, d.queue.clwlrank, d.queue.clwlprty,
+    return tuple(sorted((d.key, *((d.queue.clwlrank, d.queue.clwlprty) if d.queue else
+                                  (d.alias.clwlrank, d.alias.clwlprty) if d.alias else (None, None)),
                          None if d.channel is None else (d.channel.clwlrank, d.channel.clwlprty,
                                                          d.channel.clwlwght, d.channel.netprty))
                         for d in cands))
@@ -285,6 +323,14 @@ def advance(cluster: Cluster, message: Message, history: WorkloadHistory, chosen
 
 
 def _destinations(cluster: Cluster, message: Message) -> list[Destination]:
+    if message.qmgr:
+        if message.qmgr == cluster.local:
+            return []
+        out = [Destination(None, ch) for ch in cluster.channels if ch.qmgr == message.qmgr]
+        for a in cluster.aliases:
+            if a.name == message.qmgr and a.qmgr not in (cluster.local, message.qmgr):
+                out += [Destination(None, ch, a) for ch in cluster.channels if ch.qmgr == a.qmgr]
+        return out
     out = []
     for q in cluster.queues:
         if q.name != message.queue:
@@ -351,13 +397,14 @@ def _build(objs: dict) -> Cluster:
         qmgrs=qmgrs,
         queues=[QueueInstance(**q) for q in objs["instances"].values()],
         channels=[Channel(**c) for c in objs["channels"].values()],
+        aliases=[QmgrAlias(**a) for a in objs.get("aliases", {}).values()],
     )
 
 
 def _set(state, table: str, key, fields: dict) -> list[Branch]:
     s = state.clone()
     s.cluster = {k: dict(v) for k, v in s.cluster.items()}
-    s.cluster[table][key] = fields
+    s.cluster.setdefault(table, {})[key] = fields
     try:
         cluster_of(s) if any(q["local"] for q in s.cluster["qmgrs"].values()) else None
     except (TypeError, ValueError) as exc:
@@ -385,6 +432,13 @@ def set_channel(state, op):
         clwlprty=op.clwlprty, clwlwght=op.clwlwght, netprty=op.netprty, local_sender=op.local_sender))
 
 
+@handles(L.SetClusterAlias)
+def set_alias(state, op):
+    return _set(state, "aliases", (op.name, op.qmgr), dict(
+        name=op.name, qmgr=op.qmgr, clusters=op.clusters, put_enabled=op.put_enabled, clwlrank=op.clwlrank,
+        clwlprty=op.clwlprty))
+
+
 @handles(L.RemoveClusterInstance)
 def remove_instance(state, op):
     s = state.clone()
@@ -403,7 +457,7 @@ def share_expectation(state, op) -> dict[str, float]:
         cl = cluster_of(state)
     except HistoryError:
         return {}
-    msg = Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf, already_sent=op.already_sent)
+    msg = _message(op)
     hit = _SHARES.get((id(cl), msg))
     if hit is not None and hit[0] is cl:
         return dict(hit[1])
@@ -420,13 +474,18 @@ def share_expectation(state, op) -> dict[str, float]:
 _SHARES: dict = {}
 
 
+def _message(op) -> Message:
+    return Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf, already_sent=op.already_sent,
+                   qmgr=op.qmgr)
+
+
 @handles(L.ClusterPut)
 def cluster_put(state, op):
     cl = cluster_of(state)
     known = {q.name for q in cl.qmgrs}
     if any(i["qmgr"] not in known for i in state.cluster["instances"].values()):
         raise HistoryError("a cluster queue names a queue manager with no definition and no channel")
-    msg = Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf, already_sent=op.already_sent)
+    msg = _message(op)
     history = state.workload.get(op.queue) or WorkloadHistory()
     try:
         choice = choose(cl, msg, history)

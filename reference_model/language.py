@@ -437,6 +437,21 @@ class SetClusterInstance(Op):
 
 
 @value_class
+class SetClusterAlias(Op):
+    """Define or alter a queue-manager alias ``name`` hosted by ``qmgr`` and advertised in ``clusters``.
+
+    A put naming queue manager ``name`` may be sent to ``qmgr`` through it.
+    """
+
+    name: str
+    qmgr: str
+    clusters: tuple = attrs.field(converter=_clusters)
+    put_enabled: bool = True
+    clwlrank: int = 0
+    clwlprty: int = 0
+
+
+@value_class
 class RemoveClusterInstance(Op):
     qmgr: str
     queue: str
@@ -465,6 +480,8 @@ class ClusterPut(Op):
     put_locally: bool = True
     pcf: bool = False
     already_sent: tuple = attrs.field(default=(), converter=_clusters)
+    #: The queue manager the put names (ObjectQMgrName), or "" when only the queue is named.
+    qmgr: str = ""
 
 
 # --------------------------------------------------------------------------

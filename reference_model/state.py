@@ -216,7 +216,7 @@ class ModelState:
     #: Process definitions by name (DefineProcess ops, never mutated).
     processes: dict = attrs.Factory(dict)
     #: What the local queue manager knows of its clusters (tables of plain field dicts).
-    cluster: dict = attrs.Factory(lambda: {"qmgrs": {}, "instances": {}, "channels": {}})
+    cluster: dict = attrs.Factory(lambda: {"qmgrs": {}, "instances": {}, "channels": {}, "aliases": {}})
     #: Step 12's workload history per cluster queue (immutable values).
     workload: dict = attrs.Factory(dict)
     #: DLQ handler instances by name (immutable values, replaced on change).

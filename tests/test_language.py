@@ -55,7 +55,10 @@ ops = st.one_of(
     st.builds(L.RemoveClusterInstance, qmgr=names, queue=names),
     st.builds(L.SetClusterChannel, name=names, qmgr=names, clusters=st.lists(names), state=ints, clwlrank=ints,
               clwlprty=ints, clwlwght=ints, netprty=ints, local_sender=st.booleans()),
-    st.builds(L.ClusterPut, queue=names, put_locally=st.booleans(), pcf=st.booleans(), already_sent=st.lists(names)),
+    st.builds(L.ClusterPut, queue=names, put_locally=st.booleans(), pcf=st.booleans(), already_sent=st.lists(names),
+              qmgr=names),
+    st.builds(L.SetClusterAlias, name=names, qmgr=names, clusters=st.lists(names), put_enabled=st.booleans(),
+              clwlrank=ints, clwlprty=ints),
     st.builds(L.Put, conn=names, handle=names, body=text, md=mds, options=ints,
               xmit_header=st.builds(L.XmitHeader, expiry=ints)),
 )
@@ -78,7 +81,7 @@ def test_every_operation_class_is_generated():
     assert {c.__name__ for c in L.OPERATIONS} == {
         "DefineQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open", "Close",
         "Put", "Put1", "Get", "Commit", "Backout", "Restart", "AdvanceClock", "AlterQueueManager",
-        "RefreshExpiry", "DefineProcess", "SetClusterQueueManager", "SetClusterInstance", "RemoveClusterInstance",
+        "RefreshExpiry", "DefineProcess", "SetClusterQueueManager", "SetClusterInstance", "SetClusterAlias", "RemoveClusterInstance",
         "SetClusterChannel", "ClusterPut", "StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler",
         "RunDlqHandler"}
 

@@ -189,3 +189,60 @@ def test_an_instance_on_a_queue_manager_nobody_defined_is_a_bad_history():
         t.advance(op, L.OK)
     with pytest.raises(HistoryError):
         t.advance(L.ClusterPut(queue="Q"), L.Observation(attrs={"DESTINATION": "X"}))
+
+
+# ---------------------------------------------------------------- puts naming a queue manager
+
+def alias(name, host, **kw):
+    return W.QmgrAlias(name=name, qmgr=host, clusters=kw.pop("clusters", CL), **kw)
+
+
+def qmgr_put(target):
+    return W.Message(queue="Q", qmgr=target)
+
+
+def test_step2_put_disabled_aliases_and_channels_outside_the_local_clusters_are_eliminated():
+    c = cluster(channels=[ch("X"), ch("X", name="TO.X.OTHER", clusters={"OTHER"}), ch("H1"), ch("H2")])
+    c = attrs_evolve(c, aliases=[alias("X", "H1"), alias("X", "H2", put_enabled=False)])
+    choice = W.choose(c, qmgr_put("X"))
+    assert choice.eliminated["X/TO.X.OTHER"] == "CLWL-02"
+    assert choice.eliminated["H2/TO.H2"] == "CLWL-02"
+    assert set(choice.allowed) == {"X/TO.X", "H1/TO.H1"}
+
+
+def test_step4a_ranks_aliases_and_channels_together():
+    c = cluster(channels=[ch("X", clwlrank=3), ch("H1", clwlrank=9)])
+    c = attrs_evolve(c, aliases=[alias("X", "H1", clwlrank=5)])
+    # The alias's rank, not its host channel's, is compared with the direct channel's.
+    assert allowed(c, qmgr_put("X")) == {"H1/TO.H1"}
+    c = attrs_evolve(c, aliases=[alias("X", "H1", clwlrank=1)])
+    assert allowed(c, qmgr_put("X")) == {"X/TO.X"}
+
+
+def test_step11a_keeps_the_highest_clwlprty_of_channels_and_aliases():
+    c = cluster(channels=[ch("X", clwlprty=2), ch("X", name="TO.X.B", clwlprty=7), ch("H1", clwlprty=0)])
+    c = attrs_evolve(c, aliases=[alias("X", "H1", clwlprty=7)])
+    choice = W.choose(c, qmgr_put("X"))
+    assert choice.eliminated["X/TO.X"] == "CLWL-11a"
+    assert set(choice.finalists) == {"X/TO.X.B", "H1/TO.H1"}
+    # Step 11b (queue priority) does not apply when a queue manager is being chosen.
+    assert "CLWL-11b" not in dict(choice.trace)
+
+
+def test_a_put_naming_the_local_queue_manager_or_an_unknown_one_has_no_cluster_destination():
+    c = cluster(channels=[ch("X")])
+    assert allowed(c, qmgr_put("LOCAL")) == set() and allowed(c, qmgr_put("NOWHERE")) == set()
+
+
+@pytest.mark.parametrize("states, step, finalists", [
+    ((5, 6), "CLWL-08", {"A/TO.A"}), ((7, 8), "CLWL-09", {"A/TO.A", "B/TO.B"}), ((1, 6), "CLWL-07", {"A/TO.A"}),
+    ((6, 13), "CLWL-07", {"B/TO.B"})])
+def test_channel_fallbacks_when_nothing_better_remains(states, step, finalists):
+    c = cluster(queues=[q("A"), q("B")], channels=[ch("A", state=states[0]), ch("B", state=states[1])])
+    choice = W.choose(c, W.Message(queue="Q"))
+    assert dict(choice.trace)[step] and set(choice.finalists) == finalists
+
+
+def attrs_evolve(c, **kw):
+    import attrs
+    return attrs.evolve(c, **kw)

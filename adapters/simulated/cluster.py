@@ -20,8 +20,17 @@ IDLE_LIKE = {7, 8, 6}                  # REQUESTING, PAUSED, STOPPED
 class Candidate:
     key: str
     qmgr: str
-    instance: L.SetClusterInstance
+    instance: L.SetClusterInstance | None
     channel: L.SetClusterChannel | None
+    alias: L.SetClusterAlias | None = None
+
+    def rank(self) -> int:
+        """CLWLRANK as step 4a compares it: an alias carries its own."""
+        return self.alias.clwlrank if self.alias else self.channel.clwlrank
+
+    def priority(self) -> int:
+        """CLWLPRTY as step 11a compares it when a queue manager is chosen."""
+        return self.alias.clwlprty if self.alias else self.channel.clwlprty
 
 
 class SimulatedCluster:
@@ -30,6 +39,7 @@ class SimulatedCluster:
         self.qmgrs: dict[str, L.SetClusterQueueManager] = {}
         self.instances: dict[tuple[str, str], L.SetClusterInstance] = {}
         self.channels: dict[str, L.SetClusterChannel] = {}
+        self.aliases: dict[tuple[str, str], L.SetClusterAlias] = {}
         self.factor: dict[str, dict[str, int]] = {}   # queue -> key -> DestSeqFactor
         self.number: dict[str, dict[str, int]] = {}   # queue -> key -> DestSeqNumber
         self.last: dict[str, int] = {}
@@ -47,6 +57,8 @@ class SimulatedCluster:
         return next(q for q in self.qmgrs.values() if q.local)
 
     def put(self, op: L.ClusterPut) -> L.Observation:
+        if op.qmgr:
+            return self.put_to_qmgr(op)
         me = self.local()
         cands = []
         for (qm, name), inst in sorted(self.instances.items()):
@@ -115,10 +127,55 @@ class SimulatedCluster:
             cands = [c for c in cands if numbers.get(c.key, 0) >= cut]
         return self._chosen(op.queue, None, cands)
 
+    def put_to_qmgr(self, op: L.ClusterPut) -> L.Observation:
+        """A put naming a queue manager: channels to it, and to the hosts of its aliases."""
+        me = self.local()
+        routes: list[Candidate] = []
+        if op.qmgr != me.name:
+            by_qmgr: dict[str, list[L.SetClusterChannel]] = {}
+            for ch in sorted(self.channels.values(), key=lambda c: c.name):
+                by_qmgr.setdefault(ch.qmgr, []).append(ch)
+            routes = [Candidate(f"{op.qmgr}/{ch.name}", op.qmgr, None, ch) for ch in by_qmgr.get(op.qmgr, [])]
+            for (name, host), al in sorted(self.aliases.items()):
+                if name == op.qmgr and host not in (me.name, op.qmgr):
+                    routes += [Candidate(f"{host}/{ch.name}", host, None, ch, al) for ch in by_qmgr.get(host, [])]
+        mine = set(me.clusters)
+        routes = [r for r in routes
+                  if (r.alias is None or r.alias.put_enabled or self.on("alias-put-disabled-chosen"))
+                  and (set(r.channel.clusters) & mine or self.on("foreign-channel-to-qmgr"))]
+        if routes and not self.on("rank-ignored"):
+            top = max(r.rank() for r in routes)
+            routes = [r for r in routes if r.rank() == top]
+        resumed = [r for r in routes if not self.suspended(r.qmgr)]
+        routes = resumed or routes
+        if len(routes) > 1:
+            for group in (RUNNING_LIKE, STARTING_LIKE | RUNNING_LIKE, RETRYING_LIKE | STARTING_LIKE | RUNNING_LIKE,
+                          IDLE_LIKE | RETRYING_LIKE | STARTING_LIKE | RUNNING_LIKE):
+                usable = [r for r in routes if r.channel.state in group]
+                if usable:
+                    routes = usable
+                    break
+        best: dict[str, int] = {}
+        for r in routes:
+            best[r.qmgr] = max(best.get(r.qmgr, -1), r.channel.netprty)
+        routes = [r for r in routes if r.channel.netprty == best[r.qmgr]]
+        if routes and not self.on("qmgr-clwlprty-ignored"):
+            top = max(r.priority() for r in routes)
+            routes = [r for r in routes if r.priority() == top]
+        if not routes:
+            return L.Observation(attrs={"DESTINATION": ""})
+        numbers = self.number.setdefault(op.queue, {})
+        if len(routes) > me.clwlmruc:
+            order = sorted(routes, key=lambda r: -numbers.get(r.key, 0))
+            cut = numbers.get(order[me.clwlmruc - 1].key, 0)
+            routes = [r for r in routes if numbers.get(r.key, 0) >= cut]
+        return self._chosen(op.queue, None, routes)
+
     def _chosen(self, queue: str, forced: Candidate | None, cands: list[Candidate]) -> L.Observation:
         factors = self.factor.setdefault(queue, {})
         numbers = self.number.setdefault(queue, {})
-        shape = tuple(sorted((c.key, c.instance.clwlrank, c.instance.clwlprty,
+        shape = tuple(sorted((c.key, *((c.instance.clwlrank, c.instance.clwlprty) if c.instance else
+                                       (c.alias.clwlrank, c.alias.clwlprty) if c.alias else (None, None)),
                               None if c.channel is None else (c.channel.clwlrank, c.channel.clwlprty,
                                                               c.channel.clwlwght, c.channel.netprty))
                              for c in cands))

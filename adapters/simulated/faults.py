@@ -135,6 +135,13 @@ _fault("local-not-preferred", "cluster", ("CLWL-03",),
 _fault("put-disabled-chosen", "cluster", ("CLWL-01",),
        "a PUT-disabled queue instance can be chosen")
 
+_fault("alias-put-disabled-chosen", "cluster", ("CLWL-02",),
+       "a put naming a queue manager may go through a PUT-disabled queue-manager alias")
+_fault("foreign-channel-to-qmgr", "cluster", ("CLWL-02",),
+       "a put naming a queue manager may use a channel in none of the local queue manager's clusters")
+_fault("qmgr-clwlprty-ignored", "cluster", ("CLWL-11a",),
+       "channel and alias CLWLPRTY do not eliminate routes when a queue manager is chosen")
+
 # The DLQ handler the simulated queue manager runs (the kit's own, adapters/dlq_handler).
 _fault("dlq-rules-out-of-order", "dlq", ("DLQ-01",),
        "the handler searches the rules table from the last rule up")

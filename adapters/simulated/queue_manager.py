@@ -181,6 +181,9 @@ class SimulatedQueueManager:
     def _op_SetClusterInstance(self, op):
         self.cluster.instances[(op.qmgr, op.queue)] = op
 
+    def _op_SetClusterAlias(self, op):
+        self.cluster.aliases[(op.name, op.qmgr)] = op
+
     def _op_RemoveClusterInstance(self, op):
         self.cluster.instances.pop((op.qmgr, op.queue), None)
 

@@ -4,7 +4,10 @@ A local queue manager and four remote ones host instances of one cluster queue;
 channels change state, workload attributes (rank, priority, weight, network
 priority, CLWLUSEQ, CLWLMRUC) are altered, queue managers are suspended and
 resumed, instances are added, removed and PUT-disabled, and messages are put
-locally, over a cluster channel or as cluster PCF messages.  Every chosen
+locally, over a cluster channel or as cluster PCF messages.  Puts also name a
+queue manager, directly or through queue-manager aliases the machine defines on
+the remote queue managers, and outages leave only starting, retrying or stopped
+channels, so the algorithm's fallbacks (steps 7 to 9) decide.  Every chosen
 destination must be one the algorithm allows, and step 12's sequence makes the
 shares follow the weights.
 """
@@ -18,8 +21,14 @@ from conformance.machines.base import ConformanceMachine
 from reference_model import language as L
 
 LOCAL, REMOTES, QUEUE = "GW", ("QM1", "QM2", "QM3", "QM4"), "ORDERS"
+#: The queue named by puts that name a queue manager (its own workload history).
+QMGR_QUEUE = "PAYMENTS"
+#: Queue-manager aliases: one a name of its own, one rerouting a real queue manager's name.
+ALIASES = ("PAY.QM", "QM1")
 CLUSTER = ("SALES",)
 STATES = (0, 3, 3, 1, 2, 5, 6, 7, 8, 13)
+#: Channel states an outage leaves, by the fallback step that admits them (7, 8, 9).
+OUTAGE_STATES = ((1, 2, 4, 13), (5,), (6, 7, 8))
 remotes = st.sampled_from(REMOTES)
 
 
@@ -68,6 +77,31 @@ class ClusterMachine(ConformanceMachine):
     @rule(qm=remotes, state=st.sampled_from(STATES))
     def channel_state(self, qm, state):
         self._channel(f"TO.{qm}", state=state)
+
+    @rule(deepest=st.integers(0, 2), picks=st.lists(st.integers(0, 99), min_size=8, max_size=8),
+          count=st.integers(1, 4), by_qmgr=st.booleans())
+    def outage(self, deepest, picks, count, by_qmgr):
+        """Every channel leaves RUNNING for a state step 7 + ``deepest`` or a later step admits, then puts."""
+        allowed = [st_ for group in OUTAGE_STATES[deepest:] for st_ in group]
+        for name, pick in zip(sorted(self.channels), picks * 2):
+            self._channel(name, state=allowed[pick % len(allowed)])
+        for _ in range(count):
+            self.execute(L.ClusterPut(queue=QMGR_QUEUE, qmgr=REMOTES[0]) if by_qmgr else L.ClusterPut(queue=QUEUE))
+
+    @rule(named=st.sampled_from(tuple(dict.fromkeys(REMOTES[:2] + ALIASES))), count=st.integers(1, 6))
+    def put_to_qmgr(self, named, count):
+        for _ in range(count):
+            self.execute(L.ClusterPut(queue=QMGR_QUEUE, qmgr=named))
+
+    @rule(name=st.sampled_from(ALIASES), host=st.sampled_from(REMOTES[1:]), put_enabled=st.booleans(),
+          clwlrank=st.integers(0, 1), clwlprty=st.integers(0, 3))
+    def qmgr_alias(self, name, host, put_enabled, clwlrank, clwlprty):
+        self.execute(L.SetClusterAlias(name=name, qmgr=host, clusters=CLUSTER, put_enabled=put_enabled,
+                                       clwlrank=clwlrank, clwlprty=clwlprty))
+
+    @rule(qm=remotes, clusters=st.sampled_from((("OTHER",), CLUSTER + ("OTHER",), CLUSTER)))
+    def channel_clusters(self, qm, clusters):
+        self._channel(f"TO.{qm}", clusters=clusters)
 
     @rule(qm=remotes, attr=st.sampled_from(("clwlrank", "clwlprty", "clwlwght", "netprty")),
           value=st.integers(min_value=1, max_value=9))

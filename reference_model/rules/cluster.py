@@ -20,7 +20,10 @@ RULES.add(
     _clwl("1", "Queue instances that are not PUT-enabled, remote instances in no cluster shared with the local queue "
           "manager, and channels outside the queue's cluster are eliminated."),
     _clwl("2", "For a put naming a queue manager, PUT-disabled queue-manager aliases and channels outside the local "
-          "queue manager's clusters are eliminated.", note="Puts naming a queue manager are not modelled yet: not exercised."),
+          "queue manager's clusters are eliminated.",
+          note="The candidates of a put naming queue manager X are the channels to X and, for each alias named X "
+          "that another queue manager hosts, the channels to that host; the step does not mention a queue "
+          "manager alias's clusters, and none is eliminated for them."),
     _clwl("3", "The local instance is chosen under CLWLUSEQ(LOCAL), or CLWLUSEQ(QMGR) with the queue manager's "
           "CLWLUSEQ(LOCAL), and always for a message that arrived over a cluster channel."),
     _clwl("4", "A cluster PCF message is not sent to a queue manager it was already sent to."),
@@ -35,7 +38,8 @@ RULES.add(
     _clwl("10", "With more than one remote instance left, a cluster PCF message uses locally defined CLUSSDR channels."),
     _clwl("11", "For each queue manager, the channels with the highest NETPRTY are kept."),
     _clwl("11a", "When a queue manager is being chosen, only the channels and aliases with the highest CLWLPRTY remain.",
-          note="Puts naming a queue manager are not modelled yet: not exercised."),
+          note="A route through an alias is compared by the alias's CLWLPRTY (and, at step 4a, its CLWLRANK), "
+          "not its channel's: 'if any queue manager alias remain, channels to the queue manager are kept'."),
     _clwl("11b", "When a queue is being chosen, only the queues with the highest CLWLPRTY remain; channels are kept.",
           note="The topic 'Cluster workload balancing - channel attributes' also applies channel CLWLPRTY to "
           "queue choices; the algorithm topic, which governs, applies it only when a queue manager is chosen (11a)."),
