@@ -140,24 +140,35 @@ class RunRecord:
         self.coverage.failed.update(failure.rules)
         self.failures.append(failure)
 
+    def _rules(self) -> list[tuple[Rule, list[str]]]:
+        """Each rule reported, with the areas whose errors bear on it: the rules of the areas run, then
+        rules of other areas the run exercised or found broken (a machine may reach another area's
+        rules, as the dlq machine's expiring dead letters reach expiry's)."""
+        ran = [(rule, [area]) for area in self.areas for rule in RULES.all(area)]
+        seen = {rule.id for rule, _ in ran}
+        reached = [(rule, list(self.areas)) for rule in RULES.all() if rule.id not in seen
+                   and (self.coverage.exercised[rule.id] or self.coverage.failed[rule.id])]
+        return ran + reached
+
     def rule_rows(self) -> list[dict]:
         rows = []
-        for area in self.areas:
-            for rule in RULES.all(area):
-                verdict = verdict_for(rule, self.coverage, self.applicable(rule), self._in_error(area))
-                rows.append({
-                    "rule": rule.id,
-                    "area": rule.area,
-                    "source": rule.source,
-                    "cites": rule.citations(),
-                    "summary": rule.summary,
-                    "verdict": verdict,
-                    **({"interrupted": True} if area in self.interrupted and verdict == ERROR else {}),
-                    "exercised": self.coverage.exercised[rule.id],
-                    "checked": self.coverage.checked[rule.id],
-                    "failed": self.coverage.failed[rule.id],
-                    **({"not_applicable": self.why_not_applicable(rule)} if verdict == NOT_APPLICABLE else {}),
-                })
+        for rule, areas in self._rules():
+            in_error = any(self._in_error(area) for area in areas)
+            verdict = verdict_for(rule, self.coverage, self.applicable(rule), in_error)
+            interrupted = any(area in self.interrupted for area in areas)
+            rows.append({
+                "rule": rule.id,
+                "area": rule.area,
+                "source": rule.source,
+                "cites": rule.citations(),
+                "summary": rule.summary,
+                "verdict": verdict,
+                **({"interrupted": True} if interrupted and verdict == ERROR else {}),
+                "exercised": self.coverage.exercised[rule.id],
+                "checked": self.coverage.checked[rule.id],
+                "failed": self.coverage.failed[rule.id],
+                **({"not_applicable": self.why_not_applicable(rule)} if verdict == NOT_APPLICABLE else {}),
+            })
         return rows
 
     def status(self) -> str:

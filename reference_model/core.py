@@ -710,9 +710,11 @@ def _discard_all(s: ModelState, q: ModelQueue, queue: str, discarded: list[Model
         return ()
     rules = ("EXP-04", "EXP-13") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else ("EXP-05", "EXP-04", "EXP-13")
     for m in discarded:
-        expiry.discard(s, queue, s.find(queue, m.seq), rules)
+        expiry.discard(s, queue, s.find(queue, m.seq), rules + (("EXP-14",) if m.backout_count else ()))
     reports = ("EXP-08", "EXP-12") if any(m.md.report & C.MQRO_EXPIRATION for m in discarded) else ()
-    return rules + ("EXP-13", "EXP-11") + reports
+    # A message got in a unit of work that was backed out, expired since: note 5.
+    backed_out = ("EXP-14",) if any(m.backout_count for m in discarded) else ()
+    return rules + ("EXP-13", "EXP-11") + reports + backed_out
 
 
 def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[ModelMessage],
@@ -760,6 +762,8 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     returned = _returned(state, chosen)
     if chosen.md.expiry != C.MQEI_UNLIMITED or chosen.xmit_expiry is not None:
         rules += ["EXP-01", "EXP-02", "EXP-03", "EXP-06"]
+        if chosen.backout_count:
+            rules.append("EXP-14")   # backed out: still ageing from its original put
         if chosen.xmit_expiry is not None:
             rules += ["EXP-20", "EXP-21", "EXP-22"]
     if chosen.tm is not None:

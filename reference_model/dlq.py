@@ -47,6 +47,8 @@ class HandlerState:
     busy_at: int = 0
     #: Started by a restart and not yet through its first scan (DLQ-30 decides that scan).
     restarted: bool = False
+    #: Its open of the input queue was exclusive (MQOO_INPUT_AS_Q_DEF under DEFSOPT(EXCL)).
+    exclusive: bool = False
 
     def tries(self, msg_id: str) -> int:
         return dict(self.attempts).get(msg_id, 0)
@@ -183,9 +185,24 @@ def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...], rest
     if not queue or queue not in state.queues:
         s.dlq_handlers[name] = HandlerState(table_file=text)
         return [Branch(observation=L.Observation.of(C.MQRC_UNKNOWN_OBJECT_NAME), state=s, rules=rules)]
+    # The handler opens its input queue MQOO_INPUT_AS_Q_DEF (DLQ-14): exclusively when the queue's
+    # DEFSOPT says so, and then not while anything else has it open for input (CORE-23).
+    rules += ("DLQ-14",)
+    holders = [h for n, h in state.dlq_handlers.items() if n != name and h.running and h.input_q == queue]
+    apps = [h for h in state.handles.values() if h.queue == queue and h.can_input]
+    exclusive = state.queues[queue].attr("DEFSOPT") == C.MQOO_INPUT_EXCLUSIVE
+    if (exclusive and (holders or apps)) or any(h.exclusive for h in holders) \
+            or any(h.input_mode == C.MQOO_INPUT_EXCLUSIVE for h in apps):
+        s.dlq_handlers[name] = HandlerState(table_file=text, input_q=queue)
+        opened = {"rc": ("DLQ-14", "CORE-23"), "cc": ("DLQ-14", "CORE-23")}
+        return [Branch(observation=L.Observation.of(C.MQRC_OBJECT_IN_USE), state=s, rules=rules + ("CORE-23",),
+                       field_rules=opened)]
+    # Others have it open: a refusal would be about how the handler opened it.
+    shared = {"rc": ("DLQ-14", "CORE-23"), "cc": ("DLQ-14", "CORE-23")} if holders or apps else {}
     s.dlq_handlers[name] = HandlerState(table_file=text, started_text=text, table=table, running=True, input_q=queue,
-                                        last_rescan=state.clock, busy_at=state.clock, restarted=restart)
-    return [Branch(observation=L.OK, state=s, rules=rules)]
+                                        last_rescan=state.clock, busy_at=state.clock, restarted=restart,
+                                        exclusive=exclusive)
+    return [Branch(observation=L.OK, state=s, rules=rules, field_rules=shared)]
 
 
 @handles(L.StartDlqHandler)
@@ -281,7 +298,11 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         back = o.state.clone()
         held = back.find(queue, m.seq)
         back.queues[queue].update(held, backout_count=held.backout_count + 1)
-        return settle(back, tried, BACKED_OUT, rules + extra, primary=decisive + ("DLQ-24",), index=index)
+        out = settle(back, tried, BACKED_OUT, rules + extra, primary=decisive + ("DLQ-24",), index=index)
+        # Gone after its action's put failed: the get was not backed out (DLQ-24) before anything else.
+        gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(("DLQ-24",) + out.field_rules[key]))}
+        return attrs.evolve(out, field_rules={**out.field_rules, **gone})
+
 
     qname, qmgr = target(rule, m)
     if qmgr or not qname or qname not in s.queues:
@@ -290,7 +311,12 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     s.discard(queue, s.find(queue, m.seq), rules)
     # Which rule decides each field of the message put (DLQ-11, DLQ-12, DLQ-21, DLQ-22).
     decided = (("context", ("DLQ-12",)), ("format", acted), ("dlh", acted), ("body", ("DLQ-11",)))
-    return [settle(b.state, done, f"put:{qname}", rules + b.rules, primary=decisive + acted, index=index)
+    ageing: tuple[str, ...] = ()
+    if m.md.expiry != C.MQEI_UNLIMITED:
+        # What is left of its expiry goes with it: it kept ageing on the dead-letter queue (EXP-16).
+        ageing = ("EXP-16",)
+        decided += (("expiry", ("EXP-16", "EXP-02", "DLQ-11")),)
+    return [settle(b.state, done, f"put:{qname}", rules + ageing + b.rules, primary=decisive + acted, index=index)
             if b.observation.rc in (C.MQRC_NONE, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM) else failed(b.rules)
             for b in core._do_put(s, None, qname, m.body, md, C.MQPMO_NO_SYNCPOINT, (), None, dlh,
                                   provenance=rules, decided=decided)]
@@ -336,12 +362,15 @@ def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
         s = state.clone()
         gone = [m for m in expired if m.seq in choice]
         for m in gone:
-            expiry.discard(s, queue, s.find(queue, m.seq), ("EXP-04",))
+            # It kept ageing on the dead-letter queue (EXP-16); the program whose get reached it
+            # discarded it for expiry and owes its report (EXP-09).
+            expiry.discard(s, queue, s.find(queue, m.seq), ("EXP-04", "EXP-16"), report_rules=("EXP-09",))
+        reports = ("EXP-09", "EXP-08") if any(m.md.report & C.MQRO_EXPIRATION for m in gone) else ()
         for b in _run_handler(s, op):
             if gone:
-                field_rules = {**b.field_rules, **{f"attrs.{m.md.msg_id.upper()}": ("EXP-06", "EXP-04")
+                field_rules = {**b.field_rules, **{f"attrs.{m.md.msg_id.upper()}": ("EXP-06", "EXP-04", "EXP-16")
                                                    for m in gone if m.md.msg_id}}
-                b = attrs.evolve(b, rules=tuple(dict.fromkeys(b.rules + ("EXP-06", "EXP-04"))),
+                b = attrs.evolve(b, rules=tuple(dict.fromkeys(b.rules + ("EXP-06", "EXP-04", "EXP-16") + reports)),
                                  field_rules=field_rules)
             branches.append(b)
     return branches

@@ -175,17 +175,19 @@ def walk(state: ModelState, candidates: list[ModelMessage]) -> Iterator[tuple[li
     yield from go(0, [])
 
 
-def discard(s: ModelState, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
-    """Discard an expired message outside any unit of work (EXP-13), with its report (EXP-08/12)."""
+def discard(s: ModelState, queue: str, m: ModelMessage, rules: tuple[str, ...],
+            report_rules: tuple[str, ...] = ()) -> None:
+    """Discard an expired message outside any unit of work (EXP-13), with its report (EXP-08/12;
+    ``report_rules``: what else requires the report, such as EXP-09 for a program's discard)."""
     q = s.queues[queue]
     if q.find(m.seq) is m:
         s.discard(queue, m, rules)
     if background_removal(s) and q.background_removed:
         q.background_removed -= 1  # it may have been one of those removed in the background
-    _report(s, m)
+    _report(s, m, report_rules)
 
 
-def _report(s: ModelState, m: ModelMessage) -> None:
+def _report(s: ModelState, m: ModelMessage, extra: tuple[str, ...] = ()) -> None:
     report = m.md.report
     if not report & C.MQRO_EXPIRATION or m.md.reply_to_q not in s.queues:
         return
@@ -203,7 +205,7 @@ def _report(s: ModelState, m: ModelMessage) -> None:
     target = s.queues[m.md.reply_to_q]
     order = target.attr("DEFPRTY") if target.attr("MSGDLVSQ") == C.MQMDS_FIFO else min(md.priority, C.MAX_PRIORITY)
     target.append(ModelMessage(seq=s.next_seq, body=body, md=md, order_priority=order, put_time=s.clock,
-                               provenance=("EXP-08", "EXP-12", "EXP-13")))
+                               provenance=("EXP-08", "EXP-12", "EXP-13") + extra))
     s.next_seq += 1
 
 

@@ -265,7 +265,7 @@ def test_failed_forward_to_a_full_queue_or_a_remote_queue_manager():
 
 # Rules of the table's syntax are covered by tests/test_dlq_table.py; PUTAUT and the open option have no
 # observable effect on the kit's queue managers (see their notes).
-COVERED.update({"DLQ-14", "DLQ-26", "DLQ-31", "DLQ-32", "DLQ-33", "DLQ-34", "DLQ-35", "DLQ-36", "DLQ-37", "DLQ-39",
+COVERED.update({"DLQ-26", "DLQ-31", "DLQ-32", "DLQ-33", "DLQ-34", "DLQ-35", "DLQ-36", "DLQ-37", "DLQ-39",
                 "DLQ-40"})
 
 
@@ -274,7 +274,7 @@ def test_every_dlq_rule_has_a_hand_written_case():
     assert missing == []
 
 
-@covers("EXP-06")
+@covers("EXP-06", "EXP-09")
 def test_a_message_expired_on_the_dead_letter_queue_is_never_acted_on():
     """The handler's browse never returns it: the queue manager discards it, with its report."""
     s = Dlq(R={})
@@ -284,16 +284,38 @@ def test_a_message_expired_on_the_dead_letter_queue_is_never_acted_on():
     s.dead("M2")
     s.later(1)   # M1's half second is over
     assert s.fates() == {"M2": "put:B"}
+    assert {"EXP-09", "EXP-08"} <= set(s.last_rules)   # the handler's run discarded it: its report is owed
     assert [s.take("B").body, s.take("B")] == ["body of M2", None]
+
     report = s.get("rep", "R").message
     assert report.feedback == C.MQFB_EXPIRATION and report.correl_id == "M1"
     assert s.depth("DLQ") == 0
 
 
+@covers("EXP-16")
 def test_a_message_still_live_on_the_dead_letter_queue_is_forwarded_with_what_remains():
     s = Dlq()
     s.start("ACTION(FWD) FWDQ(B)\n")
     s.dead("M1", expiry=50)
     s.later(2)
     assert s.fates() == {"M1": "put:B"}
+    assert "EXP-16" in s.last_rules
     assert s.take("B").expiry == 30
+
+
+@covers("DLQ-14")
+def test_the_handler_opens_its_queue_as_the_queue_defines():
+    """MQOO_INPUT_AS_Q_DEF: shared under DEFSOPT(SHARED), so two handlers run; exclusive under
+    DEFSOPT(EXCL), so a second handler cannot open the queue while the first has it."""
+    shared = Dlq()
+    assert shared.start("ACTION(IGNORE)\n", "H1").rc == 0 and shared.start("ACTION(IGNORE)\n", "H2").rc == 0
+    excl = Dlq(dlq_attrs={"DEFSOPT": C.MQOO_INPUT_EXCLUSIVE})
+    # not while an application has the queue open for input...
+    assert excl.start("ACTION(IGNORE)\n", "H1").rc == C.MQRC_OBJECT_IN_USE
+    excl.do(L.Close(conn="app", handle="app.DLQ"))
+    # ...but once it has closed it
+    assert excl.do(L.RestartDlqHandler(handler="H1")).rc == 0
+
+    refused = excl.start("ACTION(IGNORE)\n", "H2")
+    assert (refused.cc, refused.rc) == (C.MQCC_FAILED, C.MQRC_OBJECT_IN_USE)
+    assert excl.run("H2")["HANDLER"] == "ENDED"

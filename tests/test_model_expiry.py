@@ -8,7 +8,8 @@ from tests.modelkit import COVERED, Script, covers
 
 NOSYNC, SYNC = C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT
 #: Rules about things the kit cannot express yet (remote queues, QSGs, DLQ handler, triggers).
-NOT_YET_EXERCISABLE = {"EXP-07", "EXP-09", "EXP-16", "EXP-18", "EXP-25"}
+NOT_YET_EXERCISABLE = {"EXP-07", "EXP-18", "EXP-25"}
+
 
 
 def script(platform=C.PLATFORM_ZOS, **attrs):

@@ -84,8 +84,8 @@ class DlqHandler:
         if not self.queue:
             return L.Observation.of(C.MQRC_UNKNOWN_OBJECT_NAME)
         self.execute(L.Connect(conn=self.conn))
-        obs = self.execute(L.Open(conn=self.conn, handle=self.handle, queue=self.queue,
-                                  options=C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE))
+        mode = C.MQOO_INPUT_SHARED if "dlq-opens-shared" in self.faults else C.MQOO_INPUT_AS_Q_DEF
+        obs = self.execute(L.Open(conn=self.conn, handle=self.handle, queue=self.queue, options=mode | C.MQOO_BROWSE))
         if obs.cc == C.MQCC_FAILED:
             self.execute(L.Disconnect(conn=self.conn))
             return L.Observation.of(obs.rc)
@@ -259,7 +259,9 @@ class DlqHandler:
             keep = False
         restore = not keep and "dlq-format-not-restored" not in self.faults
         md = L.MessageDescriptor(
-            priority=m.priority, persistence=m.persistence, expiry=m.expiry if isinstance(m.expiry, int) else -1,
+            priority=m.priority, persistence=m.persistence,
+            expiry=C.MQEI_UNLIMITED if "dlq-forward-drops-expiry" in self.faults
+            else m.expiry if isinstance(m.expiry, int) else -1,
             report=m.report, msg_type=m.msg_type, feedback=m.feedback,
             format=dlh.format if restore else m.format, reply_to_q=m.reply_to_q,
             msg_id=m.msg_id or "", correl_id=m.correl_id or "", reply_to_qmgr=m.reply_to_qmgr,

@@ -157,6 +157,12 @@ _fault("dlq-header-stripped", "dlq", ("DLQ-22", "DLQ-11"),
        "ACTION(FWD) HEADER(YES) forwards the message without its MQDLH")
 _fault("dlq-format-not-restored", "dlq", ("DLQ-21", "DLQ-22"),
        "when the MQDLH is removed the message keeps Format MQDEAD instead of the saved format")
+_fault("dlq-opens-shared", "dlq", ("DLQ-14",),
+       "the handler opens its input queue MQOO_INPUT_SHARED whatever the queue's DEFSOPT")
+_fault("dlq-forward-drops-expiry", "dlq", ("EXP-16", "DLQ-11"),
+       "forwarded and retried messages are put with MQEI_UNLIMITED instead of what is left of their expiry")
+_fault("dead-letter-expired-no-report", "dlq", ("EXP-09", "EXP-08"),
+       "an expired message discarded from the dead-letter queue gets no expiration report")
 _fault("dlq-context-not-passed", "dlq", ("DLQ-12",),
        "forwarded and retried messages get the handler's default context instead of their own")
 _fault("dlq-table-change-applied", "dlq", ("DLQ-10",),

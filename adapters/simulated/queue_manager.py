@@ -265,6 +265,8 @@ class SimulatedQueueManager:
         q.remove(m)
         if conn is not None and self._fault("discard-rolled-back"):
             conn.log.append(LogRecord("discard", q.name, m))
+        if self._fault("dead-letter-expired-no-report") and q.name == self.dead_q:
+            return
         if not self._fault("report-at-eligibility"):
             self._report(m)
 

@@ -8,7 +8,10 @@ dead-letter messages with MQDLHs and varied descriptors and contexts, messages
 without an MQDLH, handler runs, clock advances past RETRYINT, destinations
 put-inhibited or filled and drained (each drained message is checked: its
 header, format and context), a second handler on the same queue, table edits
-and restarts.  Every message's fate after each run is checked against the model.
+and restarts.  Some dead letters expire: they keep ageing on the dead-letter
+queue, are forwarded with what is left of their expiry, or are discarded when
+the handler reaches them, with the expiration report they ask for.  Every
+message's fate after each run is checked against the model.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 DLQ, TARGETS, MISSING = "DLQ", ("A", "B", "PARK"), "NEW.Q"
+#: Where expiration reports for dead letters go (unbounded, so a report always has room).
+REPORTS = "REPORTS"
 APP = "app"
 USERS = ("alice", "bob")
 APPL_NAMES = ("payroll.batch", "billing", "payroll")
@@ -146,9 +151,10 @@ class DlqMachine(ConformanceMachine):
         self.execute(L.DefineQueue(queue=DLQ, attrs={"MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY}))
         for q in TARGETS:
             self.execute(L.DefineQueue(queue=q, attrs={"MAXDEPTH": maxdepth, "PUT": int(q in inhibited)}))
+        self.execute(L.DefineQueue(queue=REPORTS))
         self.execute(L.AlterQueueManager(attrs={"DEADQ": DLQ}))
         self.execute(L.Connect(conn=APP))
-        for q in TARGETS:
+        for q in TARGETS + (REPORTS,):
             self.execute(L.Open(conn=APP, handle=f"{APP}.{q}", queue=q,
                                 options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT))
         self.execute(L.StartDlqHandler(handler="H1", table=table))
@@ -163,6 +169,23 @@ class DlqMachine(ConformanceMachine):
         mid = self._msg_id()
         desc = L.MessageDescriptor(msg_id=mid, format=C.MQFMT_DEAD_LETTER_HEADER, **md)
         self.execute(L.Put1(conn=APP, queue=DLQ, body=f"dead letter {mid}", md=desc, dlh=dlh))
+
+    @rule(dlh=headers, md=descriptors, expiry=st.sampled_from([20, 100, 600]), report=st.booleans(),
+          wait=st.sampled_from([0, 50, 150]), then=st.sampled_from((None,) + TARGETS + (REPORTS,)))
+    def expiring_dead_letter(self, dlh, md, expiry, report, wait, then):
+        """A dead letter with an expiry (and perhaps an expiration report), time, a handler run, and
+        perhaps a queue drained to see what arrived (with what is left of its expiry)."""
+        mid = self._msg_id()
+        if report:
+            md = {**md, "reply_to_q": REPORTS, "reply_to_qmgr": ""}
+        desc = L.MessageDescriptor(msg_id=mid, format=C.MQFMT_DEAD_LETTER_HEADER, expiry=expiry,
+                                   report=C.MQRO_EXPIRATION if report else C.MQRO_NONE, **md)
+        self.execute(L.Put1(conn=APP, queue=DLQ, body=f"expiring {mid}", md=desc, dlh=dlh))
+        if wait:
+            self.execute(L.AdvanceClock(tenths=wait))
+        self.run_handler(0)
+        if then:
+            self.drain(then)
 
     @rule(md=descriptors)
     def without_header(self, md):
@@ -193,7 +216,7 @@ class DlqMachine(ConformanceMachine):
     def put_inhibit(self, queue, inhibited):
         self.execute(L.AlterQueue(queue=queue, attrs={"PUT": int(inhibited)}))
 
-    @rule(queue=st.sampled_from(TARGETS))
+    @rule(queue=st.sampled_from(TARGETS + (REPORTS,)))
     def drain(self, queue):
         for _ in range(5):
             obs = self.execute(L.Get(conn=APP, handle=f"{APP}.{queue}", options=C.MQGMO_NO_SYNCPOINT))
@@ -215,8 +238,11 @@ class DlqMachine(ConformanceMachine):
         self.execute(L.RestartDlqHandler(handler=self.handlers[which % len(self.handlers)]))
 
     @precondition(lambda self: not self.second)
-    @rule(table=tables())
-    def second_handler(self, table):
+    @rule(table=tables(), exclusive=st.booleans())
+    def second_handler(self, table, exclusive):
+        """A second handler on the same queue; with DEFSOPT(EXCL) it cannot open it while H1 runs (DLQ-14)."""
         self.second = True
+        if exclusive:
+            self.execute(L.AlterQueue(queue=DLQ, attrs={"DEFSOPT": C.MQOO_INPUT_EXCLUSIVE}))
         self.handlers.append("H2")
         self.execute(L.StartDlqHandler(handler="H2", table=table))

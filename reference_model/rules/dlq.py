@@ -65,7 +65,8 @@ RULES.add(
          note="Latitude: the model only requires that an invalid table is refused."),
     _dlq(14, Cite(S.DLQ_PROCESSING, "note 6"),
          "The handler opens the dead-letter queue with MQOO_INPUT_AS_Q_DEF.",
-         note="Not exercised: the machines keep the dead-letter queue shareable (DEFSOPT(SHARED))."),
+         note="Checked through what the open allows: with DEFSOPT(EXCL) a handler does not start while another "
+         "handler (or an application) has the queue open for input, and then fails with MQRC_OBJECT_IN_USE."),
     _dlq(15, Cite(S.DLQ_PROCESSING, "note 7"),
          "Several handler instances may run against one dead-letter queue with the same table; each keeps its own "
          "record of tries."),

@@ -44,7 +44,8 @@ RULES.add(
     _exp(8, "", cites=(Cite(S.MQMD_EXPIRY, "paragraph 7"), Cite(S.EXPIRY_REPORT, "MQRO_EXPIRATION_*")), summary= "Discarding an expired message produces an expiration report if the message asked for one "
          "with an MQRO_EXPIRATION_* option (feedback MQFB_EXPIRATION, to its reply-to queue), and none otherwise."),
     _exp(9, "para 8", "Any other program that discards messages because they expired must send the requested report too.",
-         note="Applies to programs such as a DLQ handler: not exercised until the dlq area lands."),
+         note="Exercised by the DLQ handler: an expired message its run reaches is discarded, and the report it "
+         "asked for must arrive (from the queue manager or the handler)."),
     _exp(10, "", cites=(Cite(S.MQMD_EXPIRY, "note 1"), Cite(S.MQRC_2013)), summary= "A put or put1 with Expiry zero (or negative other than MQEI_UNLIMITED) fails "
           "with MQRC_EXPIRY_ERROR and produces no report."),
     _exp(11, "note 2", "Expired messages not yet discarded count toward the number of messages on the queue for "
@@ -57,7 +58,9 @@ RULES.add(
     _exp(15, "note 6", "A message locked by a browse that expires before the get under cursor makes that get fail "
           "with MQRC_NO_MSG_UNDER_CURSOR."),
     _exp(16, "note 7", "A message put to the dead-letter queue by default keeps its remaining expiry, still decremented.",
-         note="Not exercised until the dlq area lands."),
+         note="Exercised by the dlq machine's expiring dead letters: one forwarded or retried carries what is "
+         "left of its expiry; one that expires on the dead-letter queue is discarded there."),
+
     _exp(17, "note 8", "Trigger messages are always generated with MQEI_UNLIMITED.",
          note="Checked on every trigger message a get or browse returns (the trigger area's watch)."),
     _exp(18, "note 9, point 1", "A put to a remote queue gives both Expiry fields (MQMD and the MQXQH's embedded "
