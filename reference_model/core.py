@@ -60,7 +60,7 @@ def _curdepth(q: ModelQueue) -> int:
 
 @handles(L.DefineQueue)
 def define_queue(state: ModelState, op: L.DefineQueue) -> list[Branch]:
-    if op.queue in state.queues:
+    if op.queue in state.queues or op.queue in state.remotes:
         return [_fail(state, C.MQRCCF_OBJECT_ALREADY_EXISTS, "CORE-41")]
     s = state.clone()
     values = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items()}
@@ -406,7 +406,7 @@ def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, optio
 def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDescriptor,
             options: int, extra_rules: tuple[str, ...], xmit: L.XmitHeader | None = None,
             dlh: L.DeadLetterHeader | None = None, provenance: tuple[str, ...] = (),
-            decided: tuple = ()) -> list[Branch]:
+            decided: tuple = (), embedded: int | None = None) -> list[Branch]:
     q = state.queues[queue]
     errors, maybe, accept = _put_errors(state, q, md, options, xmit)
     failures = [
@@ -458,7 +458,9 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         put_time=s.clock, put_by=conn if sync else None,
         provenance=provenance + (("CORE-02",) if sync else ("CORE-01",)),
         decided=decided, dlh=dlh,
-        xmit_expiry=xmit.expiry if xmit is not None and md.format == C.MQFMT_XMIT_Q_HEADER else None,
+        xmit_expiry=embedded if embedded is not None
+        else xmit.expiry if xmit is not None and md.format == C.MQFMT_XMIT_Q_HEADER else None,
+
     )
     s.next_seq += 1
     q.append(m)
@@ -487,10 +489,38 @@ def put1(state: ModelState, op: L.Put1) -> list[Branch]:
     if err:
         return [err]
     if op.qmgr:
-        return [_fail(state, C.MQRC_UNKNOWN_REMOTE_Q_MGR, "CORE-43", "CORE-37")]
+        xmitq = state.queues.get(op.qmgr)
+        if xmitq is None or xmitq.attr("USAGE") != C.MQUS_TRANSMISSION:
+            return [_fail(state, C.MQRC_UNKNOWN_REMOTE_Q_MGR, "CORE-43", "CORE-37")]
+        return _remote_put(state, op, op.qmgr)
+    remote = state.remotes.get(op.queue)
+    if remote is not None:
+        xmitq = remote.xmitq or remote.rqmname
+        if state.queues.get(xmitq) is None or state.queues[xmitq].attr("USAGE") != C.MQUS_TRANSMISSION:
+            return [_fail(state, C.MQRC_UNKNOWN_REMOTE_Q_MGR, "CORE-43", "CORE-37")]
+        return _remote_put(state, op, xmitq)
     if op.queue not in state.queues:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33", "CORE-37")]
     return _do_put(state, op.conn, op.queue, op.body, op.md, op.options, ("CORE-37",), op.xmit_header, op.dlh)
+
+
+def _remote_put(state: ModelState, op: L.Put1, xmitq: str) -> list[Branch]:
+    """A put to a remote queue: an MQXMIT message on transmission queue ``xmitq`` whose two Expiry
+    fields (its MQMD's and the MQXQH's embedded one) both hold the value the application set (EXP-18)."""
+    md = attrs.evolve(op.md, format=C.MQFMT_XMIT_Q_HEADER)
+    return _do_put(state, op.conn, xmitq, op.body, md, op.options, ("CORE-37", "EXP-18"), None, op.dlh,
+                   provenance=("EXP-18",), embedded=op.md.expiry,
+                   decided=(("expiry", ("EXP-18", "EXP-03", "EXP-02")), ("xmit_header", ("EXP-18", "EXP-20"))))
+
+
+@handles(L.DefineRemoteQueue)
+def define_remote_queue(state: ModelState, op: L.DefineRemoteQueue) -> list[Branch]:
+    if op.queue in state.queues or op.queue in state.remotes:
+        return [_fail(state, C.MQRCCF_OBJECT_ALREADY_EXISTS, "CORE-41")]
+    s = state.clone()
+    s.remotes = {**s.remotes, op.queue: op}
+    return [Branch(observation=L.OK, state=s, rules=("CORE-41",))]
+
 
 
 # ---------------------------------------------------------------- get and browse
@@ -626,7 +656,9 @@ def _excluded(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted:
             table[m.body] = hidden
         elif q.expiring and expiry.status(state, m) != expiry.LIVE:
             # if returned anyway; one backed out kept its original expiry and may have expired since (EXP-14)
-            table[m.body] = ("EXP-06", "EXP-04") + (("EXP-14",) if m.backout_count else ())
+            table[m.body] = ("EXP-06", "EXP-04") + (("EXP-14",) if m.backout_count else ()) + (
+                ("EXP-07",) if q.attr("USAGE") == C.MQUS_TRANSMISSION else ())
+
     return table
 
 
@@ -709,6 +741,8 @@ def _discard_all(s: ModelState, q: ModelQueue, queue: str, discarded: list[Model
     if not discarded:
         return ()
     rules = ("EXP-04", "EXP-13") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else ("EXP-05", "EXP-04", "EXP-13")
+    if q.attr("USAGE") == C.MQUS_TRANSMISSION:
+        rules += ("EXP-07",)   # expired in transit, on a transmission queue
     for m in discarded:
         expiry.discard(s, queue, s.find(queue, m.seq), rules + (("EXP-14",) if m.backout_count else ()))
     reports = ("EXP-08", "EXP-12") if any(m.md.report & C.MQRO_EXPIRATION for m in discarded) else ()

@@ -266,7 +266,22 @@ class DefineQueue(Op):
 
 
 @value_class
+class DefineRemoteQueue(Op):
+    """Define ``queue`` as a remote queue definition (QREMOTE): queue ``rname`` on queue manager
+    ``rqmname``, reached through transmission queue ``xmitq`` (blank: the one named ``rqmname``).
+
+    A put to it (MQPUT1) goes on the transmission queue as an MQXMIT message.
+    """
+
+    queue: str
+    rname: str
+    rqmname: str
+    xmitq: str = ""
+
+
+@value_class
 class DefineProcess(Op):
+
     """DEFINE PROCESS: the application a trigger monitor starts for a queue."""
 
     process: str

@@ -215,6 +215,8 @@ class ModelState:
     qmgr: dict = attrs.Factory(lambda: {"EXPRYINT": 0, "TRIGINT": C.DEFAULT_TRIGGER_INTERVAL, "DEADQ": ""})
     #: Process definitions by name (DefineProcess ops, never mutated).
     processes: dict = attrs.Factory(dict)
+    #: Remote queue definitions by name (DefineRemoteQueue ops, never mutated).
+    remotes: dict = attrs.Factory(dict)
     #: What the local queue manager knows of its clusters (tables of plain field dicts).
     cluster: dict = attrs.Factory(lambda: {"qmgrs": {}, "instances": {}, "channels": {}, "aliases": {}})
     #: Step 12's workload history per cluster queue (immutable values).
@@ -238,6 +240,8 @@ class ModelState:
             removed=dict(self.removed),
             qmgr=dict(self.qmgr),
             processes=dict(self.processes),
+            remotes=self.remotes,
+
             cluster=self.cluster,
             workload=self.workload,
             dlq_handlers=dict(self.dlq_handlers),

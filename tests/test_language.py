@@ -48,6 +48,7 @@ ops = st.one_of(
     st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"DEADQ": names})),
     st.builds(L.RefreshExpiry, queues=names),
     st.builds(L.DefineProcess, process=names, appl_type=ints, appl_id=text, env_data=text, user_data=text),
+    st.builds(L.DefineRemoteQueue, queue=names, rname=names, rqmname=names, xmitq=names),
     st.builds(L.SetClusterQueueManager, name=names, clusters=st.lists(names), local=st.booleans(),
               suspended=st.booleans(), clwluseq=text, clwlmruc=ints),
     st.builds(L.SetClusterInstance, qmgr=names, queue=names, clusters=st.lists(names), put_enabled=st.booleans(),
@@ -81,7 +82,8 @@ def test_every_operation_class_is_generated():
     assert {c.__name__ for c in L.OPERATIONS} == {
         "DefineQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open", "Close",
         "Put", "Put1", "Get", "Commit", "Backout", "Restart", "AdvanceClock", "AlterQueueManager",
-        "RefreshExpiry", "DefineProcess", "SetClusterQueueManager", "SetClusterInstance", "SetClusterAlias", "RemoveClusterInstance",
+        "RefreshExpiry", "DefineProcess", "DefineRemoteQueue",
+ "SetClusterQueueManager", "SetClusterInstance", "SetClusterAlias", "RemoveClusterInstance",
         "SetClusterChannel", "ClusterPut", "StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler",
         "RunDlqHandler"}
 

@@ -1,14 +1,18 @@
 """Hand-written cases for the ``expiry`` rules (“Expiry (MQLONG)”), the document's examples included."""
 
+import pytest
+
 from reference_model import language as L
 from reference_model import model
 from reference_model import mqconst as C
 from reference_model.rules import RULES
+import tests.test_model_dlq  # noqa: F401 - its cases cover EXP-09 and EXP-16 (expiry on the dead-letter queue)
 from tests.modelkit import COVERED, Script, covers
+
 
 NOSYNC, SYNC = C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT
 #: Rules about things the kit cannot express yet (remote queues, QSGs, DLQ handler, triggers).
-NOT_YET_EXERCISABLE = {"EXP-07", "EXP-18", "EXP-25"}
+NOT_YET_EXERCISABLE = {"EXP-25"}
 
 
 
@@ -243,3 +247,46 @@ def test_a_trigger_message_is_got_with_an_unlimited_expiry_and_says_so():
     s.put("p", "APP", "a")
     m = s.do(L.Get(conn="p", handle="watch", options=C.MQGMO_BROWSE_FIRST))
     assert m.message.expiry == C.MQEI_UNLIMITED and "EXP-17" in s.last_rules
+
+
+def remote_script(platform=C.PLATFORM_DISTRIBUTED):
+    """Transmission queue XMIT, remote definition FAR.ORDERS through it, and XMIT named as queue manager XMIT."""
+    s = Script(platform=platform, REPLY={}, XMIT={"USAGE": C.MQUS_TRANSMISSION})
+    s.do(L.DefineRemoteQueue(queue="FAR.ORDERS", rname="ORDERS", rqmname="FAR", xmitq="XMIT"))
+    s.connect("p", "REPLY", "XMIT")
+    return s
+
+
+@covers("EXP-18")
+@pytest.mark.parametrize("named", [dict(queue="FAR.ORDERS"), dict(queue="ORDERS", qmgr="XMIT")])
+def test_a_put_to_a_remote_queue_sets_both_expiry_fields(named):
+    s = remote_script()
+    md = L.MessageDescriptor(expiry=50, msg_id="R1", format=C.MQFMT_STRING)
+    assert s.do(L.Put1(conn="p", body="to far", md=md, **named)).rc == 0
+    assert "EXP-18" in s.last_rules
+    advance(s, 10)
+    m = s.get("p", "XMIT").message
+    assert (m.body, m.format, m.expiry, m.xmit_header.expiry) == ("to far", C.MQFMT_XMIT_Q_HEADER, 40, 40)
+
+
+def test_a_remote_queue_whose_transmission_queue_is_missing_has_no_route():
+    s = Script(Q={})
+    s.do(L.DefineRemoteQueue(queue="FAR.ORDERS", rname="ORDERS", rqmname="FAR"))
+    s.do(L.Connect(conn="p"))
+    put = L.Put1(conn="p", queue="FAR.ORDERS", body="x", md=L.MessageDescriptor())
+    assert s.do(put).rc == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+    # a queue manager named by a queue that is not a transmission queue is no route either
+    assert s.do(L.Put1(conn="p", queue="ORDERS", qmgr="Q", body="x", md=L.MessageDescriptor())).rc == \
+        C.MQRC_UNKNOWN_REMOTE_Q_MGR
+
+
+@covers("EXP-07")
+def test_a_message_for_a_remote_queue_may_expire_on_the_transmission_queue():
+    s = remote_script()
+    md = L.MessageDescriptor(expiry=5, msg_id="R1", report=C.MQRO_EXPIRATION, reply_to_q="REPLY")
+    s.do(L.Put1(conn="p", queue="FAR.ORDERS", body="late", md=md))
+    advance(s, 10)
+    obs = s.get("p", "XMIT")
+    assert obs.message is None and "EXP-07" in s.last_rules
+    report = s.get("p", "REPLY").message
+    assert report.feedback == C.MQFB_EXPIRATION and report.correl_id == "R1"

@@ -52,6 +52,9 @@ AREA_REASONS = {
     "dlq": "no MQDLH dead-letter header and no DLQ handler rules table",
 }
 #: Rules that need a queue-manager feature no broker has, with the reason (verdict "not applicable").
+#: Operations with no broker equivalent at all.
+NO_EQUIVALENT = frozenset({"DefineRemoteQueue", "SetClusterAlias"})
+
 NOT_APPLICABLE_COMMON = {
     "CORE-25": "no get inhibition on the broker (GET(DISABLED) has no equivalent)",
     "CORE-26": "no put inhibition on the broker (PUT(DISABLED) has no equivalent)",
@@ -209,7 +212,7 @@ class BrokerShim:
     # ----------------------------------------------------------- adapter protocol
     def capabilities(self) -> Capabilities:
         ops = [name for name, cls in L._REGISTRY.items() if isinstance(cls, type) and issubclass(cls, L.Op)
-               and (name != "Restart" or self.restarts)]
+               and (name != "Restart" or self.restarts) and name not in NO_EQUIVALENT]
         restart = {} if self.restarts else {"CORE-32": (
             "broker restarts are off (each takes seconds): --adapter-opt restart=on runs them "
             "on a broker the kit started")}
@@ -252,6 +255,9 @@ class BrokerShim:
 
     def express(self, op: L.Op) -> L.Op | None:
         """``op`` as the broker can express it, or ``None`` when it cannot at all."""
+        if type(op).__name__ in NO_EQUIVALENT:
+            return None
+
         if isinstance(op, L.DefineQueue):
             kept = {k: v for k, v in op.attrs if k in self.definable}
             if dict(op.attrs).get("USAGE", C.MQUS_NORMAL) != C.MQUS_NORMAL:

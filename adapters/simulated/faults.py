@@ -82,7 +82,12 @@ _fault("discard-rolled-back", "expiry", ("EXP-13", "EXP-11", "EXP-08"),
        "(and are discarded again, with a second expiration report)")
 _fault("backout-resets-expiry", "expiry", ("EXP-14", "EXP-03"),
        "a message reinstated by a backout starts its expiry time again")
-_fault("xmit-inner-not-zeroed", "expiry", ("EXP-22", "EXP-20"),
+_fault("remote-put-inner-expiry-unlimited", "expiry", ("EXP-18",),
+       "a put to a remote queue embeds MQEI_UNLIMITED in the MQXQH instead of the application's Expiry")
+_fault("transmission-queue-never-expires", "expiry", ("EXP-07", "EXP-06"),
+       "messages on a transmission queue do not expire")
+_fault("xmit-inner-not-zeroed", "expiry",
+ ("EXP-22", "EXP-20"),
        "the MQXQH's elapsed embedded Expiry is returned negative instead of zero")
 _fault("lock-expired-returned", "expiry", ("EXP-15",),
        "a get under the cursor returns a locked message that has expired")

@@ -13,6 +13,9 @@ import bisect
 import itertools
 from dataclasses import dataclass, field
 
+import attrs
+
+
 from adapters.dlq_handler.external import ExternalHandler
 from adapters.dlq_handler.host import DlqHost
 from adapters.simulated.cluster import SimulatedCluster
@@ -45,6 +48,8 @@ class SimMessage:
     xmit_expiry: int | None = None  # Expiry embedded in the MQXQH of an MQXMIT message
     tm: L.TriggerMessage | None = None  # the MQTM of a trigger message
     dlh: L.DeadLetterHeader | None = None  # the MQDLH of a dead-letter message
+    #: Under the transmission-queue-never-expires fault: put on a transmission queue, so never expires.
+    immortal: bool = False
 
 
 @dataclass
@@ -129,6 +134,7 @@ class SimulatedQueueManager:
         self.trigger_interval = C.DEFAULT_TRIGGER_INTERVAL  # TRIGINT, milliseconds
         self.dead_q = ""  # DEADQ
         self.processes: dict[str, L.DefineProcess] = {}
+        self.remote_defs: dict[str, L.DefineRemoteQueue] = {}
         self.triggering = Triggering(self)
         self.cluster = SimulatedCluster(self.faults)
         self._seq = itertools.count(1)
@@ -155,7 +161,8 @@ class SimulatedQueueManager:
 
     # ------------------------------------------------------------ admin
     def _op_DefineQueue(self, op: L.DefineQueue):
-        if op.queue in self.queues:
+        if op.queue in self.queues or op.queue in self.remote_defs:
+
             raise MQError(C.MQRCCF_OBJECT_ALREADY_EXISTS)
         attrs = dict(SETTABLE_DEFAULTS)
         attrs.update(dict(op.attrs))
@@ -259,7 +266,8 @@ class SimulatedQueueManager:
 
     def _expired(self, m: SimMessage) -> bool:
         left = self._left(m)
-        return left is not None and left <= 0 and not self._fault("expired-message-returned")
+        return left is not None and left <= 0 and not self._fault("expired-message-returned") and not m.immortal
+
 
     def _discard(self, q: SimQueue, m: SimMessage, conn: SimConnection | None = None) -> None:
         q.remove(m)
@@ -445,9 +453,25 @@ class SimulatedQueueManager:
 
     def _op_Put1(self, op: L.Put1):
         self._conn(op.conn)
-        if op.qmgr:
-            raise MQError(C.MQRC_UNKNOWN_REMOTE_Q_MGR)  # no remote definitions or transmission queues
+        if op.qmgr or op.queue in self.remote_defs:
+            # Queue-manager name resolution: a named queue manager is reached through the
+            # transmission queue of that name; a remote definition through its XMITQ, else RQMNAME's.
+            rdef = self.remote_defs.get(op.queue) if not op.qmgr else None
+            via = op.qmgr if rdef is None else (rdef.xmitq or rdef.rqmname)
+            xq = self.queues.get(via)
+            if xq is None or xq.attrs["USAGE"] != C.MQUS_TRANSMISSION:
+                raise MQError(C.MQRC_UNKNOWN_REMOTE_Q_MGR)
+            md = attrs.evolve(op.md, format=C.MQFMT_XMIT_Q_HEADER)
+            inner = op.md.expiry
+            if self._fault("remote-put-inner-expiry-unlimited"):
+                inner = C.MQEI_UNLIMITED
+            return self._put(op.conn, xq, op.body, md, op.options, L.XmitHeader(expiry=inner), op.dlh)
         return self._put(op.conn, self._queue(op.queue), op.body, op.md, op.options, op.xmit_header, op.dlh)
+
+    def _op_DefineRemoteQueue(self, op: L.DefineRemoteQueue):
+        if op.queue in self.queues or op.queue in self.remote_defs:
+            raise MQError(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+        self.remote_defs[op.queue] = op
 
     def _put(self, conn: str, q: SimQueue, body: str, md: L.MessageDescriptor, options: int,
              xmit: L.XmitHeader | None = None, dlh: L.DeadLetterHeader | None = None):
@@ -487,7 +511,9 @@ class SimulatedQueueManager:
         )
         m = SimMessage(seq=next(self._seq), body=body, md=stored, level=level,
                        pending_put=conn if syncpoint else None, put_time=self.clock,
-                       xmit_expiry=xmit_expiry, dlh=dlh)
+                       xmit_expiry=xmit_expiry, dlh=dlh,
+                       immortal=q.attrs["USAGE"] == C.MQUS_TRANSMISSION
+                       and self._fault("transmission-queue-never-expires"))
         q.buckets[level].append(m)
         if syncpoint:
             self.conns[conn].log.append(LogRecord("put", q.name, m))

@@ -20,6 +20,8 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 APP, REPLY, XMIT = "APP.Q", "REPLY.Q", "XMIT.Q"
+#: A remote queue definition: queue ORDERS on queue manager FAR, through XMIT.
+REMOTE = "FAR.ORDERS"
 OPEN = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
 EXPIRIES = (C.MQEI_UNLIMITED, 3, 8, 15, 30, 60)
 REPORTS = (C.MQRO_NONE, C.MQRO_EXPIRATION, C.MQRO_EXPIRATION_WITH_DATA, C.MQRO_EXPIRATION_WITH_FULL_DATA)
@@ -41,6 +43,9 @@ class ExpiryMachine(ConformanceMachine):
         self.execute(L.DefineQueue(queue=APP, attrs={"MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY}))
         self.execute(L.DefineQueue(queue=REPLY))
         self.execute(L.DefineQueue(queue=XMIT, attrs={"USAGE": C.MQUS_TRANSMISSION}))
+        self.remote = self.can(L.DefineRemoteQueue)
+        if self.remote:
+            self.execute(L.DefineRemoteQueue(queue=REMOTE, rname="ORDERS", rqmname="FAR", xmitq=XMIT))
         for conn in ("producer", "consumer", "reader"):
             self.execute(L.Connect(conn=conn))
             for q in (APP, REPLY, XMIT):
@@ -82,8 +87,21 @@ class ExpiryMachine(ConformanceMachine):
         self.execute(L.Put(conn="producer", handle=f"producer.{XMIT}", body=f"x{n}", md=md,
                            xmit_header=L.XmitHeader(expiry=outer if same else inner)))
 
+    @precondition(lambda self: self.remote)
+    @rule(priority=st.sampled_from((0, 3, 7)), expiry=st.sampled_from(EXPIRIES), report=st.sampled_from(REPORTS),
+          wait=st.integers(min_value=0, max_value=40))
+    def put_remote(self, priority, expiry, report, wait):
+        """A put to a remote queue: it waits on the transmission queue (both Expiry fields set, EXP-18)
+        and may expire there (EXP-07) before the channel, here a get, takes it."""
+        md, n = self._md(priority, expiry, report)
+        self.execute(L.Put1(conn="producer", queue=REMOTE, body=f"r{n}", md=md))
+        if wait:
+            self.execute(L.AdvanceClock(tenths=wait))
+        self.get_xmit()
+
     @rule(tenths=st.integers(min_value=1, max_value=25))
     def time_passes(self, tenths):
+
         self.execute(L.AdvanceClock(tenths=tenths))
 
     @rule(options=st.sampled_from((C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT, C.MQGMO_BROWSE_FIRST,

@@ -40,7 +40,8 @@ RULES.add(
          "show a remaining time of zero or less: \"greater than zero\" is then judged only beyond the "
          "tolerance, where the message must not be returned at all."),
     _exp(7, "para 6", "A message put to a remote queue may expire and be discarded on an intermediate transmission queue.",
-         note="The kit has no remote queues yet: not exercised."),
+         note="Exercised with a remote queue definition whose transmission queue is read by a get standing in "
+         "for the channel; a get that would return an expired message discards it there."),
     _exp(8, "", cites=(Cite(S.MQMD_EXPIRY, "paragraph 7"), Cite(S.EXPIRY_REPORT, "MQRO_EXPIRATION_*")), summary= "Discarding an expired message produces an expiration report if the message asked for one "
          "with an MQRO_EXPIRATION_* option (feedback MQFB_EXPIRATION, to its reply-to queue), and none otherwise."),
     _exp(9, "para 8", "Any other program that discards messages because they expired must send the requested report too.",
@@ -64,7 +65,10 @@ RULES.add(
     _exp(17, "note 8", "Trigger messages are always generated with MQEI_UNLIMITED.",
          note="Checked on every trigger message a get or browse returns (the trigger area's watch)."),
     _exp(18, "note 9, point 1", "A put to a remote queue gives both Expiry fields (MQMD and the MQXQH's embedded "
-          "MQMD) the value the application set.", note="The kit has no remote queues yet: not exercised."),
+          "MQMD) the value the application set.",
+          note="Puts to a remote queue are MQPUT1 calls naming a remote queue definition or a queue manager "
+          "reached through the transmission queue of its name."),
+
     _exp(19, "note 9, point 1", "A direct put of an MQXMIT message may carry two different Expiry values; the queue "
           "manager checks the embedded one is valid and the data long enough to hold it.",
           note="The document also says an 'inconsistent' pair is rejected with an expiry error without defining "
