@@ -97,7 +97,7 @@ def load_scenario(path: str | Path) -> Scenario:
     def at(table: str, i: int) -> str:
         return f"{p}, line {_table_line(text, table, i)}: [[{table}]] #{i + 1}"
 
-    top = ("local", "queue", "qmgr", "instance", "channel", "message")
+    top = ("local", "queue", "qmgr", "instance", "channel", "alias", "message")
     unknown = sorted(set(data) - set(top))
     if unknown:
         raise _unknown(str(p), unknown[0], top)
@@ -126,8 +126,15 @@ def load_scenario(path: str | Path) -> Scenario:
         if c.get("qmgr") not in names:
             raise ClusterConfigError(f"{at('channel', i)}: qmgr '{c.get('qmgr')}' is not a defined qmgr")
         channels.append(_build(W.Channel, at('channel', i), c))
+    aliases = []
+    for i, a in enumerate(_table(data, "alias")):
+        if a.get("qmgr") not in names:
+            raise ClusterConfigError(f"{at('alias', i)}: qmgr '{a.get('qmgr')}' is not a defined qmgr")
+        aliases.append(_build(W.QmgrAlias, at('alias', i), a))
     message = _build(W.Message, f"{p}: message", {"queue": data["queue"], **data.get("message", {})})
-    return Scenario(W.Cluster(local=data["local"], qmgrs=qmgrs, queues=queues, channels=channels), message)
+    return Scenario(W.Cluster(local=data["local"], qmgrs=qmgrs, queues=queues, channels=channels,
+                              aliases=aliases), message)
+
 
 
 @attrs.frozen

@@ -176,7 +176,24 @@ def test_cluster_simulator_example_and_plot(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_cluster_simulator_puts_naming_a_queue_manager_through_aliases(tmp_path):
+    f = tmp_path / "alias.toml"
+    f.write_text("local = \"GW\"\nqueue = \"Q\"\n[message]\nqmgr = \"PAY\"\n"
+                 "[[qmgr]]\nname = \"GW\"\nclusters = [\"C\"]\n"
+                 + "".join(f"[[qmgr]]\nname = \"{q}\"\nclusters = [\"C\"]\n[[channel]]\nname = \"TO.{q}\"\n"
+                           f"qmgr = \"{q}\"\nclusters = [\"C\"]\nstate = \"RUNNING\"\n" for q in ("H1", "H2", "H3"))
+                 + "[[alias]]\nname = \"PAY\"\nqmgr = \"H1\"\nclusters = [\"C\"]\nclwlprty = 5\n"
+                 + "[[alias]]\nname = \"PAY\"\nqmgr = \"H2\"\nclusters = [\"C\"]\nclwlprty = 1\n"
+                 + "[[alias]]\nname = \"PAY\"\nqmgr = \"H3\"\nclusters = [\"C\"]\nput_enabled = false\n")
+    code, out = run_cli("cluster", "simulate", str(f), "--messages", "10")
+    assert code == 0, out
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[3:] if line.startswith("H")}
+    assert lines["H1/TO.H1"][1] == "100.0%"
+    assert lines["H2/TO.H2"][-1] == "CLWL-11a" and lines["H3/TO.H3"][-1] == "CLWL-02"
+
+
 @pytest.mark.parametrize("config, needle", [
+
     ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]\n", "line"),
     ("queue = \"Q\"\n", "key 'local'"),
     ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"B\"\nclusters = [\"C\"]\n", "local queue manager 'A'"),
