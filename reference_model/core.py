@@ -220,9 +220,12 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
                 s.discard(entry.queue, m, _most_specific_first("CORE-14", rule))
                 applied.append("CORE-14")
             else:
+                # A restart's backout is a backout: what it restores is explained by CORE-15 first.
+                ended = ("CORE-15", rule) if rule == "CORE-32" else (rule, "CORE-15")
                 s.queues[entry.queue].update(
                     m, got_by=None, backout_count=m.backout_count + 1,
-                    provenance=(marked_rules if m.seq in special else ()) + (rule, "CORE-15", "CORE-17"))
+                    provenance=(marked_rules if m.seq in special else ()) + ended + ("CORE-17",))
+
                 applied += ["CORE-15", "CORE-17"]
     c.uow.clear()
     c.marked = c.skipped = None
@@ -294,7 +297,10 @@ def end_unit_of_work(state: ModelState, op) -> list[Branch]:
 def restart(state: ModelState, op: L.Restart) -> list[Branch]:
     s = state.clone()
     applied: list[str] = []
+    # Counts a backout gave before the restart (CORE-45 is about those surviving it).
+    before = {(q.name, m.seq): m.backout_count for q in s.queues.values() for m in q.messages if m.backout_count}
     for conn in list(s.conns):
+        # In-flight units of work are backed out: a get's message is restored with its count raised (CORE-15).
         applied += _end_uow(s, conn, False, "CORE-32")
     s.handles.clear()  # the queue manager stops: no MQCLOSE, so no trigger (condition 12)
     s.conns.clear()
@@ -308,10 +314,14 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
                 s.discard(q.name, m, ("CORE-32",))
             elif m.backout_count:
                 # The count survives (CORE-45); on z/OS one not hardened may come back lower, to nothing (SYNC-19).
+                # A count the restart's own backout gave is explained by that backout first (CORE-15).
                 rule = "SYNC-19" if unhardened else "CORE-45"
                 uncertain = m.backout_count if unhardened and q.attr("HARDENBO") != C.MQQA_BACKOUT_HARDENED else 0
-                q.update(m, backout_uncertain=uncertain,
-                         provenance=tuple(dict.fromkeys(m.provenance + ("CORE-32", rule))))
+                if before.get((q.name, m.seq)):
+                    provenance = (rule, "CORE-32") + m.provenance   # a count from before: its survival first
+                else:
+                    provenance = m.provenance + ("CORE-32", rule)   # the restart's own backout made it (CORE-15 first)
+                q.update(m, backout_uncertain=uncertain, provenance=tuple(dict.fromkeys(provenance)))
                 applied.append(rule)
     return [Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(["CORE-32", *applied])))]
 
@@ -819,8 +829,11 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         "message.body": identity,
         # A count above 0 comes from backouts (CORE-15), kept across a restart (CORE-45); 0 is what a
         # first delivery shows.
-        "message.backout_count": tuple(r for r in ("SYNC-19", "CORE-45") if r in chosen.provenance)
-        + (("CORE-15",) if chosen.backout_count else ()) + ("CORE-12", "CORE-17"),
+        # (in the order its history gives them: a count kept from before a restart leads with its survival)
+        "message.backout_count": tuple(dict.fromkeys(
+            tuple(r for r in chosen.provenance if r in ("SYNC-19", "CORE-45", "CORE-15"))
+            + (("CORE-15",) if chosen.backout_count else ()) + ("CORE-12", "CORE-17"))),
+
         "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
         else ("CORE-07", "CORE-08"),
         "message.persistence": ("CORE-10",),

@@ -15,7 +15,8 @@ shares follow the weights.
 from __future__ import annotations
 
 from hypothesis import strategies as st
-from hypothesis.stateful import initialize, rule
+from hypothesis.stateful import initialize, precondition, rule
+
 
 from conformance.machines.base import ConformanceMachine
 from reference_model import language as L
@@ -93,6 +94,7 @@ class ClusterMachine(ConformanceMachine):
         for _ in range(count):
             self.execute(L.ClusterPut(queue=QMGR_QUEUE, qmgr=named))
 
+    @precondition(lambda self: self.can(L.SetClusterAlias))
     @rule(name=st.sampled_from(ALIASES), host=st.sampled_from(REMOTES[1:]), put_enabled=st.booleans(),
           clwlrank=st.integers(0, 1), clwlprty=st.integers(0, 3))
     def qmgr_alias(self, name, host, put_enabled, clwlrank, clwlprty):

@@ -154,8 +154,10 @@ class CoreMachine(ConformanceMachine):
                            md=L.MessageDescriptor(priority=priority, persistence=persistence),
                            options=sync))
 
-    @rule(conn=conns, queue=queues, sync=st.sampled_from((C.MQGMO_SYNCPOINT, C.MQGMO_NO_SYNCPOINT)))
+    @rule(conn=conns, queue=queues, sync=st.sampled_from((C.MQGMO_SYNCPOINT, C.MQGMO_NO_SYNCPOINT,
+                                                          C.MQGMO_SYNCPOINT_IF_PERSISTENT)))
     def get_again(self, conn, queue, sync):
+
         self.execute(L.Get(conn=conn, handle=self._handle(conn, queue), options=sync))
 
     @rule(conn=conns, commit=st.booleans())
@@ -178,6 +180,7 @@ class CoreMachine(ConformanceMachine):
             self.execute(L.AdvanceClock(tenths=tenths))
 
     @rule(conn=conns, queue=queues, options=st.sampled_from(OPEN_CHOICES))
+
     def reopen(self, conn, queue, options):
         name = self.handles.get((conn, queue))
         if name:

@@ -82,12 +82,18 @@ class SyncpointMachine(ConformanceMachine):
     def end_unit_of_work_again(self, conn, commit):
         self.end_unit_of_work(conn, commit)
 
-    @rule(conn=workers, commit_new=st.booleans(), other_gets=st.integers(min_value=0, max_value=2))
-    def poison_message_flow(self, conn, commit_new, other_gets):
-        """The figure's sequence: marked get, other work, backout, exception report, end of the new UOW."""
+    @rule(conn=workers, commit_new=st.booleans(), other_gets=st.integers(min_value=0, max_value=2),
+          processed=st.sampled_from((False, False, True)))
+    def poison_message_flow(self, conn, commit_new, other_gets, processed):
+        """The figure's sequence: marked get, other work, backout, exception report, end of the new UOW;
+        or, when the work succeeds, the first unit of work committed (step 4)."""
         self._get(conn, WORK, C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT)
         for _ in range(other_gets):
             self._get(conn, WORK, C.MQGMO_SYNCPOINT)
+        if processed:
+            self.execute(L.Commit(conn=conn))
+            return
+
         self.execute(L.Backout(conn=conn))
         self.report_problem(conn)
         self.execute(L.Commit(conn=conn) if commit_new else L.Backout(conn=conn))
