@@ -16,7 +16,7 @@ def test_an_interrupted_run_keeps_the_departure_it_found(tmp_path):
     results = tmp_path / "r"
     proc = subprocess.Popen(
         [sys.executable, "-m", "conformance.cli", "run", "--adapter", "simulated", "--faults", "priority-ignored",
-         "--area", "core,expiry,trigger", "--adapter-opt", "platform=distributed", "--examples", "100000",
+         "--area", "core,cluster,trigger", "--adapter-opt", "platform=distributed", "--examples", "100000",
          "--keep-going", "0",
          "--seed", "3", "--results", str(results)],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -34,14 +34,15 @@ def test_an_interrupted_run_keeps_the_departure_it_found(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 130, (out, err)
-    assert "Interrupted during expiry" in out and str(results) in out
+    assert "Interrupted during cluster" in out and str(results) in out
     assert list((results / "failures").glob("core-distributed-*.json"))
     replays = list((results / "failures").glob("*.json"))
     rows = {json.loads(line)["rule"]: json.loads(line) for line in (results / "rules.jsonl").read_text().splitlines()}
     assert rows["CORE-04"]["verdict"] == "fail"
-    assert rows["EXP-03"]["verdict"] == "error" and rows["EXP-03"]["interrupted"]
+    assert rows["CLWL-12"]["verdict"] == "error" and rows["CLWL-12"]["interrupted"]
     run = json.loads((results / "run.json").read_text())
-    assert run["interrupted"] == ["expiry", "trigger"] and run["status"] == "error"
+    assert run["interrupted"] == ["cluster", "trigger"] and run["status"] == "error"
+
     assert sorted(run["failures"]) == sorted(str(p.relative_to(results)) for p in replays)
 
 
