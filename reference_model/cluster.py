@@ -99,10 +99,8 @@ class Cluster:
     aliases: tuple[QmgrAlias, ...] = attrs.field(default=(), converter=tuple)
 
     def qmgr(self, name: str) -> QueueManager:
-        for q in self.qmgrs:
-            if q.name == name:
-                return q
-        raise StopIteration(name)
+        return next(q for q in self.qmgrs if q.name == name)
+
 
 
 @attrs.frozen(kw_only=True)

@@ -95,37 +95,52 @@ class SimulatedCluster:
             if self.on("suspended-preferred"):
                 resumed = [c for c in cands if self.suspended(c.qmgr)] or resumed
             cands = resumed or cands
-        remote = [c for c in cands if c.channel]
-        if len(remote) > 1 and not self.on("channel-state-ignored"):
-            keep: list[Candidate] = []
-            allowed: set[int] = set()
-            for group in (RUNNING_LIKE, STARTING_LIKE, RETRYING_LIKE, IDLE_LIKE):
-                allowed |= group
-                keep = [c for c in remote if c.channel.state in allowed]
-                if keep:
-                    break
-            cands = [c for c in cands if c.channel is None] + keep
+        cands = self._by_channel_state(cands)
         if op.pcf and len([c for c in cands if c.channel]) > 1:
             senders = [c for c in cands if c.channel is None or c.channel.local_sender]
             if any(c.channel for c in senders):
                 cands = senders
-        if not self.on("netprty-ignored"):
-            top: dict[str, int] = {}
-            for c in cands:
-                if c.channel:
-                    top[c.qmgr] = max(top.get(c.qmgr, -1), c.channel.netprty)
-            cands = [c for c in cands if c.channel is None or c.channel.netprty == top[c.qmgr]]
+        cands = self._by_netprty(cands)
         if cands and not self.on("clwlprty-ignored"):
             best = max(c.instance.clwlprty for c in cands)
             cands = [c for c in cands if c.instance.clwlprty == best]
+        return self._finish(op.queue, cands)
+
+    def _by_channel_state(self, cands: list[Candidate]) -> list[Candidate]:
+        """Running channels first; while none is left, the next group of states."""
+        remote = [c for c in cands if c.channel]
+        if len(remote) <= 1 or self.on("channel-state-ignored"):
+            return cands
+        keep: list[Candidate] = []
+        allowed: set[int] = set()
+        for group in (RUNNING_LIKE, STARTING_LIKE, RETRYING_LIKE, IDLE_LIKE):
+            allowed |= group
+            keep = [c for c in remote if c.channel.state in allowed]
+            if keep:
+                break
+        return [c for c in cands if c.channel is None] + keep
+
+    def _by_netprty(self, cands: list[Candidate]) -> list[Candidate]:
+        """Per queue manager, only its channels of the highest NETPRTY."""
+        if self.on("netprty-ignored"):
+            return cands
+        top: dict[str, int] = {}
+        for c in cands:
+            if c.channel:
+                top[c.qmgr] = max(top.get(c.qmgr, -1), c.channel.netprty)
+        return [c for c in cands if c.channel is None or c.channel.netprty == top[c.qmgr]]
+
+    def _finish(self, queue: str, cands: list[Candidate]) -> L.Observation:
+        """CLWLMRUC's cut, then the least recently used of what is left (or no destination)."""
         if not cands:
             return L.Observation(attrs={"DESTINATION": ""})
-        numbers = self.number.setdefault(op.queue, {})
-        if len(cands) > me.clwlmruc and not self.on("mruc-ignored"):
+        numbers = self.number.setdefault(queue, {})
+        mruc = self.local().clwlmruc
+        if len(cands) > mruc and not self.on("mruc-ignored"):
             order = sorted(cands, key=lambda c: -numbers.get(c.key, 0))
-            cut = numbers.get(order[me.clwlmruc - 1].key, 0)
+            cut = numbers.get(order[mruc - 1].key, 0)
             cands = [c for c in cands if numbers.get(c.key, 0) >= cut]
-        return self._chosen(op.queue, None, cands)
+        return self._chosen(queue, None, cands)
 
     def put_to_qmgr(self, op: L.ClusterPut) -> L.Observation:
         """A put naming a queue manager: channels to it, and to the hosts of its aliases."""
@@ -147,29 +162,12 @@ class SimulatedCluster:
             top = max(r.rank() for r in routes)
             routes = [r for r in routes if r.rank() == top]
         resumed = [r for r in routes if not self.suspended(r.qmgr)]
-        routes = resumed or routes
-        if len(routes) > 1:
-            for group in (RUNNING_LIKE, STARTING_LIKE | RUNNING_LIKE, RETRYING_LIKE | STARTING_LIKE | RUNNING_LIKE,
-                          IDLE_LIKE | RETRYING_LIKE | STARTING_LIKE | RUNNING_LIKE):
-                usable = [r for r in routes if r.channel.state in group]
-                if usable:
-                    routes = usable
-                    break
-        best: dict[str, int] = {}
-        for r in routes:
-            best[r.qmgr] = max(best.get(r.qmgr, -1), r.channel.netprty)
-        routes = [r for r in routes if r.channel.netprty == best[r.qmgr]]
+        routes = self._by_netprty(self._by_channel_state(resumed or routes))
         if routes and not self.on("qmgr-clwlprty-ignored"):
             top = max(r.priority() for r in routes)
             routes = [r for r in routes if r.priority() == top]
-        if not routes:
-            return L.Observation(attrs={"DESTINATION": ""})
-        numbers = self.number.setdefault(op.queue, {})
-        if len(routes) > me.clwlmruc:
-            order = sorted(routes, key=lambda r: -numbers.get(r.key, 0))
-            cut = numbers.get(order[me.clwlmruc - 1].key, 0)
-            routes = [r for r in routes if numbers.get(r.key, 0) >= cut]
-        return self._chosen(op.queue, None, routes)
+        return self._finish(op.queue, routes)
+
 
     def _chosen(self, queue: str, forced: Candidate | None, cands: list[Candidate]) -> L.Observation:
         factors = self.factor.setdefault(queue, {})
