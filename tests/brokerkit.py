@@ -9,6 +9,7 @@ import time
 
 from reference_model import language as L
 from reference_model import mqconst as C
+from reference_model.rules import RULES
 
 
 def mqconform(*argv, env=None, timeout=300):
@@ -17,6 +18,17 @@ def mqconform(*argv, env=None, timeout=300):
     proc = subprocess.run([sys.executable, "-m", "conformance.cli", *map(str, argv)], capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
     return proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started
+
+
+def assert_rules_reported(rows: list[dict], areas: list[str]) -> None:
+    """Every rule of the areas run has a record; a rule of another area appears only as a failure
+    (a case of one area may break another's rule, as a core put with an expiry may break expiry's),
+    never as a verdict nobody asked for; every not-applicable verdict gives its reason."""
+    wanted = {rule.id for area in areas for rule in RULES.all(area)}
+    assert wanted <= {r["rule"] for r in rows}, wanted - {r["rule"] for r in rows}
+    assert all(r["verdict"] == "fail" for r in rows if r["rule"] not in wanted), \
+        [r for r in rows if r["rule"] not in wanted]
+    assert all(r.get("not_applicable") for r in rows if r["verdict"] == "not applicable")
 
 
 def put(conn, handle, body, options=C.MQPMO_NO_SYNCPOINT, **md):
