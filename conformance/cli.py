@@ -166,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", type=Path, required=True, help="the report file to write")
     report.add_argument("--baseline", type=Path, action="append", metavar="DIR",
                         help="an earlier run's result directory (repeatable): mark new-fail / fixed / still-failing")
+    report.add_argument("--known-deviations", type=Path, action="append", metavar="FILE",
+                        help="a known-deviations file (TOML, repeatable): failures it explains are shown as "
+                             "known deviations and do not fail the report; entries the runs pass are stale")
     report.add_argument("--report-only", action="store_true", help="exit 0 even when rules fail")
 
     dlq = sub.add_parser("dlq", help="DLQ handler rules-table tools")
@@ -535,7 +538,7 @@ def cmd_report(args, out) -> int:
     import reports
 
     try:
-        report = reports.make_report(args.dirs, args.baseline)
+        report = reports.make_report(args.dirs, args.baseline, args.known_deviations)
     except reports.ReportInputError as exc:
         raise UsageError(str(exc)) from None
     if args.format is None:
@@ -548,6 +551,8 @@ def cmd_report(args, out) -> int:
         raise UsageError(f"cannot write {args.out}: {exc.strerror}") from None
     counts = [f"{c.label}: " + ", ".join(f"{n} {v}" for v, n in c.counts().items() if n) for c in report.columns]
     out.write(f"Report ({args.format}): {args.out}\n" + "".join(f"  {line}\n" for line in counts))
+    for d in report.stale:
+        out.write(f"  stale known deviation: {d.deviation.rule} on {d.system} now {d.verdict} ({d.deviation.origin})\n")
     return EXIT_NONCONFORMANT if report.any_failure and not args.report_only else EXIT_OK
 
 

@@ -13,16 +13,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from reports.deviations import load_all
 from reports.inputs import ReportInputError, load_run, load_runs
 from reports.matrix import Report, build
 
 FORMATS = ("md", "html", "json", "junit")
 
 
-def make_report(directories: list, baseline: list | None = None) -> Report:
+def make_report(directories: list, baseline: list | None = None, known_deviations: list | None = None) -> Report:
+    """The report over ``directories``; ``known_deviations`` are known-deviations files (TOML) to apply."""
+    deviations = load_all(known_deviations)
     runs = load_runs(directories)
     base = [load_run(d) for d in baseline] if baseline else None
-    return build(runs, base)
+    return build(runs, base, deviations)
 
 
 def render(report: Report, fmt: str, generated: float | None = None) -> str:

@@ -7,8 +7,7 @@ import time
 from conformance import __version__
 from conformance.history import Failure
 from conformance.render import differences, explain, field_text, observation_text, op_text
-from conformance.results import VERDICTS
-from reports.matrix import Column
+from reports.matrix import VERDICTS, Column
 
 VERDICT_ORDER = VERDICTS
 
@@ -64,6 +63,17 @@ def expected_vs_observed(failure: Failure) -> list[tuple[str, str]]:
     for path in dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]):
         rows.append((path, f"expected {field_text(closest, path)}, observed {field_text(mm.observed, path)}"))
     return rows
+
+
+def deviation_rows(report) -> list[tuple[str, str, str, str]]:
+    """(rule, system, status, behaviour seen) for each known deviation of a system the report shows."""
+    return [(d.deviation.rule, d.system, d.status, d.deviation.seen) for d in report.deviations]
+
+
+def failure_note(col: Column, failure: Failure) -> str:
+    """"" or, for a failure naming rules that are known deviations of its system, a note naming them."""
+    known = [r for r in failure.rules if col.cells.get(r) is not None and col.cells[r].deviation is not None]
+    return f"known deviation: {', '.join(known)}" if known else ""
 
 
 def replay_command(path: str) -> str:

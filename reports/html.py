@@ -5,8 +5,9 @@ from __future__ import annotations
 import html
 import re
 
-from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_rows, replay_command,
-                            title, when)
+from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_note,
+                            failure_rows, replay_command, title, when)
+from reports.deviations import STALE
 from reports.matrix import Column, Report
 from reports.plots import COLOURS, campaign_png, coverage_png, shares_png
 
@@ -21,7 +22,7 @@ th{background:#f0f0f0}
 td.v{font-weight:600;white-space:nowrap}
 td:first-child{white-space:nowrap}
 .pass{color:#2e7d32}.fail{color:#c62828}.not-applicable{color:#757575}.not-exercised{color:#a36a00}
-.indeterminate{color:#6a1b9a}.error{color:#37474f}
+.indeterminate{color:#6a1b9a}.error{color:#37474f}.known-deviation{color:#ef6c00}.stale{color:#c62828}
 tr.broke{background:#ffebee}
 code,pre{font-family:ui-monospace,monospace;font-size:90%}
 pre{background:#f7f7f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
@@ -96,9 +97,10 @@ def _column(report: Report, col: Column) -> list[str]:
                 continue
             links = " ".join(f'<a href="#{esc(col.anchor)}-failure-{failure_ids[id(f)]}">failure '
                              f'{failure_ids[id(f)]}</a>' for _, f in cell.failures)
+            why = cell.reason or (cell.deviation.seen if cell.deviation else "")
             rows.append([f'<span id="{esc(col.anchor)}-{esc(r.id)}">{esc(r.id)}</span>', _source(r),
                          esc(r.summary), _verdict(col, r.id, link=False) + (" " + links if links else "")
-                         + (f'<br><span class="reason">{esc(cell.reason)}</span>' if cell.reason else ""),
+                         + (f'<br><span class="reason">{esc(why)}</span>' if why else ""),
                          str(cell.exercised)])
         if rows:
             out += [f"<h4>{esc(area)}</h4>", _table(rows, ["rule", "source", "summary", "verdict", "exercised"])]
@@ -106,13 +108,36 @@ def _column(report: Report, col: Column) -> list[str]:
         out.append("<h3>Failures</h3>")
         for n, (path, failure) in enumerate(col.failures, start=1):
             steps = failure_rows(failure)
-            out += [f'<h4 id="{esc(col.anchor)}-failure-{n}">Failure {n}: {esc(title(failure))}</h4>',
+            note = failure_note(col, failure)
+            out += [f'<h4 id="{esc(col.anchor)}-failure-{n}">Failure {n}: {esc(title(failure))}'
+                    + (f' <span class="known-deviation">({esc(note)})</span>' if note else "") + "</h4>",
                     _plain_table(steps, ["", "#", "operation", "observed"],
                                  row_class=lambda i, s=steps: "broke" if s[i][0] else ""),
                     f"<p>At step {failure.mismatch.index + 1}:</p>",
                     _plain_table(expected_vs_observed(failure)),
                     f"<p>Replay:</p><pre>{esc(replay_command(path))}</pre>"]
     return out
+
+
+def _deviations(report: Report) -> list[str]:
+    """The known deviations of the systems shown, each with its status, what was seen and why."""
+    if not report.deviations:
+        return []
+    columns = {c.label: c for c in report.columns}
+    rows = []
+    for d in report.deviations:
+        col = columns[d.system]
+        rule = d.deviation.rule
+        status = f'<span class="{"stale" if d.status == STALE else "known-deviation"}">{esc(d.status)}</span>'
+        if d.status == STALE:
+            status += f" (now {esc(d.verdict)})"
+        rows.append([f'<a href="#{esc(col.anchor)}-{esc(rule)}">{esc(rule)}</a>', esc(d.system), status,
+                     esc(d.deviation.seen), esc(d.deviation.reason)])
+    return ['<h2 id="deviations">Known deviations</h2>',
+            "<p>Departures explained in a known-deviations file: <em>matched</em> (the system still departs), "
+            "<em>stale</em> (the system now conforms: the entry should go), <em>not reached</em> (these runs did "
+            "not reach the rule).</p>",
+            _table(rows, ["rule", "system", "status", "behaviour seen", "why"])]
 
 
 def render_html(report: Report, generated: float) -> str:
@@ -127,6 +152,7 @@ def render_html(report: Report, generated: float) -> str:
            "<h2>Summary</h2>",
            _table([[f'<a href="#{esc(c.anchor)}">{esc(c.label)}</a>'] + [str(c.counts()[v]) for v in VERDICT_ORDER]
                    for c in report.columns], ["system"] + list(VERDICT_ORDER))]
+    out += _deviations(report)
     out.append('<h2 id="matrix">Rules by system</h2>')
     for area in report.areas():
         rows = [[esc(r.id), esc(r.summary)] + [_verdict(col, r.id) for col in report.columns]

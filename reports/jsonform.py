@@ -25,10 +25,15 @@ def report_data(report: Report, generated: float) -> dict:
             "counts": col.counts(),
             "cells": {rid: {"verdict": c.verdict, "exercised": c.exercised, "checked": c.checked,
                             "failed": c.failed, "change": c.change,
-                            "failures": [path for path, _ in c.failures]}
+                            "failures": [path for path, _ in c.failures],
+                            **({"deviation": {"seen": c.deviation.seen, "reason": c.deviation.reason}}
+                               if c.deviation else {})}
                       for rid, c in col.cells.items()},
             "failures": [{"file": path, **failure.to_json()} for path, failure in col.failures],
         } for col in report.columns],
+        "deviations": [{"rule": d.deviation.rule, "adapter": d.deviation.adapter, "system": d.system,
+                        "status": d.status, "verdict": d.verdict, "seen": d.deviation.seen,
+                        "reason": d.deviation.reason} for d in report.deviations],
     }
 
 

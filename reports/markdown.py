@@ -6,8 +6,9 @@ import re
 
 from tabulate import tabulate
 
-from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_rows, replay_command,
-                            title, when)
+from reports.common import (KIT, VERDICT_ORDER, claim_rows, deviation_rows, expected_vs_observed, failure_note,
+                            failure_rows, replay_command, title, when)
+from reports.deviations import STALE
 from reports.matrix import Report
 
 
@@ -46,6 +47,7 @@ def render_markdown(report: Report, generated: float) -> str:
            + (" Changes are marked against a baseline." if report.baseline else ""), ""]
     out += ["## Summary", "", _table([[c.label] + [c.counts()[v] for v in VERDICT_ORDER] for c in report.columns],
                                       ["system"] + list(VERDICT_ORDER)), ""]
+    out += _deviations(report)
     if len(report.columns) > 1:
         out += ["## Rules by system", ""]
         for area in report.areas():
@@ -81,9 +83,30 @@ def render_markdown(report: Report, generated: float) -> str:
         if col.failures:
             out += ["### Failures", ""]
             for n, (path, failure) in enumerate(col.failures, start=1):
-                out += [f"#### Failure {n}: {_cell(title(failure))}", ""]
+                note = failure_note(col, failure)
+                out += [f"#### Failure {n}: {_cell(title(failure))}" + (f" ({note})" if note else ""), ""]
                 out += [_table(failure_rows(failure), ["", "#", "operation", "observed"]), ""]
                 out += [f"At step {failure.mismatch.index + 1}:", "",
                         _table(expected_vs_observed(failure), ["", ""]), ""]
                 out += ["Replay:", "", "```bash", replay_command(path), "```", ""]
     return "\n".join(out)
+
+
+def _deviations(report: Report) -> list[str]:
+    """The known deviations of the systems shown: a table, then each one's explanation and its failures."""
+    if not report.deviations:
+        return []
+    out = ["## Known deviations", "",
+           "Departures explained in a known-deviations file: *matched* (the system still departs; its verdict is "
+           "*known deviation*), *stale* (the system now conforms: the entry should go), *not reached* (these runs "
+           "did not reach the rule).", "",
+           _table(deviation_rows(report), ["rule", "system", "status", "behaviour seen"]), ""]
+    columns = {c.label: c for c in report.columns}
+    for d in report.deviations:
+        col = columns[d.system]
+        numbers = [str(n) for n, (_, f) in enumerate(col.failures, start=1) if d.deviation.rule in f.rules]
+        where = (f" Counterexample: failure {', '.join(numbers)} of {_cell(col.label)}." if numbers else "")
+        heading = f"### {d.deviation.rule} on {_cell(col.label)}: {d.status}"
+        stale = (f" This entry is stale: the rule's verdict is now {d.verdict}." if d.status == STALE else "")
+        out += [heading, "", f"*Seen:* {_cell(d.deviation.seen)}", "", _cell(d.deviation.reason) + where + stale, ""]
+    return out

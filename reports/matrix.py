@@ -11,10 +11,15 @@ from __future__ import annotations
 import attrs
 
 from conformance.history import Failure
-from conformance.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PASS, VERDICTS
+from conformance.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PASS
 from reference_model.rules import AREAS, RULES
+from reports.deviations import MATCHED, NOT_REACHED, STALE, DeviationStatus, KnownDeviation
 from reports.inputs import RunResult
 
+#: A failure the known-deviations file explains: reported apart from pass and from an unexplained failure.
+KNOWN_DEVIATION = "known deviation"
+#: Every verdict a report shows, in the order it shows them.
+VERDICTS = (PASS, FAIL, KNOWN_DEVIATION, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
 #: Which verdict wins when several runs of one system disagree.
 PRECEDENCE = (FAIL, ERROR, PASS, INDETERMINATE, NOT_EXERCISED, NOT_APPLICABLE)
 NEW_FAIL, FIXED, STILL_FAILING = "new-fail", "fixed", "still-failing"
@@ -32,6 +37,8 @@ class Cell:
     change: str = ""
     #: Why the system cannot express the rule (verdict "not applicable"), as its adapter says.
     reason: str = ""
+    #: The known deviation that explains this rule's failure (verdict "known deviation"), if any.
+    deviation: KnownDeviation | None = None
 
 
 @attrs.define
@@ -40,6 +47,10 @@ class Column:
     runs: list[RunResult]
     cells: dict[str, Cell] = attrs.Factory(dict)
     failures: list[tuple[str, Failure]] = attrs.Factory(list)
+
+    @property
+    def adapter(self) -> str:
+        return self.runs[0].adapter
 
     @property
     def anchor(self) -> str:
@@ -98,6 +109,12 @@ class Report:
     columns: list[Column]
     rules: list[RuleInfo]
     baseline: bool = False
+    #: Each known deviation for an adapter the report shows, per system: matched, stale or not reached.
+    deviations: list[DeviationStatus] = attrs.Factory(list)
+
+    @property
+    def stale(self) -> list[DeviationStatus]:
+        return [d for d in self.deviations if d.status == STALE]
 
     @property
     def any_failure(self) -> bool:
@@ -126,7 +143,8 @@ def _merge_verdict(a: str, b: str) -> str:
     return min(a, b, key=PRECEDENCE.index)
 
 
-def build(runs: list[RunResult], baseline: list[RunResult] | None = None) -> Report:
+def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
+          deviations: tuple[KnownDeviation, ...] = ()) -> Report:
     columns: dict[str, Column] = {}
     infos: dict[str, RuleInfo] = {}
     for run in runs:
@@ -154,7 +172,23 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None) -> Rep
     report = Report(columns=list(columns.values()), rules=rules)
     if baseline is not None:
         _diff(report, build(baseline))
+    _apply(report, deviations)
     return report
+
+
+def _apply(report: Report, deviations: tuple[KnownDeviation, ...]) -> None:
+    """Mark each failure a known deviation explains; say of every deviation for a shown adapter how it stands."""
+    for col in report.columns:
+        for dev in deviations:
+            if dev.adapter != col.adapter:
+                continue
+            cell = col.cells.get(dev.rule)
+            verdict = cell.verdict if cell else NOT_EXERCISED
+            status = MATCHED if verdict == FAIL else STALE if verdict == PASS else NOT_REACHED
+            if status == MATCHED:
+                cell.verdict, cell.deviation = KNOWN_DEVIATION, dev
+            report.deviations.append(DeviationStatus(deviation=dev, system=col.label, status=status,
+                                                     verdict=verdict))
 
 
 def _diff(report: Report, base: Report) -> None:
@@ -174,4 +208,4 @@ def _diff(report: Report, base: Report) -> None:
 
 
 __all__ = ["Report", "Column", "Cell", "build", "PASS", "FAIL", "ERROR", "INDETERMINATE", "NOT_APPLICABLE",
-           "NOT_EXERCISED", "NEW_FAIL", "FIXED", "STILL_FAILING"]
+           "NOT_EXERCISED", "KNOWN_DEVIATION", "VERDICTS", "NEW_FAIL", "FIXED", "STILL_FAILING"]

@@ -10,10 +10,11 @@ import pytest
 
 from conformance.checker import Mismatch
 from conformance.history import Failure, Step
-from conformance.results import VERDICTS, RunRecord
+from conformance.results import RunRecord
 from reference_model import language as L
 from reference_model import mqconst as C
 from reports import inputs, make_report, render
+from reports.matrix import VERDICTS
 from tests.clikit import run_cli
 
 
@@ -51,7 +52,8 @@ def test_formats_agree_on_every_count(results, tmp_path):
         c = counts[suite.get("name")]
         assert int(suite.get("tests")) == sum(c.values()) == len(suite.findall("testcase"))
         assert int(suite.get("failures")) == c["fail"] == len(suite.findall("testcase/failure"))
-        assert int(suite.get("skipped")) == c["not applicable"] + c["not exercised"] + c["indeterminate"]
+        assert int(suite.get("skipped")) == (c["not applicable"] + c["not exercised"] + c["indeterminate"]
+                                             + c["known deviation"])
     # Markdown and HTML summaries show the same numbers
     md = (tmp_path / "r.md").read_text()
     row = next(l for l in md.splitlines() if l.startswith(f"| {faulty}"))
@@ -222,3 +224,71 @@ def test_reports_say_why_a_rule_is_not_applicable(tmp_path):
     assert "not applicable: no <b>GET(DISABLED)</b> on this broker" not in md  # escaped
     assert "not applicable: no &lt;b&gt;GET(DISABLED)&lt;/b&gt; on this broker" in md
     assert "no &lt;b&gt;GET(DISABLED)&lt;/b&gt; on this broker" in html
+
+
+def _failing(directory) -> list[str]:
+    return [r["rule"] for r in map(json.loads, (directory / "rules.jsonl").read_text().splitlines())
+            if r["verdict"] == "fail"]
+
+
+def _deviations_file(path, entries) -> Path:
+    path.write_text("".join(f'[[deviation]]\nrule = "{rule}"\nadapter = "{adapter}"\n'
+                            f'seen = "{rule} seen on {adapter}."\nreason = """Why {rule} departs."""\n\n'
+                            for rule, adapter in entries))
+    return path
+
+
+def test_known_deviations_matched_stale_and_not_reached_in_every_format(results, tmp_path):
+    ok, bad = results
+    failing = _failing(bad)
+    assert len(failing) >= 2
+    waived, unexplained = failing[0], failing[1:]
+    deviations = _deviations_file(tmp_path / "known.toml", [(waived, "simulated"), ("TRIG-01", "simulated"),
+                                                             ("CORE-01", "rabbitmq")])
+    for fmt in ("md", "html", "json", "junit"):
+        code, out, err = run_cli("report", ok, bad, "--format", fmt, "--known-deviations", deviations,
+                                 "--out", tmp_path / f"r.{fmt}")
+        assert code == 1, err   # the faulty column's other failures are not explained
+        assert f"stale known deviation: {waived} on simulated now pass" in out
+    data = json.loads((tmp_path / "r.json").read_text())
+    faulty = next(c for c in data["columns"] if "faults" in c["label"])
+    clean = next(c for c in data["columns"] if c is not faulty)
+    assert faulty["cells"][waived]["verdict"] == "known deviation"
+    assert faulty["cells"][waived]["deviation"]["reason"] == f"Why {waived} departs."
+    assert all(faulty["cells"][r]["verdict"] == "fail" for r in unexplained)
+    assert faulty["counts"]["known deviation"] == 1 and faulty["counts"]["fail"] == len(unexplained)
+    assert clean["cells"][waived]["verdict"] == "pass"
+    statuses = {(d["rule"], d["system"]): d["status"] for d in data["deviations"]}
+    assert statuses == {(waived, faulty["label"]): "matched", (waived, "simulated"): "stale",
+                        ("TRIG-01", faulty["label"]): "not reached", ("TRIG-01", "simulated"): "not reached"}
+    md = (tmp_path / "r.md").read_text()
+    assert "## Known deviations" in md and f"### {waived} on simulated: stale" in md
+    assert f"Why {waived} departs." in md and f"(known deviation: {waived}" in md and "CORE-01 seen on rabbitmq" not in md
+    page = (tmp_path / "r.html").read_text()
+    assert page.index('id="deviations"') < page.index('id="matrix"') and 'class="known-deviation"' in page
+    suite = next(s for s in ET.parse(tmp_path / "r.junit").getroot().iter("testsuite") if "faults" in s.get("name"))
+    skipped = [c.find("skipped").get("message") for c in suite.findall("testcase") if c.find("skipped") is not None]
+    assert f"known deviation: {waived} seen on simulated." in skipped
+    # Every failure explained: the report no longer fails.
+    everything = _deviations_file(tmp_path / "all.toml", [(r, "simulated") for r in failing])
+    assert run_cli("report", bad, "--known-deviations", everything, "--out", tmp_path / "all.md")[0] == 0
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[[deviation]]\nrule = "CORE-99"\nadapter = "x"\nseen = "s"\nreason = "r"\n', "unknown rule CORE-99"),
+    ('[[deviation]]\nrule = "CORE-01"\nadapter = "x"\nseen = "s"\n', "'reason' is a required property"),
+    ('[[deviation]]\nrule = "CORE-01"\nadapter = "x"\nseen = "s"\nreason = "r"\nwhy = 1\n',
+     "Additional properties"),
+    ("[[deviation]\n", "not TOML"),
+    ('[[deviation]]\nrule = "CORE-01"\nadapter = "x"\nseen = "s"\nreason = "r"\n' * 2,
+     "deviation 2: CORE-01 on x is already deviation 1"),
+    (None, "no such known-deviations file"),
+])
+def test_bad_known_deviations_file_is_one_line_and_nothing_is_written(results, tmp_path, text, message):
+    path = tmp_path / "known.toml"
+    if text is not None:
+        path.write_text(text)
+    out = tmp_path / "r.md"
+    code, _, err = run_cli("report", results[0], "--known-deviations", path, "--out", out)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert not out.exists()
