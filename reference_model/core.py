@@ -154,7 +154,7 @@ def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
     low = tuple(dict.fromkeys(
         _depth_history_rules(state, q)
         + (("EXP-11",) if expiry.lingering(state, q) and not expiry.background_removal(state) else ())
-        + ("CORE-02", "CORE-28")))
+        + ("CORE-28",)))
     return {"attrs.CURDEPTH>": high, "attrs.CURDEPTH<": low, "attrs.CURDEPTH": tuple(dict.fromkeys(high + low))}
 
 
@@ -168,8 +168,10 @@ def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
     removable = expiry.background_removal(state)
     counted = [m for m in q.messages if m.got_by is None
                and not (removable and expiry.status(state, m) != expiry.LIVE)]
-    ordered = [m for m in counted if m.put_by is not None] + [m for m in counted if m.put_by is None]
-    return tuple(dict.fromkeys(r for m in ordered for r in m.provenance))
+    # An uncommitted put counts by CORE-28 itself; its history (CORE-02: hidden from other
+    # connections) says nothing of the depth.
+    uncommitted = ("CORE-28",) if any(m.put_by is not None for m in counted) else ()
+    return uncommitted + tuple(dict.fromkeys(r for m in counted if m.put_by is None for r in m.provenance))
 
 
 @handles(L.AdvanceClock)
@@ -476,8 +478,12 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
     q.append(m)
     if sync:
         s.conns[conn].uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
+    # The reason code of an accepted put is decided by the priority rule alone (a warning or none):
+    # a system that gets it wrong breaks CORE-08, not the syncpoint or context rules of the same put.
+    decides_rc = {"rc": ("CORE-08",) + extra_rules} if rc == C.MQRC_PRIORITY_EXCEEDS_MAXIMUM else {}
     return failures + [
-        Branch(observation=L.Observation.of(rc), state=t, rules=tuple(dict.fromkeys(rules + list(extra))))
+        Branch(observation=L.Observation.of(rc), state=t, rules=tuple(dict.fromkeys(rules + list(extra))),
+               field_rules=decides_rc)
         for t, extra in trigger.after_put(s, queue, m, conn, sync)
     ]
 

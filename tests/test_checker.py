@@ -126,5 +126,29 @@ def test_a_depth_too_low_blames_the_messages_that_must_count_not_those_that_may_
     ])
     mismatch = checks[-1].mismatch
     assert mismatch is not None
-    assert mismatch.rules[0] == "CORE-02" and "EXP-11" not in mismatch.rules and "CORE-01" not in mismatch.rules, \
-        mismatch.rules
+    assert mismatch.rules == ("CORE-28",), mismatch.rules   # counting the uncommitted put is CORE-28's
+
+
+def test_a_missing_priority_warning_names_only_the_priority_rule():
+    """A put above MaxPriority accepted without MQRC_PRIORITY_EXCEEDS_MAXIMUM breaks CORE-08 alone: not
+    the syncpoint rules (CORE-01/02/35) of the same put, which the system followed."""
+    for options in (C.MQPMO_SYNCPOINT, C.MQPMO_NO_SYNCPOINT, C.MQPMO_NONE):
+        checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [(put("a", "a1", "hi", 12, options), L.OK)])
+        mm = checks[-1].mismatch
+        assert mm is not None and mm.fields == ("rc",) and mm.rules == ("CORE-08",), (options, mm)
+    put1 = L.Put1(conn="a", queue="Q1", body="hi", md=L.MessageDescriptor(priority=12),
+                  options=C.MQPMO_NO_SYNCPOINT)
+    mm = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [(put1, L.OK)])[-1].mismatch
+    assert mm.rules == ("CORE-08", "CORE-37")
+
+
+def test_an_uncommitted_put_left_out_of_curdepth_names_the_depth_rule_not_visibility():
+    """CURDEPTH counts uncommitted puts (CORE-28); a system that leaves one out breaks that rule, not
+    CORE-02, which it may well keep (the message stays hidden from other connections)."""
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (put("a", "a1", "u", options=C.MQPMO_SYNCPOINT), L.OK),
+        (L.InquireQueue(queue="Q1", names=("CURDEPTH",)), L.Observation(attrs={"CURDEPTH": 0})),
+    ])
+    mm = checks[-1].mismatch
+    assert mm is not None and mm.fields == ("attrs.CURDEPTH",)
+    assert mm.rules[0] == "CORE-28" and "CORE-02" not in mm.rules, mm.rules

@@ -45,6 +45,8 @@ _fault("restart-keeps-nonpersistent", "core", ("CORE-32",),
        "non-persistent messages survive a queue-manager restart")
 _fault("q-full-ignored", "core", ("CORE-27",),
        "puts succeed beyond MAXDEPTH")
+_fault("uncommitted-put-not-counted", "core", ("CORE-28",),
+       "CURDEPTH leaves out messages put under syncpoint until their unit of work commits")
 
 _fault("mark-reinstated-on-backout", "syncpoint", ("SYNC-03", "SYNC-14", "SYNC-16"),
        "MQBACK reinstates the message of a get marked to skip backout")

@@ -298,6 +298,8 @@ class SimulatedQueueManager:
 
     def _depth_counter(self):
         """What CURDEPTH counts beyond the messages not got under syncpoint (None: nothing more)."""
+        if self._fault("uncommitted-put-not-counted"):
+            return lambda m: m.pending_put is None
         return (lambda m: not self._expired(m)) if self._fault("expired-not-counted") else None
 
     # ------------------------------------------------------------ connections
