@@ -479,8 +479,9 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
     if sync:
         s.conns[conn].uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
     # The reason code of an accepted put is decided by the priority rule alone (a warning or none):
-    # a system that gets it wrong breaks CORE-08, not the syncpoint or context rules of the same put.
-    decides_rc = {"rc": ("CORE-08",) + extra_rules} if rc == C.MQRC_PRIORITY_EXCEEDS_MAXIMUM else {}
+    # a system that gets it wrong breaks CORE-08, not the syncpoint or context rules of the same put,
+    # nor MQPUT1's "same rules as a put" when a put would have done the same.
+    decides_rc = {"rc": ("CORE-08",)} if rc == C.MQRC_PRIORITY_EXCEEDS_MAXIMUM else {}
     return failures + [
         Branch(observation=L.Observation.of(rc), state=t, rules=tuple(dict.fromkeys(rules + list(extra))),
                field_rules=decides_rc)
