@@ -124,14 +124,26 @@ def _direction(branch: model.Branch, field: str, observed: L.Observation) -> str
     return ""
 
 
+def _available_later(branch: model.Branch, body) -> bool:
+    """Whether the message ``body`` is on the get's queue, committed and available in the branch (not
+    excluded or removed): a get that returns it instead of the expected one broke the delivery order."""
+    queue = branch.state.queues.get(branch.field_rules.get("message.body:queue", ("",))[0])
+    if queue is None or body is None or body in branch.excluded or body in branch.state.removed:
+        return False
+    return any(m.body == body and m.got_by is None and m.put_by is None for m in queue.messages)
+
+
 def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation) -> tuple[str, ...]:
     rules: list[str] = []
+    body = observed.message.body if observed.message is not None else None
     for f in fields:
         if f.startswith("attrs."):  # rules for the particular value observed, where the model gives them
             rules += branch.field_rules.get(f"{f}={dict(observed.attrs or ()).get(f[6:])}", ())
+        if f == "message.body" and branch.field_rules.get("message.body:later") and _available_later(branch, body):
+            rules += branch.field_rules.get("message.body:later")
+            continue
         rules += (branch.field_rules.get(f + _direction(branch, f, observed)) or branch.field_rules.get(f)
                   or branch.field_rules.get(f.split(".")[0]) or branch.rules)
-    body = observed.message.body if observed.message is not None else None
     if body is not None:
         # A message MQ would not return at all: the rule that excludes it (uncommitted, expired,
         # locked, already got) is what the system broke, before any rule about order or fields.

@@ -834,6 +834,10 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         "rc": presence,
         "message": presence,
         "message.body": identity,
+        # The system returned another message that is there and available, only later in delivery
+        # order: the order rules alone decide which comes first (the checker uses this then).
+        "message.body:later": order,
+        "message.body:queue": (h.queue,),
         # A count above 0 comes from backouts (CORE-15), kept across a restart (CORE-45); 0 is what a
         # first delivery shows.
         # (in the order its history gives them: a count kept from before a restart leads with its survival)

@@ -152,3 +152,16 @@ def test_an_uncommitted_put_left_out_of_curdepth_names_the_depth_rule_not_visibi
     mm = checks[-1].mismatch
     assert mm is not None and mm.fields == ("attrs.CURDEPTH",)
     assert mm.rules[0] == "CORE-28" and "CORE-02" not in mm.rules, mm.rules
+
+
+def test_an_available_message_returned_out_of_order_names_the_order_rule_only():
+    """Both messages are there and available; returning the later one first breaks the order rule
+    (CORE-05 here), not CORE-01: the earlier message was put outside syncpoint and is still available."""
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (put("a", "a1", "first"), L.OK),
+        (put("a", "a1", "second"), L.OK),
+        (L.Get(conn="b", handle="b1"), msg("second")),
+    ])
+    mm = checks[-1].mismatch
+    assert mm is not None and mm.fields == ("message.body",)
+    assert mm.rules[0] == "CORE-05" and "CORE-01" not in mm.rules, mm.rules
