@@ -422,10 +422,12 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
     q = state.queues[queue]
     errors, maybe, accept = _put_errors(state, q, md, options, xmit)
     failures = [
-        # the rule that refuses the put leads; MQPUT1's "same rules as a put" only passes it on
-        Branch(observation=L.Observation.of(rc), state=state, rules=(rule,) + extra_rules
-               + (("CORE-28", "EXP-11") if rc == C.MQRC_Q_FULL else ()))
+        # the rule that refuses the put is what a system that accepts it breaks; MQPUT1's "same rules
+        # as a put" (CORE-37) is exercised but not broken when a put would have been accepted too
+        Branch(observation=L.Observation.of(rc), state=state, rules=(rule,) + extra_rules + depth,
+               field_rules={"rc": (rule,) + depth})
         for rc, rule in errors + maybe
+        for depth in [("CORE-28", "EXP-11") if rc == C.MQRC_Q_FULL else ()]
     ]
     if errors:
         return failures

@@ -165,3 +165,11 @@ def test_an_available_message_returned_out_of_order_names_the_order_rule_only():
     mm = checks[-1].mismatch
     assert mm is not None and mm.fields == ("message.body",)
     assert mm.rules[0] == "CORE-05" and "CORE-01" not in mm.rules, mm.rules
+
+
+def test_a_put1_accepted_where_mq_refuses_it_names_the_refusing_rule_not_put1s():
+    """MQPUT1 obeys the rules of a put (CORE-37): a put1 accepted where a put is refused too breaks the
+    refusing rule (EXP-10 for Expiry 0), not CORE-37."""
+    put1 = L.Put1(conn="a", queue="Q1", body="x", md=L.MessageDescriptor(expiry=0), options=C.MQPMO_NO_SYNCPOINT)
+    mm = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [(put1, L.OK)])[-1].mismatch
+    assert mm is not None and mm.rules == ("EXP-10",), mm
