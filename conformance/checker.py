@@ -139,8 +139,12 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
     for f in fields:
         if f.startswith("attrs."):  # rules for the particular value observed, where the model gives them
             rules += branch.field_rules.get(f"{f}={dict(observed.attrs or ()).get(f[6:])}", ())
-        if f == "message.body" and branch.field_rules.get("message.body:later") and _available_later(branch, body):
-            rules += branch.field_rules.get("message.body:later")
+        later = branch.field_rules.get("message.body:later") if f == "message.body" else None
+        if later and _available_later(branch, body):
+            # Out of order, or the expected message is gone: the order rules lead, then what the
+            # expected message's history adds beyond an application's plain put (a backout, ...).
+            plain = set(later) | {"CORE-01", "CORE-02"}
+            rules += [*later, *(r for r in branch.field_rules.get("message.body", ()) if r not in plain)]
             continue
         rules += (branch.field_rules.get(f + _direction(branch, f, observed)) or branch.field_rules.get(f)
                   or branch.field_rules.get(f.split(".")[0]) or branch.rules)

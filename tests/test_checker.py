@@ -173,3 +173,18 @@ def test_a_put1_accepted_where_mq_refuses_it_names_the_refusing_rule_not_put1s()
     put1 = L.Put1(conn="a", queue="Q1", body="x", md=L.MessageDescriptor(expiry=0), options=C.MQPMO_NO_SYNCPOINT)
     mm = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [(put1, L.OK)])[-1].mismatch
     assert mm is not None and mm.rules == ("EXP-10",), mm
+
+
+def test_a_backed_out_message_passed_over_names_the_backout_rule_after_the_order_rule():
+    """Another available message returned where a backed-out one should come first: either the order
+    broke or the backout lost the message (as a broker that moves poison messages does): both named."""
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (put("a", "a1", "first"), L.OK),
+        (put("a", "a1", "second"), L.OK),
+        (L.Get(conn="b", handle="b1", options=C.MQGMO_SYNCPOINT), msg("first")),
+        (L.Backout(conn="b"), L.OK),
+        (L.Get(conn="b", handle="b1"), msg("second")),
+    ])
+    mm = checks[-1].mismatch
+    assert mm is not None and mm.rules[0] == "CORE-05" and "CORE-15" in mm.rules and "CORE-01" not in mm.rules, \
+        mm.rules

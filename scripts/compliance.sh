@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Regenerate the published compliance reports: docs/compliance/BROKER.md with their result
+# directories docs/compliance/results/BROKER (run.json, rules.jsonl, the replay files).
+#   bash scripts/compliance.sh [rabbitmq|activemq|all]      (default: all)
+# Each broker is a private one this script starts on 127.0.0.1 and stops by PID (mqconform brokers),
+# run with a fixed seed and budget; failures docs/compliance/known-deviations.toml explains are shown
+# as known deviations.  Settings from the environment: MQCONFORM_SEED (default 20261125),
+# MQCONFORM_EXAMPLES (cases per area, default 20).  Exit 0 when the reports were written, 2 when a
+# broker or a run broke (the committed reports are then left as they were).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which=${1:-all}
+case "$which" in
+    all) brokers=(rabbitmq activemq) ;;
+    rabbitmq|activemq) brokers=("$which") ;;
+    *) echo "compliance: unknown broker $which (rabbitmq, activemq or all)" >&2; exit 2 ;;
+esac
+seed=${MQCONFORM_SEED:-20261125}
+examples=${MQCONFORM_EXAMPLES:-20}
+bash scripts/setup.sh --install
+mq=.venv/bin/mqconform
+work=$(mktemp -d)
+export MQCONFORM_RUN_DIR="$work/brokers"
+running=
+cleanup() {
+    trap '' INT TERM   # a second signal must not cut the clean-up short
+    if [ -n "$running" ]; then kill "$running" 2>/dev/null; wait "$running" 2>/dev/null; fi
+    for b in "${brokers[@]}"; do timeout 60 "$mq" brokers down "$b" >/dev/null 2>&1 || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap "exit 130" INT TERM
+mkdir -p docs/compliance/results
+for b in "${brokers[@]}"; do
+    echo "compliance: $b: starting the kit's private broker"
+    timeout 120 "$mq" brokers up "$b"
+    echo "compliance: $b: mqconform run --adapter $b --seed $seed --examples $examples (output: $work/$b.txt)"
+    # In the background with a wait, so that a signal to this script stops the run at once (bash runs
+    # a trap only after the foreground command ends); the run writes what it found and exits 130.
+    set +e
+    timeout 3600 "$mq" run --adapter "$b" --seed "$seed" --examples "$examples" --results "$work/$b" \
+        > "$work/$b.txt" 2>&1 < /dev/null &
+    running=$!
+    wait "$running"
+    rc=$?
+    running=
+    set -e
+    tail -n 20 "$work/$b.txt" | grep -E '^  [a-z]+( on [a-z/]+)?:' || true
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+        echo "compliance: $b: the run ended with exit $rc: $(tail -n 1 "$work/$b.txt")" >&2
+        exit 2
+    fi
+    timeout 60 "$mq" brokers down "$b" >/dev/null
+    rm -rf "docs/compliance/results/$b"
+    cp -r "$work/$b" "docs/compliance/results/$b"
+    "$mq" report "docs/compliance/results/$b" --format md --report-only \
+        --known-deviations docs/compliance/known-deviations.toml --out "docs/compliance/$b.md"
+done
