@@ -415,6 +415,13 @@ def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, optio
     return errors, maybe, accept
 
 
+def _full_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
+    """Why the queue is full besides MAXDEPTH itself: uncommitted puts count (CORE-28), and expired
+    messages not yet discarded count (EXP-11) where the queue holds any."""
+    expired = q.expiring and any(m.got_by is None and expiry.status(state, m) != expiry.LIVE for m in q.messages)
+    return ("CORE-28",) + (("EXP-11",) if expired else ())
+
+
 def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDescriptor,
             options: int, extra_rules: tuple[str, ...], xmit: L.XmitHeader | None = None,
             dlh: L.DeadLetterHeader | None = None, provenance: tuple[str, ...] = (),
@@ -427,7 +434,7 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         Branch(observation=L.Observation.of(rc), state=state, rules=(rule,) + extra_rules + depth,
                field_rules={"rc": (rule,) + depth})
         for rc, rule in errors + maybe
-        for depth in [("CORE-28", "EXP-11") if rc == C.MQRC_Q_FULL else ()]
+        for depth in [_full_rules(state, q) if rc == C.MQRC_Q_FULL else ()]
     ]
     if errors:
         return failures

@@ -188,3 +188,18 @@ def test_a_backed_out_message_passed_over_names_the_backout_rule_after_the_order
     mm = checks[-1].mismatch
     assert mm is not None and mm.rules[0] == "CORE-05" and "CORE-15" in mm.rules and "CORE-01" not in mm.rules, \
         mm.rules
+
+
+def test_a_put_accepted_on_a_full_queue_names_expiry_only_when_expired_messages_fill_it():
+    """Uncommitted puts fill the queue: CORE-27 and CORE-28; EXP-11 (expired messages count) has
+    nothing to do with it unless an expired message is there."""
+    full = [(L.DefineQueue(queue="F", attrs=(("MAXDEPTH", 2),)), L.OK), (L.Connect(conn="a"), L.OK),
+            (L.Open(conn="a", handle="h", queue="F", options=C.MQOO_OUTPUT), L.OK)]
+    mm = check_history(C.PLATFORM_DISTRIBUTED, full + [
+        (put("a", "h", f"m{i}", options=C.MQPMO_SYNCPOINT), L.OK) for i in range(3)])[-1].mismatch
+    assert mm is not None and mm.rules == ("CORE-27", "CORE-28"), mm
+    expiring = L.Put(conn="a", handle="h", body="old", md=L.MessageDescriptor(expiry=1), options=C.MQPMO_NO_SYNCPOINT)
+    mm = check_history(C.PLATFORM_ZOS, full + [(expiring, L.OK), (put("a", "h", "m1"), L.OK),
+                                               (L.AdvanceClock(tenths=5), L.OK),
+                                               (put("a", "h", "m2"), L.OK)])[-1].mismatch
+    assert mm is not None and "EXP-11" in mm.rules, mm
