@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+import attrs
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis.errors import Flaky
 from hypothesis.stateful import run_state_machine_as_test
@@ -107,6 +108,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         nonlocal outcome, unsteady
         if minimise_histories:
             failure = minimise(failure, adapter)
+        if not_reproduced:
+            failure = attrs.evolve(failure, reproduced=False)
         record.add_failure(failure)
         if on_update is not None:
             on_update(record)

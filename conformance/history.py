@@ -46,6 +46,9 @@ class Failure:
     seed: int | None
     steps: tuple[Step, ...]
     mismatch: Mismatch
+    #: False when the system did not show the departure again when the same operations were run a
+    #: second time (a real broker's timing): the history is what it did once, and may not replay.
+    reproduced: bool = attrs.field(default=True, eq=False)
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -69,6 +72,7 @@ class Failure:
             "rules": list(self.rules),
             "steps": [s.to_json() for s in self.steps],
             "mismatch": self.mismatch.to_json(),
+            **({} if self.reproduced else {"reproduced": False}),
         }
 
     @classmethod
@@ -92,6 +96,7 @@ class Failure:
                 seed=data.get("seed"),
                 steps=tuple(Step.from_json(s) for s in data["steps"]),
                 mismatch=Mismatch.from_json(data["mismatch"]),
+                reproduced=data.get("reproduced", True) is not False,
             )
         except (KeyError, TypeError, L.LanguageError) as exc:
             raise ReplayFileError(f"{origin}: corrupt replay file ({exc})") from None
@@ -115,6 +120,7 @@ def _replay_schema() -> dict:
             "adapter": {"type": "string", "minLength": 1}, "adapter_options": {"type": ["object", "null"]},
             "platform": {"enum": list(C.PLATFORMS)}, "seed": {"type": ["integer", "null"]},
             "rules": rules, "steps": {"type": "array", "minItems": 1, "items": step},
+            "reproduced": {"type": "boolean"},
             "mismatch": {"type": "object", "required": ["index", "op", "observed", "allowed", "fields", "rules"],
                          "properties": {"index": {"type": "integer", "minimum": 0},
                                         "op": {"$ref": lang + "Op"}, "observed": {"$ref": lang + "Observation"},

@@ -145,6 +145,11 @@ def render_failure(failure) -> str:
         "",
         explain(failure),
         "",
+    ]
+    if not failure.reproduced:
+        lines += ["The system did not show this departure again when the same operations ran a second time: "
+                  "the history is what it did once, and a replay may find it conformant.", ""]
+    lines += [
         "Rules broken:",
     ]
     for rid in mm.rules:

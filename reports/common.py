@@ -82,7 +82,8 @@ def replay_command(path: str) -> str:
 
 def title(failure: Failure) -> str:
     return (f"{'+'.join(failure.rules)} in area {failure.area} (platform {failure.platform}): "
-            f"step {failure.mismatch.index + 1} of {len(failure.steps)}")
+            f"step {failure.mismatch.index + 1} of {len(failure.steps)}"
+            + ("" if failure.reproduced else "; not shown again when the same operations ran a second time"))
 
 
 KIT = f"mqconform {__version__}"

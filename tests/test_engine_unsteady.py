@@ -50,3 +50,31 @@ def test_an_unsteady_departure_is_kept_and_the_next_rounds_still_run():
     # The glitch is reported (a departure the system did show) and the fault is still found after it.
     assert any("CORE-28" in f.rules for f in record.failures), [f.rules for f in record.failures]
     assert any(f.rules[0] == "CORE-02" for f in record.failures), [f.rules for f in record.failures]
+    # The glitch, and only it, is marked as not shown again.
+    assert {f.rules[0]: f.reproduced for f in record.failures} == {"CORE-28": False, "CORE-02": True}, \
+        [(f.rules, f.reproduced) for f in record.failures]
+
+
+def test_a_departure_not_shown_again_is_marked_in_its_replay_file_and_reports(tmp_path):
+    """The mark travels with the history: replay file, its reading back, the text and the report title."""
+    from conformance.history import Failure, load_failure, save_failure
+    from conformance.render import render_failure
+    from reports.common import title
+
+    from conformance.checker import Mismatch
+    from conformance.history import Step
+    from reference_model import mqconst as C
+
+    op = L.InquireQueue(queue="Q", names=("CURDEPTH",))
+    observed, allowed = L.Observation(attrs={"CURDEPTH": 2}), L.Observation(attrs={"CURDEPTH": 1})
+    failure = Failure(area="core", adapter="simulated", platform=C.PLATFORM_DISTRIBUTED, seed=1,
+                      steps=(Step(op=L.DefineQueue(queue="Q"), observed=L.OK), Step(op=op, observed=observed)),
+                      mismatch=Mismatch(index=1, op=op, observed=observed, allowed=(allowed,),
+                                        fields=("attrs.CURDEPTH",), rules=("CORE-28",)))
+    unsteady = attrs.evolve(failure, reproduced=False)
+    assert "reproduced" not in failure.to_json() and unsteady.to_json()["reproduced"] is False
+    path = save_failure(unsteady, tmp_path)
+    back = load_failure(path)
+    assert back.reproduced is False and Failure.from_json(failure.to_json()).reproduced is True
+    assert "did not show this departure again" in render_failure(back)
+    assert "not shown again" in title(back) and "not shown again" not in title(failure)
