@@ -153,7 +153,12 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
         # locked, already got) is what the system broke, before any rule about order or fields.
         delivered = branch.observation.message is not None and branch.observation.message.body == body
         gone = () if delivered else branch.state.removed.get(body, ())   # not the one this get removes
-        rules = [*branch.excluded.get(body, ()), *gone, *rules, *branch.state.removed.get(body, ())]
+        hidden = (*branch.excluded.get(body, ()), *gone)
+        if hidden and set(fields) <= {"message", "message.body"}:
+            # A message MQ would not return at all came back: that is the whole departure; the
+            # history of the message MQ would have returned instead has nothing to do with it.
+            rules = []
+        rules = [*hidden, *rules, *branch.state.removed.get(body, ())]
     if not rules:
         rules = list(branch.rules)
     want = branch.observation.message

@@ -203,3 +203,21 @@ def test_a_put_accepted_on_a_full_queue_names_expiry_only_when_expired_messages_
                                                (L.AdvanceClock(tenths=5), L.OK),
                                                (put("a", "h", "m2"), L.OK)])[-1].mismatch
     assert mm is not None and "EXP-11" in mm.rules, mm
+
+
+def test_an_expired_message_returned_names_expiry_not_the_history_of_the_message_due_instead():
+    """A backed-out message that has expired since comes back: the expiry rules say it must not (its own
+    history follows them); the message MQ returns instead, and the order between them, are not at fault."""
+    expiring = L.Put(conn="a", handle="a1", body="old", md=L.MessageDescriptor(priority=0, expiry=3),
+                     options=C.MQPMO_NO_SYNCPOINT)
+    checks = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (expiring, L.OK),
+        (put("a", "a1", "kept"), L.OK),
+        (L.Get(conn="b", handle="b1", options=C.MQGMO_SYNCPOINT), msg("old", expiry=3)),
+        (L.Backout(conn="b"), L.OK),
+        (L.AdvanceClock(tenths=10), L.OK),
+        (L.Get(conn="b", handle="b1", options=C.MQGMO_SYNCPOINT), msg("old", expiry=3, backout_count=1)),
+    ])
+    mm = checks[-1].mismatch
+    assert mm is not None and mm.rules[:3] == ("EXP-06", "EXP-04", "EXP-14"), mm.rules
+    assert not {"CORE-04", "CORE-05", "CORE-01"} & set(mm.rules), mm.rules
