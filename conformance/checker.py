@@ -138,7 +138,12 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
     body = observed.message.body if observed.message is not None else None
     for f in fields:
         if f.startswith("attrs."):  # rules for the particular value observed, where the model gives them
-            rules += branch.field_rules.get(f"{f}={dict(observed.attrs or ()).get(f[6:])}", ())
+            value = dict(observed.attrs or ()).get(f[6:])
+            alone = branch.field_rules.get(f"{f}=={value}")
+            if alone:   # the model says these rules explain this value by themselves
+                rules += alone
+                continue
+            rules += branch.field_rules.get(f"{f}={value}", ())
         later = branch.field_rules.get("message.body:later") if f == "message.body" else None
         if later and _available_later(branch, body):
             # Out of order, or the expected message is gone: the order rules lead, then what the
@@ -153,7 +158,8 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
         # locked, already got) is what the system broke, before any rule about order or fields.
         delivered = branch.observation.message is not None and branch.observation.message.body == body
         gone = () if delivered else branch.state.removed.get(body, ())   # not the one this get removes
-        hidden = (*branch.excluded.get(body, ()), *gone)
+        # (the message the closest outcome delivers is not hidden from it, whatever else may be)
+        hidden = () if delivered else (*branch.excluded.get(body, ()), *gone)
         if hidden and set(fields) <= {"message", "message.body"}:
             # A message MQ would not return at all came back: that is the whole departure; the
             # history of the message MQ would have returned instead has nothing to do with it.

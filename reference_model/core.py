@@ -155,7 +155,14 @@ def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
         _depth_history_rules(state, q)
         + (("EXP-11",) if expiry.lingering(state, q) and not expiry.background_removal(state) else ())
         + ("CORE-28",)))
-    return {"attrs.CURDEPTH>": high, "attrs.CURDEPTH<": low, "attrs.CURDEPTH": tuple(dict.fromkeys(high + low))}
+    out = {"attrs.CURDEPTH>": high, "attrs.CURDEPTH<": low, "attrs.CURDEPTH": tuple(dict.fromkeys(high + low))}
+    # A depth short by no more than the uncommitted puts: leaving them out (CORE-28) explains it all,
+    # and the history of the committed messages is not blamed ("==": these rules alone).
+    uncommitted = sum(1 for m in q.messages if m.put_by is not None and m.got_by is None)
+    lowest = min(d for d, _ in expiry.depth_range(state, q, _curdepth(q)))
+    for value in range(max(0, lowest - uncommitted), lowest):
+        out[f"attrs.CURDEPTH=={value}"] = ("CORE-28",)
+    return out
 
 
 def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
@@ -852,7 +859,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         # (in the order its history gives them: a count kept from before a restart leads with its survival)
         "message.backout_count": tuple(dict.fromkeys(
             tuple(r for r in chosen.provenance if r in ("SYNC-19", "CORE-45", "CORE-15"))
-            + (("CORE-15",) if chosen.backout_count else ()) + ("CORE-12", "CORE-17"))),
+            + (("CORE-15", "CORE-17") if chosen.backout_count else ("CORE-12", "CORE-17")))),
 
         "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
         else ("CORE-07", "CORE-08"),

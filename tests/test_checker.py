@@ -221,3 +221,36 @@ def test_an_expired_message_returned_names_expiry_not_the_history_of_the_message
     mm = checks[-1].mismatch
     assert mm is not None and mm.rules[:3] == ("EXP-06", "EXP-04", "EXP-14"), mm.rules
     assert not {"CORE-04", "CORE-05", "CORE-01"} & set(mm.rules), mm.rules
+
+
+def test_a_backout_count_too_low_names_the_backout_rules_not_expiry_or_put():
+    """Two backouts, BackoutCount 1 (a broker that only flags redelivery): CORE-15/CORE-17 first; the
+    message is delivered in the closest outcome, so rules that would hide it (expiry) are not named,
+    nor CORE-12 (a new message's count), which is about puts."""
+    expiring = L.Put(conn="a", handle="a1", body="m", md=L.MessageDescriptor(priority=0, expiry=30),
+                     options=C.MQPMO_NO_SYNCPOINT)
+    get = L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT)
+    mm = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+        (expiring, L.OK), (get, msg("m", expiry=30)), (L.Backout(conn="a"), L.OK),
+        (get, msg("m", expiry=30, backout_count=1)), (L.Backout(conn="a"), L.OK),
+        (get, msg("m", expiry=30, backout_count=1)),
+    ])[-1].mismatch
+    assert mm is not None and mm.fields == ("message.backout_count",), mm
+    assert mm.rules[:2] == ("CORE-15", "CORE-17") and not {"CORE-12", "EXP-06", "EXP-04"} & set(mm.rules), mm.rules
+
+
+def test_a_depth_short_by_the_uncommitted_puts_names_only_the_depth_rule():
+    """One uncommitted and one committed message, CURDEPTH 1: leaving out the uncommitted put (CORE-28)
+    explains it all; the committed message's history (CORE-01, a backout's CORE-15) is not blamed.
+    Short by more than the uncommitted puts: the committed messages' history is named too."""
+    history = SETUP + [
+        (put("a", "a1", "pending", options=C.MQPMO_SYNCPOINT), L.OK),
+        (put("a", "a1", "kept"), L.OK),
+        (L.Get(conn="b", handle="b1", options=C.MQGMO_SYNCPOINT), msg("kept")),
+        (L.Backout(conn="b"), L.OK),
+    ]
+    depth = L.InquireQueue(queue="Q1", names=("CURDEPTH",))
+    mm = check_history(C.PLATFORM_DISTRIBUTED, history + [(depth, L.Observation(attrs={"CURDEPTH": 1}))])[-1].mismatch
+    assert mm is not None and mm.rules == ("CORE-28",), mm.rules
+    mm = check_history(C.PLATFORM_DISTRIBUTED, history + [(depth, L.Observation(attrs={"CURDEPTH": 0}))])[-1].mismatch
+    assert mm is not None and "CORE-28" in mm.rules and "CORE-15" in mm.rules, mm.rules
