@@ -452,12 +452,15 @@ def _duration(seconds: float) -> str:
 
 def run_campaign(*, spark, specs: Iterable[TaskSpec], adapter_name: str, options: dict,
                  out: Path, state: CampaignState, deadline: float | None, parallelism: int,
-                 timeout: float, attempts: int, crash_tasks: dict, progress: Callable[[str], None]) -> None:
+                 timeout: float, attempts: int, crash_tasks: dict, progress: Callable[[str], None],
+                 after_task: Callable[[dict], str | None] | None = None) -> None:
     """Run the tasks ``specs`` gives, ``parallelism`` at a time, each started as soon as another ends.
 
     There are no waves: a long task never holds the others back.  ``specs`` may be
     endless (a time budget); with a ``deadline`` no task starts after it.  Tasks
-    already in ``state`` are skipped.
+    already in ``state`` are skipped.  ``after_task`` sees each finished task's result
+    before the next task starts (a campaign's broker is brought back there) and may
+    return a line to print.
     """
     sc = spark.sparkContext
     started = time.monotonic()
@@ -502,6 +505,9 @@ def run_campaign(*, spark, specs: Iterable[TaskSpec], adapter_name: str, options
                 write_json_atomic(task_path(out, spec.id), result)
                 with lock:
                     state.add(result)
+                note = after_task(result) if after_task is not None else None
+                if note:
+                    progress(note)
                 fill()
                 elapsed = time.monotonic() - started
                 examples = sum(r["examples"] for r in state.results.values())

@@ -12,8 +12,10 @@ import json
 import os
 import random
 import secrets
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,7 +42,7 @@ EXIT_NOT_READY = 3  # mqconform brokers status: some broker is not ready
 EXIT_INTERRUPTED = 130  # SIGINT or SIGTERM; what was found so far is written
 DEFAULT_EXAMPLES = 200
 DEFAULT_KEEP_GOING = 2
-BENCH_FIGURES = ("detect", "throughput", "depth", "campaign")   # conformance.bench.FIGURES
+BENCH_FIGURES = ("detect", "throughput", "depth", "campaign", "brokers")   # conformance.bench.FIGURES
 
 
 class UsageError(Exception):
@@ -409,7 +411,40 @@ def cmd_cluster(args, out) -> int:
 
 
 def cmd_campaign(args, out) -> int:
+    """A campaign; against a real broker that nobody named, one private broker for all its tasks."""
+    from adapters.brokers.managed import ManagedBroker, broker_for
+
     started = time.time()   # a time budget counts from here: Spark's start-up is part of it
+    name = broker_for(args.adapter, _adapter_options(args))
+    if name is None:
+        return _campaign(args, out, started, None)
+    left = args.out / LEFT_BROKER
+    if args.resume and left.is_file():   # the broker of an earlier attempt killed before it could stop it
+        ManagedBroker(name, Path(left.read_text().strip())).down()
+        shutil.rmtree(left.read_text().strip(), ignore_errors=True)
+    base = Path(tempfile.mkdtemp(prefix="mqconform-campaign-"))
+    managed = ManagedBroker(name, base)
+    previous = _on_signals({signal.SIGTERM: _stop})   # so that the broker is stopped on SIGTERM too
+    try:
+        try:
+            status = managed.up()
+        except BrokerControlError as exc:
+            raise HarnessError(str(exc)) from None
+        out.write(f"campaign broker: {status.line()}\n")
+        return _campaign(args, out, started, managed)
+    finally:
+        managed.down()
+        _on_signals(previous)
+        shutil.rmtree(base, ignore_errors=True)
+        if left.is_file() and left.read_text().strip() == str(base):
+            left.unlink()
+
+
+#: In a campaign directory: where the campaign's own broker runs, until the campaign stops it.
+LEFT_BROKER = ".campaign-broker"
+
+
+def _campaign(args, out, started: float, managed) -> int:
     from conformance import campaign as CP
     from conformance.engine import area_platforms
     from conformance.history import Failure, write_json_atomic
@@ -467,6 +502,8 @@ def cmd_campaign(args, out) -> int:
         write_json_atomic(plan_file, {"format": CP.CAMPAIGN_FORMAT, "version": CP.CAMPAIGN_VERSION,
                                       "kit_version": __version__, "seed": seed, **wanted,
                                       "minutes": args.minutes, "master": args.master})
+    if managed is not None:
+        (outdir / LEFT_BROKER).write_text(str(managed.server.base) + "\n")
     pairs = [(a, p) for a in areas for p in area_platforms(a, caps)]
     if not pairs:
         raise HarnessError(f"none of the areas {', '.join(areas)} is applicable to adapter {args.adapter!r}")
@@ -489,7 +526,8 @@ def cmd_campaign(args, out) -> int:
         CP.run_campaign(spark=spark, specs=specs, adapter_name=args.adapter, options=options, out=outdir,
                         state=state, deadline=deadline, parallelism=parallelism,
                         timeout=args.task_timeout or CP.TASK_TIMEOUT, attempts=args.task_attempts or CP.TASK_ATTEMPTS,
-                        crash_tasks=crash_tasks, progress=lambda line: out.write(f"  {line}\n"))
+                        crash_tasks=crash_tasks, progress=lambda line: out.write(f"  {line}\n"),
+                        after_task=None if managed is None else lambda result: _revive(managed, result))
     finally:
         spark.stop()
     record = RunRecord(adapter=args.adapter, describe=describe, capabilities=caps.to_json(), areas=areas,
@@ -515,6 +553,18 @@ def cmd_campaign(args, out) -> int:
     if record.error:
         raise HarnessError(record.error)
     return EXIT_NONCONFORMANT if record.failures else EXIT_OK
+
+
+def _revive(managed, result: dict) -> str | None:
+    """After a task that ended in error: the campaign's broker started again if it is gone."""
+    if not result.get("error"):
+        return None
+    try:
+        if managed.ensure():
+            return f"{managed.name} broker was gone after task {result['task']}: started again"
+    except BrokerControlError as exc:
+        return f"{managed.name} broker could not be started again: {exc}"
+    return None
 
 
 def cmd_bench(args, out) -> int:
