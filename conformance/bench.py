@@ -274,7 +274,7 @@ def time_to_detect(faults: list[str], examples: int = 200, seed: int = 7,
 # -- the report ---------------------------------------------------------------------------------
 
 #: The figures ``mqconform bench`` can print, in order.
-FIGURES = ("detect", "throughput", "depth", "campaign")
+FIGURES = ("detect", "throughput", "depth", "campaign", "brokers")
 
 #: Goals (docs/performance.md): time to detect in calibration units, kit / bare Hypothesis, depth ratios.
 GOAL_DETECT_MEDIAN, GOAL_DETECT_MAX = 2.0, 10.0
@@ -355,3 +355,7 @@ def run(out, figures: list[str], faults: list[str], areas: list[str], examples: 
         from conformance import bench_campaign
 
         bench_campaign.report(out, task_seconds)
+    if "brokers" in figures:
+        from conformance import bench_brokers
+
+        bench_brokers.report(out)

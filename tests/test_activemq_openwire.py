@@ -169,3 +169,13 @@ def test_expiry_zero_cannot_be_sent_over_jms_and_expiry_counts_down(adapter):
     # What remained when the get was issued: 100 tenths less at least the 40 waited (rounded up).
     assert got.message.body == "e" and 1 <= got.message.expiry <= 61
     adapter.end_case()
+
+
+def test_cost_against_the_raw_jms_client_is_measured_side_by_side(broker):
+    """mqconform bench --only brokers: the same rounds through the adapter (checked) and through JMS."""
+    from conformance.bench_brokers import measure
+
+    host, port = broker.address("openwire")
+    cost = measure("activemq", rounds=5, options={"host": host, "port": str(port)})
+    assert cost.rounds == 5 and cost.kit_ops_per_s > 0 and cost.raw_ops_per_s > 0
+    assert cost.system.startswith("ActiveMQ")

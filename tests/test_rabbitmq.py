@@ -223,3 +223,13 @@ def test_a_broker_dying_mid_run_is_an_error_and_keeps_what_was_recorded(tmp_path
 def test_private_broker_cannot_be_reached_means_unavailable():
     with pytest.raises(AdapterUnavailable, match="no usable broker at 127.0.0.1"):
         RabbitMQAdapter(port=str(free_port()))
+
+
+def test_cost_against_the_raw_client_is_measured_side_by_side(broker):
+    """mqconform bench --only brokers: the same rounds through the adapter (checked) and through pika."""
+    from conformance.bench_brokers import OPS_PER_ROUND, measure
+
+    host, port = broker.address()
+    cost = measure("rabbitmq", rounds=5, options={"host": host, "port": str(port)})
+    assert cost.rounds == 5 and cost.kit_ops_per_s > 0 and cost.raw_ops_per_s > 0 and OPS_PER_ROUND == 6
+    assert cost.ratio == cost.kit_ops_per_s / cost.raw_ops_per_s and cost.system.startswith("RabbitMQ")
