@@ -63,7 +63,8 @@ def _tasks(out: Path) -> list[dict]:
 
 def test_a_broker_killed_mid_campaign_makes_an_error_and_is_started_again(tmp_path):
     out = tmp_path / "camp"
-    proc = _campaign(tmp_path, out, "--minutes", "1.5", log="camp.txt")
+    # A budget of examples, not minutes: however slow the machine, tasks are left to run after the kill.
+    proc = _campaign(tmp_path, out, "--examples", "12", "--task-examples", "2", log="camp.txt")
     try:
         _wait_for(lambda: (out / ".campaign-broker").is_file() and _tasks(out))
         base = Path((out / ".campaign-broker").read_text().strip())
@@ -87,6 +88,7 @@ def test_a_broker_killed_mid_campaign_makes_an_error_and_is_started_again(tmp_pa
     later = [t for t in tasks if not t["error"] and t["finished"] > killed and t["examples"] > 0]
     assert later, [(t["task"], t["error"], t["finished"] - killed) for t in tasks]
     assert code == 2 and "task(s) ended in error" in text, (code, text[-2000:])
+    assert len(tasks) == 6   # every task has its result, the errors included
     meta = json.loads((out / "run.json").read_text())
     assert meta["examples_run"] > 0
     assert not _broker_processes(tmp_path) and not list(tmp_path.glob("mqconform-campaign-*"))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from adapters.brokers import SERVERS, BrokerControlError, BrokerServer, run_dir
 from adapters.brokers.server import Status
+from adapters.brokers.shim import NO_PRIVATE_BROKER
 
 
 def broker_for(adapter_name: str, options: dict) -> str | None:
@@ -64,6 +65,7 @@ class ManagedBroker:
         if not self._pointed:
             self._previous_run_dir, self._pointed = os.environ.get("MQCONFORM_RUN_DIR"), True
         os.environ["MQCONFORM_RUN_DIR"] = str(self.server.base)
+        os.environ[NO_PRIVATE_BROKER] = "1"   # a task that finds it gone fails; it never starts its own
         return status
 
     def ensure(self) -> bool:
@@ -80,6 +82,7 @@ class ManagedBroker:
         try:
             return self.server.down()
         finally:
+            os.environ.pop(NO_PRIVATE_BROKER, None)
             if self._pointed:
                 if self._previous_run_dir is None:
                     os.environ.pop("MQCONFORM_RUN_DIR", None)

@@ -97,6 +97,10 @@ class Definition:
     attrs: dict
 
 
+#: Set by a job that keeps one broker for all its adapters (adapters.brokers.managed): never start another.
+NO_PRIVATE_BROKER = "MQCONFORM_NO_PRIVATE_BROKER"
+
+
 class BrokerShim:
     """Base of the real-broker adapters (subclasses implement the ``_broker_*`` methods).
 
@@ -178,6 +182,11 @@ class BrokerShim:
             self.host, self.port = recorded
             self.server = recorded_server
             return
+        if os.environ.get(NO_PRIVATE_BROKER):
+            # A job that runs its own broker for every task (a campaign): its broker is gone, and a
+            # task must say so (and let the job start it again), not quietly start one of its own.
+            raise AdapterUnavailable(f"adapter {self.name!r}: the {recorded_server.name} broker this job runs "
+                                     f"is not running ({recorded_server.status().line()})")
         # Nothing configured and nothing running: a private broker for this run.
         self.owned = self.server_class(Path(tempfile.mkdtemp(prefix=f"mqconform-{self.name}-")))
         try:
