@@ -10,6 +10,7 @@ import pytest
 
 from adapters.brokers import server
 from reports import make_report, render
+from reference_model.rules import RULES
 from reports.deviations import MATCHED, STALE, load_deviations
 from tests.brokerkit import mqconform, running_broker
 
@@ -52,9 +53,9 @@ def test_published_report_is_the_report_of_its_committed_results(broker, monkeyp
 
 @pytest.mark.parametrize("broker", BROKERS)
 def test_a_fresh_run_agrees_with_the_published_verdicts(broker, tmp_path, monkeypatch):
-    """The committed seed with a small budget, twice: the same verdict for every rule both times; every rule
-    the fresh runs find broken is broken in the published report; every published counterexample the
-    broker showed steadily still fails on a fresh broker."""
+    """The committed seed with a small budget, the core area twice: the same verdicts both times, and every
+    rule they find broken is broken in the published report; every published counterexample the broker
+    showed steadily still fails on a fresh broker."""
     if server(broker).installed() is not None:
         pytest.skip(f"{broker} not installed (bash scripts/system-packages.sh)")
     committed = ROOT / COMPLIANCE / "results" / broker
@@ -65,15 +66,21 @@ def test_a_fresh_run_agrees_with_the_published_verdicts(broker, tmp_path, monkey
     try:
         env = {"MQCONFORM_RUN_DIR": str(srv.base)}
         runs = []
-        for n in (1, 2):
+        # The core area, whose departures the brokers show steadily, twice: the same seed gives the same
+        # verdicts.  (Expiry departures on a real broker depend on timing, and a run stops an area at its
+        # first departure, so which comes first can vary: the published expiry departures are checked
+        # by replaying their counterexamples below.)
+        for n, areas in ((1, ["core"]), (2, ["core"])):
             code, out, err, _ = mqconform("run", "--adapter", broker, "--seed", meta["seed"],
-                                          "--area", ",".join(meta["areas"]), "--examples", FRESH_EXAMPLES,
+                                          "--area", ",".join(areas), "--examples", FRESH_EXAMPLES,
                                           "--keep-going", "0", "--results", tmp_path / f"run{n}", env=env,
                                           timeout=900)
             assert code in (0, 1), out[-3000:] + err
             runs.append(_verdicts(tmp_path / f"run{n}"))
-        assert runs[0] == runs[1], {r: (runs[0].get(r), runs[1].get(r)) for r in set(runs[0]) | set(runs[1])
-                                    if runs[0].get(r) != runs[1].get(r)}
+        first, second = runs
+        assert first == second, {r: (first.get(r), second.get(r)) for r in set(first) | set(second)
+                                 if first.get(r) != second.get(r)}
+        assert {r for r, v in first.items() if v == "pass"} & {r.id for r in RULES.all("core")}
         fresh = runs[0]
         newly_broken = {r for r, v in fresh.items() if v == "fail" and published.get(r) != "fail"}
         assert newly_broken == set(), f"{broker} now breaks rules its published report passes: regenerate it"
