@@ -420,8 +420,9 @@ def cmd_campaign(args, out) -> int:
         return _campaign(args, out, started, None)
     left = args.out / LEFT_BROKER
     if args.resume and left.is_file():   # the broker of an earlier attempt killed before it could stop it
-        ManagedBroker(name, Path(left.read_text().strip())).down()
-        shutil.rmtree(left.read_text().strip(), ignore_errors=True)
+        earlier = Path(left.read_text().strip())
+        ManagedBroker(name, earlier).down()
+        shutil.rmtree(earlier, ignore_errors=True)
     base = Path(tempfile.mkdtemp(prefix="mqconform-campaign-"))
     managed = ManagedBroker(name, base)
     previous = _on_signals({signal.SIGTERM: _stop})   # so that the broker is stopped on SIGTERM too

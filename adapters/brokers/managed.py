@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from adapters.brokers import SERVERS, BrokerControlError, BrokerServer, run_dir
+from adapters.brokers import SERVERS, BrokerServer
 from adapters.brokers.server import Status
 from adapters.brokers.shim import NO_PRIVATE_BROKER
 
@@ -50,7 +50,6 @@ class ManagedBroker:
 
     def __init__(self, name: str, base: Path) -> None:
         self.server: BrokerServer = SERVERS[name](Path(base))
-        self.restarts = 0
         self._previous_run_dir: str | None = None
         self._pointed = False
 
@@ -74,7 +73,6 @@ class ManagedBroker:
             return False
         self.server.down()
         self.server.up()
-        self.restarts += 1
         return True
 
     def down(self) -> Status:
@@ -91,4 +89,4 @@ class ManagedBroker:
                 self._pointed = False
 
 
-__all__ = ["ManagedBroker", "broker_for", "BrokerControlError", "run_dir"]
+__all__ = ["ManagedBroker", "broker_for"]
