@@ -49,7 +49,7 @@ class RabbitConnection:
 
 
 class RabbitMQAdapter(BrokerShim):
-    """RabbitMQ over AMQP 0-9-1 (options: host, port, user, password, vhost, time-scale, empty-wait)."""
+    """RabbitMQ over AMQP 0-9-1 (options: host, port, user, password, vhost, restart, nemesis, time-scale, empty-wait)."""
 
     name = "rabbitmq"
     system = "RabbitMQ"

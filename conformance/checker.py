@@ -63,8 +63,10 @@ class StepCheck:
     #: Rules the step exercised and checked (the union over matching outcomes).
     rules: tuple[str, ...]
     mismatch: Mismatch | None = None
-    #: True when the outcome is in doubt (the rules were exercised but not decided).
+    #: True when the outcome is in doubt (``rules`` were exercised but not decided).
     in_doubt: bool = False
+    #: Rules an in-doubt step still decided (that the call failed as it had to, CORE-48).
+    decided: tuple[str, ...] = ()
 
 
 #: Operations whose outcome is in doubt when the connection breaks during them.
@@ -137,7 +139,12 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
     rules: list[str] = []
     body = observed.message.body if observed.message is not None else None
     for f in fields:
+        full = branch.field_rules.get("rc:full") if f == "rc" and observed.rc == C.MQRC_Q_FULL else None
+        if full:   # refused as full where MQ accepts: what should have left the queue stayed
+            rules += full
+            continue
         if f.startswith("attrs."):  # rules for the particular value observed, where the model gives them
+
             value = dict(observed.attrs or ()).get(f[6:])
             alone = branch.field_rules.get(f"{f}=={value}")
             if alone:   # the model says these rules explain this value by themselves
@@ -191,8 +198,11 @@ class ModelTracker:
         return branches
 
     def advance(self, op: L.Op, observed: L.Observation) -> StepCheck:
-        if observed.rc == C.MQRC_CONNECTION_BROKEN and isinstance(op, IN_DOUBT_OPS):
-            return self._in_doubt(op)
+        if observed.rc == C.MQRC_CONNECTION_BROKEN and isinstance(op, IN_DOUBT_OPS) \
+                and not any(op.conn in s.armed | s.broken for s in self.candidates):
+            # The connection broke by itself while the call was in flight: as if the network had cut it.
+            self.candidates = [attrs.evolve(s, armed=s.armed | {op.conn}) if op.conn in s.conns else s
+                               for s in self.candidates]
         branches = self.expect(op)
         matching = [b for b in branches if not differing_fields(b.observation, observed)]
         index = self.index
@@ -212,7 +222,12 @@ class ModelTracker:
                 states.append(b.state)
         self.candidates = states[:MAX_CANDIDATES]
         rules = tuple(dict.fromkeys(r for b in matching for r in b.rules))
+        if len(matching) > 1 and any("CORE-48" in b.rules for b in matching):
+            # A call the network cut in flight: which outcome happened is for later steps to show.
+            return StepCheck(index=index, rules=tuple(r for r in rules if r != "CORE-48"), in_doubt=True,
+                             decided=("CORE-48",))
         return StepCheck(index=index, rules=rules)
+
 
     def step_past(self, op: L.Op, observed: L.Observation) -> bool:
         """Follow a mismatching step when what differs cannot change what happens next (keep-going runs).
@@ -240,28 +255,6 @@ class ModelTracker:
                 states.append(b.state)
         self.candidates = states[:MAX_CANDIDATES]
         return True
-
-    def _in_doubt(self, op: L.Op) -> StepCheck:
-        """The connection broke while ending its unit of work: it may have committed or not.
-
-        Both outcomes are kept (the connection is gone either way) and later
-        observations decide; the step's rules are indeterminate, not passed.
-        """
-        index = self.index
-        self.index += 1
-        states: list[ModelState] = []
-        rules: list[str] = []
-        for state in self.candidates:
-            if op.conn not in state.conns:
-                states.append(state)
-                continue
-            for ending in (L.Disconnect(conn=op.conn, abnormal=False), L.Disconnect(conn=op.conn, abnormal=True)):
-                for b in model.step(state, ending):
-                    rules += b.rules
-                    if not any(b.state == s for s in states):
-                        states.append(b.state)
-        self.candidates = states[:MAX_CANDIDATES]
-        return StepCheck(index=index, rules=tuple(dict.fromkeys(rules)), in_doubt=True)
 
 
 def check_history(platform: str, steps: Iterable[tuple[L.Op, L.Observation]]) -> list[StepCheck]:

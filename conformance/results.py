@@ -59,8 +59,11 @@ class Coverage:
     def record(self, check: StepCheck) -> None:
         self.steps += 1
         self.exercised.update(check.rules)
+        self.exercised.update(check.decided)
+        self.checked.update(check.decided)
         if check.in_doubt:
             self.indeterminate.update(check.rules)
+
         elif check.mismatch is None:
             self.checked.update(check.rules)
 

@@ -120,8 +120,12 @@ class Session:
         except AdapterError as exc:
             raise self._broke(exc) from exc
 
+    def expressible(self, op: L.Op) -> bool:
+        return self._express is None or self._express(op) is not None
+
     def execute(self, op: L.Op) -> L.Observation:
         assert self.tracker is not None, "start_case() first"
+
         if STOP.is_set():
             raise KeyboardInterrupt
         if self._derailed:

@@ -196,6 +196,8 @@ def connect(state: ModelState, op: L.Connect) -> list[Branch]:
     if op.conn in state.conns:
         raise HistoryError(f"connection {op.conn!r} is already connected")
     s = state.clone()
+    s.broken = s.broken - {op.conn}   # a program connecting again after its connection broke
+
     s.conns[op.conn] = ModelConnection(name=op.conn, environment=op.environment)
     # The environment matters to the syncpoint area (“Skipping backout” note 2) only.
     return [Branch(observation=L.OK, state=s)]
@@ -206,7 +208,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
     c = s.conns[conn]
     applied: list[str] = []
     marked_rules: tuple[str, ...] = ()
-    if not commit and (c.marked is not None or c.skipped is not None) and rule in ("CORE-31", "CORE-32"):
+    if not commit and (c.marked is not None or c.skipped is not None) and rule in ("CORE-31", "CORE-32", "CORE-46", "CORE-48"):
         # SYNC-07: only an application-requested backout skips; SYNC-05: a new UOW backed out for any reason.
         marked_rules = ("SYNC-07",) + (("SYNC-05",) if c.skipped is not None else ())
         applied += list(marked_rules)
@@ -230,7 +232,8 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
                 applied.append("CORE-14")
             else:
                 # A restart's backout is a backout: what it restores is explained by CORE-15 first.
-                ended = ("CORE-15", rule) if rule == "CORE-32" else (rule, "CORE-15")
+                ended = ("CORE-15", rule) if rule in ("CORE-32", "CORE-46", "CORE-48") else (rule, "CORE-15")
+
                 s.queues[entry.queue].update(
                     m, got_by=None, backout_count=m.backout_count + 1,
                     provenance=(marked_rules if m.seq in special else ()) + ended + ("CORE-17",))
@@ -244,7 +247,9 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
 
 def _most_specific_first(core_rule: str, rule: str) -> tuple[str, ...]:
     """A removal's rules: another area's rule (the reason for ending the UOW) before the core one."""
-    return (rule, core_rule) if not rule.startswith("CORE-") else (core_rule, rule)
+    # A broken connection is the reason its puts go, as another area's rule would be.
+    return (rule, core_rule) if not rule.startswith("CORE-") or rule in ("CORE-46", "CORE-48") else (core_rule, rule)
+
 
 
 def _release_handle(s: ModelState, name: str) -> list[tuple[ModelState, tuple[str, ...]]]:
@@ -313,6 +318,8 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
         applied += _end_uow(s, conn, False, "CORE-32")
     s.handles.clear()  # the queue manager stops: no MQCLOSE, so no trigger (condition 12)
     s.conns.clear()
+    s.armed = frozenset()
+
     trigger.on_restart(s)
     unhardened = s.platform == C.PLATFORM_ZOS
     for q in s.queues.values():
@@ -498,6 +505,13 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
     # a system that gets it wrong breaks CORE-08, not the syncpoint or context rules of the same put,
     # nor MQPUT1's "same rules as a put" when a put would have done the same.
     decides_rc = {"rc": ("CORE-08",)} if rc == C.MQRC_PRIORITY_EXCEEDS_MAXIMUM else {}
+    if q.departures:
+        # A system refusing this put as full holds messages that had left the queue (unless the put
+        # filled it exactly: then MAXDEPTH itself leads).
+        filled = _curdepth(q) >= q.attr("MAXDEPTH")
+        decides_rc["rc:full"] = ("CORE-27", *q.departures) if filled else (*q.departures, "CORE-27")
+
+
     return failures + [
         Branch(observation=L.Observation.of(rc), state=t, rules=tuple(dict.fromkeys(rules + list(extra))),
                field_rules=decides_rc)
@@ -886,3 +900,67 @@ def _get_syncpoint(state: ModelState, options: int, m: ModelMessage) -> bool | N
     if options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
         return None
     return state.platform == C.PLATFORM_ZOS  # CORE-35
+
+
+# ---------------------------------------------------------------- connections the network cuts
+
+BROKEN = L.Observation.of(C.MQRC_CONNECTION_BROKEN)
+
+
+def _break(state: ModelState, conn: str, reason: str = "CORE-46") -> list[Branch]:
+    """``conn``'s connection breaks: an abnormal end (CORE-46), after which its calls fail (CORE-47).
+
+    ``reason`` leads what the backout explains (CORE-48 for a call cut in flight).  The
+    branches say OK; callers give them the observation the program sees.
+    """
+    s = state.clone()
+    out = []
+    if conn in s.conns:
+        applied = _end_uow(s, conn, False, reason)
+        for t, extra in _close_all(s, conn):
+            del t.conns[conn]
+            t.broken = t.broken | {conn}
+            out.append(Branch(observation=L.OK, state=t,
+                              rules=tuple(dict.fromkeys([reason, "CORE-46", *applied, *extra]))))
+        return out
+    s.broken = s.broken | {conn}   # ended by the call itself (an MQDISC carried out)
+    return [Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys((reason, "CORE-46"))))]
+
+
+@handles(L.CutConnection)
+def cut_connection(state: ModelState, op: L.CutConnection) -> list[Branch]:
+    if op.conn not in state.conns:
+        return [Branch(observation=L.OK, state=state)]   # nothing there to cut
+    if op.in_flight:
+        s = state.clone()
+        s.armed = s.armed | {op.conn}
+        return [Branch(observation=L.OK, state=s)]
+    return _break(state, op.conn)
+
+
+def lost_call(state: ModelState, op: L.Op, step) -> list[Branch]:
+    """A call on a connection the network cut (CORE-47), or one cut while in flight (CORE-48)."""
+    conn = op.conn
+    if conn in state.armed and isinstance(op, L.Disconnect) and op.abnormal:
+        s = state.clone()   # the program ends without a call: nothing is in flight
+        s.armed = s.armed - {conn}
+        return step(s, op)
+    if conn in state.armed:
+        # The request left: the queue manager may have carried the call out or not (CORE-48);
+        # either way the connection then breaks (CORE-46) and the program sees MQRC_CONNECTION_BROKEN.
+        base = state.clone()
+        base.armed = base.armed - {conn}
+        out = [attrs.evolve(b, observation=BROKEN) for b in _break(base, conn, "CORE-48")]
+        for done in step(base, op):
+            out += [attrs.evolve(b, observation=BROKEN, rules=tuple(dict.fromkeys((*b.rules, *done.rules))))
+                    for b in _break(done.state, conn, "CORE-48")]
+        return out
+    s = state.clone()
+    if isinstance(op, L.Disconnect):
+        s.broken = s.broken - {conn}   # the program is done with it
+        if op.abnormal:   # ending without MQDISC makes no call
+            return [Branch(observation=L.OK, state=s, rules=("CORE-31",))]
+    else:
+        s = state
+    return [Branch(observation=L.Observation.of(rc), state=s, rules=("CORE-47",))
+            for rc in (C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR)]

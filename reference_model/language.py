@@ -400,7 +400,29 @@ class Backout(Op):
 
 @value_class
 class Restart(Op):
-    """Stop and restart the queue manager; every connection is ended."""
+    """Stop and restart the queue manager; every connection is ended.
+
+    ``abrupt``: the queue manager is killed (a power cut, SIGKILL) instead of being
+    ended; MQ's rules for what a restart keeps are the same either way.
+    """
+
+    abrupt: bool = False
+
+
+@value_class
+class CutConnection(Op):
+    """The network cuts connection ``conn`` from outside the program (a nemesis step).
+
+    Without ``in_flight`` the cut falls between calls: the queue manager ends the
+    connection as it ends a program that ends abnormally, and the program's later
+    calls on it fail.  With ``in_flight`` it falls while the program's next call on
+    ``conn`` is in flight, after the request has left: that call fails with
+    MQRC_CONNECTION_BROKEN, and whether the queue manager carried it out is unknown.
+    """
+
+    conn: str
+    in_flight: bool = False
+
 
 
 @value_class

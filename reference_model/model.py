@@ -88,7 +88,11 @@ def step(state: ModelState, op: L.Op) -> list[Branch]:
     handler = _HANDLERS.get(type(op))
     if handler is None:
         raise HistoryError(f"the model has no semantics for {type(op).__name__}")
+    if (state.broken or state.armed) and not isinstance(op, (L.Connect, L.CutConnection)) \
+            and getattr(op, "conn", None) in state.broken | state.armed:
+        return _dedupe(_core.lost_call(state, op, step))
     branches = handler(state, op)
+
     assert branches, f"no outcome for {op!r}"
     return _dedupe(branches)
 

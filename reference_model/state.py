@@ -223,6 +223,10 @@ class ModelState:
     workload: dict = attrs.Factory(dict)
     #: DLQ handler instances by name (immutable values, replaced on change).
     dlq_handlers: dict = attrs.Factory(dict)
+    #: Connections the network cut: the program's calls on them fail until it ends (CORE-47).
+    broken: frozenset = frozenset()
+    #: Connections whose next call the network cuts while it is in flight (CORE-48).
+    armed: frozenset = frozenset()
 
     def clone(self) -> "ModelState":
         """An independent copy (descriptors and log entries are never mutated, so they are shared)."""
@@ -245,7 +249,10 @@ class ModelState:
             cluster=self.cluster,
             workload=self.workload,
             dlq_handlers=dict(self.dlq_handlers),
+            broken=self.broken,
+            armed=self.armed,
         )
+
 
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
         """Remove ``m`` for good, remembering which rules removed it."""

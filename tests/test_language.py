@@ -42,7 +42,8 @@ ops = st.one_of(
     st.builds(L.Get, conn=names, handle=names, options=ints, wait_interval=ints),
     st.builds(L.Commit, conn=names),
     st.builds(L.Backout, conn=names),
-    st.builds(L.Restart),
+    st.builds(L.Restart, abrupt=st.booleans()),
+    st.builds(L.CutConnection, conn=names, in_flight=st.booleans()),
     st.builds(L.AdvanceClock, tenths=st.integers(min_value=0, max_value=10**9)),
     st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"EXPRYINT": st.integers(0, 10**6)})),
     st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"DEADQ": names})),
@@ -85,7 +86,7 @@ def test_every_operation_class_is_generated():
         "RefreshExpiry", "DefineProcess", "DefineRemoteQueue",
  "SetClusterQueueManager", "SetClusterInstance", "SetClusterAlias", "RemoveClusterInstance",
         "SetClusterChannel", "ClusterPut", "StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler",
-        "RunDlqHandler"}
+        "RunDlqHandler", "CutConnection"}
 
 
 @given(st.one_of(ops, observations))

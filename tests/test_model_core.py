@@ -384,6 +384,55 @@ def test_context_set_on_put_is_returned_and_default_context_is_open():
     assert second.context is None  # the queue manager's own context: any value is allowed
 
 
+
+@covers("CORE-46", "CORE-47")
+def test_a_cut_connection_ends_as_an_abnormal_end_and_its_calls_then_fail():
+    s = two_conns()
+    s.put("b", "Q1", "committed")
+    s.put("a", "Q1", "uncommitted", options=C.MQPMO_SYNCPOINT)
+    assert s.get("a", "Q1", SYNC).message.body == "committed"
+    s.do(L.CutConnection(conn="a"))
+    assert "CORE-46" in s.last_rules
+    # the unit of work is backed out: its put is gone, its get is back with BackoutCount 1
+    assert s.depth("Q1") == 1
+    back = s.get("b", "Q1").message
+    assert (back.body, back.backout_count) == ("committed", 1)
+    # every later call on the connection fails, with either reason code MQ's topics allow
+    assert {o.rc for o in s.allowed(L.Commit(conn="a"))} == {C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR}
+    assert {o.rc for o in s.allowed(L.Put(conn="a", handle="a.Q1", body="x"))} == {
+        C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR}
+    # the program ends (no call), then connects again under the same name
+    assert s.do(L.Disconnect(conn="a", abnormal=True)) == L.OK
+    s.connect("a", "Q1")
+    assert s.put("a", "Q1", "again").rc == 0
+
+
+@covers("CORE-48")
+def test_a_commit_cut_in_flight_may_or_may_not_have_happened():
+    s = two_conns()
+    s.put("b", "Q1", "old")
+    assert s.get("a", "Q1", SYNC).message.body == "old"
+    s.put("a", "Q1", "new", options=C.MQPMO_SYNCPOINT)
+    s.do(L.CutConnection(conn="a", in_flight=True))
+    branches = s.branches(L.Commit(conn="a"))
+    assert {b.observation.rc for b in branches} == {C.MQRC_CONNECTION_BROKEN}
+    assert all("CORE-48" in b.rules for b in branches)
+    outcomes = set()
+    for b in branches:
+        t = Script()
+        t.state = b.state
+        t.do(L.Connect(conn="c"))
+        t.do(L.Open(conn="c", handle="c.Q1", queue="Q1", options=STD))
+        outcomes.add(tuple(t.body("c", "Q1") for _ in range(2)))
+    # committed: only the new message is left; backed out: the old one is back, the new one gone
+    assert outcomes == {("new", None), ("old", None)}
+    # the connection is gone either way
+    from reference_model import model
+    assert {o.observation.rc for b in branches for o in model.step(b.state, L.Backout(conn="a"))} == {
+        C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR}
+
+
+
 def test_every_core_rule_has_a_hand_written_case():
     import tests.test_model_syncpoint  # noqa: F401 - its cases cover CORE-45 (BackoutCount across a restart)
 

@@ -90,7 +90,7 @@ class JmsConnection:
 
 
 class ActiveMQOpenWireAdapter(ActiveMQShim):
-    """ActiveMQ Classic over OpenWire/JMS (options: host, port, user, password, restart, time-scale, empty-wait)."""
+    """ActiveMQ Classic over OpenWire/JMS (options: host, port, user, password, restart, nemesis, time-scale, empty-wait)."""
 
     name = "activemq"
     port_key = "openwire"

@@ -142,7 +142,7 @@ class StompConnection:
 
 
 class ActiveMQAdapter(ActiveMQShim):
-    """ActiveMQ Classic over STOMP 1.2 (options: host, port, user, password, time-scale, empty-wait)."""
+    """ActiveMQ Classic over STOMP 1.2 (options: host, port, user, password, time-scale, empty-wait, nemesis)."""
 
     name = "activemq-stomp"
     env_name = "ACTIVEMQ_STOMP"

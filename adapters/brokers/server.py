@@ -263,8 +263,9 @@ class BrokerServer:
                  "log": str(self.log), "processes": [], "started": time.time()}
         return self._launch(state, deadline)
 
-    def restart(self, deadline: float = START_DEADLINE) -> Status:
-        """Stop the recorded broker gracefully and start it again on the same ports and data.
+    def restart(self, deadline: float = START_DEADLINE, kill: bool = False) -> Status:
+        """Stop the recorded broker gracefully (``kill``: with SIGKILL, as a power cut would) and start
+        it again on the same ports and data.
 
         What survives is what the broker itself keeps on disk, as after a queue
         manager's end and start; raises BrokerControlError in one line.
@@ -272,7 +273,13 @@ class BrokerServer:
         state = self.recorded()
         if state is None or not self._alive(state):
             raise BrokerControlError(f"{self.name}: not running, so it cannot be restarted")
+        if kill:
+            alive = self._alive(state)
+            for proc in alive:
+                _send(proc, signal.SIGKILL)
+            psutil.wait_procs(alive, timeout=10)
         self._stop(state)
+
         state = dict(state, processes=[], restarted=time.time())
         return self._launch(state, deadline)
 

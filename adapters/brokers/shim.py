@@ -20,6 +20,7 @@ the broker are scaled the same way.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
@@ -31,6 +32,7 @@ from urllib.parse import unquote, urlsplit
 import attrs
 
 from adapters.base import AdapterOptionError, AdapterUnavailable, Capabilities, check_options
+from adapters.brokers.nemesis import CuttingProxy
 from adapters.brokers.server import LOOPBACK, BrokerControlError, BrokerServer
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -99,6 +101,8 @@ class Definition:
 
 #: Set by a job that keeps one broker for all its adapters (adapters.brokers.managed): never start another.
 NO_PRIVATE_BROKER = "MQCONFORM_NO_PRIVATE_BROKER"
+#: Rules only a nemesis (connections cut from outside the client) can exercise.
+NEMESIS_RULES = ("CORE-46", "CORE-47", "CORE-48")
 
 
 class BrokerShim:
@@ -114,7 +118,7 @@ class BrokerShim:
     system = ""
     scheme = ""
     server_class: type[BrokerServer] = BrokerServer
-    option_names = {"host", "port", "user", "password", "vhost", "time-scale", "empty-wait", "restart"}
+    option_names = {"host", "port", "user", "password", "vhost", "time-scale", "empty-wait", "restart", "nemesis"}
     #: Tolerance (tenths) on expiry: scheduling latency plus the broker's own expiry behaviour.
     expiry_tolerance = 2
     default_user = "guest"
@@ -137,6 +141,15 @@ class BrokerShim:
         self.server: BrokerServer | None = None
         self._locate(options)
         self.restarts = _switch(self.name, "restart", options.get("restart"), False)
+        #: Faults from outside the client: connections cut by a proxy, abrupt restarts (adapters.brokers.nemesis).
+        self.nemesis = _switch(self.name, "nemesis", options.get("nemesis"), False)
+        self.proxy: CuttingProxy | None = None
+        self.cut_next: set[str] = set()   # connections whose next call the proxy cuts in flight
+        self.broken: set[str] = set()     # connections the proxy cut, until the program ends them
+        if self.nemesis:
+            self.proxy = CuttingProxy(self.host, self.port)
+            self.port = self.proxy.port
+
         if self.restarts and self.server is None:
             self._stop_owned()
             raise AdapterOptionError(
@@ -221,10 +234,15 @@ class BrokerShim:
     # ----------------------------------------------------------- adapter protocol
     def capabilities(self) -> Capabilities:
         ops = [name for name, cls in L._REGISTRY.items() if isinstance(cls, type) and issubclass(cls, L.Op)
-               and (name != "Restart" or self.restarts) and name not in NO_EQUIVALENT]
+               and (name != "Restart" or self.restarts) and (name != "CutConnection" or self.nemesis)
+               and name not in NO_EQUIVALENT]
         restart = {} if self.restarts else {"CORE-32": (
             "broker restarts are off (each takes seconds): --adapter-opt restart=on runs them "
             "on a broker the kit started")}
+        if not self.nemesis:
+            restart.update({rule: "the nemesis is off: --adapter-opt nemesis=on cuts connections through a proxy "
+                                  "(adapters/brokers/nemesis.py)" for rule in NEMESIS_RULES})
+
         return Capabilities(
             areas=AREAS, platforms=(C.PLATFORM_DISTRIBUTED,), operations=ops, realtime=True,
             expiry_tolerance=self.expiry_tolerance,
@@ -239,10 +257,12 @@ class BrokerShim:
                 "platform": C.PLATFORM_DISTRIBUTED, "platforms": [C.PLATFORM_DISTRIBUTED],
                 "time_scale_ms_per_tenth": self.scale_ms,
                 "broker": "private, started for this run" if self.owned else "given",
-                "restarts": "on" if self.restarts else "off"}
+                "restarts": "on" if self.restarts else "off", "nemesis": "on" if self.nemesis else "off"}
+
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self._close_all()
+        self._reset_nemesis()
         self.case = f"{uuid.uuid4().hex[:8]}.{case_id}"
         self.handles.clear()
         self.queues.clear()
@@ -252,11 +272,15 @@ class BrokerShim:
 
     def end_case(self) -> None:
         self._close_all()
+        self._reset_nemesis()
         self._broker_cleanup([d.name for d in self.queues.values()])
         self.queues.clear()
 
     def close(self) -> None:
         self._close_all()
+        self._reset_nemesis()
+        if self.proxy is not None:
+            self.proxy.close()
         self._stop_owned()
 
     def elapsed_tenths(self) -> int:
@@ -308,7 +332,10 @@ class BrokerShim:
                 return None
             return op
         if isinstance(op, L.Restart):
-            return op if self.restarts else None
+            return op if self.restarts and (self.nemesis or not op.abrupt) else None
+        if isinstance(op, L.CutConnection):
+            return op if self.nemesis else None
+
         if isinstance(op, (L.AlterQueueManager, L.RefreshExpiry)):
             return None
         if isinstance(op, (L.Connect, L.Disconnect, L.Close, L.Commit, L.Backout, L.AdvanceClock)):
@@ -368,13 +395,18 @@ class BrokerShim:
             values = {n: (self._broker_depth(d) if n == "CURDEPTH" else d.attrs[n]) for n in op.names}
             return L.Observation(attrs=values)
         if isinstance(op, L.Restart):
-            self._restart()
+            self._restart(kill=op.abrupt)
             return L.OK
         if isinstance(op, L.Connect):
-            if op.conn in self.conns:
+            if op.conn in self.conns and op.conn not in self.broken:
                 return _fail(C.MQRC_HCONN_ERROR)
-            self.conns[op.conn] = self._broker_connect(op.conn)
+            self._end_broken(op.conn)
+            with self.proxy.tagging(op.conn) if self.proxy else contextlib.nullcontext():
+                self.conns[op.conn] = self._broker_connect(op.conn)
             return L.OK
+        if self.proxy is not None and (op.conn in self.broken or op.conn in self.cut_next
+                                       or isinstance(op, L.CutConnection)):
+            return self._nemesis(op)
         conn = self.conns.get(op.conn) if op.conn else None
         if conn is None:
             return _fail(C.MQRC_HCONN_ERROR)
@@ -457,17 +489,89 @@ class BrokerShim:
         self.cursors[handle] = Cursor(message_id=pick[0], priority=pick[1], passed=passed, known=set(ids))
         return pick[2]
 
-    def _restart(self) -> None:
-        """The queue manager stops and starts: every connection ends with it, queues stay defined."""
+    def _restart(self, kill: bool = False) -> None:
+        """The queue manager stops (``kill``: is killed) and starts: every connection ends with it, queues
+        stay defined."""
         self._close_all()
+        self._reset_nemesis()
         self.handles.clear()
         try:
-            self.server.restart()
+            self.server.restart(kill=kill)
+
         except BrokerControlError as exc:
             raise BrokerLost(f"{self.name} broker at {self.address} did not come back from a restart: "
                              f"{exc}") from None
         self.host, self.port = self.server.address(self.port_key) or (self.host, self.port)
+        if self.proxy is not None:   # same ports after a restart: the proxy still leads to the broker
+            self.port = self.proxy.port
         self._probe()
+
+    # ----------------------------------------------------------- the nemesis (adapters.brokers.nemesis)
+    #: Seconds the broker is given to notice a cut connection and end it (backing out its unit of work).
+    cut_settle = 0.3
+
+    def _nemesis(self, op: L.Op) -> L.Observation:
+        name = op.conn
+        if isinstance(op, L.CutConnection):
+            if name not in self.conns or name in self.broken:
+                return L.OK   # nothing there to cut
+            if op.in_flight:
+                self.cut_next.add(name)
+            else:
+                self.proxy.cut(name)
+                self.broken.add(name)
+                time.sleep(self.cut_settle)
+            return L.OK
+        if isinstance(op, L.Disconnect) and (op.abnormal or name in self.broken):
+            # The program ends (no call goes out), or calls MQDISC on a connection that is gone.
+            self.cut_next.discard(name)
+            was_broken = name in self.broken
+            self._end_broken(name)
+            if name in self.conns:
+                self._execute_plain(op)
+            return L.OK if op.abnormal or not was_broken else L.Observation.of(C.MQRC_CONNECTION_BROKEN)
+        if name in self.cut_next:
+            # The call goes out and its connection breaks before the answer comes back.
+            self.cut_next.discard(name)
+            self.proxy.arm(name)
+            try:
+                observed = self._execute_plain(op)
+            except Exception:  # noqa: BLE001 - the client finding its connection gone
+                observed = L.Observation.of(C.MQRC_CONNECTION_BROKEN)
+            if not self.proxy.wait_cut(name, 5.0):
+                self.proxy.cut(name)   # the call needed no answer: the cut still follows it
+            self.broken.add(name)
+            time.sleep(self.cut_settle)
+            return observed
+        try:   # a call on a connection the proxy cut: whatever the client makes of it
+            return self._execute_plain(op)
+        except Exception:  # noqa: BLE001 - the client finding its connection gone
+            return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
+
+    def _execute_plain(self, op: L.Op) -> L.Observation:
+        """``op`` as the client runs it, past the nemesis."""
+        cut_next, broken = self.cut_next, self.broken
+        self.cut_next, self.broken = set(), set()
+        try:
+            return self._execute(op)
+        finally:
+            self.cut_next, self.broken = cut_next, broken
+
+    def _end_broken(self, name: str) -> None:
+        """Forget a connection the proxy cut: the client's objects are closed quietly."""
+        if name not in self.broken:
+            return
+        self.broken.discard(name)
+        conn = self.conns.pop(name, None)
+        if conn is not None:
+            try:
+                self._broker_disconnect(conn, abnormal=True)
+            except Exception:  # noqa: BLE001 - closing a dead connection
+                pass
+        for handle in [n for n, h in self.handles.items() if h.conn == name]:
+            del self.handles[handle]
+        self.proxy.forget(name)
+
 
     def _close_all(self) -> None:
         for conn in list(self.conns.values()):
@@ -476,6 +580,14 @@ class BrokerShim:
             except Exception:  # noqa: BLE001 - closing a dead connection
                 pass
         self.conns.clear()
+
+    def _reset_nemesis(self) -> None:
+        """Every connection has ended: nothing is cut or about to be any more."""
+        if self.proxy is not None:
+            for name in self.broken | self.cut_next:
+                self.proxy.forget(name)
+        self.broken.clear()
+        self.cut_next.clear()
 
     # ----------------------------------------------------------- mapping helpers
     def expiry_ms(self, tenths: int) -> int | None:

@@ -43,7 +43,16 @@ _fault("disconnect-backs-out", "core", ("CORE-30",),
        "a normal MQDISC backs the unit of work out instead of committing it")
 _fault("restart-keeps-nonpersistent", "core", ("CORE-32",),
        "non-persistent messages survive a queue-manager restart")
+_fault("cut-commits-uow", "core", ("CORE-46",),
+       "a connection the network cuts has its unit of work committed, as if the program had called MQDISC")
+_fault("cut-reconnects-silently", "core", ("CORE-47",),
+       "after the network cuts a connection (its unit of work backed out) the program's calls on it go on "
+       "working, as if a client had reconnected without telling it")
+_fault("in-flight-commit-half-done", "core", ("CORE-48",),
+       "a commit cut in flight makes the unit of work's puts permanent but backs out its gets: "
+       "neither committed nor backed out")
 _fault("q-full-ignored", "core", ("CORE-27",),
+
        "puts succeed beyond MAXDEPTH")
 _fault("uncommitted-put-not-counted", "core", ("CORE-28",),
        "CURDEPTH leaves out messages put under syncpoint until their unit of work commits")

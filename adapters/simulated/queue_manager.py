@@ -135,6 +135,8 @@ class SimulatedQueueManager:
         self.dead_q = ""  # DEADQ
         self.processes: dict[str, L.DefineProcess] = {}
         self.remote_defs: dict[str, L.DefineRemoteQueue] = {}
+        self.lost: set[str] = set()       # connections the network cut, until the program ends them
+        self.cut_next: set[str] = set()   # connections whose next call the network cuts in flight
         self.triggering = Triggering(self)
         self.cluster = SimulatedCluster(self.faults)
         self._seq = itertools.count(1)
@@ -147,6 +149,19 @@ class SimulatedQueueManager:
     def execute(self, op: L.Op) -> L.Observation:
         if self.dlq.handles(op):
             return self.dlq.execute_op(op)
+        name = getattr(op, "conn", None)
+        if name is not None and not isinstance(op, (L.Connect, L.CutConnection)):
+            if name in self.cut_next:
+                return self._call_cut_in_flight(op)
+            if name in self.lost and not self._fault("cut-reconnects-silently"):
+                if isinstance(op, L.Disconnect):
+                    self.lost.discard(name)
+                    if op.abnormal:
+                        return L.OK
+                return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
+        return self._dispatch(op)
+
+    def _dispatch(self, op: L.Op) -> L.Observation:
         method = getattr(self, "_op_" + type(op).__name__, None)
         if method is None:
             raise NotImplementedError(type(op).__name__)
@@ -316,7 +331,48 @@ class SimulatedQueueManager:
         return h
 
     def _op_Connect(self, op: L.Connect):
+        if op.conn in self.conns and op.conn in self.lost:   # the silently re-made connection of a fault
+            del self.conns[op.conn]
+        self.lost.discard(op.conn)
         self.conns[op.conn] = SimConnection(op.conn, op.environment)
+
+    # ------------------------------------------------------------ the network cutting connections
+    def _op_CutConnection(self, op: L.CutConnection):
+        if op.conn not in self.conns:
+            return
+        if op.in_flight:
+            self.cut_next.add(op.conn)
+        else:
+            self._lose(op.conn)
+
+    def _lose(self, name: str) -> None:
+        """The connection is gone: the queue manager ends it as an abnormal end."""
+        self.lost.add(name)
+        c = self.conns.get(name)
+        if c is None:
+            return
+        self._finish(c, self._fault("cut-commits-uow"), abnormal=not self._fault("cut-commits-uow"))
+        if self._fault("cut-reconnects-silently"):
+            return   # the handles and connection stay usable, as if a client had reconnected unseen
+        for handle in [n for n, h in self.handles.items() if h.conn == name]:
+            self._drop_handle(handle)
+        del self.conns[name]
+
+    def _call_cut_in_flight(self, op: L.Op) -> L.Observation:
+        """The request reaches the queue manager, which carries it out; the reply is lost with the connection."""
+        self.cut_next.discard(op.conn)
+        if isinstance(op, L.Disconnect) and op.abnormal:
+            return self._dispatch(op)
+        c = self.conns.get(op.conn)
+        if isinstance(op, L.Commit) and c is not None and self._fault("in-flight-commit-half-done"):
+            for rec in [r for r in c.log if r.action == "put"]:
+                rec.message.pending_put = None
+                c.log.remove(rec)
+            self._finish(c, False)
+        else:
+            self._dispatch(op)
+        self._lose(op.conn)
+        return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
 
     def _op_Disconnect(self, op: L.Disconnect):
         c = self._conn(op.conn)
@@ -395,6 +451,8 @@ class SimulatedQueueManager:
         self.triggering.on_uow_end(c, commit)
 
     def _op_Restart(self, op: L.Restart):
+        self.cut_next.clear()
+
         for c in list(self.conns.values()):
             self._finish(c, False, abnormal=True)
         self.conns.clear()

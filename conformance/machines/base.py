@@ -32,6 +32,11 @@ class ConformanceMachine(RuleBasedStateMachine):
     def can(self, op_type: type) -> bool:
         return self.session.capabilities.can(op_type)
 
+    def can_run(self, op: L.Op) -> bool:
+        """Whether the adapter runs ``op`` itself (its type, and these field values)."""
+        return self.can(type(op)) and self.session.expressible(op)
+
+
     def teardown(self) -> None:
         self.session.end_case()
 

@@ -167,12 +167,34 @@ class CoreMachine(ConformanceMachine):
     @rule(event=st.sampled_from(("restart", "disconnect", "abend", "clock")),
           conn=conns, tenths=st.integers(min_value=1, max_value=50))
     def disruption(self, event, conn, tenths):
+        # ``tenths`` also picks the kind of restart or abnormal end (no extra draw, so an adapter
+        # without a nemesis runs exactly what it ran before one existed).
         if event == "restart" and self.can(L.Restart):
-            self.execute(L.Restart())
+            abrupt = L.Restart(abrupt=True)
+            self.execute(abrupt if tenths % 2 and self.can_run(abrupt) else L.Restart())
             for c in CONNS:
                 self._forget(c)
                 self._connect(c)
+        elif event == "abend" and tenths % 3 and self.can(L.CutConnection):
+            # The network cuts the connection: between calls (the next call finds it broken) or
+            # while a commit is in flight (its outcome unknown); the program then ends and starts again.
+            in_flight = tenths % 3 == 2
+            # ... in the middle of a unit of work that put to one queue and got from the other
+            put_q, get_q = QUEUES if tenths % 2 else QUEUES[::-1]
+            self.execute(L.Put(conn=conn, handle=self._handle(conn, put_q), body=self._body(),
+                               md=L.MessageDescriptor(persistence=C.MQPER_PERSISTENT), options=C.MQPMO_SYNCPOINT))
+            self.execute(L.Get(conn=conn, handle=self._handle(conn, get_q), options=C.MQGMO_SYNCPOINT))
+            self.execute(L.CutConnection(conn=conn, in_flight=in_flight))
+
+            self.execute(L.Commit(conn=conn))
+            self.execute(L.Disconnect(conn=conn, abnormal=True))
+            self._forget(conn)
+            self._connect(conn)
+            for q in QUEUES:   # what the cut kept of the unit of work shows in the depths
+                self.execute(L.InquireQueue(queue=q, names=("CURDEPTH",)))
         elif event in ("disconnect", "abend"):
+
+
             self.execute(L.Disconnect(conn=conn, abnormal=event == "abend"))
             self._forget(conn)
             self._connect(conn)

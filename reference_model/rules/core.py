@@ -101,4 +101,18 @@ RULES.add(
     _core(45, Cite(S.BACKOUT_ACCURACY),
           "On Multiplatforms BackoutCount survives a restart exactly, whatever HARDENBO says.",
           platforms=(C.PLATFORM_DISTRIBUTED,), note="z/OS: SYNC-19."),
+    _core(46, (Cite(S.LOCAL_UOW), Cite(S.MQRC_2009, "programmer response")),
+          "A connection broken from outside the program (a lost network connection) ends as an abnormal end "
+          "does: its unit of work is backed out and its handles are closed."),
+    _core(47, (Cite(S.MQRC_2009, "explanation"), Cite(S.MQRC_2018)),
+          "After its connection breaks, every call the program makes on it fails (MQRC_CONNECTION_BROKEN, or "
+          "MQRC_HCONN_ERROR for the handle now invalid).",
+          note="MQ documents that the handles become invalid, not which of the two reason codes later calls "
+               "get: the model allows both."),
+    _core(48, Cite(S.MQRC_2009, "explanation: MQ MQI client applications"),
+          "A call in flight when its connection breaks fails with MQRC_CONNECTION_BROKEN, and may or may not "
+          "have been carried out: its outcome is indeterminate until later observations decide it.",
+          note="Both outcomes are kept (then the connection's abnormal end); the call's own rules are reported "
+               "indeterminate for that step, not passed."),
 )
+
