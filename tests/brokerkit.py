@@ -39,27 +39,31 @@ def get(conn, handle, options=C.MQGMO_NO_SYNCPOINT):
     return L.Get(conn=conn, handle=handle, options=options)
 
 
-def restart_history(session, persistence):
+def restart_history(session, persistence, abrupt=False):
     """Put one message of ``persistence`` on a FIFO queue, restart, and get (the get's observation)."""
     for op in (L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="a"),
                L.Open(conn="a", handle="h", queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
-               put("a", "h", "kept?", persistence=persistence), L.Restart(), L.Connect(conn="a"),
+               put("a", "h", "kept?", persistence=persistence), L.Restart(abrupt=abrupt), L.Connect(conn="a"),
                L.Open(conn="a", handle="h2", queue="F", options=C.MQOO_INPUT_SHARED)):
         assert session.execute(op) == L.OK, op
     return session.execute(get("a", "h2"))
 
 
-def check_restart_matches_mq(adapter_class, broker, monkeypatch) -> None:
-    """With restart=on, a restart keeps persistent messages and drops the others (CORE-32), and the broker is back."""
+def check_restart_matches_mq(adapter_class, broker, monkeypatch, abrupt=False) -> None:
+    """With restart=on, a restart keeps persistent messages and drops the others (CORE-32), and the broker is back.
+
+    ``abrupt``: the nemesis kills the broker (SIGKILL) instead of stopping it.
+    """
     from conformance.session import Session
 
     monkeypatch.setenv("MQCONFORM_RUN_DIR", str(broker.base))   # the broker is one the kit started
-    adapter = adapter_class(restart="on")
+    adapter = adapter_class(restart="on", nemesis="on" if abrupt else "off")
     try:
         session = Session(adapter, "core", seed=0)
         for persistence, body in ((C.MQPER_PERSISTENT, "kept?"), (C.MQPER_NOT_PERSISTENT, None)):
             session.start_case()
-            obs = restart_history(session, persistence)
+            obs = restart_history(session, persistence, abrupt)
+
             assert (obs.message.body if obs.message else None) == body, obs
             session.end_case()
         assert session.coverage.checked["CORE-32"] >= 2

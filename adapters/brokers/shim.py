@@ -251,6 +251,9 @@ class BrokerShim:
         )
 
     not_applicable: dict[str, str] = {}
+    #: Whether the nemesis may kill this broker for an abrupt restart (``Restart(abrupt=True)``).
+    abrupt_restarts = True
+
 
     def describe(self) -> dict:
         return {"system": self.system, "version": self.version, "address": self.address,
@@ -332,7 +335,7 @@ class BrokerShim:
                 return None
             return op
         if isinstance(op, L.Restart):
-            return op if self.restarts and (self.nemesis or not op.abrupt) else None
+            return op if self.restarts and (not op.abrupt or self.nemesis and self.abrupt_restarts) else None
         if isinstance(op, L.CutConnection):
             return op if self.nemesis else None
 

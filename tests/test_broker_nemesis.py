@@ -1,0 +1,111 @@
+"""Real brokers under the nemesis (docs/nemesis.md): connections cut from outside the client, between calls
+and with a commit in flight, judged by the model; each broker is started by the test and stopped by its PID."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from adapters.brokers import server
+from conformance.session import Session
+from reference_model import language as L
+from reference_model import mqconst as C
+from tests.brokerkit import get, mqconform, put, running_broker
+
+BROKERS = ("rabbitmq", "activemq")
+NEMESIS_RULES = ("CORE-46", "CORE-47", "CORE-48")
+
+
+def _adapter(name: str, monkeypatch, srv):
+    from adapters.registry import create_adapter
+
+    monkeypatch.setenv("MQCONFORM_RUN_DIR", str(srv.base))   # the broker the test started
+    return create_adapter(name, {"nemesis": "on"})
+
+
+@pytest.fixture(params=BROKERS)
+def broker(request, tmp_path):
+    if server(request.param).installed() is not None:
+        pytest.skip(f"{request.param} not installed (bash scripts/system-packages.sh)")
+    gen = running_broker(request.param, tmp_path / "broker")
+    srv = next(gen)
+    yield request.param, srv
+    gen.close()
+    assert srv.status().ready is False
+
+
+def _uow_then(session: Session, cut: L.CutConnection) -> L.Observation:
+    """A put and a get under syncpoint on ``a``, the cut, then ``a``'s commit (its observation)."""
+    x = session.execute
+    for op in (L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="a"),
+               L.Connect(conn="b"),
+               L.Open(conn="a", handle="ha", queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
+               L.Open(conn="b", handle="hb", queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
+               put("b", "hb", "old", persistence=C.MQPER_PERSISTENT)):
+        assert x(op) == L.OK, op
+    assert x(get("a", "ha", C.MQGMO_SYNCPOINT)).message.body == "old"
+    assert x(put("a", "ha", "new", C.MQPMO_SYNCPOINT, persistence=C.MQPER_PERSISTENT)) == L.OK
+    assert x(cut) == L.OK
+    return x(L.Commit(conn="a"))
+
+
+def test_a_cut_connection_backs_out_and_a_commit_cut_in_flight_is_indeterminate(broker, monkeypatch):
+    name, srv = broker
+    adapter = _adapter(name, monkeypatch, srv)
+    try:
+        assert "CutConnection" in adapter.capabilities().operations
+        session = Session(adapter, "core", seed=0)
+        # Cut between calls: the unit of work is backed out, the commit that follows fails.
+        session.start_case()
+        assert _uow_then(session, L.CutConnection(conn="a")).rc in (C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR)
+        back = session.execute(get("b", "hb"))
+        assert (back.message.body, back.message.backout_count) == ("old", 1), back
+        assert session.execute(get("b", "hb")).rc == C.MQRC_NO_MSG_AVAILABLE   # "new" went with the backout
+        assert session.execute(L.Disconnect(conn="a", abnormal=True)) == L.OK
+        session.end_case()
+        # A commit cut in flight: it fails, and what the broker did is for later steps to show.
+        session.start_case()
+        assert _uow_then(session, L.CutConnection(conn="a", in_flight=True)).rc == C.MQRC_CONNECTION_BROKEN
+        assert session.coverage.indeterminate["CORE-29"] >= 1
+        after = session.execute(get("b", "hb"))
+        assert after.message is not None and after.message.body in ("new", "old")
+        session.end_case()
+        checked = session.coverage.checked
+        assert all(checked[r] for r in NEMESIS_RULES), {r: checked[r] for r in NEMESIS_RULES}
+        assert not session.coverage.failed, session.coverage.failed
+    finally:
+        adapter.close()
+    assert srv.status().ready   # the nemesis cut connections, not the broker
+
+
+def test_a_nemesis_run_gives_the_same_verdicts_twice(broker, tmp_path):
+    """The core area with the nemesis on, the same seed twice: verdicts for the nemesis's rules, and the
+    same verdict for every rule both times."""
+    name, srv = broker
+    runs = []
+    for n in (1, 2):
+        code, out, err, _ = mqconform("run", "--adapter", name, "--area", "core", "--seed", "11",
+                                      "--examples", "6", "--adapter-opt", "nemesis=on",
+                                      "--results", tmp_path / f"run{n}", env={"MQCONFORM_RUN_DIR": str(srv.base)},
+                                      timeout=900)
+        assert code in (0, 1), out[-3000:] + err
+        runs.append({row["rule"]: row["verdict"] for row in
+                     map(json.loads, (tmp_path / f"run{n}" / "rules.jsonl").read_text().splitlines())})
+    first, second = runs
+    assert first == second, {r: (first.get(r), second.get(r)) for r in set(first) | set(second)
+                             if first.get(r) != second.get(r)}
+    assert all(first[r] in ("pass", "fail", "indeterminate") for r in NEMESIS_RULES), \
+        {r: first[r] for r in NEMESIS_RULES}
+
+
+def test_an_abrupt_restart_keeps_committed_persistent_messages_only(broker, monkeypatch):
+    """SIGKILL and a start on the same data: what a restart must keep (CORE-32), as after a power cut."""
+    from adapters.registry import adapter_class
+    from tests.brokerkit import check_restart_matches_mq
+
+    name, srv = broker
+    cls = adapter_class(name)
+    if not cls.abrupt_restarts:
+        pytest.skip(f"{name}: abrupt restarts are not run yet ({cls.__name__}.abrupt_restarts)")
+    check_restart_matches_mq(cls, srv, monkeypatch, abrupt=True)
