@@ -42,9 +42,10 @@ def _pika():
 @attrs.define
 class RabbitConnection:
     connection: object
-    now: object            # confirm-mode channel: work outside syncpoint, and every get
-    tx: object             # tx-mode channel: puts under syncpoint
-    pending: list = attrs.Factory(list)   # delivery tags got under syncpoint (on ``now``)
+    now: object            # confirm-mode channel: work outside syncpoint
+    tx: object             # tx-mode channel: the unit of work's puts, and its gets with their acks
+    pending: list = attrs.Factory(list)   # tags got with SYNCPOINT_IF_PERSISTENT (on ``now``)
+    pending_tx: list = attrs.Factory(list)   # tags got under syncpoint (on ``tx``)
     tx_dirty: bool = False
 
 
@@ -172,18 +173,29 @@ class RabbitMQAdapter(BrokerShim):
         self._admin().basic_qos(prefetch_count=0)
 
     def _broker_commit(self, c: RabbitConnection) -> None:
-        if c.pending:
-            c.now.basic_ack(delivery_tag=c.pending[-1], multiple=True)
-            c.pending.clear()
+        # The gets' acks and the puts go in one AMQP transaction: the broker applies both or neither,
+        # even when the connection breaks with the commit in flight (CORE-48).
+        if c.pending_tx:
+            c.tx.basic_ack(delivery_tag=c.pending_tx[-1], multiple=True)
+            c.pending_tx.clear()
+            c.tx_dirty = True
         if c.tx_dirty:
             c.tx.tx_commit()
             c.tx_dirty = False
+        if c.pending:
+            c.now.basic_ack(delivery_tag=c.pending[-1], multiple=True)
+            c.pending.clear()
         c.now.basic_qos(prefetch_count=0)  # round trip: the acks are processed
 
     def _broker_backout(self, c: RabbitConnection) -> None:
         if c.tx_dirty:
-            c.tx.tx_rollback()
+            c.tx.tx_rollback()   # drops the puts; the gets stay unacknowledged until rejected
             c.tx_dirty = False
+        if c.pending_tx:
+            for tag in c.pending_tx:
+                c.tx.basic_reject(delivery_tag=tag, requeue=True)
+            c.pending_tx.clear()
+            c.tx.tx_commit()   # a reject on a transactional channel takes effect at its commit
         for tag in c.pending:
             c.now.basic_reject(delivery_tag=tag, requeue=True)
         c.pending.clear()
@@ -218,8 +230,10 @@ class RabbitMQAdapter(BrokerShim):
     def _broker_get(self, c: RabbitConnection, handle: str, d: Definition, options: int,
                     wait_ms: int) -> L.Observation:
         deadline = time.monotonic() + max(wait_ms, self.empty_wait_ms) / 1000
+        # A get under syncpoint is made on the transactional channel, so that its ack commits with the puts.
+        channel = c.tx if options & C.MQGMO_SYNCPOINT else c.now
         while True:
-            method, props, body = c.now.basic_get(d.name, auto_ack=False)
+            method, props, body = channel.basic_get(d.name, auto_ack=False)
             if method is not None or time.monotonic() >= deadline:
                 break
             time.sleep(0.005)
@@ -229,8 +243,9 @@ class RabbitMQAdapter(BrokerShim):
         syncpoint = bool(options & C.MQGMO_SYNCPOINT) or (
             bool(options & C.MQGMO_SYNCPOINT_IF_PERSISTENT) and persistent)
         if syncpoint:
-            c.pending.append(method.delivery_tag)
+            (c.pending_tx if channel is c.tx else c.pending).append(method.delivery_tag)
         else:
+
             c.now.basic_ack(delivery_tag=method.delivery_tag)
         raw = props.headers or {}
         delivery_count = raw.get("x-delivery-count")

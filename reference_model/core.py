@@ -964,3 +964,15 @@ def lost_call(state: ModelState, op: L.Op, step) -> list[Branch]:
         s = state
     return [Branch(observation=L.Observation.of(rc), state=s, rules=("CORE-47",))
             for rc in (C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR)]
+
+
+@handles(L.PauseQueueManager)
+def pause(state: ModelState, op: L.PauseQueueManager) -> list[Branch]:
+    """Time goes on while the queue manager is paused; the call made then is cut in flight (CORE-48)."""
+    from reference_model import model
+
+    out = []
+    for waited in model.step(state, L.AdvanceClock(tenths=op.tenths)):
+        for b in cut_connection(waited.state, L.CutConnection(conn=op.conn, in_flight=True)):
+            out.append(attrs.evolve(b, rules=tuple(dict.fromkeys(waited.rules + b.rules))))
+    return out

@@ -424,6 +424,20 @@ class CutConnection(Op):
     in_flight: bool = False
 
 
+@value_class
+class PauseQueueManager(Op):
+    """The queue manager stops answering for ``tenths`` (a nemesis step: SIGSTOP, then SIGCONT).
+
+    The program's next call on ``conn`` is made while it is paused and waits longer
+    than the client's timeout: the client gives up and its connection ends, the call
+    in flight (as ``CutConnection(in_flight=True)``); meanwhile time goes on.
+    """
+
+    conn: str
+    tenths: int = attrs.field(validator=attrs.validators.ge(1))
+
+
+
 
 @value_class
 class AlterQueueManager(Op):

@@ -71,6 +71,13 @@ def test_a_cut_connection_backs_out_and_a_commit_cut_in_flight_is_indeterminate(
         after = session.execute(get("b", "hb"))
         assert after.message is not None and after.message.body in ("new", "old")
         session.end_case()
+        # The broker stops answering (SIGSTOP) while the commit waits: the client gives up, time goes on.
+        session.start_case()
+        assert _uow_then(session, L.PauseQueueManager(conn="a", tenths=10)).rc == C.MQRC_CONNECTION_BROKEN
+        after = session.execute(get("b", "hb"))
+        assert after.message is not None and after.message.body in ("new", "old")
+        session.end_case()
+
         checked = session.coverage.checked
         assert all(checked[r] for r in NEMESIS_RULES), {r: checked[r] for r in NEMESIS_RULES}
         assert not session.coverage.failed, session.coverage.failed

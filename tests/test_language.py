@@ -44,6 +44,7 @@ ops = st.one_of(
     st.builds(L.Backout, conn=names),
     st.builds(L.Restart, abrupt=st.booleans()),
     st.builds(L.CutConnection, conn=names, in_flight=st.booleans()),
+    st.builds(L.PauseQueueManager, conn=names, tenths=st.integers(min_value=1, max_value=100)),
     st.builds(L.AdvanceClock, tenths=st.integers(min_value=0, max_value=10**9)),
     st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"EXPRYINT": st.integers(0, 10**6)})),
     st.builds(L.AlterQueueManager, attrs=st.fixed_dictionaries({"DEADQ": names})),
@@ -86,7 +87,7 @@ def test_every_operation_class_is_generated():
         "RefreshExpiry", "DefineProcess", "DefineRemoteQueue",
  "SetClusterQueueManager", "SetClusterInstance", "SetClusterAlias", "RemoveClusterInstance",
         "SetClusterChannel", "ClusterPut", "StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler",
-        "RunDlqHandler", "CutConnection"}
+        "RunDlqHandler", "CutConnection", "PauseQueueManager"}
 
 
 @given(st.one_of(ops, observations))

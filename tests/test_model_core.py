@@ -433,6 +433,18 @@ def test_a_commit_cut_in_flight_may_or_may_not_have_happened():
 
 
 
+
+@covers("CORE-48")
+def test_a_call_made_while_the_queue_manager_is_paused_gives_up_and_time_goes_on():
+    s = two_conns()
+    s.put("b", "Q1", "expiring", expiry=5)
+    s.put("a", "Q1", "new", options=C.MQPMO_SYNCPOINT)
+    s.do(L.PauseQueueManager(conn="a", tenths=10))
+    assert s.state.clock == 10 and "a" in s.state.armed
+    branches = s.branches(L.Commit(conn="a"))
+    assert {b.observation.rc for b in branches} == {C.MQRC_CONNECTION_BROKEN} and len(branches) == 2
+
+
 def test_every_core_rule_has_a_hand_written_case():
     import tests.test_model_syncpoint  # noqa: F401 - its cases cover CORE-45 (BackoutCount across a restart)
 

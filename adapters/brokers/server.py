@@ -283,6 +283,21 @@ class BrokerServer:
         state = dict(state, processes=[], restarted=time.time())
         return self._launch(state, deadline)
 
+    def pause(self) -> None:
+        """SIGSTOP every recorded process: the broker stops answering (its sockets stay open)."""
+        self._signal_all(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT every recorded process after :meth:`pause`."""
+        self._signal_all(signal.SIGCONT)
+
+    def _signal_all(self, sig: int) -> None:
+        state = self.recorded()
+        if state is None or not self._alive(state):
+            raise BrokerControlError(f"{self.name}: not running")
+        for proc in self._alive(state):
+            _send(proc, sig)
+
     def _launch(self, state: dict, deadline: float) -> Status:
         ports = state["ports"]
         processes = self.prepare(ports)
@@ -330,7 +345,10 @@ class BrokerServer:
             alive = self._alive({"processes": members})
             if not alive:
                 continue
+            for proc in alive:   # a paused broker (the nemesis) must run to hear SIGTERM
+                _send(proc, signal.SIGCONT)
             _send(alive[0], signal.SIGTERM)
+
             _, left = psutil.wait_procs(alive, timeout=deadline)
             for proc in left:
                 _send(proc, signal.SIGKILL)

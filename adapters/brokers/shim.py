@@ -145,6 +145,7 @@ class BrokerShim:
         self.nemesis = _switch(self.name, "nemesis", options.get("nemesis"), False)
         self.proxy: CuttingProxy | None = None
         self.cut_next: set[str] = set()   # connections whose next call the proxy cuts in flight
+        self.pause_next: dict[str, int] = {}   # ... with the broker paused meanwhile (tenths)
         self.broken: set[str] = set()     # connections the proxy cut, until the program ends them
         if self.nemesis:
             self.proxy = CuttingProxy(self.host, self.port)
@@ -235,6 +236,7 @@ class BrokerShim:
     def capabilities(self) -> Capabilities:
         ops = [name for name, cls in L._REGISTRY.items() if isinstance(cls, type) and issubclass(cls, L.Op)
                and (name != "Restart" or self.restarts) and (name != "CutConnection" or self.nemesis)
+               and (name != "PauseQueueManager" or self.nemesis and self.server is not None)
                and name not in NO_EQUIVALENT]
         restart = {} if self.restarts else {"CORE-32": (
             "broker restarts are off (each takes seconds): --adapter-opt restart=on runs them "
@@ -338,6 +340,8 @@ class BrokerShim:
             return op if self.restarts and (not op.abrupt or self.nemesis and self.abrupt_restarts) else None
         if isinstance(op, L.CutConnection):
             return op if self.nemesis else None
+        if isinstance(op, L.PauseQueueManager):   # signals go to a broker the kit started
+            return op if self.nemesis and self.server is not None else None
 
         if isinstance(op, (L.AlterQueueManager, L.RefreshExpiry)):
             return None
@@ -408,7 +412,7 @@ class BrokerShim:
                 self.conns[op.conn] = self._broker_connect(op.conn)
             return L.OK
         if self.proxy is not None and (op.conn in self.broken or op.conn in self.cut_next
-                                       or isinstance(op, L.CutConnection)):
+                                       or isinstance(op, (L.CutConnection, L.PauseQueueManager))):
             return self._nemesis(op)
         conn = self.conns.get(op.conn) if op.conn else None
         if conn is None:
@@ -512,9 +516,20 @@ class BrokerShim:
     # ----------------------------------------------------------- the nemesis (adapters.brokers.nemesis)
     #: Seconds the broker is given to notice a cut connection and end it (backing out its unit of work).
     cut_settle = 0.3
+    #: ... and after a pause, to catch up with what happened while it was stopped.
+    resume_settle = 1.5
+
 
     def _nemesis(self, op: L.Op) -> L.Observation:
         name = op.conn
+        if isinstance(op, L.PauseQueueManager):
+            self.virtual += op.tenths   # the model's clock goes on by the pause
+            if name in self.conns and name not in self.broken:
+                self.cut_next.add(name)
+                self.pause_next[name] = op.tenths
+            else:   # no call to catch: the broker is only paused
+                self._paused(op.tenths, lambda: None)
+            return L.OK
         if isinstance(op, L.CutConnection):
             if name not in self.conns or name in self.broken:
                 return L.OK   # nothing there to cut
@@ -536,22 +551,47 @@ class BrokerShim:
         if name in self.cut_next:
             # The call goes out and its connection breaks before the answer comes back.
             self.cut_next.discard(name)
+            pause = self.pause_next.pop(name, None)
             self.proxy.arm(name)
-            try:
-                observed = self._execute_plain(op)
-            except Exception:  # noqa: BLE001 - the client finding its connection gone
-                observed = L.Observation.of(C.MQRC_CONNECTION_BROKEN)
-            if not self.proxy.wait_cut(name, 5.0):
-                self.proxy.cut(name)   # the call needed no answer: the cut still follows it
+
+            def call() -> L.Observation:
+                try:
+                    observed = self._execute_plain(op)
+                except Exception:  # noqa: BLE001 - the client finding its connection gone
+                    observed = L.Observation.of(C.MQRC_CONNECTION_BROKEN)
+                if not self.proxy.wait_cut(name, 5.0):
+                    self.proxy.cut(name)   # the call needed no answer: the cut still follows it
+                return observed
+
+            # With a pause, the broker is stopped while the call waits, and the client (the proxy
+            # standing in for its timeout) gives up before the broker answers again.
+            observed = call() if pause is None else self._paused(pause, call)
             self.broken.add(name)
-            time.sleep(self.cut_settle)
+            # A broker just resumed first works through what piled up while it was stopped.
+            time.sleep(self.cut_settle if pause is None else self.resume_settle)
             return observed
+
         try:   # a call on a connection the proxy cut: whatever the client makes of it
             return self._execute_plain(op)
         except Exception:  # noqa: BLE001 - the client finding its connection gone
             return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
 
+    def _paused(self, tenths: int, during):
+        """Run ``during()`` with the broker stopped (SIGSTOP), for at least ``tenths`` of model time."""
+        until = time.monotonic() + tenths * self.scale_ms / 1000
+        try:
+            self.server.pause()
+        except BrokerControlError as exc:
+            raise BrokerLost(f"{self.name} broker at {self.address} could not be paused: {exc}") from None
+        try:
+            result = during()
+            time.sleep(max(0.0, until - time.monotonic()))
+        finally:
+            self.server.resume()
+        return result
+
     def _execute_plain(self, op: L.Op) -> L.Observation:
+
         """``op`` as the client runs it, past the nemesis."""
         cut_next, broken = self.cut_next, self.broken
         self.cut_next, self.broken = set(), set()
@@ -591,6 +631,7 @@ class BrokerShim:
                 self.proxy.forget(name)
         self.broken.clear()
         self.cut_next.clear()
+        self.pause_next.clear()
 
     # ----------------------------------------------------------- mapping helpers
     def expiry_ms(self, tenths: int) -> int | None:

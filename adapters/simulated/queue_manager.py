@@ -345,7 +345,12 @@ class SimulatedQueueManager:
         else:
             self._lose(op.conn)
 
+    def _op_PauseQueueManager(self, op: L.PauseQueueManager):
+        self._op_AdvanceClock(L.AdvanceClock(tenths=op.tenths))
+        self._op_CutConnection(L.CutConnection(conn=op.conn, in_flight=True))
+
     def _lose(self, name: str) -> None:
+
         """The connection is gone: the queue manager ends it as an abnormal end."""
         self.lost.add(name)
         c = self.conns.get(name)

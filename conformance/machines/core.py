@@ -184,8 +184,11 @@ class CoreMachine(ConformanceMachine):
             self.execute(L.Put(conn=conn, handle=self._handle(conn, put_q), body=self._body(),
                                md=L.MessageDescriptor(persistence=C.MQPER_PERSISTENT), options=C.MQPMO_SYNCPOINT))
             self.execute(L.Get(conn=conn, handle=self._handle(conn, get_q), options=C.MQGMO_SYNCPOINT))
-            self.execute(L.CutConnection(conn=conn, in_flight=in_flight))
-
+            pause = L.PauseQueueManager(conn=conn, tenths=tenths)
+            if in_flight and tenths % 4 == 0 and self.can_run(pause):
+                self.execute(pause)   # the queue manager stops answering: the commit waits and gives up
+            else:
+                self.execute(L.CutConnection(conn=conn, in_flight=in_flight))
             self.execute(L.Commit(conn=conn))
             self.execute(L.Disconnect(conn=conn, abnormal=True))
             self._forget(conn)
