@@ -329,8 +329,19 @@ class BrokerServer:
             executor = _BrokerExecutor(proc.command, LOOPBACK, proc.port, proc.handshake, timeout=timeout,
                                        envvars=proc.env, stdin=subprocess.DEVNULL, stdout=out,
                                        stderr=subprocess.STDOUT, cwd=str(self.dir), sleep=0.2)
-            executor.start()
+            try:
+                executor.start()
+            except BaseException:
+                # A start cut short (a failed readiness, or a signal while waiting for it): nothing is
+                # recorded yet, so its process group goes now, or nobody would ever stop it.
+                if executor.process is not None:
+                    try:
+                        os.killpg(executor.process.pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                raise
             return executor.forget()
+
 
     def _stop(self, state: dict, deadline: float = STOP_DEADLINE) -> None:
         """Stop the recorded processes, the last started first.
