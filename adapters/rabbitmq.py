@@ -77,7 +77,6 @@ class RabbitMQAdapter(BrokerShim):
     #: blocks about 65 s before the broker closes the connection; pika's blocking get has no deadline.
     abrupt_restarts = False
 
-
     def __init__(self, **options: str) -> None:
         self.queue_type = options.get("queue-type", "quorum")
         if self.queue_type not in ("quorum", "classic"):
@@ -245,7 +244,6 @@ class RabbitMQAdapter(BrokerShim):
         if syncpoint:
             (c.pending_tx if channel is c.tx else c.pending).append(method.delivery_tag)
         else:
-
             c.now.basic_ack(delivery_tag=method.delivery_tag)
         raw = props.headers or {}
         delivery_count = raw.get("x-delivery-count")

@@ -144,7 +144,6 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
             rules += full
             continue
         if f.startswith("attrs."):  # rules for the particular value observed, where the model gives them
-
             value = dict(observed.attrs or ()).get(f[6:])
             alone = branch.field_rules.get(f"{f}=={value}")
             if alone:   # the model says these rules explain this value by themselves
@@ -227,7 +226,6 @@ class ModelTracker:
             return StepCheck(index=index, rules=tuple(r for r in rules if r != "CORE-48"), in_doubt=True,
                              decided=("CORE-48",))
         return StepCheck(index=index, rules=rules)
-
 
     def step_past(self, op: L.Op, observed: L.Observation) -> bool:
         """Follow a mismatching step when what differs cannot change what happens next (keep-going runs).

@@ -63,7 +63,6 @@ class Coverage:
         self.checked.update(check.decided)
         if check.in_doubt:
             self.indeterminate.update(check.rules)
-
         elif check.mismatch is None:
             self.checked.update(check.rules)
 

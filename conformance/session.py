@@ -125,7 +125,6 @@ class Session:
 
     def execute(self, op: L.Op) -> L.Observation:
         assert self.tracker is not None, "start_case() first"
-
         if STOP.is_set():
             raise KeyboardInterrupt
         if self._derailed:

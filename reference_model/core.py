@@ -197,10 +197,15 @@ def connect(state: ModelState, op: L.Connect) -> list[Branch]:
         raise HistoryError(f"connection {op.conn!r} is already connected")
     s = state.clone()
     s.broken = s.broken - {op.conn}   # a program connecting again after its connection broke
-
     s.conns[op.conn] = ModelConnection(name=op.conn, environment=op.environment)
     # The environment matters to the syncpoint area (“Skipping backout” note 2) only.
     return [Branch(observation=L.OK, state=s)]
+
+
+#: Connections the network broke: the break is the reason their units of work end (CORE-46, CORE-48).
+_BROKEN_RULES = ("CORE-46", "CORE-48")
+#: Backouts the application did not ask for: they reinstate a marked get too (SYNC-07).
+_UNREQUESTED_BACKOUTS = ("CORE-31", "CORE-32", *_BROKEN_RULES)
 
 
 def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
@@ -208,7 +213,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
     c = s.conns[conn]
     applied: list[str] = []
     marked_rules: tuple[str, ...] = ()
-    if not commit and (c.marked is not None or c.skipped is not None) and rule in ("CORE-31", "CORE-32", "CORE-46", "CORE-48"):
+    if not commit and (c.marked is not None or c.skipped is not None) and rule in _UNREQUESTED_BACKOUTS:
         # SYNC-07: only an application-requested backout skips; SYNC-05: a new UOW backed out for any reason.
         marked_rules = ("SYNC-07",) + (("SYNC-05",) if c.skipped is not None else ())
         applied += list(marked_rules)
@@ -231,9 +236,8 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
                 s.discard(entry.queue, m, _most_specific_first("CORE-14", rule))
                 applied.append("CORE-14")
             else:
-                # A restart's backout is a backout: what it restores is explained by CORE-15 first.
-                ended = ("CORE-15", rule) if rule in ("CORE-32", "CORE-46", "CORE-48") else (rule, "CORE-15")
-
+                # A restart's or a broken connection's backout is a backout: CORE-15 explains what it restores first.
+                ended = ("CORE-15", rule) if rule in ("CORE-32", *_BROKEN_RULES) else (rule, "CORE-15")
                 s.queues[entry.queue].update(
                     m, got_by=None, backout_count=m.backout_count + 1,
                     provenance=(marked_rules if m.seq in special else ()) + ended + ("CORE-17",))
@@ -248,8 +252,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
 def _most_specific_first(core_rule: str, rule: str) -> tuple[str, ...]:
     """A removal's rules: another area's rule (the reason for ending the UOW) before the core one."""
     # A broken connection is the reason its puts go, as another area's rule would be.
-    return (rule, core_rule) if not rule.startswith("CORE-") or rule in ("CORE-46", "CORE-48") else (core_rule, rule)
-
+    return (rule, core_rule) if not rule.startswith("CORE-") or rule in _BROKEN_RULES else (core_rule, rule)
 
 
 def _release_handle(s: ModelState, name: str) -> list[tuple[ModelState, tuple[str, ...]]]:
@@ -319,7 +322,6 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
     s.handles.clear()  # the queue manager stops: no MQCLOSE, so no trigger (condition 12)
     s.conns.clear()
     s.armed = frozenset()
-
     trigger.on_restart(s)
     unhardened = s.platform == C.PLATFORM_ZOS
     for q in s.queues.values():
@@ -510,8 +512,6 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         # filled it exactly: then MAXDEPTH itself leads).
         filled = _curdepth(q) >= q.attr("MAXDEPTH")
         decides_rc["rc:full"] = ("CORE-27", *q.departures) if filled else (*q.departures, "CORE-27")
-
-
     return failures + [
         Branch(observation=L.Observation.of(rc), state=t, rules=tuple(dict.fromkeys(rules + list(extra))),
                field_rules=decides_rc)

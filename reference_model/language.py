@@ -437,8 +437,6 @@ class PauseQueueManager(Op):
     tenths: int = attrs.field(validator=attrs.validators.ge(1))
 
 
-
-
 @value_class
 class AlterQueueManager(Op):
     """ALTER QMGR: queue-manager attributes (EXPRYINT, in seconds, 0 meaning OFF)."""

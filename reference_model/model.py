@@ -92,7 +92,6 @@ def step(state: ModelState, op: L.Op) -> list[Branch]:
             and getattr(op, "conn", None) in state.broken | state.armed:
         return _dedupe(_core.lost_call(state, op, step))
     branches = handler(state, op)
-
     assert branches, f"no outcome for {op!r}"
     return _dedupe(branches)
 

@@ -413,7 +413,6 @@ MQRC_2009 = _reason(2009, "MQRC_CONNECTION_BROKEN", topic="q040830_",
                     covers="The connection to the queue manager is lost: its handles become invalid, a unit of work "
                            "the queue manager coordinates is backed out, and for a client the call may still have "
                            "completed.")
-
 MQRC_2019 = _reason(2019, "MQRC_HOBJ_ERROR")
 MQRC_2209 = _reason(2209, "MQRC_NO_MSG_LOCKED")
 MQRC_2013 = _reason(2013, "MQRC_EXPIRY_ERROR", topic="q040870_", url=f"{DOCS}/SSFKSJ_latest/reference/q040870_.html")

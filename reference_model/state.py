@@ -253,7 +253,6 @@ class ModelState:
             armed=self.armed,
         )
 
-
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
         """Remove ``m`` for good, remembering which rules removed it."""
         q = self.queues[queue]

@@ -30,7 +30,6 @@ for i in $(seq 1 "$times"); do
     set +e
     .venv/bin/mqconform run --adapter "$adapter" --seed "$seed" --examples "$examples" --area "$areas" \
         ${opts[@]+"${opts[@]}"} --results "$work/run-$i" > "$work/out-$i.txt" 2>&1
-
     rc=$?
     set -e
     if [ "$rc" -eq 2 ]; then

@@ -63,7 +63,6 @@ def check_restart_matches_mq(adapter_class, broker, monkeypatch, abrupt=False) -
         for persistence, body in ((C.MQPER_PERSISTENT, "kept?"), (C.MQPER_NOT_PERSISTENT, None)):
             session.start_case()
             obs = restart_history(session, persistence, abrupt)
-
             assert (obs.message.body if obs.message else None) == body, obs
             session.end_case()
         assert session.coverage.checked["CORE-32"] >= 2

@@ -432,8 +432,6 @@ def test_a_commit_cut_in_flight_may_or_may_not_have_happened():
         C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR}
 
 
-
-
 @covers("CORE-48")
 def test_a_call_made_while_the_queue_manager_is_paused_gives_up_and_time_goes_on():
     s = two_conns()

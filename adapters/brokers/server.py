@@ -279,7 +279,6 @@ class BrokerServer:
                 _send(proc, signal.SIGKILL)
             psutil.wait_procs(alive, timeout=10)
         self._stop(state)
-
         state = dict(state, processes=[], restarted=time.time())
         return self._launch(state, deadline)
 
@@ -359,7 +358,6 @@ class BrokerServer:
             for proc in alive:   # a paused broker (the nemesis) must run to hear SIGTERM
                 _send(proc, signal.SIGCONT)
             _send(alive[0], signal.SIGTERM)
-
             _, left = psutil.wait_procs(alive, timeout=deadline)
             for proc in left:
                 _send(proc, signal.SIGKILL)

@@ -150,7 +150,6 @@ class BrokerShim:
         if self.nemesis:
             self.proxy = CuttingProxy(self.host, self.port)
             self.port = self.proxy.port
-
         if self.restarts and self.server is None:
             self._stop_owned()
             raise AdapterOptionError(
@@ -244,7 +243,6 @@ class BrokerShim:
         if not self.nemesis:
             restart.update({rule: "the nemesis is off: --adapter-opt nemesis=on cuts connections through a proxy "
                                   "(adapters/brokers/nemesis.py)" for rule in NEMESIS_RULES})
-
         return Capabilities(
             areas=AREAS, platforms=(C.PLATFORM_DISTRIBUTED,), operations=ops, realtime=True,
             expiry_tolerance=self.expiry_tolerance,
@@ -256,14 +254,12 @@ class BrokerShim:
     #: Whether the nemesis may kill this broker for an abrupt restart (``Restart(abrupt=True)``).
     abrupt_restarts = True
 
-
     def describe(self) -> dict:
         return {"system": self.system, "version": self.version, "address": self.address,
                 "platform": C.PLATFORM_DISTRIBUTED, "platforms": [C.PLATFORM_DISTRIBUTED],
                 "time_scale_ms_per_tenth": self.scale_ms,
                 "broker": "private, started for this run" if self.owned else "given",
                 "restarts": "on" if self.restarts else "off", "nemesis": "on" if self.nemesis else "off"}
-
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self._close_all()
@@ -342,7 +338,6 @@ class BrokerShim:
             return op if self.nemesis else None
         if isinstance(op, L.PauseQueueManager):   # signals go to a broker the kit started
             return op if self.nemesis and self.server is not None else None
-
         if isinstance(op, (L.AlterQueueManager, L.RefreshExpiry)):
             return None
         if isinstance(op, (L.Connect, L.Disconnect, L.Close, L.Commit, L.Backout, L.AdvanceClock)):
@@ -359,6 +354,10 @@ class BrokerShim:
 
     def execute(self, op: L.Op) -> L.Observation:
         try:
+            if self.proxy is not None and not isinstance(op, L.Connect) and (
+                    op.conn in self.broken or op.conn in self.cut_next
+                    or isinstance(op, (L.CutConnection, L.PauseQueueManager))):
+                return self._nemesis(op)
             return self._execute(op)
         except AdapterUnavailable:
             raise
@@ -411,9 +410,6 @@ class BrokerShim:
             with self.proxy.tagging(op.conn) if self.proxy else contextlib.nullcontext():
                 self.conns[op.conn] = self._broker_connect(op.conn)
             return L.OK
-        if self.proxy is not None and (op.conn in self.broken or op.conn in self.cut_next
-                                       or isinstance(op, (L.CutConnection, L.PauseQueueManager))):
-            return self._nemesis(op)
         conn = self.conns.get(op.conn) if op.conn else None
         if conn is None:
             return _fail(C.MQRC_HCONN_ERROR)
@@ -504,7 +500,6 @@ class BrokerShim:
         self.handles.clear()
         try:
             self.server.restart(kill=kill)
-
         except BrokerControlError as exc:
             raise BrokerLost(f"{self.name} broker at {self.address} did not come back from a restart: "
                              f"{exc}") from None
@@ -518,7 +513,6 @@ class BrokerShim:
     cut_settle = 0.3
     #: ... and after a pause, to catch up with what happened while it was stopped.
     resume_settle = 1.5
-
 
     def _nemesis(self, op: L.Op) -> L.Observation:
         name = op.conn
@@ -546,7 +540,7 @@ class BrokerShim:
             was_broken = name in self.broken
             self._end_broken(name)
             if name in self.conns:
-                self._execute_plain(op)
+                self._execute(op)
             return L.OK if op.abnormal or not was_broken else L.Observation.of(C.MQRC_CONNECTION_BROKEN)
         if name in self.cut_next:
             # The call goes out and its connection breaks before the answer comes back.
@@ -556,7 +550,7 @@ class BrokerShim:
 
             def call() -> L.Observation:
                 try:
-                    observed = self._execute_plain(op)
+                    observed = self._execute(op)
                 except Exception:  # noqa: BLE001 - the client finding its connection gone
                     observed = L.Observation.of(C.MQRC_CONNECTION_BROKEN)
                 if not self.proxy.wait_cut(name, 5.0):
@@ -572,7 +566,7 @@ class BrokerShim:
             return observed
 
         try:   # a call on a connection the proxy cut: whatever the client makes of it
-            return self._execute_plain(op)
+            return self._execute(op)
         except Exception:  # noqa: BLE001 - the client finding its connection gone
             return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
 
@@ -590,16 +584,6 @@ class BrokerShim:
             self.server.resume()
         return result
 
-    def _execute_plain(self, op: L.Op) -> L.Observation:
-
-        """``op`` as the client runs it, past the nemesis."""
-        cut_next, broken = self.cut_next, self.broken
-        self.cut_next, self.broken = set(), set()
-        try:
-            return self._execute(op)
-        finally:
-            self.cut_next, self.broken = cut_next, broken
-
     def _end_broken(self, name: str) -> None:
         """Forget a connection the proxy cut: the client's objects are closed quietly."""
         if name not in self.broken:
@@ -614,7 +598,6 @@ class BrokerShim:
         for handle in [n for n, h in self.handles.items() if h.conn == name]:
             del self.handles[handle]
         self.proxy.forget(name)
-
 
     def _close_all(self) -> None:
         for conn in list(self.conns.values()):

@@ -52,7 +52,6 @@ _fault("in-flight-commit-half-done", "core", ("CORE-48",),
        "a commit cut in flight makes the unit of work's puts permanent but backs out its gets: "
        "neither committed nor backed out")
 _fault("q-full-ignored", "core", ("CORE-27",),
-
        "puts succeed beyond MAXDEPTH")
 _fault("uncommitted-put-not-counted", "core", ("CORE-28",),
        "CURDEPTH leaves out messages put under syncpoint until their unit of work commits")

@@ -350,13 +350,13 @@ class SimulatedQueueManager:
         self._op_CutConnection(L.CutConnection(conn=op.conn, in_flight=True))
 
     def _lose(self, name: str) -> None:
-
         """The connection is gone: the queue manager ends it as an abnormal end."""
         self.lost.add(name)
         c = self.conns.get(name)
         if c is None:
             return
-        self._finish(c, self._fault("cut-commits-uow"), abnormal=not self._fault("cut-commits-uow"))
+        commit = self._fault("cut-commits-uow")
+        self._finish(c, commit, abnormal=not commit)
         if self._fault("cut-reconnects-silently"):
             return   # the handles and connection stay usable, as if a client had reconnected unseen
         for handle in [n for n, h in self.handles.items() if h.conn == name]:
@@ -457,7 +457,6 @@ class SimulatedQueueManager:
 
     def _op_Restart(self, op: L.Restart):
         self.cut_next.clear()
-
         for c in list(self.conns.values()):
             self._finish(c, False, abnormal=True)
         self.conns.clear()

@@ -36,7 +36,6 @@ class ConformanceMachine(RuleBasedStateMachine):
         """Whether the adapter runs ``op`` itself (its type, and these field values)."""
         return self.can(type(op)) and self.session.expressible(op)
 
-
     def teardown(self) -> None:
         self.session.end_case()
 

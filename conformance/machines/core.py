@@ -196,8 +196,6 @@ class CoreMachine(ConformanceMachine):
             for q in QUEUES:   # what the cut kept of the unit of work shows in the depths
                 self.execute(L.InquireQueue(queue=q, names=("CURDEPTH",)))
         elif event in ("disconnect", "abend"):
-
-
             self.execute(L.Disconnect(conn=conn, abnormal=event == "abend"))
             self._forget(conn)
             self._connect(conn)

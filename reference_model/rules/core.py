@@ -115,4 +115,3 @@ RULES.add(
           note="Both outcomes are kept (then the connection's abnormal end); the call's own rules are reported "
                "indeterminate for that step, not passed."),
 )
-
