@@ -78,9 +78,25 @@ def running_broker(name, directory):
     srv = server(name, directory)
     srv.up()
     try:
-        yield srv
+        yield _StartedOnUse(srv)
     finally:
         srv.down()
+
+
+class _StartedOnUse:
+    """A module's shared broker, started again if an earlier test left it down (one failure, not a cascade)."""
+
+    def __init__(self, srv) -> None:
+        self._srv = srv
+
+    def address(self, port: str = "main"):
+        if not self._srv.status().ready:
+            self._srv.up()
+        return self._srv.address(port)
+
+    def __getattr__(self, name):
+        return getattr(self._srv, name)
+
 
 
 def check_priority_fifo_and_units_of_work(adapter, open_options=0) -> None:

@@ -19,7 +19,8 @@ import pytest
 from adapters.brokers import SERVERS, BrokerControlError, server
 from adapters.brokers.activemq import stomp_handshake
 from adapters.brokers.rabbitmq import RabbitMQServer, amqp_handshake
-from adapters.brokers.server import free_port, port_open
+from adapters.brokers.server import _ephemeral_range, free_port, port_open
+
 
 pytestmark = pytest.mark.skipif(
     any(SERVERS[n]().installed() for n in SERVERS),
@@ -103,11 +104,60 @@ def test_a_broker_not_ready_by_the_deadline_is_killed_and_reported(tmp_path):
     srv = server("activemq", tmp_path)
     started = time.monotonic()
     with pytest.raises(BrokerControlError) as info:
-        srv.up(deadline=0.5)  # a JVM cannot open its STOMP port this fast
+        try:
+            srv.up(deadline=0.5)  # a JVM cannot open its STOMP port this fast
+        finally:
+            if srv.status().state != "stopped":
+                print("up did not fail:", srv.status(), "after", time.monotonic() - started)
+                srv.down()
+
     assert time.monotonic() - started < 15
     assert "not ready within" in str(info.value) and str(srv.log) in str(info.value)
     assert not [p for p in psutil.process_iter(["cmdline"])
                 if str(tmp_path) in " ".join(p.info.get("cmdline") or [])]
+
+
+def test_ports_are_chosen_outside_the_range_the_system_gives_to_clients():
+    """A client's own local port never lands on a broker's port while it restarts."""
+    low, high = _ephemeral_range()
+
+    ports = [free_port() for _ in range(50)]
+    assert len(set(ports)) == 50
+    assert all(not low <= p <= high and p >= 1024 for p in ports), (low, high, ports)
+
+
+def test_a_restart_whose_port_was_taken_names_the_port_and_leaves_nothing(tmp_path):
+    srv = server("activemq", tmp_path)
+    srv.up(deadline=50)
+    try:
+        state = srv.recorded()
+        openwire = int(state["ports"]["openwire"])
+        launch = srv._launch
+        held = []
+
+        def taken_then_launch(state, deadline):
+            # While the broker is down, a client connection happens to hold its OpenWire port.
+            listener = socket.socket()
+            listener.bind(("127.0.0.1", 0))
+            listener.listen()
+            client = socket.socket()
+            client.bind(("127.0.0.1", openwire))
+            client.connect(listener.getsockname())
+            held.extend((listener, client))
+            return launch(state, deadline)
+
+        srv._launch = taken_then_launch
+        with pytest.raises(BrokerControlError) as info:
+            srv.restart(deadline=50)
+        message = str(info.value)
+        assert "\n" not in message and f"its port openwire {openwire} was taken by another program" in message
+        assert srv.status().state == "stopped"
+        assert not [p for p in psutil.process_iter(["cmdline"])
+                    if str(tmp_path) in " ".join(p.info.get("cmdline") or [])]
+    finally:
+        for sock in held:
+            sock.close()
+        srv.down()
 
 
 def test_handshakes_fail_fast_where_nothing_or_something_else_listens():

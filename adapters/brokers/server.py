@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
+
 import signal
 import socket
 import subprocess
@@ -52,8 +54,47 @@ def run_dir() -> Path:
     return Path(base)
 
 
+def _ephemeral_range() -> tuple[int, int]:
+    """The ports the system gives to outgoing connections and to binds on port 0."""
+    try:
+        low, high = (int(x) for x in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+        return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+_RANDOM = random.SystemRandom()   # never the seeded ``random`` that Hypothesis and tests share
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on now."""
+    """A TCP port on 127.0.0.1 that nobody holds now, outside the ephemeral range.
+
+    A broker restarts on the ports it was given. Had they come from the
+    ephemeral range (a bind on port 0), any client anywhere on the machine could
+    be given one as its own local port while the broker is down, and the broker
+    would then fail to bind it (seen as a restart that exits with status 1). Ports
+    below the range (or above it) are never handed out by the system, so only a
+    program that asks for that very port can take it. Falls back to port 0 if
+    the range leaves no room.
+    """
+    low, high = _ephemeral_range()
+    pool = [r for r in (range(max(10000, low - 20000), low), range(high + 1, 65536)) if len(r) > 100]
+    for _ in range(200):
+        if not pool:
+            break
+        port = _RANDOM.choice(_RANDOM.choice(pool))
+        if port in _HANDED_OUT:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((LOOPBACK, port))
+            except OSError:
+                continue
+        if len(_HANDED_OUT) > 2000:
+            _HANDED_OUT.clear()
+        _HANDED_OUT.add(port)
+        return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((LOOPBACK, 0))
         return sock.getsockname()[1]
@@ -309,8 +350,11 @@ class BrokerServer:
         except (TimeoutExpired, ProcessExitedWithError, AlreadyRunning, OSError) as exc:
             self._stop(state)
             self._forget()
+            taken = [f"{name} {port}" for name, port in sorted(ports.items()) if not _bindable(int(port))]
+            why = (f"its port {', '.join(taken)} was taken by another program" if taken
+                   else _why(exc, deadline))
             raise BrokerControlError(f"{self.name}: did not start on {LOOPBACK}:{ports['main']} "
-                                     f"({_why(exc, deadline)}); see {self.log}") from None
+                                     f"({why}); see {self.log}") from None
         state["processes"] = _refresh(state["processes"])
         self._write(state)
         return self.status()
@@ -403,7 +447,19 @@ def _refresh(entries: list[dict]) -> list[dict]:
     return out
 
 
+def _bindable(port: int) -> bool:
+    """Whether a server could bind ``port`` on 127.0.0.1 now (as a broker does, with SO_REUSEADDR)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((LOOPBACK, port))
+        except OSError:
+            return False
+    return True
+
+
 def _send(proc: psutil.Process, sig: int) -> None:
+
     try:
         proc.send_signal(sig)
     except psutil.Error:
@@ -412,7 +468,8 @@ def _send(proc: psutil.Process, sig: int) -> None:
 
 def _why(exc: BaseException, deadline: float) -> str:
     if isinstance(exc, TimeoutExpired):
-        return f"not ready within {deadline:.0f} s"
+        return f"not ready within {deadline:g} s"
+
     if isinstance(exc, ProcessExitedWithError):
         return f"it exited with status {exc.exit_code} before it was ready"
     if isinstance(exc, AlreadyRunning):
