@@ -79,6 +79,9 @@ class TaskSpec:
     deadline: float | None = None
     #: A time-boxed campaign's tasks are sized by time: no new case after this many seconds.
     seconds: float | None = None
+    #: A time-boxed campaign's hard end (``time.time()``): a departure found near the deadline is
+    #: shrunk and minimised until then, no later (a real broker's case takes seconds).
+    finish_by: float | None = None
 
     def to_json(self) -> dict:
         return attrs.asdict(self)
@@ -101,11 +104,14 @@ def plan_tasks(seed: int, pairs: list[tuple[str, str]], total: int, per_task: in
 
 
 def endless_tasks(seed: int, pairs: list[tuple[str, str]], deadline: float,
-                  seconds: float = TASK_SECONDS, examples: int = TASK_EXAMPLES_TIMED) -> Iterator[TaskSpec]:
+                  seconds: float = TASK_SECONDS, examples: int = TASK_EXAMPLES_TIMED,
+                  finish_by: float | None = None) -> Iterator[TaskSpec]:
     """A time-boxed campaign's tasks: each (area, platform) in turn, task index 0, 1, ..., without end."""
     for index in itertools.count():
         for area, platform in pairs:
-            yield _spec(seed, area, platform, index, examples, deadline=deadline, seconds=seconds)
+            yield _spec(seed, area, platform, index, examples, deadline=deadline, seconds=seconds,
+                        finish_by=finish_by)
+
 
 
 # --------------------------------------------------------------------------- inside a worker
@@ -162,7 +168,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
     from adapters.base import AdapterError
     from adapters.registry import create_adapter
     from conformance.engine import bound_machine, machine_settings, run_machine
-    from conformance.minimise import minimise
+    from conformance.minimise import minimise, minimise_budget
     from conformance.results import Coverage
     from conformance.session import HarnessError, NonConformance
 
@@ -202,8 +208,10 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             result["duplicates"].append(fingerprint(unshrunk))
             return True
         # the same seed finds it again, and this time it is shrunk (within the shrinking budget;
-        # a departure already found is shrunk even after the deadline)
-        machine = bound_machine(adapter, spec["area"], spec["platform"], seed, options, Coverage())
+        # a departure already found is shrunk after the deadline, up to the campaign's hard end)
+        finish_by = spec.get("finish_by")
+        machine = bound_machine(adapter, spec["area"], spec["platform"], seed, options, Coverage(),
+                                shrink_until=finish_by)
         failure = unshrunk
         try:
             run_machine(machine, machine_settings(examples, database=db))
@@ -214,7 +222,11 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
                 raise machine.session.broken from None
         if machine.session.smallest is not None and len(machine.session.smallest.steps) < len(failure.steps):
             failure = machine.session.smallest
-        failure = minimise(failure, adapter)
+        if finish_by is None:
+            failure = minimise(failure, adapter)
+        elif finish_by - time.time() > 1.0:
+            failure = minimise(failure, adapter, budget=min(minimise_budget(adapter), finish_by - time.time()))
+
         coverage.failed.update(failure.rules)
         result["failures"].append(failure.to_json())
         return True

@@ -521,8 +521,11 @@ def _campaign(args, out, started: float, managed) -> int:
     else:
         # tasks stop a little before the budget ends, leaving its last part to stopping Spark and writing
         deadline = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE)
+        # a departure found near the deadline is shrunk into half of that last part, no further
+        finish_by = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE / 2)
         specs = CP.endless_tasks(seed, pairs, deadline, seconds=min(CP.TASK_SECONDS, args.minutes * 60 / 4),
-                                 examples=args.task_examples or CP.TASK_EXAMPLES_TIMED)
+                                 examples=args.task_examples or CP.TASK_EXAMPLES_TIMED, finish_by=finish_by)
+
     try:
         CP.run_campaign(spark=spark, specs=specs, adapter_name=args.adapter, options=options, out=outdir,
                         state=state, deadline=deadline, parallelism=parallelism,

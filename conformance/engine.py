@@ -52,14 +52,17 @@ def area_platforms(area: str, caps: Capabilities) -> list[str]:
 
 def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                   adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset(),
-                  deadline: float | None = None, shrink_budget: int | None = SHRINK_CASES) -> type:
+                  deadline: float | None = None, shrink_budget: int | None = SHRINK_CASES,
+                  shrink_until: float | None = None) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
 
     After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`);
-    after a departure, at most ``shrink_budget`` cases shrink it.
+    after a departure, at most ``shrink_budget`` cases shrink it, none starting after ``shrink_until``.
     """
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
-                      set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget)
+                      set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
+                      shrink_until=shrink_until)
+
     machine = bind(MACHINES[area], session)
     if seed is not None:
         machine._hypothesis_internal_use_seed = seed

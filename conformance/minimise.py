@@ -95,7 +95,7 @@ class _Search:
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None) -> Failure:
     """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found)."""
     if budget is None:
-        budget = BUDGET_REALTIME if adapter.capabilities().realtime else BUDGET_VIRTUAL
+        budget = minimise_budget(adapter)
     search = _Search(failure, adapter, budget)
     best = search.replay(_ops(failure))
     if best is None:
@@ -114,7 +114,13 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None) ->
     return final
 
 
+def minimise_budget(adapter: Adapter) -> float:
+    """Seconds :func:`minimise` spends at most on ``adapter`` unless told otherwise."""
+    return BUDGET_REALTIME if adapter.capabilities().realtime else BUDGET_VIRTUAL
+
+
 def _ops(failure: Failure) -> list[L.Op]:
+
     return [s.op for s in failure.steps]
 
 

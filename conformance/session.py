@@ -47,7 +47,8 @@ class Session:
     def __init__(self, adapter: Adapter, area: str, adapter_options: dict | None = None,
                  seed: int | None = None, coverage: Coverage | None = None,
                  platform: str | None = None, set_aside: frozenset[str] = frozenset(),
-                 deadline: float | None = None, shrink_budget: int | None = None) -> None:
+                 deadline: float | None = None, shrink_budget: int | None = None,
+                 shrink_until: float | None = None) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -74,6 +75,9 @@ class Session:
         #: Cases that may run after the first departure, while Hypothesis shrinks it (None: no limit).
         #: Counted in cases, not seconds, so that a seed still fixes the result.
         self.shrink_budget = shrink_budget
+        #: A time-boxed campaign's hard end (``time.time()``): no shrinking case starts after it. Only
+        #: where results already depend on time; elsewhere shrinking is bounded by cases alone.
+        self.shrink_until = shrink_until
         self._shrink_cases = 0
         #: Set once the budget is spent: the cases Hypothesis still runs to shrink run nothing, and it
         #: ends with the smallest departure so far (:attr:`smallest`).
@@ -96,6 +100,9 @@ class Session:
         if self.smallest is not None and self.shrink_budget is not None:
             self._shrink_cases += 1
             self.shrink_spent = self._shrink_cases > self.shrink_budget
+        if self.smallest is not None and self.shrink_until is not None and time.time() >= self.shrink_until:
+            self.shrink_spent = True
+
         self._idle = self.shrink_spent or (
             self.deadline is not None and self.smallest is None and time.time() >= self.deadline)
         if self._idle:   # a budget is spent: the case runs nothing and checks nothing

@@ -1,7 +1,7 @@
 """Finding a departure fast: shrinking has a budget, and a departure found on one platform is not searched
 for and shrunk again on the next.
 
-Counted in cases, never in seconds.
+Counted in cases, never in seconds, except by a time-boxed campaign's hard end.
 """
 
 from __future__ import annotations
@@ -45,7 +45,37 @@ def test_shrinking_stops_at_its_budget_with_the_smallest_departure_so_far():
     assert not session.shrink_spent and unbounded > three + 10
 
 
+def test_a_time_boxed_campaign_shrinks_no_case_after_its_hard_end():
+    """``shrink_until`` in the past: the departure stands as found, no shrinking case runs on the system."""
+    import time
+
+    adapter = create_adapter("simulated", {"faults": FAULT})
+    coverage = Coverage()
+    machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {"faults": FAULT}, coverage,
+                            shrink_budget=None, shrink_until=time.time() - 1)
+    with pytest.raises((AssertionError, Flaky)):
+        run_state_machine_as_test(machine, settings=machine_settings(200))
+    none, found = _cases(0)
+    assert machine.session.shrink_spent and "CORE-04" in machine.session.smallest.rules
+    assert coverage.examples == none and machine.session.smallest.steps == found.smallest.steps
+
+
+def test_a_campaign_task_that_finds_a_departure_after_its_hard_end_reports_it_unshrunk():
+    import time
+
+    from conformance.campaign import _run_machine, _spec
+
+    spec = _spec(7, "core", C.PLATFORM_DISTRIBUTED, 0, 200, deadline=time.time() + 600, seconds=600,
+                 finish_by=time.time() - 1).to_json()
+    result = _run_machine(spec, "simulated", {"faults": FAULT}, [], False)
+    assert result["error"] is None and len(result["failures"]) == 1
+    assert "CORE-04" in result["failures"][0]["rules"]
+    shrunk = _run_machine(dict(spec, finish_by=None), "simulated", {"faults": FAULT}, [], False)
+    assert len(shrunk["failures"][0]["steps"]) < len(result["failures"][0]["steps"])
+
+
 def test_a_run_keeps_the_departure_when_the_budget_is_spent():
+
     adapter = create_adapter("simulated", {"faults": FAULT, "platform": C.PLATFORM_DISTRIBUTED})
     record = _record(adapter, "core")
     outcome, _ = run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record)
