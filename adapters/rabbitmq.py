@@ -19,6 +19,10 @@ message", default 30).
 
 from __future__ import annotations
 
+import contextlib
+import logging
+
+import socket
 import time
 import uuid
 
@@ -26,7 +30,7 @@ import attrs
 
 from adapters.base import AdapterOptionError, AdapterUnavailable
 from adapters.brokers.rabbitmq import RabbitMQServer
-from adapters.brokers.shim import BrokerShim, Definition, _fail
+from adapters.brokers.shim import MAX_REAL_WAIT_MS, BrokerShim, Definition, Unanswered, _fail
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -36,11 +40,54 @@ def _pika():
         import pika
     except ImportError:  # pragma: no cover - pika is a dependency
         raise AdapterUnavailable("adapter 'rabbitmq' needs the Python package pika") from None
+    # What a connection's loss means is reported as an observation; pika's own log of it is noise.
+    logging.getLogger("pika").setLevel(logging.CRITICAL)
     return pika
+
+
+@contextlib.contextmanager
+def answered_within(connection, seconds: float):
+    """Run the block's pika calls on ``connection`` under a deadline; raises :class:`Unanswered` after it.
+
+    pika's blocking calls wait without limit for their reply (after an abrupt restart, a
+    basic.get on a quorum queue left without a leader waits about 65 s). A timer in the
+    connection's own I/O loop shuts the socket down at the deadline: the call then ends with
+    the connection lost, which is what a client giving up looks like.
+    """
+    impl = connection._impl
+    fired = []
+
+    def give_up() -> None:
+        transport = getattr(impl, "_transport", None)
+        sock = getattr(transport, "_sock", None)
+        if sock is not None:
+            fired.append(True)
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    timer = impl._adapter_call_later(seconds, give_up)
+    try:
+        yield
+    except Exception as exc:
+        if fired:
+            raise Unanswered(f"no answer within {seconds:g} s") from exc
+        raise
+    finally:
+        if not fired:
+            try:
+                impl._adapter_remove_timeout(timer)
+            except Exception:  # noqa: BLE001 - the connection and its loop are gone already
+                pass
+
+    if fired:   # the answer came as the deadline passed: the connection is gone all the same
+        raise Unanswered(f"no answer within {seconds:g} s")
 
 
 @attrs.define
 class RabbitConnection:
+
     connection: object
     now: object            # confirm-mode channel: work outside syncpoint
     tx: object             # tx-mode channel: the unit of work's puts, and its gets with their acks
@@ -73,9 +120,6 @@ class RabbitMQAdapter(BrokerShim):
     }
 
     option_names = BrokerShim.option_names | {"queue-type"}
-    #: Not yet: after SIGKILL a quorum queue (the FIFO mapping) may have no leader, and a basic.get on it
-    #: blocks about 65 s before the broker closes the connection; pika's blocking get has no deadline.
-    abrupt_restarts = False
 
     def __init__(self, **options: str) -> None:
         self.queue_type = options.get("queue-type", "quorum")
@@ -135,7 +179,21 @@ class RabbitMQAdapter(BrokerShim):
             args["x-queue-type"] = "quorum"
         self._admin().queue_declare(d.name, durable=True, arguments=args)
 
+    def _execute(self, op: L.Op) -> L.Observation:
+        """Every call the program makes runs under :attr:`call_deadline` (its get's wait added)."""
+        if isinstance(op, (L.Connect, L.Restart, L.AdvanceClock)):
+            return super()._execute(op)
+        seconds = self.call_deadline + (MAX_REAL_WAIT_MS / 1000 if isinstance(op, L.Get) else 0)
+        c = self.conns.get(getattr(op, "conn", None))
+        admin = getattr(self, "admin", None)
+        with contextlib.ExitStack() as stack:
+            for connection in {id(x): x for x in (c.connection if c else None, admin) if x is not None}.values():
+                if connection.is_open:
+                    stack.enter_context(answered_within(connection, seconds))
+            return super()._execute(op)
+
     def _broker_depth(self, d: Definition) -> int:
+
         return self._admin().queue_declare(d.name, passive=True).method.message_count
 
     def _broker_cleanup(self, names: list[str]) -> None:

@@ -107,12 +107,27 @@ def test_a_nemesis_run_gives_the_same_verdicts_twice(broker, tmp_path):
 
 
 def test_an_abrupt_restart_keeps_committed_persistent_messages_only(broker, monkeypatch):
-    """SIGKILL and a start on the same data: what a restart must keep (CORE-32), as after a power cut."""
+    """SIGKILL and a start on the same data: what a restart must keep (CORE-32), as after a power cut.
+
+    Whatever the broker then does is judged, in bounded time: a call it does not answer
+    (RabbitMQ 3.10's quorum queue after SIGKILL) is given up after the adapter's call
+    deadline and reported as a departure, never waited out and never an error.
+    """
+    import time
+
     from adapters.registry import adapter_class
+    from conformance.session import NonConformance
     from tests.brokerkit import check_restart_matches_mq
 
     name, srv = broker
     cls = adapter_class(name)
-    if not cls.abrupt_restarts:
-        pytest.skip(f"{name}: abrupt restarts are not run yet ({cls.__name__}.abrupt_restarts)")
-    check_restart_matches_mq(cls, srv, monkeypatch, abrupt=True)
+    started = time.monotonic()
+    try:
+        check_restart_matches_mq(cls, srv, monkeypatch, abrupt=True)
+    except NonConformance as exc:
+        steps = exc.failure.steps
+        restart = next(i for i, s in enumerate(steps) if isinstance(s.op, L.Restart))
+        assert steps[restart].op.abrupt and len(steps) - 1 > restart, exc.failure
+        assert srv.status().ready
+    assert time.monotonic() - started < 2 * 60 + 2 * cls.call_deadline
+

@@ -76,6 +76,11 @@ class BrokerLost(AdapterUnavailable):
     """The broker went away during the case."""
 
 
+class Unanswered(Exception):
+    """The broker took a call but did not answer it within the adapter's deadline; the client gave up
+    the connection (as an MQ client does when its heartbeat goes unanswered)."""
+
+
 @attrs.define
 class Handle:
     conn: str
@@ -146,7 +151,7 @@ class BrokerShim:
         self.proxy: CuttingProxy | None = None
         self.cut_next: set[str] = set()   # connections whose next call the proxy cuts in flight
         self.pause_next: dict[str, int] = {}   # ... with the broker paused meanwhile (tenths)
-        self.broken: set[str] = set()     # connections the proxy cut, until the program ends them
+        self.broken: set[str] = set()     # connections cut, or given up unanswered, until the program ends them
         if self.nemesis:
             self.proxy = CuttingProxy(self.host, self.port)
             self.port = self.proxy.port
@@ -353,14 +358,22 @@ class BrokerShim:
     unsupported_gmo = UNSUPPORTED_GMO
 
     def execute(self, op: L.Op) -> L.Observation:
+        name = getattr(op, "conn", None)
         try:
-            if self.proxy is not None and not isinstance(op, L.Connect) and (
-                    op.conn in self.broken or op.conn in self.cut_next
-                    or isinstance(op, (L.CutConnection, L.PauseQueueManager))):
+            if not isinstance(op, L.Connect) and (name in self.broken or self.proxy is not None and (
+                    name in self.cut_next or isinstance(op, (L.CutConnection, L.PauseQueueManager)))):
                 return self._nemesis(op)
             return self._execute(op)
         except AdapterUnavailable:
             raise
+        except Unanswered:
+            # What the broker does then is the observation: the call fails as on a broken connection,
+            # and so does every later call on it, until the program ends it.
+            if name not in self.conns:
+                raise BrokerLost(f"{self.name} broker at {self.address} did not answer "
+                                 f"{type(op).__name__} within {self.call_deadline:g} s") from None
+            self.broken.add(name)
+            return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
         except Exception as exc:  # noqa: BLE001
             if self._lost(exc):
                 raise BrokerLost(f"{self.name} broker at {self.address} went away during "
@@ -509,8 +522,12 @@ class BrokerShim:
         self._probe()
 
     # ----------------------------------------------------------- the nemesis (adapters.brokers.nemesis)
+    #: Seconds a call may go unanswered before the client gives the connection up (adapters that can
+    #: bound a call raise :class:`Unanswered`; others wait as their client does).
+    call_deadline = 8.0
     #: Seconds the broker is given to notice a cut connection and end it (backing out its unit of work).
     cut_settle = 0.3
+
     #: ... and after a pause, to catch up with what happened while it was stopped.
     resume_settle = 1.5
 
@@ -597,7 +614,8 @@ class BrokerShim:
                 pass
         for handle in [n for n, h in self.handles.items() if h.conn == name]:
             del self.handles[handle]
-        self.proxy.forget(name)
+        if self.proxy is not None:
+            self.proxy.forget(name)
 
     def _close_all(self) -> None:
         for conn in list(self.conns.values()):
