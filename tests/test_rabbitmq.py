@@ -97,7 +97,38 @@ def test_uncommitted_puts_missing_from_depth_are_reported_as_core_28(adapter):
     session.end_case()
 
 
+def test_a_call_the_broker_takes_and_never_answers_fails_with_2009_at_the_deadline(adapter, broker, monkeypatch):
+    """pika waits without limit for a reply; the adapter gives the connection up at its call deadline."""
+    from adapters.brokers.shim import MAX_REAL_WAIT_MS
+
+    monkeypatch.setattr(adapter, "call_deadline", 1.0)
+    adapter.start_case("deadline")
+    x = adapter.execute
+    for op in (L.DefineQueue(queue="Q", attrs=()), L.Connect(conn="a"),
+               L.Open(conn="a", handle="h", queue="Q", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
+               put("a", "h", "m")):
+        assert x(op) == L.OK, op
+    broker.pause()   # the broker takes the call (the socket stays open) and does not answer
+    try:
+        started = time.monotonic()
+        first = x(get("a", "h"))
+        elapsed = time.monotonic() - started
+        later = x(get("a", "h"))
+    finally:
+        broker.resume()
+    assert first.rc == C.MQRC_CONNECTION_BROKEN and later.rc == C.MQRC_CONNECTION_BROKEN
+    assert 1.0 <= elapsed < 1.0 + MAX_REAL_WAIT_MS / 1000 + 3, elapsed
+    assert x(L.Disconnect(conn="a", abnormal=True)) == L.OK
+    # The broker itself is fine: a new connection finds the message the unanswered get never took.
+    for op in (L.Connect(conn="a"), L.Open(conn="a", handle="h", queue="Q", options=C.MQOO_INPUT_SHARED)):
+        assert x(op) == L.OK, op
+    again = x(L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_WAIT, wait_interval=3000))
+    assert again.message is not None and again.message.body == "m", again
+    adapter.end_case()
+
+
 @pytest.mark.parametrize("queue_type", ["quorum", "classic"])
+
 def test_restart_runs_on_a_kit_started_broker_and_its_departures_are_reported(broker, monkeypatch, queue_type):
     """MQ discards non-persistent messages when the queue manager restarts (CORE-32).
 
