@@ -4,29 +4,50 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 
 from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_note,
                             failure_rows, replay_command, title, when)
-from reports.deviations import STALE
-from reports.matrix import Column, Report
+from reports.deviations import MATCHED, NOT_REACHED, STALE
+from reports.matrix import NOT_RUN, Column, Report
 from reports.plots import COLOURS, campaign_png, coverage_png, shares_png
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em;color:#212121;max-width:110em}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;color:#212121;max-width:110em}
+h1{margin:.2em 0}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top;
       overflow-wrap:anywhere;max-width:60em}
 th{background:#f0f0f0}
-td.v{font-weight:600;white-space:nowrap}
-td:first-child{white-space:nowrap}
+td.v{font-weight:600}
 .pass{color:#2e7d32}.fail{color:#c62828}.not-applicable{color:#757575}.not-exercised{color:#a36a00}
 .indeterminate{color:#6a1b9a}.error{color:#37474f}.known-deviation{color:#ef6c00}.stale{color:#c62828}
 tr.broke{background:#ffebee}
 code,pre{font-family:ui-monospace,monospace;font-size:90%}
 pre{background:#f7f7f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 .change{font-size:85%;color:#555}
+.legend{list-style:none;padding:0;margin:.5em 0;display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:90%}
+.c{border-radius:3px}
+span.c{padding:0 .35em;white-space:nowrap}
+.c.pass{background:#c8e6c9;color:#1b5e20}.c.fail{background:#ef9a9a;color:#7f0000;font-weight:700}
+.c.known-deviation{background:#ffcc80;color:#6d3600}.c.not-applicable{background:#eee;color:#616161}
+.c.not-exercised{background:#fff59d;color:#6d5800}.c.indeterminate{background:#e1bee7;color:#4a148c}
+.c.error{background:#b0bec5;color:#263238}.c.not-run{background:#fff;color:#9e9e9e;font-style:italic}
+table.summary td,table.summary th{padding:.15em .5em}
+table.m{table-layout:fixed;width:100%;margin:.3em 0 .8em}
+table.m col.rid{width:6.5em}table.m col.sys{width:7em}
+table.m td,table.m th{padding:.15em .35em;font-size:90%}
+table.m td.c{text-align:center;border-radius:0}
+table.m td.c a{color:inherit;text-decoration:none;display:block}
+table.m td.c a:hover{text-decoration:underline}
+table.m tr.src td{background:#fafafa;color:#555;font-size:85%;border-left:0;border-right:0}
+details{margin:.2em 0}
+summary{cursor:pointer;padding:.25em 0}
+summary .tot{font-size:85%;margin:.1em 0 0 1.5em}
+summary .who{color:#555}
+#only-standing-out:checked ~ .matrix .ok{display:none}
 """
 
 
@@ -45,8 +66,8 @@ def _vclass(verdict: str) -> str:
     return verdict.replace(" ", "-")
 
 
-def _table(rows, headers=None, row_class=None) -> str:
-    out = ["<table>"]
+def _table(rows, headers=None, row_class=None, cls: str = "") -> str:
+    out = [f'<table class="{cls}">' if cls else "<table>"]
     if headers:
         out.append("<tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>")
     for i, row in enumerate(rows):
@@ -76,7 +97,9 @@ def _column(report: Report, col: Column) -> list[str]:
     out = [f'<h2 id="{esc(col.anchor)}">{esc(col.label)}</h2>', "<p>What this report covers:</p>",
            _plain_table(claim_rows(col))]
     out += ["<h3>Areas</h3>", _table(
-        [[esc(a)] + [str(report.area_counts(col, a)[v]) for v in VERDICT_ORDER] for a in report.areas()],
+        [[esc(a)] + ([str(report.area_counts(col, a)[v]) for v in VERDICT_ORDER] if report.area_run(col, a)
+                     else ['<span class="c not-run">not run</span>'] + [""] * (len(VERDICT_ORDER) - 1))
+         for a in report.areas()],
         ["area"] + list(VERDICT_ORDER))]
     out.append(f'<img alt="Rule verdicts per area for {esc(col.label)}" '
                f'src="data:image/png;base64,{coverage_png(report, col)}">')
@@ -88,6 +111,7 @@ def _column(report: Report, col: Column) -> list[str]:
     if shares:
         out.append(f'<img alt="Cluster destination shares for {esc(col.label)}" src="data:image/png;base64,{shares}">')
     failure_ids = {id(f): n for n, (_, f) in enumerate(col.failures, start=1)}
+    rules = {r.id: r for r in report.rules}
     out.append("<h3>Rules</h3>")
     for area in report.areas():
         rows = []
@@ -111,6 +135,11 @@ def _column(report: Report, col: Column) -> list[str]:
             note = failure_note(col, failure)
             out += [f'<h4 id="{esc(col.anchor)}-failure-{n}">Failure {n}: {esc(title(failure))}'
                     + (f' <span class="known-deviation">({esc(note)})</span>' if note else "") + "</h4>",
+                    "<p>Rules broken:</p>",
+                    _table([[f'<a href="#{esc(col.anchor)}-{esc(rid)}">{esc(rid)}</a>',
+                             esc(rules[rid].summary) if rid in rules else "",
+                             _source(rules[rid]) if rid in rules else ""] for rid in failure.rules],
+                           ["rule", "summary", "source"]),
                     _plain_table(steps, ["", "#", "operation", "observed"],
                                  row_class=lambda i, s=steps: "broke" if s[i][0] else ""),
                     f"<p>At step {failure.mismatch.index + 1}:</p>",
@@ -140,27 +169,108 @@ def _deviations(report: Report) -> list[str]:
             _table(rows, ["rule", "system", "status", "behaviour seen", "why"])]
 
 
+#: The matrix's cell text per verdict (the legend gives the full names).
+SHORT = {"pass": "pass", "fail": "FAIL", "known deviation": "known dev.", "not applicable": "n/a",
+         "not exercised": "not exer.", "indeterminate": "indet.", "error": "error", NOT_RUN: "not run"}
+
+
+def _legend() -> str:
+    items = "".join(f'<li><span class="c {_vclass(v)}">{esc(SHORT[v])}</span> {esc(v)}</li>'
+                    for v in (*VERDICT_ORDER, NOT_RUN))
+    return f'<ul class="legend" id="legend">{items}</ul>'
+
+
+def _target(report: Report, col: Column, rid: str) -> str:
+    """Where a matrix cell leads: the first failure naming the rule, else the rule in the system's section."""
+    cell = col.cells.get(rid)
+    if cell is not None and cell.failures:
+        first = cell.failures[0][1]
+        for n, (_, f) in enumerate(col.failures, start=1):
+            if f is first:
+                return f"#{col.anchor}-failure-{n}"
+    return f"#{col.anchor}-{rid}"
+
+
+def _matrix_cell(report: Report, col: Column, rule) -> str:
+    shown = report.shown(col, rule)
+    if not shown:
+        return '<td class="c none" title="no verdict">-</td>'
+    if shown == NOT_RUN:
+        return f'<td class="c not-run" title="{esc(col.label)}: area {esc(rule.area)} not run">not run</td>'
+    cell = col.cells[rule.id]
+    change = f'<br><span class="change">{esc(cell.change)}</span>' if cell.change else ""
+    return (f'<td class="c {_vclass(shown)}" title="{esc(rule.id)} on {esc(col.label)}: {esc(shown)}">'
+            f'<a href="{esc(_target(report, col, rule.id))}">{esc(SHORT[shown])}</a>{change}</td>')
+
+
+def _area_totals(report: Report, col: Column, area: str) -> str:
+    if not report.area_run(col, area):
+        return "not run"
+    counts = report.area_counts(col, area)
+    return " ".join(f'<span class="c {_vclass(v)}">{counts[v]} {esc(SHORT[v])}</span>'
+                    for v in VERDICT_ORDER if counts[v])
+
+
+def _matrix(report: Report) -> list[str]:
+    """Rules (by area, then by the IBM document they come from) against systems, one coloured cell each."""
+    n = len(report.columns)
+    out = ['<h2 id="matrix">Rules by system</h2>',
+           '<input type="checkbox" id="only-standing-out"> <label for="only-standing-out">Show only the rules '
+           'some system fails, or on which the systems differ</label>',
+           '<div class="matrix">']
+    head = ('<colgroup><col class="rid"><col class="sum">' + '<col class="sys">' * n + "</colgroup>"
+            '<thead><tr><th>rule</th><th>summary</th>'
+            + "".join(f'<th title="{esc(c.label)}"><a href="#{esc(c.anchor)}">{esc(c.label)}</a></th>'
+                      for c in report.columns) + "</tr></thead>")
+    for area in report.areas():
+        rules = report.rules_of(area)
+        groups: dict[str, list] = {}
+        for r in rules:
+            groups.setdefault(r.cites[0][0] if r.cites else r.source, []).append(r)
+        totals = "".join(f'<div class="tot"><span class="who">{esc(c.label)}:</span> '
+                         f"{_area_totals(report, c, area)}</div>" for c in report.columns)
+        standing = any(report.standing_out(r) for r in rules)
+        out.append(f'<details open id="area-{esc(area)}" class="{"out" if standing else "ok"}">'
+                   f'<summary><b>{esc(area)}</b> ({len(rules)} rules){totals}</summary>'
+                   f'<table class="m">{head}')
+        for source, members in groups.items():
+            group_out = any(report.standing_out(r) for r in members)
+            url = next((u for t, u in members[0].cites if t == source and u), "")
+            label = f'<a href="{esc(url)}">{esc(source)}</a>' if url else esc(source)
+            out.append(f'<tbody class="{"out" if group_out else "ok"}"><tr class="src"><td colspan="{n + 2}">'
+                       f"{label}</td></tr>")
+            for r in members:
+                out.append(f'<tr class="{"out" if report.standing_out(r) else "ok"}"><td class="rid">{esc(r.id)}</td>'
+                           f'<td class="sum">{esc(r.summary)}</td>'
+                           + "".join(_matrix_cell(report, c, r) for c in report.columns) + "</tr>")
+            out.append("</tbody>")
+        out.append("</table></details>")
+    out.append("</div>")
+    return out
+
+
 def render_html(report: Report, generated: float) -> str:
     runs = sum(len(c.runs) for c in report.columns)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
            "<title>mqconform compliance report</title>",
            f"<style>{STYLE}</style></head><body>",
            "<h1>mqconform compliance report</h1>",
            f"<p>Generated {esc(when(generated))} by {esc(KIT)} from {runs} result "
            f"director{'y' if runs == 1 else 'ies'}." + (" Changes are marked against a baseline." if report.baseline
-                                                         else "") + "</p>",
-           "<h2>Summary</h2>",
+                                                         else "") + " Every coloured cell leads to its evidence: "
+           "a failing cell to the failure, with its minimal history and replay command.</p>",
+           _legend(),
+           '<h2 id="summary">Summary</h2>',
            _table([[f'<a href="#{esc(c.anchor)}">{esc(c.label)}</a>'] + [str(c.counts()[v]) for v in VERDICT_ORDER]
-                   for c in report.columns], ["system"] + list(VERDICT_ORDER))]
+                   for c in report.columns], ["system"] + list(VERDICT_ORDER), cls="summary")]
+    if report.deviations:
+        tally = Counter(d.status for d in report.deviations)
+        out.append('<p class="notice">Known deviations: ' + ", ".join(f"{tally[s]} {esc(s)}" for s in (MATCHED, STALE, NOT_REACHED) if tally[s])
+                   + ' (<a href="#deviations">what each is and why</a>).</p>')
+    out += _matrix(report)
     out += _deviations(report)
-    out.append('<h2 id="matrix">Rules by system</h2>')
-    for area in report.areas():
-        rows = [[esc(r.id), esc(r.summary)] + [_verdict(col, r.id) for col in report.columns]
-                for r in report.rules_of(area)]
-        out += [f"<h3>{esc(area)}</h3>",
-                _table(rows, ["rule", "summary"] + [c.label for c in report.columns])]
     for col in report.columns:
         out += _column(report, col)
-    legend = " ".join(f'<span style="color:{c}">&#9632;</span> {esc(v)}' for v, c in COLOURS.items())
-    out += [f"<p>{legend}</p>", "</body></html>"]
+    out += ["</body></html>"]
     return "\n".join(out) + "\n"

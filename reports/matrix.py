@@ -23,6 +23,9 @@ VERDICTS = (PASS, FAIL, KNOWN_DEVIATION, NOT_APPLICABLE, NOT_EXERCISED, INDETERM
 #: Which verdict wins when several runs of one system disagree.
 PRECEDENCE = (FAIL, ERROR, PASS, INDETERMINATE, NOT_EXERCISED, NOT_APPLICABLE)
 NEW_FAIL, FIXED, STILL_FAILING = "new-fail", "fixed", "still-failing"
+#: Shown where a system's runs left a rule's area out: no verdict, and not a rule of zero counts.
+NOT_RUN = "not run"
+
 
 
 @attrs.define
@@ -126,6 +129,25 @@ class Report:
     def rules_of(self, area: str) -> list[RuleInfo]:
         return [r for r in self.rules if r.area == area]
 
+    def shown(self, column: Column, rule: RuleInfo) -> str:
+        """What the matrix shows for ``rule`` in ``column``: its verdict, *not run* where the column's
+        runs left the rule's area out, or "" where a run of the area gave no verdict at all."""
+        cell = column.cells.get(rule.id)
+        if cell is not None:
+            return cell.verdict
+        return NOT_RUN if rule.area not in column.meta["areas"] else ""
+
+    def standing_out(self, rule: RuleInfo) -> bool:
+        """Whether some system fails ``rule`` (or breaks on it), or the systems that ran it and can express
+        it disagree on it (a rule one system did not run or cannot express is no disagreement)."""
+        shown = [self.shown(c, rule) for c in self.columns]
+        judged = {v for v in shown if v not in (NOT_RUN, NOT_APPLICABLE, "")}
+        return any(v in (FAIL, ERROR, KNOWN_DEVIATION) for v in shown) or len(judged) > 1
+
+
+    def area_run(self, column: Column, area: str) -> bool:
+        return area in column.meta["areas"] or any(r.id in column.cells for r in self.rules_of(area))
+
     def area_counts(self, column: Column, area: str) -> dict[str, int]:
         out = {v: 0 for v in VERDICTS}
         for r in self.rules_of(area):
@@ -208,4 +230,4 @@ def _diff(report: Report, base: Report) -> None:
 
 
 __all__ = ["Report", "Column", "Cell", "build", "PASS", "FAIL", "ERROR", "INDETERMINATE", "NOT_APPLICABLE",
-           "NOT_EXERCISED", "KNOWN_DEVIATION", "VERDICTS", "NEW_FAIL", "FIXED", "STILL_FAILING"]
+           "NOT_EXERCISED", "KNOWN_DEVIATION", "VERDICTS", "NEW_FAIL", "FIXED", "STILL_FAILING", "NOT_RUN"]

@@ -1,10 +1,12 @@
 """The HTML report as a person sees it: rendered by headless Chromium (installed by scripts/setup.sh)."""
 
 import io
+import json
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,18 +25,94 @@ def chromium(*args, cwd):
     return proc, console
 
 
+#: The published results of a real broker: a third system whose runs nobody on the team wrote.
+BROKER_RESULTS = Path(__file__).resolve().parent.parent / "docs" / "compliance" / "results" / "rabbitmq"
+
+#: Layout facts, measured by the page itself in the browser and written into the DOM for --dump-dom.
+LAYOUT_PROBE = """<script>
+(() => {
+  const facts = {};
+  const cells = [...document.querySelectorAll('table.m td, table.m th')];
+  facts.cells = cells.length;
+  facts.overflowing = cells.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.slice(0, 60));
+  facts.viewport = window.innerWidth;
+  facts.pageWidth = document.documentElement.scrollWidth;
+  facts.viewportHeight = window.innerHeight;
+  const top = id => document.getElementById(id).getBoundingClientRect().top + window.scrollY;
+  facts.legendTop = top('legend');
+  facts.summaryTop = top('summary');
+  facts.matrixTop = top('matrix');
+  facts.firstMatrixRowTop = document.querySelector('table.m tbody tr:not(.src)').getBoundingClientRect().top;
+  const bad = [...document.querySelectorAll('table.m td.c.fail a, table.m td.c.known-deviation a')];
+  facts.failingCells = bad.length;
+  facts.failingTargets = bad.map(a => a.getAttribute('href'));
+  facts.missingTargets = facts.failingTargets.filter(h => !document.getElementById(h.slice(1)));
+  const rows = () => [...document.querySelectorAll('table.m tbody tr:not(.src)')].filter(r => r.getClientRects().length);
+  facts.rowsAll = rows().length;
+  document.getElementById('only-standing-out').checked = true;
+  facts.rowsFiltered = rows().length;
+  facts.filteredVerdicts = rows().map(r => [...r.querySelectorAll('td.c')].map(c => c.className.replace('c ', '')));
+  const pre = document.createElement('pre');
+  pre.id = 'layout-facts';
+  pre.textContent = JSON.stringify(facts);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
+    """A report of three systems: the simulated queue manager clean, with a fault, and RabbitMQ."""
     base = tmp_path_factory.mktemp("browser")
     for name, faults in (("ok", []), ("bad", ["--faults", "get-inhibit-ignored"])):
-        code = cli.main(["run", "--adapter", "simulated", "--area", "core", "--seed", "7", "--examples", "10",
-                         "--adapter-opt", "platform=distributed", "--results", str(base / name), *faults],
+        code = cli.main(["run", "--adapter", "simulated", "--area", "core,syncpoint", "--seed", "7", "--examples",
+                         "10", "--adapter-opt", "platform=distributed", "--results", str(base / name), *faults],
                         out=io.StringIO())
         assert code in (0, 1)
     out = base / "report.html"
-    assert cli.main(["report", str(base / "ok"), str(base / "bad"), "--format", "html", "--out", str(out),
-                     "--report-only"], out=io.StringIO()) == 0
+    assert cli.main(["report", str(base / "ok"), str(base / "bad"), str(BROKER_RESULTS), "--format", "html",
+                     "--out", str(out), "--report-only"], out=io.StringIO()) == 0
     return out
+
+
+def layout_facts(page, tmp_path, width=1280, height=1000) -> dict:
+    probe = tmp_path / "probed.html"
+    probe.write_text(page.read_text().replace("</body>", LAYOUT_PROBE + "</body>"))
+    proc, console = chromium(f"--window-size={width},{height}", "--dump-dom", probe.as_uri(), cwd=tmp_path)
+    assert console == [], console
+    found = re.search(r'<pre id="layout-facts">(.*?)</pre>', proc.stdout, re.S)
+    assert found, proc.stdout[-2000:]
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<")
+                      .replace("&gt;", ">"))
+
+
+def test_the_matrix_reads_at_1280_px_and_every_failing_cell_leads_to_its_failure(page, tmp_path):
+    facts = layout_facts(page, tmp_path)
+    assert facts["viewport"] == 1280 and facts["cells"] > 100
+    assert facts["pageWidth"] <= 1280, facts["pageWidth"]            # no horizontal scrolling
+    assert facts["overflowing"] == [], facts["overflowing"][:10]     # no cell spills out of its column
+    # The first screen: the legend, then the summary, then the start of the matrix.
+    assert facts["legendTop"] < facts["summaryTop"] < facts["matrixTop"] < facts["firstMatrixRowTop"]
+    assert facts["firstMatrixRowTop"] < facts["viewportHeight"]
+    # One click from a failing cell to the failure: each links to a failure section that exists.
+    assert facts["failingCells"] >= 2 and facts["missingTargets"] == []
+    assert all("-failure-" in h for h in facts["failingTargets"])
+    # The filter leaves only rules some system fails or on which the systems that ran them disagree.
+    assert 0 < facts["rowsFiltered"] < facts["rowsAll"]
+    for verdicts in facts["filteredVerdicts"]:
+        judged = {v for v in verdicts if v not in ("not-run", "not-applicable", "none")}
+        assert {"fail", "known-deviation", "error"} & set(verdicts) or len(judged) > 1, verdicts
+
+
+def test_the_layout_check_can_fail(tmp_path):
+    """The probe sees a cell that spills out of its column and a failing cell leading nowhere."""
+    bad = tmp_path / "bad.html"
+    bad.write_text('<!DOCTYPE html><html><body><ul id="legend"></ul><h2 id="summary">s</h2><h2 id="matrix">m</h2>'
+                   '<input type="checkbox" id="only-standing-out"><table class="m" style="table-layout:fixed;'
+                   'width:200px"><tbody><tr><td style="white-space:nowrap">' + "x" * 300 + '</td>'
+                   '<td class="c fail"><a href="#nowhere">FAIL</a></td></tr></tbody></table></body></html>')
+    facts = layout_facts(bad, tmp_path)
+    assert facts["overflowing"] and facts["missingTargets"] == ["#nowhere"]
 
 
 def test_report_renders_with_matrix_and_no_console_errors(page, tmp_path):

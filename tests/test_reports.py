@@ -265,7 +265,9 @@ def test_known_deviations_matched_stale_and_not_reached_in_every_format(results,
     assert "## Known deviations" in md and f"### {waived} on simulated: stale" in md
     assert f"Why {waived} departs." in md and f"(known deviation: {waived}" in md and "CORE-01 seen on rabbitmq" not in md
     page = (tmp_path / "r.html").read_text()
-    assert page.index('id="deviations"') < page.index('id="matrix"') and 'class="known-deviation"' in page
+    # The matrix comes first; above it, a line says there are known deviations and leads to them.
+    assert page.index('href="#deviations"') < page.index('id="matrix"') < page.index('id="deviations"')
+    assert "Known deviations: 1 matched, 1 stale, 2 not reached" in page and 'class="known-deviation"' in page
     suite = next(s for s in ET.parse(tmp_path / "r.junit").getroot().iter("testsuite") if "faults" in s.get("name"))
     skipped = [c.find("skipped").get("message") for c in suite.findall("testcase") if c.find("skipped") is not None]
     assert f"known deviation: {waived} seen on simulated." in skipped
