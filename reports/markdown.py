@@ -9,7 +9,11 @@ from tabulate import tabulate
 from reports.common import (KIT, VERDICT_ORDER, claim_rows, deviation_rows, expected_vs_observed, failure_note,
                             failure_rows, replay_command, title, when)
 from reports.deviations import STALE
-from reports.matrix import Report
+from reports.matrix import NOT_RUN, Report
+
+#: The matrix's symbol per verdict (the legend above it names them).
+SYMBOLS = {"pass": "✅ pass", "fail": "❌ FAIL", "known deviation": "⚠️ known", "not applicable": "➖ n/a",
+           "not exercised": "⭕ not exer.", "indeterminate": "❔ indet.", "error": "💥 error", NOT_RUN: "· not run"}
 
 
 def _cell(text) -> str:
@@ -47,18 +51,26 @@ def render_markdown(report: Report, generated: float) -> str:
            + (" Changes are marked against a baseline." if report.baseline else ""), ""]
     out += ["## Summary", "", _table([[c.label] + [c.counts()[v] for v in VERDICT_ORDER] for c in report.columns],
                                       ["system"] + list(VERDICT_ORDER)), ""]
+    if report.deviations:
+        out += ["Known deviations: see [below](#known-deviations).", ""]
+    out += ["## Rules by system", "",
+            "Legend: " + ", ".join(f"{SYMBOLS[v]} = {v}" for v in (*VERDICT_ORDER, NOT_RUN)) + ".", ""]
+    for area in report.areas():
+        totals = "; ".join(f"{_cell(c.label)}: " + (", ".join(
+            f"{n} {v}" for v, n in report.area_counts(c, area).items() if n) if report.area_run(c, area)
+            else "not run") for c in report.columns)
+        rows = []
+        for r in report.rules_of(area):
+            cells = []
+            for col in report.columns:
+                shown = report.shown(col, r)
+                cell = col.cells.get(r.id)
+                cells.append(_Raw(SYMBOLS[shown] if shown else "-")
+                             if not (cell and cell.change) else _Raw(f"{SYMBOLS[shown]} ({_cell(cell.change)})"))
+            rows.append([r.id, r.summary] + cells)
+        out += [f"### {area}", "", f"*{totals}*", "",
+                _table(rows, ["rule", "summary"] + [c.label for c in report.columns]), ""]
     out += _deviations(report)
-    if len(report.columns) > 1:
-        out += ["## Rules by system", ""]
-        for area in report.areas():
-            rows = []
-            for r in report.rules_of(area):
-                cells = []
-                for col in report.columns:
-                    cell = col.cells.get(r.id)
-                    cells.append("-" if cell is None else cell.verdict + (f" ({cell.change})" if cell.change else ""))
-                rows.append([r.id, r.summary] + cells)
-            out += [f"### {area}", "", _table(rows, ["rule", "summary"] + [c.label for c in report.columns]), ""]
     for col in report.columns:
         out += [f"## {_cell(col.label)}", "", "What this report covers:", "",
                 _table(claim_rows(col), ["", ""]), ""]
