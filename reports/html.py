@@ -10,7 +10,7 @@ from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed
                             failure_rows, replay_command, title, when)
 from reports.deviations import MATCHED, NOT_REACHED, STALE
 from reports.matrix import NOT_RUN, Column, Report
-from reports.plots import COLOURS, campaign_png, coverage_png, shares_png
+from reports.plots import campaign_png, coverage_png, overview_png, shares_png
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -269,6 +269,8 @@ def render_html(report: Report, generated: float) -> str:
         out.append('<p class="notice">Known deviations: ' + ", ".join(f"{tally[s]} {esc(s)}" for s in (MATCHED, STALE, NOT_REACHED) if tally[s])
                    + ' (<a href="#deviations">what each is and why</a>).</p>')
     out += _matrix(report)
+    out += ['<h2 id="overview">Verdicts per area</h2>',
+            f'<img alt="Rule verdicts per area and system" src="data:image/png;base64,{overview_png(report)}">']
     out += _deviations(report)
     for col in report.columns:
         out += _column(report, col)

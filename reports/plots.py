@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import io
 
+from matplotlib.ticker import MaxNLocator
+
 from reports.matrix import Column, Report
 
 
@@ -12,7 +14,7 @@ def _png(fig) -> str:
     from matplotlib import pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format="png", bbox_inches="tight")   # legends outside the axes are kept whole
     plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
@@ -43,12 +45,17 @@ def campaign_png(column: Column) -> str | None:
     ax.plot(times, examples, marker=".", color="#1565c0", label="examples run")
     ax.set_xlabel("minutes since the first task finished")
     ax.set_ylabel("examples run")
+    ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax2 = ax.twinx()
     ax2.step(times, distinct, where="post", color="#c62828", label="distinct failures")
     ax2.set_ylabel("distinct failures")
-    ax2.set_ylim(bottom=0)
+    ax2.set_ylim(bottom=0, top=max(distinct + [1]) + 0.5)
+    ax2.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title("Campaign throughput and distinct failures")
-    fig.legend(loc="upper left", fontsize="small")
+    handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+    ax.legend(handles, [h.get_label() for h in handles], loc="upper left", bbox_to_anchor=(1.12, 1),
+              fontsize="small")
     fig.tight_layout()
     return _png(fig)
 
@@ -71,10 +78,14 @@ def coverage_png(report: Report, column: Column) -> str:
         if any(values):
             ax.barh(areas, values, left=left, color=colour, label=verdict)
             left = [x + y for x, y in zip(left, values)]
+    for y, area in enumerate(areas):
+        if not report.area_run(column, area):
+            ax.text(0.2, y, "not run", va="center", fontsize="small", color="#757575", style="italic")
     ax.invert_yaxis()
     ax.set_xlabel("rules")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title("Rule verdicts per area")
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     fig.tight_layout()
     return _png(fig)
 
@@ -106,7 +117,44 @@ def shares_png(column: Column) -> str | None:
     ax.set_xticks(list(xs))
     ax.set_xticklabels(keys, rotation=30, ha="right", fontsize="small")
     ax.set_ylabel("messages")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title("Cluster destinations: received vs expected by CLWLWGHT")
-    ax.legend(fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def overview_png(report: Report) -> str:
+    """Rule verdicts per area, a stacked bar per system in each area, side by side.  Returns base64 PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    areas = report.areas()
+    columns = report.columns
+    fig, axes = plt.subplots(len(areas), 1, sharex=True, squeeze=False, dpi=90,
+                             figsize=(8, sum(0.28 * len(columns) + 0.45 for _ in areas) + 0.6))
+    labels = [c.label if len(c.label) <= 40 else c.label[:39] + "…" for c in columns]
+    shown = set()
+    for ax, area in zip(axes[:, 0], areas):
+        left = [0] * len(columns)
+        for verdict, colour in COLOURS.items():
+            values = [report.area_counts(c, area)[verdict] if report.area_run(c, area) else 0 for c in columns]
+            if any(values):
+                ax.barh(labels, values, left=left, color=colour,
+                        label=None if verdict in shown else verdict)
+                shown.add(verdict)
+                left = [x + y for x, y in zip(left, values)]
+        for y, c in enumerate(columns):
+            if not report.area_run(c, area):
+                ax.text(0.2, y, "not run", va="center", fontsize="small", color="#757575", style="italic")
+        ax.invert_yaxis()
+        ax.set_title(area, loc="left", fontsize="medium")
+        ax.tick_params(axis="y", labelsize="small")
+    axes[-1, 0].set_xlabel("rules")
+    axes[-1, 0].xaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.legend(loc="upper left", bbox_to_anchor=(1.0, 0.98), fontsize="small")
+    fig.suptitle("Rule verdicts per area and system", x=0.02, ha="left")
     fig.tight_layout()
     return _png(fig)

@@ -124,7 +124,8 @@ def test_report_renders_with_matrix_and_no_console_errors(page, tmp_path):
     dom = proc.stdout
     assert 'id="matrix"' in dom and "Rules by system" in dom
     assert "simulated [faults: get-inhibit-ignored]" in dom
-    assert dom.count("<img") >= 2 and "data:image/png;base64," in dom   # the coverage plots, embedded
+    assert dom.count("<img") >= 4 and "data:image/png;base64," in dom   # the plots, embedded
+    assert 'alt="Rule verdicts per area and system"' in dom
     # nothing to fetch: no image, script or style from elsewhere (links to IBM's pages are only links)
     assert not re.search(r"""\b(src|srcset)=["']?(https?:)?//""", dom)
     assert not re.search(r"""<link[^>]+href=["']?(https?:)?//""", dom)
