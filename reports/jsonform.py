@@ -31,6 +31,12 @@ def report_data(report: Report, generated: float) -> dict:
                       for rid, c in col.cells.items()},
             "failures": [{"file": path, **failure.to_json()} for path, failure in col.failures],
         } for col in report.columns],
+        # What the matrix shows: per rule, each system's verdict ("not run" where its runs left the
+        # area out), and whether the rule stands out (some system fails it, or the systems disagree).
+        "matrix": [{"rule": r.id, "area": r.area, "standing_out": report.standing_out(r),
+                    "shown": {col.label: report.shown(col, r) for col in report.columns}} for r in report.rules],
+        "area_totals": {area: {col.label: (report.area_counts(col, area) if report.area_run(col, area) else "not run")
+                               for col in report.columns} for area in report.areas()},
         "deviations": [{"rule": d.deviation.rule, "adapter": d.deviation.adapter, "system": d.system,
                         "status": d.status, "verdict": d.verdict, "seen": d.deviation.seen,
                         "reason": d.deviation.reason} for d in report.deviations],

@@ -25,8 +25,9 @@ def chromium(*args, cwd):
     return proc, console
 
 
-#: The published results of a real broker: a third system whose runs nobody on the team wrote.
-BROKER_RESULTS = Path(__file__).resolve().parent.parent / "docs" / "compliance" / "results" / "rabbitmq"
+#: The published results of the real brokers: systems whose runs nobody on the team wrote.
+BROKER_RESULTS = [Path(__file__).resolve().parent.parent / "docs" / "compliance" / "results" / name
+                  for name in ("rabbitmq", "activemq")]
 
 #: Layout facts, measured by the page itself in the browser and written into the DOM for --dump-dom.
 LAYOUT_PROBE = """<script>
@@ -62,15 +63,18 @@ LAYOUT_PROBE = """<script>
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    """A report of three systems: the simulated queue manager clean, with a fault, and RabbitMQ."""
+    """A report of six systems (the most it must fit at 1280 px): the simulated queue manager clean and with
+    three faults, RabbitMQ and ActiveMQ."""
     base = tmp_path_factory.mktemp("browser")
-    for name, faults in (("ok", []), ("bad", ["--faults", "get-inhibit-ignored"])):
+    runs = (("ok", []), ("bad", ["--faults", "get-inhibit-ignored"]), ("prio", ["--faults", "priority-ignored"]),
+            ("cut", ["--faults", "cut-commits-uow"]))
+    for name, faults in runs:
         code = cli.main(["run", "--adapter", "simulated", "--area", "core,syncpoint", "--seed", "7", "--examples",
                          "10", "--adapter-opt", "platform=distributed", "--results", str(base / name), *faults],
                         out=io.StringIO())
         assert code in (0, 1)
     out = base / "report.html"
-    assert cli.main(["report", str(base / "ok"), str(base / "bad"), str(BROKER_RESULTS), "--format", "html",
+    assert cli.main(["report", *(str(base / name) for name, _ in runs), *map(str, BROKER_RESULTS), "--format", "html",
                      "--out", str(out), "--report-only"], out=io.StringIO()) == 0
     return out
 

@@ -60,6 +60,17 @@ def test_formats_agree_on_every_count(results, tmp_path):
     assert [int(x) for x in re.findall(r"\|\s+(\d+)", row)] == [counts[faulty][v] for v in VERDICTS]
     page = (tmp_path / "r.html").read_text()
     assert f">{counts[faulty]['fail']}</td>" in page and 'id="matrix"' in page
+    # The matrix, the same in JSON, HTML and Markdown: every failing cell of the JSON is a failing
+    # cell in the HTML and a failing symbol in the Markdown, and the rules that stand out include them.
+    failing = [(m["rule"], label) for m in data["matrix"] for label, v in m["shown"].items() if v == "fail"]
+    assert len(failing) == counts[faulty]["fail"] and all(m["standing_out"] for m in data["matrix"]
+                                                          if "fail" in m["shown"].values())
+    assert page.count('<td class="c fail"') == len(failing)
+    assert sum(l.count("❌ FAIL") for l in md.splitlines() if l.startswith("| ")) == len(failing)
+    for area, totals in data["area_totals"].items():
+        assert all(t == "not run" or sum(t.values()) == len([m for m in data["matrix"] if m["area"] == area
+                                                             and m["shown"][label]])
+                   for label, t in totals.items())
 
 
 def test_one_adapter_report_has_claim_rules_failures_and_replay(results, tmp_path):
