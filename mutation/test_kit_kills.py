@@ -1,0 +1,41 @@
+"""The test a mutant of the simulated queue manager must survive: the kit's own machines, run against it.
+
+Run by ``scripts/mutation.sh`` (mutmut), never by the suite: a mutant is killed when the
+kit finds a departure from the model (or the mutated queue manager breaks) in one of these
+runs.  One test per area and platform, so that mutmut runs only the areas that reach the
+mutated function; generation only (no shrinking: any departure kills), a fixed seed, and
+``MQCONFORM_MUTATION_EXAMPLES`` cases (default 60).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import Phase, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from adapters.registry import create_adapter
+from conformance.engine import area_platforms, bound_machine, machine_settings
+from conformance.results import Coverage
+from reference_model.rules import AREAS
+
+EXAMPLES = int(os.environ.get("MQCONFORM_MUTATION_EXAMPLES", "60"))
+SEED = int(os.environ.get("MQCONFORM_MUTATION_SEED", "7"))
+#: Faults of the catalogue to switch on (a check that these tests can fail: see tests/test_mutation.py).
+FAULTS = os.environ.get("MQCONFORM_MUTATION_FAULTS", "")
+PAIRS = [(area, platform) for area in AREAS
+         for platform in area_platforms(area, create_adapter("simulated", {}).capabilities())]
+
+
+@pytest.mark.parametrize("area,platform", PAIRS, ids=[f"{a}-{p}" for a, p in PAIRS])
+def test_the_kit_finds_no_departure(area, platform):
+    options = {"platform": platform, **({"faults": FAULTS} if FAULTS else {})}
+    adapter = create_adapter("simulated", options)
+    try:
+        machine = bound_machine(adapter, area, platform, SEED, options, Coverage(),
+                                shrink_budget=0)
+        run_state_machine_as_test(machine, settings=settings(machine_settings(EXAMPLES),
+                                                             phases=(Phase.explicit, Phase.generate)))
+    finally:
+        adapter.close()

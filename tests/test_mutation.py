@@ -1,0 +1,74 @@
+"""scripts/mutation.sh's parts (the mutation run itself is a benchmark, run by hand): the tests that kill
+mutants can fail, the score is counted as documented, and mutmut's configuration names real files."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "mutation"))
+import score  # noqa: E402
+
+
+def _kill_tests(faults: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "MQCONFORM_MUTATION_FAULTS": faults, "MQCONFORM_MUTATION_EXAMPLES": "40"}
+    return subprocess.run([sys.executable, "-m", "pytest", "mutation/", "-q", "-p", "no:cacheprovider", "-k", "core"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+
+
+def test_the_kit_kills_a_queue_manager_that_departs_and_spares_one_that_does_not():
+    clean = _kill_tests("")
+    assert clean.returncode == 0 and "2 passed" in clean.stdout, clean.stdout[-2000:]
+    faulty = _kill_tests("priority-ignored")
+    assert faulty.returncode == 1 and "failed" in faulty.stdout, faulty.stdout[-2000:]
+    assert "CORE-04" in faulty.stdout
+
+
+RESULTS = """
+    adapters.simulated.queue_manager.xǁQueueManagerǁput__mutmut_1: killed
+    adapters.simulated.queue_manager.xǁQueueManagerǁput__mutmut_2: survived
+    adapters.simulated.queue_manager.xǁQueueManagerǁput__mutmut_3: timeout
+    adapters.simulated.queue_manager.xǁQueueManagerǁget__mutmut_1: no tests
+    adapters.simulated.queue_manager.xǁQueueManagerǁget__mutmut_2: not checked
+    adapters.simulated.x_create__mutmut_1: killed
+    adapters.dlq_handler.handler.x_run__mutmut_4: survived
+"""
+
+
+def test_the_score_counts_killed_over_checked_per_file_leaving_out_equivalents(tmp_path):
+    results = tmp_path / "results.txt"
+    results.write_text(RESULTS, encoding="utf-8")
+    equiv = tmp_path / "equivalent.txt"
+    equiv.write_text("# name reason\nadapters.dlq_handler.handler.x_run__mutmut_4  only renames a local\n")
+    out = io.StringIO()
+    assert score.main([str(results), "--equivalent", str(equiv)], out=out) == 0
+    text = out.getvalue()
+    assert "adapters/simulated/queue_manager.py   50.0%  (2 of 4 killed)" in text
+    assert "adapters/simulated/__init__.py       100.0%  (1 of 1 killed)" in text
+    assert "handler" not in text.split("all")[0]          # the equivalent mutant is left out
+    assert "60.0%  (3 of 5 killed; 1 equivalent left out)" in text
+    assert "xǁQueueManagerǁget__mutmut_1 (no tests)" in text and "put__mutmut_2 (survived)" in text
+
+
+def test_an_equivalent_mutant_without_a_reason_is_refused(tmp_path):
+    equiv = tmp_path / "equivalent.txt"
+    equiv.write_text("adapters.simulated.x_create__mutmut_1\n")
+    with pytest.raises(SystemExit, match="needs a one-line reason"):
+        score.equivalent(equiv)
+
+
+def test_mutmut_is_configured_with_files_that_exist():
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    for key in ("source_paths", "also_copy", "do_not_mutate", "pytest_add_cli_args_test_selection"):
+        for path in conf[key]:
+            assert (ROOT / path).exists(), (key, path)
+    # every package the kill tests import is copied beside the mutants
+    copied = {Path(p).parts[0] for p in conf["also_copy"]}
+    assert {"adapters", "reference_model", "conformance", "mutation"} <= copied
