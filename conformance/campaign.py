@@ -113,7 +113,6 @@ def endless_tasks(seed: int, pairs: list[tuple[str, str]], deadline: float,
                         finish_by=finish_by)
 
 
-
 # --------------------------------------------------------------------------- inside a worker
 
 
@@ -222,10 +221,9 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
                 raise machine.session.broken from None
         if machine.session.smallest is not None and len(machine.session.smallest.steps) < len(failure.steps):
             failure = machine.session.smallest
-        if finish_by is None:
-            failure = minimise(failure, adapter)
-        elif finish_by - time.time() > 1.0:
-            failure = minimise(failure, adapter, budget=min(minimise_budget(adapter), finish_by - time.time()))
+        budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
+        if budget is None or budget > 1.0:
+            failure = minimise(failure, adapter, budget=budget)
 
         coverage.failed.update(failure.rules)
         result["failures"].append(failure.to_json())

@@ -569,7 +569,6 @@ def define_remote_queue(state: ModelState, op: L.DefineRemoteQueue) -> list[Bran
     return [Branch(observation=L.OK, state=s, rules=("CORE-41",))]
 
 
-
 # ---------------------------------------------------------------- get and browse
 
 

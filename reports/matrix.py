@@ -27,7 +27,6 @@ NEW_FAIL, FIXED, STILL_FAILING = "new-fail", "fixed", "still-failing"
 NOT_RUN = "not run"
 
 
-
 @attrs.define
 class Cell:
     verdict: str
@@ -143,7 +142,6 @@ class Report:
         shown = [self.shown(c, rule) for c in self.columns]
         judged = {v for v in shown if v not in (NOT_RUN, NOT_APPLICABLE, "")}
         return any(v in (FAIL, ERROR, KNOWN_DEVIATION) for v in shown) or len(judged) > 1
-
 
     def area_run(self, column: Column, area: str) -> bool:
         return area in column.meta["areas"] or any(r.id in column.cells for r in self.rules_of(area))

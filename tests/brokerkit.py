@@ -98,7 +98,6 @@ class _StartedOnUse:
         return getattr(self._srv, name)
 
 
-
 def check_priority_fifo_and_units_of_work(adapter, open_options=0) -> None:
     """The mapping every real-broker adapter must get right, on a fresh case of ``adapter``.
 

@@ -384,7 +384,6 @@ def test_context_set_on_put_is_returned_and_default_context_is_open():
     assert second.context is None  # the queue manager's own context: any value is allowed
 
 
-
 @covers("CORE-46", "CORE-47")
 def test_a_cut_connection_ends_as_an_abnormal_end_and_its_calls_then_fail():
     s = two_conns()

@@ -1,5 +1,6 @@
 """The HTML report as a person sees it: rendered by headless Chromium (installed by scripts/setup.sh)."""
 
+import html
 import io
 import json
 import re
@@ -86,8 +87,7 @@ def layout_facts(page, tmp_path, width=1280, height=1000) -> dict:
     assert console == [], console
     found = re.search(r'<pre id="layout-facts">(.*?)</pre>', proc.stdout, re.S)
     assert found, proc.stdout[-2000:]
-    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<")
-                      .replace("&gt;", ">"))
+    return json.loads(html.unescape(found.group(1)))
 
 
 def test_the_matrix_reads_at_1280_px_and_every_failing_cell_leads_to_its_failure(page, tmp_path):

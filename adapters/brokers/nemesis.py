@@ -58,7 +58,6 @@ class _Link:
                 sock.close()                    # with linger 0: a reset
 
 
-
 class CuttingProxy:
     """A TCP proxy to ``target`` whose links can be cut per tag (see the module's text)."""
 

@@ -84,13 +84,8 @@ def free_port() -> int:
         if not pool:
             break
         port = _RANDOM.choice(_RANDOM.choice(pool))
-        if port in _HANDED_OUT:
+        if port in _HANDED_OUT or not _bindable(port, reuse_address=False):
             continue
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            try:
-                sock.bind((LOOPBACK, port))
-            except OSError:
-                continue
         if len(_HANDED_OUT) > 2000:
             _HANDED_OUT.clear()
         _HANDED_OUT.add(port)
@@ -385,7 +380,6 @@ class BrokerServer:
                 raise
             return executor.forget()
 
-
     def _stop(self, state: dict, deadline: float = STOP_DEADLINE) -> None:
         """Stop the recorded processes, the last started first.
 
@@ -447,10 +441,12 @@ def _refresh(entries: list[dict]) -> list[dict]:
     return out
 
 
-def _bindable(port: int) -> bool:
-    """Whether a server could bind ``port`` on 127.0.0.1 now (as a broker does, with SO_REUSEADDR)."""
+def _bindable(port: int, reuse_address: bool = True) -> bool:
+    """Whether a server could bind ``port`` on 127.0.0.1 now: with SO_REUSEADDR, as a broker does, or
+    without it (stricter: not even a connection lingering in TIME_WAIT holds it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_address:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((LOOPBACK, port))
         except OSError:

@@ -522,14 +522,13 @@ class BrokerShim:
         self._probe()
 
     # ----------------------------------------------------------- the nemesis (adapters.brokers.nemesis)
+    #: Seconds the broker is given to notice a cut connection and end it (backing out its unit of work) ...
+    cut_settle = 0.3
+    #: ... and after a pause, to catch up with what happened while it was stopped.
+    resume_settle = 1.5
     #: Seconds a call may go unanswered before the client gives the connection up (adapters that can
     #: bound a call raise :class:`Unanswered`; others wait as their client does).
     call_deadline = 8.0
-    #: Seconds the broker is given to notice a cut connection and end it (backing out its unit of work).
-    cut_settle = 0.3
-
-    #: ... and after a pause, to catch up with what happened while it was stopped.
-    resume_settle = 1.5
 
     def _nemesis(self, op: L.Op) -> L.Observation:
         name = op.conn

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-
 import socket
 import time
 import uuid

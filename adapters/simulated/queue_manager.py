@@ -283,7 +283,6 @@ class SimulatedQueueManager:
         left = self._left(m)
         return left is not None and left <= 0 and not self._fault("expired-message-returned") and not m.immortal
 
-
     def _discard(self, q: SimQueue, m: SimMessage, conn: SimConnection | None = None) -> None:
         q.remove(m)
         if conn is not None and self._fault("discard-rolled-back"):
