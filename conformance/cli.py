@@ -28,7 +28,7 @@ from adapters.simulated.faults import FAULTS
 from adapters.subprocess import keep_artifacts
 from conformance import __version__
 from conformance.cluster_whatif import ClusterConfigError
-from conformance.engine import Interrupted, run_areas
+from conformance.engine import SHRINK_SECONDS_REALTIME, Interrupted, run_areas
 from conformance.history import ReplayFileError, load_failure
 from conformance.regression import pytest_source, replay_on
 from conformance.render import render_failure
@@ -101,6 +101,7 @@ def _duration(unit: str):
 
 
 _minutes = _duration("minutes")
+_seconds = _duration("seconds")
 
 
 def _seed(text: str) -> int:
@@ -127,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
                           f"rules (default {DEFAULT_KEEP_GOING}; 0 stops at the first)")
     run.add_argument("--no-minimise", action="store_true",
                      help="keep each counterexample as Hypothesis shrank it, without minimising its history")
+    run.add_argument("--shrink-seconds", type=_seconds, metavar="S",
+                     help="time Hypothesis may shrink a departure (default: bounded by cases alone on a "
+                          f"virtual clock, {SHRINK_SECONDS_REALTIME:g} s on a system that runs on real time)")
 
     camp = sub.add_parser("campaign", help="a long fuzzing campaign on Spark (local by default)")
     _adapter_args(camp, required=True)
@@ -296,7 +300,7 @@ def cmd_run(args, out) -> int:
         record = run_areas(adapter, areas, args.examples, seed, options,
                            progress=lambda line: (out.write(f"  {line}\n"), out.flush()),
                            keep_going=args.keep_going, on_update=lambda r: r.write(results),
-                           minimise_histories=not args.no_minimise)
+                           minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds)
     except Interrupted as stop:
         stop.record.write(results)
         out.write(f"\nInterrupted during {stop.record.interrupted[0]}: "

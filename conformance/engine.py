@@ -25,6 +25,11 @@ STEPS_PER_CASE = 40
 #: history (:mod:`conformance.minimise`) takes it from there.
 SHRINK_CASES = 500
 
+#: Seconds Hypothesis may spend shrinking a departure on a system that runs on real time
+#: (a real broker): there a case holding a restart takes many seconds, and 500 of them
+#: would hold a run for hours.  Systems on a virtual clock are bounded by cases alone.
+SHRINK_SECONDS_REALTIME = 120.0
+
 
 class NothingRan(RuntimeError):
     """No test case executed: never a pass."""
@@ -53,15 +58,16 @@ def area_platforms(area: str, caps: Capabilities) -> list[str]:
 def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                   adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset(),
                   deadline: float | None = None, shrink_budget: int | None = SHRINK_CASES,
-                  shrink_until: float | None = None) -> type:
+                  shrink_until: float | None = None, shrink_seconds: float | None = None) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
 
     After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`);
-    after a departure, at most ``shrink_budget`` cases shrink it, none starting after ``shrink_until``.
+    after a departure, at most ``shrink_budget`` cases shrink it, none starting after ``shrink_until``
+    nor more than ``shrink_seconds`` after the departure was found.
     """
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
                       set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
-                      shrink_until=shrink_until)
+                      shrink_until=shrink_until, shrink_seconds=shrink_seconds)
 
     machine = bind(MACHINES[area], session)
     if seed is not None:
@@ -88,8 +94,11 @@ def run_machine(machine, settings) -> None:
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
              adapter_options: dict | None, record: RunRecord, keep_going: int = 0,
              on_update: Callable[[RunRecord], None] | None = None,
-             minimise_histories: bool = True) -> tuple[str, float]:
+             minimise_histories: bool = True, shrink_seconds: float | None = None) -> tuple[str, float]:
     """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
+
+    ``shrink_seconds`` bounds the time Hypothesis shrinks a departure (default: none on a system
+    with a virtual clock, :data:`SHRINK_SECONDS_REALTIME` on one that runs on real time).
 
     A run stops at the first departure, which Hypothesis shrinks.  With
     ``keep_going`` N, up to N more rounds (same seed) look for departures from
@@ -134,8 +143,11 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 set_aside = set_aside | set(again.rules)
                 rounds -= 1
 
+    if shrink_seconds is None and adapter.capabilities().realtime:
+        shrink_seconds = SHRINK_SECONDS_REALTIME
     for _round in range(rounds):
-        machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside)
+        machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside,
+                                shrink_seconds=shrink_seconds)
         try:
             run_machine(machine, machine_settings(examples))
             break
@@ -222,7 +234,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
               adapter_options: dict | None = None,
               progress: Callable[[str], None] | None = None, keep_going: int = 0,
               on_update: Callable[[RunRecord], None] | None = None,
-              minimise_histories: bool = True) -> RunRecord:
+              minimise_histories: bool = True, shrink_seconds: float | None = None) -> RunRecord:
     """Run each area's machine against ``adapter``; returns the run's record.
 
     ``on_update(record)`` is called after each departure found and each area, so
@@ -243,7 +255,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
         for platform in platforms:
             try:
                 outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record,
-                                            keep_going, on_update, minimise_histories)
+                                            keep_going, on_update, minimise_histories, shrink_seconds)
             except KeyboardInterrupt:
                 record.interrupted = list(areas[index:])
                 record.ended = time.time()

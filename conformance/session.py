@@ -48,7 +48,7 @@ class Session:
                  seed: int | None = None, coverage: Coverage | None = None,
                  platform: str | None = None, set_aside: frozenset[str] = frozenset(),
                  deadline: float | None = None, shrink_budget: int | None = None,
-                 shrink_until: float | None = None) -> None:
+                 shrink_until: float | None = None, shrink_seconds: float | None = None) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -78,6 +78,10 @@ class Session:
         #: A time-boxed campaign's hard end (``time.time()``): no shrinking case starts after it. Only
         #: where results already depend on time; elsewhere shrinking is bounded by cases alone.
         self.shrink_until = shrink_until
+        #: Seconds shrinking may take from the first departure (None: no limit). For systems on
+        #: real time, where a case holding a restart takes many seconds and a count of cases
+        #: alone does not bound a run.
+        self.shrink_seconds = shrink_seconds
         self._shrink_cases = 0
         #: Set once the budget is spent: the cases Hypothesis still runs to shrink run nothing, and it
         #: ends with the smallest departure so far (:attr:`smallest`).
@@ -178,6 +182,9 @@ class Session:
         if check.mismatch is not None:
             failure = self.failure(check.mismatch)
             if not self.set_aside or not set(failure.rules) <= self.set_aside:
+                if self.smallest is None and self.shrink_seconds is not None:
+                    ends = time.time() + self.shrink_seconds
+                    self.shrink_until = ends if self.shrink_until is None else min(self.shrink_until, ends)
                 if self.smallest is None or len(failure.steps) < len(self.smallest.steps):
                     self.smallest = failure
                 raise NonConformance(failure)

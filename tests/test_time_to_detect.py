@@ -126,3 +126,36 @@ def test_a_departure_not_shown_again_on_the_next_platform_is_not_reported_there(
     assert [f.platform for f in record.failures] == [C.PLATFORM_DISTRIBUTED]
     # z/OS ran its own search: the replay and then its generated cases
     assert record.coverage.examples > 60
+
+
+def _unshrunk_steps() -> int:
+    return len(_cases(0)[1].smallest.steps)
+
+
+def test_a_run_given_shrink_seconds_shrinks_no_longer():
+    """``--shrink-seconds 0``: no shrinking case runs; the departure stands as found, then is minimised."""
+    adapter = create_adapter("simulated", {"faults": FAULT, "platform": C.PLATFORM_DISTRIBUTED})
+    record = _record(adapter, "core")
+    outcome, _ = run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False,
+                          shrink_seconds=0)
+    none, _session = _cases(0)
+    assert "CORE-04" in outcome and record.coverage.examples == none
+    assert len(record.failures[0].steps) == _unshrunk_steps()
+
+
+def test_a_system_on_real_time_shrinks_for_a_bounded_time_by_default(monkeypatch):
+    import attrs
+
+    from conformance import engine
+
+    adapter = create_adapter("simulated", {"faults": FAULT, "platform": C.PLATFORM_DISTRIBUTED})
+    realtime = attrs.evolve(adapter.capabilities(), realtime=True)
+    monkeypatch.setattr(adapter, "capabilities", lambda: realtime)
+    monkeypatch.setattr(engine, "SHRINK_SECONDS_REALTIME", 0.0)
+    record = _record(adapter, "core")
+    run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False)
+    assert len(record.failures[0].steps) == _unshrunk_steps()
+    monkeypatch.setattr(engine, "SHRINK_SECONDS_REALTIME", 600.0)
+    record = _record(adapter, "core")
+    run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False)
+    assert len(record.failures[0].steps) < _unshrunk_steps()
