@@ -36,14 +36,17 @@ def marked_get(state: ModelState, op: L.Get, h: ModelHandle) -> list[Branch]:
         # SYNC-01: MQ documents nothing for the option here; refused or ignored.
         return [_refused(state, C.MQRC_OPTIONS_ERROR, "SYNC-01")] + _tag(core.plain_get(state, unmarked, h), "SYNC-01")
     c = state.conns[op.conn]
-    if c.environment == RRS_STORED_PROCEDURE:
-        return [_refused(state, C.MQRC_OPTION_ENVIRONMENT_ERROR, "SYNC-08")]
+    rrs = c.environment == RRS_STORED_PROCEDURE
     if o & C.MQGMO_BROWSE_ANY or not o & C.MQGMO_SYNCPOINT:
         # SYNC-10: effective only with MQGMO_SYNCPOINT; what happens otherwise is undocumented.
         ignored = _tag(core.plain_get(state, unmarked, h), "SYNC-10")
         for b in ignored:
             _blame_removal(b, h.queue, "SYNC-10")
-        return [_refused(state, C.MQRC_OPTIONS_ERROR, "SYNC-10")] + ignored
+        # Under RRS (SYNC-08) too: which of the two MQ checks first is not documented.
+        return ([_refused(state, C.MQRC_OPTION_ENVIRONMENT_ERROR, "SYNC-08")] if rrs else []) \
+            + [_refused(state, C.MQRC_OPTIONS_ERROR, "SYNC-10")] + ignored
+    if rrs:
+        return [_refused(state, C.MQRC_OPTION_ENVIRONMENT_ERROR, "SYNC-08")]
     if c.marked is not None:
         # SYNC-06; which check MQ makes first is not documented, so the get's own failures are allowed too.
         others = [b for b in core.plain_get(state, unmarked, h) if b.observation.rc != C.MQRC_NONE]
