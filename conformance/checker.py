@@ -16,6 +16,7 @@ import attrs
 from reference_model import language as L
 from reference_model import model
 from reference_model import mqconst as C
+from reference_model.classes import classify
 from reference_model.state import ModelState
 
 #: More candidate states than this means the history is too ambiguous to follow.
@@ -67,6 +68,8 @@ class StepCheck:
     in_doubt: bool = False
     #: Rules an in-doubt step still decided (that the call failed as it had to, CORE-48).
     decided: tuple[str, ...] = ()
+    #: The input classes of ``rules`` the step was in (``RULE:class``, see :mod:`reference_model.classes`).
+    classes: tuple[str, ...] = ()
 
 
 #: Operations whose outcome is in doubt when the connection breaks during them.
@@ -202,6 +205,7 @@ class ModelTracker:
             # The connection broke by itself while the call was in flight: as if the network had cut it.
             self.candidates = [attrs.evolve(s, armed=s.armed | {op.conn}) if op.conn in s.conns else s
                                for s in self.candidates]
+        before = self.candidates[0] if self.candidates else None
         branches = self.expect(op)
         matching = [b for b in branches if not differing_fields(b.observation, observed)]
         index = self.index
@@ -225,7 +229,8 @@ class ModelTracker:
             # A call the network cut in flight: which outcome happened is for later steps to show.
             return StepCheck(index=index, rules=tuple(r for r in rules if r != "CORE-48"), in_doubt=True,
                              decided=("CORE-48",))
-        return StepCheck(index=index, rules=rules)
+        return StepCheck(index=index, rules=rules,
+                         classes=classify(before, op, rules) if before is not None else ())
 
     def step_past(self, op: L.Op, observed: L.Observation) -> bool:
         """Follow a mismatching step when what differs cannot change what happens next (keep-going runs).

@@ -34,6 +34,7 @@ from conformance.regression import pytest_source, replay_on
 from conformance.render import render_failure
 from conformance.results import PASS, RunRecord
 from conformance.session import STOP, HarnessError
+from reference_model.classes import names_of
 from reference_model.model import HistoryError
 from reference_model.rules import RULES, parse_areas
 
@@ -239,7 +240,8 @@ def cmd_rules(args, out) -> int:
         for r in RULES.all(area):
             if args.format == "json":
                 out.write(json.dumps({"rule": r.id, "area": r.area, "source": r.source, "cites": r.citations(),
-                                      "summary": r.summary, "platforms": list(r.platforms), "note": r.note},
+                                      "summary": r.summary, "platforms": list(r.platforms), "note": r.note,
+                                      "input_classes": list(names_of(r.id))},
                                      ensure_ascii=False) + "\n")
             else:
                 out.write(f"{r.id}\t{r.area}\t{r.source}\t{r.summary}\n")
@@ -347,6 +349,12 @@ def _summary(record: RunRecord, out) -> None:
             [[r["rule"], r["verdict"], r["exercised"],
               ("why: " + r["not_applicable"] if "not_applicable" in r else r["summary"])[:90]] for r in flagged],
             headers=["rule", "verdict", "exercised", "summary (or why not applicable)"]) + "\n")
+    partly = [(r["rule"], [name for name, n in r["classes"].items() if not n]) for r in rows
+              if r["verdict"] == PASS and "classes" in r and not all(r["classes"].values())]
+    if partly:
+        out.write(f"\n{len(partly)} rules passed without every input class reached (not fully exercised):\n")
+        out.write(tabulate([[rule, "; ".join(names)] for rule, names in partly],
+                           headers=["rule", "input classes never reached"]) + "\n")
 
 
 def cmd_replay(args, out) -> int:

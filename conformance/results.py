@@ -6,7 +6,8 @@ A result directory holds:
   platform, areas, seed, example budget, kit and Hypothesis versions, times) and
   the run's status;
 * ``rules.jsonl``: one record per rule, with its source, summary, verdict and
-  how often it was exercised, checked and broken;
+  how often it was exercised, checked and broken, and for a rule that declares
+  input classes the checked steps in each (``classes``);
 * ``failures/*.json``: one replay file per distinct failure.
 """
 
@@ -22,6 +23,7 @@ import attrs
 from conformance import __version__
 from conformance.checker import StepCheck
 from conformance.history import Failure, save_failure, write_json_atomic
+from reference_model.classes import label, names_of
 from reference_model.rules import RULES, Rule
 
 PASS = "pass"
@@ -50,6 +52,8 @@ class Coverage:
     shares_expected: Counter = attrs.Factory(Counter)
     #: Operations the adapter could not express, by operation type (not run, not checked).
     not_expressible: Counter = attrs.Factory(Counter)
+    #: Checked steps per input class of a rule (``RULE:class``, :mod:`reference_model.classes`).
+    classes: Counter = attrs.Factory(Counter)
 
     def record_share(self, chosen: str, expected: dict[str, float]) -> None:
         if chosen and expected:
@@ -65,9 +69,18 @@ class Coverage:
             self.indeterminate.update(check.rules)
         elif check.mismatch is None:
             self.checked.update(check.rules)
+            self.classes.update(check.classes)
+
+    def class_counts(self, rule: str) -> dict[str, int]:
+        """Checked steps in each input class ``rule`` declares, in declaration order (0: never reached)."""
+        return {name: self.classes[label(rule, name)] for name in names_of(rule)}
+
+    def unreached(self, rule: str) -> list[str]:
+        """The input classes of ``rule`` no checked step was in."""
+        return [name for name, n in self.class_counts(rule).items() if not n]
 
     COUNTERS = ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected",
-                "not_expressible")
+                "not_expressible", "classes")
 
     def to_json(self) -> dict:
         return {**{name: dict(getattr(self, name)) for name in self.COUNTERS},
@@ -79,8 +92,7 @@ class Coverage:
                    examples=int(data.get("examples") or 0), steps=int(data.get("steps") or 0))
 
     def merge(self, other: "Coverage") -> None:
-        for name in ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected",
-                     "not_expressible"):
+        for name in self.COUNTERS:
             getattr(self, name).update(getattr(other, name))
         self.examples += other.examples
         self.steps += other.steps
@@ -171,6 +183,7 @@ class RunRecord:
                 "checked": self.coverage.checked[rule.id],
                 "failed": self.coverage.failed[rule.id],
                 **({"not_applicable": self.why_not_applicable(rule)} if verdict == NOT_APPLICABLE else {}),
+                **({"classes": self.coverage.class_counts(rule.id)} if names_of(rule.id) else {}),
             })
         return rows
 

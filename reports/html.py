@@ -128,6 +128,13 @@ def _column(report: Report, col: Column) -> list[str]:
                          str(cell.exercised)])
         if rows:
             out += [f"<h4>{esc(area)}</h4>", _table(rows, ["rule", "source", "summary", "verdict", "exercised"])]
+    partly = col.partly_exercised(report.rules)
+    if partly:
+        out += ["<h3>Input classes never reached</h3>",
+                f"<p>{len(partly)} rules passed (or deviated as known) without every kind of input their text "
+                "distinguishes: they are not fully exercised.</p>",
+                _table([[esc(r.id), esc(cell.verdict), esc("; ".join(cell.unreached))] for r, cell in partly],
+                       ["rule", "verdict", "input classes never reached"])]
     if col.failures:
         out.append("<h3>Failures</h3>")
         for n, (path, failure) in enumerate(col.failures, start=1):

@@ -107,6 +107,11 @@ def load_run(directory: str | Path) -> RunResult:
             raise ReportInputError(f"{rules_file}:{n}: not a rule record (needs {', '.join(sorted(ROW_FIELDS))})")
         if row["verdict"] not in VERDICTS:
             raise ReportInputError(f"{rules_file}:{n}: unknown verdict {row['verdict']!r}")
+        classes = row.get("classes", {})
+        if not isinstance(classes, dict) or not all(
+                isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                for k, v in classes.items()):
+            raise ReportInputError(f"{rules_file}:{n}: classes must map each input class to a count of steps")
         rows.append(row)
     if not rows and meta.get("areas"):
         raise ReportInputError(f"{rules_file}: no rule records")

@@ -27,7 +27,8 @@ def report_data(report: Report, generated: float) -> dict:
                             "failed": c.failed, "change": c.change,
                             "failures": [path for path, _ in c.failures],
                             **({"deviation": {"seen": c.deviation.seen, "reason": c.deviation.reason}}
-                               if c.deviation else {})}
+                               if c.deviation else {}),
+                            **({"classes": c.classes} if c.classes else {})}
                       for rid, c in col.cells.items()},
             "failures": [{"file": path, **failure.to_json()} for path, failure in col.failures],
         } for col in report.columns],

@@ -92,6 +92,13 @@ def render_markdown(report: Report, generated: float) -> str:
                 headers = ["rule", "source", "summary", "verdict", "exercised"] + (
                     ["vs baseline"] if report.baseline else [])
                 out += [f"#### {area}", "", _table(rows, headers), ""]
+        partly = col.partly_exercised(report.rules)
+        if partly:
+            out += ["### Input classes never reached", "",
+                    f"{len(partly)} rules passed (or deviated as known) without every kind of input their text "
+                    "distinguishes: they are not fully exercised.", "",
+                    _table([[r.id, cell.verdict, "; ".join(cell.unreached)] for r, cell in partly],
+                           ["rule", "verdict", "input classes never reached"]), ""]
         if col.failures:
             out += ["### Failures", ""]
             for n, (path, failure) in enumerate(col.failures, start=1):

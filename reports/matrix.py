@@ -41,6 +41,13 @@ class Cell:
     reason: str = ""
     #: The known deviation that explains this rule's failure (verdict "known deviation"), if any.
     deviation: KnownDeviation | None = None
+    #: Checked steps per input class the rule declares (empty: it declares none).
+    classes: dict = attrs.Factory(dict)
+
+    @property
+    def unreached(self) -> list[str]:
+        """The rule's input classes no checked step was in (the rule was not fully exercised)."""
+        return [name for name, n in self.classes.items() if not n]
 
 
 @attrs.define
@@ -57,6 +64,11 @@ class Column:
     @property
     def anchor(self) -> str:
         return "col-" + "".join(ch if ch.isalnum() else "-" for ch in self.label.lower()).strip("-")
+
+    def partly_exercised(self, rules: list["RuleInfo"]) -> list[tuple["RuleInfo", Cell]]:
+        """Rules with a verdict from checked steps (pass, known deviation) but input classes never reached."""
+        return [(r, self.cells[r.id]) for r in rules if r.id in self.cells and self.cells[r.id].unreached
+                and self.cells[r.id].verdict in (PASS, KNOWN_DEVIATION)]
 
     def counts(self) -> dict[str, int]:
         out = {v: 0 for v in VERDICTS}
@@ -176,12 +188,15 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
             if cell is None:
                 col.cells[row["rule"]] = Cell(verdict=row["verdict"], exercised=row["exercised"],
                                               checked=row["checked"], failed=row["failed"],
-                                              reason=str(row.get("not_applicable") or ""))
+                                              reason=str(row.get("not_applicable") or ""),
+                                              classes=dict(row.get("classes") or {}))
             else:
                 cell.verdict = _merge_verdict(cell.verdict, row["verdict"])
                 cell.exercised += row["exercised"]
                 cell.checked += row["checked"]
                 cell.failed += row["failed"]
+                for name, n in (row.get("classes") or {}).items():
+                    cell.classes[name] = cell.classes.get(name, 0) + n
         for path, failure in run.failures:
             col.failures.append((str(path), failure))
             for rid in failure.rules:

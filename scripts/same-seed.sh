@@ -2,7 +2,7 @@
 # Show that a seed fixes a run's verdicts: run the same adapter with the same seed
 # several times and compare the verdict of every rule.  Exit 0 when all runs agree.
 #   bash scripts/same-seed.sh [ADAPTER] [TIMES]        (default: rabbitmq 5)
-# Extra settings from the environment: MQCONFORM_SEED, MQCONFORM_EXAMPLES, MQCONFORM_AREAS,
+# Extra settings from the environment: MQCONFORM_SEED, MQCONFORM_EXAMPLES, MQCONFORM_AREAS, MQCONFORM_KEEP_GOING,
 # MQCONFORM_ADAPTER_OPTS (space-separated KEY=VALUE adapter options, e.g. "nemesis=on restart=on");
 # MQCONFORM_KEEP=1 keeps every run's output and results (the directory is printed at the end).
 # For rabbitmq, activemq or activemq-stomp the broker is started here (mqconform brokers up) and stopped after.
@@ -13,6 +13,7 @@ times=${2:-5}
 seed=${MQCONFORM_SEED:-20261123}
 examples=${MQCONFORM_EXAMPLES:-10}
 areas=${MQCONFORM_AREAS:-core,expiry}
+keep_going=${MQCONFORM_KEEP_GOING:-2}
 opts=()
 for kv in ${MQCONFORM_ADAPTER_OPTS:-}; do opts+=(--adapter-opt "$kv"); done
 broker=${adapter%-stomp}   # activemq and activemq-stomp share the activemq broker
@@ -29,7 +30,7 @@ case "$broker" in rabbitmq|activemq) timeout 120 .venv/bin/mqconform brokers up 
 for i in $(seq 1 "$times"); do
     set +e
     .venv/bin/mqconform run --adapter "$adapter" --seed "$seed" --examples "$examples" --area "$areas" \
-        ${opts[@]+"${opts[@]}"} --results "$work/run-$i" > "$work/out-$i.txt" 2>&1
+        --keep-going "$keep_going" ${opts[@]+"${opts[@]}"} --results "$work/run-$i" > "$work/out-$i.txt" 2>&1
     rc=$?
     set -e
     if [ "$rc" -eq 2 ]; then

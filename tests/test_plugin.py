@@ -66,7 +66,8 @@ def test_xdist_workers_records_are_merged_not_overwritten(tmp_path):
     assert code == 1 and "2 failed" in out, out
     expected, merged = _verdicts(alone / "res"), _verdicts(parallel / "res")
     assert merged == expected
-    assert {"CORE-04", "TRIG-03"} <= {rule for rule, (verdict, _, _) in merged.items() if verdict == "fail"}
+    failed = {rule for rule, (verdict, _, _) in merged.items() if verdict == "fail"}
+    assert "CORE-04" in failed and any(rule.startswith("TRIG-") for rule in failed)
     assert sorted(p.name for p in (parallel / "res" / "failures").iterdir()) == \
         sorted(p.name for p in (alone / "res" / "failures").iterdir())
     assert not (parallel / "res" / ".mqconform-workers").exists()

@@ -9,6 +9,7 @@ claims to check silently drops out of reach.
 import json
 
 from conformance import cli
+from reference_model.classes import CLASSES
 from reference_model.rules import RULES
 
 #: Rules waiting for a mechanism the kit does not model yet.
@@ -30,3 +31,7 @@ def test_a_default_run_exercises_every_expressible_rule(tmp_path, capsys):
     unexercised = {rule for rule, verdict in verdicts.items() if verdict == "not exercised"}
     assert unexercised == set(NOT_YET_EXPRESSIBLE), sorted(unexercised ^ set(NOT_YET_EXPRESSIBLE))
     assert {v for r, v in verdicts.items() if r not in NOT_YET_EXPRESSIBLE} == {"pass"}
+    # ... and every input class of every rule that declares them (reference_model/classes.py)
+    unreached = {r["rule"]: [name for name, n in r["classes"].items() if not n] for r in rows if "classes" in r}
+    assert {rule for rule, names in unreached.items() if names} == set(), unreached
+    assert set(unreached) == set(CLASSES)

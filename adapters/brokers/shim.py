@@ -321,7 +321,9 @@ class BrokerShim:
             md = op.md
             if op.xmit_header is not None or op.dlh is not None or md.format == C.MQFMT_XMIT_Q_HEADER:
                 return None
-            if md.priority < C.MQPRI_PRIORITY_AS_Q_DEF or md.expiry < C.MQEI_UNLIMITED:
+            if md.priority < C.MQPRI_PRIORITY_AS_Q_DEF or md.expiry < C.MQEI_UNLIMITED \
+                    or md.persistence not in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT,
+                                              C.MQPER_PERSISTENCE_AS_Q_DEF):
                 return None  # values a broker client cannot even encode
             if op.options & C.MQPMO_SYNCPOINT and op.options & C.MQPMO_NO_SYNCPOINT:
                 return None  # an invalid MQI call has no broker equivalent

@@ -27,6 +27,8 @@ GET_CHOICES = (
     C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT,
     C.MQGMO_SYNCPOINT,
     C.MQGMO_NO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT,
+    C.MQGMO_MARK_SKIP_BACKOUT,                          # neither syncpoint option
+    C.MQGMO_BROWSE_FIRST | C.MQGMO_MARK_SKIP_BACKOUT,
 )
 workers = st.sampled_from(WORKERS + ("rrs",))
 
@@ -65,9 +67,18 @@ class SyncpointMachine(ConformanceMachine):
             self.execute(L.Put(conn="watcher", handle=self.handles[("watcher", WORK)],
                                body=f"work{next(self.bodies)}", options=C.MQPMO_NO_SYNCPOINT))
 
-    @rule(conn=workers, options=st.sampled_from(GET_CHOICES))
-    def get_work(self, conn, options):
-        self._get(conn, WORK, options)
+    @rule(conn=workers, options=st.sampled_from(GET_CHOICES), queue=st.sampled_from((WORK, WORK, EXCEPTIONS)))
+    def get_work(self, conn, options, queue):
+        self._get(conn, queue, options)
+
+    @rule(conn=workers, commit=st.booleans())
+    def mark_on_two_queues(self, conn, commit):
+        """A marked get from the work queue, then another from the exception queue in the same unit of work."""
+        self.execute(L.Put(conn="watcher", handle=self.handles[("watcher", EXCEPTIONS)],
+                           body=f"problem{next(self.bodies)}", options=C.MQPMO_NO_SYNCPOINT))
+        self._get(conn, WORK, C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT)
+        self._get(conn, EXCEPTIONS, C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT)
+        self.end_unit_of_work(conn, commit)
 
     @rule(conn=workers)
     def report_problem(self, conn):

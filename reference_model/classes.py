@@ -1,0 +1,428 @@
+"""Input classes: the kinds of input each rule distinguishes.
+
+A rule is only as well tested as the variety of cases that reached it.  TRIG-02
+(priority at or above TriggerMsgPriority) checked a thousand times with messages
+above the threshold says nothing about a message *at* it.  So a rule may declare
+its input classes: the values, option combinations and states its text tells
+apart.  Each step that exercises the rule is classified from the model's state
+before the step and the operation; a run records the classes its cases reached,
+and shows per rule those never reached (a rule with such a class is not fully
+exercised, whatever its verdict).
+
+Classifiers are pure functions of (state before the step, operation): cheap, run
+only for the rules a step exercised.  They return the names of the classes the
+step belongs to (a step may be in several, one per dimension), or nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import attrs
+
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.state import ModelHandle, ModelQueue, ModelState
+
+Classifier = Callable[[ModelState, L.Op], Iterable[str]]
+
+
+@attrs.frozen
+class InputClasses:
+    rule: str
+    #: The classes, in the order a reader meets them.
+    names: tuple[str, ...]
+    classify: Classifier = attrs.field(eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        if len(set(self.names)) != len(self.names):
+            raise ValueError(f"{self.rule}: a class named twice")
+
+
+CLASSES: dict[str, InputClasses] = {}
+
+
+def declare(rule: str, *names: str):
+    def register(classify: Classifier) -> Classifier:
+        if rule in CLASSES:
+            raise ValueError(f"{rule}: input classes declared twice")
+        CLASSES[rule] = InputClasses(rule, names, classify)
+        return classify
+    return register
+
+
+def names_of(rule: str) -> tuple[str, ...]:
+    """The input classes ``rule`` declares (none: the rule names no distinctions of its input)."""
+    entry = CLASSES.get(rule)
+    return entry.names if entry else ()
+
+
+def label(rule: str, name: str) -> str:
+    return f"{rule}:{name}"
+
+
+def classify(state: ModelState, op: L.Op, rules: Iterable[str]) -> tuple[str, ...]:
+    """``RULE:class`` for each declared class of ``rules`` that this step of ``op`` from ``state`` is in."""
+    out = []
+    for rule in rules:
+        entry = CLASSES.get(rule)
+        if entry is None:
+            continue
+        try:
+            found = entry.classify(state, op)
+        except (KeyError, AttributeError, TypeError):  # an operation the classifier does not describe
+            continue
+        out.extend(label(rule, name) for name in found if name in entry.names)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------
+# what a classifier looks at
+
+
+def _handle(state: ModelState, op: L.Op) -> ModelHandle | None:
+    name = getattr(op, "handle", None)
+    return state.handles.get(name) if name else None
+
+
+def _queue(state: ModelState, op: L.Op) -> ModelQueue | None:
+    h = _handle(state, op)
+    if h is not None:
+        return state.queues.get(h.queue)
+    name = getattr(op, "queue", None)
+    return state.queues.get(name) if name else None
+
+
+def _available(state: ModelState, op: L.Op) -> list:
+    """Messages a get on ``op``'s handle could return (not got in a unit of work, not another's
+    uncommitted put, not locked by another handle)."""
+    h, q = _handle(state, op), _queue(state, op)
+    if h is None or q is None:
+        return []
+    return [m for m in q.messages if m.got_by is None and m.put_by in (None, h.conn)
+            and m.locked_by in (None, h.name)]
+
+
+def _priority(q: ModelQueue, md: L.MessageDescriptor) -> int:
+    return q.attr("DEFPRTY") if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority
+
+
+def _how_many(n: int) -> str:
+    return "empty" if n == 0 else "one message" if n == 1 else "several messages"
+
+
+def _is_get(op: L.Op) -> bool:
+    return isinstance(op, L.Get)
+
+
+def _browse(op: L.Get) -> bool:
+    return bool(op.options & C.MQGMO_BROWSE_ANY)
+
+
+# --------------------------------------------------------------------------
+# core
+
+
+def _top(state, op):
+    """The available messages of a get's queue, and those of the highest priority among them."""
+    msgs = _available(state, op) if _is_get(op) else []
+    if not msgs:
+        return [], []
+    top = max(m.order_priority for m in msgs)
+    return msgs, [m for m in msgs if m.order_priority == top]
+
+
+@declare("CORE-04", "the higher priority put first", "the higher priority put after a lower one")
+def _core04(state, op):
+    msgs, top = _top(state, op)
+    if top and len(top) < len(msgs):
+        first = min(m.seq for m in top)
+        yield "the higher priority put after a lower one" if any(m.seq < first for m in msgs if m not in top) \
+            else "the higher priority put first"
+
+
+@declare("CORE-05", "two of the highest priority", "three or more of the highest priority")
+def _core05(state, op):
+    _msgs, top = _top(state, op)
+    if len(top) > 1:
+        yield "two of the highest priority" if len(top) == 2 else "three or more of the highest priority"
+
+
+@declare("CORE-06", "messages of one priority", "messages of several priorities")
+def _core06(state, op):
+    if _is_get(op):
+        msgs = _available(state, op)
+        if msgs:
+            yield "messages of several priorities" if len({m.md.priority for m in msgs}) > 1 \
+                else "messages of one priority"
+
+
+@declare("CORE-07", "DEFPRTY 0", "DEFPRTY between 0 and MaxPriority", "DEFPRTY MaxPriority")
+def _core07(state, op):
+    q = _queue(state, op)
+    if q is not None and isinstance(op, (L.Put, L.Put1)) and op.md.priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+        p = q.attr("DEFPRTY")
+        yield "DEFPRTY 0" if p == 0 else "DEFPRTY MaxPriority" if p >= C.MAX_PRIORITY \
+            else "DEFPRTY between 0 and MaxPriority"
+
+
+@declare("CORE-08", "MaxPriority + 1", "far above MaxPriority")
+def _core08(state, op):
+    if isinstance(op, (L.Put, L.Put1)) and op.md.priority > C.MAX_PRIORITY:
+        yield "MaxPriority + 1" if op.md.priority == C.MAX_PRIORITY + 1 else "far above MaxPriority"
+
+
+@declare("CORE-10", "as queue default, DEFPSIST(NO)", "as queue default, DEFPSIST(YES)", "not a persistence value")
+def _core10(state, op):
+    q = _queue(state, op)
+    if q is None or not isinstance(op, (L.Put, L.Put1)):
+        return
+    p = op.md.persistence
+    if p == C.MQPER_PERSISTENCE_AS_Q_DEF:
+        yield "as queue default, DEFPSIST(YES)" if q.attr("DEFPSIST") == C.MQPER_PERSISTENT \
+            else "as queue default, DEFPSIST(NO)"
+    elif p not in (C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT):
+        yield "not a persistence value"
+
+
+@declare("CORE-13", "queue empty", "only another's uncommitted puts", "only messages got in a unit of work",
+         "only messages locked by another handle", "no wait", "a wait interval")
+def _core13(state, op):
+    if not _is_get(op) or op.options & (C.MQGMO_UNLOCK | C.MQGMO_MSG_UNDER_CURSOR
+                                        | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+        return
+    h, q = _handle(state, op), _queue(state, op)
+    if q is None or h is None:
+        return
+    yield "a wait interval" if op.options & C.MQGMO_WAIT and op.wait_interval != 0 else "no wait"
+    if _available(state, op):
+        return
+    if not q.messages:
+        yield "queue empty"
+    elif any(m.put_by not in (None, h.conn) for m in q.messages):
+        yield "only another's uncommitted puts"
+    elif any(m.got_by is not None for m in q.messages):
+        yield "only messages got in a unit of work"
+    elif any(m.locked_by not in (None, h.name) for m in q.messages):
+        yield "only messages locked by another handle"
+
+
+@declare("CORE-15", "one get backed out", "several gets backed out", "gets and puts backed out")
+def _core15(state, op):
+    conn = state.conns.get(getattr(op, "conn", None) or "")
+    if conn is None or not isinstance(op, (L.Backout, L.Disconnect, L.CutConnection)):
+        return
+    gets = sum(e.kind == "get" for e in conn.uow)
+    puts = sum(e.kind == "put" for e in conn.uow)
+    if gets and puts:
+        yield "gets and puts backed out"
+    elif gets:
+        yield "one get backed out" if gets == 1 else "several gets backed out"
+
+
+@declare("CORE-18", "one message", "several messages")
+def _core18(state, op):
+    if _is_get(op) and op.options & C.MQGMO_BROWSE_FIRST:
+        n = len(_available(state, op))
+        if n:
+            yield _how_many(n)
+
+
+@declare("CORE-19", "cursor before the first message", "cursor on a message with more after it",
+         "cursor on the last message", "cursor on a message since removed")
+def _core19(state, op):
+    h, q = _handle(state, op), _queue(state, op)
+    if not _is_get(op) or not op.options & C.MQGMO_BROWSE_NEXT or h is None or q is None:
+        return
+    if h.cursor is None:
+        yield "cursor before the first message"
+        return
+    if h.cursor_seq is not None and q.find(h.cursor_seq) is None:
+        yield "cursor on a message since removed"
+        return
+    later = [m for m in _available(state, op) if m.order_key > h.cursor]
+    yield "cursor on a message with more after it" if later else "cursor on the last message"
+
+
+@declare("CORE-23", "queue not open for input", "queue open for shared input", "queue open for exclusive input")
+def _core23(state, op):
+    if isinstance(op, L.Open) and op.options & C.MQOO_INPUT_ANY:
+        modes = {h.input_mode for h in state.handles.values() if h.queue == op.queue and h.input_mode}
+        if C.MQOO_INPUT_EXCLUSIVE in modes:
+            yield "queue open for exclusive input"
+        elif modes:
+            yield "queue open for shared input"
+        else:
+            yield "queue not open for input"
+
+
+@declare("CORE-25", "get", "browse")
+def _core25(state, op):
+    if _is_get(op):
+        yield "browse" if _browse(op) else "get"
+
+
+@declare("CORE-27", "full of committed messages", "full counting uncommitted puts")
+def _core27(state, op):
+    q = _queue(state, op)
+    if q is not None and isinstance(op, (L.Put, L.Put1)) and q.depth >= q.attr("MAXDEPTH"):
+        yield "full counting uncommitted puts" if q.uncommitted else "full of committed messages"
+
+
+@declare("CORE-36", "persistent message", "non-persistent message")
+def _core36(state, op):
+    if _is_get(op) and op.options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
+        msgs = sorted(_available(state, op), key=lambda m: m.order_key)
+        if msgs:
+            yield "persistent message" if msgs[0].md.persistence == C.MQPER_PERSISTENT else "non-persistent message"
+
+
+@declare("CORE-38", "just below MQWI_UNLIMITED", "far below MQWI_UNLIMITED")
+def _core38(state, op):
+    if _is_get(op) and op.wait_interval < C.MQWI_UNLIMITED:
+        yield "just below MQWI_UNLIMITED" if op.wait_interval == C.MQWI_UNLIMITED - 1 else "far below MQWI_UNLIMITED"
+
+
+# --------------------------------------------------------------------------
+# triggering
+
+
+def _trigger_put(state, op):
+    q = _queue(state, op)
+    if q is not None and isinstance(op, (L.Put, L.Put1)):
+        return q
+    return None
+
+
+@declare("TRIG-02", "TriggerMsgPriority 0", "below TriggerMsgPriority", "at TriggerMsgPriority",
+         "above TriggerMsgPriority")
+def _trig02(state, op):
+    q = _trigger_put(state, op)
+    if q is None:
+        return
+    threshold = q.attr("TRIGMPRI")
+    if threshold == 0:
+        yield "TriggerMsgPriority 0"
+        return
+    p = q.attr("DEFPRTY") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else _priority(q, op.md)
+    yield "below TriggerMsgPriority" if p < threshold else "at TriggerMsgPriority" if p == threshold \
+        else "above TriggerMsgPriority"
+
+
+@declare("TRIG-03", "FIRST", "EVERY", "DEPTH")
+def _trig03(state, op):
+    q = _trigger_put(state, op)
+    if q is not None:
+        kind = {C.MQTT_FIRST: "FIRST", C.MQTT_EVERY: "EVERY", C.MQTT_DEPTH: "DEPTH"}.get(q.attr("TRIGTYPE"))
+        if kind:
+            yield kind
+
+
+@declare("TRIG-04", "no uncommitted puts on the queue", "uncommitted puts on the queue")
+def _trig04(state, op):
+    q = _trigger_put(state, op)
+    if q is not None:
+        yield "uncommitted puts on the queue" if q.uncommitted else "no uncommitted puts on the queue"
+
+
+@declare("TRIG-06", "queue not open for input", "queue open for input")
+def _trig06(state, op):
+    q = _trigger_put(state, op)
+    if q is not None:
+        open_input = any(h.queue == q.name and h.input_mode for h in state.handles.values())
+        yield "queue open for input" if open_input else "queue not open for input"
+
+
+@declare("TRIG-24", "DefPriority below TriggerMsgPriority", "DefPriority at or above TriggerMsgPriority")
+def _trig24(state, op):
+    q = _trigger_put(state, op)
+    if q is not None and q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
+        yield "DefPriority below TriggerMsgPriority" if q.attr("DEFPRTY") < q.attr("TRIGMPRI") \
+            else "DefPriority at or above TriggerMsgPriority"
+
+
+@declare("TRIG-28", "DEPTH queue set off by its trigger message", "DEPTH queue not triggered",
+         "FIRST or EVERY queue")
+def _trig28(state, op):
+    q = _queue(state, op)
+    if q is not None and isinstance(op, L.InquireQueue) and "TRIGGER" in op.names:
+        if q.attr("TRIGTYPE") != C.MQTT_DEPTH:
+            yield "FIRST or EVERY queue"
+        elif q.last_trigger is not None and q.attr("TRIGGER") == C.MQTC_OFF:
+            yield "DEPTH queue set off by its trigger message"
+        else:
+            yield "DEPTH queue not triggered"
+
+
+# --------------------------------------------------------------------------
+# expiry
+
+
+@declare("EXP-06", "get", "browse")
+def _exp06(state, op):
+    if _is_get(op):
+        yield "browse" if _browse(op) else "get"
+
+
+@declare("EXP-08", "MQRO_EXPIRATION", "MQRO_EXPIRATION_WITH_DATA", "MQRO_EXPIRATION_WITH_FULL_DATA")
+def _exp08(state, op):
+    msgs = sorted(_available(state, op), key=lambda m: m.order_key) if _is_get(op) else []
+    for m in msgs:
+        kind = m.md.report & C.MQRO_EXPIRATION_WITH_FULL_DATA
+        if kind == C.MQRO_EXPIRATION_WITH_FULL_DATA:
+            yield "MQRO_EXPIRATION_WITH_FULL_DATA"
+        elif kind == C.MQRO_EXPIRATION_WITH_DATA:
+            yield "MQRO_EXPIRATION_WITH_DATA"
+        elif kind == C.MQRO_EXPIRATION:
+            yield "MQRO_EXPIRATION"
+
+
+@declare("EXP-10", "zero", "negative")
+def _exp10(state, op):
+    if isinstance(op, (L.Put, L.Put1)) and op.md.expiry != C.MQEI_UNLIMITED and op.md.expiry <= 0:
+        yield "zero" if op.md.expiry == 0 else "negative"
+
+
+# --------------------------------------------------------------------------
+# units of work and skip backout
+
+
+def _marked_queue(state: ModelState, conn) -> str | None:
+    return next((e.queue for e in conn.uow if e.kind == "get" and e.seq == conn.marked), None)
+
+
+@declare("SYNC-03", "the marked get alone", "with other gets", "with puts")
+def _sync03(state, op):
+    conn = state.conns.get(getattr(op, "conn", "") or "")
+    if isinstance(op, L.Backout) and conn is not None and conn.marked is not None:
+        others = [e for e in conn.uow if not (e.kind == "get" and e.seq == conn.marked)]
+        if any(e.kind == "put" for e in others):
+            yield "with puts"
+        if any(e.kind == "get" for e in others):
+            yield "with other gets"
+        if not others:
+            yield "the marked get alone"
+
+
+@declare("SYNC-06", "second mark on the same queue", "second mark on another queue")
+def _sync06(state, op):
+    conn = state.conns.get(getattr(op, "conn", "") or "")
+    h = _handle(state, op)
+    if _is_get(op) and op.options & C.MQGMO_MARK_SKIP_BACKOUT and conn is not None and h is not None:
+        where = _marked_queue(state, conn)
+        if where is not None:
+            yield "second mark on the same queue" if where == h.queue else "second mark on another queue"
+
+
+@declare("SYNC-10", "with MQGMO_NO_SYNCPOINT", "with neither syncpoint option", "on a browse", "with MQGMO_SYNCPOINT")
+def _sync10(state, op):
+    if _is_get(op) and op.options & C.MQGMO_MARK_SKIP_BACKOUT:
+        o = op.options
+        if o & C.MQGMO_BROWSE_ANY:
+            yield "on a browse"
+        elif o & C.MQGMO_SYNCPOINT:
+            yield "with MQGMO_SYNCPOINT"
+        elif o & C.MQGMO_NO_SYNCPOINT:
+            yield "with MQGMO_NO_SYNCPOINT"
+        else:
+            yield "with neither syncpoint option"

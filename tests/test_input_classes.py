@@ -1,0 +1,140 @@
+"""Input classes per rule: declared in the model, reached by checked steps, shown by runs and reports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from adapters.registry import create_adapter
+from conformance import cli
+from conformance.results import Coverage
+from conformance.session import NonConformance, Session
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.classes import CLASSES
+from reference_model.rules import RULES
+from reports.inputs import ReportInputError, load_run
+from reports.matrix import build
+
+STD = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+
+
+def test_every_declaration_names_a_rule_and_distinct_classes():
+    ids = {r.id for r in RULES.all()}
+    assert CLASSES and set(CLASSES) <= ids
+    for entry in CLASSES.values():
+        assert len(entry.names) >= 2, entry.rule   # one class distinguishes nothing
+
+
+def _session(faults: str = "", area: str = "core") -> Session:
+    options = {"faults": faults} if faults else {}
+    session = Session(create_adapter("simulated", options), area, options, coverage=Coverage(),
+                      platform=C.PLATFORM_DISTRIBUTED)
+    session.start_case()
+    return session
+
+
+def _priority_queue(session: Session) -> None:
+    session.execute(L.DefineQueue(queue="Q1", attrs={"MSGDLVSQ": C.MQMDS_PRIORITY}))
+    session.execute(L.Connect(conn="a"))
+    session.execute(L.Open(conn="a", handle="h", queue="Q1", options=STD))
+
+
+def _put(session: Session, body: str, priority: int) -> None:
+    session.execute(L.Put(conn="a", handle="h", body=body, md=L.MessageDescriptor(priority=priority)))
+
+
+def test_a_get_is_classed_by_whether_the_higher_priority_came_first_or_after():
+    session = _session()
+    _priority_queue(session)
+    _put(session, "low", 1)
+    _put(session, "high", 5)
+    session.execute(L.Get(conn="a", handle="h"))
+    reached = session.coverage.classes
+    assert reached["CORE-04:the higher priority put after a lower one"] == 1
+    assert reached["CORE-04:the higher priority put first"] == 0
+    session.execute(L.Get(conn="a", handle="h"))   # "low": the queue is empty again
+    _put(session, "high first", 5)
+    _put(session, "low after", 1)
+    session.execute(L.Get(conn="a", handle="h"))
+    assert reached["CORE-04:the higher priority put first"] == 1
+
+
+def test_a_step_that_breaks_the_rule_reaches_no_class():
+    """Only checked steps count: a class is reached when the system was seen to get it right."""
+    session = _session(faults="priority-ignored")
+    _priority_queue(session)
+    _put(session, "low", 1)
+    _put(session, "high", 5)
+    with pytest.raises(NonConformance):
+        session.execute(L.Get(conn="a", handle="h"))
+    assert not any(k.startswith("CORE-04:") for k, n in session.coverage.classes.items() if n)
+
+
+def _trigger_put(priority: int, threshold: int) -> dict[str, int]:
+    session = _session(area="trigger")
+    session.execute(L.DefineQueue(queue="INITQ"))
+    session.execute(L.DefineProcess(process="P"))
+    session.execute(L.DefineQueue(queue="APPQ", attrs={"TRIGGER": C.MQTC_ON, "TRIGTYPE": C.MQTT_EVERY,
+                                                      "TRIGMPRI": threshold, "INITQ": "INITQ",
+                                                      "PROCESS": "P"}))
+    session.execute(L.Connect(conn="mon"))
+    session.execute(L.Open(conn="mon", handle="mon.i", queue="INITQ", options=C.MQOO_INPUT_SHARED))
+    session.execute(L.Connect(conn="a"))
+    session.execute(L.Put1(conn="a", queue="APPQ", body="m", md=L.MessageDescriptor(priority=priority)))
+    return session.coverage.classes
+
+
+@pytest.mark.parametrize("priority, threshold, expected", [
+    (3, 0, "TriggerMsgPriority 0"), (2, 4, "below TriggerMsgPriority"),
+    (4, 4, "at TriggerMsgPriority"), (6, 4, "above TriggerMsgPriority"),
+])
+def test_trigger_priority_classes(priority, threshold, expected):
+    reached = {k for k, n in _trigger_put(priority, threshold).items() if n and k.startswith("TRIG-02:")}
+    assert reached == {f"TRIG-02:{expected}"}
+
+
+def test_classes_survive_the_record_and_merge():
+    a, b = Coverage(), Coverage()
+    a.classes["CORE-05:two of the highest priority"] += 2
+    b.classes["CORE-05:two of the highest priority"] += 1
+    back = Coverage.from_json(json.loads(json.dumps(a.to_json())))
+    back.merge(b)
+    assert back.class_counts("CORE-05") == {"two of the highest priority": 3,
+                                            "three or more of the highest priority": 0}
+    assert back.unreached("CORE-05") == ["three or more of the highest priority"]
+
+
+def test_a_small_run_lists_the_classes_it_never_reached_and_reports_show_them(tmp_path, capsys):
+    results = tmp_path / "run"
+    code = cli.main(["run", "--adapter", "simulated", "--area", "core", "--examples", "3", "--seed", "5",
+                     "--results", str(results)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    rows = {r["rule"]: r for r in map(json.loads, (results / "rules.jsonl").read_text().splitlines())}
+    partly = {rid for rid, r in rows.items() if r["verdict"] == "pass" and "classes" in r
+              and not all(r["classes"].values())}
+    assert partly, "three cases should leave some input class unreached"
+    assert "input classes never reached" in out and all(rid in out for rid in partly)
+    assert all(set(rows[rid]["classes"]) == set(CLASSES[rid].names) for rid in CLASSES if rid in rows)
+
+    md = tmp_path / "r.md"
+    assert cli.main(["report", str(results), "--format", "md", "--out", str(md)]) == 0
+    text = md.read_text()
+    assert "### Input classes never reached" in text and all(f"| {rid} " in text for rid in partly)
+    html = tmp_path / "r.html"
+    assert cli.main(["report", str(results), "--format", "html", "--out", str(html)]) == 0
+    assert "Input classes never reached" in html.read_text()
+
+
+def test_a_rule_record_with_malformed_classes_is_refused_in_one_line(tmp_path):
+    results = tmp_path / "run"
+    assert cli.main(["run", "--adapter", "simulated", "--area", "core", "--examples", "2", "--seed", "5",
+                     "--results", str(results)]) == 0
+    lines = (results / "rules.jsonl").read_text().splitlines()
+    row = json.loads(lines[0])
+    row["classes"] = {"x": "many"}
+    (results / "rules.jsonl").write_text("\n".join([json.dumps(row)] + lines[1:]) + "\n")
+    with pytest.raises(ReportInputError, match="classes must map"):
+        build([load_run(results)])
