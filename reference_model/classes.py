@@ -426,3 +426,37 @@ def _sync10(state, op):
             yield "with MQGMO_NO_SYNCPOINT"
         else:
             yield "with neither syncpoint option"
+
+
+# --------------------------------------------------------------------------
+# cluster workload management
+
+
+def _hosts(state: ModelState, queue: str) -> list[dict]:
+    return [i for i in state.cluster["instances"].values() if i["name"] == queue]
+
+
+@declare("CLWL-03", "queue CLWLUSEQ(LOCAL)", "queue CLWLUSEQ(QMGR), queue manager LOCAL", "a message from the cluster")
+def _clwl03(state, op):
+    if not isinstance(op, L.ClusterPut):
+        return
+    local = {q["name"]: q for q in state.cluster["qmgrs"].values() if q["local"]}
+    mine = [i for i in _hosts(state, op.queue) if i["qmgr"] in local]
+    if not mine:
+        return
+    if not op.put_locally:
+        yield "a message from the cluster"
+    elif mine[0]["clwluseq"] == "QMGR":
+        yield f"queue CLWLUSEQ(QMGR), queue manager {local[mine[0]['qmgr']]['clwluseq']}"
+    else:
+        yield f"queue CLWLUSEQ({mine[0]['clwluseq']})"
+
+
+@declare("CLWL-12", "equal weights", "different weights")
+def _clwl12(state, op):
+    if not isinstance(op, L.ClusterPut):
+        return
+    hosts = {i["qmgr"] for i in _hosts(state, op.queue) if i["put_enabled"]}
+    weights = {c["clwlwght"] for c in state.cluster["channels"].values() if c["qmgr"] in hosts}
+    if weights:
+        yield "different weights" if len(weights) > 1 else "equal weights"

@@ -159,3 +159,14 @@ def test_a_system_on_real_time_shrinks_for_a_bounded_time_by_default(monkeypatch
     record = _record(adapter, "core")
     run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False)
     assert len(record.failures[0].steps) < _unshrunk_steps()
+
+
+def test_what_shrinking_cases_check_is_no_evidence_for_a_verdict():
+    """However long shrinking runs, the rules a run counts as checked are those of the cases before the
+    departure: on a broker that time depends on the clock, and a seed must fix the verdicts."""
+    _, brief = _cases(0)
+    _, longer = _cases(50)
+    assert longer.coverage.examples == brief.coverage.examples + 50
+    assert longer.coverage.checked == brief.coverage.checked
+    assert longer.coverage.exercised == brief.coverage.exercised
+    assert longer.coverage.classes == brief.coverage.classes

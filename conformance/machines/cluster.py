@@ -120,6 +120,12 @@ class ClusterMachine(ConformanceMachine):
         if qm in self.instances:
             self._instance(qm, **{attr: bool(value % 2) if attr == "put_enabled" else value})
 
+    @rule(useq=st.sampled_from(("QMGR", "LOCAL", "ANY")))
+    def local_instance_useq(self, useq):
+        """The local instance's own CLWLUSEQ, or QMGR: the queue manager's."""
+        if LOCAL in self.instances:
+            self._instance(LOCAL, clwluseq=useq)
+
     @rule(qm=st.sampled_from(REMOTES + (LOCAL,)))
     def add_or_remove_instance(self, qm):
         if qm in self.instances:
