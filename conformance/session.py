@@ -116,10 +116,10 @@ class Session:
             self._derailed = True
             return
         self.coverage.examples += 1
-        # Cases Hypothesis runs to shrink a departure count as cases, but what they check is not
-        # evidence for a verdict: how many of them run depends, on a system that runs on real
-        # time, on the time shrinking may take, and a verdict must depend on the seed alone.
-        self._shrinking = self.smallest is not None
+        # Where shrinking is bounded in seconds (a system on real time), the cases Hypothesis runs to
+        # shrink a departure count as cases, but what they check is no evidence for a verdict: how
+        # many of them run depends on the clock, and a verdict must depend on the seed alone.
+        self._shrinking = self.smallest is not None and self.shrink_seconds is not None
         self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance)
         self.history = []
         self._derailed = False
