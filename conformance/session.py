@@ -86,7 +86,6 @@ class Session:
         #: Set once the budget is spent: the cases Hypothesis still runs to shrink run nothing, and it
         #: ends with the smallest departure so far (:attr:`smallest`).
         self.shrink_spent = False
-        self._shrinking = False
         self._idle = False
         self._express = getattr(adapter, "express", None)
         self._elapsed = getattr(adapter, "elapsed_tenths", None) if self.capabilities.realtime else None
@@ -116,10 +115,6 @@ class Session:
             self._derailed = True
             return
         self.coverage.examples += 1
-        # Where shrinking is bounded in seconds (a system on real time), the cases Hypothesis runs to
-        # shrink a departure count as cases, but what they check is no evidence for a verdict: how
-        # many of them run depends on the clock, and a verdict must depend on the seed alone.
-        self._shrinking = self.smallest is not None and self.shrink_seconds is not None
         self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance)
         self.history = []
         self._derailed = False
@@ -180,11 +175,10 @@ class Session:
         except Exception as exc:  # noqa: BLE001 - whatever the adapter raises is an error, never a verdict
             raise self._broke(exc) from exc
         check = self.tracker.advance(op, observed)
-        if expected_shares and check.mismatch is None and not self._shrinking:
+        if expected_shares and check.mismatch is None:
             self.coverage.record_share(dict(observed.attrs or ()).get("DESTINATION", ""), expected_shares)
         self.history.append(Step(op=op, observed=observed))
-        if not self._shrinking:
-            self.coverage.record(check)
+        self.coverage.record(check)
         if check.mismatch is not None:
             failure = self.failure(check.mismatch)
             if not self.set_aside or not set(failure.rules) <= self.set_aside:

@@ -13,7 +13,6 @@ from hypothesis.stateful import run_state_machine_as_test
 from adapters.registry import create_adapter
 from conformance.engine import bound_machine, machine_settings, run_area, run_areas
 from conformance.results import Coverage, RunRecord
-from conformance.session import Session
 from reference_model import mqconst as C
 
 FAULT = "priority-ignored"   # core
@@ -161,25 +160,3 @@ def test_a_system_on_real_time_shrinks_for_a_bounded_time_by_default(monkeypatch
     run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False)
     assert len(record.failures[0].steps) < _unshrunk_steps()
 
-
-def _timed_cases(budget: int) -> Session:
-    """As :func:`_cases`, with shrinking also bounded in seconds (as on a broker), but never reaching it."""
-    adapter = create_adapter("simulated", {"faults": FAULT})
-    machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {"faults": FAULT}, Coverage(),
-                            shrink_budget=budget, shrink_seconds=3600)
-    with pytest.raises((AssertionError, Flaky)):
-        run_state_machine_as_test(machine, settings=machine_settings(200))
-    return machine.session
-
-
-def test_where_shrinking_is_timed_what_its_cases_check_is_no_evidence_for_a_verdict():
-    """However long a timed shrinking runs, the rules a run counts as checked are those of the cases
-    before the departure: on a broker that time depends on the clock, and a seed must fix the verdicts."""
-    brief, longer = _timed_cases(0), _timed_cases(50)
-    assert longer.coverage.examples == brief.coverage.examples + 50
-    assert longer.coverage.checked == brief.coverage.checked
-    assert longer.coverage.exercised == brief.coverage.exercised
-    assert longer.coverage.classes == brief.coverage.classes
-    # bounded by cases alone (a virtual clock), the shrinking cases are evidence like any other
-    _, counted = _cases(50)
-    assert sum(counted.coverage.checked.values()) > sum(brief.coverage.checked.values())
