@@ -93,13 +93,22 @@ def _queue(state: ModelState, op: L.Op) -> ModelQueue | None:
     return state.queues.get(name) if name else None
 
 
+#: Classifiers look at no more than this many messages of a queue, first in delivery order, so that a
+#: step costs the same on a deep queue as on a shallow one (classes are about the head of a queue).
+SCAN = 32
+
+
+def _head(q: ModelQueue) -> list:
+    return q.ordered[:SCAN]
+
+
 def _available(state: ModelState, op: L.Op) -> list:
     """Messages a get on ``op``'s handle could return (not got in a unit of work, not another's
-    uncommitted put, not locked by another handle)."""
+    uncommitted put, not locked by another handle), among the first :data:`SCAN` in delivery order."""
     h, q = _handle(state, op), _queue(state, op)
     if h is None or q is None:
         return []
-    return [m for m in q.messages if m.got_by is None and m.put_by in (None, h.conn)
+    return [m for m in _head(q) if m.got_by is None and m.put_by in (None, h.conn)
             and m.locked_by in (None, h.name)]
 
 
@@ -166,13 +175,7 @@ def _core07(state, op):
             else "DEFPRTY between 0 and MaxPriority"
 
 
-@declare("CORE-08", "MaxPriority + 1", "far above MaxPriority")
-def _core08(state, op):
-    if isinstance(op, (L.Put, L.Put1)) and op.md.priority > C.MAX_PRIORITY:
-        yield "MaxPriority + 1" if op.md.priority == C.MAX_PRIORITY + 1 else "far above MaxPriority"
-
-
-@declare("CORE-10", "as queue default, DEFPSIST(NO)", "as queue default, DEFPSIST(YES)", "not a persistence value")
+@declare("CORE-10", "as queue default, DEFPSIST(NO)", "as queue default, DEFPSIST(YES)")
 def _core10(state, op):
     q = _queue(state, op)
     if q is None or not isinstance(op, (L.Put, L.Put1)):
@@ -181,8 +184,6 @@ def _core10(state, op):
     if p == C.MQPER_PERSISTENCE_AS_Q_DEF:
         yield "as queue default, DEFPSIST(YES)" if q.attr("DEFPSIST") == C.MQPER_PERSISTENT \
             else "as queue default, DEFPSIST(NO)"
-    elif p not in (C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT):
-        yield "not a persistence value"
 
 
 @declare("CORE-13", "queue empty", "only another's uncommitted puts", "only messages got in a unit of work",
@@ -197,13 +198,14 @@ def _core13(state, op):
     yield "a wait interval" if op.options & C.MQGMO_WAIT and op.wait_interval != 0 else "no wait"
     if _available(state, op):
         return
-    if not q.messages:
+    head = _head(q)
+    if not head:
         yield "queue empty"
-    elif any(m.put_by not in (None, h.conn) for m in q.messages):
+    elif any(m.put_by not in (None, h.conn) for m in head):
         yield "only another's uncommitted puts"
-    elif any(m.got_by is not None for m in q.messages):
+    elif any(m.got_by is not None for m in head):
         yield "only messages got in a unit of work"
-    elif any(m.locked_by not in (None, h.name) for m in q.messages):
+    elif any(m.locked_by not in (None, h.name) for m in head):
         yield "only messages locked by another handle"
 
 
@@ -244,13 +246,13 @@ def _core19(state, op):
     yield "cursor on a message with more after it" if later else "cursor on the last message"
 
 
-@declare("CORE-23", "queue not open for input", "queue open for shared input", "queue open for exclusive input")
+@declare("CORE-23", "queue not open for input", "queue open for shared input")
 def _core23(state, op):
     if isinstance(op, L.Open) and op.options & C.MQOO_INPUT_ANY:
         modes = {h.input_mode for h in state.handles.values() if h.queue == op.queue and h.input_mode}
         if C.MQOO_INPUT_EXCLUSIVE in modes:
-            yield "queue open for exclusive input"
-        elif modes:
+            return
+        if modes:
             yield "queue open for shared input"
         else:
             yield "queue not open for input"
@@ -275,12 +277,6 @@ def _core36(state, op):
         msgs = sorted(_available(state, op), key=lambda m: m.order_key)
         if msgs:
             yield "persistent message" if msgs[0].md.persistence == C.MQPER_PERSISTENT else "non-persistent message"
-
-
-@declare("CORE-38", "just below MQWI_UNLIMITED", "far below MQWI_UNLIMITED")
-def _core38(state, op):
-    if _is_get(op) and op.wait_interval < C.MQWI_UNLIMITED:
-        yield "just below MQWI_UNLIMITED" if op.wait_interval == C.MQWI_UNLIMITED - 1 else "far below MQWI_UNLIMITED"
 
 
 # --------------------------------------------------------------------------
