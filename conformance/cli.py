@@ -349,8 +349,8 @@ def _summary(record: RunRecord, out) -> None:
             [[r["rule"], r["verdict"], r["exercised"],
               ("why: " + r["not_applicable"] if "not_applicable" in r else r["summary"])[:90]] for r in flagged],
             headers=["rule", "verdict", "exercised", "summary (or why not applicable)"]) + "\n")
-    partly = [(r["rule"], [name for name, n in r["classes"].items() if not n]) for r in rows
-              if r["verdict"] == PASS and "classes" in r and not all(r["classes"].values())]
+    partly = [(r["rule"], record.coverage.unreached(r["rule"])) for r in rows if r["verdict"] == PASS]
+    partly = [(rule, names) for rule, names in partly if names]
     if partly:
         out.write(f"\n{len(partly)} rules passed without every input class reached (not fully exercised):\n")
         out.write(tabulate([[rule, "; ".join(names)] for rule, names in partly],

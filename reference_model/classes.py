@@ -259,7 +259,8 @@ def _core23(state, op):
 
 
 @declare("CORE-25", "get", "browse")
-def _core25(state, op):
+@declare("EXP-06", "get", "browse")
+def _get_or_browse(state, op):
     if _is_get(op):
         yield "browse" if _browse(op) else "get"
 
@@ -352,12 +353,6 @@ def _trig28(state, op):
 
 # --------------------------------------------------------------------------
 # expiry
-
-
-@declare("EXP-06", "get", "browse")
-def _exp06(state, op):
-    if _is_get(op):
-        yield "browse" if _browse(op) else "get"
 
 
 @declare("EXP-08", "MQRO_EXPIRATION", "MQRO_EXPIRATION_WITH_DATA", "MQRO_EXPIRATION_WITH_FULL_DATA")
