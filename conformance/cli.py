@@ -28,7 +28,8 @@ from adapters.simulated.faults import FAULTS
 from adapters.subprocess import keep_artifacts
 from conformance import __version__
 from conformance.cluster_whatif import ClusterConfigError
-from conformance.engine import SHRINK_SECONDS_REALTIME, Interrupted, run_areas
+from conformance.engine import (BY_SYSTEM, SHRINK_CASES, SHRINK_CASES_REALTIME, SHRINK_SECONDS_REALTIME,
+                               Interrupted, run_areas)
 from conformance.history import ReplayFileError, load_failure
 from conformance.regression import pytest_source, replay_on
 from conformance.render import render_failure
@@ -129,8 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
                           f"rules (default {DEFAULT_KEEP_GOING}; 0 stops at the first)")
     run.add_argument("--no-minimise", action="store_true",
                      help="keep each counterexample as Hypothesis shrank it, without minimising its history")
-    run.add_argument("--shrink-seconds", type=_seconds, metavar="S",
-                     help="time Hypothesis may shrink a departure (default: bounded by cases alone on a "
+    run.add_argument("--shrink-cases", type=_count, default=BY_SYSTEM, metavar="N",
+                     help=f"cases Hypothesis may run shrinking a departure (default {SHRINK_CASES}, "
+                          f"{SHRINK_CASES_REALTIME} on a system that runs on real time)")
+    run.add_argument("--shrink-seconds", type=_seconds, default=BY_SYSTEM, metavar="S",
+                     help="a time limit on shrinking one departure, as a safety net: a shrink it cuts makes "
+                          "the run's verdicts depend on the clock, and the run says so (default: none on a "
                           f"virtual clock, {SHRINK_SECONDS_REALTIME:g} s on a system that runs on real time)")
 
     camp = sub.add_parser("campaign", help="a long fuzzing campaign on Spark (local by default)")
@@ -302,7 +307,8 @@ def cmd_run(args, out) -> int:
         record = run_areas(adapter, areas, args.examples, seed, options,
                            progress=lambda line: (out.write(f"  {line}\n"), out.flush()),
                            keep_going=args.keep_going, on_update=lambda r: r.write(results),
-                           minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds)
+                           minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
+                           shrink_cases=args.shrink_cases)
     except Interrupted as stop:
         stop.record.write(results)
         out.write(f"\nInterrupted during {stop.record.interrupted[0]}: "
@@ -355,6 +361,10 @@ def _summary(record: RunRecord, out) -> None:
         out.write(f"\n{len(partly)} rules passed without every input class reached (not fully exercised):\n")
         out.write(tabulate([[rule, "; ".join(names)] for rule, names in partly],
                            headers=["rule", "input classes never reached"]) + "\n")
+    if record.timed_shrinks:
+        out.write(f"\nShrinking stopped at its time limit ({', '.join(record.timed_shrinks)}): which cases ran "
+                  "depended on the clock, so rules reached only while shrinking may get another verdict from "
+                  "the same seed (--shrink-cases N bounds shrinking by cases alone).\n")
 
 
 def cmd_replay(args, out) -> int:

@@ -25,10 +25,19 @@ STEPS_PER_CASE = 40
 #: history (:mod:`conformance.minimise`) takes it from there.
 SHRINK_CASES = 500
 
-#: Seconds Hypothesis may spend shrinking a departure on a system that runs on real time
-#: (a real broker): there a case holding a restart takes many seconds, and 500 of them
-#: would hold a run for hours.  Systems on a virtual clock are bounded by cases alone.
-SHRINK_SECONDS_REALTIME = 120.0
+#: ... on a system that runs on real time (a real broker), where a case holding a restart
+#: takes many seconds and 500 of them would hold a run for hours.  Still counted in cases, so
+#: that a seed fixes which cases run, and with them every verdict they give evidence for.
+SHRINK_CASES_REALTIME = 30
+
+#: A safety net only: seconds Hypothesis may spend shrinking one departure on a system that
+#: runs on real time.  Below Hypothesis's own limit (five minutes), which would otherwise
+#: end shrinking by the clock; a shrink this net cuts is recorded on the run, as its verdicts
+#: may then differ from another run of the same seed (:attr:`RunRecord.timed_shrinks`).
+SHRINK_SECONDS_REALTIME = 240.0
+
+#: "Use the default for the system": cases by :data:`SHRINK_CASES` or :data:`SHRINK_CASES_REALTIME`.
+BY_SYSTEM = object()
 
 
 class NothingRan(RuntimeError):
@@ -57,14 +66,16 @@ def area_platforms(area: str, caps: Capabilities) -> list[str]:
 
 def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                   adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset(),
-                  deadline: float | None = None, shrink_budget: int | None = SHRINK_CASES,
-                  shrink_until: float | None = None, shrink_seconds: float | None = None) -> type:
+                  deadline: float | None = None, shrink_budget=BY_SYSTEM,
+                  shrink_until: float | None = None, shrink_seconds=BY_SYSTEM) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
 
     After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`);
     after a departure, at most ``shrink_budget`` cases shrink it, none starting after ``shrink_until``
-    nor more than ``shrink_seconds`` after the departure was found.
+    nor more than ``shrink_seconds`` after the departure was found (None: no such bound; by default
+    the bounds suit the system, see :func:`shrink_bounds`).
     """
+    shrink_budget, shrink_seconds = shrink_bounds(adapter.capabilities(), shrink_budget, shrink_seconds)
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
                       set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
                       shrink_until=shrink_until, shrink_seconds=shrink_seconds)
@@ -73,6 +84,17 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     if seed is not None:
         machine._hypothesis_internal_use_seed = seed
     return machine
+
+
+def shrink_bounds(caps: Capabilities, cases=BY_SYSTEM, seconds=BY_SYSTEM) -> tuple[int | None, float | None]:
+    """The cases and seconds that may shrink one departure, where not given: on a virtual clock
+    :data:`SHRINK_CASES` and no time bound; on real time :data:`SHRINK_CASES_REALTIME` with
+    :data:`SHRINK_SECONDS_REALTIME` as a safety net."""
+    if cases is BY_SYSTEM:
+        cases = SHRINK_CASES_REALTIME if caps.realtime else SHRINK_CASES
+    if seconds is BY_SYSTEM:
+        seconds = SHRINK_SECONDS_REALTIME if caps.realtime else None
+    return cases, seconds
 
 
 def run_machine(machine, settings) -> None:
@@ -94,11 +116,14 @@ def run_machine(machine, settings) -> None:
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
              adapter_options: dict | None, record: RunRecord, keep_going: int = 0,
              on_update: Callable[[RunRecord], None] | None = None,
-             minimise_histories: bool = True, shrink_seconds: float | None = None) -> tuple[str, float]:
+             minimise_histories: bool = True, shrink_seconds=BY_SYSTEM,
+             shrink_cases=BY_SYSTEM) -> tuple[str, float]:
     """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
 
-    ``shrink_seconds`` bounds the time Hypothesis shrinks a departure (default: none on a system
-    with a virtual clock, :data:`SHRINK_SECONDS_REALTIME` on one that runs on real time).
+    ``shrink_cases`` and ``shrink_seconds`` bound the cases and the time Hypothesis may spend
+    shrinking a departure (defaults: :func:`shrink_bounds`).  Shrinking cut by the time bound
+    before its cases are spent is recorded (``record.timed_shrinks``): a seed no longer fixes
+    which cases ran, nor the verdicts of rules only those cases reached.
 
     A run stops at the first departure, which Hypothesis shrinks.  With
     ``keep_going`` N, up to N more rounds (same seed) look for departures from
@@ -143,11 +168,11 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 set_aside = set_aside | set(again.rules)
                 rounds -= 1
 
-    if shrink_seconds is None and adapter.capabilities().realtime:
-        shrink_seconds = SHRINK_SECONDS_REALTIME
+    sessions = []
     for _round in range(rounds):
         machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside,
-                                shrink_seconds=shrink_seconds)
+                                shrink_budget=shrink_cases, shrink_seconds=shrink_seconds)
+        sessions.append(machine.session)
         try:
             run_machine(machine, machine_settings(examples))
             break
@@ -187,6 +212,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 raise
             record.error, outcome = str(machine.session.broken), "error"
             break
+    if any(s.shrink_timed_out for s in sessions):
+        record.timed_shrinks.append(f"{area} on {platform}")
     if outcome == "conformant" and not any(record.coverage.checked[r.id] for r in RULES.all(area)):
         outcome = "no rule exercised"
     return outcome, time.monotonic() - started
@@ -234,7 +261,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
               adapter_options: dict | None = None,
               progress: Callable[[str], None] | None = None, keep_going: int = 0,
               on_update: Callable[[RunRecord], None] | None = None,
-              minimise_histories: bool = True, shrink_seconds: float | None = None) -> RunRecord:
+              minimise_histories: bool = True, shrink_seconds=BY_SYSTEM, shrink_cases=BY_SYSTEM) -> RunRecord:
     """Run each area's machine against ``adapter``; returns the run's record.
 
     ``on_update(record)`` is called after each departure found and each area, so
@@ -255,7 +282,8 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
         for platform in platforms:
             try:
                 outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record,
-                                            keep_going, on_update, minimise_histories, shrink_seconds)
+                                            keep_going, on_update, minimise_histories, shrink_seconds,
+                                            shrink_cases)
             except KeyboardInterrupt:
                 record.interrupted = list(areas[index:])
                 record.ended = time.time()

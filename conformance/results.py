@@ -131,6 +131,9 @@ class RunRecord:
     interrupted: list[str] = attrs.Factory(list)
     #: Areas the run's error happened in or kept from running; empty with an error means every area.
     errored: list[str] = attrs.Factory(list)
+    #: Areas (``"AREA on PLATFORM"``) whose shrinking a time limit ended before its cases were spent:
+    #: there a seed does not fix which cases ran, nor the verdicts only those cases gave evidence for.
+    timed_shrinks: list[str] = attrs.Factory(list)
 
     def _in_error(self, area: str) -> bool:
         if area in self.interrupted:
@@ -198,7 +201,7 @@ class RunRecord:
                 "areas": self.areas, "seed": self.seed, "examples": self.examples,
                 "coverage": self.coverage.to_json(), "failures": [f.to_json() for f in self.failures],
                 "error": self.error, "errored": self.errored, "interrupted": self.interrupted,
-                "started": self.started, "ended": self.ended}
+                "timed_shrinks": self.timed_shrinks, "started": self.started, "ended": self.ended}
 
     @classmethod
     def from_parts(cls, parts: list[dict]) -> "RunRecord":
@@ -222,6 +225,7 @@ class RunRecord:
             self.errored = [] if everywhere else sorted(set(self.errored) | set(part["errored"]))
             self.error = part["error"] if self.error is None else f"{self.error}; {part['error']}"
         self.interrupted = sorted(set(self.interrupted) | set(part.get("interrupted") or []))
+        self.timed_shrinks += [t for t in part.get("timed_shrinks") or [] if t not in self.timed_shrinks]
         ended = [e for e in (self.ended, part.get("ended")) if e is not None]
         self.ended = max(ended) if ended else None
 
@@ -255,6 +259,7 @@ class RunRecord:
             "error": self.error,
             "interrupted": self.interrupted,
             "errored": self.errored,
+            "timed_shrinks": self.timed_shrinks,
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],

@@ -86,6 +86,9 @@ class Session:
         #: Set once the budget is spent: the cases Hypothesis still runs to shrink run nothing, and it
         #: ends with the smallest departure so far (:attr:`smallest`).
         self.shrink_spent = False
+        #: Set when a time bound (``shrink_seconds`` or ``shrink_until``), not the count of cases,
+        #: ended shrinking: which cases ran then depended on the clock.
+        self.shrink_timed_out = False
         self._idle = False
         self._express = getattr(adapter, "express", None)
         self._elapsed = getattr(adapter, "elapsed_tenths", None) if self.capabilities.realtime else None
@@ -105,6 +108,7 @@ class Session:
             self._shrink_cases += 1
             self.shrink_spent = self._shrink_cases > self.shrink_budget
         if self.smallest is not None and self.shrink_until is not None and time.time() >= self.shrink_until:
+            self.shrink_timed_out = self.shrink_timed_out or not self.shrink_spent
             self.shrink_spent = True
 
         self._idle = self.shrink_spent or (

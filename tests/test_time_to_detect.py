@@ -1,7 +1,8 @@
 """Finding a departure fast: shrinking has a budget, and a departure found on one platform is not searched
 for and shrunk again on the next.
 
-Counted in cases, never in seconds, except by a time-boxed campaign's hard end.
+Counted in cases, never in seconds, except by a time-boxed campaign's hard end and, as a safety net
+that the run then reports, a real-time system's limit on shrinking one departure.
 """
 
 from __future__ import annotations
@@ -143,20 +144,59 @@ def test_a_run_given_shrink_seconds_shrinks_no_longer():
     assert len(record.failures[0].steps) == _unshrunk_steps()
 
 
-def test_a_system_on_real_time_shrinks_for_a_bounded_time_by_default(monkeypatch):
+def _realtime(monkeypatch):
+    """The simulated queue manager, declaring that it runs on real time (as a broker does)."""
     import attrs
-
-    from conformance import engine
 
     adapter = create_adapter("simulated", {"faults": FAULT, "platform": C.PLATFORM_DISTRIBUTED})
     realtime = attrs.evolve(adapter.capabilities(), realtime=True)
     monkeypatch.setattr(adapter, "capabilities", lambda: realtime)
+    return adapter
+
+
+def test_a_system_on_real_time_shrinks_by_a_smaller_count_of_cases(monkeypatch):
+    """On real time shrinking is bounded by :data:`SHRINK_CASES_REALTIME` cases, so that a seed still fixes
+    which cases run (and the verdicts they give evidence for); its time limit is only a safety net."""
+    from conformance import engine
+
+    adapter = _realtime(monkeypatch)
+    none, _session = _cases(0)
+    runs = []
+    for _ in range(2):
+        record = _record(adapter, "core")
+        run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False,
+                 keep_going=0)
+        runs.append(record)
+    first, second = runs
+    assert first.coverage.examples == none + engine.SHRINK_CASES_REALTIME   # the cases, to the last one
+    assert first.coverage.to_json() == second.coverage.to_json()
+    assert first.failures[0].steps == second.failures[0].steps
+    assert len(first.failures[0].steps) < _unshrunk_steps()
+    assert first.timed_shrinks == []
+
+
+def test_shrinking_cut_by_its_time_limit_is_recorded_on_the_run(monkeypatch, tmp_path):
+    """The safety net fires (a limit of 0 s): the departure stands as found, and the run says that its
+    shrinking depended on the clock, in run.json and in the summary."""
+    import io
+    import json
+
+    from conformance import engine
+    from conformance.cli import _summary
+
+    adapter = _realtime(monkeypatch)
     monkeypatch.setattr(engine, "SHRINK_SECONDS_REALTIME", 0.0)
     record = _record(adapter, "core")
-    run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False)
+    run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False, keep_going=0)
     assert len(record.failures[0].steps) == _unshrunk_steps()
-    monkeypatch.setattr(engine, "SHRINK_SECONDS_REALTIME", 600.0)
+    assert record.timed_shrinks == [f"core on {C.PLATFORM_DISTRIBUTED}"]
+    record.write(tmp_path)
+    assert json.loads((tmp_path / "run.json").read_text())["timed_shrinks"] == record.timed_shrinks
+    out = io.StringIO()
+    _summary(record, out)
+    assert "Shrinking stopped at its time limit (core on" in out.getvalue()
+    # bounded by cases alone, the same run records nothing
     record = _record(adapter, "core")
-    run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False)
-    assert len(record.failures[0].steps) < _unshrunk_steps()
-
+    run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False, keep_going=0,
+             shrink_seconds=None)
+    assert record.timed_shrinks == []
