@@ -189,9 +189,13 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
 class ModelTracker:
     """Follows a history step by step, keeping the model states consistent with it."""
 
-    def __init__(self, platform: str, initial: ModelState | None = None, expiry_tolerance: int = 0) -> None:
+    def __init__(self, platform: str, initial: ModelState | None = None, expiry_tolerance: int = 0,
+                 set_aside: frozenset[str] = frozenset()) -> None:
         self.candidates: list[ModelState] = [initial or model.initial_state(platform, expiry_tolerance)]
         self.index = 0
+        #: Rules already found broken (keep-going rounds): an observation they decide is known to
+        #: depart, so it never rules out a state the history is otherwise consistent with.
+        self.set_aside = frozenset(set_aside)
 
     def expect(self, op: L.Op) -> list[model.Branch]:
         branches: list[model.Branch] = []
@@ -206,8 +210,18 @@ class ModelTracker:
             self.candidates = [attrs.evolve(s, armed=s.armed | {op.conn}) if op.conn in s.conns else s
                                for s in self.candidates]
         before = self.candidates[0] if self.candidates else None
-        branches = self.expect(op)
+        per_state = [model.step(state, op) for state in self.candidates]
+        branches = [b for bs in per_state for b in bs]
         matching = [b for b in branches if not differing_fields(b.observation, observed)]
+        # A state ruled out by this step only through what set-aside rules decide stays a candidate:
+        # a known departure (say a depth that leaves out uncommitted puts) may not decide which
+        # outcome of a commit cut in flight happened.
+        kept: list[model.Branch] = []
+        if matching and self.set_aside:
+            matched = {id(b) for b in matching}
+            for bs in per_state:
+                if not any(id(b) in matched for b in bs):
+                    kept += [b for b in bs if self._departs_only_as_set_aside(b, observed)]
         index = self.index
         self.index += 1
         if not matching:
@@ -220,7 +234,7 @@ class ModelTracker:
             )
             return StepCheck(index=index, rules=mismatch.rules, mismatch=mismatch)
         states: list[ModelState] = []
-        for b in matching:
+        for b in matching + kept:
             if not any(b.state == s for s in states):
                 states.append(b.state)
         self.candidates = states[:MAX_CANDIDATES]
@@ -231,6 +245,14 @@ class ModelTracker:
                              decided=("CORE-48",))
         return StepCheck(index=index, rules=rules,
                          classes=classify(before, op, rules) if before is not None else ())
+
+    def _departs_only_as_set_aside(self, branch: model.Branch, observed: L.Observation) -> bool:
+        """``observed`` differs from ``branch``'s outcome only in values set-aside rules decide, and in
+        nothing that changes what happens next (see :meth:`step_past`)."""
+        fields = differing_fields(branch.observation, observed)
+        if not fields or {"message", "message.body", "attrs", "rc"} & set(fields):
+            return False
+        return set(_implicated(branch, fields, observed)) <= self.set_aside
 
     def step_past(self, op: L.Op, observed: L.Observation) -> bool:
         """Follow a mismatching step when what differs cannot change what happens next (keep-going runs).

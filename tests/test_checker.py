@@ -257,3 +257,33 @@ def test_a_depth_short_by_the_uncommitted_puts_names_only_the_depth_rule():
     assert mm is not None and mm.rules == ("CORE-28",), mm.rules
     mm = check_history(C.PLATFORM_DISTRIBUTED, history + [(depth, L.Observation(attrs={"CURDEPTH": 0}))])[-1].mismatch
     assert mm is not None and "CORE-28" in mm.rules and "CORE-15" in mm.rules, mm.rules
+
+
+def test_an_observation_of_a_set_aside_rule_does_not_decide_an_in_doubt_commit():
+    """A commit cut in flight leaves two candidate states; a depth that leaves out another unit of work's
+    uncommitted put (CORE-28, already found broken and set aside) happens to fit only the backed-out one.
+    The depth may not decide it: the committed state stays a candidate, and the get that shows the put
+    was committed is no departure.  Without CORE-28 set aside the same history is one (the test can fail)."""
+    history = SETUP + [
+        (put("b", "b1", "other", options=C.MQPMO_SYNCPOINT), L.OK),   # b's unit of work stays open
+        (put("a", "a1", "maybe", options=C.MQPMO_SYNCPOINT), L.OK),
+        (L.Commit(conn="a"), L.Observation.of(C.MQRC_CONNECTION_BROKEN)),
+        # committed: "maybe" and b's uncommitted "other" count (2); backed out: only "other" (1).
+        # The system committed, and its depth leaves out b's uncommitted put: 1.
+        (L.InquireQueue(queue="Q1", names=("CURDEPTH",)), L.Observation(attrs={"CURDEPTH": 1})),
+        (L.Get(conn="b", handle="b1"), msg("maybe")),
+    ]
+
+    def run(set_aside):
+        tracker = ModelTracker(C.PLATFORM_DISTRIBUTED, set_aside=set_aside)
+        return [tracker.advance(op, obs) for op, obs in history], tracker
+
+    checks, tracker = run(frozenset({"CORE-28"}))
+    assert [c.index for c in checks if c.mismatch] == [], [c.mismatch for c in checks if c.mismatch]
+    assert len(tracker.candidates) == 1   # the get decided it: committed
+    checks, _ = run(frozenset())
+    assert checks[-1].mismatch is not None
+
+    # A set-aside rule keeps a state only where that rule alone explains the difference
+    checks, _ = run(frozenset({"CORE-99"}))
+    assert checks[-1].mismatch is not None
