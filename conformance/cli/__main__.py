@@ -1,0 +1,7 @@
+"""``python -m conformance.cli``: the ``mqconform`` command."""
+
+import sys
+
+from conformance.cli import main
+
+sys.exit(main())

@@ -1,0 +1,206 @@
+"""``mqconform campaign``: many tasks on Spark, resumable, with a private broker where none was named."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import signal
+import tempfile
+import time
+from pathlib import Path
+
+from adapters.brokers.server import BrokerControlError
+from adapters.registry import create_adapter
+from conformance import __version__
+from conformance.cli.common import (EXIT_NONCONFORMANT, EXIT_OK, UsageError, _adapter_args, _adapter_options, _areas,
+                                    _minutes, _on_signals, _positive, _seed, _stop)
+from conformance.cli.run import _summary
+from conformance.results import RunRecord
+from conformance.session import HarnessError
+
+
+def add_parsers(sub) -> None:
+    camp = sub.add_parser("campaign", help="a long fuzzing campaign on Spark (local by default)")
+    _adapter_args(camp, required=True)
+    camp.add_argument("--area", help="comma-separated areas (default: all)")
+    budget = camp.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--examples", type=_positive, help="generated cases per area and platform")
+    budget.add_argument("--minutes", type=_minutes, help="run tasks until this much time has passed")
+    camp.add_argument("--master", default="local[*]", help="Spark master URL (default local[*])")
+    camp.add_argument("--partitions", type=_positive, help="tasks run at once (default: Spark's parallelism)")
+    camp.add_argument("--out", type=Path, required=True, help="campaign directory (results per task, then the run's)")
+    camp.add_argument("--resume", action="store_true", help="run only the tasks missing from --out")
+    camp.add_argument("--seed", type=_seed, help="campaign seed (default: random; --resume reuses the recorded one)")
+    camp.add_argument("--task-examples", type=_positive, default=None, help="examples per task (default 50)")
+    camp.add_argument("--task-timeout", type=_positive, default=None, help="seconds per task attempt (default 900)")
+    camp.add_argument("--task-attempts", type=_positive, default=None, help="attempts per task (default 2)")
+    camp.add_argument("--inject-crash", action="append", metavar="TASK[:N]", default=[],
+                      help="make the first N attempts (default 1) of TASK crash (tests the retry path)")
+
+
+
+def cmd_campaign(args, out) -> int:
+    """A campaign; against a real broker that nobody named, one private broker for all its tasks."""
+    from adapters.brokers.managed import ManagedBroker, broker_for
+
+    started = time.time()   # a time budget counts from here: Spark's start-up is part of it
+    name = broker_for(args.adapter, _adapter_options(args))
+    if name is None:
+        return _campaign(args, out, started, None)
+    left = args.out / LEFT_BROKER
+    if args.resume and left.is_file():   # the broker of an earlier attempt killed before it could stop it
+        earlier = Path(left.read_text().strip())
+        ManagedBroker(name, earlier).down()
+        shutil.rmtree(earlier, ignore_errors=True)
+    base = Path(tempfile.mkdtemp(prefix="mqconform-campaign-"))
+    managed = ManagedBroker(name, base)
+    previous = _on_signals({signal.SIGTERM: _stop})   # so that the broker is stopped on SIGTERM too
+    try:
+        try:
+            status = managed.up()
+        except BrokerControlError as exc:
+            raise HarnessError(str(exc)) from None
+        out.write(f"campaign broker: {status.line()}\n")
+        return _campaign(args, out, started, managed)
+    finally:
+        managed.down()
+        _on_signals(previous)
+        shutil.rmtree(base, ignore_errors=True)
+        if left.is_file() and left.read_text().strip() == str(base):
+            left.unlink()
+
+
+#: In a campaign directory: where the campaign's own broker runs, until the campaign stops it.
+LEFT_BROKER = ".campaign-broker"
+
+
+def _campaign(args, out, started: float, managed) -> int:
+    from conformance import campaign as CP
+    from conformance.engine import area_platforms
+    from conformance.history import Failure, write_json_atomic
+    from conformance.results import Coverage
+
+    areas = _areas(args.area)
+    options = _adapter_options(args)
+    crash_tasks = {}
+    for item in args.inject_crash:
+        task, _, times = item.partition(":")
+        if not task or (times and not times.isdigit()):
+            raise UsageError(f"--inject-crash: expected TASK or TASK:N, not {item!r}")
+        crash_tasks[task] = int(times or 1)
+    problem = CP.master_problem(args.master)
+    if problem:
+        raise UsageError(problem)
+    adapter = create_adapter(args.adapter, options)   # a bad adapter or option fails before anything is written
+    try:
+        caps = adapter.capabilities()
+        describe = adapter.describe()
+    finally:
+        adapter.close()
+    outdir = args.out
+    plan_file = outdir / "campaign.json"
+    wanted = {"adapter": args.adapter, "options": options, "areas": areas,
+              "task_examples": args.task_examples or CP.TASK_EXAMPLES, "examples": args.examples}
+    if args.resume:
+        try:
+            plan = json.loads(plan_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--resume: cannot read {plan_file} ({getattr(exc, 'strerror', None) or exc})") from None
+        if plan.get("format") != CP.CAMPAIGN_FORMAT:
+            raise UsageError(f"--resume: {plan_file} is not an mqconform campaign")
+        for key, value in wanted.items():
+            if key == "task_examples" and args.task_examples is None:
+                continue
+            if plan.get(key) != value:
+                raise UsageError(f"--resume: {key} differs from the campaign in {outdir} "
+                                 f"({plan.get(key)!r} there, {value!r} now)")
+        if args.seed is not None and args.seed != plan["seed"]:
+            raise UsageError(f"--resume: seed differs from the campaign in {outdir} ({plan['seed']})")
+        seed, per_task = plan["seed"], plan["task_examples"]
+    else:
+        if plan_file.exists():
+            raise UsageError(f"{outdir} already holds a campaign: add --resume, or choose another --out")
+        if outdir.exists() and (not outdir.is_dir() or any(outdir.iterdir())):
+            raise UsageError(f"{outdir} is not empty and holds no campaign: choose another --out "
+                             "(nothing in it was touched)")
+        seed = args.seed if args.seed is not None else random.randrange(2**31)
+        per_task = wanted["task_examples"]
+        try:
+            (outdir / "tasks").mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot use campaign directory {outdir}: {exc.strerror}") from None
+        write_json_atomic(plan_file, {"format": CP.CAMPAIGN_FORMAT, "version": CP.CAMPAIGN_VERSION,
+                                      "kit_version": __version__, "seed": seed, **wanted,
+                                      "minutes": args.minutes, "master": args.master})
+    if managed is not None:
+        (outdir / LEFT_BROKER).write_text(str(managed.server.base) + "\n")
+    pairs = [(a, p) for a in areas for p in area_platforms(a, caps)]
+    if not pairs:
+        raise HarnessError(f"none of the areas {', '.join(areas)} is applicable to adapter {args.adapter!r}")
+    state = CP.CampaignState(out=outdir)
+    CP.load_finished(outdir, state)
+    out.write(f"mqconform {__version__} campaign: adapter {args.adapter}, areas {', '.join(areas)}, seed {seed}, "
+              f"master {args.master}" + (f", resuming with {len(state.results)} task(s) done" if state.results else "")
+              + "\n")
+    spark = CP.spark_session(args.master, outdir, args.task_attempts or CP.TASK_ATTEMPTS)
+    parallelism = args.partitions or max(1, spark.sparkContext.defaultParallelism)
+    if args.examples:
+        specs = CP.plan_tasks(seed, pairs, args.examples, per_task)
+        deadline = None
+    else:
+        # tasks stop a little before the budget ends, leaving its last part to stopping Spark and writing
+        deadline = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE)
+        # a departure found near the deadline is shrunk into half of that last part, no further
+        finish_by = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE / 2)
+        specs = CP.endless_tasks(seed, pairs, deadline, seconds=min(CP.TASK_SECONDS, args.minutes * 60 / 4),
+                                 examples=args.task_examples or CP.TASK_EXAMPLES_TIMED, finish_by=finish_by)
+
+    try:
+        CP.run_campaign(spark=spark, specs=specs, adapter_name=args.adapter, options=options, out=outdir,
+                        state=state, deadline=deadline, parallelism=parallelism,
+                        timeout=args.task_timeout or CP.TASK_TIMEOUT, attempts=args.task_attempts or CP.TASK_ATTEMPTS,
+                        crash_tasks=crash_tasks, progress=lambda line: out.write(f"  {line}\n"),
+                        after_task=None if managed is None else lambda result: _revive(managed, result))
+    finally:
+        spark.stop()
+    record = RunRecord(adapter=args.adapter, describe=describe, capabilities=caps.to_json(), areas=areas,
+                       seed=seed, examples=args.examples or 0)
+    coverage = Coverage()
+    for result in state.results.values():
+        for name, counts in result["coverage"].items():
+            getattr(coverage, name).update(counts)
+        coverage.examples += result["examples"]
+        coverage.steps += result["steps"]
+    record.coverage = coverage
+    record.failures = [Failure.from_json(d) for d in state.failures.values()]
+    errors = [f"{r['task']}: {r['error']}" for r in state.results.values() if r["error"]]
+    if errors:
+        record.error = f"{len(errors)} task(s) ended in error; first: {errors[0]}"
+    record.ended = time.time()
+    replay_paths = record.write(outdir)
+    _summary(record, out)
+    for failure, path in zip(record.failures, replay_paths):
+        out.write(f"\nDistinct failure: {'+'.join(failure.rules)} ({len(failure.steps)} steps)\n")
+        out.write(f"Replay with: mqconform replay {path}\n")
+    out.write(f"\nResults: {outdir}\n")
+    if record.error:
+        raise HarnessError(record.error)
+    return EXIT_NONCONFORMANT if record.failures else EXIT_OK
+
+
+def _revive(managed, result: dict) -> str | None:
+    """After a task that ended in error: the campaign's broker started again if it is gone."""
+    if not result.get("error"):
+        return None
+    try:
+        if managed.ensure():
+            return f"{managed.name} broker was gone after task {result['task']}: started again"
+    except BrokerControlError as exc:
+        return f"{managed.name} broker could not be started again: {exc}"
+    return None
+
+
+
+
+COMMANDS = {"campaign": cmd_campaign}

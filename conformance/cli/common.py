@@ -1,0 +1,142 @@
+"""What every command shares: errors, exit codes, argument types, result directories, signals."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import sys
+import time
+from pathlib import Path
+
+from adapters.base import parse_options
+from conformance import __version__
+from conformance.session import STOP
+from reference_model.rules import parse_areas
+
+EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
+EXIT_NOT_READY = 3  # mqconform brokers status: some broker is not ready
+EXIT_INTERRUPTED = 130  # SIGINT or SIGTERM; what was found so far is written
+DEFAULT_EXAMPLES = 200
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        raise UsageError(message)
+
+
+def _areas(text: str | None) -> list[str]:
+    try:
+        return parse_areas(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _adapter_options(args) -> dict[str, str]:
+    options = parse_options(args.adapter_opt or [])
+    faults = getattr(args, "faults", None)
+    if faults is not None:
+        if not faults.strip(" ,"):
+            raise UsageError("--faults names no fault")
+        options["faults"] = faults  # the simulated adapter validates the names
+    return options
+
+
+def _whole(minimum: int):
+    """An argparse type: a whole number of at least ``minimum``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}: {text!r}")
+        return value
+    return parse
+
+
+_positive = _whole(1)
+_count = _whole(0)
+
+
+def _duration(unit: str):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of {unit}: {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+        return value
+    return parse
+
+
+_minutes = _duration("minutes")
+_seconds = _duration("seconds")
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+
+def _adapter_args(p: argparse.ArgumentParser, required: bool) -> None:
+    p.add_argument("--adapter", required=required, help="adapter name (see 'mqconform adapters')")
+    p.add_argument("--adapter-opt", action="append", metavar="KEY=VALUE", help="adapter option (repeatable)")
+    p.add_argument("--faults", help="comma-separated faults for the simulated adapter")
+
+
+
+def _results_dir(given: Path | None) -> Path:
+    """Where a run writes: a new directory, never one holding anything already."""
+    if given is None:
+        stamp = time.strftime("run-%Y%m%d-%H%M%S")
+        return Path("mqconform-results") / f"{stamp}-{os.getpid()}-{secrets.token_hex(2)}"
+    if given.exists() and (not given.is_dir() or any(given.iterdir())):
+        raise UsageError(f"results directory {given} already holds something; give a new or empty one")
+    return given
+
+
+def _stop(signum, frame):
+    STOP.set()
+    raise KeyboardInterrupt
+
+
+def _on_signals(handlers: dict) -> dict:
+    """Install ``{signal: handler}`` (only the main thread can); returns the previous handlers."""
+    previous = {}
+    for sig, handler in handlers.items():
+        try:
+            previous[sig] = signal.signal(sig, handler)
+        except (ValueError, TypeError):
+            pass
+    return previous
+
+
+
+
+#: The results directory of the command running, once it exists: a crash's traceback goes there.
+_RESULTS: list[Path] = []
+
+
+def _save_traceback() -> str:
+    import tempfile
+    import traceback
+
+    if _RESULTS and _RESULTS[-1].is_dir():
+        path = str(_RESULTS[-1] / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    else:
+        fd, path = tempfile.mkstemp(prefix="mqconform-crash-", suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(f"mqconform {__version__}: {' '.join(sys.argv)}\n\n")
+        fh.write(traceback.format_exc())
+    return path

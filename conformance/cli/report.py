@@ -1,0 +1,49 @@
+"""``mqconform report``: compliance reports from result directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conformance.cli.common import EXIT_NONCONFORMANT, EXIT_OK, UsageError
+
+
+def add_parsers(sub) -> None:
+    report = sub.add_parser("report", help="a compliance report from result directories")
+    report.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="result directories (run, plugin, campaign)")
+    report.add_argument("--format", choices=("md", "html", "json", "junit"), default=None,
+                        help="default: from --out's extension (.md, .html, .json, .xml for JUnit), else md")
+    report.add_argument("--out", type=Path, required=True, help="the report file to write")
+    report.add_argument("--baseline", type=Path, action="append", metavar="DIR",
+                        help="an earlier run's result directory (repeatable): mark new-fail / fixed / still-failing")
+    report.add_argument("--known-deviations", type=Path, action="append", metavar="FILE",
+                        help="a known-deviations file (TOML, repeatable): failures it explains are shown as "
+                             "known deviations and do not fail the report; entries the runs pass are stale")
+    report.add_argument("--report-only", action="store_true", help="exit 0 even when rules fail")
+
+
+
+def cmd_report(args, out) -> int:
+    import reports
+
+    try:
+        report = reports.make_report(args.dirs, args.baseline, args.known_deviations)
+    except reports.ReportInputError as exc:
+        raise UsageError(str(exc)) from None
+    if args.format is None:
+        args.format = {".html": "html", ".htm": "html", ".json": "json", ".xml": "junit",
+                       ".junit": "junit"}.get(args.out.suffix.lower(), "md")
+    text = reports.render(report, args.format)
+    try:
+        reports.write_atomically(args.out, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror}") from None
+    counts = [f"{c.label}: " + ", ".join(f"{n} {v}" for v, n in c.counts().items() if n) for c in report.columns]
+    out.write(f"Report ({args.format}): {args.out}\n" + "".join(f"  {line}\n" for line in counts))
+    for d in report.stale:
+        out.write(f"  stale known deviation: {d.deviation.rule} on {d.system} now {d.verdict} ({d.deviation.origin})\n")
+    return EXIT_NONCONFORMANT if report.any_failure and not args.report_only else EXIT_OK
+
+
+
+
+COMMANDS = {"report": cmd_report}

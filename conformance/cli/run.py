@@ -1,0 +1,185 @@
+"""``mqconform run`` and ``mqconform replay``: the machines against an adapter, and a saved history again."""
+
+from __future__ import annotations
+
+import random
+import signal
+from pathlib import Path
+
+from tabulate import tabulate
+
+from adapters.registry import create_adapter
+from adapters.subprocess import keep_artifacts
+from conformance import __version__
+from conformance.cli.common import (_RESULTS, DEFAULT_EXAMPLES, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK,
+                                    UsageError, _adapter_args, _adapter_options, _areas, _count, _on_signals,
+                                    _positive, _results_dir, _seconds, _seed, _stop)
+from conformance.engine import (BY_SYSTEM, SHRINK_CASES, SHRINK_CASES_REALTIME, SHRINK_SECONDS_REALTIME,
+                               Interrupted, run_areas)
+from conformance.history import load_failure
+from conformance.regression import pytest_source, replay_on
+from conformance.render import render_failure
+from conformance.results import PASS, RunRecord
+from conformance.session import STOP, HarnessError
+
+DEFAULT_KEEP_GOING = 2
+
+
+def add_parsers(sub) -> None:
+    run = sub.add_parser("run", help="run the conformance machines against an adapter")
+    _adapter_args(run, required=True)
+    run.add_argument("--area", help="comma-separated areas (default: all)")
+    run.add_argument("--examples", type=_positive, default=DEFAULT_EXAMPLES,
+                     help=f"generated cases per area (default {DEFAULT_EXAMPLES})")
+    run.add_argument("--seed", type=_seed, help="seed for reproducible generation (default: random)")
+    run.add_argument("--results", type=Path, help="result directory (default: mqconform-results/run-TIME)")
+    run.add_argument("--keep-going", type=_count, default=DEFAULT_KEEP_GOING, metavar="N",
+                     help="after a departure, up to N more rounds per area looking for departures from other "
+                          f"rules (default {DEFAULT_KEEP_GOING}; 0 stops at the first)")
+    run.add_argument("--no-minimise", action="store_true",
+                     help="keep each counterexample as Hypothesis shrank it, without minimising its history")
+    run.add_argument("--shrink-cases", type=_count, default=BY_SYSTEM, metavar="N",
+                     help=f"cases Hypothesis may run shrinking a departure (default {SHRINK_CASES}, "
+                          f"{SHRINK_CASES_REALTIME} on a system that runs on real time)")
+    run.add_argument("--shrink-seconds", type=_seconds, default=BY_SYSTEM, metavar="S",
+                     help="a time limit on shrinking one departure, as a safety net: a shrink it cuts makes "
+                          "the run's verdicts depend on the clock, and the run says so (default: none on a "
+                          f"virtual clock, {SHRINK_SECONDS_REALTIME:g} s on a system that runs on real time)")
+
+    replay = sub.add_parser("replay", help="replay a saved failing history")
+    replay.add_argument("file", type=Path)
+    _adapter_args(replay, required=False)
+    replay.add_argument("--as-pytest", type=Path, metavar="OUT.py",
+                        help="write a standalone pytest test that replays the history, instead of running it")
+
+
+def cmd_run(args, out) -> int:
+    areas = _areas(args.area)
+    options = _adapter_options(args)
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    results = _results_dir(args.results)
+    adapter = create_adapter(args.adapter, options)
+    try:  # before the run, so that a long run is never lost for want of a place to write it
+        results.mkdir(parents=True, exist_ok=True)
+        _RESULTS.append(results)
+    except OSError as exc:
+        adapter.close()
+        raise UsageError(f"cannot use results directory {results}: {exc.strerror}") from None
+    out.write(f"mqconform {__version__}: adapter {args.adapter}, areas {', '.join(areas)}, "
+              f"{args.examples} examples per area, seed {seed}\n")
+    out.write(f"Results: {results}\n")
+    out.flush()
+    STOP.clear()
+    previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
+    try:
+        record = run_areas(adapter, areas, args.examples, seed, options,
+                           progress=lambda line: (out.write(f"  {line}\n"), out.flush()),
+                           keep_going=args.keep_going, on_update=lambda r: r.write(results),
+                           minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
+                           shrink_cases=args.shrink_cases)
+    except Interrupted as stop:
+        stop.record.write(results)
+        out.write(f"\nInterrupted during {stop.record.interrupted[0]}: "
+                  f"{len(stop.record.failures)} departures found so far; results so far in {results}\n")
+        return EXIT_INTERRUPTED
+    finally:
+        _on_signals(previous)
+        STOP.clear()
+        adapter.close()
+        keep_artifacts(adapter, results)
+    replay_paths = record.write(results)
+    _summary(record, out)
+    for failure, path in zip(record.failures, replay_paths):
+        out.write("\n" + render_failure(failure) + "\n")
+        out.write(f"\nReplay file: {path}\n")
+        out.write(f"Replay with: mqconform replay {path}\n")
+    out.write(f"\nResults: {results}\n")
+    if record.error:
+        raise HarnessError(record.error)
+    return EXIT_NONCONFORMANT if record.failures else EXIT_OK
+
+
+def _summary(record: RunRecord, out) -> None:
+    rows = record.rule_rows()
+    by_area: dict[str, dict[str, int]] = {}
+    for row in rows:
+        counts = by_area.setdefault(row["area"], {})
+        counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
+    verdicts = ["pass", "fail", "not applicable", "not exercised", "indeterminate", "error"]
+    table = [[area] + [counts.get(v, 0) for v in verdicts] for area, counts in by_area.items()]
+    out.write(f"\n{record.coverage.examples} cases, {record.coverage.steps} steps\n")
+    out.write(tabulate(table, headers=["area"] + verdicts) + "\n")
+    # An area the system cannot express at all is one line with its reason, not a line per rule.
+    whole = {}
+    for area in by_area:
+        reasons = {r.get("not_applicable", "") for r in rows if r["area"] == area}
+        if set(by_area[area]) == {"not applicable"} and len(reasons) == 1 and "" not in reasons:
+            whole[area] = reasons.pop()
+    for area, reason in whole.items():
+        out.write(f"{area}: not applicable: {reason}\n")
+    flagged = [r for r in rows if r["verdict"] not in (PASS,) and r["area"] not in whole]
+    if flagged:
+        out.write("\n" + tabulate(
+            [[r["rule"], r["verdict"], r["exercised"],
+              ("why: " + r["not_applicable"] if "not_applicable" in r else r["summary"])[:90]] for r in flagged],
+            headers=["rule", "verdict", "exercised", "summary (or why not applicable)"]) + "\n")
+    partly = [(r["rule"], record.coverage.unreached(r["rule"])) for r in rows if r["verdict"] == PASS]
+    partly = [(rule, names) for rule, names in partly if names]
+    if partly:
+        out.write(f"\n{len(partly)} rules passed without every input class reached (not fully exercised):\n")
+        out.write(tabulate([[rule, "; ".join(names)] for rule, names in partly],
+                           headers=["rule", "input classes never reached"]) + "\n")
+    if record.timed_shrinks:
+        out.write(f"\nShrinking stopped at its time limit ({', '.join(record.timed_shrinks)}): which cases ran "
+                  "depended on the clock, so rules reached only while shrinking may get another verdict from "
+                  "the same seed (--shrink-cases N bounds shrinking by cases alone).\n")
+
+
+def cmd_replay(args, out) -> int:
+    if args.adapter_opt and not args.adapter:
+        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
+    failure = load_failure(args.file)
+    name = args.adapter or failure.adapter
+    options = _adapter_options(args) if args.adapter else dict(failure.adapter_options)
+    if not args.adapter and args.faults:
+        options["faults"] = args.faults
+    if args.as_pytest is not None:
+        return _replay_as_pytest(args, out, failure, name, options)
+    adapter = create_adapter(name, options)
+    try:
+        found = replay_on(adapter, failure, options)
+    finally:
+        adapter.close()
+    if found is not None:
+        out.write(render_failure(found) + "\n")
+        out.write(f"\nStill failing: {args.file}\n")
+        return EXIT_NONCONFORMANT
+    out.write(f"Replayed {len(failure.steps)} steps on adapter {name}: conformant (fixed).\n")
+    return EXIT_OK
+
+
+def _replay_as_pytest(args, out, failure, name: str, options: dict) -> int:
+    """Write the replay as a standalone pytest module instead of running it."""
+    from conformance.session import _secret
+
+    target = args.as_pytest
+    if target.suffix != ".py":
+        raise UsageError(f"--as-pytest {target}: a pytest module's name ends in .py")
+    if not target.parent.is_dir():
+        raise UsageError(f"--as-pytest {target}: no such directory {target.parent}")
+    if target.exists():
+        raise UsageError(f"--as-pytest {target}: already exists; choose another name")
+    create_adapter(name, options).close()   # a bad adapter or option fails here, not in the user's suite
+    kept = {k: v for k, v in options.items() if not _secret(k)}
+    source = pytest_source(failure, failure.to_json(), name, kept, args.file.name)
+    try:
+        target.write_text(source, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--as-pytest {target}: cannot write ({exc.strerror})") from None
+    out.write(f"Regression test: {target} (run it with: pytest {target})\n")
+    return EXIT_OK
+
+
+
+
+COMMANDS = {"run": cmd_run, "replay": cmd_replay}

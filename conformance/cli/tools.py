@@ -1,0 +1,77 @@
+"""``mqconform cluster`` and ``mqconform dlq``: what-if tools for cluster workload and DLQ rules tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tabulate import tabulate
+
+from conformance.cli.common import EXIT_NONCONFORMANT, EXIT_OK, UsageError, _Parser, _positive
+
+
+def add_parsers(sub) -> None:
+    cluster = sub.add_parser("cluster", help="cluster workload tools")
+    cluster_sub = cluster.add_subparsers(dest="cluster_command", required=True, parser_class=_Parser)
+    simulate = cluster_sub.add_parser("simulate", help="where would messages go in this cluster?")
+    simulate.add_argument("config", type=Path, help="cluster description (TOML)")
+    simulate.add_argument("--messages", type=_positive, default=1000)
+    simulate.add_argument("--plot", type=Path, help="write a bar chart of the shares (PNG)")
+
+    dlq = sub.add_parser("dlq", help="DLQ handler rules-table tools")
+    dlq_sub = dlq.add_subparsers(dest="dlq_command", required=True, parser_class=_Parser)
+    check = dlq_sub.add_parser("check", help="validate a rules table (exit 0 valid, 1 with every error listed)")
+    check.add_argument("table", type=Path)
+    dsim = dlq_sub.add_parser("simulate", help="what the table does to each message of a file")
+    dsim.add_argument("table", type=Path)
+    dsim.add_argument("--messages", type=Path, required=True, help="messages file (TOML, see docs/dlq-tools.md)")
+
+
+
+def cmd_cluster(args, out) -> int:
+    from conformance import cluster_whatif as WI
+
+    scenario = WI.load_scenario(args.config)
+    why = WI.plot_problem(args.plot) if args.plot else None
+    if why:
+        raise UsageError(f"--plot {why}")
+    outcome = WI.simulate(scenario, args.messages)
+    out.write(f"{args.messages} messages to {scenario.message.queue} from {scenario.cluster.local}\n")
+    out.write(tabulate(WI.rows(outcome), headers=["destination", "expected share", "simulated share",
+                                                    "messages", "eliminated at"]) + "\n")
+    if args.plot:
+        try:
+            WI.plot(outcome, args.plot)
+        except OSError as exc:
+            raise UsageError(f"--plot {args.plot}: cannot write ({exc.strerror})") from None
+        out.write(f"Plot: {args.plot}\n")
+    return EXIT_OK
+
+
+
+def cmd_dlq(args, out) -> int:
+    from conformance import dlq_tools as DT
+
+    try:
+        table, errors = DT.check(args.table)
+        if errors:
+            out.write("\n".join(errors) + "\n")
+            out.write(f"{args.table}: {len(errors)} error(s); a DLQ handler would not start with this table\n")
+            return EXIT_NONCONFORMANT
+        if args.dlq_command == "check":
+            out.write(f"{args.table}: valid: {'control data and ' if table.control != DT.T.ControlData() else ''}"
+                      f"{len(table.rules)} rule(s)\n")
+            return EXIT_OK
+        scenario = DT.load_messages(args.messages)
+    except DT.MessagesFileError as exc:
+        raise UsageError(str(exc)) from None
+    for fate in DT.simulate(table, scenario):
+        out.write(f"\n{fate.message}: {fate.final}\n")
+        if fate.steps:
+            out.write(tabulate([[s.tries, s.rule_line, s.action, s.target, s.outcome] for s in fate.steps],
+                               headers=["try", "rule (line)", "action", "to", "outcome"]) + "\n")
+    return EXIT_OK
+
+
+
+
+COMMANDS = {"cluster": cmd_cluster, "dlq": cmd_dlq}
