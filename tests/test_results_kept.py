@@ -91,11 +91,12 @@ def test_a_failed_start_leaves_no_result_directory(tmp_path):
 
 def test_a_crash_during_a_run_leaves_its_traceback_in_the_results_directory(tmp_path, monkeypatch, capsys):
     from conformance import cli
+    from conformance.cli import run
 
     def explode(*args, **kwargs):
         raise RuntimeError("a bug in the kit")
 
-    monkeypatch.setattr(cli, "run_areas", explode)
+    monkeypatch.setattr(run, "run_areas", explode)
     results = tmp_path / "r"
     code = cli.main(["run", "--adapter", "simulated", "--area", "core", "--results", str(results)], out=io.StringIO())
     err = capsys.readouterr().err
