@@ -200,3 +200,21 @@ def test_shrinking_cut_by_its_time_limit_is_recorded_on_the_run(monkeypatch, tmp
     run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 200, 7, {}, record, minimise_histories=False, keep_going=0,
              shrink_seconds=None)
     assert record.timed_shrinks == []
+
+
+def test_hypothesis_never_ends_a_shrink_before_the_sessions_own_time_limit(monkeypatch):
+    """Hypothesis stops shrinking after five minutes of its own; a longer limit of the session's is what
+    must fire (and be reported), so Hypothesis's is raised above it for the run, and put back after."""
+    from hypothesis.internal.conjecture import engine as conjecture
+
+    from conformance import engine
+
+    seen = []
+    monkeypatch.setattr(engine, "run_state_machine_as_test",
+                        lambda machine, settings: seen.append(conjecture.MAX_SHRINKING_SECONDS))
+    before = conjecture.MAX_SHRINKING_SECONDS
+    adapter = create_adapter("simulated", {})
+    for seconds in (1000.0, None):
+        machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {}, Coverage(), shrink_seconds=seconds)
+        engine.run_machine(machine, machine_settings(1))
+    assert seen == [1060.0, before] and conjecture.MAX_SHRINKING_SECONDS == before
