@@ -71,9 +71,12 @@ class _Search:
         f = self.failure
         session = Session(self.adapter, f.area, f.adapter_options, f.seed, coverage=Coverage(), platform=f.platform)
         found = None
+        #: How many of ``ops`` ran, the failing one included (what :meth:`reduce` keeps).
+        self.ran = 0
         try:
             session.start_case()
             for op in ops:
+                self.ran += 1
                 session.execute(op)
         except NonConformance as exc:
             found = exc.failure
@@ -87,6 +90,17 @@ class _Search:
                 pass
         return found if found is not None and self.same(found) else None
 
+    def reduce(self, ops: list[L.Op]) -> list[L.Op] | None:
+        """``ops`` up to the step that fails, when they fail the same way (else None).
+
+        On a system that runs on real time the session puts clock advances of its own into the
+        history it records (the time each call took); they are not part of the candidate, and a
+        next candidate built from the recorded history would carry them on and add more.
+        """
+        if self.replay(ops) is None:
+            return None
+        return list(ops[:self.ran])
+
     def same(self, other: Failure) -> bool:
         return (other.mismatch.fields == self.failure.mismatch.fields
                 and set(other.rules) == set(self.failure.rules))
@@ -97,12 +111,15 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None) ->
     if budget is None:
         budget = minimise_budget(adapter)
     search = _Search(failure, adapter, budget)
-    best = search.replay(_ops(failure))
-    if best is None:
+    ops = search.reduce(_ops(failure))
+    if ops is None:
         return failure   # not reproducible (a real broker's timing): keep what Hypothesis found
-    ops = _ddmin(search, best)
-    best = search.replay(ops) or best
-    ops = _one_by_one(_ops(best), search)
+    if adapter.capabilities().realtime:
+        # Most clock advances there are the time calls took, recorded by the session; a replay
+        # records its own. Tried first all at once, as they are seldom what a failure needs.
+        ops = search.reduce([op for op in ops if not isinstance(op, L.AdvanceClock)]) or ops
+    ops = _ddmin(search, ops)
+    ops = _one_by_one(ops, search)
     merged = _merge(ops, search)
     if len(merged) < len(ops):
         ops = _one_by_one(merged, search)
@@ -124,9 +141,8 @@ def _ops(failure: Failure) -> list[L.Op]:
     return [s.op for s in failure.steps]
 
 
-def _ddmin(search: _Search, best: Failure) -> list[L.Op]:
+def _ddmin(search: _Search, ops: list[L.Op]) -> list[L.Op]:
     """Zeller's ddmin over the operations: drop chunks while the failure stays."""
-    ops = _ops(best)
     n = 2
     while len(ops) >= 2 and not search.out_of_time():
         size = max(1, len(ops) // n)
@@ -134,9 +150,9 @@ def _ddmin(search: _Search, best: Failure) -> list[L.Op]:
         reduced = False
         for i in range(len(chunks)):
             candidate = [op for j, chunk in enumerate(chunks) if j != i for op in chunk]
-            found = search.replay(candidate) if candidate else None
+            found = search.reduce(candidate) if candidate else None
             if found is not None:
-                ops = _ops(found)
+                ops = found
                 n = max(n - 1, 2)
                 reduced = True
                 break
@@ -157,9 +173,9 @@ def _one_by_one(ops: list[L.Op], search: _Search) -> list[L.Op]:
         for i in range(len(ops) - 1, -1, -1):
             if search.out_of_time():
                 break
-            found = search.replay(ops[:i] + ops[i + 1:])
+            found = search.reduce(ops[:i] + ops[i + 1:])
             if found is not None:
-                ops = _ops(found)
+                ops = found
                 changed = True
                 break
     return ops

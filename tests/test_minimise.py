@@ -130,3 +130,50 @@ def test_clock_advances_are_merged():
     small = minimise(failure_of(adapter, "expiry", ops), adapter)
     clocks = [s.op for s in small.steps if isinstance(s.op, L.AdvanceClock)]
     assert len(clocks) == 1 and clocks[0].tenths >= 3, [s.op for s in small.steps]
+
+
+class Ticking:
+    """The simulated queue manager as if it ran on real time: each call takes a tenth of a second,
+    so the session records a clock advance of its own before every call (as it does on a broker)."""
+
+    name = "simulated"
+
+    def __init__(self, fault: str) -> None:
+        import attrs
+
+        self.inner = create_adapter("simulated", {"faults": fault, "platform": "distributed"})
+        self.caps = attrs.evolve(self.inner.capabilities(), realtime=True)
+        self.calls = 0
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def capabilities(self):
+        return self.caps
+
+    def start_case(self, name: str, platform: str) -> None:
+        self.calls = 0
+        self.inner.start_case(name, platform)
+
+    def execute(self, op):
+        if not isinstance(op, L.AdvanceClock):
+            self.calls += 1
+        return self.inner.execute(op)
+
+    def elapsed_tenths(self) -> int:
+        return self.calls
+
+
+def test_on_real_time_the_clock_advances_a_replay_records_do_not_pile_up():
+    """Each replay records the time its calls took; a history built from one replay's record would carry
+    those advances into the next replay, which adds its own.  The minimal history has the operations the
+    failure needs, and no more advances than the time its own calls took."""
+    failure, adapter = shrunk_failure("priority-ignored")
+    plain = minimise(failure, adapter)
+    ticking = Ticking("priority-ignored")
+    small = minimise(failure, ticking)
+    ops = [s.op for s in small.steps if not isinstance(s.op, L.AdvanceClock)]
+    advances = [s.op for s in small.steps if isinstance(s.op, L.AdvanceClock)]
+    assert set(small.rules) == set(failure.rules)
+    assert len(ops) == len([s for s in plain.steps if not isinstance(s.op, L.AdvanceClock)])
+    assert sum(a.tenths for a in advances) <= len(ops), small.steps
