@@ -175,7 +175,13 @@ def _core07(state, op):
             else "DEFPRTY between 0 and MaxPriority"
 
 
-@declare("CORE-10", "as queue default, DEFPSIST(NO)", "as queue default, DEFPSIST(YES)")
+@declare("CORE-08", "MaxPriority + 1", "far above MaxPriority")
+def _core08(state, op):
+    if isinstance(op, (L.Put, L.Put1)) and op.md.priority > C.MAX_PRIORITY:
+        yield "MaxPriority + 1" if op.md.priority == C.MAX_PRIORITY + 1 else "far above MaxPriority"
+
+
+@declare("CORE-10", "as queue default, DEFPSIST(NO)", "as queue default, DEFPSIST(YES)", "not a persistence value")
 def _core10(state, op):
     q = _queue(state, op)
     if q is None or not isinstance(op, (L.Put, L.Put1)):
@@ -184,6 +190,8 @@ def _core10(state, op):
     if p == C.MQPER_PERSISTENCE_AS_Q_DEF:
         yield "as queue default, DEFPSIST(YES)" if q.attr("DEFPSIST") == C.MQPER_PERSISTENT \
             else "as queue default, DEFPSIST(NO)"
+    elif p not in (C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT):
+        yield "not a persistence value"
 
 
 @declare("CORE-13", "queue empty", "only another's uncommitted puts", "only messages got in a unit of work",
@@ -246,13 +254,13 @@ def _core19(state, op):
     yield "cursor on a message with more after it" if later else "cursor on the last message"
 
 
-@declare("CORE-23", "queue not open for input", "queue open for shared input")
+@declare("CORE-23", "queue not open for input", "queue open for shared input", "queue open for exclusive input")
 def _core23(state, op):
     if isinstance(op, L.Open) and op.options & C.MQOO_INPUT_ANY:
         modes = {h.input_mode for h in state.handles.values() if h.queue == op.queue and h.input_mode}
         if C.MQOO_INPUT_EXCLUSIVE in modes:
-            return
-        if modes:
+            yield "queue open for exclusive input"
+        elif modes:
             yield "queue open for shared input"
         else:
             yield "queue not open for input"
@@ -278,6 +286,12 @@ def _core36(state, op):
         msgs = sorted(_available(state, op), key=lambda m: m.order_key)
         if msgs:
             yield "persistent message" if msgs[0].md.persistence == C.MQPER_PERSISTENT else "non-persistent message"
+
+
+@declare("CORE-38", "just below MQWI_UNLIMITED", "far below MQWI_UNLIMITED")
+def _core38(state, op):
+    if _is_get(op) and op.wait_interval < C.MQWI_UNLIMITED:
+        yield "just below MQWI_UNLIMITED" if op.wait_interval == C.MQWI_UNLIMITED - 1 else "far below MQWI_UNLIMITED"
 
 
 # --------------------------------------------------------------------------

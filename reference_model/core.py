@@ -168,7 +168,7 @@ def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
 def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
     """Why the messages that must count in CURDEPTH are there (a depth observed too low).
 
-    Uncommitted puts first (CORE-28 counts them), then the others; messages that may
+    Uncommitted puts first (CORE-28 counts them), then the others, newest first; messages that may
     already have expired and gone in the background (EXP-26) need not count, so
     their history is not blamed.
     """
@@ -178,7 +178,9 @@ def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
     # An uncommitted put counts by CORE-28 itself; its history (CORE-02: hidden from other
     # connections) says nothing of the depth.
     uncommitted = ("CORE-28",) if any(m.put_by is not None for m in counted) else ()
-    return uncommitted + tuple(dict.fromkeys(r for m in counted if m.put_by is None for r in m.provenance))
+    # Newest first: the messages that arrived since the queue was last seen right are the likelier missing.
+    return uncommitted + tuple(dict.fromkeys(r for m in reversed(counted) if m.put_by is None
+                                             for r in m.provenance))
 
 
 @handles(L.AdvanceClock)

@@ -90,7 +90,7 @@ def _write(s: ModelState, q: ModelQueue, conn: str | None = None, rules: tuple[s
     if q.attr("TRIGTYPE") == C.MQTT_DEPTH:
         q.attrs["TRIGGER"] = C.MQTC_OFF  # TRIG-28
     if conn is not None:
-        s.conns[conn].pending_triggers.append((iq.name, tm, q.attr("TRIGTYPE")))
+        s.conns[conn].pending_triggers.append((iq.name, tm, q.attr("TRIGTYPE"), rules))
     else:
         deliver(s, iq.name, tm, rules)
 
@@ -214,9 +214,9 @@ def _interval_elapsed(s: ModelState, q: ModelQueue) -> list[bool]:
 def end_of_unit_of_work(s: ModelState, conn: str, commit: bool) -> tuple[str, ...]:
     """TRIG-15: held trigger messages become available at commit, and for FIRST/DEPTH at backout."""
     c = s.conns[conn]
-    for initq, tm, ttype in c.pending_triggers:
+    for initq, tm, ttype, why in c.pending_triggers:
         if commit or ttype in (C.MQTT_FIRST, C.MQTT_DEPTH):
-            deliver(s, initq, tm)
+            deliver(s, initq, tm, ("TRIG-15",) + why)   # held for the unit of work, caused by the put
     rules = ("TRIG-15",) if c.pending_triggers else ()
     c.pending_triggers = []
     return rules

@@ -28,7 +28,7 @@ OPEN_CHOICES = (
     C.MQOO_OUTPUT,
     C.MQOO_INPUT_SHARED,
 )
-PRIORITIES = (C.MQPRI_PRIORITY_AS_Q_DEF, 0, 1, 4, 5, 9, 12)
+PRIORITIES = (C.MQPRI_PRIORITY_AS_Q_DEF, 0, 1, 4, 5, 9, 10, 12)
 PERSISTENCE = (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF)
 PUT_SYNC = (C.MQPMO_SYNCPOINT, C.MQPMO_NO_SYNCPOINT, C.MQPMO_NONE)
 GET_SYNC = (C.MQGMO_SYNCPOINT, C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT_IF_PERSISTENT, 0)
@@ -123,10 +123,50 @@ class CoreMachine(ConformanceMachine):
                 break
             mode = C.MQGMO_BROWSE_NEXT
 
+    @rule(holder=conns, other=conns, queue=queues, shared=st.booleans())
+    def exclusive_use(self, holder, other, queue, shared):
+        """A server takes a queue for exclusive input (every other handle on it without input), then
+        another program tries to open it for input, and everyone reopens it as before."""
+        if holder == other:
+            return
+        for conn in CONNS:
+            self.reopen(conn, queue, C.MQOO_BROWSE | C.MQOO_OUTPUT if conn != holder else
+                        C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE | C.MQOO_OUTPUT)
+        self.reopen(other, queue, (C.MQOO_INPUT_SHARED if shared else C.MQOO_INPUT_EXCLUSIVE) | C.MQOO_OUTPUT)
+        for conn in CONNS:
+            self.reopen(conn, queue, STANDARD_OPEN)
+
+    @rule(browser=conns, getter=conns, queue=queues)
+    def browse_past_a_removed_message(self, browser, getter, queue):
+        """A browser's cursor is on a message another program then gets: where does BROWSE_NEXT go on?"""
+        if browser == getter:
+            return
+        self.execute(L.Get(conn=browser, handle=self._handle(browser, queue),
+                           options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT))
+        self.execute(L.Get(conn=getter, handle=self._handle(getter, queue), options=C.MQGMO_NO_SYNCPOINT))
+        self.execute(L.Get(conn=browser, handle=self._handle(browser, queue),
+                           options=C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT))
+
+    @rule(conn=conns, queue=queues, gets=st.integers(min_value=2, max_value=3))
+    def get_several_then_back_out(self, conn, queue, gets):
+        for _ in range(gets):
+            self.execute(L.Get(conn=conn, handle=self._handle(conn, queue), options=C.MQGMO_SYNCPOINT))
+        self.execute(L.Backout(conn=conn))
+
+    @rule(holder=conns, other=conns, queue=queues)
+    def get_past_a_lock(self, holder, other, queue):
+        """One handle locks the first message; another tries to get: on a queue of one message, nothing."""
+        if holder == other:
+            return
+        self.execute(L.Get(conn=holder, handle=self._handle(holder, queue),
+                           options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK | C.MQGMO_NO_SYNCPOINT))
+        self.execute(L.Get(conn=other, handle=self._handle(other, queue), options=C.MQGMO_NO_SYNCPOINT))
+
     @rule(conn=conns, queue=queues, priorities=st.lists(st.sampled_from(PRIORITIES), min_size=2, max_size=4),
-          sync=st.sampled_from(PUT_SYNC))
-    def put_several(self, conn, queue, priorities, sync):
-        for priority in priorities:
+          sync=st.sampled_from(PUT_SYNC), alike=st.booleans())
+    def put_several(self, conn, queue, priorities, sync, alike):
+        """Several puts in a row, of mixed priorities or (``alike``) all of the first one's."""
+        for priority in priorities if not alike else [priorities[0]] * len(priorities):
             self.execute(L.Put(conn=conn, handle=self._handle(conn, queue), body=self._body(),
                                md=L.MessageDescriptor(priority=priority), options=sync))
 
@@ -222,7 +262,8 @@ class CoreMachine(ConformanceMachine):
 
     @rule(conn=conns, queue=queues, call=st.sampled_from((
         "negative-priority", "unknown-queue-put1", "unknown-queue-open", "put-both-syncpoints",
-        "get-both-syncpoints", "bad-wait-interval", "unknown-queue-manager")))
+        "get-both-syncpoints", "bad-wait-interval", "wait-interval-just-below", "unknown-queue-manager",
+        "bad-persistence")))
     def invalid_call(self, conn, queue, call):
         handle = self._handle(conn, queue)
         if call == "negative-priority":
@@ -237,6 +278,11 @@ class CoreMachine(ConformanceMachine):
         elif call == "put-both-syncpoints":
             op = L.Put(conn=conn, handle=handle, body=self._body(),
                        options=C.MQPMO_SYNCPOINT | C.MQPMO_NO_SYNCPOINT)
+        elif call == "bad-persistence":
+            op = L.Put(conn=conn, handle=handle, body=self._body(), md=L.MessageDescriptor(persistence=3))
+        elif call == "wait-interval-just-below":
+            op = L.Get(conn=conn, handle=handle, options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT,
+                       wait_interval=C.MQWI_UNLIMITED - 1)
         elif call == "get-both-syncpoints":
             op = L.Get(conn=conn, handle=handle, options=C.MQGMO_SYNCPOINT | C.MQGMO_NO_SYNCPOINT)
         else:

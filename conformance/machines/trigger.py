@@ -160,6 +160,14 @@ class TriggerMachine(ConformanceMachine):
     def alter_application_queue(self, change):
         self.execute(L.AlterQueue(queue=APP, attrs=change))
 
+    @rule(arrivals=st.integers(min_value=1, max_value=2))
+    def gets_inhibited_while_messages_arrive(self, arrivals):
+        """Gets are inhibited, messages arrive, gets are allowed again: the queue may now trigger (TRIG-22)."""
+        self.execute(L.AlterQueue(queue=APP, attrs={"GET": C.MQQA_GET_INHIBITED}))
+        for _ in range(arrivals):
+            self.put(APP, 8, False)
+        self.execute(L.AlterQueue(queue=APP, attrs={"GET": C.MQQA_GET_ALLOWED}))
+
     @rule(inhibit=st.booleans())
     def alter_initiation_queue(self, inhibit):
         self.execute(L.AlterQueue(queue=INIT, attrs={
