@@ -230,6 +230,9 @@ class CoreMachine(ConformanceMachine):
             else:
                 self.execute(L.CutConnection(conn=conn, in_flight=in_flight))
             self.execute(L.Commit(conn=conn))
+            # ... and a call after that: on a broken connection every call fails (CORE-47), whether
+            # the break came between calls or with the commit in flight
+            self.execute(L.Get(conn=conn, handle=self._handle(conn, get_q), options=C.MQGMO_NO_SYNCPOINT))
             self.execute(L.Disconnect(conn=conn, abnormal=True))
             self._forget(conn)
             self._connect(conn)
