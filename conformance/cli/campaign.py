@@ -13,9 +13,9 @@ from pathlib import Path
 from adapters.brokers.server import BrokerControlError
 from adapters.registry import create_adapter
 from conformance import __version__
-from conformance.cli.common import (EXIT_NONCONFORMANT, EXIT_OK, UsageError, _adapter_args, _adapter_options, _areas,
+from conformance.cli.common import (UsageError, _adapter_args, _adapter_options, _areas,
                                     _minutes, _on_signals, _positive, _seed, _stop)
-from conformance.cli.run import _summary
+from conformance.cli.run import finish
 from conformance.results import RunRecord
 from conformance.session import HarnessError
 
@@ -178,15 +178,9 @@ def _campaign(args, out, started: float, managed) -> int:
     if errors:
         record.error = f"{len(errors)} task(s) ended in error; first: {errors[0]}"
     record.ended = time.time()
-    replay_paths = record.write(outdir)
-    _summary(record, out)
-    for failure, path in zip(record.failures, replay_paths):
-        out.write(f"\nDistinct failure: {'+'.join(failure.rules)} ({len(failure.steps)} steps)\n")
-        out.write(f"Replay with: mqconform replay {path}\n")
-    out.write(f"\nResults: {outdir}\n")
-    if record.error:
-        raise HarnessError(record.error)
-    return EXIT_NONCONFORMANT if record.failures else EXIT_OK
+    return finish(record, outdir, out, lambda failure, path: (
+        f"\nDistinct failure: {'+'.join(failure.rules)} ({len(failure.steps)} steps)\n"
+        f"Replay with: mqconform replay {path}\n"))
 
 
 def _revive(managed, result: dict) -> str | None:

@@ -47,17 +47,22 @@ def _adapter_options(args) -> dict[str, str]:
     return options
 
 
-def _whole(minimum: int):
-    """An argparse type: a whole number of at least ``minimum``."""
-    def parse(text: str) -> int:
+def _number(convert, what: str, ok, bound: str):
+    """An argparse type: ``convert(text)``, which must be ``what`` and satisfy ``ok`` (else: must be ``bound``)."""
+    def parse(text: str):
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}: {text!r}")
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"must be {bound}: {text!r}")
         return value
     return parse
+
+
+def _whole(minimum: int):
+    """A whole number of at least ``minimum``."""
+    return _number(int, "a whole number", lambda value: value >= minimum, f"at least {minimum}")
 
 
 _positive = _whole(1)
@@ -65,15 +70,8 @@ _count = _whole(0)
 
 
 def _duration(unit: str):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number of {unit}: {text!r}") from None
-        if not 0 < value < float("inf"):
-            raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
-        return value
-    return parse
+    """A number of ``unit`` above 0, finite."""
+    return _number(float, f"a number of {unit}", lambda value: 0 < value < float("inf"), "more than 0")
 
 
 _minutes = _duration("minutes")

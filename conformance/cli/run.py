@@ -87,12 +87,17 @@ def cmd_run(args, out) -> int:
         STOP.clear()
         adapter.close()
         keep_artifacts(adapter, results)
+    return finish(record, results, out, lambda failure, path: (
+        f"\n{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}\n"))
+
+
+def finish(record: RunRecord, results: Path, out, shown) -> int:
+    """Write a run's results, print its summary and each failure as ``shown(failure, replay file)``
+    gives it; the exit code of the verdict (an error is raised as one)."""
     replay_paths = record.write(results)
     _summary(record, out)
     for failure, path in zip(record.failures, replay_paths):
-        out.write("\n" + render_failure(failure) + "\n")
-        out.write(f"\nReplay file: {path}\n")
-        out.write(f"Replay with: mqconform replay {path}\n")
+        out.write(shown(failure, path))
     out.write(f"\nResults: {results}\n")
     if record.error:
         raise HarnessError(record.error)
