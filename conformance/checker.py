@@ -186,6 +186,24 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
     return tuple(dict.fromkeys(rules))
 
 
+def _nothing_changes_next(fields: list[str], expected: L.Observation, observed: L.Observation) -> bool:
+    """What differs cannot change what happens next: attribute values, fields of the same returned
+    message, or the reason code of a call that did its work either way (a warning against success);
+    not which message came back, nor whether the call worked."""
+    if {"message", "message.body", "attrs"} & set(fields):
+        return False
+    return "rc" not in fields or C.MQCC_FAILED not in (expected.cc, observed.cc)
+
+
+def _distinct_states(branches: Iterable[model.Branch]) -> list[ModelState]:
+    """The branches' states, each once, at most :data:`MAX_CANDIDATES`."""
+    states: list[ModelState] = []
+    for b in branches:
+        if not any(b.state == s for s in states):
+            states.append(b.state)
+    return states[:MAX_CANDIDATES]
+
+
 class ModelTracker:
     """Follows a history step by step, keeping the model states consistent with it."""
 
@@ -233,11 +251,7 @@ class ModelTracker:
                 rules=_implicated(closest, fields, observed),
             )
             return StepCheck(index=index, rules=mismatch.rules, mismatch=mismatch)
-        states: list[ModelState] = []
-        for b in matching + kept:
-            if not any(b.state == s for s in states):
-                states.append(b.state)
-        self.candidates = states[:MAX_CANDIDATES]
+        self.candidates = _distinct_states(matching + kept)
         rules = tuple(dict.fromkeys(r for b in matching for r in b.rules))
         if len(matching) > 1 and any("CORE-48" in b.rules for b in matching):
             # A call the network cut in flight: which outcome happened is for later steps to show.
@@ -248,11 +262,10 @@ class ModelTracker:
 
     def _departs_only_as_set_aside(self, branch: model.Branch, observed: L.Observation) -> bool:
         """``observed`` differs from ``branch``'s outcome only in values set-aside rules decide, and in
-        nothing that changes what happens next (see :meth:`step_past`)."""
+        nothing that changes what happens next."""
         fields = differing_fields(branch.observation, observed)
-        if not fields or {"message", "message.body", "attrs", "rc"} & set(fields):
-            return False
-        return set(_implicated(branch, fields, observed)) <= self.set_aside
+        return bool(fields) and _nothing_changes_next(fields, branch.observation, observed) \
+            and set(_implicated(branch, fields, observed)) <= self.set_aside
 
     def step_past(self, op: L.Op, observed: L.Observation) -> bool:
         """Follow a mismatching step when what differs cannot change what happens next (keep-going runs).
@@ -269,16 +282,9 @@ class ModelTracker:
         scored = [(differing_fields(b.observation, observed), b) for b in branches]
         least = min(len(f) for f, _ in scored)
         closest = [(f, b) for f, b in scored if len(f) == least]
-        for fields, b in closest:
-            if "message" in fields or "message.body" in fields or "attrs" in fields:
-                return False
-            if "rc" in fields and C.MQCC_FAILED in (b.observation.cc, observed.cc):
-                return False
-        states: list[ModelState] = []
-        for _, b in closest:
-            if not any(b.state == s for s in states):
-                states.append(b.state)
-        self.candidates = states[:MAX_CANDIDATES]
+        if not all(_nothing_changes_next(fields, b.observation, observed) for fields, b in closest):
+            return False
+        self.candidates = _distinct_states(b for _, b in closest)
         return True
 
 

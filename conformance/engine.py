@@ -37,7 +37,7 @@ SHRINK_CASES_REALTIME = 20
 #: (:func:`run_machine`), so that it never ends a shrink unreported.
 SHRINK_SECONDS_REALTIME = 600.0
 
-#: "Use the default for the system": cases by :data:`SHRINK_CASES` or :data:`SHRINK_CASES_REALTIME`.
+#: "Use the default for the system" for a shrinking bound (cases or seconds, see :func:`shrink_bounds`).
 BY_SYSTEM = object()
 
 

@@ -113,17 +113,13 @@ class Session:
 
         self._idle = self.shrink_spent or (
             self.deadline is not None and self.smallest is None and time.time() >= self.deadline)
+        self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance,
+                                    set_aside=self.set_aside)
+        self.history = []
+        self._derailed = self._idle
         if self._idle:   # a budget is spent: the case runs nothing and checks nothing
-            self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance,
-                                        set_aside=self.set_aside)
-            self.history = []
-            self._derailed = True
             return
         self.coverage.examples += 1
-        self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance,
-                                        set_aside=self.set_aside)
-        self.history = []
-        self._derailed = False
         try:
             self.adapter.start_case(f"{self._prefix}{next(self._cases)}", self.platform)
         except AdapterError as exc:
