@@ -62,6 +62,8 @@ def test_a_cut_connection_backs_out_and_a_commit_cut_in_flight_is_indeterminate(
         back = session.execute(get("b", "hb"))
         assert (back.message.body, back.message.backout_count) == ("old", 1), back
         assert session.execute(get("b", "hb")).rc == C.MQRC_NO_MSG_AVAILABLE   # "new" went with the backout
+        # Every later call fails for the connection, one through a handle it never held too.
+        assert session.execute(get("a", "hb")).rc in (C.MQRC_CONNECTION_BROKEN, C.MQRC_HCONN_ERROR)
         assert session.execute(L.Disconnect(conn="a", abnormal=True)) == L.OK
         session.end_case()
         # A commit cut in flight: it fails, and what the broker did is for later steps to show.

@@ -583,6 +583,11 @@ class BrokerShim:
             time.sleep(self.cut_settle if pause is None else self.resume_settle)
             return observed
 
+        handle = getattr(op, "handle", None)
+        if handle and not isinstance(op, L.Open) and getattr(self.handles.get(handle), "conn", None) != name:
+            # An MQ client checks the connection before the object handle: on a connection that is
+            # gone, a call with a handle it does not hold fails for the connection, not the handle.
+            return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
         try:   # a call on a connection the proxy cut: whatever the client makes of it
             return self._execute(op)
         except Exception:  # noqa: BLE001 - the client finding its connection gone

@@ -11,13 +11,15 @@ from __future__ import annotations
 import itertools
 
 from hypothesis import strategies as st
-from hypothesis.stateful import initialize, rule
+from hypothesis.stateful import initialize, precondition, rule
 
 from conformance.machines.base import ConformanceMachine
 from reference_model import language as L
 from reference_model import mqconst as C
 
 QUEUES = ("Q1", "Q2")
+#: The queue the nemesis's restart scenario uses, empty at the start of each (defined at its first).
+FAULT_QUEUE = "QF"
 CONNS = ("c1", "c2", "c3")
 STANDARD_OPEN = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
 OPEN_CHOICES = (
@@ -60,6 +62,15 @@ class CoreMachine(ConformanceMachine):
             self.execute(L.DefineQueue(queue=name, attrs=attrs_))
         for conn in CONNS:
             self._connect(conn)
+        self.fault_handles: dict[str, str] = {}
+        self.fault_queue = False
+        # The faults this system can suffer from outside the program (its nemesis).
+        self.restarts = tuple(op for op in (L.Restart(abrupt=True), L.Restart()) if self.can_run(op))
+        self.cuts = tuple(kind for kind, op in (
+            ("in-flight", L.CutConnection(conn=CONNS[0], in_flight=True)),
+            ("pause", L.PauseQueueManager(conn=CONNS[0], tenths=1)),
+            ("between-calls", L.CutConnection(conn=CONNS[0])),
+        ) if self.can_run(op))
 
     # ------------------------------------------------------------ helpers
     def _connect(self, conn: str) -> None:
@@ -77,10 +88,40 @@ class CoreMachine(ConformanceMachine):
             name = self.handles.pop((conn, q), None)
             if name:
                 self.stale.append(name)
+        self.fault_handles.pop(conn, None)
 
     def _handle(self, conn: str, queue: str) -> str:
         name = self.handles.get((conn, queue))
         return name or (self.stale[-1] if self.stale else f"{conn}.{queue}.closed")
+
+    def _cut_unit_of_work(self, conn: str, in_flight: bool, pause: bool, tenths: int, forward: bool) -> None:
+        """A cut in the middle of a unit of work that put to one queue and got from the other:
+        between calls, with the commit in flight, or (``pause``) while the queue manager is paused."""
+        put_q, get_q = QUEUES if forward else QUEUES[::-1]
+        self.execute(L.Put(conn=conn, handle=self._handle(conn, put_q), body=self._body(),
+                           md=L.MessageDescriptor(persistence=C.MQPER_PERSISTENT), options=C.MQPMO_SYNCPOINT))
+        self.execute(L.Get(conn=conn, handle=self._handle(conn, get_q), options=C.MQGMO_SYNCPOINT))
+        halt = L.PauseQueueManager(conn=conn, tenths=tenths)
+        if pause and self.can_run(halt):
+            self.execute(halt)   # the queue manager stops answering: the commit waits and gives up
+        else:
+            self.execute(L.CutConnection(conn=conn, in_flight=in_flight))
+        self.execute(L.Commit(conn=conn))
+        # ... and a call after that: on a broken connection every call fails (CORE-47), whether
+        # the break came between calls or with the commit in flight
+        self.execute(L.Get(conn=conn, handle=self._handle(conn, get_q), options=C.MQGMO_NO_SYNCPOINT))
+        self.execute(L.Disconnect(conn=conn, abnormal=True))
+        self._forget(conn)
+        self._connect(conn)
+        for q in QUEUES:   # what the cut kept of the unit of work shows in the depths
+            self.execute(L.InquireQueue(queue=q, names=("CURDEPTH",)))
+
+    def _fault_handle(self, conn: str) -> str:
+        if conn not in self.fault_handles:
+            name = f"{conn}.{FAULT_QUEUE}.{next(self.handle_numbers)}"
+            self.execute(L.Open(conn=conn, handle=name, queue=FAULT_QUEUE, options=STANDARD_OPEN))
+            self.fault_handles[conn] = name
+        return self.fault_handles[conn]
 
     def _body(self) -> str:
         return f"m{next(self.bodies)}"
@@ -219,31 +260,55 @@ class CoreMachine(ConformanceMachine):
             # The network cuts the connection: between calls (the next call finds it broken) or
             # while a commit is in flight (its outcome unknown); the program then ends and starts again.
             in_flight = tenths % 3 == 2
-            # ... in the middle of a unit of work that put to one queue and got from the other
-            put_q, get_q = QUEUES if tenths % 2 else QUEUES[::-1]
-            self.execute(L.Put(conn=conn, handle=self._handle(conn, put_q), body=self._body(),
-                               md=L.MessageDescriptor(persistence=C.MQPER_PERSISTENT), options=C.MQPMO_SYNCPOINT))
-            self.execute(L.Get(conn=conn, handle=self._handle(conn, get_q), options=C.MQGMO_SYNCPOINT))
-            pause = L.PauseQueueManager(conn=conn, tenths=tenths)
-            if in_flight and tenths % 4 == 0 and self.can_run(pause):
-                self.execute(pause)   # the queue manager stops answering: the commit waits and gives up
-            else:
-                self.execute(L.CutConnection(conn=conn, in_flight=in_flight))
-            self.execute(L.Commit(conn=conn))
-            # ... and a call after that: on a broken connection every call fails (CORE-47), whether
-            # the break came between calls or with the commit in flight
-            self.execute(L.Get(conn=conn, handle=self._handle(conn, get_q), options=C.MQGMO_NO_SYNCPOINT))
-            self.execute(L.Disconnect(conn=conn, abnormal=True))
-            self._forget(conn)
-            self._connect(conn)
-            for q in QUEUES:   # what the cut kept of the unit of work shows in the depths
-                self.execute(L.InquireQueue(queue=q, names=("CURDEPTH",)))
+            self._cut_unit_of_work(conn, in_flight, pause=in_flight and tenths % 4 == 0, tenths=tenths,
+                                   forward=bool(tenths % 2))
         elif event in ("disconnect", "abend"):
             self.execute(L.Disconnect(conn=conn, abnormal=event == "abend"))
             self._forget(conn)
             self._connect(conn)
         else:
             self.execute(L.AdvanceClock(tenths=tenths))
+
+    # The nemesis: faults from outside the program, each after building the state its rules are
+    # about.  Only systems with a nemesis run these two; ``disruption``'s rarer faults stay as they were.
+    @precondition(lambda self: self.restarts)
+    @rule(conn=conns, data=st.data())
+    def restart_after_a_backout(self, conn, data):
+        """A restart (abrupt or not) with a committed persistent message backed out once on the
+        queue (its BackoutCount survives, CORE-45), a committed non-persistent one and a unit of
+        work in flight (both gone after it, CORE-32); the program then gets what is left."""
+        restart = data.draw(st.sampled_from(self.restarts), label="restart")
+        if not self.fault_queue:
+            self.execute(L.DefineQueue(queue=FAULT_QUEUE))
+            self.fault_queue = True
+        handle = self._fault_handle(conn)
+        persistent = L.MessageDescriptor(persistence=C.MQPER_PERSISTENT)
+        self.execute(L.Put(conn=conn, handle=handle, body=self._body(), md=persistent,
+                           options=C.MQPMO_NO_SYNCPOINT))
+        self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_SYNCPOINT))
+        self.execute(L.Backout(conn=conn))
+        self.execute(L.Put(conn=conn, handle=handle, body=self._body(),
+                           md=L.MessageDescriptor(persistence=C.MQPER_NOT_PERSISTENT),
+                           options=C.MQPMO_NO_SYNCPOINT))
+        self.execute(L.Put(conn=conn, handle=handle, body=self._body(), md=persistent,
+                           options=C.MQPMO_SYNCPOINT))
+        self.execute(restart)
+        for c in CONNS:
+            self._forget(c)
+            self._connect(c)
+        handle = self._fault_handle(conn)
+        for _ in range(3):   # the backed-out message, then nothing (MQRC_NO_MSG_AVAILABLE)
+            if self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_NO_SYNCPOINT)).message is None:
+                break
+
+    @precondition(lambda self: self.cuts)
+    @rule(conn=conns, data=st.data(), tenths=st.integers(min_value=1, max_value=50), forward=st.booleans())
+    def cut_in_a_unit_of_work(self, conn, data, tenths, forward):
+        """The connection is cut in the middle of a unit of work: between calls, with the commit in
+        flight, or while the queue manager is paused (CORE-46 to CORE-48)."""
+        kind = data.draw(st.sampled_from(self.cuts), label="cut")
+        self._cut_unit_of_work(conn, in_flight=kind != "between-calls", pause=kind == "pause", tenths=tenths,
+                               forward=forward)
 
     @rule(conn=conns, queue=queues, options=st.sampled_from(OPEN_CHOICES))
 
