@@ -11,9 +11,15 @@ same differing fields and the same rules broken.
 The result is 1-minimal (removing any single remaining operation makes the
 failure disappear or change), queue attributes the failure does not need are
 dropped from definitions, and handle and connection names are renumbered in
-order of appearance.  On a real broker the search stops at its time budget and
-keeps the smallest history found so far; a result that does not reproduce once
-more is discarded in favour of the history Hypothesis gave.
+order of appearance.  The first candidate keeps only the operations on the
+queue the failing call used (and those on no queue: connections, units of work,
+restarts): most histories carry a whole case's traffic on other queues, which
+one replay then removes.  On a system that runs on real time, where a replay
+takes seconds (a restart many), the search is bounded by a count of replays, so
+that the same departure minimises to the same history however fast the broker
+answers, with a time limit only as a safety net; it keeps the smallest history
+found so far.  A result that does not reproduce once more is discarded in favour
+of the history Hypothesis gave.
 """
 
 from __future__ import annotations
@@ -31,25 +37,30 @@ from reference_model.rules import RULES
 
 #: Seconds a minimisation may take: systems on a virtual clock replay in milliseconds.
 BUDGET_VIRTUAL = 20.0
-#: ... and real brokers, where every replay takes real time.
-BUDGET_REALTIME = 30.0
+#: Replays a minimisation may make on a system that runs on real time ...
+REPLAYS_REALTIME = 40
+#: ... and the seconds it may take there at most (a safety net: the count is what bounds it).
+BUDGET_REALTIME = 240.0
 
 
 class _Search:
-    def __init__(self, failure: Failure, adapter: Adapter, budget: float) -> None:
+    def __init__(self, failure: Failure, adapter: Adapter, budget: float, replays: int | None = None) -> None:
         from adapters.reference import ReferenceAdapter
 
         self.failure = failure
         self.adapter = adapter
         self.deadline = time.monotonic() + budget
         self.replays = 0
+        #: Replays the search may make (None: as many as its time allows).
+        self.max_replays = replays
         #: The model on its own: a candidate it cannot run is never sent to the system under test.
         self.model = ReferenceAdapter(platform=failure.platform)
         #: Set when the system under test failed (not a verdict): the search stops there.
         self.broken = False
 
     def out_of_time(self) -> bool:
-        return self.broken or time.monotonic() >= self.deadline
+        return (self.broken or time.monotonic() >= self.deadline
+                or self.max_replays is not None and self.replays >= self.max_replays)
 
     def well_formed(self, ops: list[L.Op]) -> bool:
         """The model can run ``ops`` (every handle and connection used exists, no name reused)."""
@@ -106,18 +117,31 @@ class _Search:
                 and set(other.rules) == set(self.failure.rules))
 
 
-def minimise(failure: Failure, adapter: Adapter, budget: float | None = None) -> Failure:
-    """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found)."""
+def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
+             replays: int | None = None) -> Failure:
+    """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found).
+
+    ``budget`` (seconds) and ``replays`` bound the search; by default :func:`minimise_budget` and, on
+    a system that runs on real time, :data:`REPLAYS_REALTIME`.  The replays that confirm the failure
+    first and the result last are not counted.
+    """
+    realtime = adapter.capabilities().realtime
     if budget is None:
         budget = minimise_budget(adapter)
+    if replays is None and realtime:
+        replays = REPLAYS_REALTIME
     search = _Search(failure, adapter, budget)
     ops = search.reduce(_ops(failure))
     if ops is None:
         return failure   # not reproducible (a real broker's timing): keep what Hypothesis found
-    if adapter.capabilities().realtime:
+    search.max_replays = None if replays is None else search.replays + replays
+    if realtime:
         # Most clock advances there are the time calls took, recorded by the session; a replay
         # records its own. Tried first all at once, as they are seldom what a failure needs.
         ops = search.reduce([op for op in ops if not isinstance(op, L.AdvanceClock)]) or ops
+    focused = _focus(ops)
+    if len(focused) < len(ops):
+        ops = search.reduce(focused) or ops
     ops = _ddmin(search, ops)
     ops = _one_by_one(ops, search)
     merged = _merge(ops, search)
@@ -125,6 +149,7 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None) ->
         ops = _one_by_one(merged, search)
     ops = _fewer_attributes(ops, search)
     renamed = _renumber(ops)
+    search.max_replays = None   # the result is confirmed whatever the count
     final = search.replay(renamed) or search.replay(ops)
     if final is None or len(final.steps) > len(failure.steps):
         return failure
@@ -137,8 +162,28 @@ def minimise_budget(adapter: Adapter) -> float:
 
 
 def _ops(failure: Failure) -> list[L.Op]:
-
     return [s.op for s in failure.steps]
+
+
+def _focus(ops: list[L.Op]) -> list[L.Op]:
+    """``ops`` without the operations on queues other than the one the last (failing) operation used.
+
+    An operation is on a queue when it names it (``queue``) or uses a handle opened on it;
+    operations on none (connections, commits, backouts, restarts, clock advances) stay.
+    """
+    opened = {op.handle: op.queue for op in ops if isinstance(op, L.Open)}
+
+    def queue_of(op: L.Op) -> str | None:
+        queue = getattr(op, "queue", None)
+        if isinstance(queue, str) and queue:
+            return queue
+        handle = getattr(op, "handle", None)
+        return opened.get(handle) if isinstance(handle, str) else None
+
+    target = queue_of(ops[-1]) if ops else None
+    if target is None:
+        return ops
+    return [op for op in ops if queue_of(op) in (None, target)]
 
 
 def _ddmin(search: _Search, ops: list[L.Op]) -> list[L.Op]:

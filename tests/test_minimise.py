@@ -177,3 +177,51 @@ def test_on_real_time_the_clock_advances_a_replay_records_do_not_pile_up():
     assert set(small.rules) == set(failure.rules)
     assert len(ops) == len([s for s in plain.steps if not isinstance(s.op, L.AdvanceClock)])
     assert sum(a.tenths for a in advances) <= len(ops), small.steps
+
+
+def test_on_real_time_a_few_replays_take_away_a_whole_case_on_other_queues():
+    """The first candidate keeps only the operations on the failing call's queue (and those on none):
+    one replay removes the traffic on other queues, which on a broker a count of replays could not."""
+    ticking = Ticking("priority-ignored")
+    noise = []
+    for i in range(12):
+        noise += [L.Put(conn="a", handle="other", body=f"n{i}", options=C.MQPMO_NO_SYNCPOINT),
+                  L.Get(conn="a", handle="other", options=C.MQGMO_NO_SYNCPOINT)]
+    ops = [L.DefineQueue(queue="OTHER"), L.DefineQueue(queue="Q", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)),
+           L.Connect(conn="a"),
+           L.Open(conn="a", handle="other", queue="OTHER", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
+           L.Open(conn="a", handle="h", queue="Q", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
+           *noise[:12],
+           L.Put(conn="a", handle="h", body="lo", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(priority=1)),
+           *noise[12:],
+           L.Put(conn="a", handle="h", body="hi", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(priority=8)),
+           L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT)]
+    failure = failure_of(ticking, "core", ops)
+    small = minimise(failure, ticking, replays=3)
+    used = [s.op for s in small.steps if not isinstance(s.op, L.AdvanceClock)]
+    kinds = [type(op).__name__ for op in used]
+    assert kinds == ["DefineQueue", "Connect", "Open", "Put", "Put", "Get"], used
+    assert {op.queue for op in used if hasattr(op, "queue")} == {"Q"}, used
+    assert set(small.rules) == set(failure.rules)
+
+
+def test_on_real_time_minimising_is_bounded_by_a_count_of_replays(monkeypatch):
+    """The same departure minimises to the same history whatever the broker's speed: the search stops
+    after a count of replays (two confirming ones apart), not at a time."""
+    import conformance.minimise as M
+
+    failure, _ = shrunk_failure("priority-ignored")
+    made = []
+    real = M._Search.replay
+
+    def counted(self, ops):
+        made.append(len(ops))
+        return real(self, ops)
+
+    monkeypatch.setattr(M._Search, "replay", counted)
+    first = minimise(failure, Ticking("priority-ignored"), replays=4)
+    count = len(made)
+    made.clear()
+    second = minimise(failure, Ticking("priority-ignored"), replays=4)
+    assert count == len(made) <= 4 + 2, made
+    assert [s.op for s in first.steps] == [s.op for s in second.steps]
