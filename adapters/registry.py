@@ -18,6 +18,7 @@ BUILTIN = {
     "activemq": "adapters.activemq.openwire:ActiveMQOpenWireAdapter",
     "activemq-stomp": "adapters.activemq:ActiveMQAdapter",
     "subprocess": "adapters.subprocess:SubprocessAdapter",
+    "ibmmq": "adapters.ibmmq:IbmMqAdapter",
 }
 
 

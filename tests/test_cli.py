@@ -89,7 +89,7 @@ def test_same_seed_same_results(tmp_path):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["run", "--adapter", "nope"], "unknown adapter 'nope' (known: activemq, activemq-stomp, rabbitmq, reference, simulated"),
+    (["run", "--adapter", "nope"], "unknown adapter 'nope' (known: activemq, activemq-stomp, ibmmq, rabbitmq, reference, simulated"),
     (["run", "--adapter", "simulated", "--faults", "no-such-fault"], "unknown fault 'no-such-fault'"),
     (["run", "--adapter", "simulated", "--area", "weather"], "unknown area 'weather'"),
     (["run", "--adapter", "simulated", "--adapter-opt", "faults"], "malformed adapter option 'faults'"),

@@ -1,0 +1,250 @@
+"""A stand-in for IBM's ``ibmmq`` package, for the kit's tests only.
+
+No IBM MQ client library can be installed on the machines the kit is built on,
+so the ``ibmmq`` adapter is tested through this module: the subset of the
+``ibmmq`` API the adapter uses (the same names, structures with the same field
+names, completion and reason codes raised as ``MQMIError``, PCF commands through
+``PCFExecute``), answered by the kit's simulated queue manager running on real
+time.  It is never used outside the tests; the adapter's verdicts against a
+live queue manager are not produced by it.
+
+Each test takes a fresh queue manager with :func:`reset` (its platform and
+faults as the simulated adapter has them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from types import SimpleNamespace
+
+from adapters.simulated.faults import parse_faults
+from adapters.simulated.queue_manager import SimulatedQueueManager
+from reference_model import language as L
+from reference_model import mqconst as MQ
+
+#: MQI constants the adapter names (the values of IBM's CMQC where the kit's mqconst has none).
+CMQC = SimpleNamespace(**{n: getattr(MQ, n) for n in dir(MQ) if n.startswith("MQ")})
+for _name, _value in dict(
+        MQCA_Q_NAME=2016, MQCA_Q_MGR_NAME=2015, MQIA_Q_TYPE=20, MQQT_LOCAL=1, MQIA_PLATFORM=32,
+        MQIA_COMMAND_LEVEL=31, MQPL_ZOS=1, MQPL_UNIX=3, MQOO_INQUIRE=0x20, MQOO_SET_ALL_CONTEXT=0x800,
+        MQPMO_SET_ALL_CONTEXT=0x800, MQIA_DEF_PRIORITY=6, MQIA_DEF_PERSISTENCE=5, MQIA_DEF_INPUT_OPEN_OPTION=4,
+        MQIA_MSG_DELIVERY_SEQUENCE=16, MQIA_INHIBIT_GET=9, MQIA_INHIBIT_PUT=10, MQIA_MAX_Q_DEPTH=15,
+        MQIA_USAGE=12, MQIA_BACKOUT_THRESHOLD=22, MQCA_BACKOUT_REQ_Q_NAME=2019, MQIA_HARDEN_GET_BACKOUT=8,
+        MQIA_TRIGGER_CONTROL=24, MQIA_TRIGGER_TYPE=28, MQIA_TRIGGER_DEPTH=29, MQIA_TRIGGER_MSG_PRIORITY=26,
+        MQCA_TRIGGER_DATA=2023, MQCA_PROCESS_NAME=2012, MQCA_INITIATION_Q_NAME=2008, MQIA_CURRENT_Q_DEPTH=3,
+        MQIA_OPEN_INPUT_COUNT=17, MQIA_OPEN_OUTPUT_COUNT=18).items():
+    setattr(CMQC, _name, _value)
+CMQCFC = SimpleNamespace(MQIACF_PURGE=1007, MQPO_YES=1, MQCACF_Q_NAMES=3011)
+
+#: Attribute selectors back to the language's MQSC names.
+_MQSC = {CMQC.MQIA_DEF_PRIORITY: "DEFPRTY", CMQC.MQIA_DEF_PERSISTENCE: "DEFPSIST",
+         CMQC.MQIA_DEF_INPUT_OPEN_OPTION: "DEFSOPT", CMQC.MQIA_MSG_DELIVERY_SEQUENCE: "MSGDLVSQ",
+         CMQC.MQIA_INHIBIT_GET: "GET", CMQC.MQIA_INHIBIT_PUT: "PUT", CMQC.MQIA_MAX_Q_DEPTH: "MAXDEPTH",
+         CMQC.MQIA_USAGE: "USAGE", CMQC.MQIA_BACKOUT_THRESHOLD: "BOTHRESH",
+         CMQC.MQCA_BACKOUT_REQ_Q_NAME: "BOQNAME", CMQC.MQIA_HARDEN_GET_BACKOUT: "HARDENBO",
+         CMQC.MQIA_TRIGGER_CONTROL: "TRIGGER", CMQC.MQIA_TRIGGER_TYPE: "TRIGTYPE",
+         CMQC.MQIA_TRIGGER_DEPTH: "TRIGDPTH", CMQC.MQIA_TRIGGER_MSG_PRIORITY: "TRIGMPRI",
+         CMQC.MQCA_TRIGGER_DATA: "TRIGDATA", CMQC.MQCA_PROCESS_NAME: "PROCESS",
+         CMQC.MQCA_INITIATION_Q_NAME: "INITQ", CMQC.MQIA_CURRENT_Q_DEPTH: "CURDEPTH",
+         CMQC.MQIA_OPEN_INPUT_COUNT: "IPPROCS", CMQC.MQIA_OPEN_OUTPUT_COUNT: "OPPROCS"}
+
+
+class MQMIError(Exception):
+    def __init__(self, comp: int, reason: int, **kw) -> None:
+        super().__init__(f"MQI Error. Comp {comp}, Reason {reason}")
+        self.comp, self.reason = comp, reason
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+
+class _Opts:
+    DEFAULTS: dict = {}
+
+    def __init__(self, **kw) -> None:
+        for k, v in {**self.DEFAULTS, **kw}.items():
+            setattr(self, k, v)
+
+
+class MD(_Opts):
+    DEFAULTS = dict(Report=0, MsgType=MQ.MQMT_DATAGRAM, Expiry=MQ.MQEI_UNLIMITED, Feedback=0, Format=b" " * 8,
+                    Priority=MQ.MQPRI_PRIORITY_AS_Q_DEF, Persistence=MQ.MQPER_PERSISTENCE_AS_Q_DEF,
+                    MsgId=b"\0" * 24, CorrelId=b"\0" * 24, BackoutCount=0, ReplyToQ=b" " * 48,
+                    ReplyToQMgr=b" " * 48, UserIdentifier=b" " * 12, ApplIdentityData=b" " * 32,
+                    PutApplType=0, PutApplName=b" " * 28)
+
+
+class GMO(_Opts):
+    DEFAULTS = dict(Options=MQ.MQGMO_NO_WAIT, WaitInterval=0)
+
+
+class PMO(_Opts):
+    DEFAULTS = dict(Options=MQ.MQPMO_NONE)
+
+
+class OD(_Opts):
+    DEFAULTS = dict(ObjectName="", ObjectQMgrName="")
+
+
+def _text(value) -> str:
+    return (value.decode() if isinstance(value, bytes) else str(value)).rstrip(" \0")
+
+
+def _identifier(value: bytes) -> str:
+    return bytes(value).rstrip(b"\0").decode("ascii", "replace")
+
+
+class _Server:
+    """The queue manager behind every connection: the simulated one, its clock following real time."""
+
+    def __init__(self, platform: str, faults: tuple[str, ...]) -> None:
+        self.qm = SimulatedQueueManager(platform, faults)
+        self.platform = platform
+        self.started = time.monotonic()
+        self.names = itertools.count(1)
+        self.defined: list[str] = []
+        self.deleted: list[str] = []
+        self.calls: list[str] = []
+
+    def run(self, op: L.Op) -> L.Observation:
+        behind = int((time.monotonic() - self.started) * 10) - self.qm.clock
+        if behind > 0:
+            self.qm.execute(L.AdvanceClock(tenths=behind))
+        self.calls.append(type(op).__name__)
+        return self.qm.execute(op)
+
+    def call(self, op: L.Op) -> L.Observation:
+        obs = self.run(op)
+        if obs.rc != MQ.MQRC_NONE and obs.message is None:
+            raise MQMIError(obs.cc, obs.rc)
+        return obs
+
+
+SERVER: _Server | None = None
+
+
+def reset(platform: str = MQ.PLATFORM_DISTRIBUTED, faults: str = "") -> _Server:
+    """A fresh queue manager for the connections made from now on."""
+    global SERVER
+    SERVER = _Server(platform, parse_faults(faults or None))
+    return SERVER
+
+
+class QueueManager:
+    def __init__(self, server: _Server) -> None:
+        self.server = server
+        self.conn = f"s{next(server.names)}"
+        server.call(L.Connect(conn=self.conn))
+
+    def inquire(self, selector: int):
+        return {CMQC.MQIA_PLATFORM: CMQC.MQPL_ZOS if self.server.platform == MQ.PLATFORM_ZOS else CMQC.MQPL_UNIX,
+                CMQC.MQIA_COMMAND_LEVEL: 940, CMQC.MQCA_Q_MGR_NAME: b"QM1".ljust(48)}[selector]
+
+    def commit(self) -> None:
+        self.server.call(L.Commit(conn=self.conn))
+
+    def backout(self) -> None:
+        self.server.call(L.Backout(conn=self.conn))
+
+    def disconnect(self) -> None:
+        self.server.call(L.Disconnect(conn=self.conn))
+
+    def put1(self, od: OD, msg: bytes, md: MD, pmo: PMO) -> None:
+        options, desc = _put_options(md, pmo)
+        self.server.call(L.Put1(conn=self.conn, queue=_text(od.ObjectName), qmgr=_text(od.ObjectQMgrName),
+                                body=msg.decode(), md=desc, options=options))
+
+
+def connect(queue_manager, channel=None, conn_info=None, user=None, password=None) -> QueueManager:
+    if SERVER is None:
+        raise MQMIError(MQ.MQCC_FAILED, 2059)   # MQRC_Q_MGR_NOT_AVAILABLE
+    return QueueManager(SERVER)
+
+
+def _put_options(md: MD, pmo: PMO) -> tuple[int, L.MessageDescriptor]:
+    context = None
+    if pmo.Options & CMQC.MQPMO_SET_ALL_CONTEXT:
+        context = L.MessageContext(user_id=_text(md.UserIdentifier), appl_identity_data=_text(md.ApplIdentityData),
+                                   put_appl_type=md.PutApplType, put_appl_name=_text(md.PutApplName))
+    desc = L.MessageDescriptor(priority=md.Priority, persistence=md.Persistence, expiry=md.Expiry, report=md.Report,
+                               msg_type=md.MsgType, feedback=md.Feedback, format=_text(md.Format),
+                               reply_to_q=_text(md.ReplyToQ), reply_to_qmgr=_text(md.ReplyToQMgr),
+                               msg_id=_identifier(md.MsgId), correl_id=_identifier(md.CorrelId),
+                               backout_count=md.BackoutCount, context=context)
+    return pmo.Options & ~CMQC.MQPMO_SET_ALL_CONTEXT, desc
+
+
+class Queue:
+    def __init__(self, qmgr: QueueManager, name: str, options: int) -> None:
+        self.qmgr, self.name = qmgr, _text(name)
+        self.handle = f"{qmgr.conn}.{next(qmgr.server.names)}"
+        qmgr.server.call(L.Open(conn=qmgr.conn, handle=self.handle, queue=self.name,
+                                options=options & ~CMQC.MQOO_SET_ALL_CONTEXT))
+
+    def put(self, msg: bytes, md: MD, pmo: PMO) -> None:
+        options, desc = _put_options(md, pmo)
+        self.qmgr.server.call(L.Put(conn=self.qmgr.conn, handle=self.handle, body=msg.decode(), md=desc,
+                                    options=options))
+
+    def get(self, max_length, md: MD, gmo: GMO) -> bytes:
+        obs = self.qmgr.server.run(L.Get(conn=self.qmgr.conn, handle=self.handle, options=gmo.Options,
+                                         wait_interval=gmo.WaitInterval))
+        m = obs.message
+        if m is None:
+            if obs.rc == MQ.MQRC_NO_MSG_AVAILABLE and gmo.Options & MQ.MQGMO_WAIT and gmo.WaitInterval > 0:
+                time.sleep(gmo.WaitInterval / 1000)   # a real queue manager waits the interval out
+            raise MQMIError(obs.cc, obs.rc)
+        md.Priority, md.Persistence, md.Expiry, md.Report = m.priority, m.persistence, m.expiry, m.report
+        md.MsgType, md.Feedback, md.BackoutCount = m.msg_type, m.feedback, m.backout_count
+        md.Format, md.ReplyToQ, md.ReplyToQMgr = m.format.encode(), m.reply_to_q.encode(), m.reply_to_qmgr.encode()
+        md.MsgId = (m.msg_id or "").encode()[:24].ljust(24, b"\0")
+        md.CorrelId = (m.correl_id or "").encode()[:24].ljust(24, b"\0")
+        if m.context is not None:
+            md.UserIdentifier, md.ApplIdentityData = m.context.user_id.encode(), m.context.appl_identity_data.encode()
+            md.PutApplType, md.PutApplName = m.context.put_appl_type, m.context.put_appl_name.encode()
+        if obs.rc != MQ.MQRC_NONE:
+            raise MQMIError(obs.cc, obs.rc, message=m.body.encode())
+        return m.body.encode()
+
+    def close(self) -> None:
+        self.qmgr.server.call(L.Close(conn=self.qmgr.conn, handle=self.handle))
+
+    def inquire(self, selector: int):
+        name = _MQSC[selector]
+        value = dict(self.qmgr.server.call(L.InquireQueue(queue=self.name, names=(name,))).attrs or ())[name]
+        return value.encode().ljust(48) if isinstance(value, str) else value
+
+
+class _Command:
+    def __init__(self, qmgr: QueueManager, command: str) -> None:
+        self.qmgr, self.command = qmgr, command
+
+    def __call__(self, args: dict):
+        server = self.qmgr.server
+        queue = _text(args.get(CMQC.MQCA_Q_NAME, ""))
+        attrs_ = {_MQSC[k]: (_text(v) if isinstance(v, (bytes, str)) else v)
+                  for k, v in args.items() if k in _MQSC}
+        if self.command == "MQCMD_CREATE_Q":
+            server.call(L.DefineQueue(queue=queue, attrs=attrs_))
+            server.defined.append(queue)
+        elif self.command == "MQCMD_CHANGE_Q":
+            server.call(L.AlterQueue(queue=queue, attrs=attrs_))
+        elif self.command == "MQCMD_DELETE_Q":
+            server.deleted.append(queue)
+        elif self.command == "MQCMD_INQUIRE_Q_NAMES":
+            prefix = queue.rstrip("*")
+            return [{CMQCFC.MQCACF_Q_NAMES: [n for n in server.defined
+                                             if n.startswith(prefix) and n not in server.deleted]}]
+        else:
+            raise MQMIError(MQ.MQCC_FAILED, 3007)   # MQRCCF_COMMAND_FAILED
+        return []
+
+
+class PCFExecute:
+    def __init__(self, qmgr: QueueManager) -> None:
+        self.qmgr = qmgr
+
+    def __getattr__(self, command: str) -> _Command:
+        if not command.startswith("MQCMD_"):
+            raise AttributeError(command)
+        return _Command(self.qmgr, command)

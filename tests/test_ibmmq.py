@@ -1,0 +1,102 @@
+"""The ``ibmmq`` adapter (docs/adapters/ibmmq.md), through the test-only stand-in for IBM's ``ibmmq`` package.
+
+No IBM MQ client can be installed here: the stand-in (tests/ibmmq_standin.py) answers the MQI calls the
+adapter makes with the simulated queue manager, so these tests check the adapter's mapping, its isolation
+and its clean-up, not a live queue manager."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from adapters.ibmmq import OPERATIONS, IbmMqAdapter, _identifier, _identifier_text
+from adapters.simulated.faults import FAULTS
+from reference_model import language as L
+from reference_model import mqconst as C
+from tests import ibmmq_standin
+from tests.clikit import run_cli
+
+STANDIN = ("--adapter", "ibmmq", "--adapter-opt", "client=tests.ibmmq_standin")
+
+
+def _verdicts(results) -> dict[str, str]:
+    return {r["rule"]: r["verdict"] for r in map(json.loads, (results / "rules.jsonl").read_text().splitlines())}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ibmmq") is not None, reason="an ibmmq package is installed here")
+def test_without_ibms_client_a_run_ends_with_one_line_and_exit_2(tmp_path):
+    code, out, err = run_cli("run", "--adapter", "ibmmq", "--area", "core", "--results", tmp_path / "r")
+    assert code == 2
+    assert err.count("\n") == 1 and "IBM's MQ client library" in err and "docs/adapters/ibmmq.md" in err, err
+    assert "Traceback" not in out + err and not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("platform", [C.PLATFORM_DISTRIBUTED, C.PLATFORM_ZOS])
+def test_a_conforming_queue_manager_passes_and_every_object_is_removed(platform, tmp_path):
+    server = ibmmq_standin.reset(platform=platform)
+    code, out, err = run_cli("run", *STANDIN, "--area", "core,syncpoint", "--examples", "5", "--seed", "3",
+                             "--results", tmp_path / "r")
+    assert code == 0, out[-3000:] + err
+    verdicts = _verdicts(tmp_path / "r")
+    assert {r for r, v in verdicts.items() if v == "pass"} >= {"CORE-01", "CORE-02", "CORE-04", "CORE-15", "CORE-29"}
+    # Every MQI call the adapter maps reached the queue manager (a clock advance is a wait, not a call).
+    assert set(server.calls) == set(OPERATIONS) - {"AdvanceClock"}, sorted(set(server.calls))
+    # The platform read at connect decided the platform run on.
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["capabilities"]["platforms"] == [platform] and meta["system"]["platforms"] == [platform]
+    # Every queue the kit defined carries the run's prefix and was deleted when its case ended.
+    prefix = meta["system"]["prefix"]
+    assert server.defined and all(q.startswith(prefix + ".") for q in server.defined)
+    assert sorted(server.deleted) == sorted(server.defined)
+    # What a client cannot do is not applicable, with the reason.
+    assert verdicts["CORE-32"] == "not applicable" and verdicts["CORE-31"] == "not applicable"
+
+
+@pytest.mark.parametrize("fault", ["backout-count-not-incremented", "get-inhibit-ignored"])
+def test_a_faulty_queue_manager_is_found_through_the_adapter(fault, tmp_path):
+    ibmmq_standin.reset(faults=fault)
+    code, out, err = run_cli("run", *STANDIN, "--area", FAULTS[fault].area, "--examples", "30", "--seed", "3",
+                             "--keep-going", "0", "--results", tmp_path / "r")
+    assert code == 1, out[-3000:] + err
+    assert {r for r, v in _verdicts(tmp_path / "r").items() if v == "fail"} & set(FAULTS[fault].rules)
+
+
+def test_cleanup_removes_what_a_killed_run_left_and_nothing_else():
+    server = ibmmq_standin.reset()
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin", prefix="MQC.OLD")
+    adapter.start_case("left", None)
+    assert adapter.execute(L.DefineQueue(queue="Q1")) == L.OK
+    adapter.defined.clear()   # as if the run had been killed before its case ended
+    adapter.close()
+    server.defined.append("APP.QUEUE")   # someone else's queue
+    assert IbmMqAdapter(client="tests.ibmmq_standin").cleanup("MQC.OLD.") == ["MQC.OLD.1.Q1"]
+    assert server.deleted == ["MQC.OLD.1.Q1"]
+
+
+def test_a_bad_prefix_is_refused():
+    from adapters.base import AdapterOptionError
+
+    ibmmq_standin.reset()
+    with pytest.raises(AdapterOptionError, match="prefix"):
+        IbmMqAdapter(client="tests.ibmmq_standin", prefix="lower.case")
+
+
+def test_identifiers_the_kit_chose_come_back_as_text_and_generated_ones_in_hex():
+    assert _identifier_text(_identifier("ID0002")) == "ID0002"
+    generated = b"AMQ QM1     " + bytes(range(1, 13))
+    assert _identifier_text(generated) == generated.hex()
+    assert _identifier_text(b"\0" * 24) == ""
+
+
+def test_the_cleanup_command_deletes_a_runs_queues_and_refuses_a_prefix_that_could_match_others():
+    server = ibmmq_standin.reset()
+    server.defined += ["MQC.DEAD.3.Q1", "MQC.DEAD.3.Q2", "MQC.LIVE.1.Q1"]
+    code, out, err = run_cli("ibmmq", "cleanup", "--prefix", "MQC.DEAD", "--adapter-opt", "client=tests.ibmmq_standin")
+    assert code == 0 and sorted(server.deleted) == ["MQC.DEAD.3.Q1", "MQC.DEAD.3.Q2"], (out, err)
+    assert "2 queue(s) with prefix MQC.DEAD deleted" in out
+    for bad in ("", "S", "SYSTEM.ADMIN", "mqc.dead"):
+        code, out, err = run_cli("ibmmq", "cleanup", "--prefix", bad, "--adapter-opt", "client=tests.ibmmq_standin")
+        assert code == 2 and err.count("\n") == 1 and "prefix" in err, (bad, err)
+    assert sorted(server.deleted) == ["MQC.DEAD.3.Q1", "MQC.DEAD.3.Q2"]
