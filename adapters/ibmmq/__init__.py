@@ -280,7 +280,8 @@ class IbmMqAdapter:
             except self.client.MQMIError as exc:
                 if exc.comp != C.MQCC_WARNING:
                     raise
-                body = b""   # a warning with a message (its data converted or truncated)
+                # A warning that still returns a message (its data truncated or not converted).
+                body = getattr(exc, "message", None) or b""
                 return L.Observation(cc=exc.comp, rc=exc.reason, message=self._returned(body, md))
             return L.Observation(message=self._returned(body, md))
         raise AdapterError(f"ibmmq: no mapping for {type(op).__name__}")
