@@ -8,11 +8,19 @@ A known-deviations file is TOML, one ``[[deviation]]`` table per rule and adapte
     seen = "A persistent message got with SYNCPOINT_IF_PERSISTENT is removed at once."
     reason = '''One paragraph on the system's behaviour behind the departure ...'''
 
+An entry may name a recorded ``counterexample`` (a replay file, relative to the
+deviations file): the evidence that the system departs.
+
 In a report, a rule the file names for a system's adapter that *fails* there is
-shown as *known deviation* (it no longer makes the report fail); one that
-*passes* there is *stale*: the system now conforms and the entry should go; one
-the runs did not reach is *not reached* (nothing is claimed either way).  A
-known deviation never hides a failure of any other rule or adapter.
+shown as *known deviation* (it no longer makes the report fail).  One that
+*passes* there is *not shown* when the entry has a recorded counterexample: a run
+on a real system samples cases, and a pass says only that its cases did not show
+the departure; whether the system now conforms is for the counterexample to say
+when replayed (``mqconform replay FILE``; the kit's tests replay every published
+one).  Without a counterexample a passing rule makes the entry *stale*: the
+system now conforms and the entry should go.  A rule the runs did not reach is
+*not reached* (nothing is claimed either way).  A known deviation never hides a
+failure of any other rule or adapter.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ import attrs
 
 from reports.inputs import ReportInputError
 
-MATCHED, STALE, NOT_REACHED = "matched", "stale", "not reached"
+MATCHED, STALE, NOT_REACHED, NOT_SHOWN = "matched", "stale", "not reached", "not shown"
 
 _SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -42,6 +50,7 @@ _SCHEMA = {
                     "adapter": {"type": "string", "minLength": 1},
                     "seen": {"type": "string", "minLength": 1},
                     "reason": {"type": "string", "minLength": 1},
+                    "counterexample": {"type": "string", "minLength": 1},
                 },
             },
         },
@@ -61,6 +70,10 @@ class KnownDeviation:
     reason: str
     #: Where it was read (file and entry number), for messages.
     origin: str = attrs.field(default="", eq=False)
+    #: A replay file showing the departure, as the entry names it (relative to the deviations file).
+    counterexample: str = ""
+    #: ... and where it is.
+    counterexample_path: Path | None = attrs.field(default=None, eq=False)
 
 
 @attrs.define
@@ -104,8 +117,13 @@ def load_deviations(path: str | Path) -> tuple[KnownDeviation, ...]:
         if key in seen:
             raise ReportInputError(f"{origin}: {key[0]} on {key[1]} is already deviation {seen[key]}")
         seen[key] = n
+        example = entry.get("counterexample", "")
+        example_path = (p.parent / example) if example else None
+        if example_path is not None and not example_path.is_file():
+            raise ReportInputError(f"{origin}: counterexample {example}: no such file (relative to {p.parent})")
         out.append(KnownDeviation(rule=entry["rule"], adapter=entry["adapter"], seen=" ".join(entry["seen"].split()),
-                                  reason=" ".join(entry["reason"].split()), origin=origin))
+                                  reason=" ".join(entry["reason"].split()), origin=origin,
+                                  counterexample=example, counterexample_path=example_path))
     return tuple(out)
 
 
@@ -121,4 +139,5 @@ def load_all(paths) -> tuple[KnownDeviation, ...]:
     return tuple(out)
 
 
-__all__ = ["KnownDeviation", "DeviationStatus", "load_deviations", "load_all", "MATCHED", "STALE", "NOT_REACHED"]
+__all__ = ["KnownDeviation", "DeviationStatus", "load_deviations", "load_all", "MATCHED", "STALE", "NOT_REACHED",
+           "NOT_SHOWN"]

@@ -8,7 +8,7 @@ from collections import Counter
 
 from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_note,
                             failure_rows, replay_command, title, when)
-from reports.deviations import MATCHED, NOT_REACHED, STALE
+from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
 from reports.matrix import NOT_RUN, Column, Report
 from reports.plots import campaign_png, coverage_png, overview_png, shares_png
 
@@ -171,8 +171,10 @@ def _deviations(report: Report) -> list[str]:
                      esc(d.deviation.seen), esc(d.deviation.reason)])
     return ['<h2 id="deviations">Known deviations</h2>',
             "<p>Departures explained in a known-deviations file: <em>matched</em> (the system still departs), "
-            "<em>stale</em> (the system now conforms: the entry should go), <em>not reached</em> (these runs did "
-            "not reach the rule).</p>",
+            "<em>not shown</em> (these runs passed the rule; the entry's recorded counterexample is the evidence, "
+            "and replaying it says whether the system still departs), "
+            "<em>stale</em> (the rule passed and the entry has no counterexample: the system now conforms and the "
+            "entry should go), <em>not reached</em> (these runs did not reach the rule).</p>",
             _table(rows, ["rule", "system", "status", "behaviour seen", "why"])]
 
 
@@ -273,7 +275,7 @@ def render_html(report: Report, generated: float) -> str:
                    for c in report.columns], ["system"] + list(VERDICT_ORDER), cls="summary")]
     if report.deviations:
         tally = Counter(d.status for d in report.deviations)
-        out.append('<p class="notice">Known deviations: ' + ", ".join(f"{tally[s]} {esc(s)}" for s in (MATCHED, STALE, NOT_REACHED) if tally[s])
+        out.append('<p class="notice">Known deviations: ' + ", ".join(f"{tally[s]} {esc(s)}" for s in (MATCHED, NOT_SHOWN, STALE, NOT_REACHED) if tally[s])
                    + ' (<a href="#deviations">what each is and why</a>).</p>')
     out += _matrix(report)
     out += ['<h2 id="overview">Verdicts per area</h2>',

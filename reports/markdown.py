@@ -117,8 +117,10 @@ def _deviations(report: Report) -> list[str]:
         return []
     out = ["## Known deviations", "",
            "Departures explained in a known-deviations file: *matched* (the system still departs; its verdict is "
-           "*known deviation*), *stale* (the system now conforms: the entry should go), *not reached* (these runs "
-           "did not reach the rule).", "",
+           "*known deviation*), *not shown* (these runs passed the rule; the entry's recorded counterexample is "
+           "the evidence, and replaying it says whether the system still departs), *stale* (the rule passed and "
+           "the entry has no counterexample: the system now conforms and the entry should go), *not reached* "
+           "(these runs did not reach the rule).", "",
            _table(deviation_rows(report), ["rule", "system", "status", "behaviour seen"]), ""]
     columns = {c.label: c for c in report.columns}
     for d in report.deviations:
@@ -127,5 +129,8 @@ def _deviations(report: Report) -> list[str]:
         where = (f" Counterexample: failure {', '.join(numbers)} of {_cell(col.label)}." if numbers else "")
         heading = f"### {d.deviation.rule} on {_cell(col.label)}: {d.status}"
         stale = (f" This entry is stale: the rule's verdict is now {d.verdict}." if d.status == STALE else "")
-        out += [heading, "", f"*Seen:* {_cell(d.deviation.seen)}", "", _cell(d.deviation.reason) + where + stale, ""]
+        example = (f" Recorded counterexample: `{_cell(d.deviation.counterexample)}` (`mqconform replay` it)."
+                   if d.deviation.counterexample else "")
+        out += [heading, "", f"*Seen:* {_cell(d.deviation.seen)}", "",
+                _cell(d.deviation.reason) + where + example + stale, ""]
     return out

@@ -13,7 +13,7 @@ import attrs
 from conformance.history import Failure
 from conformance.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PASS
 from reference_model.rules import AREAS, RULES
-from reports.deviations import MATCHED, NOT_REACHED, STALE, DeviationStatus, KnownDeviation
+from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE, DeviationStatus, KnownDeviation
 from reports.inputs import RunResult
 
 #: A failure the known-deviations file explains: reported apart from pass and from an unexplained failure.
@@ -219,7 +219,12 @@ def _apply(report: Report, deviations: tuple[KnownDeviation, ...]) -> None:
                 continue
             cell = col.cells.get(dev.rule)
             verdict = cell.verdict if cell else NOT_EXERCISED
-            status = MATCHED if verdict == FAIL else STALE if verdict == PASS else NOT_REACHED
+            if verdict == FAIL:
+                status = MATCHED
+            elif verdict == PASS:
+                status = NOT_SHOWN if dev.counterexample else STALE
+            else:
+                status = NOT_REACHED
             if status == MATCHED:
                 cell.verdict, cell.deviation = KNOWN_DEVIATION, dev
             report.deviations.append(DeviationStatus(deviation=dev, system=col.label, status=status,

@@ -287,6 +287,24 @@ def test_known_deviations_matched_stale_and_not_reached_in_every_format(results,
     assert run_cli("report", bad, "--known-deviations", everything, "--out", tmp_path / "all.md")[0] == 0
 
 
+def test_a_passing_rule_with_a_recorded_counterexample_is_not_shown_rather_than_stale(results, tmp_path):
+    """A real system's run samples cases: where the entry carries the evidence (a replay file), a pass
+    says only that these cases did not show the departure; replaying the file says whether it is gone."""
+    ok, bad = results
+    waived = _failing(bad)[0]
+    failure = next((bad / "failures").glob("*.json"))
+    (tmp_path / "evidence.json").write_text(failure.read_text())
+    known = tmp_path / "known.toml"
+    known.write_text(f'[[deviation]]\nrule = "{waived}"\nadapter = "simulated"\nseen = "s."\n'
+                     f'reason = """Why."""\ncounterexample = "evidence.json"\n')
+    code, out, err = run_cli("report", ok, "--known-deviations", known, "--format", "md", "--out", tmp_path / "r.md")
+    assert code == 0 and "stale" not in out, out + err
+    md = (tmp_path / "r.md").read_text()
+    assert f"### {waived} on simulated: not shown" in md and "Recorded counterexample: `evidence.json`" in md
+    report = make_report([ok], known_deviations=[known])
+    assert [d.status for d in report.deviations] == ["not shown"] and report.stale == []
+
+
 @pytest.mark.parametrize("text, message", [
     ('[[deviation]]\nrule = "CORE-99"\nadapter = "x"\nseen = "s"\nreason = "r"\n', "unknown rule CORE-99"),
     ('[[deviation]]\nrule = "CORE-01"\nadapter = "x"\nseen = "s"\n', "'reason' is a required property"),
@@ -296,6 +314,8 @@ def test_known_deviations_matched_stale_and_not_reached_in_every_format(results,
     ('[[deviation]]\nrule = "CORE-01"\nadapter = "x"\nseen = "s"\nreason = "r"\n' * 2,
      "deviation 2: CORE-01 on x is already deviation 1"),
     (None, "no such known-deviations file"),
+    ('[[deviation]]\nrule = "CORE-01"\nadapter = "x"\nseen = "s"\nreason = "r"\ncounterexample = "gone.json"\n',
+     "deviation 1: counterexample gone.json: no such file"),
 ])
 def test_bad_known_deviations_file_is_one_line_and_nothing_is_written(results, tmp_path, text, message):
     path = tmp_path / "known.toml"
