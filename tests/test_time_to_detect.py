@@ -171,7 +171,8 @@ def test_a_system_on_real_time_shrinks_by_a_smaller_count_of_cases(monkeypatch):
     assert first.coverage.examples == none + engine.SHRINK_CASES_REALTIME   # the cases, to the last one
     assert first.coverage.to_json() == second.coverage.to_json()
     assert first.failures[0].steps == second.failures[0].steps
-    assert len(first.failures[0].steps) < _unshrunk_steps()
+    # Twenty cases may or may not find a shorter history; never a longer one.
+    assert len(first.failures[0].steps) <= _unshrunk_steps()
     assert first.timed_shrinks == []
 
 
