@@ -82,7 +82,7 @@ class Column:
         first = self.runs[0].meta
         return {
             "adapter": first["adapter"],
-            "system": first.get("system", {}),
+            "system": _merged([r.meta.get("system", {}) for r in self.runs]),
             "capabilities": first.get("capabilities", {}),
             "kit_version": first.get("kit_version"),
             "hypothesis_version": first.get("hypothesis_version"),
@@ -96,6 +96,18 @@ class Column:
             "errors": [r.meta["error"] for r in self.runs if r.meta.get("error")],
             "directories": [str(r.path) for r in self.runs],
         }
+
+
+def _merged(described: list[dict]) -> dict:
+    """The systems' descriptions as one: a value the runs differ in lists each (a nemesis run beside a
+    plain one shows "nemesis: off, on")."""
+    out: dict = {}
+    for d in described:
+        for key, value in d.items():
+            out.setdefault(key, [])
+            if value not in out[key]:
+                out[key].append(value)
+    return {k: v[0] if len(v) == 1 else ", ".join(map(str, v)) for k, v in out.items()}
 
 
 @attrs.define
