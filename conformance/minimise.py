@@ -44,7 +44,7 @@ BUDGET_REALTIME = 240.0
 
 
 class _Search:
-    def __init__(self, failure: Failure, adapter: Adapter, budget: float, replays: int | None = None) -> None:
+    def __init__(self, failure: Failure, adapter: Adapter, budget: float) -> None:
         from adapters.reference import ReferenceAdapter
 
         self.failure = failure
@@ -52,7 +52,7 @@ class _Search:
         self.deadline = time.monotonic() + budget
         self.replays = 0
         #: Replays the search may make (None: as many as its time allows).
-        self.max_replays = replays
+        self.max_replays: int | None = None
         #: The model on its own: a candidate it cannot run is never sent to the system under test.
         self.model = ReferenceAdapter(platform=failure.platform)
         #: Set when the system under test failed (not a verdict): the search stops there.

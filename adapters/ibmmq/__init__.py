@@ -69,9 +69,6 @@ NOT_APPLICABLE = {
     "CORE-48": "no nemesis for client connections to IBM MQ yet",
 }
 
-#: MQMD character fields and their lengths (MQ pads them with blanks).
-_MD_CHARS = {"Format": 8, "ReplyToQ": 48, "ReplyToQMgr": 48, "UserIdentifier": 12, "PutApplName": 28,
-             "ApplIdentityData": 32}
 _PRINTABLE = set(string.printable.encode()) - set(b"\t\n\r\x0b\x0c")
 
 
@@ -122,6 +119,7 @@ class IbmMqAdapter:
         self.CMQC = self.client.CMQC
         self.CMQCFC = self.client.CMQCFC
         self.admin = self._connect()   # the kit's own connection: definitions, inquiries, clean-up
+        self.pcf = self.client.PCFExecute(self.admin)   # one command-server session (its reply queue) for the run
         platform = self._inquire_qmgr("MQIA_PLATFORM")
         self.platform = C.PLATFORM_ZOS if platform == self.CMQC.MQPL_ZOS else C.PLATFORM_DISTRIBUTED
         self.command_level = self._inquire_qmgr("MQIA_COMMAND_LEVEL")
@@ -175,8 +173,7 @@ class IbmMqAdapter:
                 pass
         self.inquirers.clear()
         for queue in self.defined:
-            self._pcf("MQCMD_DELETE_Q", {self.CMQC.MQCA_Q_NAME: queue, self.CMQCFC.MQIACF_PURGE: self.CMQCFC.MQPO_YES},
-                      quiet=True)
+            self._delete(queue)
         self.defined.clear()
 
     def close(self) -> None:
@@ -192,8 +189,7 @@ class IbmMqAdapter:
                                                      self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL})
         names = [_text(n) for r in found or () for n in (r.get(self.CMQCFC.MQCACF_Q_NAMES) or ())]
         for name in names:
-            self._pcf("MQCMD_DELETE_Q", {self.CMQC.MQCA_Q_NAME: name, self.CMQCFC.MQIACF_PURGE: self.CMQCFC.MQPO_YES},
-                      quiet=True)
+            self._delete(name)
         return names
 
     def execute(self, op: L.Op) -> L.Observation:
@@ -300,13 +296,17 @@ class IbmMqAdapter:
         return self.admin.inquire(getattr(self.CMQC, selector))
 
     def _pcf(self, command: str, args: dict, quiet: bool = False):
-        pcf = self.client.PCFExecute(self.admin)
         try:
-            return getattr(pcf, command)(args)
+            return getattr(self.pcf, command)(args)
         except self.client.MQMIError:
             if quiet:
                 return None
             raise
+
+    def _delete(self, queue: str) -> None:
+        """Delete ``queue`` with its messages; one already gone is no error."""
+        self._pcf("MQCMD_DELETE_Q", {self.CMQC.MQCA_Q_NAME: queue, self.CMQCFC.MQIACF_PURGE: self.CMQCFC.MQPO_YES},
+                  quiet=True)
 
     def _name(self, queue: str) -> str:
         return f"{self.case}.{queue}"

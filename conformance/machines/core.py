@@ -90,6 +90,12 @@ class CoreMachine(ConformanceMachine):
                 self.stale.append(name)
         self.fault_handles.pop(conn, None)
 
+    def _reconnect_all(self) -> None:
+        """After a restart, which ended every connection: each program connects and opens again."""
+        for c in CONNS:
+            self._forget(c)
+            self._connect(c)
+
     def _handle(self, conn: str, queue: str) -> str:
         name = self.handles.get((conn, queue))
         return name or (self.stale[-1] if self.stale else f"{conn}.{queue}.closed")
@@ -253,9 +259,7 @@ class CoreMachine(ConformanceMachine):
         if event == "restart" and self.can(L.Restart):
             abrupt = L.Restart(abrupt=True)
             self.execute(abrupt if tenths % 2 and self.can_run(abrupt) else L.Restart())
-            for c in CONNS:
-                self._forget(c)
-                self._connect(c)
+            self._reconnect_all()
         elif event == "abend" and tenths % 3 and self.can(L.CutConnection):
             # The network cuts the connection: between calls (the next call finds it broken) or
             # while a commit is in flight (its outcome unknown); the program then ends and starts again.
@@ -293,9 +297,7 @@ class CoreMachine(ConformanceMachine):
         self.execute(L.Put(conn=conn, handle=handle, body=self._body(), md=persistent,
                            options=C.MQPMO_SYNCPOINT))
         self.execute(restart)
-        for c in CONNS:
-            self._forget(c)
-            self._connect(c)
+        self._reconnect_all()
         handle = self._fault_handle(conn)
         for _ in range(3):   # the backed-out message, then nothing (MQRC_NO_MSG_AVAILABLE)
             if self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_NO_SYNCPOINT)).message is None:
