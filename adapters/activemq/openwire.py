@@ -184,6 +184,12 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
     def _end_gets(self, c: JmsConnection) -> None:
         for consumer in c.pending:
             consumer.close()
+        if c.pending:
+            # Closing a consumer is a one-way command: the broker hands its rolled-back messages
+            # back to the queue when it reads it, which may be after another connection's get.
+            # A synchronous request on the same connection (creating a producer) is answered only
+            # once the broker has dealt with every command sent before it.
+            c.now.createProducer(None).close()
         c.pending.clear()
         c.held.clear()
 
