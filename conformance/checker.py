@@ -173,7 +173,9 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
             # A message MQ would not return at all came back: that is the whole departure; the
             # history of the message MQ would have returned instead has nothing to do with it.
             rules = []
-        rules = [*hidden, *rules, *branch.state.removed.get(body, ())]
+        # (the message this get delivers is removed by it: why it left is no part of a departure
+        # in its fields)
+        rules = [*hidden, *rules, *gone]
     if not rules:
         rules = list(branch.rules)
     want = branch.observation.message
