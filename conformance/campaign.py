@@ -219,7 +219,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         except Flaky:   # answered differently a second time: the unshrunk departure stands
             if machine.session.broken is not None:
                 raise machine.session.broken from None
-        if machine.session.smallest is not None and len(machine.session.smallest.steps) < len(failure.steps):
+        if machine.session.smallest is not None and machine.session.smallest.size < failure.size:
             failure = machine.session.smallest
         budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
         if budget is None or budget > 1.0:

@@ -54,6 +54,12 @@ class Failure:
     def rules(self) -> tuple[str, ...]:
         return self.mismatch.rules
 
+    @property
+    def size(self) -> int:
+        """The calls of the history, clock advances apart: on a system that runs on real time the
+        kit inserts those as time passes, so two runs of one case differ in them alone."""
+        return sum(not isinstance(s.op, L.AdvanceClock) for s in self.steps)
+
     def fingerprint(self) -> str:
         """Platform, rule IDs, the differing fields and the op kinds of the history."""
         kinds = ",".join(type(s.op).__name__ for s in self.steps)

@@ -151,7 +151,7 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     renamed = _renumber(ops)
     search.max_replays = None   # the result is confirmed whatever the count
     final = search.replay(renamed) or search.replay(ops)
-    if final is None or len(final.steps) > len(failure.steps):
+    if final is None or final.size > failure.size:
         return failure
     return final
 

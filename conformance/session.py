@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import threading
 import time
 import uuid
@@ -91,6 +93,10 @@ class Session:
         self.shrink_timed_out = False
         self._idle = False
         self._express = getattr(adapter, "express", None)
+        #: MQCONFORM_TRACE=FILE appends every step run on the system to FILE as a JSON line (case
+        #: number, operation, observation): the whole history of a run, to compare two runs of a seed.
+        self._trace = os.environ.get("MQCONFORM_TRACE") or None
+        self._case_no = 0
         self._elapsed = getattr(adapter, "elapsed_tenths", None) if self.capabilities.realtime else None
 
     def _broke(self, exc: Exception) -> HarnessError:
@@ -121,7 +127,8 @@ class Session:
             return
         self.coverage.examples += 1
         try:
-            self.adapter.start_case(f"{self._prefix}{next(self._cases)}", self.platform)
+            self._case_no = next(self._cases)
+            self.adapter.start_case(f"{self._prefix}{self._case_no}", self.platform)
         except AdapterError as exc:
             raise self._broke(exc) from exc
 
@@ -176,6 +183,10 @@ class Session:
             observed = self.adapter.execute(op)
         except Exception as exc:  # noqa: BLE001 - whatever the adapter raises is an error, never a verdict
             raise self._broke(exc) from exc
+        if self._trace:
+            with open(self._trace, "a", encoding="utf-8") as out:
+                out.write(json.dumps({"area": self.area, "platform": self.platform, "case": self._case_no, "op": L.to_json(op),
+                                      "observed": L.to_json(observed)}, sort_keys=True) + "\n")
         check = self.tracker.advance(op, observed)
         if expected_shares and check.mismatch is None:
             self.coverage.record_share(dict(observed.attrs or ()).get("DESTINATION", ""), expected_shares)
@@ -187,7 +198,7 @@ class Session:
                 if self.smallest is None and self.shrink_seconds is not None:
                     ends = time.time() + self.shrink_seconds
                     self.shrink_until = ends if self.shrink_until is None else min(self.shrink_until, ends)
-                if self.smallest is None or len(failure.steps) < len(self.smallest.steps):
+                if self.smallest is None or failure.size < self.smallest.size:
                     self.smallest = failure
                 raise NonConformance(failure)
             self.coverage.failed.update(failure.rules)
