@@ -2,6 +2,7 @@
 
 import socket
 import threading
+import time
 
 import pytest
 
@@ -25,6 +26,16 @@ def server():
                     return
                 if not data:
                     return
+                if data.startswith(b"slow"):
+                    # A server slow to act, which drops the request if its client is gone by then
+                    # (as a broker does with the work of a connection that was reset).
+                    time.sleep(0.6)
+                    try:
+                        conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+                    except BlockingIOError:
+                        pass   # still connected, nothing more sent
+                    except OSError:
+                        return
                 received.append(data)
                 try:
                     conn.sendall(data.upper())
@@ -81,5 +92,23 @@ def test_an_armed_link_passes_the_request_on_and_drops_the_answer(server):
                 raise ConnectionResetError("closed")
         assert proxy.wait_cut("a", 5.0)
         assert b"commit" in received   # the server got the request: the outcome is the server's
+    finally:
+        proxy.close()
+
+
+def test_an_armed_link_cuts_once_the_server_has_answered_however_slow_it_is(server):
+    """The outcome of a call in flight does not depend on the machine's load: the cut waits for the
+    answer (and drops it), so a slow server has always acted on the request."""
+    port, received = server
+    proxy = CuttingProxy("127.0.0.1", port)
+    try:
+        a = _connect(proxy, "a")
+        proxy.arm("a")
+        a.sendall(b"slow commit")
+        with pytest.raises(OSError):
+            if not a.recv(1024):   # the answer never reaches the client
+                raise ConnectionResetError("closed")
+        assert proxy.wait_cut("a", 5.0)
+        assert b"slow commit" in received
     finally:
         proxy.close()

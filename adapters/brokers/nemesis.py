@@ -7,9 +7,12 @@ failure would:
 
 - :meth:`CuttingProxy.cut` resets them now (between two calls of the program);
 - :meth:`CuttingProxy.arm` resets them once the program's next request has
-  reached the broker, dropping whatever the broker answers: the call is in
-  flight when the connection breaks, and only later observations can tell
-  whether the broker carried it out.
+  reached the broker and the broker has answered it, dropping the answer: the
+  call is in flight when the connection breaks, and only later observations can
+  tell whether the broker carried it out.  (Cutting when the answer comes, not
+  after a fixed grace, makes the outcome the same on a loaded machine as on an
+  idle one: the broker has always acted on the request, so one seed gives one
+  run.)
 
 Neither the client library nor the broker is told: each finds out as it would
 on a real network.  Which links belong to which program connection is decided
@@ -28,8 +31,9 @@ import threading
 import time
 
 LOOPBACK = "127.0.0.1"
-#: How long an armed link waits, after passing the request on, before it cuts (the broker's time to act on it).
-IN_FLIGHT_GRACE = 0.15
+#: How long an armed link waits, after passing the request on, for the broker's answer before it cuts
+#: anyway (a request the broker does not answer, or a broker that is paused).
+IN_FLIGHT_ANSWER_WAIT = 2.0
 
 
 class _Link:
@@ -41,6 +45,7 @@ class _Link:
         self.tag = tag
         self.armed = False
         self.muted = False   # the broker's answers are dropped (the connection is being cut)
+        self.answered = threading.Event()   # an answer came (and was dropped) while muted
         self.closed = threading.Event()
 
     def cut(self) -> None:
@@ -151,6 +156,12 @@ class CuttingProxy:
             threading.Thread(target=self._pump, args=(link, True), daemon=True, name="nemesis-up").start()
             threading.Thread(target=self._pump, args=(link, False), daemon=True, name="nemesis-down").start()
 
+    def _cut_when_answered(self, link: _Link) -> None:
+        link.answered.wait(IN_FLIGHT_ANSWER_WAIT)
+        link.cut()
+        with self._lock:
+            self.cuts[link.tag] = self.cuts.get(link.tag, 0) + 1
+
     def _pump(self, link: _Link, up: bool) -> None:
         source, sink = (link.client, link.upstream) if up else (link.upstream, link.client)
         while not link.closed.is_set():
@@ -161,16 +172,15 @@ class CuttingProxy:
             if not data:
                 break
             if up and link.armed:
-                # The request goes out, the answer never comes back: the call is in flight when it breaks.
+                # The request goes out, the answer never comes back: the call is in flight when it
+                # breaks.  What else the client sends without waiting for an answer (frames it
+                # pipelines behind the first) goes out too, until the broker answers.
+                link.armed = False
                 link.muted = True
-                with contextlib.suppress(OSError):
-                    sink.sendall(data)
-                time.sleep(IN_FLIGHT_GRACE)
-                link.cut()
-                with self._lock:
-                    self.cuts[link.tag] = self.cuts.get(link.tag, 0) + 1
-                return
+                threading.Thread(target=self._cut_when_answered, args=(link,), daemon=True,
+                                 name="nemesis-in-flight").start()
             if not up and link.muted:
+                link.answered.set()
                 continue
             try:
                 sink.sendall(data)

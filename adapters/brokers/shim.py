@@ -528,6 +528,12 @@ class BrokerShim:
     cut_settle = 0.3
     #: ... and after a pause, to catch up with what happened while it was stopped.
     resume_settle = 1.5
+    #: Whether, after a cut, the case's queue depths are read until they stop changing (at most
+    #: ``settle_limit`` seconds, reads ``settle_step`` apart): for brokers that requeue a cut
+    #: connection's deliveries in their own time, which on a loaded machine is later than ``cut_settle``.
+    settle_depths = False
+    settle_step = 0.25
+    settle_limit = 3.0
     #: Seconds a call may go unanswered before the client gives the connection up (adapters that can
     #: bound a call raise :class:`Unanswered`; others wait as their client does).
     call_deadline = 8.0
@@ -550,7 +556,7 @@ class BrokerShim:
             else:
                 self.proxy.cut(name)
                 self.broken.add(name)
-                time.sleep(self.cut_settle)
+                self._settle_after_cut(self.cut_settle)
             return L.OK
         if isinstance(op, L.Disconnect) and (op.abnormal or name in self.broken):
             # The program ends (no call goes out), or calls MQDISC on a connection that is gone.
@@ -580,7 +586,7 @@ class BrokerShim:
             observed = call() if pause is None else self._paused(pause, call)
             self.broken.add(name)
             # A broker just resumed first works through what piled up while it was stopped.
-            time.sleep(self.cut_settle if pause is None else self.resume_settle)
+            self._settle_after_cut(self.cut_settle if pause is None else self.resume_settle)
             return observed
 
         handle = getattr(op, "handle", None)
@@ -592,6 +598,23 @@ class BrokerShim:
             return self._execute(op)
         except Exception:  # noqa: BLE001 - the client finding its connection gone
             return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
+
+    def _settle_after_cut(self, seconds: float) -> None:
+        """Give the broker ``seconds`` to end a cut connection, then (``settle_depths``) wait for stable depths."""
+        time.sleep(seconds)
+        if not self.settle_depths or not self.queues:
+            return
+        deadline = time.monotonic() + self.settle_limit
+        last = None
+        while time.monotonic() < deadline:
+            try:
+                depths = [self._broker_depth(d) for d in self.queues.values()]
+            except Exception:  # noqa: BLE001 - the next call reports what the broker makes of it
+                return
+            if depths == last:
+                return
+            last = depths
+            time.sleep(self.settle_step)
 
     def _paused(self, tenths: int, during):
         """Run ``during()`` with the broker stopped (SIGSTOP), for at least ``tenths`` of model time."""

@@ -105,6 +105,7 @@ class RabbitMQAdapter(BrokerShim):
     #: reset and closed the channel; on a loaded machine 0.3 s was too short for the depth read after
     #: a cut to show them, and two runs of one seed diverged there.
     cut_settle = 1.0
+    settle_depths = True
     scheme = "amqp"
     default_port = 5672
     expiry_tolerance = 3
