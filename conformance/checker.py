@@ -200,10 +200,15 @@ def _nothing_changes_next(fields: list[str], expected: L.Observation, observed: 
 def _distinct_states(branches: Iterable[model.Branch]) -> list[ModelState]:
     """The branches' states, each once, at most :data:`MAX_CANDIDATES`."""
     states: list[ModelState] = []
+    alike: dict[tuple, list[ModelState]] = {}   # by digest: only states with the same one can be equal
     for b in branches:
-        if not any(b.state == s for s in states):
+        same = alike.setdefault(b.state.digest(), [])
+        if not any(b.state is s or b.state == s for s in same):
+            same.append(b.state)
             states.append(b.state)
-    return states[:MAX_CANDIDATES]
+            if len(states) == MAX_CANDIDATES:
+                break
+    return states
 
 
 class ModelTracker:

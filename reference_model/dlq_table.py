@@ -501,5 +501,10 @@ def parse_or_raise(text: str) -> RulesTable:
 def string_matches(pattern: str, field: str) -> bool:
     """MQ's string pattern match: ``?`` is one character that is not a trailing blank, ``*`` any run;
     trailing blanks of the pattern and of the blank-padded field do not matter."""
+    return _pattern(pattern).fullmatch(field.rstrip(" ")) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _pattern(pattern: str) -> re.Pattern:
     regex = "".join(".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern.rstrip(" "))
-    return re.fullmatch(regex, field.rstrip(" "), flags=re.DOTALL) is not None
+    return re.compile(regex, flags=re.DOTALL)

@@ -97,9 +97,14 @@ def step(state: ModelState, op: L.Op) -> list[Branch]:
 
 
 def _dedupe(branches: list[Branch]) -> list[Branch]:
+    if len(branches) < 2:
+        return branches
     out: list[Branch] = []
+    alike: dict[tuple, list[Branch]] = {}   # by state digest: only those can be equal
     for b in branches:
-        if not any(b.observation == o.observation and b.state == o.state for o in out):
+        same = alike.setdefault(b.state.digest(), [])
+        if not any(b.observation == o.observation and (b.state is o.state or b.state == o.state) for o in same):
+            same.append(b)
             out.append(b)
     return out
 

@@ -228,6 +228,17 @@ class ModelState:
     #: Connections whose next call the network cuts while it is in flight (CORE-48).
     armed: frozenset = frozenset()
 
+    def digest(self) -> tuple:
+        """A cheap summary of what equality compares: equal states have equal digests, so only
+        states with the same digest need comparing in full (deduplicating branches and candidates)."""
+        return (self.clock, self.next_seq, self.broken, self.armed, len(self.conns), len(self.handles),
+                len(self.removed), frozenset((name, q.held, q.uncommitted, q.locked, q.expiring, q.background_removed,
+                                              len(q.messages), (q.messages[0].seq, q.messages[-1].seq) if q.messages else ())
+                                             for name, q in self.queues.items()),
+                # the DLQ handlers' memory (reference_model.dlq.HandlerState): which message each is at
+                frozenset((name, h.running, h.attempts, h.cursor, h.busy_at, h.last_rescan)
+                          for name, h in self.dlq_handlers.items()))
+
     def clone(self) -> "ModelState":
         """An independent copy (descriptors and log entries are never mutated, so they are shared)."""
         return ModelState(
