@@ -267,3 +267,35 @@ def test_a_trace_holds_every_step_run_and_replays_on_the_model(tmp_path, monkeyp
         steps = [(L.from_json(r["op"]), L.from_json(r["observed"])) for r in rows
                  if (r["platform"], r["case"]) == (platform, case)]
         assert steps and all(c.mismatch is None for c in check_history(platform, steps))
+
+
+def test_replay_minimise_saves_a_smaller_counterexample_beside_the_file(tmp_path):
+    """A counterexample kept as Hypothesis shrank it (--no-minimise) is minimised on the adapter by
+    ``replay --minimise``: the smaller history is saved beside it, the original is kept, and the
+    smaller one still fails for the same rules when replayed."""
+    from conformance.history import load_failure
+
+    code, _ = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core", "--seed", "7",
+                      "--keep-going", "0", "--adapter-opt", "platform=distributed", "--no-minimise",
+                      "--results", str(tmp_path / "r"))
+    assert code == 1
+    [original] = (tmp_path / "r" / "failures").glob("*.json")
+    before = original.read_bytes()
+    code, out = run_cli("replay", str(original), "--minimise")
+    assert code == 1 and "Minimised: " in out, out
+    [smaller] = set((tmp_path / "r" / "failures").glob("*.json")) - {original}
+    assert original.read_bytes() == before
+    big, small = load_failure(original), load_failure(smaller)
+    assert small.size < big.size and small.rules[0] == big.rules[0]
+    assert f"{big.size} calls to {small.size}" in out
+    code, out = run_cli("replay", str(smaller))
+    assert code == 1 and "Still failing" in out
+
+
+def test_replay_minimise_options_are_checked(replay_file, capsys):
+    for argv, needle in ((("--replays", "0", "--minimise"), "must be at least 1"),
+                         (("--replays", "5"), "--replays bounds --minimise"),
+                         (("--minimise", "--as-pytest", "t.py"), "one at a time")):
+        code, out = run_cli("replay", str(replay_file), *argv)
+        err = capsys.readouterr().err
+        assert code == 2 and needle in err and "Traceback" not in err and out == "", (argv, err)

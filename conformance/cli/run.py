@@ -16,7 +16,8 @@ from conformance.cli.common import (_RESULTS, DEFAULT_EXAMPLES, EXIT_INTERRUPTED
                                     _positive, _results_dir, _seconds, _seed, _stop)
 from conformance.engine import (BY_SYSTEM, SHRINK_CASES, SHRINK_CASES_REALTIME, SHRINK_SECONDS_REALTIME,
                                Interrupted, run_areas)
-from conformance.history import load_failure
+from conformance.history import load_failure, save_failure
+from conformance.minimise import REPLAYS_REALTIME, minimise
 from conformance.regression import pytest_source, replay_on
 from conformance.render import render_failure
 from conformance.results import PASS, RunRecord
@@ -51,6 +52,12 @@ def add_parsers(sub) -> None:
     _adapter_args(replay, required=False)
     replay.add_argument("--as-pytest", type=Path, metavar="OUT.py",
                         help="write a standalone pytest test that replays the history, instead of running it")
+    replay.add_argument("--minimise", action="store_true",
+                        help="if the history still fails, minimise it on the adapter and save the smaller "
+                             "counterexample beside FILE (never over it)")
+    replay.add_argument("--replays", type=_positive, metavar="N",
+                        help="with --minimise: replays the search may make (default: none on a virtual clock, "
+                             f"{REPLAYS_REALTIME} on a system that runs on real time)")
 
 
 def cmd_run(args, out) -> int:
@@ -143,6 +150,10 @@ def _summary(record: RunRecord, out) -> None:
 def cmd_replay(args, out) -> int:
     if args.adapter_opt and not args.adapter:
         raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
+    if args.replays is not None and not args.minimise:
+        raise UsageError("--replays bounds --minimise: give both")
+    if args.minimise and args.as_pytest is not None:
+        raise UsageError("--minimise and --as-pytest: one at a time")
     failure = load_failure(args.file)
     name = args.adapter or failure.adapter
     options = _adapter_options(args) if args.adapter else dict(failure.adapter_options)
@@ -153,11 +164,25 @@ def cmd_replay(args, out) -> int:
     adapter = create_adapter(name, options)
     try:
         found = replay_on(adapter, failure, options)
+        smaller = None
+        if found is not None and args.minimise:
+            smaller = minimise(found, adapter, replays=args.replays)
     finally:
         adapter.close()
     if found is not None:
+        if smaller is not None:
+            found = smaller
         out.write(render_failure(found) + "\n")
         out.write(f"\nStill failing: {args.file}\n")
+        if smaller is not None:
+            if smaller.size < failure.size:
+                try:
+                    path = save_failure(smaller, args.file.parent)
+                except OSError as exc:
+                    raise UsageError(f"--minimise: cannot write beside {args.file} ({exc.strerror})") from None
+                out.write(f"Minimised: {failure.size} calls to {smaller.size}: {path}\n")
+            else:
+                out.write(f"Minimised: no smaller history shows it ({failure.size} calls)\n")
         return EXIT_NONCONFORMANT
     out.write(f"Replayed {len(failure.steps)} steps on adapter {name}: conformant (fixed).\n")
     return EXIT_OK
