@@ -97,6 +97,28 @@ def test_uncommitted_puts_missing_from_depth_are_reported_as_core_28(adapter):
     session.end_case()
 
 
+def test_a_queue_the_broker_lost_is_an_unknown_object_not_an_error_and_the_connection_goes_on(adapter):
+    """RabbitMQ can lose a queue declared just before a kill. A call on a queue the broker no longer
+    has answers MQRC_UNKNOWN_OBJECT_NAME (the checker reports the departure) and the program's
+    connection still works for its other queues."""
+    adapter.start_case("gone")
+    x = adapter.execute
+    for q in ("P", "F"):
+        assert x(L.DefineQueue(queue=q, attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY if q == "P" else C.MQMDS_FIFO),))) == L.OK
+    assert x(L.Connect(conn="a")) == L.OK
+    for q in ("P", "F"):
+        assert x(L.Open(conn="a", handle=q, queue=q, options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+    assert x(put("a", "F", "kept", options=C.MQPMO_NO_SYNCPOINT)) == L.OK
+    adapter._admin().queue_delete(adapter.queues["P"].name)   # behind the program's back
+    assert x(get("a", "P", C.MQGMO_SYNCPOINT)).rc == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert x(put("a", "P", "lost", options=C.MQPMO_SYNCPOINT)).rc in (C.MQRC_NONE, C.MQRC_UNKNOWN_OBJECT_NAME)
+    assert x(L.InquireQueue(queue="P", names=("CURDEPTH",))).rc == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert x(get("a", "F", C.MQGMO_SYNCPOINT)).message.body == "kept"
+    assert x(L.Commit(conn="a")) == L.OK
+    assert dict(x(L.InquireQueue(queue="F", names=("CURDEPTH",))).attrs) == {"CURDEPTH": 0}
+    adapter.end_case()
+
+
 def test_a_call_the_broker_takes_and_never_answers_fails_with_2009_at_the_deadline(adapter, broker, monkeypatch):
     """pika waits without limit for a reply; the adapter gives the connection up at its call deadline."""
     from adapters.brokers.shim import MAX_REAL_WAIT_MS

@@ -377,10 +377,23 @@ class BrokerShim:
             self.broken.add(name)
             return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
         except Exception as exc:  # noqa: BLE001
+            if self._queue_gone(exc):
+                # The broker has no such queue although the program defined it (RabbitMQ loses a
+                # queue declared just before a kill): what MQ answers for a queue that does not
+                # exist, an observation for the checker, not an error of the run.
+                self._after_queue_gone(name)
+                return L.Observation.of(C.MQRC_UNKNOWN_OBJECT_NAME)
             if self._lost(exc):
                 raise BrokerLost(f"{self.name} broker at {self.address} went away during "
                                  f"{type(op).__name__}: {_short(exc)}") from None
             raise
+
+    def _queue_gone(self, exc: Exception) -> bool:
+        """Whether ``exc`` is the broker saying the queue the call named does not exist."""
+        return False
+
+    def _after_queue_gone(self, conn: str | None) -> None:
+        """Make program connection ``conn`` usable again after the broker refused a call for a missing queue."""
 
     def _execute(self, op: L.Op) -> L.Observation:
         #: When this operation was issued (wall clock, as brokers stamp expiry times).

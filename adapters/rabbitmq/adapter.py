@@ -163,6 +163,26 @@ class RabbitMQAdapter(BrokerShim):
         return isinstance(exc, (pika.exceptions.AMQPConnectionError, pika.exceptions.StreamLostError,
                                 pika.exceptions.ConnectionWrongStateError, ConnectionError, OSError))
 
+    def _queue_gone(self, exc: Exception) -> bool:
+        pika = _pika()
+        return isinstance(exc, pika.exceptions.ChannelClosedByBroker) and exc.reply_code == 404
+
+    def _after_queue_gone(self, conn: str | None) -> None:
+        # A 404 closes the channel the call went on; the broker has requeued what it held (and
+        # dropped the transaction's uncommitted puts, if it was the unit of work's channel).
+        c = self.conns.get(conn)
+        if c is None or not c.connection.is_open:
+            return
+        if not c.now.is_open:
+            c.now = c.connection.channel()
+            c.now.confirm_delivery()
+            c.pending.clear()
+        if not c.tx.is_open:
+            c.tx = c.connection.channel()
+            c.tx.tx_select()
+            c.pending_tx.clear()
+            c.tx_dirty = False
+
     def _admin(self):
         if not self.admin.is_open or not self.admin_channel.is_open:
             self._broker_version()
@@ -182,6 +202,18 @@ class RabbitMQAdapter(BrokerShim):
             # that went back to the queue, which is what BackoutCount counts.
             args["x-queue-type"] = "quorum"
         self._admin().queue_declare(d.name, durable=True, arguments=args)
+
+    def _settle_after_cut(self, seconds: float) -> None:
+        # The depth reads go through the admin connection, under the same deadline as a call (a
+        # quorum queue left without a leader by a restart would hold a read for about 65 s).
+        admin = getattr(self, "admin", None)
+        try:
+            with contextlib.ExitStack() as stack:
+                if admin is not None and admin.is_open:
+                    stack.enter_context(answered_within(admin, self.call_deadline))
+                super()._settle_after_cut(seconds)
+        except Unanswered:
+            pass   # the admin connection is given up; the next call reopens it
 
     def _execute(self, op: L.Op) -> L.Observation:
         """Every call the program makes runs under :attr:`call_deadline` (its get's wait added)."""
