@@ -227,6 +227,16 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
 
         coverage.failed.update(failure.rules)
         result["failures"].append(failure.to_json())
+        # Departures from other rules the shrinking met (Hypothesis keeps only the smallest one).
+        for other in machine.session.departures_besides(failure.rules):
+            coverage.failed.update(other.rules)
+            if known_as(fingerprint(other), known) is not None:
+                result["duplicates"].append(fingerprint(other))
+                continue
+            budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
+            if budget is None or budget > 1.0:
+                other = minimise(other, adapter, budget=budget, confirmed=False)
+            result["failures"].append(other.to_json())
         return True
 
     try:

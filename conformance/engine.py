@@ -152,10 +152,11 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
 
     unsteady = False
 
-    def found(failure, not_reproduced: bool = False) -> None:
+    def found(failure, not_reproduced: bool = False, confirmed: bool = True) -> None:
         nonlocal outcome, unsteady
         if minimise_histories:
-            failure = minimise(failure, adapter)
+            failure = minimise(failure, adapter, confirmed=confirmed)
+        not_reproduced = not_reproduced or not failure.reproduced
         if not_reproduced:
             failure = attrs.evolve(failure, reproduced=False)
         record.add_failure(failure)
@@ -179,6 +180,14 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 set_aside = set_aside | set(again.rules)
                 rounds -= 1
 
+    def besides(session) -> None:
+        """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
+        departure, takes any other for the same failure and keeps only the smallest)."""
+        nonlocal set_aside
+        for other in session.departures_besides(set(broken) | set_aside):
+            found(other, confirmed=False)
+            set_aside = set_aside | set(other.rules)
+
     sessions = []
     for _round in range(rounds):
         machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside,
@@ -190,10 +199,13 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         except KeyboardInterrupt:
             if machine.session.smallest is not None:  # found, not yet shrunk to the end: keep it
                 record.add_failure(machine.session.smallest)
+                for other in machine.session.departures_besides(machine.session.smallest.rules):
+                    record.add_failure(other)
             raise
         except NonConformance as exc:
             found(exc.failure)
             set_aside = set_aside | set(exc.failure.rules)
+            besides(machine.session)
         except HarnessError as exc:
             record.error = str(exc)
             outcome = "error"
@@ -218,6 +230,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             departure = min(departures, key=lambda f: len(f.steps))
             found(departure, not_reproduced=True)
             set_aside = set_aside | set(departure.rules)
+            besides(machine.session)
         except Exception:
             if machine.session.broken is None:
                 raise

@@ -187,6 +187,12 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             where = Path(pytestconfig.getoption("--mq-results") or ".mqconform") / "failures"
             path = save_failure(failure, where)
             problem = f"{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
+            # Departures from other rules met while Hypothesis shrank this one: reported too.
+            for other in machine.session.departures_besides(failure.rules):
+                other = minimise(other, mq_adapter, confirmed=False)
+                mq_record.add_failure(other)
+                problem += (f"\n\nAlso broken ({', '.join(other.rules)}), met while shrinking: "
+                            f"mqconform replay {save_failure(other, where)}")
         except HarnessError as exc:
             mq_record.error = str(exc)
             mq_record.errored.append(area)

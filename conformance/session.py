@@ -71,6 +71,11 @@ class Session:
         self.broken: HarnessError | None = None
         #: The smallest counterexample raised so far (kept when a run is interrupted while shrinking).
         self.smallest: Failure | None = None
+        #: The smallest departure raised for each set of rules broken.  Hypothesis takes every
+        #: departure for the same failure, so while it shrinks one it may end on a departure from
+        #: other rules and drop the one it started from: the engine reports what it dropped
+        #: (:meth:`departures_besides`), so that no rule seen broken is reported as passing.
+        self.departures: dict[frozenset[str], Failure] = {}
         #: A time budget's end (``time.time()``): later cases are not run on the system, unless a
         #: departure was found in this session (it is then shrunk to the end).
         self.deadline = deadline
@@ -200,11 +205,29 @@ class Session:
                     self.shrink_until = ends if self.shrink_until is None else min(self.shrink_until, ends)
                 if self.smallest is None or failure.size < self.smallest.size:
                     self.smallest = failure
+                key = frozenset(failure.rules)
+                if key not in self.departures or failure.size < self.departures[key].size:
+                    self.departures[key] = failure
                 raise NonConformance(failure)
             self.coverage.failed.update(failure.rules)
             if not self.tracker.step_past(op, observed):
                 self._derailed = True
         return observed
+
+    def departures_besides(self, reported) -> list[Failure]:
+        """Departures this session met that together name every rule it saw broken outside ``reported``
+        (rule IDs): few of them, each the smallest for its rules.  Chosen greedily, the one naming
+        the most rules not yet named first (the smaller on a tie), until none is left uncovered."""
+        covered = set(reported)
+        left = sorted(self.departures.values(), key=lambda f: (f.size, sorted(f.rules)))
+        chosen = []
+        while True:
+            best = max(left, key=lambda f: len(set(f.rules) - covered), default=None)
+            if best is None or set(best.rules) <= covered:
+                return chosen
+            chosen.append(best)
+            covered.update(best.rules)
+            left.remove(best)
 
     def failure(self, mismatch: Mismatch) -> Failure:
         return Failure(

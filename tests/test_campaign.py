@@ -49,6 +49,27 @@ def test_timeout_and_crash_paths_of_a_task():
     assert ok["error"] is None and ok["examples"] == 5 and ok["coverage"]["checked"]
 
 
+def test_a_task_reports_the_departures_its_shrinking_met():
+    """Hypothesis keeps the smallest departure only: the others a task met are its failures too."""
+    from conformance.history import Failure
+    from conformance.minimise import minimise
+    from adapters.registry import create_adapter
+
+    faults = "priority-ignored,backout-count-not-incremented,q-full-ignored,get-inhibit-ignored,browse-next-skips"
+    spec = CP.plan_tasks(3, [("core", "distributed")], 100, 100)[0].to_json()
+    record = CP.run_task(spec, "simulated", {"faults": faults}, [], 300, 0, True, {})
+    assert record["error"] is None
+    failures = [Failure.from_json(f) for f in record["failures"]]
+    assert len(failures) > 1, [f.rules for f in failures]
+    covered: set[str] = set()
+    for failure in failures:
+        assert not set(failure.rules) <= covered, [f.rules for f in failures]   # each adds a rule
+        covered |= set(failure.rules)
+        assert set(minimise(failure, create_adapter("simulated", {"faults": faults}), budget=5.0).rules) == \
+            set(failure.rules)
+    assert covered <= {r for r, n in record["coverage"]["failed"].items() if n}
+
+
 def test_local_campaign_covers_the_rules_and_is_reportable(tmp_path):
     out = tmp_path / "camp"
     code, text, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "20",

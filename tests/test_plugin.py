@@ -1,5 +1,6 @@
 """The pytest plugin: ``pytest --pyargs conformance`` with the --mq-* options, from any directory."""
 
+import json
 import subprocess
 import sys
 
@@ -33,6 +34,22 @@ def test_fault_fails_with_counterexample_and_replay_file(tmp_path):
     details = out.split("short test summary info")[0]
     assert details.count("Rules broken") == 1 and "During handling" not in out, out
     assert list((tmp_path / ".mqconform" / "failures").glob("*.json"))
+
+
+def test_departures_met_while_shrinking_are_reported_with_their_replay_files(tmp_path):
+    faults = "priority-ignored,backout-count-not-incremented,q-full-ignored,get-inhibit-ignored,browse-next-skips"
+    code, out = pytest_run(tmp_path, "--mq-adapter", "simulated", "--mq-adapter-opt", f"faults={faults}",
+                           "--mq-area", "core", "--mq-seed", "1", "--mq-results", str(tmp_path / "res"))
+    assert code == 1, out
+    also = [line for line in out.splitlines() if line.startswith("Also broken")]
+    assert also, out
+    saved = list((tmp_path / "res" / "failures").glob("*.json"))
+    assert len(saved) == len(also) + 1, (saved, also)
+    failed = {row["rule"] for row in map(json.loads, (tmp_path / "res" / "rules.jsonl").read_text().splitlines())
+              if row["verdict"] == "fail"}
+    for line in also:
+        rules = line[line.index("(") + 1:line.index(")")].split(", ")
+        assert set(rules) <= failed, (rules, failed)
 
 
 @pytest.mark.parametrize("args, needle", [

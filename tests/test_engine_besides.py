@@ -1,0 +1,93 @@
+"""Departures met while Hypothesis shrinks another one are reported too.
+
+Hypothesis takes every departure a machine raises for one and the same failure:
+shrinking the first, it moves to any smaller case that fails, whatever rule it
+breaks, and keeps only the smallest.  A rule broken only in the case it moved
+away from would then be reported as passing.  The session keeps the smallest
+departure per set of rules broken, and the engine reports those the reported
+ones do not cover.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from adapters.registry import create_adapter
+from conformance import session as session_module
+from conformance.checker import Mismatch
+from conformance.engine import run_area
+from conformance.history import Failure, Step
+from conformance.minimise import minimise
+from conformance.results import FAIL, RunRecord
+from conformance.session import Session
+from reference_model import language as L
+from reference_model import mqconst as C
+
+FAULTS = "priority-ignored,backout-count-not-incremented,q-full-ignored,get-inhibit-ignored,browse-next-skips"
+
+
+def _seen_broken(monkeypatch) -> list[Failure]:
+    """Every departure any session raises from now on."""
+    seen: list[Failure] = []
+    raise_init = session_module.NonConformance.__init__
+
+    def spy(self, failure):
+        seen.append(failure)
+        raise_init(self, failure)
+
+    monkeypatch.setattr(session_module.NonConformance, "__init__", spy)
+    return seen
+
+
+def test_no_rule_seen_broken_is_reported_as_passing(monkeypatch):
+    seen = _seen_broken(monkeypatch)
+    adapter = create_adapter("simulated", {"faults": FAULTS})
+    caps = adapter.capabilities()
+    record = RunRecord(adapter="simulated", describe={}, capabilities=caps.to_json(), areas=["core"],
+                       seed=1, examples=100)
+    run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 100, 1, {"faults": FAULTS}, record, keep_going=0)
+    broken = {rule for failure in seen for rule in failure.rules}
+    assert len({frozenset(f.rules) for f in seen}) > 1, "the run met one kind of departure only"
+    verdicts = {row["rule"]: row["verdict"] for row in record.rule_rows()}
+    assert {rule: verdicts[rule] for rule in broken if verdicts[rule] != FAIL} == {}
+    # Each departure reported is one the system shows again on its own.
+    for failure in record.failures:
+        assert failure.reproduced
+        again = minimise(failure, adapter, budget=5.0)
+        assert set(again.rules) == set(failure.rules)
+
+
+def _failure(rules: tuple[str, ...], steps: int) -> Failure:
+    op = L.InquireQueue(queue="Q", names=("CURDEPTH",))
+    observed, allowed = L.Observation(attrs={"CURDEPTH": 2}), L.Observation(attrs={"CURDEPTH": 1})
+    history = (Step(op=L.DefineQueue(queue="Q"), observed=L.OK),) + (Step(op=op, observed=observed),) * steps
+    return Failure(area="core", adapter="simulated", platform=C.PLATFORM_DISTRIBUTED, seed=1, steps=history,
+                   mismatch=Mismatch(index=steps, op=op, observed=observed, allowed=(allowed,),
+                                     fields=("attrs.CURDEPTH",), rules=rules))
+
+
+def test_departures_besides_names_every_rule_seen_broken_with_few_histories():
+    session = Session(create_adapter("simulated", {}), "core")
+    for failure in (_failure(("CORE-28",), 3), _failure(("CORE-28",), 2), _failure(("CORE-04",), 1),
+                    _failure(("CORE-04", "CORE-28"), 2), _failure(("CORE-02", "CORE-04", "CORE-28"), 4),
+                    _failure(("CORE-05", "CORE-28"), 6), _failure(("CORE-05", "CORE-18"), 6),
+                    _failure(("CORE-05", "CORE-19"), 5)):
+        key = frozenset(failure.rules)
+        if key not in session.departures or failure.size < session.departures[key].size:
+            session.departures[key] = failure
+    every = {rule for key in session.departures for rule in key}
+    assert session.departures_besides(every) == []
+    # The one naming the most rules first; on a tie the smaller; none that adds nothing.
+    assert [(f.rules, f.size) for f in session.departures_besides(set())] == [
+        (("CORE-02", "CORE-04", "CORE-28"), 5), (("CORE-05", "CORE-19"), 6), (("CORE-05", "CORE-18"), 7)]
+    assert [(f.rules, f.size) for f in session.departures_besides({"CORE-02", "CORE-05", "CORE-18", "CORE-19"})] \
+        == [(("CORE-04", "CORE-28"), 3)]
+
+
+def test_a_departure_nothing_has_shown_twice_is_marked_when_a_replay_does_not_show_it():
+    """A conforming system does not show the invented depth: unconfirmed, it is marked not reproduced."""
+    adapter = create_adapter("simulated", {})
+    failure = _failure(("CORE-28",), 1)
+    assert minimise(failure, adapter, budget=5.0).reproduced is True
+    marked = minimise(failure, adapter, budget=5.0, confirmed=False)
+    assert marked.reproduced is False and attrs.evolve(marked, reproduced=True) == failure
