@@ -18,6 +18,8 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 QUEUES = ("Q1", "Q2")
+#: A connection's handle on a queue it has not used since it connected: opened at first use.
+LATER = "<opened at first use>"
 #: The queue the nemesis's restart scenario uses, empty at the start of each (defined at its first).
 FAULT_QUEUE = "QF"
 CONNS = ("c1", "c2", "c3")
@@ -74,9 +76,12 @@ class CoreMachine(ConformanceMachine):
 
     # ------------------------------------------------------------ helpers
     def _connect(self, conn: str) -> None:
+        """Connect; each queue is opened (:data:`STANDARD_OPEN`) when the connection first uses it, so
+        that a restart, after which every program connects again, does not cost an open of every
+        queue by every connection."""
         self.execute(L.Connect(conn=conn))
         for q in QUEUES:
-            self._open(conn, q, STANDARD_OPEN)
+            self.handles[(conn, q)] = LATER
 
     def _open(self, conn: str, queue: str, options: int) -> None:
         name = f"{conn}.{queue}.{next(self.handle_numbers)}"
@@ -86,7 +91,7 @@ class CoreMachine(ConformanceMachine):
     def _forget(self, conn: str) -> None:
         for q in QUEUES:
             name = self.handles.pop((conn, q), None)
-            if name:
+            if name and name is not LATER:
                 self.stale.append(name)
         self.fault_handles.pop(conn, None)
 
@@ -97,6 +102,8 @@ class CoreMachine(ConformanceMachine):
             self._connect(c)
 
     def _handle(self, conn: str, queue: str) -> str:
+        if self.handles.get((conn, queue)) is LATER:
+            self._open(conn, queue, STANDARD_OPEN)
         name = self.handles.get((conn, queue))
         return name or (self.stale[-1] if self.stale else f"{conn}.{queue}.closed")
 
@@ -316,7 +323,7 @@ class CoreMachine(ConformanceMachine):
 
     def reopen(self, conn, queue, options):
         name = self.handles.get((conn, queue))
-        if name:
+        if name and name is not LATER:
             self.execute(L.Close(conn=conn, handle=name))
             self.stale.append(name)
         self._open(conn, queue, options)

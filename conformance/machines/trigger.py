@@ -48,6 +48,15 @@ class TriggerMachine(ConformanceMachine):
         if monitor:
             self.start_monitor()
 
+    #: Operations that may change the application queue's TriggerControl or the initiation queue
+    #: without a trigger message coming or going: after them the watch looks at everything.
+    CHANGES = (L.AlterQueue, L.AlterQueueManager, L.Restart, L.DefineQueue)
+
+    def execute(self, op: L.Op) -> L.Observation:
+        if isinstance(op, self.CHANGES):
+            self._look_again = True
+        return super().execute(op)
+
     def _handle(self, conn: str, queue: str) -> str:
         return f"{conn}.{queue}.{self.generation}"
 
@@ -189,9 +198,14 @@ class TriggerMachine(ConformanceMachine):
         """After every step: the initiation queue's contents and the application queue's trigger state."""
         if not getattr(self, "generation", 0):
             return
-        # The depth first: an empty initiation queue (most steps) needs no browse, as its depth is
-        # checked; messages it holds are browsed, one more than it says to see that none is hidden.
+        # The depth first, after every step: a trigger message coming or going changes it.  Only
+        # when it changed, or after a step that may change TriggerControl otherwise (an alter, a
+        # restart), are the messages browsed (one more than the depth, to see that none is hidden)
+        # and TriggerControl inquired: again after an unchanged depth they would show nothing new.
         depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
+        if depth == getattr(self, "_watched", None) and not getattr(self, "_look_again", True):
+            return
+        self._watched, self._look_again = depth, False
         mode = C.MQGMO_BROWSE_FIRST
         for _ in range(min(depth, 3) + 1 if depth else 0):
             if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
