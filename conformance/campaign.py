@@ -235,7 +235,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
                 continue
             budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
             if budget is None or budget > 1.0:
-                other = minimise(other, adapter, budget=budget, confirmed=False)
+                other = minimise(other, adapter, budget=budget)
             result["failures"].append(other.to_json())
         return True
 

@@ -152,10 +152,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
 
     unsteady = False
 
-    def found(failure, not_reproduced: bool = False, confirmed: bool = True) -> None:
+    def found(failure, not_reproduced: bool = False) -> None:
         nonlocal outcome, unsteady
         if minimise_histories:
-            failure = minimise(failure, adapter, confirmed=confirmed)
+            failure = minimise(failure, adapter)
         not_reproduced = not_reproduced or not failure.reproduced
         if not_reproduced:
             failure = attrs.evolve(failure, reproduced=False)
@@ -185,7 +185,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         departure, takes any other for the same failure and keeps only the smallest)."""
         nonlocal set_aside
         for other in session.departures_besides(set(broken) | set_aside):
-            found(other, confirmed=False)
+            found(other)
             set_aside = set_aside | set(other.rules)
 
     sessions = []

@@ -118,14 +118,15 @@ class _Search:
 
 
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
-             replays: int | None = None, confirmed: bool = True) -> Failure:
+             replays: int | None = None) -> Failure:
     """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found).
 
     ``budget`` (seconds) and ``replays`` bound the search; by default :func:`minimise_budget` and, on
     a system that runs on real time, :data:`REPLAYS_REALTIME`.  The replays that confirm the failure
-    first and the result last are not counted.  ``confirmed`` False: nothing has shown ``failure``
-    a second time yet (a departure met while Hypothesis shrank another); when the first replay does
-    not show it either, it is returned marked not reproduced.
+    first and the result last are not counted.  When the first replay, the same operations on a
+    fresh case, does not show ``failure``, it is returned as it was, marked not reproduced: a
+    departure that depends on a real system's timing is published as such, never as one that
+    replaying it shows.
     """
     realtime = adapter.capabilities().realtime
     if budget is None:
@@ -136,7 +137,7 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     ops = search.reduce(_ops(failure))
     if ops is None:
         # not reproducible (a real broker's timing): keep what Hypothesis found
-        return failure if confirmed or search.broken else attrs.evolve(failure, reproduced=False)
+        return failure if search.broken else attrs.evolve(failure, reproduced=False)
     search.max_replays = None if replays is None else search.replays + replays
     if realtime:
         # Most clock advances there are the time calls took, recorded by the session; a replay

@@ -189,7 +189,7 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             problem = f"{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
             # Departures from other rules met while Hypothesis shrank this one: reported too.
             for other in machine.session.departures_besides(failure.rules):
-                other = minimise(other, mq_adapter, confirmed=False)
+                other = minimise(other, mq_adapter)
                 mq_record.add_failure(other)
                 problem += (f"\n\nAlso broken ({', '.join(other.rules)}), met while shrinking: "
                             f"mqconform replay {save_failure(other, where)}")
