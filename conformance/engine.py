@@ -25,6 +25,11 @@ STEPS_PER_CASE = 40
 #: history (:mod:`conformance.minimise`) takes it from there.
 SHRINK_CASES = 500
 
+#: ... and ends sooner when this many cases in a row found no smaller departure: shrinking that has
+#: stalled seldom resumes, and the kit's minimiser takes the history from there.  Not on a system
+#: that runs on real time, whose bound (:data:`SHRINK_CASES_REALTIME`) is smaller still.
+SHRINK_STALL = 100
+
 #: ... on a system that runs on real time (a real broker), where a case holding a restart
 #: takes many seconds and 500 of them would hold a run for hours.  Still counted in cases, so
 #: that a seed fixes which cases run, and with them every verdict they give evidence for.
@@ -77,9 +82,10 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     the bounds suit the system, see :func:`shrink_bounds`).
     """
     shrink_budget, shrink_seconds = shrink_bounds(adapter.capabilities(), shrink_budget, shrink_seconds)
+    stall = None if adapter.capabilities().realtime else SHRINK_STALL
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
                       set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
-                      shrink_until=shrink_until, shrink_seconds=shrink_seconds)
+                      shrink_until=shrink_until, shrink_seconds=shrink_seconds, shrink_stall=stall)
 
     machine = bind(MACHINES[area], session)
     if seed is not None:
@@ -152,10 +158,12 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
 
     unsteady = False
 
-    def found(failure, not_reproduced: bool = False) -> None:
+    def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset()) -> None:
+        """Record ``failure``, found with the rules ``aside`` set aside (its history may pass through
+        departures from them, as the round that found it stepped past them)."""
         nonlocal outcome, unsteady
         if minimise_histories:
-            failure = minimise(failure, adapter)
+            failure = minimise(failure, adapter, set_aside=aside)
         not_reproduced = not_reproduced or not failure.reproduced
         if not_reproduced:
             failure = attrs.evolve(failure, reproduced=False)
@@ -185,7 +193,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         departure, takes any other for the same failure and keeps only the smallest)."""
         nonlocal set_aside
         for other in session.departures_besides(set(broken) | set_aside):
-            found(other)
+            found(other, aside=session.set_aside)
             set_aside = set_aside | set(other.rules)
 
     sessions = []
@@ -203,7 +211,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                     record.add_failure(other)
             raise
         except NonConformance as exc:
-            found(exc.failure)
+            found(exc.failure, aside=machine.session.set_aside)
             set_aside = set_aside | set(exc.failure.rules)
             besides(machine.session)
         except HarnessError as exc:
@@ -228,7 +236,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 break
             # The departure stands; like any other, it is set aside for the next round.
             departure = min(departures, key=lambda f: len(f.steps))
-            found(departure, not_reproduced=True)
+            found(departure, not_reproduced=True, aside=machine.session.set_aside)
             set_aside = set_aside | set(departure.rules)
             besides(machine.session)
         except Exception:

@@ -44,11 +44,15 @@ BUDGET_REALTIME = 240.0
 
 
 class _Search:
-    def __init__(self, failure: Failure, adapter: Adapter, budget: float) -> None:
+    def __init__(self, failure: Failure, adapter: Adapter, budget: float,
+                 set_aside: frozenset[str] = frozenset()) -> None:
         from adapters.reference import ReferenceAdapter
 
         self.failure = failure
         self.adapter = adapter
+        #: Rules the run that found the failure had set aside (an earlier keep-going round found them
+        #: broken): its history may pass through departures from them, which replays step past too.
+        self.set_aside = frozenset(set_aside)
         self.deadline = time.monotonic() + budget
         self.replays = 0
         #: Replays the search may make (None: as many as its time allows).
@@ -80,7 +84,8 @@ class _Search:
             return None
         self.replays += 1
         f = self.failure
-        session = Session(self.adapter, f.area, f.adapter_options, f.seed, coverage=Coverage(), platform=f.platform)
+        session = Session(self.adapter, f.area, f.adapter_options, f.seed, coverage=Coverage(), platform=f.platform,
+                          set_aside=self.set_aside)
         found = None
         #: How many of ``ops`` ran, the failing one included (what :meth:`reduce` keeps).
         self.ran = 0
@@ -118,7 +123,7 @@ class _Search:
 
 
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
-             replays: int | None = None) -> Failure:
+             replays: int | None = None, set_aside: frozenset[str] = frozenset()) -> Failure:
     """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found).
 
     ``budget`` (seconds) and ``replays`` bound the search; by default :func:`minimise_budget` and, on
@@ -126,14 +131,15 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     first and the result last are not counted.  When the first replay, the same operations on a
     fresh case, does not show ``failure``, it is returned as it was, marked not reproduced: a
     departure that depends on a real system's timing is published as such, never as one that
-    replaying it shows.
+    replaying it shows.  ``set_aside``: the rules the run that found ``failure`` had set aside, whose
+    departures its replays step past as that run did.
     """
     realtime = adapter.capabilities().realtime
     if budget is None:
         budget = minimise_budget(adapter)
     if replays is None and realtime:
         replays = REPLAYS_REALTIME
-    search = _Search(failure, adapter, budget)
+    search = _Search(failure, adapter, budget, set_aside)
     ops = search.reduce(_ops(failure))
     if ops is None:
         # not reproducible (a real broker's timing): keep what Hypothesis found

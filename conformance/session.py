@@ -50,7 +50,8 @@ class Session:
                  seed: int | None = None, coverage: Coverage | None = None,
                  platform: str | None = None, set_aside: frozenset[str] = frozenset(),
                  deadline: float | None = None, shrink_budget: int | None = None,
-                 shrink_until: float | None = None, shrink_seconds: float | None = None) -> None:
+                 shrink_until: float | None = None, shrink_seconds: float | None = None,
+                 shrink_stall: int | None = None) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -90,6 +91,10 @@ class Session:
         #: alone does not bound a run.
         self.shrink_seconds = shrink_seconds
         self._shrink_cases = 0
+        #: Cases in a row that may shrink without finding a smaller departure before shrinking ends
+        #: (None: no such bound).  Counted in cases, as the budget is.
+        self.shrink_stall = shrink_stall
+        self._stalled = 0
         #: Set once the budget is spent: the cases Hypothesis still runs to shrink run nothing, and it
         #: ends with the smallest departure so far (:attr:`smallest`).
         self.shrink_spent = False
@@ -117,7 +122,9 @@ class Session:
             raise self.broken
         if self.smallest is not None and self.shrink_budget is not None:
             self._shrink_cases += 1
-            self.shrink_spent = self._shrink_cases > self.shrink_budget
+            self._stalled += 1
+            self.shrink_spent = self._shrink_cases > self.shrink_budget or (
+                self.shrink_stall is not None and self._stalled > self.shrink_stall)
         if self.smallest is not None and self.shrink_until is not None and time.time() >= self.shrink_until:
             self.shrink_timed_out = self.shrink_timed_out or not self.shrink_spent
             self.shrink_spent = True
@@ -205,6 +212,7 @@ class Session:
                     self.shrink_until = ends if self.shrink_until is None else min(self.shrink_until, ends)
                 if self.smallest is None or failure.size < self.smallest.size:
                     self.smallest = failure
+                    self._stalled = 0
                 key = frozenset(failure.rules)
                 if key not in self.departures or failure.size < self.departures[key].size:
                     self.departures[key] = failure

@@ -225,3 +225,31 @@ def test_on_real_time_minimising_is_bounded_by_a_count_of_replays(monkeypatch):
     second = minimise(failure, Ticking("priority-ignored"), replays=4)
     assert count == len(made) <= 4 + 2, made
     assert [s.op for s in first.steps] == [s.op for s in second.steps]
+
+
+def test_a_departure_found_in_a_later_round_replays_past_the_rules_that_round_set_aside():
+    """A keep-going round steps past departures from the rules it set aside, so its departure's history
+    may hold one; the minimiser's replays step past them too, and the departure is reproduced."""
+    from adapters.registry import create_adapter
+    from conformance.minimise import minimise
+    from conformance.session import NonConformance, Session
+    from reference_model import language as L
+    from reference_model import mqconst as C
+
+    faulty = create_adapter("simulated", {"faults": "uncommitted-put-not-counted,q-full-ignored"})
+    session = Session(faulty, "core", platform=C.PLATFORM_DISTRIBUTED, set_aside=frozenset({"CORE-28"}))
+    session.start_case()
+    ops = [L.DefineQueue(queue="Q", attrs={"MAXDEPTH": 1}), L.Connect(conn="a"),
+           L.Open(conn="a", handle="h", queue="Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT),
+           L.Put(conn="a", handle="h", body="m1", options=C.MQPMO_SYNCPOINT),
+           L.InquireQueue(queue="Q", names=("CURDEPTH",)), L.Commit(conn="a"),
+           L.Put(conn="a", handle="h", body="m2")]
+    with pytest.raises(NonConformance) as raised:
+        for op in ops:
+            session.execute(op)
+    failure = raised.value.failure
+    assert "CORE-27" in failure.rules and isinstance(failure.steps[-1].op, L.Put)
+    assert session.coverage.failed["CORE-28"]   # the inquiry's departure was met, and stepped past
+    assert minimise(failure, faulty, budget=5.0).reproduced is False   # a replay stops at the inquiry
+    again = minimise(failure, faulty, budget=5.0, set_aside=frozenset({"CORE-28"}))
+    assert again.reproduced is True and set(again.rules) == set(failure.rules)

@@ -46,6 +46,20 @@ def test_shrinking_stops_at_its_budget_with_the_smallest_departure_so_far():
     assert not session.shrink_spent and unbounded > three + 10
 
 
+def test_shrinking_ends_when_it_has_found_nothing_smaller_for_its_stall_count(monkeypatch):
+    from conformance import engine
+
+    monkeypatch.setattr(engine, "SHRINK_STALL", 5)
+    none, _ = _cases(0)
+    stalled, session = _cases(500)
+    assert session.shrink_spent and session.shrink_stall == 5
+    assert none < stalled < none + 500   # it shrank, and stopped long before its budget
+    assert session._stalled > 5 and "CORE-04" in session.smallest.rules
+    monkeypatch.setattr(engine, "SHRINK_STALL", None)
+    longer, _ = _cases(500)
+    assert longer > stalled
+
+
 def test_a_time_boxed_campaign_shrinks_no_case_after_its_hard_end():
     """``shrink_until`` in the past: the departure stands as found, no shrinking case runs on the system."""
     import time
