@@ -72,6 +72,32 @@ def test_a_backed_out_message_is_back_at_its_place_for_any_getter(adapter):
     adapter.end_case()
 
 
+@pytest.mark.parametrize("order", [C.MQMDS_FIFO, C.MQMDS_PRIORITY])
+def test_messages_of_one_unit_of_work_go_back_in_their_queue_order(adapter, order):
+    """A unit of work that got a later message before an earlier one (another connection held the
+    earlier one meanwhile) puts both back in queue order, whichever it got first."""
+    from conformance.session import Session
+
+    session = Session(adapter, "core", seed=0)
+    session.start_case()
+    x = session.execute
+    assert x(L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", order),))) == L.OK
+    for conn in ("a", "b"):
+        assert x(L.Connect(conn=conn)) == L.OK
+        assert x(L.Open(conn=conn, handle=conn, queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+    assert x(put("a", "a", "m0", priority=5)) == L.OK
+    assert x(put("a", "a", "m1", priority=5)) == L.OK
+    assert x(get("b", "b", C.MQGMO_SYNCPOINT)).message.body == "m0"
+    assert x(get("a", "a", C.MQGMO_SYNCPOINT)).message.body == "m1"
+    assert x(L.Backout(conn="b")) == L.OK
+    assert x(get("a", "a", C.MQGMO_SYNCPOINT)).message.body == "m0"
+    assert x(L.Backout(conn="a")) == L.OK
+    first, second = x(get("b", "b")), x(get("b", "b"))   # the session raises on any departure
+    assert (first.message.body, first.message.backout_count) == ("m0", 2)
+    assert (second.message.body, second.message.backout_count) == ("m1", 1)
+    session.end_case()
+
+
 def test_browse_cursor_and_the_message_under_it(adapter):
     adapter.start_case("ow3")
     x = adapter.execute

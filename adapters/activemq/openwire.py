@@ -85,7 +85,7 @@ class JmsConnection:
     now: object                    # auto-acknowledge session: work outside syncpoint
     producers: dict = attrs.Factory(dict)      # (session kind, queue name) -> producer
     consumers: dict = attrs.Factory(dict)      # queue name -> consumer on ``now``
-    pending: list = attrs.Factory(list)        # consumers on ``tx`` holding gets of the unit of work
+    pending: list = attrs.Factory(list)        # (place in the queue, consumer on ``tx``) per get of the unit of work
     held: set = attrs.Factory(set)             # JMS message ids got in the unit of work
 
 
@@ -182,7 +182,11 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
 
     # ----------------------------------------------------------- units of work
     def _end_gets(self, c: JmsConnection) -> None:
-        for consumer in c.pending:
+        # The broker hands a closed consumer's rolled-back message back ahead of the queue's other
+        # messages, in the order the consumers are closed: closing them in the order the messages
+        # stood in the queue puts them back at their places relative to each other, as MQBACK does
+        # (closing them in the order they were got put a message got later back first).
+        for _, consumer in sorted(c.pending, key=lambda entry: entry[0]):
             consumer.close()
         if c.pending:
             # Closing a consumer is a one-way command: the broker hands its rolled-back messages
@@ -341,7 +345,7 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
                 consumer.close()
             return _fail(C.MQRC_NO_MSG_AVAILABLE)
         if syncpoint:
-            c.pending.append(consumer)
+            c.pending.append((_place(d, message), consumer))
             c.held.add(str(message.getJMSMessageID()))
         elif selector is not None:
             consumer.close()
@@ -372,6 +376,14 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         if isinstance(out, L.Get) and out.options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
             return None   # a JMS session is chosen before the message, and its persistence, is seen
         return out
+
+
+def _place(d: Definition, message) -> tuple:
+    """Where ``message`` stands in queue ``d``: by the broker's arrival sequence, after priority on a
+    MSGDLVSQ(PRIORITY) queue."""
+    arrival = int(message.getMessageId().getBrokerSequenceId())
+    priority = int(message.getJMSPriority()) if d.attrs.get("MSGDLVSQ") == C.MQMDS_PRIORITY else 0
+    return (d.name, -priority, arrival)
 
 
 #: How long apart, and at most how many times, the depth is browsed until it is settled.
