@@ -72,10 +72,12 @@ def test_a_backed_out_message_is_back_at_its_place_for_any_getter(adapter):
     adapter.end_case()
 
 
-@pytest.mark.parametrize("order", [C.MQMDS_FIFO, C.MQMDS_PRIORITY])
-def test_messages_of_one_unit_of_work_go_back_in_their_queue_order(adapter, order):
+@pytest.mark.parametrize("order,end", [(C.MQMDS_FIFO, "backout"), (C.MQMDS_PRIORITY, "backout"),
+                                       (C.MQMDS_FIFO, "abnormal end")])
+def test_messages_of_one_unit_of_work_go_back_in_their_queue_order(adapter, order, end):
     """A unit of work that got a later message before an earlier one (another connection held the
-    earlier one meanwhile) puts both back in queue order, whichever it got first."""
+    earlier one meanwhile) puts both back in queue order, whichever it got first, whether MQBACK
+    or an abnormal end backs it out."""
     from conformance.session import Session
 
     session = Session(adapter, "core", seed=0)
@@ -91,7 +93,7 @@ def test_messages_of_one_unit_of_work_go_back_in_their_queue_order(adapter, orde
     assert x(get("a", "a", C.MQGMO_SYNCPOINT)).message.body == "m1"
     assert x(L.Backout(conn="b")) == L.OK
     assert x(get("a", "a", C.MQGMO_SYNCPOINT)).message.body == "m0"
-    assert x(L.Backout(conn="a")) == L.OK
+    assert x(L.Backout(conn="a") if end == "backout" else L.Disconnect(conn="a", abnormal=True)) == L.OK
     first, second = x(get("b", "b")), x(get("b", "b"))   # the session raises on any departure
     assert (first.message.body, first.message.backout_count) == ("m0", 2)
     assert (second.message.body, second.message.backout_count) == ("m1", 1)

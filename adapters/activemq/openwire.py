@@ -163,11 +163,15 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         return self._open()
 
     def _broker_disconnect(self, c: JmsConnection, abnormal: bool) -> None:
-        if not abnormal:
-            self._broker_commit(c)  # MQDISC commits; closing a JMS connection would roll back
-        # An abnormal end: closing the connection rolls its transacted session back, so the
-        # broker puts the unit of work's gets back with their redelivery counters raised.
-        c.connection.close()
+        try:
+            if not abnormal:
+                self._broker_commit(c)  # MQDISC commits; closing a JMS connection would roll back
+            else:
+                # An abnormal end backs out, as MQBACK does (closing the connection would roll back
+                # too, but close the unit of work's consumers in the client's order, not the queue's).
+                self._broker_backout(c)
+        finally:
+            c.connection.close()
 
     def _close_all(self) -> None:
         for c in list(self.conns.values()):
