@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Show that a seed fixes a run's verdicts: run the same adapter with the same seed
 # several times and compare the verdict of every rule.  Exit 0 when all runs agree.
+# Each run leaves a trace (MQCONFORM_TRACE); when a run's verdicts differ from the first run's,
+# `mqconform compare-traces` says where the two runs parted and whether the system (the same
+# operation answered otherwise) or the kit (another operation after the same answers) made them part.
 #   bash scripts/same-seed.sh [ADAPTER] [TIMES]        (default: rabbitmq 5)
 # Extra settings from the environment: MQCONFORM_SEED, MQCONFORM_EXAMPLES, MQCONFORM_AREAS, MQCONFORM_KEEP_GOING,
 # MQCONFORM_ADAPTER_OPTS (space-separated KEY=VALUE adapter options, e.g. "nemesis=on restart=on");
@@ -29,7 +32,7 @@ trap "exit 130" INT TERM
 case "$broker" in rabbitmq|activemq) timeout 120 .venv/bin/mqconform brokers up "$broker" ;; esac
 for i in $(seq 1 "$times"); do
     set +e
-    .venv/bin/mqconform run --adapter "$adapter" --seed "$seed" --examples "$examples" --area "$areas" \
+    MQCONFORM_TRACE="$work/trace-$i.jsonl" .venv/bin/mqconform run --adapter "$adapter" --seed "$seed" --examples "$examples" --area "$areas" \
         --keep-going "$keep_going" ${opts[@]+"${opts[@]}"} --results "$work/run-$i" > "$work/out-$i.txt" 2>&1
     rc=$?
     set -e
@@ -48,6 +51,8 @@ for i in $(seq 2 "$times"); do
     if ! diff -u "$work/verdicts-1.txt" "$work/verdicts-$i.txt" > "$work/diff-$i.txt"; then
         echo "run $i differs from run 1:"
         grep '^[-+][A-Z]' "$work/diff-$i.txt" || true
+        echo "where runs 1 and $i parted:"
+        .venv/bin/mqconform compare-traces "$work/trace-1.jsonl" "$work/trace-$i.jsonl" | sed 's/^/  /' || true
         same=1
     fi
 done

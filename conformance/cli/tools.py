@@ -1,4 +1,5 @@
-"""``mqconform cluster`` and ``mqconform dlq``: what-if tools for cluster workload and DLQ rules tables."""
+"""``mqconform cluster`` and ``mqconform dlq``: what-if tools for cluster workload and DLQ rules tables;
+``mqconform compare-traces``: where two runs of one seed parted."""
 
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ def add_parsers(sub) -> None:
     dsim = dlq_sub.add_parser("simulate", help="what the table does to each message of a file")
     dsim.add_argument("table", type=Path)
     dsim.add_argument("--messages", type=Path, required=True, help="messages file (TOML, see docs/dlq-tools.md)")
+
+    traces = sub.add_parser("compare-traces",
+                            help="where two traces of one seed (MQCONFORM_TRACE) part, and whether the system or the kit "
+                                 "made them part (exit 0 alike, 1 they part)")
+    traces.add_argument("first", type=Path)
+    traces.add_argument("second", type=Path)
 
 
 
@@ -74,4 +81,16 @@ def cmd_dlq(args, out) -> int:
 
 
 
-COMMANDS = {"cluster": cmd_cluster, "dlq": cmd_dlq}
+def cmd_compare_traces(args, out) -> int:
+    from conformance import traces as T
+
+    try:
+        first, second = T.load(args.first), T.load(args.second)
+    except T.TraceFileError as exc:
+        raise UsageError(str(exc)) from None
+    divergence = T.first_divergence(first, second)
+    out.write(T.describe(divergence, str(args.first), str(args.second)))
+    return EXIT_OK if divergence is None else EXIT_NONCONFORMANT
+
+
+COMMANDS = {"cluster": cmd_cluster, "dlq": cmd_dlq, "compare-traces": cmd_compare_traces}
