@@ -402,15 +402,15 @@ def _run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
         ("DLQ-30",) if h.restarted else ())
     if rescan:
         h = attrs.evolve(h, restarted=False)
+    # The outcomes after the first k messages, for every k a branch needs: each prefix is the one
+    # before it taken one message further, so a pass costs one step per message, not one per
+    # message and length.
+    prefixes = [[_Outcome(state=state.clone(), handler=h, fates={}, field_rules={}, rules=list(base_rules))]]
+    for m in todo[:max(lengths)]:
+        prefixes.append([nxt for o in prefixes[-1] for nxt in _process(o, m, scan)])
     branches = []
     for k in lengths:
-        outcomes = [_Outcome(state=state.clone(), handler=h, fates={}, field_rules={}, rules=list(base_rules))]
-        for m in todo[:k]:
-            nxt = []
-            for o in outcomes:
-                nxt += _process(o, m, scan)
-            outcomes = nxt
-        for o in outcomes:
+        for o in prefixes[k]:
             if o.busy:
                 o.handler = attrs.evolve(o.handler, busy_at=state.clock)
             status = RUNNING
