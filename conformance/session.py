@@ -213,14 +213,18 @@ class Session:
                 if self.smallest is None or failure.size < self.smallest.size:
                     self.smallest = failure
                     self._stalled = 0
-                key = frozenset(failure.rules)
-                if key not in self.departures or failure.size < self.departures[key].size:
-                    self.departures[key] = failure
+                self.remember(failure)
                 raise NonConformance(failure)
             self.coverage.failed.update(failure.rules)
             if not self.tracker.step_past(op, observed):
                 self._derailed = True
         return observed
+
+    def remember(self, failure: Failure) -> None:
+        """Keep ``failure`` in :attr:`departures` if it is the smallest met for its rules."""
+        key = frozenset(failure.rules)
+        if key not in self.departures or failure.size < self.departures[key].size:
+            self.departures[key] = failure
 
     def departures_besides(self, reported) -> list[Failure]:
         """Departures this session met that together name every rule it saw broken outside ``reported``

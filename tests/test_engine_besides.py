@@ -73,9 +73,7 @@ def test_departures_besides_names_every_rule_seen_broken_with_few_histories():
                     _failure(("CORE-04", "CORE-28"), 2), _failure(("CORE-02", "CORE-04", "CORE-28"), 4),
                     _failure(("CORE-05", "CORE-28"), 6), _failure(("CORE-05", "CORE-18"), 6),
                     _failure(("CORE-05", "CORE-19"), 5)):
-        key = frozenset(failure.rules)
-        if key not in session.departures or failure.size < session.departures[key].size:
-            session.departures[key] = failure
+        session.remember(failure)
     every = {rule for key in session.departures for rule in key}
     assert session.departures_besides(every) == []
     # The one naming the most rules first; on a tie the smaller; none that adds nothing.

@@ -20,6 +20,13 @@ from reference_model import mqconst as C
 QUEUES = ("Q1", "Q2")
 #: A connection's handle on a queue it has not used since it connected: opened at first use.
 LATER = "<opened at first use>"
+
+
+def _is_open(name: str | None) -> bool:
+    """Whether a handle entry names a handle the queue manager has open (not a failed or a deferred open)."""
+    return bool(name) and name is not LATER
+
+
 #: The queue the nemesis's restart scenario uses, empty at the start of each (defined at its first).
 FAULT_QUEUE = "QF"
 CONNS = ("c1", "c2", "c3")
@@ -91,7 +98,7 @@ class CoreMachine(ConformanceMachine):
     def _forget(self, conn: str) -> None:
         for q in QUEUES:
             name = self.handles.pop((conn, q), None)
-            if name and name is not LATER:
+            if _is_open(name):
                 self.stale.append(name)
         self.fault_handles.pop(conn, None)
 
@@ -323,7 +330,7 @@ class CoreMachine(ConformanceMachine):
 
     def reopen(self, conn, queue, options):
         name = self.handles.get((conn, queue))
-        if name and name is not LATER:
+        if _is_open(name):
             self.execute(L.Close(conn=conn, handle=name))
             self.stale.append(name)
         self._open(conn, queue, options)

@@ -51,6 +51,10 @@ class TriggerMachine(ConformanceMachine):
     #: Operations that may change the application queue's TriggerControl or the initiation queue
     #: without a trigger message coming or going: after them the watch looks at everything.
     CHANGES = (L.AlterQueue, L.AlterQueueManager, L.Restart, L.DefineQueue)
+    #: The initiation queue's depth at the watch's last look, and whether it must look at everything
+    #: next time whatever the depth.
+    _watched: int | None = None
+    _look_again = True
 
     def execute(self, op: L.Op) -> L.Observation:
         if isinstance(op, self.CHANGES):
@@ -203,7 +207,7 @@ class TriggerMachine(ConformanceMachine):
         # restart), are the messages browsed (one more than the depth, to see that none is hidden)
         # and TriggerControl inquired: again after an unchanged depth they would show nothing new.
         depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
-        if depth == getattr(self, "_watched", None) and not getattr(self, "_look_again", True):
+        if depth == self._watched and not self._look_again:
             return
         self._watched, self._look_again = depth, False
         mode = C.MQGMO_BROWSE_FIRST
