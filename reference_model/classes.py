@@ -294,6 +294,27 @@ def _core38(state, op):
         yield "just below MQWI_UNLIMITED" if op.wait_interval == C.MQWI_UNLIMITED - 1 else "far below MQWI_UNLIMITED"
 
 
+@declare("CORE-40", "handle not open", "connection not open")
+def _core40(state, op):
+    conn = getattr(op, "conn", None)
+    if conn is None or isinstance(op, L.Connect):
+        return
+    if conn not in state.conns:
+        yield "connection not open"
+    elif getattr(op, "handle", None) is not None:
+        h = state.handles.get(op.handle)
+        if h is None or h.conn != conn:
+            yield "handle not open"
+
+
+@declare("CORE-41", "queue defined", "queue altered", "existing queue defined again")
+def _core41(state, op):
+    if isinstance(op, L.DefineQueue):
+        yield "existing queue defined again" if op.queue in state.queues else "queue defined"
+    elif isinstance(op, L.AlterQueue) and op.queue in state.queues:
+        yield "queue altered"
+
+
 # --------------------------------------------------------------------------
 # triggering
 

@@ -53,6 +53,10 @@ _fault("in-flight-commit-half-done", "core", ("CORE-48",),
        "neither committed nor backed out")
 _fault("q-full-ignored", "core", ("CORE-27",),
        "puts succeed beyond MAXDEPTH")
+_fault("define-replaces-queue", "core", ("CORE-41",),
+       "defining a queue that exists replaces its attributes instead of failing with MQRCCF_OBJECT_ALREADY_EXISTS")
+_fault("disconnected-connection-works", "core", ("CORE-40",),
+       "after MQDISC the connection handle stays valid: calls on it succeed instead of failing with MQRC_HCONN_ERROR")
 _fault("uncommitted-put-not-counted", "core", ("CORE-28",),
        "CURDEPTH leaves out messages put under syncpoint until their unit of work commits")
 

@@ -176,11 +176,13 @@ class SimulatedQueueManager:
 
     # ------------------------------------------------------------ admin
     def _op_DefineQueue(self, op: L.DefineQueue):
-        if op.queue in self.queues or op.queue in self.remote_defs:
-
-            raise MQError(C.MQRCCF_OBJECT_ALREADY_EXISTS)
         attrs = dict(SETTABLE_DEFAULTS)
         attrs.update(dict(op.attrs))
+        if op.queue in self.queues and self._fault("define-replaces-queue"):
+            self.queues[op.queue].attrs = attrs   # as DEFINE ... REPLACE would, though REPLACE was not asked for
+            return
+        if op.queue in self.queues or op.queue in self.remote_defs:
+            raise MQError(C.MQRCCF_OBJECT_ALREADY_EXISTS)
         self.queues[op.queue] = SimQueue(op.queue, attrs)
 
     def _queue(self, name: str) -> SimQueue:
@@ -386,6 +388,9 @@ class SimulatedQueueManager:
         self._finish(c, commit, abnormal=not commit)
         for name in [n for n, h in self.handles.items() if h.conn == op.conn]:
             self._drop_handle(name)
+        if self._fault("disconnected-connection-works"):
+            self.conns[op.conn] = SimConnection(op.conn, c.environment)   # the handle stays good
+            return
         del self.conns[op.conn]
 
     def _op_Commit(self, op: L.Commit):

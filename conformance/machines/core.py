@@ -103,7 +103,11 @@ class CoreMachine(ConformanceMachine):
         self.fault_handles.pop(conn, None)
 
     def _reconnect_all(self) -> None:
-        """After a restart, which ended every connection: each program connects and opens again."""
+        """After a restart, which ended every connection: the start-up script defines the queues again
+        (refused: they exist, and keep their attributes and messages), and each program connects and
+        opens again."""
+        for q in QUEUES:
+            self.execute(L.DefineQueue(queue=q, attrs={"MSGDLVSQ": C.MQMDS_FIFO, "MAXDEPTH": 1}))
         for c in CONNS:
             self._forget(c)
             self._connect(c)
@@ -241,6 +245,8 @@ class CoreMachine(ConformanceMachine):
         if how == "disconnect":  # MQDISC ends the unit of work too
             self.execute(L.Disconnect(conn=conn))
             self._forget(conn)
+            # A call on the ended connection fails with MQRC_HCONN_ERROR and changes nothing.
+            self.execute(L.Put1(conn=conn, queue=QUEUES[0], body=self._body()))
             self._connect(conn)
         else:
             self.execute(L.Commit(conn=conn) if how == "commit" else L.Backout(conn=conn))
