@@ -409,6 +409,16 @@ def _exp10(state, op):
         yield "zero" if op.md.expiry == 0 else "negative"
 
 
+@declare("EXP-19", "embedded Expiry equal", "embedded Expiry different", "embedded Expiry zero or negative")
+def _exp19(state, op):
+    if isinstance(op, (L.Put, L.Put1)) and op.xmit_header is not None and op.md.format == C.MQFMT_XMIT_Q_HEADER:
+        inner = op.xmit_header.expiry
+        if isinstance(inner, int) and (inner == 0 or inner < C.MQEI_UNLIMITED):
+            yield "embedded Expiry zero or negative"
+        else:
+            yield "embedded Expiry equal" if inner == op.md.expiry else "embedded Expiry different"
+
+
 # --------------------------------------------------------------------------
 # units of work and skip backout
 

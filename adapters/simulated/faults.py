@@ -100,6 +100,8 @@ _fault("remote-put-inner-expiry-unlimited", "expiry", ("EXP-18",),
        "a put to a remote queue embeds MQEI_UNLIMITED in the MQXQH instead of the application's Expiry")
 _fault("transmission-queue-never-expires", "expiry", ("EXP-07", "EXP-06"),
        "messages on a transmission queue do not expire")
+_fault("xmit-inner-expiry-unchecked", "expiry", ("EXP-19",),
+       "a put of an MQXMIT message is accepted whatever its embedded Expiry, zero and negative values included")
 _fault("xmit-inner-not-zeroed", "expiry",
  ("EXP-22", "EXP-20"),
        "the MQXQH's elapsed embedded Expiry is returned negative instead of zero")

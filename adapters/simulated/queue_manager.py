@@ -554,7 +554,7 @@ class SimulatedQueueManager:
         xmit_expiry = None
         if md.format == C.MQFMT_XMIT_Q_HEADER and xmit is not None:
             xmit_expiry = xmit.expiry
-            if xmit_expiry == 0 or xmit_expiry < -1:
+            if (xmit_expiry == 0 or xmit_expiry < -1) and not self._fault("xmit-inner-expiry-unchecked"):
                 raise MQError(C.MQRC_EXPIRY_ERROR)
         if q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
             raise MQError(C.MQRC_PUT_INHIBITED)

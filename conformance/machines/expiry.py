@@ -78,6 +78,10 @@ class ExpiryMachine(ConformanceMachine):
     def put_bad_expiry(self, expiry):
         md, n = self._md(0, expiry, C.MQRO_EXPIRATION)
         self.execute(L.Put1(conn="producer", queue=APP, body=f"bad{n}", md=md))
+        # The same value as the Expiry embedded in an MQXMIT message, the outer one valid: refused too.
+        outer = L.MessageDescriptor(expiry=40, format=C.MQFMT_XMIT_Q_HEADER, msg_id=f"XB{n:04d}")
+        self.execute(L.Put(conn="producer", handle=f"producer.{XMIT}", body=f"xbad{n}", md=outer,
+                           xmit_header=L.XmitHeader(expiry=expiry)))
 
     @rule(outer=st.sampled_from((C.MQEI_UNLIMITED, 10, 40)), inner=st.sampled_from((C.MQEI_UNLIMITED, 5, 10, 40)),
           same=st.booleans())
