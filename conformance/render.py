@@ -100,6 +100,8 @@ def op_text(op: L.Op) -> str:
         return f"{name} {op.queue} {' '.join(op.names)}"
     if isinstance(op, L.Disconnect):
         return f"{name} {op.conn}" + (" ABNORMAL" if op.abnormal else "")
+    if isinstance(op, L.Restart):
+        return f"{name} ABRUPT (killed)" if op.abrupt else name
     if isinstance(op, L.AdvanceClock):
         return f"{name} +{op.tenths / 10:g}s"
     if isinstance(op, L.AlterQueueManager):
