@@ -38,6 +38,11 @@ class TraceStep:
     op: L.Op
     observed: L.Observation
 
+    @property
+    def where(self) -> tuple[str, str, int]:
+        """The area, platform and case the step belongs to."""
+        return (self.area, self.platform, self.case)
+
 
 @attrs.frozen(kw_only=True)
 class Divergence:
@@ -50,8 +55,9 @@ class Divergence:
     before: tuple[TraceStep, ...] = ()     # the steps of the same case just before, alike in both
 
 
-def load(path: Path) -> list[dict]:
-    """The rows of a trace file; a file that is missing or holds anything else raises TraceFileError."""
+def load(path: Path) -> list[TraceStep]:
+    """The steps of a trace file (as :func:`steps` gives them); a file that is missing or holds anything
+    else raises TraceFileError."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -64,12 +70,10 @@ def load(path: Path) -> list[dict]:
             row = json.loads(line)
             if not isinstance(row, dict) or not {"area", "platform", "case", "op", "observed"} <= row.keys():
                 raise ValueError("not a step of a trace")
-            L.from_json(row["op"])
-            L.from_json(row["observed"])
+            rows.append(dict(row, op=L.from_json(row["op"]), observed=L.from_json(row["observed"])))
         except ValueError as exc:
             raise TraceFileError(f"{path}: line {number} is not a step of a trace of the kit ({exc})") from None
-        rows.append(row)
-    return rows
+    return steps(rows)
 
 
 def _blank_ids(observed: L.Observation) -> L.Observation:
@@ -79,27 +83,26 @@ def _blank_ids(observed: L.Observation) -> L.Observation:
 
 
 def steps(rows: list[dict]) -> list[TraceStep]:
-    """The steps compared, in order: clock advances left out, generated message identifiers blanked."""
+    """The steps compared, in order, from a trace's rows (operation and observation in their JSON form or
+    already read): clock advances left out, generated message identifiers blanked."""
     out = []
     for row in rows:
-        op = L.from_json(row["op"])
+        op, observed = (v if isinstance(v, (L.Op, L.Observation)) else L.from_json(v)
+                        for v in (row["op"], row["observed"]))
         if isinstance(op, L.AdvanceClock):
             continue
         out.append(TraceStep(number=len(out) + 1, area=row["area"], platform=row["platform"], case=row["case"],
-                             op=op, observed=_blank_ids(L.from_json(row["observed"]))))
+                             op=op, observed=_blank_ids(observed)))
     return out
 
 
-def first_divergence(first: list[dict], second: list[dict], context: int = 5) -> Divergence | None:
-    """Where the traces ``first`` and ``second`` (rows as :func:`load` gives them) part; None when alike."""
-    a, b = steps(first), steps(second)
+def first_divergence(a: list[TraceStep], b: list[TraceStep], context: int = 5) -> Divergence | None:
+    """Where the traces ``a`` and ``b`` (steps as :func:`load` or :func:`steps` give them) part; None when alike."""
     for x, y in zip(a, b):
-        where = (x.area, x.platform, x.case) == (y.area, y.platform, y.case)
-        if where and x.op == y.op and x.observed == y.observed:
+        if x.where == y.where and x.op == y.op and x.observed == y.observed:
             continue
-        kind = "system" if where and x.op == y.op else "kit"
-        before = tuple(s for s in a[max(0, x.number - 1 - context):x.number - 1]
-                       if (s.area, s.platform, s.case) == (x.area, x.platform, x.case))
+        kind = "system" if x.where == y.where and x.op == y.op else "kit"
+        before = tuple(s for s in a[max(0, x.number - 1 - context):x.number - 1] if s.where == x.where)
         return Divergence(kind=kind, first=x, second=y, before=before)
     if len(a) != len(b):
         n = min(len(a), len(b))

@@ -406,7 +406,7 @@ def _run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
     # before it taken one message further, so a pass costs one step per message, not one per
     # message and length.
     prefixes = [[_Outcome(state=state.clone(), handler=h, fates={}, field_rules={}, rules=list(base_rules))]]
-    for m in todo[:max(lengths)]:
+    for m in todo:
         prefixes.append([nxt for o in prefixes[-1] for nxt in _process(o, m, scan)])
     branches = []
     for k in lengths:

@@ -54,8 +54,9 @@ def test_clock_advances_and_generated_message_ids_are_left_out_and_a_different_o
     get = L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT)
     first = [row(L.Connect(conn="a")), row(L.AdvanceClock(tenths=3)), row(get, got("id-1"))]
     second = [row(L.Connect(conn="a")), row(get, got("id-2")), row(L.AdvanceClock(tenths=1))]
+    first, second = T.steps(first), T.steps(second)
     assert T.first_divergence(first, second) is None
-    third = [row(L.Connect(conn="a")), row(L.Disconnect(conn="a"))]
+    third = T.steps([row(L.Connect(conn="a")), row(L.Disconnect(conn="a"))])
     d = T.first_divergence(first, third)
     assert d.kind == "kit" and d.first.number == 2 and isinstance(d.second.op, L.Disconnect)
     assert "a defect of the kit" in T.describe(d)
