@@ -21,6 +21,7 @@ from typing import Callable, Iterable
 import attrs
 
 from reference_model import language as L
+from reference_model import dlq_table as T
 from reference_model import mqconst as C
 from reference_model.state import ModelHandle, ModelQueue, ModelState
 
@@ -496,3 +497,43 @@ def _clwl12(state, op):
     weights = {c["clwlwght"] for c in state.cluster["channels"].values() if c["qmgr"] in hosts}
     if weights:
         yield "different weights" if len(weights) > 1 else "equal weights"
+
+
+# --------------------------------------------------------------------------
+# the DLQ handler's rules table
+
+
+def _table_text(state: ModelState, op: L.Op) -> str | None:
+    """The rules table a handler reads at this step (started or restarted), or None."""
+    if isinstance(op, L.StartDlqHandler):
+        return op.table
+    if isinstance(op, L.RestartDlqHandler):
+        return state.dlq_handlers[op.handler].table_file
+    return None
+
+
+@declare("DLQ-09", "a valid table", *T.ERROR_KINDS)
+def _dlq09(state, op):
+    text = _table_text(state, op)
+    if text is not None:
+        _table, errors = T.parse(text)
+        yield from {e.kind for e in errors} if errors else ("a valid table",)
+
+
+@declare("DLQ-23", *T.FWDQ_VARIABLES, *T.FWDQM_VARIABLES)
+def _dlq23(state, op):
+    text = _table_text(state, op)
+    table = T.parse(text)[0] if text is not None else None
+    if table is not None:
+        for r in table.rules:
+            yield r.fwdq
+            yield r.fwdqm
+
+
+@declare("DLQ-33", "'+' continuation", "'-' continuation")
+def _dlq33(state, op):
+    text = _table_text(state, op)
+    for line in (text or "").splitlines():
+        line = line.rstrip()
+        if line.endswith(("+", "-")) and not line.lstrip().startswith("*"):
+            yield f"'{line[-1]}' continuation"

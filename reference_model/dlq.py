@@ -49,6 +49,9 @@ class HandlerState:
     restarted: bool = False
     #: Its open of the input queue was exclusive (MQOO_INPUT_AS_Q_DEF under DEFSOPT(EXCL)).
     exclusive: bool = False
+    #: (table rule index, MsgId) for each rule that has acted on a message since it started, in any
+    #: pass: another message such a rule then leaves alone is what counting tries per rule does (DLQ-02).
+    acted: tuple[tuple[int, str], ...] = ()
 
     def tries(self, msg_id: str) -> int:
         return dict(self.attempts).get(msg_id, 0)
@@ -240,8 +243,6 @@ class _Outcome:
     field_rules: dict
     rules: list
     busy: bool = False
-    #: The table rules acted on in this pass (by index).
-    applied: tuple = ()
 
 
 def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outcome]:
@@ -251,7 +252,8 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     then the action's own rule); should a system leave alone a message the handler
     acts on, what says it must act comes first: another try, a restarted handler's
     fresh start (DLQ-30), the message's own count of tries when the same table rule
-    has just acted on another message (DLQ-02), the scan that reaches it (DLQ-18, DLQ-17).
+    has acted on another message since the handler started (DLQ-02), the scan that reaches
+    it (DLQ-18, DLQ-17).
     """
     mid = m.md.msg_id
     key = f"attrs.{mid.upper()}"
@@ -262,13 +264,14 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         field_rules = {**o.field_rules, key: tuple(dict.fromkeys(primary + rules + scan))}
         if fate != KEPT:
             reach = tuple(r for r in scan if r in ("DLQ-18", "DLQ-17"))
-            shared = ("DLQ-02",) if index in o.applied else ()
+            shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
             restarted = ("DLQ-30",) if "DLQ-30" in scan else ()
             again = tuple(r for r in primary if r in ("DLQ-01", "DLQ-03", "DLQ-04"))
             field_rules[f"{key}={KEPT}"] = tuple(dict.fromkeys(again + restarted + shared + reach + primary))
+        if index is not None and (index, mid) not in handler.acted:
+            handler = attrs.evolve(handler, acted=handler.acted + ((index, mid),))
         return attrs.evolve(o, state=state, handler=handler, fates={**o.fates, mid: fate},
-                            field_rules=field_rules, rules=o.rules + list(rules), busy=o.busy or busy,
-                            applied=o.applied + ((index,) if index is not None else ()))
+                            field_rules=field_rules, rules=o.rules + list(rules), busy=o.busy or busy)
 
     if m.dlh is None:
         return [settle(o.state, h, KEPT, ("DLQ-07",), busy=False, primary=("DLQ-07",))]
@@ -276,7 +279,8 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     # round: the table does not change while the handler runs and its tries stay as they were, so
     # the model decides again rather than keep the handler's record (DLQ-16).
     tries = h.tries(mid)
-    index, rules, decisive = choose_rule(h.table, message_fields(m), tries)
+    fields = message_fields(m)
+    index, rules, decisive = choose_rule(h.table, fields, tries)
     if index is None or h.table.rules[index].action == "IGNORE":
         return [settle(o.state, h, KEPT, rules + ("DLQ-16",), busy=False, primary=decisive)]
     rule = h.table.rules[index]
@@ -299,8 +303,12 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         held = back.find(queue, m.seq)
         back.queues[queue].update(held, backout_count=held.backout_count + 1)
         out = settle(back, tried, BACKED_OUT, rules + extra, primary=decisive + ("DLQ-24",), index=index)
-        # Gone after its action's put failed: the get was not backed out (DLQ-24) before anything else.
-        gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(("DLQ-24",) + out.field_rules[key]))}
+        # Gone after its action's put failed: the get was not backed out (DLQ-24) before anything
+        # else, unless this was another try of the rule and a later rule would discard it: then
+        # the handler most likely gave up on the rule before its tries were used (DLQ-03).
+        gave_up = ("DLQ-03",) if "DLQ-03" in decisive and any(
+            r.action == "DISCARD" and matches(r, fields) for r in h.table.rules[index + 1:]) else ()
+        gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(gave_up + ("DLQ-24",) + out.field_rules[key]))}
         return attrs.evolve(out, field_rules={**out.field_rules, **gone})
 
 

@@ -49,11 +49,25 @@ SYMBOLS: dict[str, int] = {
 }
 
 
+#: The kinds of error a table can have, as the input classes of DLQ-09 name them.
+CHAR, UNCLOSED, UNKNOWN, TWICE, MISPLACED, NO_RULES = (
+    "a character out of place", "a value not closed", "an unknown keyword", "a keyword given twice",
+    "control data out of place", "no rules")
+NO_ACTION, FWD_ONLY, NO_FWDQ = ("a rule without ACTION", "FWDQ, FWDQM or HEADER without ACTION(FWD)",
+                                "ACTION(FWD) without FWDQ")
+EMPTY, BAD_VALUE, WILDCARD, TOO_LONG = ("an empty value", "a value not allowed", "a wildcard where none is allowed",
+                                        "a value longer than its field")
+ERROR_KINDS = (CHAR, UNCLOSED, UNKNOWN, TWICE, MISPLACED, NO_RULES, NO_ACTION, FWD_ONLY, NO_FWDQ, EMPTY,
+               BAD_VALUE, WILDCARD, TOO_LONG)
+
+
 @attrs.frozen
 class TableError:
     line: int
     column: int
     message: str
+    #: One of :data:`ERROR_KINDS` (not part of an error's identity: the message says it).
+    kind: str = attrs.field(default=BAD_VALUE, eq=False)
 
     def render(self, filename: str) -> str:
         return f"{filename}:{self.line}:{self.column}: {self.message}"
@@ -178,7 +192,7 @@ def _tokens(chars: list[_Char], errors: list[TableError]) -> list[_Keyword]:
             i += 1
             continue
         if not (c.ch.isalpha()):
-            errors.append(TableError(c.line, c.column, f"unexpected character {c.ch!r}"))
+            errors.append(TableError(c.line, c.column, f"unexpected character {c.ch!r}", CHAR))
             return out
         j = i
         while j < n and chars[j].ch.isalnum():
@@ -188,7 +202,8 @@ def _tokens(chars: list[_Char], errors: list[TableError]) -> list[_Keyword]:
         while k < n and chars[k].ch.isspace():
             k += 1
         if k >= n or chars[k].ch != "(":
-            errors.append(TableError(c.line, c.column, f"keyword {name} must be followed by a value in parentheses"))
+            errors.append(TableError(c.line, c.column, f"keyword {name} must be followed by a value in parentheses",
+                                     CHAR))
             return out
         k += 1
         while k < n and chars[k].ch.isspace():
@@ -200,7 +215,8 @@ def _tokens(chars: list[_Char], errors: list[TableError]) -> list[_Keyword]:
             buf = []
             while True:
                 if k >= n:
-                    errors.append(TableError(vstart.line, vstart.column, f"{name}: quoted value is not closed"))
+                    errors.append(TableError(vstart.line, vstart.column, f"{name}: quoted value is not closed",
+                                             UNCLOSED))
                     return out
                 if chars[k].ch == "'":
                     if k + 1 < n and chars[k + 1].ch == "'":
@@ -215,14 +231,15 @@ def _tokens(chars: list[_Char], errors: list[TableError]) -> list[_Keyword]:
             while k < n and chars[k].ch.isspace():
                 k += 1
             if k >= n or chars[k].ch != ")":
-                errors.append(TableError(vstart.line, vstart.column, f"{name}: expected ')' after the quoted value"))
+                errors.append(TableError(vstart.line, vstart.column, f"{name}: expected ')' after the quoted value",
+                                         UNCLOSED))
                 return out
         else:
             m = k
             while m < n and chars[m].ch != ")":
                 m += 1
             if m >= n:
-                errors.append(TableError(c.line, c.column, f"{name}: missing ')'"))
+                errors.append(TableError(c.line, c.column, f"{name}: missing ')'", UNCLOSED))
                 return out
             value = "".join(x.ch for x in chars[k:m]).strip()
             k = m
@@ -234,17 +251,17 @@ def _tokens(chars: list[_Char], errors: list[TableError]) -> list[_Keyword]:
 # --------------------------------------------------------------------------- values
 
 
-def _err(errors: list[TableError], kw: _Keyword, message: str, at_value: bool = True) -> None:
+def _err(errors: list[TableError], kw: _Keyword, message: str, at_value: bool = True, kind: str = BAD_VALUE) -> None:
     if at_value:
-        errors.append(TableError(kw.value_line, kw.value_column, message))
+        errors.append(TableError(kw.value_line, kw.value_column, message, kind))
     else:
-        errors.append(TableError(kw.line, kw.column, message))
+        errors.append(TableError(kw.line, kw.column, message, kind))
 
 
 def _plain(kw: _Keyword, errors: list[TableError]) -> str | None:
     """The value as MQ reads it (unquoted values folded to upper case), or None after an error."""
     if kw.value == "":
-        _err(errors, kw, f"{kw.name}: the value needs at least one significant character")
+        _err(errors, kw, f"{kw.name}: the value needs at least one significant character", kind=EMPTY)
         return None
     if kw.quoted:
         return kw.value
@@ -262,7 +279,8 @@ def _string_pattern(kw: _Keyword, errors: list[TableError]) -> str | None | bool
         return None
     significant = len(value.rstrip(" ").replace("*", ""))
     if significant > STRING_PATTERNS[kw.name]:
-        _err(errors, kw, f"{kw.name}: value is longer than the {STRING_PATTERNS[kw.name]}-character field")
+        _err(errors, kw, f"{kw.name}: value is longer than the {STRING_PATTERNS[kw.name]}-character field",
+             kind=TOO_LONG)
         return False
     return value
 
@@ -273,7 +291,8 @@ def _integer(kw: _Keyword, value: str, errors: list[TableError], prefixes: tuple
     if value.startswith(prefixes) and value in SYMBOLS:
         return SYMBOLS[value]
     if "?" in value or "*" in value:
-        _err(errors, kw, f"{kw.name}: wildcards in a numeric keyword are allowed only as '*' on its own")
+        _err(errors, kw, f"{kw.name}: wildcards in a numeric keyword are allowed only as '*' on its own",
+             kind=WILDCARD)
     elif value.startswith("MQ"):
         _err(errors, kw, f"{kw.name}: unknown symbolic value {value}")
     else:
@@ -304,7 +323,7 @@ def _word(kw: _Keyword, errors: list[TableError], allowed: tuple[str, ...], mess
 
 def _no_wildcards(kw: _Keyword, value: str, errors: list[TableError]) -> bool:
     if "*" in value or "?" in value:
-        _err(errors, kw, f"{kw.name}: wildcards are not allowed")
+        _err(errors, kw, f"{kw.name}: wildcards are not allowed", kind=WILDCARD)
         return False
     return True
 
@@ -325,7 +344,7 @@ def _queue_name(kw: _Keyword, errors: list[TableError], variables: tuple[str, ..
             return None
         return ""
     if len(value.rstrip()) > 48:
-        _err(errors, kw, f"{kw.name}: name is longer than 48 characters")
+        _err(errors, kw, f"{kw.name}: name is longer than 48 characters", kind=TOO_LONG)
         return None
     return value.rstrip()
 
@@ -340,7 +359,7 @@ def _control(kws: list[_Keyword], errors: list[TableError]) -> ControlData:
             value = _plain(kw, errors)
             if value is not None and _no_wildcards(kw, value, errors):
                 if len(value.rstrip()) > 48:
-                    _err(errors, kw, f"{kw.name}: name is longer than 48 characters")
+                    _err(errors, kw, f"{kw.name}: name is longer than 48 characters", kind=TOO_LONG)
                 else:
                     fields[kw.name.lower()] = value.strip()
         elif kw.name == "RETRYINT":
@@ -403,19 +422,20 @@ def _rule(kws: list[_Keyword], line: int, errors: list[TableError]) -> DlqRule |
                 else:
                     _err(errors, kw, f"RETRY: {value!r} is out of range (1-{MAX_RETRY})")
         elif kw.name in CONTROL_KEYWORDS:
-            _err(errors, kw, f"{kw.name} is control data: it belongs in the first entry of the table", False)
+            _err(errors, kw, f"{kw.name} is control data: it belongs in the first entry of the table", False,
+                 MISPLACED)
         else:
-            _err(errors, kw, f"unknown keyword {kw.name}", False)
+            _err(errors, kw, f"unknown keyword {kw.name}", False, UNKNOWN)
     first = kws[0]
     if "ACTION" not in given:
-        errors.append(TableError(first.line, first.column, "the rule has no ACTION"))
+        errors.append(TableError(first.line, first.column, "the rule has no ACTION", NO_ACTION))
     elif fields.get("action") == "FWD":
         if "FWDQ" not in given:
-            _err(errors, given["ACTION"], "ACTION(FWD) needs FWDQ", False)
+            _err(errors, given["ACTION"], "ACTION(FWD) needs FWDQ", False, NO_FWDQ)
     elif "action" in fields:
         for name in ("FWDQ", "FWDQM", "HEADER"):
             if name in given:
-                _err(errors, given[name], f"{name} is allowed only with ACTION(FWD)", False)
+                _err(errors, given[name], f"{name} is allowed only with ACTION(FWD)", False, FWD_ONLY)
     if len(errors) > before or "action" not in fields:
         return None
     return DlqRule(line=line, patterns=tuple(patterns), **fields)
@@ -444,7 +464,8 @@ def _parse(text: str) -> tuple[RulesTable | None, tuple[TableError, ...]]:
         unique: list[_Keyword] = []
         for kw in kws:
             if kw.name in seen:
-                line_errors.append(TableError(kw.line, kw.column, f"keyword {kw.name} appears more than once"))
+                line_errors.append(TableError(kw.line, kw.column, f"keyword {kw.name} appears more than once",
+                                               TWICE))
             else:
                 seen.add(kw.name)
                 unique.append(kw)
@@ -454,14 +475,14 @@ def _parse(text: str) -> tuple[RulesTable | None, tuple[TableError, ...]]:
                 control = _control(unique, line_errors)
             elif is_control:
                 line_errors.append(TableError(unique[0].line, unique[0].column,
-                                              "control data must be the first entry of the table"))
+                                              "control data must be the first entry of the table", MISPLACED))
             else:
                 rule = _rule(unique, chars[0].line, line_errors)
                 if rule is not None and not line_errors:
                     rules.append(rule)
         errors += line_errors
     if not rules and not errors:
-        errors.append(TableError(1, 1, "the table has no rules"))
+        errors.append(TableError(1, 1, "the table has no rules", NO_RULES))
     if errors:
         return None, tuple(sorted(errors, key=lambda e: (e.line, e.column)))
     return RulesTable(control=control, rules=tuple(rules), syntax_rules=tuple(sorted(used))), ()

@@ -95,6 +95,30 @@ def test_trigger_priority_classes(priority, threshold, expected):
     assert reached == {f"TRIG-02:{expected}"}
 
 
+def _start_handler(table: str) -> dict[str, int]:
+    session = _session(area="dlq")
+    session.execute(L.DefineQueue(queue="DLQ"))
+    session.execute(L.AlterQueueManager(attrs={"DEADQ": "DLQ"}))
+    session.execute(L.StartDlqHandler(handler="H", table=table))
+    return {k.split(":", 1)[1] for k, n in session.coverage.classes.items() if n and k.startswith("DLQ-09:")}
+
+
+def test_each_broken_line_the_dlq_machine_draws_is_refused_and_together_they_reach_every_kind_of_error():
+    """The simulated handler refuses each broken table as the model does (else the step would fail),
+    and the dlq machine's broken lines between them reach every kind of error DLQ-09 tells apart."""
+    from conformance.machines.dlq import BROKEN_LINES, NO_RULES
+    from reference_model.dlq_table import ERROR_KINDS
+    valid = "RETRYINT(10)\nREASON(MQRC_Q_FULL) ACTION(DISCARD)\n"
+    assert _start_handler(valid) == {"a valid table"}
+    reached = set()
+    for line in BROKEN_LINES:
+        table = "RETRYINT(10)\n" if line == NO_RULES else valid + line + "\n"
+        kinds = _start_handler(table)
+        assert kinds and "a valid table" not in kinds, line
+        reached |= kinds
+    assert reached == set(ERROR_KINDS)
+
+
 def test_classes_survive_the_record_and_merge():
     a, b = Coverage(), Coverage()
     a.classes["CORE-05:two of the highest priority"] += 2

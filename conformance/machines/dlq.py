@@ -92,7 +92,9 @@ def render(entries: list[dict], style: int) -> str:
         line = sep.join(words)
         if not plain and len(words) > 1 and rnd.random() < 0.3:
             cut = rnd.randrange(1, len(words))
-            line = sep.join(words[:cut]) + " +\n     " + sep.join(words[cut:])
+            # '+' continues from the next line's first non-blank character, '-' from its column 1.
+            joint = " +\n     " if rnd.random() < 0.6 else " -\n"
+            line = sep.join(words[:cut]) + joint + sep.join(words[cut:])
         lines.append(line)
         if not plain and rnd.random() < 0.2:
             lines.append("")
@@ -105,18 +107,32 @@ def tables() -> st.SearchStrategy[str]:
                      control, table_rules, st.integers(0, 2**16))
 
 
-#: Lines that make a table invalid (each breaks one syntax rule).
+#: Lines that make a table invalid, each breaking one syntax rule (one line per kind of error
+#: ``reference_model.dlq_table.ERROR_KINDS`` names; NO_RULES stands for a table without rules).
+NO_RULES = "(no rules)"
 BROKEN_LINES = ("ACTION(FWD) HEADER(NO)", "COLOUR(RED) ACTION(DISCARD)", "REASON(20?3) ACTION(IGNORE)",
                 "ACTION(RETRY) RETRY(0)", "DESTQ(A) DESTQ(B) ACTION(DISCARD)", "WAIT(NO)",
-                "FORMAT() ACTION(DISCARD)", "USERID('far.too.long.user') ACTION(IGNORE)")
+                "FORMAT() ACTION(DISCARD)", "USERID('far.too.long.user') ACTION(IGNORE)",
+                "REASON=2053 ACTION(IGNORE)", "ACTION(DISCARD) REASON(MQRC_Q_FULL", "DESTQ(A) PERSIST(MQPER_PERSISTENT)",
+                "ACTION(DISCARD) FWDQ(A)", "MSGTYPE(MQMT_NOTHING) ACTION(IGNORE)", "USERID('bob) ACTION(IGNORE)",
+                "ACTION(MOVE) FWDQ(A)", NO_RULES)
 
 
 @st.composite
 def broken_tables(draw) -> str:
-    """A table with one or two syntax errors: a handler must refuse it (DLQ-09, DLQ-13)."""
-    lines = draw(tables()).splitlines()
-    for bad in draw(st.lists(st.sampled_from(BROKEN_LINES), min_size=1, max_size=2)):
-        lines.insert(draw(st.integers(1, len(lines))), bad)
+    """A table with one or two syntax errors, or without rules: a handler must refuse it (DLQ-09, DLQ-13).
+
+    Broken lines go between entries, never inside one continued over several lines (which could
+    complete it: an entry without ACTION continued by one that has it is valid).
+    """
+    c, entries, style = draw(control), draw(table_rules), draw(st.integers(0, 2**16))
+    bad = draw(st.lists(st.sampled_from(BROKEN_LINES), min_size=1, max_size=2))
+    if NO_RULES in bad:
+        return render([c], style)
+    lines = render([c] + entries, style).splitlines()
+    for line in bad:
+        gaps = [i for i in range(1, len(lines) + 1) if not lines[i - 1].rstrip().endswith(("+", "-"))]
+        lines.insert(draw(st.sampled_from(gaps)), line)
     return "\n".join(lines) + "\n"
 
 
@@ -159,6 +175,7 @@ class DlqMachine(ConformanceMachine):
                                 options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT))
         self.execute(L.StartDlqHandler(handler="H1", table=table))
         self.handlers = ["H1"]
+        self.h1_table = table
 
     def _msg_id(self) -> str:
         self.count += 1
@@ -207,10 +224,14 @@ class DlqMachine(ConformanceMachine):
         self.execute(L.AdvanceClock(tenths=tenths))
         self.run_handler(which)
 
-    @rule(dlh=headers, md=descriptors, which=st.integers(0, 1))
-    def dead_letter_and_run(self, dlh, md, which):
+    @rule(dlh=headers, md=descriptors, which=st.integers(0, 1), then=st.sampled_from((None,) + TARGETS))
+    def dead_letter_and_run(self, dlh, md, which, then):
+        """A dead letter, a handler run, and perhaps a destination drained: what arrived there is
+        checked (its MQDLH, format, context and expiry) while it is still the message just handled."""
         self.dead_letter(dlh, md)
         self.run_handler(which)
+        if then:
+            self.drain(then)
 
     @rule(queue=st.sampled_from(TARGETS), inhibited=st.booleans())
     def put_inhibit(self, queue, inhibited):
@@ -232,6 +253,16 @@ class DlqMachine(ConformanceMachine):
     @rule(table=st.one_of(tables(), tables(), broken_tables()))
     def edit_table(self, table):
         self.execute(L.ChangeDlqTable(handler="H1", table=table))
+        self.h1_table = table
+
+    @rule(table=broken_tables())
+    def refused_table(self, table):
+        """H1 restarted with a broken table is refused and stays stopped (DLQ-09); given its former
+        table back and restarted, it runs again with a fresh memory (DLQ-30)."""
+        self.execute(L.ChangeDlqTable(handler="H1", table=table))
+        self.execute(L.RestartDlqHandler(handler="H1"))
+        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
+        self.execute(L.RestartDlqHandler(handler="H1"))
 
     @rule(which=st.integers(0, 1))
     def restart_handler(self, which):
