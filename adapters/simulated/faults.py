@@ -57,6 +57,10 @@ _fault("define-replaces-queue", "core", ("CORE-41",),
        "defining a queue that exists replaces its attributes instead of failing with MQRCCF_OBJECT_ALREADY_EXISTS")
 _fault("disconnected-connection-works", "core", ("CORE-40",),
        "after MQDISC the connection handle stays valid: calls on it succeed instead of failing with MQRC_HCONN_ERROR")
+_fault("open-options-unchecked", "core", ("CORE-23",),
+       "MQOPEN accepts two input options at once (shared and exclusive) instead of MQRC_OPTIONS_ERROR")
+_fault("put-without-output-open", "core", ("CORE-22",),
+       "MQPUT on a handle opened without MQOO_OUTPUT puts the message instead of MQRC_NOT_OPEN_FOR_OUTPUT")
 _fault("uncommitted-put-not-counted", "core", ("CORE-28",),
        "CURDEPTH leaves out messages put under syncpoint until their unit of work commits")
 

@@ -489,7 +489,8 @@ class SimulatedQueueManager:
         opts = op.options
         inputs = opts & C.MQOO_INPUT_ANY
         valid = C.MQOO_INPUT_ANY | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
-        if opts & ~valid or not opts & valid or inputs not in (0, 1, 2, 4):
+        if opts & ~valid or not opts & valid or (inputs not in (0, 1, 2, 4)
+                                                 and not self._fault("open-options-unchecked")):
             raise MQError(C.MQRC_OPTIONS_ERROR)
         exclusive = inputs == C.MQOO_INPUT_EXCLUSIVE or (
             inputs == C.MQOO_INPUT_AS_Q_DEF and q.attrs["DEFSOPT"] == C.MQOO_INPUT_EXCLUSIVE
@@ -515,7 +516,7 @@ class SimulatedQueueManager:
     # ------------------------------------------------------------ put
     def _op_Put(self, op: L.Put):
         h = self._handle(op.conn, op.handle)
-        if not h.options & C.MQOO_OUTPUT:
+        if not h.options & C.MQOO_OUTPUT and not self._fault("put-without-output-open"):
             raise MQError(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         return self._put(op.conn, self.queues[h.queue], op.body, op.md, op.options, op.xmit_header, op.dlh)
 

@@ -353,8 +353,10 @@ class CoreMachine(ConformanceMachine):
     @rule(conn=conns, queue=queues, call=st.sampled_from((
         "negative-priority", "unknown-queue-put1", "unknown-queue-open", "put-both-syncpoints",
         "get-both-syncpoints", "bad-wait-interval", "wait-interval-just-below", "unknown-queue-manager",
-        "bad-persistence")))
+        "bad-persistence", "two-input-options", "put-on-input-only", "get-on-output-only", "browse-on-input-only")))
     def invalid_call(self, conn, queue, call):
+        if call in self.WRONG_HANDLE:
+            return self._wrong_handle(conn, queue, call)
         handle = self._handle(conn, queue)
         if call == "negative-priority":
             op = L.Put(conn=conn, handle=handle, body=self._body(), md=L.MessageDescriptor(priority=-2))
@@ -378,6 +380,26 @@ class CoreMachine(ConformanceMachine):
         else:
             op = L.Get(conn=conn, handle=handle, options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, wait_interval=-5)
         self.execute(op)
+
+    #: Calls on a handle opened without what the call needs (CORE-22), and an open asking for two
+    #: kinds of input at once (CORE-23): each on a handle of its own, closed again at once.
+    WRONG_HANDLE = {"two-input-options": C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE | C.MQOO_OUTPUT,
+                    "put-on-input-only": C.MQOO_INPUT_SHARED | C.MQOO_BROWSE,
+                    "get-on-output-only": C.MQOO_OUTPUT | C.MQOO_BROWSE,
+                    "browse-on-input-only": C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT}
+
+    def _wrong_handle(self, conn, queue, call):
+        handle = f"{conn}.wrong.{next(self.handle_numbers)}"
+        if self.execute(L.Open(conn=conn, handle=handle, queue=queue, options=self.WRONG_HANDLE[call])).cc \
+                == C.MQCC_FAILED:
+            return
+        if call == "put-on-input-only":
+            self.execute(L.Put(conn=conn, handle=handle, body=self._body(), options=C.MQPMO_NO_SYNCPOINT))
+        elif call == "get-on-output-only":
+            self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_NO_SYNCPOINT))
+        else:
+            self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT))
+        self.execute(L.Close(conn=conn, handle=handle))
 
     @rule(queue=queues)
     def inquire(self, queue):
