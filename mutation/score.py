@@ -1,11 +1,17 @@
 """The mutation score from ``mutmut results --all true``: per file, killed over the mutants checked.
 
-    python mutation/score.py RESULTS-FILE [--equivalent mutation/equivalent.txt] [--survivors N]
+    python mutation/score.py RESULTS-FILE [--equivalent mutation/equivalent.txt] [--diffs survivors.diff]
+                             [--survivors N]
 
 A mutant counts as killed when the kit found a departure, or the mutated queue manager broke
 or hung (mutmut: killed, timeout, segfault); as surviving when no kit run told it apart,
 including a mutant no run reached (mutmut: survived, no tests).  Mutants not checked (outside
 the sample or the time box) and those listed as equivalent are left out.
+
+Given the surviving mutants' changes (``mutmut show`` of each, as ``scripts/mutation.sh`` writes
+them), a mutant whose only change is to the name of a catalogue fault (``self._fault("NAME")``,
+``"NAME" in self.faults``) is equivalent too, whatever its number: the kit's runs use a clean
+queue manager, which switches no fault on under any name.
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 KILLED = {"killed", "timeout", "segfault"}
 SURVIVED = {"survived", "no tests"}
 LINE = re.compile(r"^\s*(?P<name>[^\s:]+):\s*(?P<status>.+?)\s*$")
+#: A catalogue fault's name where the simulated queue manager asks whether that fault is on.
+FAULT_NAME = re.compile(r'fault\(\s*("[^"]*")|("[^"]*")\s+(?:not\s+)?in\s+self\.faults')
+FAULT_RENAMED = "changes only the name of a catalogue fault, which a clean queue manager never switches on"
 
 
 def parse(text: str) -> dict[str, str]:
@@ -43,6 +52,37 @@ def equivalent(path: Path | None) -> dict[str, str]:
         if not reason.strip():
             raise SystemExit(f"{path}:{n}: an equivalent mutant needs a one-line reason")
         out[name] = reason.strip()
+    return out
+
+
+def _changed(old: str, new: str) -> tuple[int, int]:
+    """The span of ``old`` that ``new`` replaces (what lies between their common prefix and suffix)."""
+    i = 0
+    while i < min(len(old), len(new)) and old[i] == new[i]:
+        i += 1
+    j = 0
+    while j < min(len(old), len(new)) - i and old[-1 - j] == new[-1 - j]:
+        j += 1
+    return i, len(old) - j
+
+
+def fault_renamed(diffs: str) -> dict[str, str]:
+    """The mutants among ``mutmut show`` outputs whose one changed line differs only in a fault's name."""
+    out = {}
+    for block in re.split(r"\n(?=# \S+: )", diffs):
+        head = re.match(r"# (\S+): ", block)
+        if not head:
+            continue
+        lines = block.splitlines()
+        old = [ln[1:] for ln in lines if ln.startswith("-") and not ln.startswith("---")]
+        new = [ln[1:] for ln in lines if ln.startswith("+") and not ln.startswith("+++")]
+        if len(old) != 1 or len(new) != 1:
+            continue
+        start, end = _changed(old[0], new[0])
+        for m in FAULT_NAME.finditer(old[0]):
+            group = 1 if m.group(1) else 2
+            if m.start(group) <= start and end <= m.end(group):
+                out[head.group(1)] = FAULT_RENAMED
     return out
 
 
@@ -74,9 +114,14 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
     ap = argparse.ArgumentParser(prog="mutation/score.py")
     ap.add_argument("results", type=Path)
     ap.add_argument("--equivalent", type=Path, default=None)
+    ap.add_argument("--diffs", type=Path, default=None,
+                    help="the surviving mutants' changes: those that only rename a fault are left out")
     ap.add_argument("--survivors", type=int, default=40)
     args = ap.parse_args(argv)
-    per_file, survivors, left_out = score(parse(args.results.read_text(encoding="utf-8")), equivalent(args.equivalent))
+    equiv = equivalent(args.equivalent)
+    if args.diffs is not None and args.diffs.exists():
+        equiv = {**fault_renamed(args.diffs.read_text(encoding="utf-8")), **equiv}
+    per_file, survivors, left_out = score(parse(args.results.read_text(encoding="utf-8")), equiv)
     total_k = sum(k for k, _ in per_file.values())
     total_n = sum(n for _, n in per_file.values())
     if not total_n:

@@ -59,5 +59,6 @@ sed -n 's/^ *\([^ :]*\): \(survived\|no tests\)$/\1/p' "$out/results.txt" | head
     echo >> "$out/survivors.diff"
 done
 cd "$root"
-.venv/bin/python mutation/score.py "$out/results.txt" --equivalent mutation/equivalent.txt | tee "$out/score.txt"
+.venv/bin/python mutation/score.py "$out/results.txt" --equivalent mutation/equivalent.txt --diffs "$out/survivors.diff" \
+    | tee "$out/score.txt"
 echo "mutation: results in $out (each surviving mutant's change: survivors.diff)"

@@ -72,3 +72,48 @@ def test_mutmut_is_configured_with_files_that_exist():
     # every package the kill tests import is copied beside the mutants
     copied = {Path(p).parts[0] for p in conf["also_copy"]}
     assert {"adapters", "reference_model", "conformance", "mutation"} <= copied
+
+
+DIFFS = '''# adapters.simulated.queue_manager.xǁQueueManagerǁput__mutmut_7: survived
+--- adapters/simulated/queue_manager.py
++++ adapters/simulated/queue_manager.py
+@@ -1,3 +1,3 @@
+ def _put(self, q):
+-    if q.depth() >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
++    if q.depth() >= q.attrs["MAXDEPTH"] and not self._fault("XXq-full-ignoredXX"):
+         raise MQError(C.MQRC_Q_FULL)
+
+# adapters.dlq_handler.handler.x_run__mutmut_4: survived
+--- adapters/dlq_handler/handler.py
++++ adapters/dlq_handler/handler.py
+@@ -1,2 +1,2 @@
+-    mode = C.MQOO_INPUT_SHARED if "dlq-opens-shared" in self.faults else C.MQOO_INPUT_AS_Q_DEF
++    mode = C.MQOO_INPUT_SHARED if None in self.faults else C.MQOO_INPUT_AS_Q_DEF
+
+# adapters.simulated.queue_manager.xǁQueueManagerǁput__mutmut_2: survived
+--- adapters/simulated/queue_manager.py
++++ adapters/simulated/queue_manager.py
+@@ -1,2 +1,2 @@
+-    if q.depth() >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
++    if q.depth() > q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
+
+# adapters.dlq_handler.handler.x_dest__mutmut_9: survived
+--- adapters/dlq_handler/handler.py
++++ adapters/dlq_handler/handler.py
+@@ -1,2 +1,2 @@
+-    restore = not keep and "dlq-format-not-restored" not in self.faults
++    restore = None
+'''
+
+
+def test_a_mutant_that_only_renames_a_catalogue_fault_is_left_out_and_no_other(tmp_path):
+    """A clean queue manager switches no fault on under any name; a change beside the name counts."""
+    renamed = score.fault_renamed(DIFFS)
+    assert renamed == {"adapters.simulated.queue_manager.xǁQueueManagerǁput__mutmut_7": score.FAULT_RENAMED,
+                       "adapters.dlq_handler.handler.x_run__mutmut_4": score.FAULT_RENAMED}
+    results, diffs = tmp_path / "results.txt", tmp_path / "survivors.diff"
+    results.write_text(RESULTS, encoding="utf-8")
+    diffs.write_text(DIFFS, encoding="utf-8")
+    out = io.StringIO()
+    assert score.main([str(results), "--diffs", str(diffs)], out=out) == 0
+    assert "(3 of 5 killed; 1 equivalent left out)" in out.getvalue()   # put__mutmut_7 was not checked
