@@ -46,7 +46,9 @@ def test_timeout_and_crash_paths_of_a_task():
     record = CP.run_task(spec, "simulated", {"platform": "distributed"}, [], 0.001, 1, True, {})
     assert "did not finish within" in record["error"]
     ok = CP.run_task(spec, "simulated", {"platform": "distributed"}, [], 120, 0, True, {})
-    assert ok["error"] is None and ok["examples"] == 5 and ok["coverage"]["checked"]
+    # Every case started is counted, and Hypothesis may start one it then discards (a case that
+    # drew more choices than it keeps) and run another in its place: at least the budget ran.
+    assert ok["error"] is None and 5 <= ok["examples"] <= 6 and ok["coverage"]["checked"]
 
 
 def test_a_task_reports_the_departures_its_shrinking_met():
