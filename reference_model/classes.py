@@ -520,20 +520,22 @@ def _dlq09(state, op):
         yield from {e.kind for e in errors} if errors else ("a valid table",)
 
 
+def _table(state: ModelState, op: L.Op) -> T.RulesTable | None:
+    """The valid rules table a handler reads at this step, or None."""
+    text = _table_text(state, op)
+    return T.parse(text)[0] if text is not None else None
+
+
 @declare("DLQ-23", *T.FWDQ_VARIABLES, *T.FWDQM_VARIABLES)
 def _dlq23(state, op):
-    text = _table_text(state, op)
-    table = T.parse(text)[0] if text is not None else None
-    if table is not None:
-        for r in table.rules:
-            yield r.fwdq
-            yield r.fwdqm
+    table = _table(state, op)
+    for r in table.rules if table is not None else ():
+        yield r.fwdq
+        yield r.fwdqm
 
 
 @declare("DLQ-33", "'+' continuation", "'-' continuation")
 def _dlq33(state, op):
-    text = _table_text(state, op)
-    for line in (text or "").splitlines():
-        line = line.rstrip()
-        if line.endswith(("+", "-")) and not line.lstrip().startswith("*"):
-            yield f"'{line[-1]}' continuation"
+    table = _table(state, op)
+    for cont in table.continuations if table is not None else ():
+        yield f"'{cont}' continuation"

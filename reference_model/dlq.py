@@ -49,8 +49,9 @@ class HandlerState:
     restarted: bool = False
     #: Its open of the input queue was exclusive (MQOO_INPUT_AS_Q_DEF under DEFSOPT(EXCL)).
     exclusive: bool = False
-    #: (table rule index, MsgId) for each rule that has acted on a message since it started, in any
-    #: pass: another message such a rule then leaves alone is what counting tries per rule does (DLQ-02).
+    #: (table rule index, MsgId) for the first two messages each rule has acted on since it started, in
+    #: any pass: another message such a rule then leaves alone is what counting tries per rule does
+    #: (DLQ-02).  Two are enough to tell whether a rule acted on a message other than any given one.
     acted: tuple[tuple[int, str], ...] = ()
 
     def tries(self, msg_id: str) -> int:
@@ -268,7 +269,8 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
             restarted = ("DLQ-30",) if "DLQ-30" in scan else ()
             again = tuple(r for r in primary if r in ("DLQ-01", "DLQ-03", "DLQ-04"))
             field_rules[f"{key}={KEPT}"] = tuple(dict.fromkeys(again + restarted + shared + reach + primary))
-        if index is not None and (index, mid) not in handler.acted:
+        if index is not None and (index, mid) not in handler.acted \
+                and sum(i == index for i, _ in handler.acted) < 2:
             handler = attrs.evolve(handler, acted=handler.acted + ((index, mid),))
         return attrs.evolve(o, state=state, handler=handler, fates={**o.fates, mid: fate},
                             field_rules=field_rules, rules=o.rules + list(rules), busy=o.busy or busy)

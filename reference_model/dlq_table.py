@@ -115,6 +115,8 @@ class RulesTable:
     rules: tuple[DlqRule, ...]
     #: IDs of the syntax rules this table's text relies on (continuations, comments, quoting, ...).
     syntax_rules: tuple[str, ...] = attrs.field(default=(), eq=False)
+    #: The continuation characters its text uses ('+', '-'), sorted.
+    continuations: tuple[str, ...] = attrs.field(default=(), eq=False)
 
 
 class TableInvalid(ValueError):
@@ -133,9 +135,14 @@ class _Char:
     column: int
 
 
-def _logical_lines(text: str, used: set[str] | None = None) -> list[list[_Char]]:
-    """Join continuation lines and drop comments and blank lines; characters keep their source position."""
+def _logical_lines(text: str, used: set[str] | None = None,
+                   continuations: set[str] | None = None) -> list[list[_Char]]:
+    """Join continuation lines and drop comments and blank lines; characters keep their source position.
+
+    The syntax rules the text relies on go to ``used``, the continuation characters it uses to
+    ``continuations``."""
     used = set() if used is None else used
+    continuations = set() if continuations is None else continuations
     out: list[list[_Char]] = []
     current: list[_Char] | None = None
     keep_leading = False
@@ -158,6 +165,7 @@ def _logical_lines(text: str, used: set[str] | None = None) -> list[list[_Char]]
         current = (current or []) + chars
         if cont:
             used.add("DLQ-33")
+            continuations.add(cont)
             keep_leading = cont == "-"
             continue
         if any(not c.ch.isspace() for c in current):
@@ -456,7 +464,8 @@ def _parse(text: str) -> tuple[RulesTable | None, tuple[TableError, ...]]:
     control = ControlData()
     rules: list[DlqRule] = []
     used = {"DLQ-31", "DLQ-32", "DLQ-35", "DLQ-40"}
-    for index, chars in enumerate(_logical_lines(text, used)):
+    continuations: set[str] = set()
+    for index, chars in enumerate(_logical_lines(text, used, continuations)):
         line_errors: list[TableError] = []
         kws = _tokens(chars, line_errors)
         used.update(_features(kws))
@@ -485,7 +494,8 @@ def _parse(text: str) -> tuple[RulesTable | None, tuple[TableError, ...]]:
         errors.append(TableError(1, 1, "the table has no rules", NO_RULES))
     if errors:
         return None, tuple(sorted(errors, key=lambda e: (e.line, e.column)))
-    return RulesTable(control=control, rules=tuple(rules), syntax_rules=tuple(sorted(used))), ()
+    return RulesTable(control=control, rules=tuple(rules), syntax_rules=tuple(sorted(used)),
+                      continuations=tuple(sorted(continuations))), ()
 
 
 def _features(kws: list[_Keyword]) -> set[str]:
