@@ -118,8 +118,12 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
                     help="the surviving mutants' changes: those that only rename a fault are left out")
     ap.add_argument("--survivors", type=int, default=40)
     args = ap.parse_args(argv)
+    for given in (args.results, args.diffs):
+        if given is not None and not given.is_file():
+            sys.stderr.write(f"mutation/score.py: no such file: {given}\n")
+            return 2
     equiv = equivalent(args.equivalent)
-    if args.diffs is not None and args.diffs.exists():
+    if args.diffs is not None:
         equiv = {**fault_renamed(args.diffs.read_text(encoding="utf-8")), **equiv}
     per_file, survivors, left_out = score(parse(args.results.read_text(encoding="utf-8")), equiv)
     total_k = sum(k for k, _ in per_file.values())

@@ -117,3 +117,13 @@ def test_a_mutant_that_only_renames_a_catalogue_fault_is_left_out_and_no_other(t
     out = io.StringIO()
     assert score.main([str(results), "--diffs", str(diffs)], out=out) == 0
     assert "(3 of 5 killed; 1 equivalent left out)" in out.getvalue()   # put__mutmut_7 was not checked
+
+
+def test_a_results_or_changes_file_that_is_not_there_is_one_line_and_exit_2(tmp_path, capsys):
+    results = tmp_path / "results.txt"
+    results.write_text(RESULTS, encoding="utf-8")
+    assert score.main([str(tmp_path / "none.txt")], out=io.StringIO()) == 2
+    assert score.main([str(results), "--diffs", str(tmp_path / "none.diff")], out=io.StringIO()) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"mutation/score.py: no such file: {tmp_path / 'none.txt'}",
+                   f"mutation/score.py: no such file: {tmp_path / 'none.diff'}"]
