@@ -9,26 +9,38 @@ including a mutant no run reached (mutmut: survived, no tests).  Mutants not che
 the sample or the time box) and those listed as equivalent are left out.
 
 Given the surviving mutants' changes (``mutmut show`` of each, as ``scripts/mutation.sh`` writes
-them), a mutant whose only change is to the name of a catalogue fault (``self._fault("NAME")``,
-``"NAME" in self.faults``) is equivalent too, whatever its number: the kit's runs use a clean
-queue manager, which switches no fault on under any name.
+them), two kinds of mutant are equivalent too, whatever their number, because the kit's runs use
+a clean queue manager, which switches no catalogue fault on:
+
+- a mutant whose only change is to the name of a catalogue fault (``self._fault("NAME")``,
+  ``self.on("NAME")``, ``"NAME" in self.faults``);
+- a mutant whose change lies where a clean queue manager never goes: in the body of an ``if``
+  (or of a conditional expression) whose test holds only with a fault switched on, or in a
+  condition that is false without a fault before and after the change.  The mutated function is
+  read from the source and compared with its mutant node by node; a change in a condition counts
+  as unseen only when what the mutant evaluates before the fault's test cannot call anything or
+  was there before.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import re
+import textwrap
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 KILLED = {"killed", "timeout", "segfault"}
 SURVIVED = {"survived", "no tests"}
 LINE = re.compile(r"^\s*(?P<name>[^\s:]+):\s*(?P<status>.+?)\s*$")
 #: A catalogue fault's name where the simulated queue manager asks whether that fault is on.
-FAULT_NAME = re.compile(r'fault\(\s*("[^"]*")|("[^"]*")\s+(?:not\s+)?in\s+self\.faults')
+FAULT_NAME = re.compile(r'(?:fault|\bon)\(\s*("[^"]*")|("[^"]*")\s+(?:not\s+)?in\s+self\.faults')
 FAULT_RENAMED = "changes only the name of a catalogue fault, which a clean queue manager never switches on"
+FAULT_ONLY = "changes only code that runs, or a condition that holds, only with a catalogue fault switched on"
 
 
 def parse(text: str) -> dict[str, str]:
@@ -86,6 +98,166 @@ def fault_renamed(diffs: str) -> dict[str, str]:
     return out
 
 
+def _fault_names() -> set[str]:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from adapters.simulated.faults import FAULTS
+    return set(FAULTS)
+
+
+def function_source(name: str) -> str | None:
+    """The source of the function a mutant ``name`` mutates (``x_f__mutmut_3``, ``xǁClassǁf__mutmut_3``)."""
+    path = ROOT / module_of(name)
+    head = re.match(r"x(?:ǁ(?P<cls>[^ǁ]+)ǁ|_)(?P<func>.+)__mutmut_\d+$", name.rsplit(".", 1)[1])
+    if head is None or not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    scope: list[ast.stmt] = ast.parse(text).body
+    if head["cls"]:
+        classes = [n for n in scope if isinstance(n, ast.ClassDef) and n.name == head["cls"]]
+        scope = classes[0].body if classes else []
+    for node in scope:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == head["func"]:
+            return "\n".join(text.splitlines()[node.lineno - 1:node.end_lineno])
+    return None
+
+
+class _Faults:
+    """Which expressions of a mutated function hold only with a catalogue fault switched on."""
+
+    def __init__(self, names: set[str]):
+        self.names = names
+
+    def _name(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Constant) and node.value in self.names
+
+    def test(self, node: ast.AST) -> bool:
+        """``x.f("FAULT")`` or ``"FAULT" in x``: true only with that fault on."""
+        if isinstance(node, ast.Call):
+            return len(node.args) == 1 and not node.keywords and self._name(node.args[0])
+        return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In) \
+            and self._name(node.left)
+
+    @staticmethod
+    def _conjuncts(node: ast.AST) -> list[ast.AST]:
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            return [c for v in node.values for c in _Faults._conjuncts(v)]
+        return [node]
+
+    _ACTIVE = (ast.Call, ast.Subscript, ast.Attribute, ast.NamedExpr, ast.Await, ast.Lambda)
+
+    def never_clean(self, node: ast.AST, before: ast.AST | None = None) -> bool:
+        """Whether ``node`` is false whenever no fault is on, reached without anything new run on the way.
+
+        ``before``: the expression ``node`` replaces; what ``node`` evaluates ahead of its fault
+        test may then call, index or look up (which may run code or raise) only what ``before`` did.
+        """
+        active = {ast.dump(n) for n in ast.walk(before) if isinstance(n, self._ACTIVE)} if before is not None else None
+        for part in self._conjuncts(node):
+            if self.test(part) or (isinstance(part, ast.Constant) and part.value is False):
+                return True
+            if active is not None and any(isinstance(n, self._ACTIVE) and ast.dump(n) not in active
+                                          for n in ast.walk(part)):
+                return False
+        return False
+
+
+def _divergence(a: ast.AST, b: ast.AST) -> list[tuple[ast.AST, ast.AST, str]] | None:
+    """The path from ``a`` down to the innermost node where ``b`` differs: (node in a, node in b, field
+    by which the path goes on; "" at the last), or None when they do not differ or differ in shape."""
+    if ast.dump(a) == ast.dump(b):
+        return None
+    if type(a) is not type(b):
+        return [(a, b, "")]
+    for field in a._fields:
+        va, vb = getattr(a, field, None), getattr(b, field, None)
+        if isinstance(va, list) and isinstance(vb, list):
+            if len(va) != len(vb):
+                return [(a, b, "")]
+            apart = [i for i, (x, y) in enumerate(zip(va, vb))
+                     if (ast.dump(x) if isinstance(x, ast.AST) else x) != (ast.dump(y) if isinstance(y, ast.AST) else y)]
+            if len(apart) > 1:
+                return [(a, b, "")]
+            if apart:
+                x, y = va[apart[0]], vb[apart[0]]
+                if not isinstance(x, ast.AST) or not isinstance(y, ast.AST):
+                    return [(a, b, "")]
+                return [(a, b, field)] + (_divergence(x, y) or [])
+        elif isinstance(va, ast.AST) and isinstance(vb, ast.AST):
+            if ast.dump(va) != ast.dump(vb):
+                return [(a, b, field)] + (_divergence(va, vb) or [])
+        elif va != vb:
+            return [(a, b, "")]
+    return [(a, b, "")]
+
+
+def fault_only(original: str, mutant: str, faults: _Faults) -> str | None:
+    """FAULT_RENAMED or FAULT_ONLY when the change from ``original`` to ``mutant`` (one function's
+    source each) cannot show in a clean queue manager; None otherwise."""
+    try:
+        a, b = ast.parse(textwrap.dedent(original)), ast.parse(textwrap.dedent(mutant))
+    except SyntaxError:
+        return None
+    path = _divergence(a, b)
+    if not path:
+        return None
+    last_a, last_b, _ = path[-1]
+    if len(path) > 1 and faults._name(last_a) and isinstance(last_b, ast.Constant) \
+            and faults.test(path[-2][0]) and not faults.test(path[-2][1]):
+        return FAULT_RENAMED
+    in_test = False   # whether the node is a condition, or a part of one joined by and/or
+    for node_a, node_b, field in path:
+        if in_test and isinstance(node_a, ast.expr) and faults.never_clean(node_a) \
+                and faults.never_clean(node_b, node_a):
+            return FAULT_ONLY
+        if isinstance(node_a, (ast.If, ast.IfExp, ast.While)) and field == "body" and faults.never_clean(node_a.test):
+            return FAULT_ONLY
+        in_test = (isinstance(node_a, (ast.If, ast.IfExp, ast.While, ast.Assert)) and field == "test") or \
+            (in_test and isinstance(node_a, ast.BoolOp) and field == "values")
+    return None
+
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+
+
+def fault_equivalents(diffs: str, source: Callable[[str], str | None] = function_source,
+                      faults: set[str] | None = None) -> dict[str, str]:
+    """The mutants among ``mutmut show`` outputs that a clean queue manager cannot show, with the reason.
+
+    Each one-line change is put back into its function's source (``source``) and the two compared
+    by :func:`fault_only`; a change whose function is not found is judged by its line alone
+    (:func:`fault_renamed`).
+    """
+    judge = _Faults(_fault_names() if faults is None else faults)
+    out = fault_renamed(diffs)
+    for block in re.split(r"\n(?=# \S+: )", diffs):
+        head = re.match(r"# (\S+): ", block)
+        if not head or head.group(1) in out:
+            continue
+        lines = block.splitlines()
+        hunk = [i for i, ln in enumerate(lines) if _HUNK.match(ln)]
+        if len(hunk) != 1:
+            continue
+        body = lines[hunk[0] + 1:]
+        old = [ln[1:] for ln in body if ln[:1] in (" ", "-") or ln == ""]
+        new = [ln[1:] for ln in body if ln[:1] in (" ", "+") or ln == ""]
+        while old and new and old[-1] == "" and new[-1] == "":
+            old.pop(), new.pop()
+        original = source(head.group(1))
+        if original is None or sum(ln.startswith("-") for ln in body) != 1 \
+                or sum(ln.startswith("+") for ln in body) != 1:
+            continue
+        src = textwrap.dedent(original).splitlines()   # mutmut shows a method as a function of its own
+        at = [i for i in range(len(src) - len(old) + 1) if src[i:i + len(old)] == old]
+        if len(at) != 1:
+            continue
+        mutated = src[:at[0]] + new + src[at[0] + len(old):]
+        reason = fault_only(original, "\n".join(mutated), judge)
+        if reason:
+            out[head.group(1)] = reason
+    return out
+
+
 def module_of(name: str) -> str:
     """``adapters.simulated.queue_manager.xǁQueueManagerǁput__mutmut_3`` -> ``adapters/simulated/queue_manager.py``."""
     path = name.rsplit(".", 1)[0].replace(".", "/")
@@ -115,7 +287,7 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
     ap.add_argument("results", type=Path)
     ap.add_argument("--equivalent", type=Path, default=None)
     ap.add_argument("--diffs", type=Path, default=None,
-                    help="the surviving mutants' changes: those that only rename a fault are left out")
+                    help="the surviving mutants' changes: those a clean queue manager cannot show are left out")
     ap.add_argument("--survivors", type=int, default=40)
     args = ap.parse_args(argv)
     for given in (args.results, args.diffs):
@@ -124,7 +296,7 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
             return 2
     equiv = equivalent(args.equivalent)
     if args.diffs is not None:
-        equiv = {**fault_renamed(args.diffs.read_text(encoding="utf-8")), **equiv}
+        equiv = {**fault_equivalents(args.diffs.read_text(encoding="utf-8")), **equiv}
     per_file, survivors, left_out = score(parse(args.results.read_text(encoding="utf-8")), equiv)
     total_k = sum(k for k, _ in per_file.values())
     total_n = sum(n for _, n in per_file.values())

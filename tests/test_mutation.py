@@ -127,3 +127,67 @@ def test_a_results_or_changes_file_that_is_not_there_is_one_line_and_exit_2(tmp_
     err = capsys.readouterr().err.splitlines()
     assert err == [f"mutation/score.py: no such file: {tmp_path / 'none.txt'}",
                    f"mutation/score.py: no such file: {tmp_path / 'none.diff'}"]
+
+
+SOURCE = '''\
+def _put(self, q, md, first):
+    level = min(md.priority, 9)
+    if self._fault("priority-ignored"):
+        level = 0
+    if q.depth() >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
+        raise MQError(C.MQRC_Q_FULL)
+    if first and q.open and self._fault("q-full-ignored"):
+        q.reset()
+    expiry = 600 if self._fault("priority-ignored") else -1
+    mark = first and self._fault("priority-ignored")
+    return level, expiry, mark
+'''
+
+
+def _show(name: str, old: str, new: str) -> str:
+    """A ``mutmut show`` of the one-line change of SOURCE's line ``old`` to ``new``."""
+    lines = SOURCE.splitlines()
+    i = lines.index(old)
+    before, after = lines[max(0, i - 3):i], lines[i + 1:i + 4]
+    body = [f" {ln}" for ln in before] + [f"-{old}", f"+{new}"] + [f" {ln}" for ln in after]
+    return (f"# mod.x__put__mutmut_{name}: survived\n--- mod.py\n+++ mod.py\n"
+            f"@@ -{i - len(before) + 1},7 +{i - len(before) + 1},7 @@\n" + "\n".join(body) + "\n")
+
+
+@pytest.mark.parametrize("old,new,reason", [
+    # code that runs only with a fault on
+    ("        level = 0", "        level = None", score.FAULT_ONLY),
+    ("    expiry = 600 if self._fault(\"priority-ignored\") else -1",
+     "    expiry = 601 if self._fault(\"priority-ignored\") else -1", score.FAULT_ONLY),
+    # a condition false without a fault, before and after
+    ("    if first and q.open and self._fault(\"q-full-ignored\"):",
+     "    if first and not q.open and self._fault(\"q-full-ignored\"):", score.FAULT_ONLY),
+    ("    if first and q.open and self._fault(\"q-full-ignored\"):",
+     "    if (first and q.open and self._fault(\"q-full-ignored\")) and False:", score.FAULT_ONLY),
+    ("    if first and q.open and self._fault(\"q-full-ignored\"):",
+     "    if first and q.open and self._fault(\"XXq-full-ignoredXX\"):", score.FAULT_RENAMED),
+    # what a clean queue manager does
+    ("    level = min(md.priority, 9)", "    level = min(md.priority, 10)", None),
+    ("    if q.depth() >= q.attrs[\"MAXDEPTH\"] and not self._fault(\"q-full-ignored\"):",
+     "    if q.depth() > q.attrs[\"MAXDEPTH\"] and not self._fault(\"q-full-ignored\"):", None),
+    ("    if first and q.open and self._fault(\"q-full-ignored\"):",
+     "    if first or q.open and self._fault(\"q-full-ignored\"):", None),
+    ("    if first and q.open and self._fault(\"q-full-ignored\"):",
+     "    if first and q.open and not self._fault(\"q-full-ignored\"):", None),
+    ("    if first and q.open and self._fault(\"q-full-ignored\"):",   # a new call ahead of the fault's test
+     "    if first and q.reopen() and self._fault(\"q-full-ignored\"):", None),
+    ("    mark = first and self._fault(\"priority-ignored\")",        # a value, not a condition: 0 and None differ
+     "    mark = None and self._fault(\"priority-ignored\")", None),
+    ("    expiry = 600 if self._fault(\"priority-ignored\") else -1",
+     "    expiry = 600 if self._fault(\"priority-ignored\") else -2", None),
+])
+def test_a_change_a_clean_queue_manager_never_runs_is_left_out_and_no_other(old, new, reason):
+    found = score.fault_equivalents(_show("1", old, new), source=lambda name: SOURCE,
+                                    faults={"priority-ignored", "q-full-ignored"})
+    assert found == ({"mod.x__put__mutmut_1": reason} if reason else {})
+
+
+def test_the_changed_function_is_read_from_the_source():
+    text = score.function_source("adapters.simulated.queue_manager.xǁSimulatedQueueManagerǁ_discard__mutmut_3")
+    assert text is not None and text.lstrip().startswith("def _discard(")
+    assert score.function_source("adapters.simulated.queue_manager.xǁSimulatedQueueManagerǁno_such__mutmut_1") is None
