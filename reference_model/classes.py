@@ -404,6 +404,58 @@ def _exp08(state, op):
             yield "MQRO_EXPIRATION"
 
 
+def _expired(state: ModelState, m) -> bool:
+    """Past its expiry beyond the system's tolerance (what a get must discard, EXP-04)."""
+    return m.md.expiry != C.MQEI_UNLIMITED and m.md.expiry - (state.clock - m.put_time) <= -state.expiry_tolerance
+
+
+def _walk(state: ModelState, op: L.Op):
+    """What a get walks past before the message it returns: (expired messages ahead, first unexpired or None)."""
+    h = _handle(state, op)
+    msgs = sorted(_available(state, op), key=lambda m: m.order_key)
+    if h is not None and op.options & C.MQGMO_BROWSE_NEXT and h.cursor is not None:
+        msgs = [m for m in msgs if m.order_key > h.cursor]
+    ahead = []
+    for m in msgs:
+        if not _expired(state, m):
+            return ahead, m
+        ahead.append(m)
+    return ahead, None
+
+
+@declare("EXP-04", "by a get", "by a browse", "one expired message ahead", "several expired messages ahead",
+         "no unexpired message after them")
+def _exp04(state, op):
+    if not _is_get(op):
+        return
+    ahead, found = _walk(state, op)
+    if not ahead:
+        return
+    yield "by a browse" if _browse(op) else "by a get"
+    yield "one expired message ahead" if len(ahead) == 1 else "several expired messages ahead"
+    if found is None:
+        yield "no unexpired message after them"
+
+
+@declare("EXP-05", "expired of higher priority ahead", "expired of the same priority ahead")
+def _exp05(state, op):
+    q = _queue(state, op)
+    if not _is_get(op) or q is None or q.attr("MSGDLVSQ") != C.MQMDS_PRIORITY:
+        return
+    ahead, found = _walk(state, op)
+    if found is not None:
+        for m in ahead:
+            yield "expired of higher priority ahead" if m.order_priority > found.order_priority \
+                else "expired of the same priority ahead"
+
+
+@declare("EXP-13", "a get under syncpoint", "a get outside syncpoint")
+def _exp13(state, op):
+    if _is_get(op) and _walk(state, op)[0]:
+        yield "a get under syncpoint" if op.options & C.MQGMO_SYNCPOINT and not _browse(op) \
+            else "a get outside syncpoint"
+
+
 @declare("EXP-10", "zero", "negative")
 def _exp10(state, op):
     if isinstance(op, (L.Put, L.Put1)) and op.md.expiry != C.MQEI_UNLIMITED and op.md.expiry <= 0:
@@ -439,6 +491,17 @@ def _sync03(state, op):
             yield "with other gets"
         if not others:
             yield "the marked get alone"
+
+
+@declare("SYNC-18", "the application's backout, the marked message skipped",
+         "the new unit of work backed out, the marked message reinstated")
+def _sync18(state, op):
+    conn = state.conns.get(getattr(op, "conn", "") or "")
+    if isinstance(op, L.Backout) and conn is not None:
+        if conn.marked is not None:
+            yield "the application's backout, the marked message skipped"
+        elif conn.skipped is not None:
+            yield "the new unit of work backed out, the marked message reinstated"
 
 
 @declare("SYNC-06", "second mark on the same queue", "second mark on another queue")

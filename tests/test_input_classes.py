@@ -86,6 +86,23 @@ def _trigger_put(priority: int, threshold: int) -> dict[str, int]:
     return session.coverage.classes
 
 
+def test_a_get_past_expired_messages_is_classed_by_how_many_it_discards_and_their_priority():
+    session = _session(area="expiry")
+    _priority_queue(session)
+    for body, priority, expiry in (("old high", 7, 5), ("old same", 3, 5), ("live", 3, C.MQEI_UNLIMITED)):
+        session.execute(L.Put(conn="a", handle="h", body=body,
+                              md=L.MessageDescriptor(priority=priority, expiry=expiry)))
+    session.execute(L.AdvanceClock(tenths=20))
+    obs = session.execute(L.Get(conn="a", handle="h", options=C.MQGMO_SYNCPOINT))
+    assert obs.message.body == "live"
+    reached = session.coverage.classes
+    assert reached["EXP-04:by a get"] == 1 and reached["EXP-04:several expired messages ahead"] == 1
+    assert reached["EXP-04:one expired message ahead"] == 0 and reached["EXP-04:no unexpired message after them"] == 0
+    assert reached["EXP-05:expired of higher priority ahead"] == 1
+    assert reached["EXP-05:expired of the same priority ahead"] == 1
+    assert reached["EXP-13:a get under syncpoint"] == 1 and reached["EXP-13:a get outside syncpoint"] == 0
+
+
 @pytest.mark.parametrize("priority, threshold, expected", [
     (3, 0, "TriggerMsgPriority 0"), (2, 4, "below TriggerMsgPriority"),
     (4, 4, "at TriggerMsgPriority"), (6, 4, "above TriggerMsgPriority"),
