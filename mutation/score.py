@@ -240,18 +240,25 @@ def fault_equivalents(diffs: str, source: Callable[[str], str | None] = function
             continue
         body = lines[hunk[0] + 1:]
         old = [ln[1:] for ln in body if ln[:1] in (" ", "-") or ln == ""]
-        new = [ln[1:] for ln in body if ln[:1] in (" ", "+") or ln == ""]
-        while old and new and old[-1] == "" and new[-1] == "":
-            old.pop(), new.pop()
+        while old and not old[-1].strip():
+            old.pop()
         original = source(head.group(1))
         if original is None or sum(ln.startswith("-") for ln in body) != 1 \
                 or sum(ln.startswith("+") for ln in body) != 1:
             continue
-        src = textwrap.dedent(original).splitlines()   # mutmut shows a method as a function of its own
-        at = [i for i in range(len(src) - len(old) + 1) if src[i:i + len(old)] == old]
+        # mutmut shows a method as a function of its own, dedented, though not its continued lines:
+        # lines are matched without their indentation, and the changed one keeps the source's.
+        src = textwrap.dedent(original).splitlines()
+        bare = [ln.strip() for ln in old]
+        at = [i for i in range(len(src) - len(old) + 1) if [ln.strip() for ln in src[i:i + len(old)]] == bare]
         if len(at) != 1:
             continue
-        mutated = src[:at[0]] + new + src[at[0] + len(old):]
+        changed = next(k for k, ln in enumerate(ln for ln in body if ln[:1] in (" ", "-") or ln == "")
+                       if ln.startswith("-"))
+        line = src[at[0] + changed]
+        indent = line[:len(line) - len(line.lstrip())]
+        mutated = list(src)
+        mutated[at[0] + changed] = indent + next(ln[1:] for ln in body if ln.startswith("+")).strip()
         reason = fault_only(original, "\n".join(mutated), judge)
         if reason:
             out[head.group(1)] = reason

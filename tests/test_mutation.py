@@ -191,3 +191,32 @@ def test_the_changed_function_is_read_from_the_source():
     text = score.function_source("adapters.simulated.queue_manager.xǁSimulatedQueueManagerǁ_discard__mutmut_3")
     assert text is not None and text.lstrip().startswith("def _discard(")
     assert score.function_source("adapters.simulated.queue_manager.xǁSimulatedQueueManagerǁno_such__mutmut_1") is None
+
+
+def test_a_change_on_a_continued_line_is_found_in_the_source_whatever_its_indentation():
+    """mutmut dedents a method's lines but not the continuation of a line: the change is still placed."""
+    method = '''\
+    def _select(self, q, after):
+        for m in q.messages:
+            if after is not None and self._fault("browse-next-skips") \\
+                    and self._remaining(q, m) >= 2:
+                continue
+            return m
+'''
+    diff = '''# mod.xǁQMǁ_select__mutmut_9: survived
+--- mod.py
++++ mod.py
+@@ -1,6 +1,6 @@
+ def _select(self, q, after):
+     for m in q.messages:
+         if after is not None and self._fault("browse-next-skips") \\
+-                    and self._remaining(q, m) >= 2:
++                    and self._remaining(None, m) >= 2:
+             continue
+         return m
+'''
+    found = score.fault_equivalents(diff, source=lambda name: method, faults={"browse-next-skips"})
+    assert found == {"mod.xǁQMǁ_select__mutmut_9": score.FAULT_ONLY}
+    unguarded = diff.replace('self._fault("browse-next-skips")', 'self.ready()')
+    assert score.fault_equivalents(unguarded, source=lambda name: method.replace(
+        'self._fault("browse-next-skips")', 'self.ready()'), faults={"browse-next-skips"}) == {}
