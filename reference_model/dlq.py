@@ -246,6 +246,24 @@ class _Outcome:
     busy: bool = False
 
 
+def _changed_table_differs(h: HandlerState, m: ModelMessage, index: int | None) -> bool:
+    """Whether the table in ``h``'s file, not yet in force, would choose another action for ``m`` than
+    rule ``index`` of the table in force (None: the message left alone)."""
+    pending, errors = T.parse(h.table_file)
+    if pending is None or errors or h.table is None:
+        return False
+    fields = message_fields(m) if m.dlh is not None else None
+    if fields is None:
+        return False
+    chosen, _ = select(pending, fields, h.tries(m.md.msg_id))
+
+    def action(table: T.RulesTable, i: int | None) -> tuple:
+        r = table.rules[i] if i is not None else None
+        return ("IGNORE",) if r is None or r.action == "IGNORE" else (r.action, r.fwdq, r.fwdqm, r.header)
+
+    return action(pending, chosen) != action(h.table, index)
+
+
 def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outcome]:
     """The alternatives after the handler reaches message ``m`` in a scan (whose rules are ``scan``).
 
@@ -262,13 +280,17 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
 
     def settle(state: ModelState, handler: HandlerState, fate: str, rules: tuple[str, ...],
                busy: bool = True, primary: tuple[str, ...] = (), index: int | None = None) -> _Outcome:
-        field_rules = {**o.field_rules, key: tuple(dict.fromkeys(primary + rules + scan))}
+        # A table changed since the handler started is not in force (DLQ-10): when the pending one
+        # would deal with this message otherwise, a system that did is most likely applying it.
+        pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
+        field_rules = {**o.field_rules, key: tuple(dict.fromkeys(pending + primary + rules + scan))}
         if fate != KEPT:
             reach = tuple(r for r in scan if r in ("DLQ-18", "DLQ-17"))
             shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
             restarted = ("DLQ-30",) if "DLQ-30" in scan else ()
             again = tuple(r for r in primary if r in ("DLQ-01", "DLQ-03", "DLQ-04"))
-            field_rules[f"{key}={KEPT}"] = tuple(dict.fromkeys(again + restarted + shared + reach + primary))
+            field_rules[f"{key}={KEPT}"] = tuple(dict.fromkeys(pending + again + restarted + shared + reach
+                                                               + primary))
         if index is not None and (index, mid) not in handler.acted \
                 and sum(i == index for i, _ in handler.acted) < 2:
             handler = attrs.evolve(handler, acted=handler.acted + ((index, mid),))

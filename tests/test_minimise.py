@@ -35,7 +35,9 @@ def test_minimised_history_is_one_minimal_and_still_fails_the_same_way(fault):
     failure, adapter = shrunk_failure(fault)
     small = minimise(failure, adapter)
     assert len(small.steps) <= len(failure.steps)
-    assert set(small.rules) == set(failure.rules) and small.mismatch.fields == failure.mismatch.fields
+    # the same departure: the same fields, explained by the same rules or fewer (a step that only
+    # added an explanation is not what the departure needs)
+    assert set(small.rules) <= set(failure.rules) and small.mismatch.fields == failure.mismatch.fields
     search = _Search(small, adapter, budget=60)
     ops = [s.op for s in small.steps]
     assert search.replay(ops) is not None   # it reproduces
@@ -71,6 +73,10 @@ def test_no_minimise_keeps_what_hypothesis_shrank(tmp_path):
     assert length["a"] < length["b"]
 
 
+#: Faults that seed 7 does not find within these tests' 100 cases (a default run's 200 do), with one that does.
+SHORT_RUN_SEEDS = {"dlq-question-matches-trailing-blank": 1}
+
+
 @pytest.mark.parametrize("fault", ["priority-ignored", "fifo-within-priority-broken", "uncommitted-put-visible",
                                    "backout-count-not-incremented", "backout-loses-get", "disconnect-backs-out",
                                    "browse-next-skips", "xmit-inner-not-zeroed", "expiry-zero-accepted",
@@ -80,7 +86,7 @@ def test_no_minimise_keeps_what_hypothesis_shrank(tmp_path):
                                    "lock-expired-returned"])
 def test_the_rule_the_fault_breaks_is_named_first(fault):
     """Not a rule that only passed the message along (a browse returning what the order chose)."""
-    failure, adapter = shrunk_failure(fault)
+    failure, adapter = shrunk_failure(fault, seed=SHORT_RUN_SEEDS.get(fault, 7))
     small = minimise(failure, adapter)
     assert small.rules[0] in FAULTS[fault].rules, (small.rules, FAULTS[fault].rules)
 
