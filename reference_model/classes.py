@@ -366,6 +366,23 @@ def _trig06(state, op):
         yield "queue open for input" if open_input else "queue not open for input"
 
 
+@declare("TRIG-16", "FIRST, no trigger message before", "FIRST, within TriggerInterval",
+         "FIRST, TriggerInterval passed", "DEPTH")
+def _trig16(state, op):
+    q = _queue(state, op)
+    if q is None or not isinstance(op, (L.Put, L.Put1)):
+        return
+    if q.attr("TRIGTYPE") == C.MQTT_DEPTH:
+        yield "DEPTH"
+    elif q.attr("TRIGTYPE") == C.MQTT_FIRST:
+        if q.last_trigger is None:
+            yield "FIRST, no trigger message before"
+        elif (state.clock - q.last_trigger) * 100 >= state.qmgr["TRIGINT"]:
+            yield "FIRST, TriggerInterval passed"
+        else:
+            yield "FIRST, within TriggerInterval"
+
+
 @declare("TRIG-24", "DefPriority below TriggerMsgPriority", "DefPriority at or above TriggerMsgPriority")
 def _trig24(state, op):
     q = _trigger_put(state, op)
@@ -447,6 +464,17 @@ def _exp05(state, op):
         for m in ahead:
             yield "expired of higher priority ahead" if m.order_priority > found.order_priority \
                 else "expired of the same priority ahead"
+
+
+@declare("EXP-11", "CURDEPTH", "MAXDEPTH")
+def _exp11(state, op):
+    q = _queue(state, op)
+    if q is None or not q.expiring or not any(m.got_by is None and _expired(state, m) for m in _head(q)):
+        return
+    if isinstance(op, L.InquireQueue) and "CURDEPTH" in op.names:
+        yield "CURDEPTH"
+    if isinstance(op, (L.Put, L.Put1)) and q.depth >= q.attr("MAXDEPTH"):
+        yield "MAXDEPTH"
 
 
 @declare("EXP-13", "a get under syncpoint", "a get outside syncpoint")
@@ -587,6 +615,19 @@ def _table(state: ModelState, op: L.Op) -> T.RulesTable | None:
     """The valid rules table a handler reads at this step, or None."""
     text = _table_text(state, op)
     return T.parse(text)[0] if text is not None else None
+
+
+@declare("DLQ-41", *T.PATTERN_KEYWORDS)
+def _dlq41(state, op):
+    """The pattern keywords (other than '*') of the tables of the handlers this step may run."""
+    name = getattr(op, "handler", None)
+    handlers = [state.dlq_handlers[name]] if name in state.dlq_handlers else \
+        [h for h in state.dlq_handlers.values() if h.running]
+    for h in handlers:
+        for r in h.table.rules if h.table is not None else ():
+            for keyword, pattern in r.patterns:
+                if pattern is not None:
+                    yield keyword
 
 
 @declare("DLQ-23", *T.FWDQ_VARIABLES, *T.FWDQM_VARIABLES)

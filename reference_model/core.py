@@ -148,12 +148,18 @@ def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
     pending = tuple(r for m in q.messages if m.got_by is not None
                     for r in (("SYNC-14", "SYNC-03") if state.conns[m.got_by].skipped == m.seq
                               else ("CORE-14",)))
+    # Expired messages this history says were already removed (a put accepted at MAXDEPTH, a lower
+    # depth seen before) and that still count: they counted when that happened too (EXP-11).
+    removed = ("EXP-11", "EXP-26") if q.background_removed else ()
     high = tuple(dict.fromkeys(
         q.departures + pending + trigger.missing_trigger_rules(state, q.name)
-        + expiry.pending_report_rules(state, q.name) + ("CORE-28",)))
+        + expiry.pending_report_rules(state, q.name) + removed + ("CORE-28",)))
+    # Expired messages still on the queue count (EXP-11), and only a get that walks past them
+    # discards them (EXP-04/05): a depth too low may be one discarded too soon.
+    walked = ("EXP-05", "EXP-04") if q.attr("MSGDLVSQ") == C.MQMDS_PRIORITY else ("EXP-04",)
     low = tuple(dict.fromkeys(
         _depth_history_rules(state, q)
-        + (("EXP-11",) if expiry.lingering(state, q) and not expiry.background_removal(state) else ())
+        + (("EXP-11",) + walked if expiry.lingering(state, q) and not expiry.background_removal(state) else ())
         + ("CORE-28",)))
     out = {"attrs.CURDEPTH>": high, "attrs.CURDEPTH<": low, "attrs.CURDEPTH": tuple(dict.fromkeys(high + low))}
     # A depth short by no more than the uncommitted puts: leaving them out (CORE-28) explains it all,

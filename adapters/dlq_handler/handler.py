@@ -165,14 +165,16 @@ class DlqHandler:
         dlh = m.dlh or L.DeadLetterHeader(reason=0, dest_q="")
         return {
             "APPLIDAT": ctx.appl_identity_data, "APPLNAME": ctx.put_appl_name, "APPLTYPE": ctx.put_appl_type,
-            "USERID": ctx.user_id, "DESTQ": dlh.dest_q, "DESTQM": dlh.dest_qmgr, "REASON": dlh.reason,
-            "FORMAT": dlh.format, "FEEDBACK": m.feedback, "MSGTYPE": m.msg_type, "PERSIST": m.persistence,
-            "REPLYQ": m.reply_to_q, "REPLYQM": m.reply_to_qmgr,
+            "USERID": ctx.user_id, "REASON": dlh.reason, "FORMAT": dlh.format, "MSGTYPE": m.msg_type,
+            "DESTQ": dlh.dest_q,
+            "DESTQM": m.reply_to_qmgr if "dlq-destqm-is-replyqm" in self.faults else dlh.dest_qmgr,
+            "FEEDBACK": dlh.reason if "dlq-feedback-is-reason" in self.faults else m.feedback,
+            "PERSIST": m.persistence, "REPLYQ": m.reply_to_q, "REPLYQM": m.reply_to_qmgr,
         }
 
     def _matches(self, rule: rules_table.Rule, fields: dict) -> bool:
         for keyword, pattern in rule.patterns:
-            if pattern is None:
+            if pattern is None or (keyword == "APPLTYPE" and "dlq-appltype-ignored" in self.faults):
                 continue
             value = fields[keyword]
             if isinstance(pattern, str):

@@ -91,6 +91,8 @@ _fault("expiry-zero-accepted", "expiry", ("EXP-10",),
        "a put with Expiry zero is accepted")
 _fault("expired-not-counted", "expiry", ("EXP-11",),
        "expired messages not yet discarded are left out of CURDEPTH and MAXDEPTH")
+_fault("expired-room-at-put", "expiry", ("EXP-11", "CORE-27"),
+       "a put to a queue at MAXDEPTH succeeds when some of its messages have expired (CURDEPTH still counts them)")
 _fault("priority-discards-lower", "expiry", ("EXP-05", "EXP-04", "EXP-08", "EXP-12"),
        "a get that meets an expired message discards every expired message on the queue")
 _fault("report-at-eligibility", "expiry", ("EXP-12", "EXP-08"),
@@ -198,6 +200,12 @@ _fault("dlq-retry-count-per-rule", "dlq", ("DLQ-02",),
        "tries are counted per rule for all messages together instead of per message")
 _fault("dlq-question-matches-trailing-blank", "dlq", ("DLQ-38",),
        "'?' in a pattern matches a trailing blank, so REPLYQ(?*) matches a blank ReplyToQ")
+_fault("dlq-destqm-is-replyqm", "dlq", ("DLQ-41",),
+       "the handler compares a DESTQM pattern with the message's ReplyToQMgr instead of the MQDLH's DestQMgrName")
+_fault("dlq-appltype-ignored", "dlq", ("DLQ-41",),
+       "the handler takes an APPLTYPE pattern to match every message")
+_fault("dlq-feedback-is-reason", "dlq", ("DLQ-41",),
+       "the handler compares a FEEDBACK pattern with the MQDLH's Reason instead of the descriptor's Feedback")
 _fault("dlq-failure-not-backed-out", "dlq", ("DLQ-24",),
        "when an action's put fails the handler commits its get, losing the message")
 _fault("dlq-restart-keeps-tries", "dlq", ("DLQ-30",),

@@ -559,7 +559,8 @@ class SimulatedQueueManager:
                 raise MQError(C.MQRC_EXPIRY_ERROR)
         if q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
             raise MQError(C.MQRC_PUT_INHIBITED)
-        if q.depth(self._depth_counter()) >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
+        counter = (lambda m: not self._expired(m)) if self._fault("expired-room-at-put") else self._depth_counter()
+        if q.depth(counter) >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
             raise MQError(C.MQRC_Q_FULL)
         priority = q.attrs["DEFPRTY"] if md.priority == -1 else md.priority
         persistence = q.attrs["DEFPSIST"] if md.persistence == 2 else md.persistence

@@ -52,6 +52,18 @@ patterns = st.fixed_dictionaries({}, optional={
     "FORMAT": st.sampled_from(["MQSTR", "' '"]),
 })
 
+#: Pattern keywords the other rules never carry: the context's ApplType and ApplIdentityData, the
+#: MQDLH's DestQMgrName, the descriptor's Feedback and ReplyToQMgr (DLQ-41).  A table now and then
+#: has one more rule matching on one of them, at a drawn place; each value matches some of the dead
+#: letters drawn and not others, and the rules around it keep the patterns their tries and
+#: fall-through are tried with.
+rare_patterns = st.sampled_from([
+    ("APPLTYPE", "MQAT_UNIX"), ("APPLTYPE", "28"), ("APPLIDAT", "'a 1'"), ("APPLIDAT", "' '"),
+    ("DESTQM", "FAR.QM"), ("DESTQM", "' '"), ("FEEDBACK", "MQFB_NONE"), ("FEEDBACK", "MQRC_Q_FULL"),
+    ("REPLYQM", "FAR*"), ("REPLYQM", "' '")])
+rare_rules = st.one_of(st.none(), st.none(), st.builds(
+    lambda kv, action: {kv[0]: kv[1], "ACTION": action}, rare_patterns, st.sampled_from(["DISCARD", "IGNORE"])))
+
 actions = st.one_of(
     st.just({"ACTION": "DISCARD"}),
     st.just({"ACTION": "IGNORE"}),
@@ -65,7 +77,10 @@ actions = st.one_of(
                   "RETRY": st.sampled_from(["1", "2"])}),
 )
 
-table_rules = st.lists(st.tuples(patterns, actions).map(lambda pa: {**pa[0], **pa[1]}), min_size=1, max_size=4)
+table_rules = st.builds(
+    lambda rules, extra, at: rules[:at] + [extra] + rules[at:] if extra else rules,
+    st.lists(st.tuples(patterns, actions).map(lambda pa: {**pa[0], **pa[1]}), min_size=1, max_size=4),
+    rare_rules, st.integers(0, 4))
 control = st.fixed_dictionaries({"RETRYINT": st.sampled_from(["1", "10", "30"])},
                                 optional={"WAIT": st.sampled_from(["YES", "NO", "20"]),
                                           "INPUTQ": st.sampled_from([DLQ, "' '"])})

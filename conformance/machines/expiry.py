@@ -140,6 +140,21 @@ class ExpiryMachine(ConformanceMachine):
     def get_xmit(self):
         self.execute(L.Get(conn="consumer", handle=f"consumer.{XMIT}", options=C.MQGMO_NO_SYNCPOINT))
 
+    @rule(expiry=st.sampled_from((3, 8)))
+    def put_to_a_queue_its_expired_messages_fill(self, expiry):
+        """MAXDEPTH set to what the queue holds once a message on it has expired (no get touches it):
+        the expired message still counts, so the next put finds the queue full (EXP-11)."""
+        md, n = self._md(0, expiry, C.MQRO_NONE)
+        self.execute(L.Put(conn="producer", handle=f"producer.{APP}", body=f"m{n}", md=md))
+        self.execute(L.AdvanceClock(tenths=expiry + 2))
+        depth = dict(self.execute(L.InquireQueue(queue=APP, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH")
+        if not isinstance(depth, int) or depth < 1:
+            return
+        self.execute(L.AlterQueue(queue=APP, attrs={"MAXDEPTH": depth}))
+        md, n = self._md(0, C.MQEI_UNLIMITED, C.MQRO_NONE)
+        self.execute(L.Put(conn="producer", handle=f"producer.{APP}", body=f"m{n}", md=md))
+        self.execute(L.AlterQueue(queue=APP, attrs={"MAXDEPTH": 5000}))
+
     @rule()
     def inspect(self):
         self.execute(L.InquireQueue(queue=APP, names=["CURDEPTH"]))
