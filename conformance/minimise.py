@@ -118,11 +118,8 @@ class _Search:
         return list(ops[:self.ran])
 
     def same(self, other: Failure) -> bool:
-        """The same departure: the same fields differ, explained by the same rules or by fewer of them
-        (a step whose removal leaves one explanation fewer, such as a table change that coincided
-        with the fault, was not what the departure needs)."""
         return (other.mismatch.fields == self.failure.mismatch.fields
-                and bool(other.rules) and set(other.rules) <= set(self.failure.rules))
+                and set(other.rules) == set(self.failure.rules))
 
 
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,

@@ -35,9 +35,7 @@ def test_minimised_history_is_one_minimal_and_still_fails_the_same_way(fault):
     failure, adapter = shrunk_failure(fault)
     small = minimise(failure, adapter)
     assert len(small.steps) <= len(failure.steps)
-    # the same departure: the same fields, explained by the same rules or fewer (a step that only
-    # added an explanation is not what the departure needs)
-    assert set(small.rules) <= set(failure.rules) and small.mismatch.fields == failure.mismatch.fields
+    assert set(small.rules) == set(failure.rules) and small.mismatch.fields == failure.mismatch.fields
     search = _Search(small, adapter, budget=60)
     ops = [s.op for s in small.steps]
     assert search.replay(ops) is not None   # it reproduces
@@ -73,8 +71,11 @@ def test_no_minimise_keeps_what_hypothesis_shrank(tmp_path):
     assert length["a"] < length["b"]
 
 
-#: Faults that seed 7 does not find within these tests' 100 cases (a default run's 200 do), with one that does.
-SHORT_RUN_SEEDS = {"dlq-question-matches-trailing-blank": 1}
+#: Faults for which seed 7 gives no clear case within these tests' 100 cases, with a seed that does:
+#: seed 7 does not find the first in 100 cases (a default run's 200 do); for the second it finds a
+#: case where a rules-table change not yet in force would also have kept the message, so DLQ-10
+#: explains the departure as well as DLQ-01 does and is named first.
+SHORT_RUN_SEEDS = {"dlq-question-matches-trailing-blank": 1, "dlq-rules-out-of-order": 1}
 
 
 @pytest.mark.parametrize("fault", ["priority-ignored", "fifo-within-priority-broken", "uncommitted-put-visible",
