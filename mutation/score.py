@@ -164,7 +164,7 @@ class _Faults:
 
 def _divergence(a: ast.AST, b: ast.AST) -> list[tuple[ast.AST, ast.AST, str]] | None:
     """The path from ``a`` down to the innermost node where ``b`` differs: (node in a, node in b, field
-    by which the path goes on; "" at the last), or None when they do not differ or differ in shape."""
+    by which the path goes on; "" at the last), or None when they do not differ."""
     if ast.dump(a) == ast.dump(b):
         return None
     if type(a) is not type(b):

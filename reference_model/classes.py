@@ -22,6 +22,7 @@ import attrs
 
 from reference_model import language as L
 from reference_model import dlq_table as T
+from reference_model import expiry
 from reference_model import mqconst as C
 from reference_model.state import ModelHandle, ModelQueue, ModelState
 
@@ -423,13 +424,13 @@ def _exp08(state, op):
 
 def _expired(state: ModelState, m) -> bool:
     """Past its expiry beyond the system's tolerance (what a get must discard, EXP-04)."""
-    return m.md.expiry != C.MQEI_UNLIMITED and m.md.expiry - (state.clock - m.put_time) <= -state.expiry_tolerance
+    return expiry.status(state, m) == expiry.EXPIRED
 
 
 def _walk(state: ModelState, op: L.Op):
     """What a get walks past before the message it returns: (expired messages ahead, first unexpired or None)."""
     h = _handle(state, op)
-    msgs = sorted(_available(state, op), key=lambda m: m.order_key)
+    msgs = _available(state, op)   # in delivery order
     if h is not None and op.options & C.MQGMO_BROWSE_NEXT and h.cursor is not None:
         msgs = [m for m in msgs if m.order_key > h.cursor]
     ahead = []

@@ -250,12 +250,9 @@ def _changed_table_differs(h: HandlerState, m: ModelMessage, index: int | None) 
     """Whether the table in ``h``'s file, not yet in force, would choose another action for ``m`` than
     rule ``index`` of the table in force (None: the message left alone)."""
     pending, errors = T.parse(h.table_file)
-    if pending is None or errors or h.table is None:
+    if pending is None or errors or h.table is None or m.dlh is None:
         return False
-    fields = message_fields(m) if m.dlh is not None else None
-    if fields is None:
-        return False
-    chosen, _ = select(pending, fields, h.tries(m.md.msg_id))
+    chosen, _ = select(pending, message_fields(m), h.tries(m.md.msg_id))
 
     def action(table: T.RulesTable, i: int | None) -> tuple:
         r = table.rules[i] if i is not None else None
