@@ -446,12 +446,78 @@ def _full_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
     return ("CORE-28",) + (("EXP-11",) if expired else ())
 
 
+#: How many ways of splitting one message into segments the model follows; more is refused as a history
+#: the model cannot check (a machine keeps MAXMSGL at or near 16 bytes, where there is one way).
+MAX_SEGMENTATIONS = 64
+
+
+def segmentations(length: int, maxl: int) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+    """The ways a queue manager may split ``length`` bytes into segments of at most ``maxl`` (CORE-50).
+
+    Returns (splits whose every segment has at least 16 bytes, splits only the last segment of which is
+    shorter).  MQ says the smallest segment it creates is 16 bytes: the second list is followed only where
+    the first is empty (whether a last, remaining piece may be shorter is not said)."""
+    low = C.MIN_SEGMENT
+    if maxl < low:
+        return [], []
+    # whole[n]: in how many ways n bytes split into pieces of low..maxl (capped), so that the walk below
+    # only takes pieces after which the rest still splits
+    cap = MAX_SEGMENTATIONS + 1
+    whole = [1] + [0] * length
+    for n in range(low, length + 1):
+        whole[n] = min(cap, sum(whole[n - k] for k in range(low, min(maxl, n) + 1)))
+
+    def splits(last_min: int) -> list[tuple[int, ...]]:
+        lasts = [r for r in range(max(last_min, 1), min(maxl, length) + 1) if whole[length - r]]
+        if sum(whole[length - r] for r in lasts) > MAX_SEGMENTATIONS:
+            raise HistoryError(f"a message of {length} bytes splits into segments of at most {maxl} in more "
+                               f"than {MAX_SEGMENTATIONS} ways: too many for the model to follow")
+        found: list[tuple[int, ...]] = []
+        for last in lasts:
+            stack: list[tuple[int, tuple[int, ...]]] = [(length - last, ())]
+            while stack:
+                left, taken = stack.pop()
+                if left == 0:
+                    found.append(taken + (last,))
+                    continue
+                for k in range(min(maxl, left), low - 1, -1):
+                    if whole[left - k]:
+                        stack.append((left - k, taken + (k,)))
+        return sorted(found)
+
+    sure = splits(low)
+    if sure:
+        return sure, []
+    return [], [p for p in splits(1) if p[-1] < low]
+
+
+def _length_outcomes(state: ModelState, q: ModelQueue, body: str, md: L.MessageDescriptor
+                     ) -> tuple[list[tuple[int, ...] | None], list[tuple[int, str]], list[tuple[int, str]]]:
+    """(ways the message goes on the queue, certain errors, possible errors) by its length (CORE-49/50).
+
+    A way is ``None`` for one message, or the sizes of its segments."""
+    maxl = q.attr("MAXMSGL")
+    if len(body) <= maxl:
+        return [None], [], []
+    if not md.msg_flags & C.MQMF_SEGMENTATION_ALLOWED or state.platform == C.PLATFORM_ZOS:
+        return [], [(C.MQRC_MSG_TOO_BIG_FOR_Q, "CORE-49")], []
+    sure, short = segmentations(len(body), maxl)
+    if sure:
+        return list(sure) + list(short), [], []
+    if short:
+        return list(short), [], [(C.MQRC_MSG_TOO_BIG_FOR_Q, "CORE-50")]
+    return [], [(C.MQRC_MSG_TOO_BIG_FOR_Q, "CORE-50")], []
+
+
 def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDescriptor,
             options: int, extra_rules: tuple[str, ...], xmit: L.XmitHeader | None = None,
             dlh: L.DeadLetterHeader | None = None, provenance: tuple[str, ...] = (),
             decided: tuple = (), embedded: int | None = None) -> list[Branch]:
     q = state.queues[queue]
     errors, maybe, accept = _put_errors(state, q, md, options, xmit)
+    ways, too_big, too_big_maybe = _length_outcomes(state, q, body, md)
+    errors += too_big
+    maybe += too_big_maybe
     failures = [
         # the rule that refuses the put is what a system that accepts it breaks; MQPUT1's "same rules
         # as a put" (CORE-37) is exercised but not broken when a put would have been accepted too
@@ -462,6 +528,23 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
     ]
     if errors:
         return failures
+    out = failures
+    for sizes in ways:
+        if sizes is not None and _curdepth(q) + len(sizes) > q.attr("MAXDEPTH"):
+            # no room for every segment
+            out.append(Branch(observation=L.Observation.of(C.MQRC_Q_FULL), state=state,
+                              rules=("CORE-27", "CORE-50") + extra_rules, field_rules={"rc": ("CORE-27", "CORE-50")}))
+            continue
+        out += _placed(state, conn, queue, body, md, options, extra_rules, accept, maybe, sizes, xmit, dlh,
+                       provenance, decided, embedded)
+    return out
+
+
+def _placed(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDescriptor, options: int,
+            extra_rules: tuple[str, ...], accept: tuple[str, ...], maybe: list, sizes: tuple[int, ...] | None,
+            xmit: L.XmitHeader | None, dlh: L.DeadLetterHeader | None, provenance: tuple[str, ...],
+            decided: tuple, embedded: int | None) -> list[Branch]:
+    """The put accepted, the message placed whole (``sizes`` None) or as segments of those sizes."""
     s = state.clone()
     q = s.queues[queue]
     if any(rc == C.MQRC_Q_FULL for rc, _ in maybe):
@@ -494,36 +577,48 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         priority=priority, persistence=persistence, expiry=md.expiry, report=md.report,
         msg_type=md.msg_type, feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q,
         msg_id=md.msg_id, correl_id=md.correl_id, backout_count=0,
-        reply_to_qmgr=md.reply_to_qmgr, context=md.context,
+        reply_to_qmgr=md.reply_to_qmgr, context=md.context, msg_flags=md.msg_flags,
     )
     if md.context is not None:
         rules.append("CORE-44")
-    m = ModelMessage(
-        seq=s.next_seq, body=body, md=resolved, order_priority=order_priority,
-        put_time=s.clock, put_by=conn if sync else None,
-        provenance=provenance + (("CORE-02",) if sync else ("CORE-01",)),
-        decided=decided, dlh=dlh,
-        xmit_expiry=embedded if embedded is not None
-        else xmit.expiry if xmit is not None and md.format == C.MQFMT_XMIT_Q_HEADER else None,
-
-    )
-    s.next_seq += 1
-    q.append(m)
-    if sync:
-        s.conns[conn].uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
+    pieces: list[tuple[str, str, int]] = [(body, C.MQSS_NOT_A_SEGMENT, 0)]
+    if sizes is not None:
+        rules += ["CORE-49", "CORE-50"]
+        pieces, at = [], 0
+        for i, size in enumerate(sizes):
+            pieces.append((body[at:at + size], C.MQSS_LAST_SEGMENT if i == len(sizes) - 1 else C.MQSS_SEGMENT, at))
+            at += size
+    placed = []
+    for piece, segment, offset in pieces:
+        m = ModelMessage(
+            seq=s.next_seq, body=piece, md=resolved, order_priority=order_priority,
+            put_time=s.clock, put_by=conn if sync else None,
+            provenance=provenance + (("CORE-02",) if sync else ("CORE-01",))
+            + (("CORE-50",) if sizes is not None else ()),
+            decided=decided, dlh=dlh, segment=segment, offset=offset,
+            xmit_expiry=embedded if embedded is not None
+            else xmit.expiry if xmit is not None and md.format == C.MQFMT_XMIT_Q_HEADER else None,
+        )
+        s.next_seq += 1
+        q.append(m)
+        placed.append(m)
+        if sync:
+            s.conns[conn].uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
     # The reason code of an accepted put is decided by the priority rule alone (a warning or none):
     # a system that gets it wrong breaks CORE-08, not the syncpoint or context rules of the same put,
     # nor MQPUT1's "same rules as a put" when a put would have done the same.
     decides_rc = {"rc": ("CORE-08",)} if rc == C.MQRC_PRIORITY_EXCEEDS_MAXIMUM else {}
+    if sizes is not None:
+        decides_rc.setdefault("rc", ("CORE-50", "CORE-49"))
     if q.departures:
         # A system refusing this put as full holds messages that had left the queue (unless the put
         # filled it exactly: then MAXDEPTH itself leads).
         filled = _curdepth(q) >= q.attr("MAXDEPTH")
         decides_rc["rc:full"] = ("CORE-27", *q.departures) if filled else (*q.departures, "CORE-27")
-    return failures + [
+    return [
         Branch(observation=L.Observation.of(rc), state=t, rules=tuple(dict.fromkeys(rules + list(extra))),
                field_rules=decides_rc)
-        for t, extra in trigger.after_put(s, queue, m, conn, sync)
+        for t, extra in trigger.after_put(s, queue, placed[0], conn, sync, added=len(placed))
     ]
 
 
@@ -591,6 +686,7 @@ def _returned(state: ModelState, m: ModelMessage) -> L.ReturnedMessage:
         if m.backout_uncertain else m.backout_count,
         xmit_header=expiry.returned_xmit_header(state, m),
         reply_to_qmgr=md.reply_to_qmgr, context=md.context, dlh=m.dlh,
+        segment_status=m.segment, offset=m.offset,
     )
     open_fields = {**expiry.report_fields(m), **trigger.trigger_fields(m)}
     if m.tm is not None:

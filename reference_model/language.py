@@ -51,6 +51,7 @@ QUEUE_ATTRIBUTES: dict[str, tuple[Any, Any]] = {
     "GET": ((C.MQQA_GET_ALLOWED, C.MQQA_GET_INHIBITED), C.MQQA_GET_ALLOWED),
     "PUT": ((C.MQQA_PUT_ALLOWED, C.MQQA_PUT_INHIBITED), C.MQQA_PUT_ALLOWED),
     "MAXDEPTH": (None, 5000),
+    "MAXMSGL": (None, C.DEFAULT_MAX_MSG_LENGTH),
     "USAGE": ((C.MQUS_NORMAL, C.MQUS_TRANSMISSION), C.MQUS_NORMAL),
     "BOTHRESH": (None, 0),
     "BOQNAME": (str, ""),
@@ -173,6 +174,8 @@ class MessageDescriptor:
     reply_to_qmgr: str = ""
     #: The message context to put with (MQPMO_SET_ALL_CONTEXT); ``None``: the queue manager's default context.
     context: MessageContext | None = None
+    #: MsgFlags: MQMF_SEGMENTATION_ALLOWED lets the queue manager split a message too long for the queue.
+    msg_flags: int = C.MQMF_NONE
 
 
 @value_class
@@ -236,6 +239,10 @@ class ReturnedMessage:
     context: MessageContext | None = None
     #: The MQDLH at the start of the data, if any.
     dlh: DeadLetterHeader | None = None
+    #: MQGMO.SegmentStatus: whether the message got is a segment of a logical message, and the last one.
+    segment_status: str = C.MQSS_NOT_A_SEGMENT
+    #: MQMD.Offset: where a segment's data starts in its logical message (0 for a message not segmented).
+    offset: int = 0
 
 
 # --------------------------------------------------------------------------

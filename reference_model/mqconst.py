@@ -135,6 +135,18 @@ MQRO_EXPIRATION_WITH_DATA = 6291456
 MQRO_EXPIRATION_WITH_FULL_DATA = 14680064
 #: Bytes of application data in a report WITH_DATA.
 REPORT_DATA_LENGTH = 100
+# Message flags (MQMD.MsgFlags) and segment status (MQGMO.SegmentStatus)
+MQMF_NONE = 0
+MQMF_SEGMENTATION_ALLOWED = 1
+MQMF_SEGMENT = 2
+MQMF_LAST_SEGMENT = 4
+MQSS_NOT_A_SEGMENT = " "
+MQSS_SEGMENT = "S"
+MQSS_LAST_SEGMENT = "L"
+#: The smallest segment a queue manager creates for data of a user-defined format (bytes).
+MIN_SEGMENT = 16
+#: MaxMsgLength of a queue by default (bytes).
+DEFAULT_MAX_MSG_LENGTH = 4194304
 
 # Queue attributes
 MQMDS_PRIORITY = 0

@@ -391,6 +391,36 @@ MAXQDEPTH = _add(
     part="Reference > Developing applications reference > MQI > Attributes of objects > Attributes for queues",
     versions=CURRENT, covers="A put to a queue at MAXDEPTH fails.",
 )
+MAXMSGLENGTH = _add(
+    key="maxmsglength", title="MaxMsgLength (MQLONG)",
+    part="Reference > Developing applications reference > MQI > Attributes of objects > Attributes for queues",
+    versions=CURRENT, covers="The longest physical message the queue takes (MAXMSGL).",
+)
+MSGFLAGS = _add(
+    key="msgflags", title="MsgFlags (MQLONG)", within="MQMD",
+    part="Reference > Developing applications reference > MQI > Data types > MQMD - Message descriptor",
+    versions=CURRENT, topic="q097540_", url=f"{DOCS}/SSFKSJ_9.2.0/com.ibm.mq.ref.dev.doc/q097540_.html",
+    covers="MQMF_SEGMENTATION_ALLOWED: the queue manager may split a message too long for the queue into "
+           "segments, each placed on the queue as a physical message of its own.",
+)
+SEGMENT_STATUS = _add(
+    key="segmentstatus", title="SegmentStatus (MQCHAR)", within="MQGMO",
+    part="Reference > Developing applications reference > MQI > Data types > MQGMO - Get-message options",
+    versions=CURRENT, url=f"{DOCS}/ibm-mq/9.0.x?topic=options-segmentstatus-mqchar",
+    covers="Whether the message a get returns is a segment of a logical message, and the last one; always "
+           "not a segment on z/OS.",
+)
+OFFSET = _add(
+    key="mqmd-offset", title="Offset (MQLONG)", within="MQMD",
+    part="Reference > Developing applications reference > MQI > Data types > MQMD - Message descriptor",
+    versions=CURRENT, topic="q097580_", url=f"{DOCS}/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097580_.html",
+    covers="A segment's offset from the start of its logical message; zero for a message that is not a segment.",
+)
+MQRC_2030 = _reason(2030, "MQRC_MSG_TOO_BIG_FOR_Q", topic="q041020_",
+                    url=f"{DOCS}/SSFKSJ_latest/reference/q041020_.html",
+                    covers="A put of a message longer than the queue's MaxMsgLength without segmentation allowed, "
+                           "or one the queue manager cannot split into segments of at least 16 bytes; on z/OS "
+                           "segmentation is accepted but ignored.")
 MQRC_2033 = _reason(2033, "MQRC_NO_MSG_AVAILABLE")
 MQRC_2034 = _reason(2034, "MQRC_NO_MSG_UNDER_CURSOR")
 MQRC_2016 = _reason(2016, "MQRC_GET_INHIBITED")

@@ -42,6 +42,9 @@ class ModelMessage:
     tm: L.TriggerMessage | None = None
     #: The MQDLH at the start of a dead-letter message.
     dlh: L.DeadLetterHeader | None = None
+    #: A segment of a message the queue manager split (CORE-50): its SegmentStatus and Offset.
+    segment: str = C.MQSS_NOT_A_SEGMENT
+    offset: int = 0
 
     @property
     def order_key(self) -> tuple[int, int]:

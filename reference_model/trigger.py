@@ -4,8 +4,10 @@ The core handlers call the hooks here after a put, a close, an alter, an open
 and at the end of a unit of work.  Each hook takes a state (already a private
 clone) and returns the allowed alternatives as ``(state, rules)`` pairs; where
 the topic leaves latitude (get-inhibited queues off z/OS, the interval after a
-restart) there are several.  Queues are non-shared: queue-sharing groups and
-segmentation are not modelled yet (TRIG-05/07/08/27).
+restart) there are several.  Queues are non-shared: queue-sharing groups are not
+modelled yet (TRIG-05/07/08).  A message the queue manager segments at put is one
+trigger event, judged once all its segments are on the queue; afterwards each
+segment counts as a message of its own (TRIG-27).
 """
 
 from __future__ import annotations
@@ -121,6 +123,8 @@ def _alternatives(s: ModelState, outcomes: list[bool], rules: tuple[str, ...], c
             _write(t, t.queues[q_name], conn, rules)
             if "TRIG-26" in rules:
                 _note(t.queues[q_name], ("TRIG-26",))  # one trigger message for the event, even for EVERY
+            if "TRIG-27" in rules:
+                _note(t.queues[q_name], ("TRIG-27",))  # one trigger message for all the segments of a put
         else:
             _note(t.queues[q_name], rules)
         out.append((t, rules + (("TRIG-09",) if len(outcomes) > 1 else ())))
@@ -130,12 +134,15 @@ def _alternatives(s: ModelState, outcomes: list[bool], rules: tuple[str, ...], c
 BASE = ("TRIG-06", "TRIG-10", "TRIG-11", "TRIG-12", "TRIG-13", "TRIG-14", "TRIG-29", "TRIG-30")
 
 
-def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool) -> Alternatives:
-    """Conditions 1-11 and 14 after a successful put of ``m``."""
+def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool, added: int = 1) -> Alternatives:
+    """Conditions 1-11 and 14 after a successful put of ``m``: ``added`` messages when the queue manager
+    segmented it (``m`` the first segment), which make one trigger event (TRIG-27)."""
     q = s.queues[queue]
     if q.attr("TRIGGER") != C.MQTC_ON or q.attr("TRIGTYPE") == C.MQTT_NONE:
         return [(s, ())]
     rules = ("TRIG-01", "TRIG-02", "TRIG-03", "TRIG-04") + BASE
+    if added > 1:
+        rules += ("TRIG-27",)
     if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
         rules += ("TRIG-24",)
     if m.order_priority < q.attr("TRIGMPRI"):
@@ -145,19 +152,19 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool)
         else:
             _note(q, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
         return [(s, rules + ("TRIG-25",))]
-    ways = _eligible_counts(s, q)
+    ways = _eligible_counts(s, q, added)
     if len(ways) == 1:
         (count, _gone), = ways
-        return _after_put_counted(s, queue, count, rules, conn, sync)
+        return _after_put_counted(s, queue, count, rules, conn, sync, added)
     out: Alternatives = []
     for count, gone in ways:
         t = s.clone()
         t.queues[queue].background_removed = gone
-        out += _after_put_counted(t, queue, count, rules + ("EXP-26",), conn, sync)
+        out += _after_put_counted(t, queue, count, rules + ("EXP-26",), conn, sync, added)
     return out
 
 
-def _eligible_counts(s: ModelState, q: ModelQueue) -> list[tuple[int, int]]:
+def _eligible_counts(s: ModelState, q: ModelQueue, added: int = 1) -> list[tuple[int, int]]:
     """The messages that count for triggering, each way the branch leaves open, as (count, removed).
 
     Expired messages removed in the background (EXP-26) no longer count.  ``background_removed``
@@ -177,29 +184,32 @@ def _eligible_counts(s: ModelState, q: ModelQueue) -> list[tuple[int, int]]:
         low, high = max(0, gone - (len(removable) - eligible)), min(gone, eligible)
         for k in range(low, high + 1):
             c = count - k
-            decides = (c == 1, c == depth, c - 1 >= depth) if ttype != C.MQTT_EVERY else ()
+            decides = (c == added, c - added < depth <= c, c - added >= depth) if ttype != C.MQTT_EVERY else ()
             ways.setdefault(decides, (c, gone))
     return sorted(ways.values(), key=lambda w: w[1])
 
 
 def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, ...], conn: str,
-                       sync: bool) -> Alternatives:
+                       sync: bool, added: int = 1) -> Alternatives:
     q = s.queues[queue]
     ttype, depth = q.attr("TRIGTYPE"), q.attr("TRIGDPTH")
-    first = {C.MQTT_FIRST: count == 1, C.MQTT_EVERY: True, C.MQTT_DEPTH: count == depth}[ttype]
+    before = count - added   # the segments of one put are one event (TRIG-27)
+    # a segmented put: how its segments count leads what its trigger message (or its absence) depends on
+    lead = ("TRIG-27",) if added > 1 else ()
+    first = {C.MQTT_FIRST: before == 0, C.MQTT_EVERY: True, C.MQTT_DEPTH: before < depth <= count}[ttype]
     if first:
-        return _alternatives(s, _conditions(s, q), ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()),
-                             conn if sync else None, queue)
+        return _alternatives(s, _conditions(s, q), tuple(dict.fromkeys(
+            lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue)
     # condition 11: FIRST not previously empty, DEPTH already at TriggerDepth or more
-    if ttype == C.MQTT_FIRST or (ttype == C.MQTT_DEPTH and count - 1 >= depth):
-        rules = ("TRIG-16", "TRIG-03") + rules
+    if ttype == C.MQTT_FIRST or (ttype == C.MQTT_DEPTH and before >= depth):
+        rules = tuple(dict.fromkeys(lead + ("TRIG-16", "TRIG-03") + rules))
         interval = [True]
         if ttype == C.MQTT_FIRST:
             interval = _interval_elapsed(s, q)
         outcomes = sorted({c and i for c in _conditions(s, q) for i in interval})
         return _alternatives(s, outcomes, rules + (("TRIG-17",) if q.interval_reset else ()),
                              conn if sync else None, queue)
-    _note(q, ("TRIG-03",) + rules)
+    _note(q, tuple(dict.fromkeys(lead + ("TRIG-03",) + rules)))
     return [(s, rules)]
 
 

@@ -30,7 +30,8 @@ for _name, _value in dict(
         MQIA_COMMAND_LEVEL=31, MQPL_ZOS=1, MQPL_UNIX=3, MQOO_INQUIRE=0x20, MQOO_SET_ALL_CONTEXT=0x800,
         MQPMO_SET_ALL_CONTEXT=0x800, MQIA_DEF_PRIORITY=6, MQIA_DEF_PERSISTENCE=5, MQIA_DEF_INPUT_OPEN_OPTION=4,
         MQIA_MSG_DELIVERY_SEQUENCE=16, MQIA_INHIBIT_GET=9, MQIA_INHIBIT_PUT=10, MQIA_MAX_Q_DEPTH=15,
-        MQIA_USAGE=12, MQIA_BACKOUT_THRESHOLD=22, MQCA_BACKOUT_REQ_Q_NAME=2019, MQIA_HARDEN_GET_BACKOUT=8,
+        MQIA_MAX_MSG_LENGTH=13, MQIA_USAGE=12,
+        MQIA_BACKOUT_THRESHOLD=22, MQCA_BACKOUT_REQ_Q_NAME=2019, MQIA_HARDEN_GET_BACKOUT=8,
         MQIA_TRIGGER_CONTROL=24, MQIA_TRIGGER_TYPE=28, MQIA_TRIGGER_DEPTH=29, MQIA_TRIGGER_MSG_PRIORITY=26,
         MQCA_TRIGGER_DATA=2023, MQCA_PROCESS_NAME=2012, MQCA_INITIATION_Q_NAME=2008, MQIA_CURRENT_Q_DEPTH=3,
         MQIA_OPEN_INPUT_COUNT=17, MQIA_OPEN_OUTPUT_COUNT=18).items():
@@ -41,7 +42,7 @@ CMQCFC = SimpleNamespace(MQIACF_PURGE=1007, MQPO_YES=1, MQCACF_Q_NAMES=3011)
 _MQSC = {CMQC.MQIA_DEF_PRIORITY: "DEFPRTY", CMQC.MQIA_DEF_PERSISTENCE: "DEFPSIST",
          CMQC.MQIA_DEF_INPUT_OPEN_OPTION: "DEFSOPT", CMQC.MQIA_MSG_DELIVERY_SEQUENCE: "MSGDLVSQ",
          CMQC.MQIA_INHIBIT_GET: "GET", CMQC.MQIA_INHIBIT_PUT: "PUT", CMQC.MQIA_MAX_Q_DEPTH: "MAXDEPTH",
-         CMQC.MQIA_USAGE: "USAGE", CMQC.MQIA_BACKOUT_THRESHOLD: "BOTHRESH",
+         CMQC.MQIA_MAX_MSG_LENGTH: "MAXMSGL", CMQC.MQIA_USAGE: "USAGE", CMQC.MQIA_BACKOUT_THRESHOLD: "BOTHRESH",
          CMQC.MQCA_BACKOUT_REQ_Q_NAME: "BOQNAME", CMQC.MQIA_HARDEN_GET_BACKOUT: "HARDENBO",
          CMQC.MQIA_TRIGGER_CONTROL: "TRIGGER", CMQC.MQIA_TRIGGER_TYPE: "TRIGTYPE",
          CMQC.MQIA_TRIGGER_DEPTH: "TRIGDPTH", CMQC.MQIA_TRIGGER_MSG_PRIORITY: "TRIGMPRI",
@@ -71,11 +72,11 @@ class MD(_Opts):
                     Priority=MQ.MQPRI_PRIORITY_AS_Q_DEF, Persistence=MQ.MQPER_PERSISTENCE_AS_Q_DEF,
                     MsgId=b"\0" * 24, CorrelId=b"\0" * 24, BackoutCount=0, ReplyToQ=b" " * 48,
                     ReplyToQMgr=b" " * 48, UserIdentifier=b" " * 12, ApplIdentityData=b" " * 32,
-                    PutApplType=0, PutApplName=b" " * 28)
+                    PutApplType=0, PutApplName=b" " * 28, MsgFlags=0, Offset=0, Version=2)
 
 
 class GMO(_Opts):
-    DEFAULTS = dict(Options=MQ.MQGMO_NO_WAIT, WaitInterval=0)
+    DEFAULTS = dict(Options=MQ.MQGMO_NO_WAIT, WaitInterval=0, SegmentStatus=b" ")
 
 
 class PMO(_Opts):
@@ -170,7 +171,7 @@ def _put_options(md: MD, pmo: PMO) -> tuple[int, L.MessageDescriptor]:
                                msg_type=md.MsgType, feedback=md.Feedback, format=_text(md.Format),
                                reply_to_q=_text(md.ReplyToQ), reply_to_qmgr=_text(md.ReplyToQMgr),
                                msg_id=_identifier(md.MsgId), correl_id=_identifier(md.CorrelId),
-                               backout_count=md.BackoutCount, context=context)
+                               backout_count=md.BackoutCount, context=context, msg_flags=md.MsgFlags)
     return pmo.Options & ~CMQC.MQPMO_SET_ALL_CONTEXT, desc
 
 
@@ -196,6 +197,7 @@ class Queue:
             raise MQMIError(obs.cc, obs.rc)
         md.Priority, md.Persistence, md.Expiry, md.Report = m.priority, m.persistence, m.expiry, m.report
         md.MsgType, md.Feedback, md.BackoutCount = m.msg_type, m.feedback, m.backout_count
+        md.Offset, gmo.SegmentStatus = m.offset, m.segment_status.encode()
         md.Format, md.ReplyToQ, md.ReplyToQMgr = m.format.encode(), m.reply_to_q.encode(), m.reply_to_qmgr.encode()
         md.MsgId = (m.msg_id or "").encode()[:24].ljust(24, b"\0")
         md.CorrelId = (m.correl_id or "").encode()[:24].ljust(24, b"\0")

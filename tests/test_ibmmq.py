@@ -100,3 +100,24 @@ def test_the_cleanup_command_deletes_a_runs_queues_and_refuses_a_prefix_that_cou
         code, out, err = run_cli("ibmmq", "cleanup", "--prefix", bad, "--adapter-opt", "client=tests.ibmmq_standin")
         assert code == 2 and err.count("\n") == 1 and "prefix" in err, (bad, err)
     assert sorted(server.deleted) == ["MQC.DEAD.3.Q1", "MQC.DEAD.3.Q2"]
+
+
+def test_segments_travel_through_the_adapter_with_their_status_and_offset():
+    """MAXMSGL, MsgFlags, and a get's Offset and SegmentStatus are mapped both ways (CORE-49, CORE-50)."""
+    ibmmq_standin.reset()
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin")
+    adapter.start_case("c1")
+    try:
+        for op in (L.DefineQueue(queue="Q1", attrs={"MAXMSGL": 16}), L.Connect(conn="a"),
+                   L.Open(conn="a", handle="a.Q1", queue="Q1", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)):
+            assert adapter.execute(op).rc == 0
+        body = "abcdefghijklmnopqrstuvwxyz" + "0123456789" * 2 + "!?"
+        assert adapter.execute(L.Put(conn="a", handle="a.Q1", body=body)).rc == C.MQRC_MSG_TOO_BIG_FOR_Q
+        assert adapter.execute(L.Put(conn="a", handle="a.Q1", body=body,
+                                     md=L.MessageDescriptor(msg_flags=C.MQMF_SEGMENTATION_ALLOWED))).rc == 0
+        got = [adapter.execute(L.Get(conn="a", handle="a.Q1")).message for _ in range(3)]
+        assert [(m.body, m.offset, m.segment_status) for m in got] == [
+            (body[:16], 0, C.MQSS_SEGMENT), (body[16:32], 16, C.MQSS_SEGMENT), (body[32:], 32, C.MQSS_LAST_SEGMENT)]
+    finally:
+        adapter.end_case()
+        adapter.close()

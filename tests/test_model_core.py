@@ -442,6 +442,56 @@ def test_a_call_made_while_the_queue_manager_is_paused_gives_up_and_time_goes_on
     assert {b.observation.rc for b in branches} == {C.MQRC_CONNECTION_BROKEN} and len(branches) == 2
 
 
+SEG = C.MQMF_SEGMENTATION_ALLOWED
+
+
+@covers("CORE-49")
+def test_a_message_longer_than_maxmsgl_is_refused_unless_it_may_be_segmented():
+    s = two_conns(MAXMSGL=16)
+    assert s.put("a", "Q1", "x" * 16).rc == C.MQRC_NONE
+    assert s.put("a", "Q1", "x" * 17).rc == C.MQRC_MSG_TOO_BIG_FOR_Q
+    assert "CORE-49" in s.last_rules
+    z = Script(platform=C.PLATFORM_ZOS, Q1={"MAXMSGL": 16})
+    z.connect("a", "Q1")
+    # z/OS accepts the flag but does not segment
+    assert z.put("a", "Q1", "x" * 32, msg_flags=SEG).rc == C.MQRC_MSG_TOO_BIG_FOR_Q
+
+
+@covers("CORE-50")
+def test_a_segmented_message_is_got_as_its_segments_in_order():
+    s = two_conns(MAXMSGL=16)
+    body = "".join(chr(ord("a") + i % 26) for i in range(48))
+    # 48 bytes in pieces of 16 bytes at most and at least: one way
+    assert s.put("a", "Q1", body, msg_flags=SEG).rc == C.MQRC_NONE
+    assert s.depth("Q1") == 3
+    got = [s.get("b", "Q1").message for _ in range(3)]
+    assert [(m.body, m.offset, m.segment_status) for m in got] == [
+        (body[:16], 0, C.MQSS_SEGMENT), (body[16:32], 16, C.MQSS_SEGMENT), (body[32:], 32, C.MQSS_LAST_SEGMENT)]
+    assert s.put("a", "Q1", "short", msg_flags=SEG).rc == C.MQRC_NONE
+    m = s.get("b", "Q1").message
+    assert (m.segment_status, m.offset) == (C.MQSS_NOT_A_SEGMENT, 0)
+
+
+@covers("CORE-50")
+def test_where_segments_fall_is_the_queue_managers_choice():
+    from reference_model.core import segmentations
+    assert segmentations(48, 24) == ([(16, 16, 16), (24, 24)], [])
+    assert segmentations(40, 20) == ([(20, 20)], [])
+    assert segmentations(40, 16) == ([], [(16, 16, 8)])
+    s = two_conns(MAXMSGL=24)
+    branches = s.branches(L.Put(conn="a", handle="a.Q1", body="z" * 48, md=L.MessageDescriptor(msg_flags=SEG)))
+    depths = sorted(len(b.state.queues["Q1"].messages) for b in branches)
+    assert depths[0] == 2 and 3 in depths and all(b.observation.rc == 0 for b in branches)
+    # a message that splits only with a short last piece: refusing it is allowed too
+    s = two_conns(MAXMSGL=16)
+    assert {b.observation.rc for b in s.branches(L.Put(conn="a", handle="a.Q1", body="q" * 20,
+                                                       md=L.MessageDescriptor(msg_flags=SEG)))} == {
+        C.MQRC_NONE, C.MQRC_MSG_TOO_BIG_FOR_Q}
+    # a queue whose MAXMSGL is below the smallest segment cannot take it at all
+    s = two_conns(MAXMSGL=10)
+    assert s.put("a", "Q1", "q" * 20, msg_flags=SEG).rc == C.MQRC_MSG_TOO_BIG_FOR_Q
+
+
 def test_every_core_rule_has_a_hand_written_case():
     import tests.test_model_syncpoint  # noqa: F401 - its cases cover CORE-45 (BackoutCount across a restart)
 

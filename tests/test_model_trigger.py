@@ -8,8 +8,8 @@ from reference_model import mqconst as C
 from reference_model.rules import RULES
 from tests.modelkit import COVERED, Script, covers
 
-#: Queue-sharing groups and segmentation are not modelled yet.
-NOT_YET_EXERCISABLE = {"TRIG-05", "TRIG-07", "TRIG-08", "TRIG-27"}
+#: Queue-sharing groups are not modelled yet.
+NOT_YET_EXERCISABLE = {"TRIG-05", "TRIG-07", "TRIG-08"}
 FIRST, EVERY, DEPTH = C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH
 APP_ATTRS = {"TRIGGER": C.MQTC_ON, "PROCESS": "PROC", "INITQ": "INIT", "TRIGDATA": "data"}
 
@@ -55,6 +55,53 @@ def test_every_and_depth_counts():
     assert triggers(d) == 0
     d.put("p", "APP", "c")
     assert triggers(d) == 1
+
+
+SEG = C.MQMF_SEGMENTATION_ALLOWED
+
+
+@covers("TRIG-27")
+@pytest.mark.parametrize("ttype,depth,put_first,want", [
+    (EVERY, 1, 0, 1),      # three segments, one event: not three trigger messages
+    (FIRST, 1, 0, 1),
+    (FIRST, 1, 1, 0),      # the queue was not empty: no event (the trigger interval has not passed)
+    (DEPTH, 3, 0, 1),      # the segments take the depth from 0 past 3 at once: one event
+    (DEPTH, 5, 0, 0),      # 3 segments do not reach 5
+    (DEPTH, 4, 1, 1),      # 1 + 3 reaches 4
+])
+def test_a_segmented_put_is_one_trigger_event(ttype, depth, put_first, want):
+    s = setup(TRIGTYPE=ttype, TRIGDPTH=depth, MAXMSGL=16)
+    for i in range(put_first):
+        s.put("p", "APP", f"m{i}")
+    before = triggers(s)
+    assert s.put("p", "APP", "x" * 48, msg_flags=SEG).rc == C.MQRC_NONE
+    assert "TRIG-27" in s.last_rules
+    assert s.depth("APP") == put_first + 3
+    assert triggers(s) - before == want
+
+
+@covers("TRIG-27")
+def test_segments_count_one_by_one_once_on_the_queue():
+    # DEPTH 2 with three segments on the queue: after the trigger, TriggerControl goes back on and a server
+    # that gets one segment and closes leaves two, which is TriggerDepth: the close triggers (condition 12)
+    s = setup(TRIGTYPE=DEPTH, TRIGDPTH=2, MAXMSGL=16)
+    s.put("p", "APP", "y" * 48, msg_flags=SEG)
+    assert triggers(s) == 1
+    s.do(L.Get(conn="p", handle="monitor"))
+    s.do(L.AlterQueue(queue="APP", attrs={"TRIGGER": C.MQTC_ON}))   # condition 13: 3 >= 2, a trigger
+    assert triggers(s) == 1
+    s.do(L.Get(conn="p", handle="monitor"))
+    s.do(L.Open(conn="p", handle="server", queue="APP", options=C.MQOO_INPUT_SHARED))
+    assert s.do(L.Get(conn="p", handle="server")).message.segment_status == C.MQSS_SEGMENT
+    s.do(L.AlterQueue(queue="APP", attrs={"TRIGGER": C.MQTC_ON}))
+    s.do(L.Close(conn="p", handle="server"))
+    assert triggers(s) == 1   # two segments left: TriggerDepth reached at the close
+    s.do(L.Get(conn="p", handle="monitor"))
+    s.do(L.Open(conn="p", handle="server", queue="APP", options=C.MQOO_INPUT_SHARED))
+    s.do(L.Get(conn="p", handle="server"))
+    s.do(L.AlterQueue(queue="APP", attrs={"TRIGGER": C.MQTC_ON}))
+    s.do(L.Close(conn="p", handle="server"))
+    assert triggers(s) == 0   # one segment left, below TriggerDepth
 
 
 @covers("TRIG-28")

@@ -21,7 +21,6 @@ NOT_YET_EXPRESSIBLE = {
     "TRIG-05": "queue-sharing groups",
     "TRIG-07": "queue-sharing groups",
     "TRIG-08": "queue-sharing groups",
-    "TRIG-27": "segmented messages",
 }
 
 

@@ -44,7 +44,8 @@ NO_CLIENT = ("the ibmmq adapter needs IBM's MQ client library (the Python packag
 SELECTORS = {
     "DEFPRTY": "MQIA_DEF_PRIORITY", "DEFPSIST": "MQIA_DEF_PERSISTENCE", "DEFSOPT": "MQIA_DEF_INPUT_OPEN_OPTION",
     "MSGDLVSQ": "MQIA_MSG_DELIVERY_SEQUENCE", "GET": "MQIA_INHIBIT_GET", "PUT": "MQIA_INHIBIT_PUT",
-    "MAXDEPTH": "MQIA_MAX_Q_DEPTH", "USAGE": "MQIA_USAGE", "BOTHRESH": "MQIA_BACKOUT_THRESHOLD",
+    "MAXDEPTH": "MQIA_MAX_Q_DEPTH", "MAXMSGL": "MQIA_MAX_MSG_LENGTH",
+    "USAGE": "MQIA_USAGE", "BOTHRESH": "MQIA_BACKOUT_THRESHOLD",
     "BOQNAME": "MQCA_BACKOUT_REQ_Q_NAME", "HARDENBO": "MQIA_HARDEN_GET_BACKOUT",
     "TRIGGER": "MQIA_TRIGGER_CONTROL", "TRIGTYPE": "MQIA_TRIGGER_TYPE", "TRIGDPTH": "MQIA_TRIGGER_DEPTH",
     "TRIGMPRI": "MQIA_TRIGGER_MSG_PRIORITY", "TRIGDATA": "MQCA_TRIGGER_DATA", "PROCESS": "MQCA_PROCESS_NAME",
@@ -278,8 +279,8 @@ class IbmMqAdapter:
                     raise
                 # A warning that still returns a message (its data truncated or not converted).
                 body = getattr(exc, "message", None) or b""
-                return L.Observation(cc=exc.comp, rc=exc.reason, message=self._returned(body, md))
-            return L.Observation(message=self._returned(body, md))
+                return L.Observation(cc=exc.comp, rc=exc.reason, message=self._returned(body, md, gmo))
+            return L.Observation(message=self._returned(body, md, gmo))
         raise AdapterError(f"ibmmq: no mapping for {type(op).__name__}")
 
     # -------------------------------------------------------------- helpers
@@ -322,6 +323,9 @@ class IbmMqAdapter:
         out.ReplyToQMgr = _chars(md.reply_to_qmgr, 48)
         out.MsgId = _identifier(md.msg_id)
         out.CorrelId = _identifier(md.correl_id)
+        if md.msg_flags:
+            out.Version = max(getattr(out, "Version", 1), 2)   # MsgFlags is a version-2 field
+            out.MsgFlags = md.msg_flags
         if md.context is not None:
             out.UserIdentifier = _chars(md.context.user_id, 12)
             out.ApplIdentityData = _chars(md.context.appl_identity_data, 32)
@@ -333,8 +337,11 @@ class IbmMqAdapter:
         context = self.CMQC.MQPMO_SET_ALL_CONTEXT if op.md.context is not None else 0
         return self.client.PMO(Options=op.options | context)
 
-    def _returned(self, body: bytes, md) -> L.ReturnedMessage:
+    def _returned(self, body: bytes, md, gmo) -> L.ReturnedMessage:
+        status = getattr(gmo, "SegmentStatus", C.MQSS_NOT_A_SEGMENT)
         return L.ReturnedMessage(
+            segment_status=status.decode() if isinstance(status, bytes) else str(status),
+            offset=getattr(md, "Offset", 0),
             body=bytes(body).decode("utf-8", "replace"), priority=md.Priority, persistence=md.Persistence,
             expiry=md.Expiry, report=md.Report, msg_type=md.MsgType, feedback=md.Feedback, format=_text(md.Format),
             reply_to_q=_text(md.ReplyToQ), reply_to_qmgr=_text(md.ReplyToQMgr), msg_id=_identifier_text(md.MsgId),

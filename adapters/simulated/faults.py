@@ -138,6 +138,19 @@ _fault("trigger-message-expires", "trigger", ("TRIG-30",),
        "trigger messages are written with an expiry instead of MQEI_UNLIMITED")
 _fault("depth-keeps-trigger-on", "trigger", ("TRIG-28",),
        "TriggerControl stays on after a DEPTH trigger message")
+_fault("msg-too-big-accepted", "trigger", ("CORE-49", "CORE-50"),
+       "a message longer than the queue's MAXMSGL is put whole instead of failing with MQRC_MSG_TOO_BIG_FOR_Q "
+       "(or being segmented)")
+_fault("segmentation-ignored", "trigger", ("CORE-50",),
+       "a message too long for the queue is refused with MQRC_MSG_TOO_BIG_FOR_Q although MQMF_SEGMENTATION_ALLOWED "
+       "lets the queue manager segment it (as z/OS does)")
+_fault("last-segment-unmarked", "trigger", ("CORE-50",),
+       "a get of the last segment of a segmented message says MQSS_SEGMENT instead of MQSS_LAST_SEGMENT")
+_fault("segment-triggers-each", "trigger", ("TRIG-27",),
+       "each segment of a message segmented at put is a trigger event of its own (EVERY writes one trigger message "
+       "per segment)")
+_fault("segment-trigger-at-first", "trigger", ("TRIG-27",),
+       "a segmented put's trigger event is judged when its first segment is on the queue, not after the last")
 _fault("every-delivered-at-backout", "trigger", ("TRIG-15",),
        "an EVERY trigger message of a backed-out unit of work is delivered")
 

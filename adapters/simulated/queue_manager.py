@@ -24,6 +24,8 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 SETTABLE_DEFAULTS = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items()}
+#: No segment the queue manager makes of user data is shorter than this (bytes), but the last may be.
+SMALLEST_SEGMENT = 16
 
 
 class MQError(Exception):
@@ -50,6 +52,9 @@ class SimMessage:
     dlh: L.DeadLetterHeader | None = None  # the MQDLH of a dead-letter message
     #: Under the transmission-queue-never-expires fault: put on a transmission queue, so never expires.
     immortal: bool = False
+    #: A segment of a message split at put: its MQGMO SegmentStatus and MQMD Offset.
+    segment: str = C.MQSS_NOT_A_SEGMENT
+    offset: int = 0
 
 
 @dataclass
@@ -559,8 +564,9 @@ class SimulatedQueueManager:
                 raise MQError(C.MQRC_EXPIRY_ERROR)
         if q.attrs["PUT"] == C.MQQA_PUT_INHIBITED:
             raise MQError(C.MQRC_PUT_INHIBITED)
+        pieces = self._pieces(q, body, md)
         counter = (lambda m: not self._expired(m)) if self._fault("expired-room-at-put") else self._depth_counter()
-        if q.depth(counter) >= q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
+        if q.depth(counter) + len(pieces) > q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
             raise MQError(C.MQRC_Q_FULL)
         priority = q.attrs["DEFPRTY"] if md.priority == -1 else md.priority
         persistence = q.attrs["DEFPSIST"] if md.persistence == 2 else md.persistence
@@ -577,20 +583,52 @@ class SimulatedQueueManager:
             priority=priority, persistence=persistence, expiry=md.expiry, report=md.report,
             msg_type=md.msg_type, feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q,
             msg_id=md.msg_id or f"SIM{next(self._seq):021d}", correl_id=md.correl_id,
-            reply_to_qmgr=md.reply_to_qmgr, context=md.context,
+            reply_to_qmgr=md.reply_to_qmgr, context=md.context, msg_flags=md.msg_flags,
         )
-        m = SimMessage(seq=next(self._seq), body=body, md=stored, level=level,
-                       pending_put=conn if syncpoint else None, put_time=self.clock,
-                       xmit_expiry=xmit_expiry, dlh=dlh,
-                       immortal=q.attrs["USAGE"] == C.MQUS_TRANSMISSION
-                       and self._fault("transmission-queue-never-expires"))
-        q.buckets[level].append(m)
-        if syncpoint:
-            self.conns[conn].log.append(LogRecord("put", q.name, m))
-        self.triggering.on_put(q, m, self.conns[conn], syncpoint)
+        placed = []
+        each = len(pieces) > 1 and self._fault("segment-triggers-each")
+        at_first = len(pieces) > 1 and self._fault("segment-trigger-at-first")
+        for piece, segment, offset in pieces:
+            m = SimMessage(seq=next(self._seq), body=piece, md=stored, level=level,
+                           pending_put=conn if syncpoint else None, put_time=self.clock,
+                           xmit_expiry=xmit_expiry, dlh=dlh, segment=segment, offset=offset,
+                           immortal=q.attrs["USAGE"] == C.MQUS_TRANSMISSION
+                           and self._fault("transmission-queue-never-expires"))
+            q.buckets[level].append(m)
+            placed.append(m)
+            if syncpoint:
+                self.conns[conn].log.append(LogRecord("put", q.name, m))
+            if each or (at_first and not offset):
+                self.triggering.on_put(q, m, self.conns[conn], syncpoint)
+        if not (each or at_first):
+            # one trigger event for the put, judged with all its segments on the queue
+            self.triggering.on_put(q, placed[0], self.conns[conn], syncpoint, added=len(placed))
         if priority > C.MAX_PRIORITY:
             return L.Observation.of(C.MQRC_PRIORITY_EXCEEDS_MAXIMUM)
         return L.OK
+
+    def _pieces(self, q: SimQueue, body: str, md: L.MessageDescriptor) -> list[tuple[str, str, int]]:
+        """What the put places: the body whole, or its segments (data, SegmentStatus, Offset)."""
+        limit = q.attrs["MAXMSGL"]
+        whole = [(body, C.MQSS_NOT_A_SEGMENT, 0)]
+        if len(body) <= limit or self._fault("msg-too-big-accepted"):
+            return whole
+        if not md.msg_flags & C.MQMF_SEGMENTATION_ALLOWED or self.platform == C.PLATFORM_ZOS \
+                or limit < SMALLEST_SEGMENT or self._fault("segmentation-ignored"):
+            raise MQError(C.MQRC_MSG_TOO_BIG_FOR_Q)
+        count = -(-len(body) // limit)
+        if count * SMALLEST_SEGMENT <= len(body):
+            # as even as they come: each piece within a byte of the others, so none is below the smallest
+            share, longer = divmod(len(body), count)
+            sizes = [share + 1] * longer + [share] * (count - longer)
+        else:
+            # nothing splits without a short remainder: full pieces, the rest last
+            sizes = [limit] * (count - 1) + [len(body) - limit * (count - 1)]
+        out, at = [], 0
+        for i, size in enumerate(sizes):
+            out.append((body[at:at + size], C.MQSS_LAST_SEGMENT if i == count - 1 else C.MQSS_SEGMENT, at))
+            at += size
+        return out
 
     # ------------------------------------------------------------ get / browse
     def _visible(self, h: SimHandle, m: SimMessage) -> bool:
@@ -705,6 +743,8 @@ class SimulatedQueueManager:
             report=md.report, msg_type=md.msg_type, feedback=md.feedback, format=md.format,
             reply_to_q=md.reply_to_q, msg_id=md.msg_id, correl_id=md.correl_id,
             backout_count=m.backout_count, reply_to_qmgr=md.reply_to_qmgr, context=md.context, dlh=m.dlh,
+            segment_status=C.MQSS_SEGMENT if m.segment != C.MQSS_NOT_A_SEGMENT
+            and self._fault("last-segment-unmarked") else m.segment, offset=m.offset,
         ))
 
     def _select(self, h: SimHandle, q: SimQueue, o: int, conn: SimConnection) -> SimMessage | None:

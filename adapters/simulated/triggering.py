@@ -87,17 +87,20 @@ class Triggering:
             self.qm.put_trigger_message(iq.name, tm)
 
     # ------------------------------------------------------------ events
-    def on_put(self, q, m, conn, in_uow: bool) -> None:
+    def on_put(self, q, m, conn, in_uow: bool, added: int = 1) -> None:
+        """A put placed ``added`` messages (the segments of one message, or one): one event."""
         if q.attrs["TRIGGER"] != C.MQTC_ON or not self.qualifies(q, m):
             return
         n = self.depth(q)
+        had = n - added
         kind = q.attrs["TRIGTYPE"]
         if kind == FIRST:
-            now = n == 1 or self.fault("first-fires-on-nonempty")
+            now = had == 0 or self.fault("first-fires-on-nonempty")
         elif kind == EVERY:
             now = True
         elif kind == DEPTH:
-            now = n == (q.attrs["TRIGDPTH"] + 1 if self.fault("depth-off-by-one") else q.attrs["TRIGDPTH"])
+            target = q.attrs["TRIGDPTH"] + 1 if self.fault("depth-off-by-one") else q.attrs["TRIGDPTH"]
+            now = had < target <= n
         else:
             return
         again = False
@@ -106,7 +109,7 @@ class Triggering:
             again = last is None or self.fault("trigint-ignored") or \
                 (self.qm.clock - last) * 100 >= self.qm.trigger_interval
         elif not now and kind == DEPTH:
-            again = n - 1 >= q.attrs["TRIGDPTH"]
+            again = had >= q.attrs["TRIGDPTH"]
         if (now or again) and self.ready(q):
             self.write(q, conn if in_uow else None)
 

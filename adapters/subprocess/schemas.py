@@ -251,3 +251,7 @@ def write(directory: Path = SCHEMA_DIR) -> list[Path]:
         written.append(path)
     return written
 
+
+
+if __name__ == "__main__":
+    write()

@@ -1,7 +1,8 @@
 """The ``trigger`` machine: application queues, an initiation queue, a trigger monitor and a server.
 
 A putter puts messages (priorities, in and out of units of work) to a triggered
-application queue and to a transmission queue; a server opens the application
+application queue and to a transmission queue, and messages longer than the
+application queue's MAXMSGL, which the queue manager segments when allowed; a server opens the application
 queue for input, gets, backs out, abends and closes; a trigger monitor starts
 (opens the initiation queue for input), reads trigger messages and stops;
 attributes change (TriggerControl, type, depth, priority threshold, get and
@@ -21,6 +22,9 @@ from reference_model import mqconst as C
 APP, XQ, INIT, PROC = "APP.Q", "XMIT.Q", "INIT.Q", "APP.PROCESS"
 OUT = C.MQOO_OUTPUT | C.MQOO_INQUIRE
 TRIGGER_TYPES = (C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH)
+#: The application queue's MAXMSGL: the smallest segment, so that a message splits one way only.
+MAXMSGL = 16
+LETTERS = "abcdefghijklmnopqrstuvwxyz" * 2
 
 
 class TriggerMachine(ConformanceMachine):
@@ -38,7 +42,7 @@ class TriggerMachine(ConformanceMachine):
         self.execute(L.DefineQueue(queue=APP, attrs={
             "TRIGGER": C.MQTC_ON, "TRIGTYPE": ttype, "TRIGDPTH": depth, "TRIGMPRI": threshold,
             "MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY, "DEFPRTY": defprty,
-            "PROCESS": PROC, "INITQ": INIT, "TRIGDATA": "app-data"}))
+            "PROCESS": PROC, "INITQ": INIT, "TRIGDATA": "app-data", "MAXMSGL": MAXMSGL}))
         self.execute(L.DefineQueue(queue=XQ, attrs={
             "USAGE": C.MQUS_TRANSMISSION, "TRIGGER": C.MQTC_ON, "TRIGTYPE": C.MQTT_FIRST,
             "INITQ": INIT, "TRIGDATA": "TO.REMOTE.CHANNEL"}))
@@ -81,6 +85,16 @@ class TriggerMachine(ConformanceMachine):
         self.n += 1
         self.execute(L.Put(conn="putter", handle=self._handle("putter", queue), body=f"m{self.n}",
                            md=L.MessageDescriptor(priority=priority),
+                           options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT))
+
+    @rule(length=st.sampled_from((20, 32, 48)), allowed=st.sampled_from((True, True, False)), sync=st.booleans())
+    def put_long(self, length, allowed, sync):
+        """A message longer than the application queue's MAXMSGL: the queue manager segments it when the
+        message allows it, one trigger event for all its segments; without it the put fails."""
+        self.n += 1
+        body = (f"L{self.n}-" + LETTERS)[:length]
+        self.execute(L.Put(conn="putter", handle=self._handle("putter", APP), body=body,
+                           md=L.MessageDescriptor(priority=4, msg_flags=C.MQMF_SEGMENTATION_ALLOWED if allowed else 0),
                            options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT))
 
     @rule(priorities=st.lists(st.sampled_from((0, 4, 8)), min_size=1, max_size=3), commit=st.booleans())
@@ -138,6 +152,19 @@ class TriggerMachine(ConformanceMachine):
             self.execute(L.Backout(conn="server"))
         else:
             self.server_closes(ending == "backout-then-close")
+
+    @rule()
+    def server_drains(self):
+        """The usual triggered server: it gets until the queue is empty (segments one by one), then closes."""
+        if not self.server_open:
+            self.server_opens()
+        if not self.server_open:
+            return
+        for _ in range(8):
+            if self.execute(L.Get(conn="server", handle=self._handle("server", APP),
+                                  options=C.MQGMO_NO_SYNCPOINT)).message is None:
+                break
+        self.server_closes(False)
 
     @precondition(lambda self: self.server_open)
     @rule()

@@ -114,4 +114,16 @@ RULES.add(
           "have been carried out: its outcome is indeterminate until later observations decide it.",
           note="Both outcomes are kept (then the connection's abnormal end); the call's own rules are reported "
                "indeterminate for that step, not passed."),
+    _core(49, (Cite(S.MQRC_2030), Cite(S.MAXMSGLENGTH)),
+          "A put of a message longer than the queue's MAXMSGL fails with MQRC_MSG_TOO_BIG_FOR_Q unless the queue "
+          "manager may segment it; on z/OS MQMF_SEGMENTATION_ALLOWED is accepted but ignored."),
+    _core(50, (Cite(S.MSGFLAGS, "segmentation flags"), Cite(S.MQRC_2030, "segments of at least 16 bytes"),
+               Cite(S.SEGMENT_STATUS), Cite(S.OFFSET)),
+          "With MQMF_SEGMENTATION_ALLOWED a message too long for the queue is placed as segments no longer than "
+          "MAXMSGL and no shorter than 16 bytes, each a physical message of its own, got in order with its offset "
+          "and the last marked as such.",
+          platforms=(C.PLATFORM_DISTRIBUTED,),
+          note="Where the segments fall is the queue manager's choice: the model allows every split into segments "
+               "of 16 bytes or more. Whether a last, remaining segment may be shorter is not said: where no other "
+               "split exists the model allows that split and also the put failing with MQRC_MSG_TOO_BIG_FOR_Q."),
 )
