@@ -58,14 +58,37 @@ def _curdepth(q: ModelQueue) -> int:
 # ---------------------------------------------------------------- administration
 
 
+@handles(L.DefineQueueSharingGroup)
+def define_queue_sharing_group(state: ModelState, op: L.DefineQueueSharingGroup) -> list[Branch]:
+    if state.platform != C.PLATFORM_ZOS:
+        raise HistoryError("queue-sharing groups exist on z/OS only")
+    if state.group or state.conns:
+        raise HistoryError("a queue-sharing group is defined once, before any connection")
+    if not op.qmgrs or "" in op.qmgrs or len(set(op.qmgrs)) != len(op.qmgrs):
+        raise HistoryError(f"a queue-sharing group needs distinct queue-manager names, not {op.qmgrs!r}")
+    s = state.clone()
+    s.group = op.qmgrs
+    return [Branch(observation=L.OK, state=s)]
+
+
+def _member(state: ModelState, qmgr: str) -> None:
+    if qmgr and qmgr not in state.group:
+        raise HistoryError(f"{qmgr!r} is not a queue manager of the queue-sharing group")
+
+
 @handles(L.DefineQueue)
 def define_queue(state: ModelState, op: L.DefineQueue) -> list[Branch]:
-    if op.queue in state.queues or op.queue in state.remotes:
-        return [_fail(state, C.MQRCCF_OBJECT_ALREADY_EXISTS, "CORE-41")]
-    s = state.clone()
+    _member(state, op.qmgr)
     values = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items()}
     values.update(dict(op.attrs))
-    s.queues[op.queue] = ModelQueue(name=op.queue, attrs=values)
+    sharing = values["QSGDISP"] == C.MQQSGD_SHARED
+    if sharing and not state.group:
+        raise HistoryError("a shared queue (QSGDISP(SHARED)) needs a queue-sharing group")
+    key = op.queue if sharing else state.where(op.qmgr, op.queue)
+    if key in state.queues or op.queue in state.remotes or (sharing and op.queue in state.queues):
+        return [_fail(state, C.MQRCCF_OBJECT_ALREADY_EXISTS, "CORE-41")]
+    s = state.clone()
+    s.queues[key] = ModelQueue(name=key, attrs=values)
     return [Branch(observation=L.OK, state=s, rules=("CORE-41",))]
 
 
@@ -82,6 +105,9 @@ def alter_queue(state: ModelState, op: L.AlterQueue) -> list[Branch]:
 
 @handles(L.InquireQueue)
 def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
+    if op.qmgr:
+        _member(state, op.qmgr)
+        op = attrs.evolve(op, queue=state.where(op.qmgr, op.queue))
     if "CURDEPTH" not in op.names or op.queue not in state.queues:
         return _inquire_queue(state, op)
     return _after_report_removals(state, op.queue, True, lambda s: _inquire_queue(s, op))
@@ -112,10 +138,13 @@ def _inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
                 exercised += ("EXP-11",)
         elif name in ("IPPROCS", "OPPROCS"):
             want = "can_input" if name == "IPPROCS" else "can_output"
+            # of a shared queue, the handles of the queue manager asked (TRIG-08: counts are per queue manager)
+            per_qmgr = trigger.shared(q)
             values[name] = sum(
                 1 for h in state.handles.values() if h.queue == q.name and getattr(h, want)
+                and not (per_qmgr and state.qmgr_of(h.conn) != op.qmgr)
             )
-            field_rules[f"attrs.{name}"] = ("CORE-24",)
+            field_rules[f"attrs.{name}"] = ("CORE-24", "TRIG-08") if per_qmgr else ("CORE-24",)
         else:
             values[name] = q.attr(name)
             field_rules[f"attrs.{name}"] = ("TRIG-28", "TRIG-20", "CORE-41") if name == "TRIGGER" else ("CORE-41",)
@@ -205,7 +234,8 @@ def connect(state: ModelState, op: L.Connect) -> list[Branch]:
         raise HistoryError(f"connection {op.conn!r} is already connected")
     s = state.clone()
     s.broken = s.broken - {op.conn}   # a program connecting again after its connection broke
-    s.conns[op.conn] = ModelConnection(name=op.conn, environment=op.environment)
+    _member(state, op.qmgr)
+    s.conns[op.conn] = ModelConnection(name=op.conn, environment=op.environment, qmgr=op.qmgr)
     # The environment matters to the syncpoint area (“Skipping backout” note 2) only.
     return [Branch(observation=L.OK, state=s)]
 
@@ -267,7 +297,7 @@ def _release_handle(s: ModelState, name: str) -> list[tuple[ModelState, tuple[st
     """Close handle ``name`` in ``s``; returns the alternatives condition 12 allows."""
     h = s.handles.pop(name)
     s.queues[h.queue].unlock(name)
-    return trigger.after_close(s, h.queue, h.can_input)
+    return trigger.after_close(s, h.queue, h.can_input, s.qmgr_of(h.conn))
 
 
 def _close_all(s: ModelState, conn: str) -> list[tuple[ModelState, tuple[str, ...]]]:
@@ -320,6 +350,8 @@ def end_unit_of_work(state: ModelState, op) -> list[Branch]:
 
 @handles(L.Restart)
 def restart(state: ModelState, op: L.Restart) -> list[Branch]:
+    if state.group:
+        raise HistoryError("the restart of one queue manager of a queue-sharing group is not modelled")
     s = state.clone()
     applied: list[str] = []
     # Counts a backout gave before the restart (CORE-45 is about those surviving it).
@@ -362,6 +394,7 @@ def open_queue(state: ModelState, op: L.Open) -> list[Branch]:
         return [err]
     if op.handle in state.handles:
         raise HistoryError(f"handle name {op.handle!r} is already in use")
+    op = attrs.evolve(op, queue=state.where(state.qmgr_of(op.conn), op.queue))
     q = state.queues.get(op.queue)
     if q is None:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33")]
@@ -649,9 +682,10 @@ def put1(state: ModelState, op: L.Put1) -> list[Branch]:
         if state.queues.get(xmitq) is None or state.queues[xmitq].attr("USAGE") != C.MQUS_TRANSMISSION:
             return [_fail(state, C.MQRC_UNKNOWN_REMOTE_Q_MGR, "CORE-43", "CORE-37")]
         return _remote_put(state, op, xmitq)
-    if op.queue not in state.queues:
+    queue = state.where(state.qmgr_of(op.conn), op.queue)
+    if queue not in state.queues:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33", "CORE-37")]
-    return _do_put(state, op.conn, op.queue, op.body, op.md, op.options, ("CORE-37",), op.xmit_header, op.dlh)
+    return _do_put(state, op.conn, queue, op.body, op.md, op.options, ("CORE-37",), op.xmit_header, op.dlh)
 
 
 def _remote_put(state: ModelState, op: L.Put1, xmitq: str) -> list[Branch]:

@@ -63,6 +63,7 @@ QUEUE_ATTRIBUTES: dict[str, tuple[Any, Any]] = {
     "TRIGDATA": (str, ""),
     "PROCESS": (str, ""),
     "INITQ": (str, ""),
+    "QSGDISP": ((C.MQQSGD_Q_MGR, C.MQQSGD_SHARED), C.MQQSGD_Q_MGR),
 }
 #: Attributes that can be inquired but not set.
 QUEUE_STATUS_ATTRIBUTES = ("CURDEPTH", "IPPROCS", "OPPROCS")
@@ -266,10 +267,15 @@ class Op:
 
 @value_class
 class DefineQueue(Op):
-    """DEFINE QLOCAL: create a local queue with the given MQSC-named attributes."""
+    """DEFINE QLOCAL: create a local queue with the given MQSC-named attributes.
+
+    ``qmgr`` names the queue manager of a queue-sharing group whose private queue it is (blank: the
+    queue manager under test); a queue with QSGDISP(SHARED) belongs to the whole group.
+    """
 
     queue: str
     attrs: tuple = attrs.field(default=(), converter=_settable_attrs)
+    qmgr: str = ""
 
 
 @value_class
@@ -308,10 +314,12 @@ class AlterQueue(Op):
 
 @value_class
 class InquireQueue(Op):
-    """MQINQ / DISPLAY QLOCAL of the named attributes (CURDEPTH, IPPROCS, ...)."""
+    """MQINQ / DISPLAY QLOCAL of the named attributes (CURDEPTH, IPPROCS, ...), on queue manager
+    ``qmgr`` of a queue-sharing group (blank: the queue manager under test)."""
 
     queue: str
     names: tuple = attrs.field(converter=_inquirable)
+    qmgr: str = ""
 
 
 @value_class
@@ -322,6 +330,19 @@ class Connect(Op):
     #: The connection's environment (``"normal"``; other values are added by
     #: rule areas that depend on it).
     environment: str = "normal"
+    #: The queue manager of a queue-sharing group to connect to (blank: the queue manager under test).
+    qmgr: str = ""
+
+
+@value_class
+class DefineQueueSharingGroup(Op):
+    """Put the queue manager under test in a queue-sharing group (z/OS) with the queue managers ``qmgrs``.
+
+    Connections may then name one of them (``Connect.qmgr``); each has its own private queues
+    (``DefineQueue.qmgr``), and queues defined with QSGDISP(SHARED) are the group's.
+    """
+
+    qmgrs: tuple = attrs.field(converter=lambda v: tuple(str(x).upper() for x in v))
 
 
 @value_class

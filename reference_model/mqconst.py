@@ -161,6 +161,9 @@ MQQA_NOT_SHAREABLE = 0
 MQQA_SHAREABLE = 1
 MQUS_NORMAL = 0
 MQUS_TRANSMISSION = 1
+#: QSGDISP: a queue of one queue manager, or one shared by a queue-sharing group (z/OS).
+MQQSGD_Q_MGR = 0
+MQQSGD_SHARED = 2
 
 #: Maximum message priority of a distributed queue manager (MaxPriority).
 MAX_PRIORITY = 9

@@ -106,6 +106,15 @@ TRIGGER_CONDITIONS = _add(
               "for FIRST and DEPTH; 'Properties of trigger messages' says such trigger messages are always "
               "delivered. The kit follows this topic, the more specific one (rule TRIG-15).",
 )
+QSG_TRIGGERING = _add(
+    key="qsg-triggering", title="Transmission queues and triggering for queue sharing groups",
+    part="Configuring > Configuring queue managers on z/OS > Setting up communication for z/OS > Queue sharing "
+         "groups",
+    versions="IBM MQ for z/OS 9.0 to 9.4",
+    url=f"{DOCS}/ibm-mq/10.0.x?topic=groups-transmission-queues-triggering-queue-sharing",
+    covers="A triggered shared queue gives one trigger message for each initiation queue of that name on a queue "
+           "manager of the group.",
+)
 SKIP_BACKOUT = _add(
     key="skip-backout", title="Skipping backout",
     part="Developing applications > Getting messages from a queue (WebSphere MQ for z/OS)",

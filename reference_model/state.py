@@ -62,6 +62,8 @@ class ModelQueue:
     background_removed: int = 0
     #: Clock when the last trigger message for this queue was written (None: never, or reset).
     last_trigger: int | None = None
+    #: The same for the other queue managers of a queue-sharing group, of a shared queue: ((qmgr, clock), ...).
+    peer_triggers: tuple = ()
     #: True after a restart reset the TriggerInterval timer.
     interval_reset: bool = False
     #: Rules behind the last decision not to trigger this queue (for diagnosing extra trigger messages).
@@ -86,6 +88,7 @@ class ModelQueue:
             departures=self.departures,
             background_removed=self.background_removed,
             last_trigger=self.last_trigger,
+            peer_triggers=self.peer_triggers,
             interval_reset=self.interval_reset,
             trigger_notes=self.trigger_notes,
             held=self.held,
@@ -201,6 +204,8 @@ class ModelConnection:
     skipped: int | None = None
     #: Trigger messages waiting for this unit of work to end: (initiation queue, MQTM, trigger type).
     pending_triggers: list = attrs.Factory(list)
+    #: The queue manager of a queue-sharing group the connection is to ("": the one under test).
+    qmgr: str = ""
 
 
 @attrs.define(eq=True)
@@ -230,6 +235,23 @@ class ModelState:
     broken: frozenset = frozenset()
     #: Connections whose next call the network cuts while it is in flight (CORE-48).
     armed: frozenset = frozenset()
+    #: The other queue managers of the queue-sharing group the one under test is in (z/OS).
+    group: tuple = ()
+
+    def where(self, qmgr: str, queue: str) -> str:
+        """The key in :attr:`queues` of queue ``queue`` as queue manager ``qmgr`` sees it: a shared queue
+        and the private queues of the queue manager under test by their names, another group member's
+        private queues as ``QMGR:NAME`` (':' cannot be part of an MQ name)."""
+        if not qmgr:
+            return queue
+        q = self.queues.get(queue)
+        if q is not None and q.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
+            return queue
+        return f"{qmgr}:{queue}"
+
+    def qmgr_of(self, conn: str) -> str:
+        c = self.conns.get(conn)
+        return c.qmgr if c is not None else ""
 
     def digest(self) -> tuple:
         """A cheap summary of what equality compares: equal states have equal digests, so only
@@ -252,7 +274,7 @@ class ModelState:
             queues={n: q.clone() for n, q in self.queues.items()},
             conns={n: ModelConnection(name=c.name, environment=c.environment, uow=list(c.uow),
                                       marked=c.marked, skipped=c.skipped,
-                                      pending_triggers=list(c.pending_triggers))
+                                      pending_triggers=list(c.pending_triggers), qmgr=c.qmgr)
                    for n, c in self.conns.items()},
             handles=dict(self.handles),
             removed=dict(self.removed),
@@ -265,6 +287,7 @@ class ModelState:
             dlq_handlers=dict(self.dlq_handlers),
             broken=self.broken,
             armed=self.armed,
+            group=self.group,
         )
 
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:

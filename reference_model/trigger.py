@@ -4,8 +4,9 @@ The core handlers call the hooks here after a put, a close, an alter, an open
 and at the end of a unit of work.  Each hook takes a state (already a private
 clone) and returns the allowed alternatives as ``(state, rules)`` pairs; where
 the topic leaves latitude (get-inhibited queues off z/OS, the interval after a
-restart) there are several.  Queues are non-shared: queue-sharing groups are not
-modelled yet (TRIG-05/07/08).  A message the queue manager segments at put is one
+restart) there are several.  A shared queue of a queue-sharing group (z/OS) is
+judged by each queue manager of the group for its own initiation queue, with the
+group's rules for counting and for open handles (TRIG-05/07/08).  A message the queue manager segments at put is one
 trigger event, judged once all its segments are on the queue; afterwards each
 segment counts as a message of its own (TRIG-27).
 """
@@ -21,32 +22,74 @@ from reference_model.state import ModelMessage, ModelQueue, ModelState
 Alternatives = list[tuple[ModelState, tuple[str, ...]]]
 
 
-def _eligible(s: ModelState, q: ModelQueue) -> int:
-    return sum(1 for m in q.messages if m.got_by is None and m.order_priority >= q.attr("TRIGMPRI"))
+def shared(q: ModelQueue) -> bool:
+    """A queue of a queue-sharing group (QSGDISP(SHARED), z/OS)."""
+    return q.attrs.get("QSGDISP") == C.MQQSGD_SHARED
 
 
-def _open_input(s: ModelState, queue: str) -> int:
-    return sum(1 for h in s.handles.values() if h.queue == queue and h.can_input)
+def _owner(q: ModelQueue) -> str:
+    """The queue manager a private queue belongs to ("": the one under test)."""
+    return q.name.split(":", 1)[0] if ":" in q.name else ""
+
+
+def _qmgrs(s: ModelState, q: ModelQueue) -> tuple[str, ...]:
+    """The queue managers that judge trigger conditions for ``q``: every member of the group for a
+    shared queue (each writes to its own initiation queue), the owner for a private one."""
+    return ("",) + tuple(s.group) if shared(q) else (_owner(q),)
+
+
+def _overridden(s: ModelState, q: ModelQueue, qm: str) -> bool:
+    """TRIG-07: another queue manager of the group has the shared queue open for shared input."""
+    return shared(q) and any(h.queue == q.name and h.input_mode == C.MQOO_INPUT_SHARED
+                             and s.qmgr_of(h.conn) != qm for h in s.handles.values())
+
+
+def _exclusive_anywhere(s: ModelState, q: ModelQueue) -> bool:
+    """TRIG-08: a shared queue open for exclusive input on any queue manager is triggered by none."""
+    return shared(q) and any(h.queue == q.name and h.input_mode == C.MQOO_INPUT_EXCLUSIVE
+                             for h in s.handles.values())
+
+
+def _ttype(s: ModelState, q: ModelQueue, qm: str = "") -> int:
+    return C.MQTT_FIRST if _overridden(s, q, qm) and q.attr("TRIGTYPE") != C.MQTT_NONE else q.attr("TRIGTYPE")
+
+
+def _threshold(s: ModelState, q: ModelQueue, qm: str = "") -> int:
+    return 0 if _overridden(s, q, qm) else q.attr("TRIGMPRI")
+
+
+def _eligible(s: ModelState, q: ModelQueue, qm: str = "") -> int:
+    """Messages that count: uncommitted ones too, except on a shared queue (TRIG-04, TRIG-05)."""
+    threshold, committed = _threshold(s, q, qm), shared(q)
+    return sum(1 for m in q.messages if m.got_by is None and m.order_priority >= threshold
+               and not (committed and m.put_by is not None))
+
+
+def _open_input(s: ModelState, queue: str, qm: str | None = None) -> int:
+    """OpenInputCount: of every handle, or (a shared queue, TRIG-08) of queue manager ``qm``'s."""
+    return sum(1 for h in s.handles.values() if h.queue == queue and h.can_input
+               and (qm is None or s.qmgr_of(h.conn) == qm))
 
 
 def _trigger_message(s: ModelState, q: ModelQueue) -> L.TriggerMessage | None:
     """Condition 6 (TRIG-10) and the MQTM's fields (TRIG-29), or None when not met."""
     pname = q.attr("PROCESS").strip()
+    name = q.name.split(":", 1)[-1]
     if pname:
         proc = s.processes.get(pname)
         if proc is None:
             return None
-        return L.TriggerMessage(q_name=q.name, process_name=pname, trigger_data=q.attr("TRIGDATA"),
+        return L.TriggerMessage(q_name=name, process_name=pname, trigger_data=q.attr("TRIGDATA"),
                                 appl_type=proc.appl_type, appl_id=proc.appl_id, env_data=proc.env_data,
                                 user_data=proc.user_data)
     if q.attr("USAGE") == C.MQUS_TRANSMISSION:
-        return L.TriggerMessage(q_name=q.name, trigger_data=q.attr("TRIGDATA"))
+        return L.TriggerMessage(q_name=name, trigger_data=q.attr("TRIGDATA"))
     return None
 
 
-def _initiation_queue(s: ModelState, q: ModelQueue) -> ModelQueue | None:
-    """Condition 7 (TRIG-11)."""
-    iq = s.queues.get(q.attr("INITQ").strip())
+def _initiation_queue(s: ModelState, q: ModelQueue, qm: str = "") -> ModelQueue | None:
+    """Condition 7 (TRIG-11), the initiation queue as queue manager ``qm`` names it."""
+    iq = s.queues.get(s.where(qm, q.attr("INITQ").strip()))
     if iq is None or iq.attr("GET") == C.MQQA_GET_INHIBITED or iq.attr("PUT") == C.MQQA_PUT_INHIBITED:
         return None
     if iq.attr("USAGE") != C.MQUS_NORMAL:
@@ -54,18 +97,18 @@ def _initiation_queue(s: ModelState, q: ModelQueue) -> ModelQueue | None:
     return iq
 
 
-def _conditions(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = ()) -> list[bool]:
-    """Conditions 4-10 (less ``skip``): the possible answers to 'are they met?'."""
-    ttype = q.attr("TRIGTYPE")
+def _conditions(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = (), qm: str = "") -> list[bool]:
+    """Conditions 4-10 (less ``skip``) as queue manager ``qm`` judges them: the possible answers."""
+    ttype = _ttype(s, q, qm)
     if 9 not in skip and q.attr("TRIGGER") != C.MQTC_ON:
         return [False]
-    if ttype == C.MQTT_NONE:
+    if ttype == C.MQTT_NONE or _exclusive_anywhere(s, q):
         return [False]
-    if 4 not in skip and ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and _open_input(s, q.name):
+    if 4 not in skip and ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and _open_input(s, q.name, qm if shared(q) else None):
         return [False]
     if _trigger_message(s, q) is None:
         return [False]
-    iq = _initiation_queue(s, q)
+    iq = _initiation_queue(s, q, qm)
     if iq is None:
         return [False]
     if 8 not in skip and not _open_input(s, iq.name):
@@ -76,23 +119,27 @@ def _conditions(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = ()) -> lis
     return [True]
 
 
-def _enough(s: ModelState, q: ModelQueue) -> bool:
-    need = q.attr("TRIGDPTH") if q.attr("TRIGTYPE") == C.MQTT_DEPTH else 1
-    return _eligible(s, q) >= need
+def _enough(s: ModelState, q: ModelQueue, qm: str = "") -> bool:
+    need = q.attr("TRIGDPTH") if _ttype(s, q, qm) == C.MQTT_DEPTH else 1
+    return _eligible(s, q, qm) >= need
 
 
-def _write(s: ModelState, q: ModelQueue, conn: str | None = None, rules: tuple[str, ...] = ()) -> None:
-    """Write (or, in a unit of work, hold) the trigger message for ``q``."""
+def _write(s: ModelState, q: ModelQueue, conn: str | None = None, rules: tuple[str, ...] = (), qm: str = "") -> None:
+    """Write (or, in a unit of work, hold) the trigger message for ``q`` on ``qm``'s initiation queue."""
     if conn is not None:
         _note(q, ("TRIG-15",))
     tm = _trigger_message(s, q)
-    iq = _initiation_queue(s, q)
-    q.last_trigger = s.clock
-    q.interval_reset = False
-    if q.attr("TRIGTYPE") == C.MQTT_DEPTH:
+    iq = _initiation_queue(s, q, qm)
+    ttype = _ttype(s, q, qm)
+    if qm:
+        q.peer_triggers = tuple(sorted({**dict(q.peer_triggers), qm: s.clock}.items()))
+    else:
+        q.last_trigger = s.clock
+        q.interval_reset = False
+    if ttype == C.MQTT_DEPTH:
         q.attrs["TRIGGER"] = C.MQTC_OFF  # TRIG-28
     if conn is not None:
-        s.conns[conn].pending_triggers.append((iq.name, tm, q.attr("TRIGTYPE"), rules))
+        s.conns[conn].pending_triggers.append((iq.name, tm, ttype, rules))
     else:
         deliver(s, iq.name, tm, rules)
 
@@ -115,12 +162,12 @@ def _note(q: ModelQueue, rules: tuple[str, ...]) -> None:
 
 
 def _alternatives(s: ModelState, outcomes: list[bool], rules: tuple[str, ...], conn: str | None,
-                  q_name: str) -> Alternatives:
+                  q_name: str, qm: str = "") -> Alternatives:
     out: Alternatives = []
     for fire in outcomes:
         t = s.clone() if len(outcomes) > 1 else s
         if fire:
-            _write(t, t.queues[q_name], conn, rules)
+            _write(t, t.queues[q_name], conn, rules, qm)
             if "TRIG-26" in rules:
                 _note(t.queues[q_name], ("TRIG-26",))  # one trigger message for the event, even for EVERY
             if "TRIG-27" in rules:
@@ -129,6 +176,16 @@ def _alternatives(s: ModelState, outcomes: list[bool], rules: tuple[str, ...], c
             _note(t.queues[q_name], rules)
         out.append((t, rules + (("TRIG-09",) if len(outcomes) > 1 else ())))
     return out
+
+
+def _per_qmgr(alts: Alternatives, qms, judge) -> Alternatives:
+    """``judge(state, qm)`` for each queue manager in turn, each outcome carried into the next."""
+    for qm in qms:
+        out: Alternatives = []
+        for state, done in alts:
+            out += [(t, tuple(dict.fromkeys(done + r))) for t, r in judge(state, qm)]
+        alts = out
+    return alts
 
 
 BASE = ("TRIG-06", "TRIG-10", "TRIG-11", "TRIG-12", "TRIG-13", "TRIG-14", "TRIG-29", "TRIG-30")
@@ -140,6 +197,8 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
     q = s.queues[queue]
     if q.attr("TRIGGER") != C.MQTC_ON or q.attr("TRIGTYPE") == C.MQTT_NONE:
         return [(s, ())]
+    if shared(q):
+        return _per_qmgr([(s, ())], _qmgrs(s, q), lambda t, qm: _shared_put(t, queue, m, conn, sync, added, qm))
     rules = ("TRIG-01", "TRIG-02", "TRIG-03", "TRIG-04") + BASE
     if added > 1:
         rules += ("TRIG-27",)
@@ -152,16 +211,46 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
         else:
             _note(q, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
         return [(s, rules + ("TRIG-25",))]
+    qm = _owner(q)
     ways = _eligible_counts(s, q, added)
     if len(ways) == 1:
         (count, _gone), = ways
-        return _after_put_counted(s, queue, count, rules, conn, sync, added)
+        return _after_put_counted(s, queue, count, rules, conn, sync, added, qm)
     out: Alternatives = []
     for count, gone in ways:
         t = s.clone()
         t.queues[queue].background_removed = gone
-        out += _after_put_counted(t, queue, count, rules + ("EXP-26",), conn, sync, added)
+        out += _after_put_counted(t, queue, count, rules + ("EXP-26",), conn, sync, added, qm)
     return out
+
+
+def _shared_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool, added: int,
+                qm: str) -> Alternatives:
+    """A put to a shared queue as queue manager ``qm`` of the group judges it, for its own initiation
+    queue (one trigger message per queue manager whose conditions hold): committed messages alone count
+    (TRIG-05), its own OpenInputCount decides condition 4 and an exclusive open anywhere stops every
+    trigger (TRIG-08), and while another has the queue open for shared input it is FIRST with
+    TriggerMsgPriority 0 (TRIG-07)."""
+    q = s.queues[queue]
+    rules = ("TRIG-05", "TRIG-08", "TRIG-01", "TRIG-02", "TRIG-03") + BASE
+    if _overridden(s, q, qm):
+        rules = ("TRIG-07",) + rules
+    if added > 1:
+        rules += ("TRIG-27",)
+    if _exclusive_anywhere(s, q):
+        _note(q, rules)
+        return [(s, rules)]
+    if m.order_priority < _threshold(s, q, qm):
+        _note(q, ("TRIG-02", "TRIG-25") + rules)
+        return [(s, rules + ("TRIG-25",))]
+    count = _eligible(s, q, qm)
+    if not sync:
+        return _after_put_counted(s, queue, count, rules, conn, False, added, qm)
+    # Not yet committed, the message does not count (TRIG-05); whether its put is a trigger event now,
+    # its trigger message held until the unit of work ends, or none, the topic does not say: both.
+    t = s.clone()
+    _note(q, rules)
+    return [(s, rules)] + _after_put_counted(t, queue, count + added, rules, conn, True, added, qm)
 
 
 def _eligible_counts(s: ModelState, q: ModelQueue, added: int = 1) -> list[tuple[int, int]]:
@@ -190,30 +279,34 @@ def _eligible_counts(s: ModelState, q: ModelQueue, added: int = 1) -> list[tuple
 
 
 def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, ...], conn: str,
-                       sync: bool, added: int = 1) -> Alternatives:
+                       sync: bool, added: int = 1, qm: str = "") -> Alternatives:
     q = s.queues[queue]
-    ttype, depth = q.attr("TRIGTYPE"), q.attr("TRIGDPTH")
+    ttype, depth = _ttype(s, q, qm), q.attr("TRIGDPTH")
     before = count - added   # the segments of one put are one event (TRIG-27)
     # a segmented put: how its segments count leads what its trigger message (or its absence) depends on
     lead = ("TRIG-27",) if added > 1 else ()
     first = {C.MQTT_FIRST: before == 0, C.MQTT_EVERY: True, C.MQTT_DEPTH: before < depth <= count}[ttype]
     if first:
-        return _alternatives(s, _conditions(s, q), tuple(dict.fromkeys(
-            lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue)
+        return _alternatives(s, _conditions(s, q, qm=qm), tuple(dict.fromkeys(
+            lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue, qm)
     # condition 11: FIRST not previously empty, DEPTH already at TriggerDepth or more
     if ttype == C.MQTT_FIRST or (ttype == C.MQTT_DEPTH and before >= depth):
         rules = tuple(dict.fromkeys(lead + ("TRIG-16", "TRIG-03") + rules))
         interval = [True]
         if ttype == C.MQTT_FIRST:
-            interval = _interval_elapsed(s, q)
-        outcomes = sorted({c and i for c in _conditions(s, q) for i in interval})
-        return _alternatives(s, outcomes, rules + (("TRIG-17",) if q.interval_reset else ()),
-                             conn if sync else None, queue)
+            interval = _interval_elapsed(s, q, qm)
+        outcomes = sorted({c and i for c in _conditions(s, q, qm=qm) for i in interval})
+        return _alternatives(s, outcomes, rules + (("TRIG-17",) if q.interval_reset and not qm else ()),
+                             conn if sync else None, queue, qm)
     _note(q, tuple(dict.fromkeys(lead + ("TRIG-03",) + rules)))
     return [(s, rules)]
 
 
-def _interval_elapsed(s: ModelState, q: ModelQueue) -> list[bool]:
+def _interval_elapsed(s: ModelState, q: ModelQueue, qm: str = "") -> list[bool]:
+    if qm:
+        # another queue manager of the group: its own interval (TRIGINT at its default), never restarted here
+        last = dict(q.peer_triggers).get(qm)
+        return [True] if last is None else [(s.clock - last) * 100 >= C.DEFAULT_TRIGGER_INTERVAL]
     if q.last_trigger is None and not q.interval_reset:
         return [True]
     if q.interval_reset:
@@ -232,18 +325,22 @@ def end_of_unit_of_work(s: ModelState, conn: str, commit: bool) -> tuple[str, ..
     return rules
 
 
-def after_close(s: ModelState, queue: str, had_input: bool) -> Alternatives:
-    """Condition 12: the only server closed the queue with enough messages left."""
+def after_close(s: ModelState, queue: str, had_input: bool, qm: str = "") -> Alternatives:
+    """Condition 12: the only server closed the queue with enough messages left (on a shared queue: the
+    only one of its queue manager ``qm``, TRIG-08)."""
     q = s.queues.get(queue)
-    if q is None or not had_input or _open_input(s, queue) or q.attr("TRIGTYPE") not in (C.MQTT_FIRST, C.MQTT_DEPTH):
+    if q is None or not had_input:
+        return [(s, ())]
+    qm = qm if shared(q) else _owner(q)
+    if _open_input(s, queue, qm if shared(q) else None) or _ttype(s, q, qm) not in (C.MQTT_FIRST, C.MQTT_DEPTH):
         return [(s, ())]
     if q.attr("TRIGGER") != C.MQTC_ON:
         return [(s, ())]
-    rules = ("TRIG-18", "TRIG-19", "TRIG-26") + BASE
-    if not _enough(s, q):
+    rules = ("TRIG-18", "TRIG-19", "TRIG-26") + BASE + (("TRIG-08", "TRIG-05") if shared(q) else ())
+    if not _enough(s, q, qm):
         _note(q, rules)
         return [(s, rules)]
-    return _alternatives(s, _conditions(s, q, skip=(4, 5)), rules, None, queue)
+    return _alternatives(s, _conditions(s, q, skip=(4, 5), qm=qm), rules, None, queue, qm)
 
 
 def after_alter(s: ModelState, queue: str, before: dict) -> Alternatives:
@@ -257,12 +354,12 @@ def after_alter(s: ModelState, queue: str, before: dict) -> Alternatives:
         now["TRIGTYPE"] != before["TRIGTYPE"] or now["TRIGMPRI"] != before["TRIGMPRI"]
         or (now["TRIGTYPE"] == C.MQTT_DEPTH and now["TRIGDPTH"] != before["TRIGDPTH"]))
     if turned_on or changed:
-        alts = _each(alts, queue, ("TRIG-20", "TRIG-26"), skip=(8,))
+        alts = _each(alts, queue, ("TRIG-20", "TRIG-26"), skip=(8,), qms=_qmgrs(s, q))
     if before["GET"] == C.MQQA_GET_INHIBITED and now["GET"] == C.MQQA_GET_ALLOWED:
-        alts = _each(alts, queue, ("TRIG-22", "TRIG-26"), skip=(5,))
+        alts = _each(alts, queue, ("TRIG-22", "TRIG-26"), skip=(5,), qms=_qmgrs(s, q))
     if before["PUT"] == C.MQQA_PUT_INHIBITED and now["PUT"] == C.MQQA_PUT_ALLOWED:
-        for app in _served_by(s, queue):
-            alts = _each(alts, app, ("TRIG-21", "TRIG-26"), skip=())
+        for app, qm in _served_by(s, queue):
+            alts = _each(alts, app, ("TRIG-21", "TRIG-26"), skip=(), qms=(qm,))
     return alts
 
 
@@ -271,25 +368,33 @@ def after_open(s: ModelState, queue: str, others_had_input: bool) -> Alternative
     alts: Alternatives = [(s, ())]
     if others_had_input:
         return alts
-    for app in _served_by(s, queue):
-        alts = _each(alts, app, ("TRIG-23", "TRIG-26"), skip=(8,))
+    for app, qm in _served_by(s, queue):
+        alts = _each(alts, app, ("TRIG-23", "TRIG-26"), skip=(8,), qms=(qm,))
     return alts
 
 
-def _served_by(s: ModelState, initq: str) -> list[str]:
-    return sorted(n for n, q in s.queues.items() if q.attr("INITQ").strip() == initq and n != initq)
-
-
-def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[int, ...]) -> Alternatives:
-    out: Alternatives = []
-    for state, done in alts:
-        q = state.queues[queue]
-        if not _enough(state, q):
-            out.append((state, done + rules))
+def _served_by(s: ModelState, initq: str) -> list[tuple[str, str]]:
+    """The application queues whose initiation queue is ``initq``, each with the queue manager that
+    names it so (each of a group's for a shared queue)."""
+    out = []
+    for n, q in sorted(s.queues.items()):
+        name = q.attr("INITQ").strip()
+        if n == initq or not name:
             continue
-        for t, r in _alternatives(state, _conditions(state, q, skip), rules + BASE, None, queue):
-            out.append((t, done + r))
+        out += [(n, qm) for qm in _qmgrs(s, q) if s.where(qm, name) == initq]
     return out
+
+
+def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[int, ...],
+          qms: tuple[str, ...] = ("",)) -> Alternatives:
+    def judge(state: ModelState, qm: str) -> Alternatives:
+        q = state.queues[queue]
+        extra = ("TRIG-08", "TRIG-05") + (("TRIG-07",) if _overridden(state, q, qm) else ()) if shared(q) else ()
+        if not _enough(state, q, qm):
+            return [(state, rules + extra)]
+        return _alternatives(state, _conditions(state, q, skip, qm), rules + BASE + extra, None, queue, qm)
+
+    return _per_qmgr(alts, qms, judge)
 
 
 def on_restart(s: ModelState) -> None:
@@ -303,7 +408,7 @@ def on_restart(s: ModelState) -> None:
 def missing_trigger_rules(s: ModelState, initq: str) -> tuple[str, ...]:
     """Why no (further) trigger message is due on ``initq``: for diagnosing extra ones."""
     rules: list[str] = []
-    for name in _served_by(s, initq):
+    for name, _qm in _served_by(s, initq):
         rules += s.queues[name].trigger_notes
     if any(p[0] == initq for c in s.conns.values() for p in c.pending_triggers):
         rules.append("TRIG-15")

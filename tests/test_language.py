@@ -87,7 +87,7 @@ def test_every_operation_class_is_generated():
         "RefreshExpiry", "DefineProcess", "DefineRemoteQueue",
  "SetClusterQueueManager", "SetClusterInstance", "SetClusterAlias", "RemoveClusterInstance",
         "SetClusterChannel", "ClusterPut", "StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler",
-        "RunDlqHandler", "CutConnection", "PauseQueueManager"}
+        "RunDlqHandler", "CutConnection", "PauseQueueManager", "DefineQueueSharingGroup"}
 
 
 @given(st.one_of(ops, observations))

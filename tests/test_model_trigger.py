@@ -8,8 +8,7 @@ from reference_model import mqconst as C
 from reference_model.rules import RULES
 from tests.modelkit import COVERED, Script, covers
 
-#: Queue-sharing groups are not modelled yet.
-NOT_YET_EXERCISABLE = {"TRIG-05", "TRIG-07", "TRIG-08"}
+NOT_YET_EXERCISABLE: set[str] = set()
 FIRST, EVERY, DEPTH = C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH
 APP_ATTRS = {"TRIGGER": C.MQTC_ON, "PROCESS": "PROC", "INITQ": "INIT", "TRIGDATA": "data"}
 
@@ -102,6 +101,87 @@ def test_segments_count_one_by_one_once_on_the_queue():
     s.do(L.AlterQueue(queue="APP", attrs={"TRIGGER": C.MQTC_ON}))
     s.do(L.Close(conn="p", handle="server"))
     assert triggers(s) == 0   # one segment left, below TriggerDepth
+
+
+def group(**attrs):
+    """z/OS, the queue manager under test and QM2 in a queue-sharing group; APP shared, an initiation queue
+    INIT on each, each with its trigger monitor (connections m1 and m2)."""
+    s = Script(platform=C.PLATFORM_ZOS, INIT={})
+    s.do(L.DefineQueueSharingGroup(qmgrs=("QM2",)))
+    s.do(L.DefineQueue(queue="INIT", qmgr="QM2"))
+    s.do(L.DefineProcess(process="PROC", appl_type=C.MQAT_UNIX, appl_id="/bin/server"))
+    s.do(L.DefineQueue(queue="APP", attrs={**APP_ATTRS, "QSGDISP": C.MQQSGD_SHARED, **attrs}))
+    for conn, qm in (("p", ""), ("m1", ""), ("m2", "QM2"), ("s2", "QM2"), ("s1", "")):
+        s.do(L.Connect(conn=conn, qmgr=qm))
+    s.do(L.Open(conn="p", handle="p.APP", queue="APP", options=C.MQOO_OUTPUT))
+    s.do(L.Open(conn="m1", handle="m1.INIT", queue="INIT", options=C.MQOO_INPUT_SHARED))
+    s.do(L.Open(conn="m2", handle="m2.INIT", queue="INIT", options=C.MQOO_INPUT_SHARED))
+    return s
+
+
+def initiated(s) -> tuple[int, int]:
+    """Trigger messages on the initiation queue of the queue manager under test, and of QM2."""
+    return (s.depth("INIT"), dict(s.do(L.InquireQueue(queue="INIT", names=["CURDEPTH"], qmgr="QM2")).attrs)["CURDEPTH"])
+
+
+def test_a_shared_queue_triggers_each_queue_manager_for_its_own_initiation_queue():
+    s = group(TRIGTYPE=FIRST)
+    s.put("p", "APP", "a")
+    assert initiated(s) == (1, 1)
+    m = s.do(L.Get(conn="m2", handle="m2.INIT")).message
+    assert m.trigger.q_name == "APP"
+
+
+@covers("TRIG-05")
+def test_a_shared_queue_counts_committed_messages_only():
+    s = group(TRIGTYPE=FIRST)
+    s.do(L.Open(conn="s1", handle="s1.APP", queue="APP", options=C.MQOO_OUTPUT))
+    s.put("p", "APP", "a")
+    assert initiated(s) == (1, 1)
+    for conn in ("m1", "m2"):
+        s.do(L.Get(conn=conn, handle=f"{conn}.INIT"))
+    s.do(L.Open(conn="s2", handle="s2.APP", queue="APP", options=C.MQOO_INPUT_SHARED))
+    assert s.do(L.Get(conn="s2", handle="s2.APP")).message.body == "a"
+    s.do(L.Close(conn="s2", handle="s2.APP"))   # empty again; the trigger interval has not passed since
+    # an uncommitted put: it does not count, and whether it is an event itself is not said
+    options = [b for b in s.branches(L.Put(conn="s1", handle="s1.APP", body="u", options=C.MQPMO_SYNCPOINT))]
+    assert len(options) > 1 and all("TRIG-05" in b.rules for b in options)
+    quiet = [i for i, b in enumerate(options) if not b.state.conns["s1"].pending_triggers]
+    s.do(L.Put(conn="s1", handle="s1.APP", body="u", options=C.MQPMO_SYNCPOINT), pick=quiet[0])
+    s.put("p", "APP", "c")           # the queue held no committed message: FIRST, on both
+    assert "TRIG-05" in s.last_rules
+    assert initiated(s) == (1, 1)
+
+
+@covers("TRIG-08")
+def test_open_input_count_is_per_queue_manager_and_exclusive_input_stops_every_trigger():
+    s = group(TRIGTYPE=FIRST)
+    s.do(L.Open(conn="s2", handle="s2.APP", queue="APP", options=C.MQOO_INPUT_SHARED))
+    assert dict(s.do(L.InquireQueue(queue="APP", names=["IPPROCS"], qmgr="QM2")).attrs)["IPPROCS"] == 1
+    assert dict(s.do(L.InquireQueue(queue="APP", names=["IPPROCS"])).attrs)["IPPROCS"] == 0
+    s.put("p", "APP", "a")
+    assert initiated(s) == (1, 0)    # QM2 has it open for input; the queue manager under test does not
+    s.do(L.Get(conn="m1", handle="m1.INIT"))
+    s.do(L.Close(conn="s2", handle="s2.APP"))   # QM2's only server closes: condition 12 there
+    assert initiated(s) == (0, 1)
+    s.do(L.Get(conn="m2", handle="m2.INIT"))
+    s.do(L.Open(conn="s1", handle="s1.APP", queue="APP", options=C.MQOO_INPUT_EXCLUSIVE))
+    assert s.do(L.Get(conn="s1", handle="s1.APP")).message.body == "a"   # empty again
+    s.do(L.Open(conn="s2", handle="s2.APP2", queue="APP", options=C.MQOO_OUTPUT))
+    s.do(L.Put(conn="s2", handle="s2.APP2", body="b"))
+    assert initiated(s) == (0, 0)    # open exclusively on one queue manager: no trigger on any
+
+
+@covers("TRIG-07")
+def test_while_another_queue_manager_has_it_open_for_shared_input_a_queue_is_first_with_priority_zero():
+    s = group(TRIGTYPE=DEPTH, TRIGDPTH=3, TRIGMPRI=5)
+    s.put("p", "APP", "low", priority=0)
+    assert initiated(s) == (0, 0)    # DEPTH 3, and below TriggerMsgPriority
+    s.do(L.Open(conn="s2", handle="s2.APP", queue="APP", options=C.MQOO_INPUT_SHARED | C.MQOO_BROWSE))
+    s.do(L.Get(conn="s2", handle="s2.APP"))  # QM2's server takes it: the queue is empty again
+    s.put("p", "APP", "low again", priority=0)
+    assert "TRIG-07" in s.last_rules
+    assert initiated(s) == (1, 0)    # here FIRST and priority 0; on QM2 its own server has it open
 
 
 @covers("TRIG-28")

@@ -55,7 +55,7 @@ AREA_REASONS = {
 }
 #: Rules that need a queue-manager feature no broker has, with the reason (verdict "not applicable").
 #: Operations with no broker equivalent at all.
-NO_EQUIVALENT = frozenset({"DefineRemoteQueue", "SetClusterAlias"})
+NO_EQUIVALENT = frozenset({"DefineRemoteQueue", "SetClusterAlias", "DefineQueueSharingGroup"})
 
 NOT_APPLICABLE_COMMON = {
     "CORE-25": "no get inhibition on the broker (GET(DISABLED) has no equivalent)",
@@ -296,6 +296,8 @@ class BrokerShim:
         """``op`` as the broker can express it, or ``None`` when it cannot at all."""
         if type(op).__name__ in NO_EQUIVALENT:
             return None
+        if getattr(op, "qmgr", "") and isinstance(op, (L.Connect, L.DefineQueue, L.InquireQueue)):
+            return None   # another queue manager of a queue-sharing group: a single broker has none
 
         if isinstance(op, L.DefineQueue):
             kept = {k: v for k, v in op.attrs if k in self.definable}

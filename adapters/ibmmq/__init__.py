@@ -147,6 +147,8 @@ class IbmMqAdapter:
             return None
         if isinstance(op, L.Connect) and op.environment != "normal":
             return None   # a client connection is an ordinary application's (no CICS, IMS or RRS)
+        if isinstance(op, (L.Connect, L.DefineQueue, L.InquireQueue)) and op.qmgr:
+            return None   # the other queue managers of a queue-sharing group: not reached by this adapter yet
         return op
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:

@@ -6,6 +6,7 @@ notes and cases, and the closing notes), with "TriggerType (MQLONG)",
 conditions leave out.  See ``reference_model/sources.py``.
 """
 
+from reference_model import mqconst as C
 from reference_model import sources as S
 from reference_model.rules import RULES, Rule
 from reference_model.sources import Cite
@@ -24,13 +25,18 @@ RULES.add(
     _trig(4, "condition 3, note a", "On a non-shared queue the count includes uncommitted puts.",
           note="Messages got under syncpoint and not yet committed are not counted, as condition 12 note b implies."),
     _trig(5, "condition 3, note b", "On a shared queue only committed messages count.",
-          note="The kit has no queue-sharing groups yet: not exercised."),
+          platforms=(C.PLATFORM_ZOS,),
+          note="Whether the put of a message in a unit of work to a shared queue is itself a trigger event "
+               "(its trigger message held until the unit of work ends) is not said: the model allows both."),
     _trig(6, "condition 4", "For FIRST and DEPTH no handle has the application queue open for input (OpenInputCount 0)."),
     _trig(7, "condition 4, note a", "Shared queues: while another queue manager has the queue open for shared input, "
-          "the others evaluate it as FIRST with TriggerMsgPriority 0.",
-          note="The kit has no queue-sharing groups yet: not exercised."),
-    _trig(8, "condition 4, note b", "Shared queues: OpenInputCount is per queue manager, and an exclusive input open "
-          "anywhere in the group blocks every trigger.", note="The kit has no queue-sharing groups yet: not exercised."),
+          "the others evaluate it as FIRST with TriggerMsgPriority 0.", platforms=(C.PLATFORM_ZOS,)),
+    _trig(8, "", "Shared queues: OpenInputCount is per queue manager, and an exclusive input open "
+          "anywhere in the group blocks every trigger.", platforms=(C.PLATFORM_ZOS,),
+          cites=(Cite(S.TRIGGER_CONDITIONS, "condition 4, note b"), Cite(S.QSG_TRIGGERING, "Triggering")),
+          note="Each queue manager of the group judges the conditions for its own initiation queue, so one "
+               "event may give a trigger message on each (“Transmission queues and triggering for queue "
+               "sharing groups”)."),
     _trig(9, "condition 5", "An application queue whose gets are inhibited does not trigger (stated for z/OS).",
           note="Stated for z/OS; on other platforms the model allows a trigger message either way."),
     _trig(10, "condition 6", "The queue names a defined process, or has a blank process name and is a transmission "
