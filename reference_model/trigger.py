@@ -178,12 +178,22 @@ def _alternatives(s: ModelState, outcomes: list[bool], rules: tuple[str, ...], c
     return out
 
 
-def _per_qmgr(alts: Alternatives, qms, judge) -> Alternatives:
-    """``judge(state, qm)`` for each queue manager in turn, each outcome carried into the next."""
+def _per_qmgr(alts: Alternatives, qms, judge, queue: str) -> Alternatives:
+    """``judge(state, qm)`` for each queue manager in turn, each outcome carried into the next.
+
+    Each judges the event as it stood: TriggerControl turned off by one's DEPTH trigger message
+    (TRIG-28) is off for the others only once all have judged it."""
+    was = alts[0][0].queues[queue].attrs["TRIGGER"] if alts else C.MQTC_OFF
     for qm in qms:
         out: Alternatives = []
         for state, done in alts:
-            out += [(t, tuple(dict.fromkeys(done + r))) for t, r in judge(state, qm)]
+            attrs_ = state.queues[queue].attrs
+            off = attrs_["TRIGGER"] != was
+            attrs_["TRIGGER"] = was
+            for t, r in judge(state, qm):
+                if off:
+                    t.queues[queue].attrs["TRIGGER"] = C.MQTC_OFF
+                out.append((t, tuple(dict.fromkeys(done + r))))
         alts = out
     return alts
 
@@ -198,7 +208,8 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
     if q.attr("TRIGGER") != C.MQTC_ON or q.attr("TRIGTYPE") == C.MQTT_NONE:
         return [(s, ())]
     if shared(q):
-        return _per_qmgr([(s, ())], _qmgrs(s, q), lambda t, qm: _shared_put(t, queue, m, conn, sync, added, qm))
+        return _per_qmgr([(s, ())], _qmgrs(s, q), lambda t, qm: _shared_put(t, queue, m, conn, sync, added, qm),
+                         queue)
     rules = ("TRIG-01", "TRIG-02", "TRIG-03", "TRIG-04") + BASE
     if added > 1:
         rules += ("TRIG-27",)
@@ -394,7 +405,7 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
             return [(state, rules + extra)]
         return _alternatives(state, _conditions(state, q, skip, qm), rules + BASE + extra, None, queue, qm)
 
-    return _per_qmgr(alts, qms, judge)
+    return _per_qmgr(alts, qms, judge, queue)
 
 
 def on_restart(s: ModelState) -> None:

@@ -151,6 +151,19 @@ _fault("segment-triggers-each", "trigger", ("TRIG-27",),
        "per segment)")
 _fault("segment-trigger-at-first", "trigger", ("TRIG-27",),
        "a segmented put's trigger event is judged when its first segment is on the queue, not after the last")
+_fault("shared-counts-uncommitted", "trigger", ("TRIG-05",),
+       "a shared queue of a queue-sharing group counts uncommitted messages for triggering, as a private one does")
+_fault("open-input-counted-group-wide", "trigger", ("TRIG-08",),
+       "a queue manager of a queue-sharing group counts the other members' input handles on a shared queue as "
+       "its own OpenInputCount, so a server on one stops FIRST and DEPTH triggers on all")
+_fault("exclusive-blocks-own-qmgr-only", "trigger", ("TRIG-08",),
+       "a shared queue open for exclusive input on one queue manager is still triggered by the others")
+_fault("no-first-override", "trigger", ("TRIG-07",),
+       "while one queue manager has a shared queue open for shared input, the others keep its own trigger type "
+       "and TriggerMsgPriority instead of FIRST and 0")
+_fault("one-trigger-per-group", "trigger", ("TRIG-08",),
+       "a trigger event on a shared queue gives one trigger message in the whole group (the queue manager "
+       "under test's) instead of one on each member's initiation queue")
 _fault("every-delivered-at-backout", "trigger", ("TRIG-15",),
        "an EVERY trigger message of a backed-out unit of work is delivered")
 

@@ -64,6 +64,16 @@ class SimQueue:
     buckets: list[list[SimMessage]] = field(default_factory=lambda: [[] for _ in range(C.MAX_PRIORITY + 1)])
     #: Messages got under syncpoint and not yet committed or backed out (not in CURDEPTH).
     held: set = field(default_factory=set)
+    #: The group member whose private queue this is ("": this queue manager's, or a shared queue).
+    owner: str = ""
+
+    @property
+    def mq_name(self) -> str:
+        return self.name.partition("@")[0]
+
+    @property
+    def shared(self) -> bool:
+        return self.attrs.get("QSGDISP") == C.MQQSGD_SHARED
 
     def all_messages(self):
         for bucket in self.buckets:
@@ -124,6 +134,7 @@ class SimConnection:
     marked: LogRecord | None = None    # the get of this unit of work marked to skip backout
     skipped: LogRecord | None = None   # a marked get carried into this new unit of work
     held_triggers: list = field(default_factory=list)  # trigger messages waiting for the UOW to end
+    qmgr: str = ""   # the member of the queue-sharing group connected to ("": this queue manager)
 
 
 class SimulatedQueueManager:
@@ -140,6 +151,9 @@ class SimulatedQueueManager:
         self.dead_q = ""  # DEADQ
         self.processes: dict[str, L.DefineProcess] = {}
         self.remote_defs: dict[str, L.DefineRemoteQueue] = {}
+        #: The other queue managers of this one's queue-sharing group (z/OS); their private queues are
+        #: kept here too, as NAME@QMGR.
+        self.group: tuple[str, ...] = ()
         self.lost: set[str] = set()       # connections the network cut, until the program ends them
         self.cut_next: set[str] = set()   # connections whose next call the network cuts in flight
         self.triggering = Triggering(self)
@@ -180,15 +194,25 @@ class SimulatedQueueManager:
         return name in self.faults
 
     # ------------------------------------------------------------ admin
+    def _op_DefineQueueSharingGroup(self, op: L.DefineQueueSharingGroup):
+        self.group = tuple(op.qmgrs)
+
+    def _local_name(self, qmgr: str, queue: str) -> str:
+        """How queue ``queue`` is kept when group member ``qmgr`` names it."""
+        if qmgr and not (queue in self.queues and self.queues[queue].shared):
+            return f"{queue}@{qmgr}"
+        return queue
+
     def _op_DefineQueue(self, op: L.DefineQueue):
         attrs = dict(SETTABLE_DEFAULTS)
         attrs.update(dict(op.attrs))
-        if op.queue in self.queues and self._fault("define-replaces-queue"):
-            self.queues[op.queue].attrs = attrs   # as DEFINE ... REPLACE would, though REPLACE was not asked for
+        name = op.queue if attrs["QSGDISP"] == C.MQQSGD_SHARED else self._local_name(op.qmgr, op.queue)
+        if name in self.queues and self._fault("define-replaces-queue"):
+            self.queues[name].attrs = attrs   # as DEFINE ... REPLACE would, though REPLACE was not asked for
             return
-        if op.queue in self.queues or op.queue in self.remote_defs:
+        if name in self.queues or op.queue in self.remote_defs:
             raise MQError(C.MQRCCF_OBJECT_ALREADY_EXISTS)
-        self.queues[op.queue] = SimQueue(op.queue, attrs)
+        self.queues[name] = SimQueue(name, attrs, owner="" if attrs["QSGDISP"] == C.MQQSGD_SHARED else op.qmgr)
 
     def _queue(self, name: str) -> SimQueue:
         if name not in self.queues:
@@ -234,17 +258,18 @@ class SimulatedQueueManager:
                                            put_time=self.clock, tm=tm))
 
     def _op_InquireQueue(self, op: L.InquireQueue):
-        q = self._queue(op.queue)
+        q = self._queue(self._local_name(op.qmgr, op.queue))
         out = {}
+        # a shared queue's open counts are the asking queue manager's own
+        mine = [h for h in self.handles.values() if h.queue == q.name
+                and (not q.shared or self.conns[h.conn].qmgr == op.qmgr)]
         for name in op.names:
             if name == "CURDEPTH":
                 out[name] = q.depth(self._depth_counter())
             elif name == "IPPROCS":
-                out[name] = sum(1 for h in self.handles.values() if h.queue == q.name and h.input)
+                out[name] = sum(1 for h in mine if h.input)
             elif name == "OPPROCS":
-                out[name] = sum(
-                    1 for h in self.handles.values() if h.queue == q.name and h.options & C.MQOO_OUTPUT
-                )
+                out[name] = sum(1 for h in mine if h.options & C.MQOO_OUTPUT)
             else:
                 out[name] = q.attrs[name]
         return L.Observation(attrs=out)
@@ -340,7 +365,7 @@ class SimulatedQueueManager:
         if op.conn in self.conns and op.conn in self.lost:   # the silently re-made connection of a fault
             del self.conns[op.conn]
         self.lost.discard(op.conn)
-        self.conns[op.conn] = SimConnection(op.conn, op.environment)
+        self.conns[op.conn] = SimConnection(op.conn, op.environment, qmgr=op.qmgr)
 
     # ------------------------------------------------------------ the network cutting connections
     def _op_CutConnection(self, op: L.CutConnection):
@@ -489,8 +514,7 @@ class SimulatedQueueManager:
 
     # ------------------------------------------------------------ open / close
     def _op_Open(self, op: L.Open):
-        self._conn(op.conn)
-        q = self._queue(op.queue)
+        q = self._queue(self._local_name(self._conn(op.conn).qmgr, op.queue))
         opts = op.options
         inputs = opts & C.MQOO_INPUT_ANY
         valid = C.MQOO_INPUT_ANY | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
@@ -505,9 +529,9 @@ class SimulatedQueueManager:
             if readers and (exclusive or any(h.exclusive for h in readers)):
                 raise MQError(C.MQRC_OBJECT_IN_USE)
         first_reader = bool(inputs) and not any(h.queue == q.name and h.input for h in self.handles.values())
-        self.handles[op.handle] = SimHandle(op.handle, op.conn, op.queue, opts, exclusive)
+        self.handles[op.handle] = SimHandle(op.handle, op.conn, q.name, opts, exclusive)
         if inputs:
-            self.triggering.on_open_for_input(op.queue, first_reader)
+            self.triggering.on_open_for_input(q.name, first_reader)
 
     def _op_Close(self, op: L.Close):
         self._handle(op.conn, op.handle)
@@ -516,7 +540,7 @@ class SimulatedQueueManager:
     def _drop_handle(self, name: str) -> None:
         h = self.handles.pop(name)
         h.release()
-        self.triggering.on_close(h.queue, h.input)
+        self.triggering.on_close(h.queue, h.input, self.conns[h.conn].qmgr if h.conn in self.conns else "")
 
     # ------------------------------------------------------------ put
     def _op_Put(self, op: L.Put):
@@ -540,7 +564,8 @@ class SimulatedQueueManager:
             if self._fault("remote-put-inner-expiry-unlimited"):
                 inner = C.MQEI_UNLIMITED
             return self._put(op.conn, xq, op.body, md, op.options, L.XmitHeader(expiry=inner), op.dlh)
-        return self._put(op.conn, self._queue(op.queue), op.body, op.md, op.options, op.xmit_header, op.dlh)
+        q = self._queue(self._local_name(self.conns[op.conn].qmgr, op.queue))
+        return self._put(op.conn, q, op.body, op.md, op.options, op.xmit_header, op.dlh)
 
     def _op_DefineRemoteQueue(self, op: L.DefineRemoteQueue):
         if op.queue in self.queues or op.queue in self.remote_defs:

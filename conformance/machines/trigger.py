@@ -20,6 +20,9 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 APP, XQ, INIT, PROC = "APP.Q", "XMIT.Q", "INIT.Q", "APP.PROCESS"
+#: On z/OS, a case may put the queue manager in a queue-sharing group with QM2, whose trigger monitor and
+#: server serve SHARED (a shared queue) through QM2's own initiation queue of the same name.
+QM2, SHARED = "QM2", "SHARED.Q"
 OUT = C.MQOO_OUTPUT | C.MQOO_INQUIRE
 TRIGGER_TYPES = (C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH)
 #: The application queue's MAXMSGL: the smallest segment, so that a message splits one way only.
@@ -33,10 +36,18 @@ class TriggerMachine(ConformanceMachine):
     @initialize(ttype=st.sampled_from(TRIGGER_TYPES), depth=st.sampled_from((1, 2, 3)),
                 threshold=st.sampled_from((0, 4)), fifo=st.booleans(), defprty=st.sampled_from((0, 5)),
                 trigint=st.sampled_from((0, 500, C.DEFAULT_TRIGGER_INTERVAL)),
-                monitor=st.sampled_from((True, True, False)))
-    def set_up(self, ttype, depth, threshold, fifo, defprty, trigint, monitor):
+                monitor=st.sampled_from((True, True, False)), group=st.booleans())
+    def set_up(self, ttype, depth, threshold, fifo, defprty, trigint, monitor, group):
         self.n = 0
         self.generation = 0
+        self.group = group and self.session.platform == C.PLATFORM_ZOS \
+            and self.can_run(L.DefineQueueSharingGroup(qmgrs=(QM2,)))
+        if self.group:
+            self.execute(L.DefineQueueSharingGroup(qmgrs=(QM2,)))
+            self.execute(L.DefineQueue(queue=INIT, qmgr=QM2))
+            self.execute(L.DefineQueue(queue=SHARED, attrs={
+                "TRIGGER": C.MQTC_ON, "TRIGTYPE": ttype, "TRIGDPTH": depth, "TRIGMPRI": threshold,
+                "PROCESS": PROC, "INITQ": INIT, "QSGDISP": C.MQQSGD_SHARED}))
         self.execute(L.DefineProcess(process=PROC, appl_id="/opt/app/server", env_data="env", user_data="user"))
         self.execute(L.DefineQueue(queue=INIT))
         self.execute(L.DefineQueue(queue=APP, attrs={
@@ -74,8 +85,15 @@ class TriggerMachine(ConformanceMachine):
         self.server_open = False
         for conn in ("putter", "server", "monitor", "watcher"):
             self.execute(L.Connect(conn=conn))
-        for q in (APP, XQ):
+        for q in (APP, XQ) + ((SHARED,) if self.group else ()):
             self.execute(L.Open(conn="putter", handle=self._handle("putter", q), queue=q, options=OUT))
+        self.shared_open = {"server": False, "qm2-server": False}
+        if self.group:
+            for conn in ("qm2-server", "qm2-monitor"):
+                self.execute(L.Connect(conn=conn, qmgr=QM2))
+            self.execute(L.Open(conn="qm2-monitor", handle=self._handle("qm2-monitor", INIT), queue=INIT,
+                                options=C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE))
+            self._watched_qm2 = None
         self.execute(L.Open(conn="watcher", handle=self._handle("watcher", INIT), queue=INIT,
                             options=C.MQOO_BROWSE | C.MQOO_INQUIRE))
 
@@ -172,6 +190,7 @@ class TriggerMachine(ConformanceMachine):
         self.execute(L.Disconnect(conn="server", abnormal=True))
         self.execute(L.Connect(conn="server"))
         self.server_open = False
+        self.shared_open["server"] = False
 
     # ------------------------------------------------------------ trigger monitor
     @precondition(lambda self: not self.monitor_running)
@@ -217,7 +236,52 @@ class TriggerMachine(ConformanceMachine):
     def time_passes(self, tenths):
         self.execute(L.AdvanceClock(tenths=tenths))
 
-    @precondition(lambda self: self.can(L.Restart))
+    # ------------------------------------------------------------ a queue-sharing group (z/OS)
+    @precondition(lambda self: self.group)
+    @rule(priority=st.sampled_from((0, 4, 8)), sync=st.booleans(), end=st.sampled_from(("commit", "backout", "")))
+    def put_shared(self, priority, sync, end):
+        """A put to the shared queue, judged by both queue managers with committed messages alone counting;
+        one in a unit of work may be left uncommitted while others follow."""
+        self.n += 1
+        self.execute(L.Put(conn="putter", handle=self._handle("putter", SHARED), body=f"s{self.n}",
+                           md=L.MessageDescriptor(priority=priority),
+                           options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT))
+        if sync and end:
+            self.putter_ends_unit_of_work(end == "commit")
+        elif sync:
+            # while it is uncommitted another message arrives: the first does not count for it (TRIG-05)
+            self.n += 1
+            self.execute(L.Put(conn="putter", handle=self._handle("putter", SHARED), body=f"s{self.n}",
+                               md=L.MessageDescriptor(priority=priority), options=C.MQPMO_NO_SYNCPOINT))
+
+    @precondition(lambda self: self.group)
+    @rule(who=st.sampled_from(("server", "qm2-server")), exclusive=st.booleans(), gets=st.integers(0, 2),
+          arrivals=st.integers(0, 2), close=st.booleans())
+    def serve_shared(self, who, exclusive, gets, arrivals, close):
+        """A server on either queue manager opens the shared queue for input (shared or exclusive), gets,
+        messages arrive meanwhile, and it closes or stays open."""
+        handle = self._handle(who, SHARED)
+        if not self.shared_open[who]:
+            obs = self.execute(L.Open(conn=who, handle=handle, queue=SHARED,
+                                      options=C.MQOO_INPUT_EXCLUSIVE if exclusive else C.MQOO_INPUT_SHARED))
+            self.shared_open[who] = obs.rc == C.MQRC_NONE
+        if not self.shared_open[who]:
+            return
+        for _ in range(gets):
+            self.execute(L.Get(conn=who, handle=handle, options=C.MQGMO_NO_SYNCPOINT))
+        for _ in range(arrivals):
+            self.put_shared(4, False, "")
+        if close:
+            self.execute(L.Close(conn=who, handle=handle))
+            self.shared_open[who] = False
+
+    @precondition(lambda self: self.group)
+    @rule()
+    def qm2_monitor_reads(self):
+        self.execute(L.Get(conn="qm2-monitor", handle=self._handle("qm2-monitor", INIT),
+                           options=C.MQGMO_NO_SYNCPOINT))
+
+    @precondition(lambda self: self.can(L.Restart) and not self.group)
     @rule()
     def restart(self):
         self.execute(L.Restart())
@@ -233,6 +297,9 @@ class TriggerMachine(ConformanceMachine):
         # when it changed, or after a step that may change TriggerControl otherwise (an alter, a
         # restart), are the messages browsed (one more than the depth, to see that none is hidden)
         # and TriggerControl inquired: again after an unchanged depth they would show nothing new.
+        if self.group:
+            # QM2's initiation queue: how many trigger messages the other queue manager wrote
+            self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"], qmgr=QM2))
         depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
         if depth == self._watched and not self._look_again:
             return

@@ -75,7 +75,8 @@ RULES.add(
     _trig(26, "closing note 1", "Trigger messages from conditions 12 and 13 are not part of a unit of work, and EVERY "
            "gives only one trigger message for them."),
     _trig(27, "closing note 2", "A message segmented at put causes one trigger event; its segments count individually "
-           "afterwards.", note="The kit does not segment messages yet: not exercised."),
+           "afterwards.", platforms=(C.PLATFORM_DISTRIBUTED,),
+           note="z/OS does not segment messages (CORE-49)."),
     _trig(28, "", "After writing a DEPTH trigger message the queue manager sets TriggerControl off.", cites=Cite(S.TRIGGER_TYPE, "MQTT_DEPTH")),
     _trig(29, "", "A trigger message carries QName, ProcessName and TriggerData from the queue and ApplType, ApplId, "
            "EnvData and UserData from the process, with the initiation queue's default priority.",
