@@ -134,7 +134,7 @@ def _inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
             values[name] = _curdepth(q)
             # The rules that explain a wrong depth are worked out only if it is wrong (_depth_rules).
             exercised += ("CORE-28", "CORE-02") + (("CORE-14",) if q.held else ()) + q.departures
-            if expiry.lingering(state, q) and not expiry.background_removal(state):
+            if expiry.lingering(state, q) and not expiry.background_removal(state, q):
                 exercised += ("EXP-11",)
         elif name in ("IPPROCS", "OPPROCS"):
             want = "can_input" if name == "IPPROCS" else "can_output"
@@ -186,9 +186,14 @@ def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
     # Expired messages still on the queue count (EXP-11), and only a get that walks past them
     # discards them (EXP-04/05): a depth too low may be one discarded too soon.
     walked = ("EXP-05", "EXP-04") if q.attr("MSGDLVSQ") == C.MQMDS_PRIORITY else ("EXP-04",)
+    lingering = expiry.lingering(state, q) and not expiry.background_removal(state, q)
+    # Expired messages another member's scans may not reach (its own private queues and the shared ones
+    # are its to scan, not these: EXP-25) lead.
+    others_scan = lingering and state.group and any(a.get("EXPRYINT") for a in state.peers.values())
     low = tuple(dict.fromkeys(
-        _depth_history_rules(state, q)
-        + (("EXP-11",) + walked if expiry.lingering(state, q) and not expiry.background_removal(state) else ())
+        (("EXP-25",) if others_scan else ())
+        + _depth_history_rules(state, q)
+        + (("EXP-11",) + walked if lingering else ())
         + ("CORE-28",)))
     out = {"attrs.CURDEPTH>": high, "attrs.CURDEPTH<": low, "attrs.CURDEPTH": tuple(dict.fromkeys(high + low))}
     # A depth short by no more than the uncommitted puts: leaving them out (CORE-28) explains it all,
@@ -207,7 +212,7 @@ def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
     already have expired and gone in the background (EXP-26) need not count, so
     their history is not blamed.
     """
-    removable = expiry.background_removal(state)
+    removable = expiry.background_removal(state, q)
     counted = [m for m in q.messages if m.got_by is None
                and not (removable and expiry.status(state, m) != expiry.LIVE)]
     # An uncommitted put counts by CORE-28 itself; its history (CORE-02: hidden from other

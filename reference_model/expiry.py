@@ -85,9 +85,20 @@ def put_outcomes(md: L.MessageDescriptor, xmit: L.XmitHeader | None) -> list[tup
     return []
 
 
-def background_removal(state: ModelState) -> bool:
-    """EXP-26/23: may expired messages leave a queue without a get touching them?"""
-    return state.platform != C.PLATFORM_ZOS or state.qmgr.get("EXPRYINT", 0) > 0
+def background_removal(state: ModelState, q: ModelQueue | None = None) -> bool:
+    """EXP-26/23: may expired messages leave a queue (``q``, or the queue manager's own) without a get
+    touching them?  On z/OS only scans remove them: a queue manager's EXPRYINT scans its own queues,
+    and in a queue-sharing group the shared queues are scanned by one member, 'generally' the first to
+    set EXPRYINT (EXP-25): which one is not certain, so any member's interval may scan them."""
+    if state.platform != C.PLATFORM_ZOS:
+        return True
+    if q is None or not state.group:
+        return state.qmgr.get("EXPRYINT", 0) > 0
+    intervals = {"": state.qmgr.get("EXPRYINT", 0), **{m: a.get("EXPRYINT", 0) for m, a in state.peers.items()}}
+    if q.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
+        return any(v > 0 for v in intervals.values())
+    owner = q.name.split(":", 1)[0] if ":" in q.name else ""
+    return intervals.get(owner, 0) > 0
 
 
 def lingering(state: ModelState, q: ModelQueue) -> list[ModelMessage]:
@@ -113,7 +124,7 @@ def depth_range(state: ModelState, q: ModelQueue, full: int) -> list[tuple[int, 
 
     Only messages whose removal leaves no other trace are counted here, by number; one that asks
     for an expiration report is removed by name with its report (:func:`report_removals`)."""
-    if not background_removal(state):
+    if not background_removal(state, q):
         return [(full, 0)]
     n = sum(1 for m in q.messages if removable(state, m) and not reports(state, m)) if q.expiring else 0
     low = min(q.background_removed, n)
@@ -127,11 +138,11 @@ def report_removals(state: ModelState, queue: str, source: bool = True) -> list[
     ``queue`` (when ``source``) and those whose reports go to it.  A pass over a queue removes what
     has expired by then, so of one queue's messages those that expired first go first: the ways
     are, per queue, each number of them in order of expiry.  The first way is ``state`` itself."""
-    if not background_removal(state):
+    if not background_removal(state) and not state.group:
         return [(state, ())]
     by_queue = []
     for name, q in state.queues.items():
-        if not q.expiring:
+        if not q.expiring or not background_removal(state, q):
             continue
         found = sorted((m for m in q.messages
                         if (m.md.reply_to_q == queue or (source and name == queue))
@@ -182,7 +193,7 @@ def discard(s: ModelState, queue: str, m: ModelMessage, rules: tuple[str, ...],
     q = s.queues[queue]
     if q.find(m.seq) is m:
         s.discard(queue, m, rules)
-    if background_removal(s) and q.background_removed:
+    if background_removal(s, q) and q.background_removed:
         q.background_removed -= 1  # it may have been one of those removed in the background
     _report(s, m, report_rules)
 
@@ -239,9 +250,17 @@ def alter_queue_manager(state: ModelState, op: L.AlterQueueManager) -> list[Bran
     attrs_ = dict(op.attrs)
     if "EXPRYINT" in attrs_ and state.platform != C.PLATFORM_ZOS:
         raise HistoryError("EXPRYINT is a z/OS queue-manager attribute")
+    if op.qmgr and op.qmgr not in state.group:
+        raise HistoryError(f"{op.qmgr!r} is not a queue manager of the queue-sharing group")
     s = state.clone()
-    s.qmgr.update(attrs_)
-    return [Branch(observation=L.OK, state=s, rules=("EXP-23",) if "EXPRYINT" in attrs_ else ())]
+    if op.qmgr:
+        s.peers = {**s.peers, op.qmgr: {**s.peers.get(op.qmgr, {}), **attrs_}}
+    else:
+        s.qmgr.update(attrs_)
+    rules = ("EXP-23",) if "EXPRYINT" in attrs_ else ()
+    if rules and s.group:
+        rules += ("EXP-25",)   # which member scans the shared queues
+    return [Branch(observation=L.OK, state=s, rules=rules)]
 
 
 @handles(L.RefreshExpiry)

@@ -467,9 +467,11 @@ class PauseQueueManager(Op):
 
 @value_class
 class AlterQueueManager(Op):
-    """ALTER QMGR: queue-manager attributes (EXPRYINT, in seconds, 0 meaning OFF)."""
+    """ALTER QMGR: queue-manager attributes (EXPRYINT, in seconds, 0 meaning OFF), of the queue manager
+    under test or of ``qmgr``, another member of its queue-sharing group."""
 
     attrs: tuple = attrs.field(converter=lambda v: _checked_qmgr_attrs(_attr_pairs(v)))
+    qmgr: str = ""
 
 
 @value_class

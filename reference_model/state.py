@@ -237,6 +237,8 @@ class ModelState:
     armed: frozenset = frozenset()
     #: The other queue managers of the queue-sharing group the one under test is in (z/OS).
     group: tuple = ()
+    #: Their queue-manager attributes as altered (EXPRYINT): {qmgr: {name: value}}, replaced on change.
+    peers: dict = attrs.Factory(dict)
 
     def where(self, qmgr: str, queue: str) -> str:
         """The key in :attr:`queues` of queue ``queue`` as queue manager ``qmgr`` sees it: a shared queue
@@ -288,6 +290,7 @@ class ModelState:
             broken=self.broken,
             armed=self.armed,
             group=self.group,
+            peers=self.peers,
         )
 
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:

@@ -272,7 +272,7 @@ def _eligible_counts(s: ModelState, q: ModelQueue, added: int = 1) -> list[tuple
     they were of a priority that counts, each count is possible.  Only counts that could decide
     the trigger differently are kept apart, each with the fewest removals that give it."""
     count = _eligible(s, q)
-    if not q.expiring or not expiry.background_removal(s):
+    if not q.expiring or not expiry.background_removal(s, q):
         return [(count, q.background_removed)]
     removable = [m for m in q.messages if expiry.removable(s, m) and not expiry.reports(s, m)]
     if not removable:

@@ -296,7 +296,7 @@ class BrokerShim:
         """``op`` as the broker can express it, or ``None`` when it cannot at all."""
         if type(op).__name__ in NO_EQUIVALENT:
             return None
-        if getattr(op, "qmgr", "") and isinstance(op, (L.Connect, L.DefineQueue, L.InquireQueue)):
+        if getattr(op, "qmgr", "") and isinstance(op, (L.Connect, L.DefineQueue, L.InquireQueue, L.AlterQueueManager)):
             return None   # another queue manager of a queue-sharing group: a single broker has none
 
         if isinstance(op, L.DefineQueue):

@@ -151,6 +151,9 @@ _fault("segment-triggers-each", "trigger", ("TRIG-27",),
        "per segment)")
 _fault("segment-trigger-at-first", "trigger", ("TRIG-27",),
        "a segmented put's trigger event is judged when its first segment is on the queue, not after the last")
+_fault("member-scans-all-queues", "expiry", ("EXP-25",),
+       "another queue manager of the queue-sharing group, scanning for expired messages at its EXPRYINT, removes "
+       "them from the private queues of the queue manager under test too")
 _fault("shared-counts-uncommitted", "trigger", ("TRIG-05",),
        "a shared queue of a queue-sharing group counts uncommitted messages for triggering, as a private one does")
 _fault("open-input-counted-group-wide", "trigger", ("TRIG-08",),

@@ -154,6 +154,8 @@ class SimulatedQueueManager:
         #: The other queue managers of this one's queue-sharing group (z/OS); their private queues are
         #: kept here too, as NAME@QMGR.
         self.group: tuple[str, ...] = ()
+        self.member_expiry: dict[str, int] = {}   # the other members' EXPRYINT, seconds
+        self.scanner: str | None = None           # the member that scans shared queues: the first with EXPRYINT
         self.lost: set[str] = set()       # connections the network cut, until the program ends them
         self.cut_next: set[str] = set()   # connections whose next call the network cuts in flight
         self.triggering = Triggering(self)
@@ -283,12 +285,23 @@ class SimulatedQueueManager:
                     left = self._left(m, before)
                     if left is not None and left > 0 and self._left(m) <= 0:
                         self._report(m)
-        period = self.expiry_interval * 10
-        if self.platform == C.PLATFORM_ZOS and period and before // period != self.clock // period:
-            self._scan(list(self.queues))
+        if self.platform != C.PLATFORM_ZOS:
+            return
+        for member in ("",) + self.group:
+            period = (self.member_expiry.get(member, 0) if member else self.expiry_interval) * 10
+            if period and before // period != self.clock // period:
+                # each member scans its own queues; the shared ones are the scanner's to scan
+                everything = bool(member) and self._fault("member-scans-all-queues")
+                self._scan([n for n, q in self.queues.items() if everything or
+                            (q.owner == member and not q.shared) or (q.shared and self.scanner == member)])
 
     def _op_AlterQueueManager(self, op: L.AlterQueueManager):
         attrs = dict(op.attrs)
+        if attrs.get("EXPRYINT") and self.scanner is None:
+            self.scanner = op.qmgr
+        if op.qmgr:
+            self.member_expiry[op.qmgr] = attrs.get("EXPRYINT", self.member_expiry.get(op.qmgr, 0))
+            return
         self.expiry_interval = attrs.get("EXPRYINT", self.expiry_interval)
         self.trigger_interval = attrs.get("TRIGINT", self.trigger_interval)
         self.dead_q = attrs.get("DEADQ", self.dead_q)

@@ -40,7 +40,15 @@ class ExpiryMachine(ConformanceMachine):
         self.numbers = itertools.count(1)
         # Periodic scans (z/OS) are tried only in cases without expiration reports.
         self.scans = scans and _on_zos(self)
-        self.execute(L.DefineQueue(queue=APP, attrs={"MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY}))
+        # ... and where the system has queue-sharing groups, in a group with QM2 and APP shared: the scans
+        # are then QM2's in the cases with a priority-ordered APP (they reach APP, not REPLY or XMIT: EXP-25)
+        # and those of the queue manager under test in the FIFO cases.
+        group = self.scans and self.can_run(L.DefineQueueSharingGroup(qmgrs=("QM2",))) \
+            and self.can_run(L.AlterQueueManager(attrs={"EXPRYINT": 1}, qmgr="QM2"))
+        if group:
+            self.execute(L.DefineQueueSharingGroup(qmgrs=("QM2",)))
+        self.execute(L.DefineQueue(queue=APP, attrs={"MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY,
+                                                     **({"QSGDISP": C.MQQSGD_SHARED} if group else {})}))
         self.execute(L.DefineQueue(queue=REPLY))
         self.execute(L.DefineQueue(queue=XMIT, attrs={"USAGE": C.MQUS_TRANSMISSION}))
         self.remote = self.can(L.DefineRemoteQueue)
@@ -51,7 +59,7 @@ class ExpiryMachine(ConformanceMachine):
             for q in (APP, REPLY, XMIT):
                 self.execute(L.Open(conn=conn, handle=f"{conn}.{q}", queue=q, options=OPEN))
         if self.scans:
-            self.execute(L.AlterQueueManager(attrs={"EXPRYINT": 1}))
+            self.execute(L.AlterQueueManager(attrs={"EXPRYINT": 1}, qmgr="QM2" if group and not fifo else ""))
 
     def _md(self, priority: int, expiry: int, report: int, **kw) -> L.MessageDescriptor:
         n = next(self.numbers)
@@ -159,6 +167,7 @@ class ExpiryMachine(ConformanceMachine):
     def inspect(self):
         self.execute(L.InquireQueue(queue=APP, names=["CURDEPTH"]))
         self.execute(L.InquireQueue(queue=REPLY, names=["CURDEPTH"]))
+        self.execute(L.InquireQueue(queue=XMIT, names=["CURDEPTH"]))
 
     @rule()
     def read_report(self):

@@ -84,8 +84,11 @@ RULES.add(
           "message to have been discarded after a scan time."),
     _exp(24, "z/OS: 'Explicit request'", "REFRESH QMGR TYPE(EXPIRY) for named queues discards their expired messages "
           "(with their reports) without a get.", platforms=ZOS),
-    _exp(25, "z/OS: 'Periodic scan'", "In a queue-sharing group only one queue manager scans the shared queues.",
-         platforms=ZOS, note="The kit has no queue-sharing groups yet: not exercised."),
+    _exp(25, "z/OS: 'Periodic scan'", "In a queue-sharing group one queue manager scans the shared queues; each "
+         "member's EXPRYINT scans only its own private queues besides.",
+         platforms=ZOS, note="Which member scans the shared queues is 'generally' the first to restart or to set "
+         "EXPRYINT: the model lets any member with an interval remove their expired messages. A member ending, "
+         "and another taking over, is not modelled."),
     _exp(26, "", cites=(Cite(S.ZOS_EXPIRED, "first paragraph"), Cite(S.EXPIRY_INTERVAL)), summary= "Where no get touches it, an expired message stays on the queue on z/OS "
           "without EXPRYINT; on other platforms MQ documents no removal time, so it may be removed at any time "
           "after it expires.",
