@@ -183,19 +183,19 @@ def _per_qmgr(alts: Alternatives, qms, judge, queue: str) -> Alternatives:
 
     Each judges the event as it stood: TriggerControl turned off by one's DEPTH trigger message
     (TRIG-28) is off for the others only once all have judged it."""
-    was = alts[0][0].queues[queue].attrs["TRIGGER"] if alts else C.MQTC_OFF
+    tracked = [(state, done, state.queues[queue].attrs["TRIGGER"]) for state, done in alts]
     for qm in qms:
-        out: Alternatives = []
-        for state, done in alts:
+        out = []
+        for state, done, was in tracked:
             attrs_ = state.queues[queue].attrs
             off = attrs_["TRIGGER"] != was
             attrs_["TRIGGER"] = was
             for t, r in judge(state, qm):
                 if off:
                     t.queues[queue].attrs["TRIGGER"] = C.MQTC_OFF
-                out.append((t, tuple(dict.fromkeys(done + r))))
-        alts = out
-    return alts
+                out.append((t, tuple(dict.fromkeys(done + r)), was))
+        tracked = out
+    return [(state, done) for state, done, _ in tracked]
 
 
 BASE = ("TRIG-06", "TRIG-10", "TRIG-11", "TRIG-12", "TRIG-13", "TRIG-14", "TRIG-29", "TRIG-30")

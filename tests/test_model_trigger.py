@@ -130,6 +130,11 @@ def test_a_shared_queue_triggers_each_queue_manager_for_its_own_initiation_queue
     assert initiated(s) == (1, 1)
     m = s.do(L.Get(conn="m2", handle="m2.INIT")).message
     assert m.trigger.q_name == "APP"
+    # DEPTH: each member judges the event as it stood, then TriggerControl is off for all
+    d = group(TRIGTYPE=DEPTH, TRIGDPTH=1)
+    d.put("p", "APP", "a")
+    assert initiated(d) == (1, 1)
+    assert dict(d.do(L.InquireQueue(queue="APP", names=["TRIGGER"])).attrs)["TRIGGER"] == C.MQTC_OFF
 
 
 @covers("TRIG-05")
