@@ -147,7 +147,13 @@ def _inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
             field_rules[f"attrs.{name}"] = ("CORE-24", "TRIG-08") if per_qmgr else ("CORE-24",)
         else:
             values[name] = q.attr(name)
-            field_rules[f"attrs.{name}"] = ("TRIG-28", "TRIG-20", "CORE-41") if name == "TRIGGER" else ("CORE-41",)
+            if name != "TRIGGER":
+                field_rules[f"attrs.{name}"] = ("CORE-41",)
+            elif q.attr("TRIGTYPE") == C.MQTT_DEPTH:
+                # a DEPTH trigger message turns it off: when the depth condition held (TRIG-03) decides it too
+                field_rules[f"attrs.{name}"] = ("TRIG-28", "TRIG-03", "TRIG-20", "CORE-41")
+            else:
+                field_rules[f"attrs.{name}"] = ("TRIG-28", "TRIG-20", "CORE-41")
     rules = tuple(sorted({r for rs in field_rules.values() for r in rs} | set(exercised)))
     if "CURDEPTH" in values:
         field_rules = Lazy(lambda eager=field_rules: {**eager, **_depth_rules(state, q)})
