@@ -12,7 +12,7 @@ import attrs
 from reference_model import expiry, trigger
 from reference_model import language as L
 from reference_model import mqconst as C
-from reference_model.model import Branch, HistoryError, Lazy, handles
+from reference_model.model import Branch, HistoryError, Lazy, handles, require_member
 from reference_model.state import (
     ModelConnection,
     ModelHandle,
@@ -71,14 +71,9 @@ def define_queue_sharing_group(state: ModelState, op: L.DefineQueueSharingGroup)
     return [Branch(observation=L.OK, state=s)]
 
 
-def _member(state: ModelState, qmgr: str) -> None:
-    if qmgr and qmgr not in state.group:
-        raise HistoryError(f"{qmgr!r} is not a queue manager of the queue-sharing group")
-
-
 @handles(L.DefineQueue)
 def define_queue(state: ModelState, op: L.DefineQueue) -> list[Branch]:
-    _member(state, op.qmgr)
+    require_member(state, op.qmgr)
     values = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items()}
     values.update(dict(op.attrs))
     sharing = values["QSGDISP"] == C.MQQSGD_SHARED
@@ -106,7 +101,7 @@ def alter_queue(state: ModelState, op: L.AlterQueue) -> list[Branch]:
 @handles(L.InquireQueue)
 def inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     if op.qmgr:
-        _member(state, op.qmgr)
+        require_member(state, op.qmgr)
         op = attrs.evolve(op, queue=state.where(op.qmgr, op.queue))
     if "CURDEPTH" not in op.names or op.queue not in state.queues:
         return _inquire_queue(state, op)
@@ -139,7 +134,7 @@ def _inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
         elif name in ("IPPROCS", "OPPROCS"):
             want = "can_input" if name == "IPPROCS" else "can_output"
             # of a shared queue, the handles of the queue manager asked (TRIG-08: counts are per queue manager)
-            per_qmgr = trigger.shared(q)
+            per_qmgr = q.shared
             values[name] = sum(
                 1 for h in state.handles.values() if h.queue == q.name and getattr(h, want)
                 and not (per_qmgr and state.qmgr_of(h.conn) != op.qmgr)
@@ -245,7 +240,7 @@ def connect(state: ModelState, op: L.Connect) -> list[Branch]:
         raise HistoryError(f"connection {op.conn!r} is already connected")
     s = state.clone()
     s.broken = s.broken - {op.conn}   # a program connecting again after its connection broke
-    _member(state, op.qmgr)
+    require_member(state, op.qmgr)
     s.conns[op.conn] = ModelConnection(name=op.conn, environment=op.environment, qmgr=op.qmgr)
     # The environment matters to the syncpoint area (“Skipping backout” note 2) only.
     return [Branch(observation=L.OK, state=s)]
@@ -547,7 +542,7 @@ def _length_outcomes(state: ModelState, q: ModelQueue, body: str, md: L.MessageD
         return [], [(C.MQRC_MSG_TOO_BIG_FOR_Q, "CORE-49")], []
     sure, short = segmentations(len(body), maxl)
     if sure:
-        return list(sure) + list(short), [], []
+        return sure, [], []
     if short:
         return list(short), [], [(C.MQRC_MSG_TOO_BIG_FOR_Q, "CORE-50")]
     return [], [(C.MQRC_MSG_TOO_BIG_FOR_Q, "CORE-50")], []

@@ -15,7 +15,7 @@ from typing import Iterator
 
 from reference_model import language as L
 from reference_model import mqconst as C
-from reference_model.model import Branch, HistoryError, handles
+from reference_model.model import Branch, HistoryError, handles, require_member
 from reference_model.state import ModelMessage, ModelQueue, ModelState
 
 LIVE, EXPIRED, MAYBE = "live", "expired", "maybe"
@@ -95,10 +95,9 @@ def background_removal(state: ModelState, q: ModelQueue | None = None) -> bool:
     if q is None or not state.group:
         return state.qmgr.get("EXPRYINT", 0) > 0
     intervals = {"": state.qmgr.get("EXPRYINT", 0), **{m: a.get("EXPRYINT", 0) for m, a in state.peers.items()}}
-    if q.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
+    if q.shared:
         return any(v > 0 for v in intervals.values())
-    owner = q.name.split(":", 1)[0] if ":" in q.name else ""
-    return intervals.get(owner, 0) > 0
+    return intervals.get(q.owner, 0) > 0
 
 
 def lingering(state: ModelState, q: ModelQueue) -> list[ModelMessage]:
@@ -250,8 +249,7 @@ def alter_queue_manager(state: ModelState, op: L.AlterQueueManager) -> list[Bran
     attrs_ = dict(op.attrs)
     if "EXPRYINT" in attrs_ and state.platform != C.PLATFORM_ZOS:
         raise HistoryError("EXPRYINT is a z/OS queue-manager attribute")
-    if op.qmgr and op.qmgr not in state.group:
-        raise HistoryError(f"{op.qmgr!r} is not a queue manager of the queue-sharing group")
+    require_member(state, op.qmgr)
     s = state.clone()
     if op.qmgr:
         s.peers = {**s.peers, op.qmgr: {**s.peers.get(op.qmgr, {}), **attrs_}}

@@ -23,6 +23,12 @@ class HistoryError(ValueError):
     """An operation that no well-formed history contains (e.g. a handle name reused)."""
 
 
+def require_member(state: ModelState, qmgr: str) -> None:
+    """``qmgr`` (blank: the queue manager under test) must be a member of its queue-sharing group."""
+    if qmgr and qmgr not in state.group:
+        raise HistoryError(f"{qmgr!r} is not a queue manager of the queue-sharing group")
+
+
 class Lazy(Mapping):
     """A read-only table worked out by ``compute`` the first time it is read.
 

@@ -81,6 +81,16 @@ class ModelQueue:
     def attr(self, name: str):
         return self.attrs[name]
 
+    @property
+    def shared(self) -> bool:
+        """A queue of a queue-sharing group (QSGDISP(SHARED), z/OS)."""
+        return self.attrs.get("QSGDISP") == C.MQQSGD_SHARED
+
+    @property
+    def owner(self) -> str:
+        """The group member whose private queue this is ("": the queue manager under test's, or shared)."""
+        return self.name.split(":", 1)[0] if ":" in self.name else ""
+
     def clone(self) -> "ModelQueue":
         return ModelQueue(
             name=self.name, attrs=dict(self.attrs),
@@ -247,7 +257,7 @@ class ModelState:
         if not qmgr:
             return queue
         q = self.queues.get(queue)
-        if q is not None and q.attrs.get("QSGDISP") == C.MQQSGD_SHARED:
+        if q is not None and q.shared:
             return queue
         return f"{qmgr}:{queue}"
 

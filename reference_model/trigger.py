@@ -22,31 +22,21 @@ from reference_model.state import ModelMessage, ModelQueue, ModelState
 Alternatives = list[tuple[ModelState, tuple[str, ...]]]
 
 
-def shared(q: ModelQueue) -> bool:
-    """A queue of a queue-sharing group (QSGDISP(SHARED), z/OS)."""
-    return q.attrs.get("QSGDISP") == C.MQQSGD_SHARED
-
-
-def _owner(q: ModelQueue) -> str:
-    """The queue manager a private queue belongs to ("": the one under test)."""
-    return q.name.split(":", 1)[0] if ":" in q.name else ""
-
-
 def _qmgrs(s: ModelState, q: ModelQueue) -> tuple[str, ...]:
     """The queue managers that judge trigger conditions for ``q``: every member of the group for a
     shared queue (each writes to its own initiation queue), the owner for a private one."""
-    return ("",) + tuple(s.group) if shared(q) else (_owner(q),)
+    return ("",) + tuple(s.group) if q.shared else (q.owner,)
 
 
 def _overridden(s: ModelState, q: ModelQueue, qm: str) -> bool:
     """TRIG-07: another queue manager of the group has the shared queue open for shared input."""
-    return shared(q) and any(h.queue == q.name and h.input_mode == C.MQOO_INPUT_SHARED
+    return q.shared and any(h.queue == q.name and h.input_mode == C.MQOO_INPUT_SHARED
                              and s.qmgr_of(h.conn) != qm for h in s.handles.values())
 
 
 def _exclusive_anywhere(s: ModelState, q: ModelQueue) -> bool:
     """TRIG-08: a shared queue open for exclusive input on any queue manager is triggered by none."""
-    return shared(q) and any(h.queue == q.name and h.input_mode == C.MQOO_INPUT_EXCLUSIVE
+    return q.shared and any(h.queue == q.name and h.input_mode == C.MQOO_INPUT_EXCLUSIVE
                              for h in s.handles.values())
 
 
@@ -60,7 +50,7 @@ def _threshold(s: ModelState, q: ModelQueue, qm: str = "") -> int:
 
 def _eligible(s: ModelState, q: ModelQueue, qm: str = "") -> int:
     """Messages that count: uncommitted ones too, except on a shared queue (TRIG-04, TRIG-05)."""
-    threshold, committed = _threshold(s, q, qm), shared(q)
+    threshold, committed = _threshold(s, q, qm), q.shared
     return sum(1 for m in q.messages if m.got_by is None and m.order_priority >= threshold
                and not (committed and m.put_by is not None))
 
@@ -104,7 +94,7 @@ def _conditions(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = (), qm: st
         return [False]
     if ttype == C.MQTT_NONE or _exclusive_anywhere(s, q):
         return [False]
-    if 4 not in skip and ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and _open_input(s, q.name, qm if shared(q) else None):
+    if 4 not in skip and ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and _open_input(s, q.name, qm if q.shared else None):
         return [False]
     if _trigger_message(s, q) is None:
         return [False]
@@ -207,7 +197,7 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
     q = s.queues[queue]
     if q.attr("TRIGGER") != C.MQTC_ON or q.attr("TRIGTYPE") == C.MQTT_NONE:
         return [(s, ())]
-    if shared(q):
+    if q.shared:
         return _per_qmgr([(s, ())], _qmgrs(s, q), lambda t, qm: _shared_put(t, queue, m, conn, sync, added, qm),
                          queue)
     rules = ("TRIG-01", "TRIG-02", "TRIG-03", "TRIG-04") + BASE
@@ -222,7 +212,7 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
         else:
             _note(q, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
         return [(s, rules + ("TRIG-25",))]
-    qm = _owner(q)
+    qm = q.owner
     ways = _eligible_counts(s, q, added)
     if len(ways) == 1:
         (count, _gone), = ways
@@ -342,12 +332,12 @@ def after_close(s: ModelState, queue: str, had_input: bool, qm: str = "") -> Alt
     q = s.queues.get(queue)
     if q is None or not had_input:
         return [(s, ())]
-    qm = qm if shared(q) else _owner(q)
-    if _open_input(s, queue, qm if shared(q) else None) or _ttype(s, q, qm) not in (C.MQTT_FIRST, C.MQTT_DEPTH):
+    qm = qm if q.shared else q.owner
+    if _open_input(s, queue, qm if q.shared else None) or _ttype(s, q, qm) not in (C.MQTT_FIRST, C.MQTT_DEPTH):
         return [(s, ())]
     if q.attr("TRIGGER") != C.MQTC_ON:
         return [(s, ())]
-    rules = ("TRIG-18", "TRIG-19", "TRIG-26") + BASE + (("TRIG-08", "TRIG-05") if shared(q) else ())
+    rules = ("TRIG-18", "TRIG-19", "TRIG-26") + BASE + (("TRIG-08", "TRIG-05") if q.shared else ())
     if not _enough(s, q, qm):
         _note(q, rules)
         return [(s, rules)]
@@ -400,7 +390,7 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
           qms: tuple[str, ...] = ("",)) -> Alternatives:
     def judge(state: ModelState, qm: str) -> Alternatives:
         q = state.queues[queue]
-        extra = ("TRIG-08", "TRIG-05") + (("TRIG-07",) if _overridden(state, q, qm) else ()) if shared(q) else ()
+        extra = ("TRIG-08", "TRIG-05") + (("TRIG-07",) if _overridden(state, q, qm) else ()) if q.shared else ()
         if not _enough(state, q, qm):
             return [(state, rules + extra)]
         return _alternatives(state, _conditions(state, q, skip, qm), rules + BASE + extra, None, queue, qm)

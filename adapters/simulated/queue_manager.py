@@ -208,13 +208,14 @@ class SimulatedQueueManager:
     def _op_DefineQueue(self, op: L.DefineQueue):
         attrs = dict(SETTABLE_DEFAULTS)
         attrs.update(dict(op.attrs))
-        name = op.queue if attrs["QSGDISP"] == C.MQQSGD_SHARED else self._local_name(op.qmgr, op.queue)
+        shared = attrs["QSGDISP"] == C.MQQSGD_SHARED
+        name = op.queue if shared else self._local_name(op.qmgr, op.queue)
         if name in self.queues and self._fault("define-replaces-queue"):
             self.queues[name].attrs = attrs   # as DEFINE ... REPLACE would, though REPLACE was not asked for
             return
         if name in self.queues or op.queue in self.remote_defs:
             raise MQError(C.MQRCCF_OBJECT_ALREADY_EXISTS)
-        self.queues[name] = SimQueue(name, attrs, owner="" if attrs["QSGDISP"] == C.MQQSGD_SHARED else op.qmgr)
+        self.queues[name] = SimQueue(name, attrs, owner="" if shared else op.qmgr)
 
     def _queue(self, name: str) -> SimQueue:
         if name not in self.queues:
@@ -264,7 +265,7 @@ class SimulatedQueueManager:
         out = {}
         # a shared queue's open counts are the asking queue manager's own
         mine = [h for h in self.handles.values() if h.queue == q.name
-                and (not q.shared or self.conns[h.conn].qmgr == op.qmgr)]
+                and (not q.shared or self.triggering.member(h) == op.qmgr)]
         for name in op.names:
             if name == "CURDEPTH":
                 out[name] = q.depth(self._depth_counter())
@@ -553,7 +554,7 @@ class SimulatedQueueManager:
     def _drop_handle(self, name: str) -> None:
         h = self.handles.pop(name)
         h.release()
-        self.triggering.on_close(h.queue, h.input, self.conns[h.conn].qmgr if h.conn in self.conns else "")
+        self.triggering.on_close(h.queue, h.input, self.triggering.member(h))
 
     # ------------------------------------------------------------ put
     def _op_Put(self, op: L.Put):
