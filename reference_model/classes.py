@@ -196,8 +196,9 @@ def _core10(state, op):
         yield "not a persistence value"
 
 
-@declare("CORE-13", "queue empty", "only another's uncommitted puts", "only messages got in a unit of work",
-         "only messages locked by another handle", "no wait", "a wait interval")
+@declare("CORE-13", "queue empty", "only another's uncommitted puts", "only its own uncommitted puts",
+         "only messages got in a unit of work", "only messages locked by another handle", "no wait",
+         "MQGMO_WAIT with a zero interval", "a wait interval")
 def _core13(state, op):
     if not _is_get(op) or op.options & (C.MQGMO_UNLOCK | C.MQGMO_MSG_UNDER_CURSOR
                                         | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
@@ -205,11 +206,17 @@ def _core13(state, op):
     h, q = _handle(state, op), _queue(state, op)
     if q is None or h is None:
         return
-    yield "a wait interval" if op.options & C.MQGMO_WAIT and op.wait_interval != 0 else "no wait"
-    if _available(state, op):
+    if not op.options & C.MQGMO_WAIT:
+        yield "no wait"
+    else:
+        yield "MQGMO_WAIT with a zero interval" if op.wait_interval == 0 else "a wait interval"
+    available = _available(state, op)
+    if any(m.put_by is None for m in available):
         return
     head = _head(q)
-    if not head:
+    if available:   # whether a connection may get its own uncommitted puts is not documented
+        yield "only its own uncommitted puts"
+    elif not head:
         yield "queue empty"
     elif any(m.put_by not in (None, h.conn) for m in head):
         yield "only another's uncommitted puts"

@@ -392,7 +392,10 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
         q = state.queues[queue]
         extra = ("TRIG-08", "TRIG-05") + (("TRIG-07",) if _overridden(state, q, qm) else ()) if q.shared else ()
         if not _enough(state, q, qm):
-            return [(state, rules + extra)]
+            # too few messages of TriggerMsgPriority or above (for DEPTH: fewer than TriggerDepth)
+            few = rules + (("TRIG-03",) if _ttype(state, q, qm) == C.MQTT_DEPTH else ()) + ("TRIG-02",) + extra
+            _note(q, few)
+            return [(state, few)]
         return _alternatives(state, _conditions(state, q, skip, qm), rules + BASE + extra, None, queue, qm)
 
     return _per_qmgr(alts, qms, judge, queue)

@@ -72,6 +72,23 @@ def test_a_step_that_breaks_the_rule_reaches_no_class():
     assert not any(k.startswith("CORE-04:") for k, n in session.coverage.classes.items() if n)
 
 
+def test_a_get_that_finds_nothing_is_classed_by_what_the_queue_held_and_how_it_waited():
+    session = _session()
+    _priority_queue(session)
+    session.execute(L.Connect(conn="b"))
+    session.execute(L.Open(conn="b", handle="hb", queue="Q1", options=STD))
+    reached = session.coverage.classes
+    session.execute(L.Get(conn="a", handle="h", options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, wait_interval=0))
+    assert reached["CORE-13:queue empty"] == 1 and reached["CORE-13:MQGMO_WAIT with a zero interval"] == 1
+    _put(session, "mine", 3)   # outside syncpoint (the default on distributed platforms)
+    session.execute(L.Put(conn="a", handle="h", body="own", options=C.MQPMO_SYNCPOINT))
+    session.execute(L.Get(conn="b", handle="hb", options=C.MQGMO_NO_SYNCPOINT))   # takes "mine"
+    session.execute(L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT))
+    assert reached["CORE-13:only its own uncommitted puts"] == 1 and reached["CORE-13:no wait"] == 1
+    session.execute(L.Get(conn="b", handle="hb", options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, wait_interval=5))
+    assert reached["CORE-13:only another's uncommitted puts"] == 1 and reached["CORE-13:a wait interval"] == 1
+
+
 def _trigger_put(priority: int, threshold: int) -> dict[str, int]:
     session = _session(area="trigger")
     session.execute(L.DefineQueue(queue="INITQ"))
@@ -123,14 +140,13 @@ def _start_handler(table: str) -> dict[str, int]:
 def test_each_broken_line_the_dlq_machine_draws_is_refused_and_together_they_reach_every_kind_of_error():
     """The simulated handler refuses each broken table as the model does (else the step would fail),
     and the dlq machine's broken lines between them reach every kind of error DLQ-09 tells apart."""
-    from conformance.machines.dlq import BROKEN_LINES, NO_RULES
+    from conformance.machines.dlq import ALL_BROKEN, broken, render
     from reference_model.dlq_table import ERROR_KINDS
-    valid = "RETRYINT(10)\nREASON(MQRC_Q_FULL) ACTION(DISCARD)\n"
-    assert _start_handler(valid) == {"a valid table"}
+    entries = [{"RETRYINT": "10"}, {"REASON": "MQRC_Q_FULL", "ACTION": "DISCARD"}]
+    assert _start_handler(render(entries, 0)) == {"a valid table"}
     reached = set()
-    for line in BROKEN_LINES:
-        table = "RETRYINT(10)\n" if line == NO_RULES else valid + line + "\n"
-        kinds = _start_handler(table)
+    for line in ALL_BROKEN:
+        kinds = _start_handler(broken(entries, 0, line))
         assert kinds and "a valid table" not in kinds, line
         reached |= kinds
     assert reached == set(ERROR_KINDS)

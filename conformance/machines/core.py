@@ -122,6 +122,9 @@ class CoreMachine(ConformanceMachine):
         """A cut in the middle of a unit of work that put to one queue and got from the other:
         between calls, with the commit in flight, or (``pause``) while the queue manager is paused."""
         put_q, get_q = QUEUES if forward else QUEUES[::-1]
+        # a committed message for the unit of work to get, so that a cut that keeps only part of it shows
+        self.execute(L.Put(conn=conn, handle=self._handle(conn, get_q), body=self._body(),
+                           md=L.MessageDescriptor(persistence=C.MQPER_PERSISTENT), options=C.MQPMO_NO_SYNCPOINT))
         self.execute(L.Put(conn=conn, handle=self._handle(conn, put_q), body=self._body(),
                            md=L.MessageDescriptor(persistence=C.MQPER_PERSISTENT), options=C.MQPMO_SYNCPOINT))
         self.execute(L.Get(conn=conn, handle=self._handle(conn, get_q), options=C.MQGMO_SYNCPOINT))
@@ -165,11 +168,26 @@ class CoreMachine(ConformanceMachine):
             self.execute(L.Put(conn=conn, handle=self._handle(conn, queue), body=self._body(),
                                md=md, options=sync))
 
-    @rule(conn=conns, queue=queues, sync=st.sampled_from(GET_SYNC), wait=st.booleans())
-    def get(self, conn, queue, sync, wait):
-        options = sync | (C.MQGMO_WAIT if wait else 0)
-        self.execute(L.Get(conn=conn, handle=self._handle(conn, queue), options=options,
-                           wait_interval=100 if wait else 0))
+    @rule(conn=conns, queue=queues, sync=st.sampled_from(GET_SYNC), wait=st.booleans(),
+          interval=st.sampled_from((0, 100)))
+    def get(self, conn, queue, sync, wait, interval):
+        """A get with MQGMO_WAIT or without, and a WaitInterval of zero or not (without MQGMO_WAIT the
+        interval is ignored; with it, zero waits no more than no MQGMO_WAIT)."""
+        self.execute(L.Get(conn=conn, handle=self._handle(conn, queue),
+                           options=sync | (C.MQGMO_WAIT if wait else 0), wait_interval=interval))
+
+    @rule(conn=conns, queue=queues, browse=st.booleans(), commit=st.booleans())
+    def get_own_uncommitted_put(self, conn, queue, browse, commit):
+        """A program empties the queue, puts under syncpoint and, before committing, gets (or
+        browses) the queue: its own uncommitted put is the only message there (CORE-02, CORE-13)."""
+        handle = self._handle(conn, queue)
+        for _ in range(6):
+            if self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_NO_SYNCPOINT)).message is None:
+                break
+        self.execute(L.Put(conn=conn, handle=handle, body=self._body(), options=C.MQPMO_SYNCPOINT))
+        self.execute(L.Get(conn=conn, handle=handle, options=(C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT)
+                           if browse else C.MQGMO_SYNCPOINT))
+        self.end_unit_of_work(conn, "commit" if commit else "backout")
 
     @rule(conn=conns, queue=queues, mode=st.sampled_from(BROWSE_MODES + (C.MQGMO_UNLOCK,)),
           lock=st.booleans())
@@ -218,14 +236,21 @@ class CoreMachine(ConformanceMachine):
             self.execute(L.Get(conn=conn, handle=self._handle(conn, queue), options=C.MQGMO_SYNCPOINT))
         self.execute(L.Backout(conn=conn))
 
-    @rule(holder=conns, other=conns, queue=queues)
-    def get_past_a_lock(self, holder, other, queue):
-        """One handle locks the first message; another tries to get: on a queue of one message, nothing."""
+    @rule(holder=conns, other=conns, queue=queues, unlocks=st.integers(0, 2))
+    def get_past_a_lock(self, holder, other, queue, unlocks):
+        """One handle locks the first message; another tries to get: on a queue of one message, nothing.
+        Then the holder may unlock it (once, or twice: the second finds nothing locked) and the other
+        tries again (CORE-21)."""
         if holder == other:
             return
-        self.execute(L.Get(conn=holder, handle=self._handle(holder, queue),
+        handle = self._handle(holder, queue)
+        self.execute(L.Get(conn=holder, handle=handle,
                            options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK | C.MQGMO_NO_SYNCPOINT))
         self.execute(L.Get(conn=other, handle=self._handle(other, queue), options=C.MQGMO_NO_SYNCPOINT))
+        for _ in range(unlocks):
+            self.execute(L.Get(conn=holder, handle=handle, options=C.MQGMO_UNLOCK | C.MQGMO_NO_SYNCPOINT))
+        if unlocks:
+            self.execute(L.Get(conn=other, handle=self._handle(other, queue), options=C.MQGMO_NO_SYNCPOINT))
 
     @rule(conn=conns, queue=queues, priorities=st.lists(st.sampled_from(PRIORITIES), min_size=2, max_size=4),
           sync=st.sampled_from(PUT_SYNC), alike=st.booleans())

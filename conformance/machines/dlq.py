@@ -54,14 +54,14 @@ patterns = st.fixed_dictionaries({}, optional={
 
 #: Pattern keywords the other rules never carry: the context's ApplType and ApplIdentityData, the
 #: MQDLH's DestQMgrName, the descriptor's Feedback and ReplyToQMgr (DLQ-41).  A table now and then
-#: has one more rule matching on one of them, at a drawn place; each value matches some of the dead
+#: has one more rule matching on one of them (half the tables), at a drawn place; each value matches some of the dead
 #: letters drawn and not others, and the rules around it keep the patterns their tries and
 #: fall-through are tried with.
 rare_patterns = st.sampled_from([
     ("APPLTYPE", "MQAT_UNIX"), ("APPLTYPE", "28"), ("APPLIDAT", "'a 1'"), ("APPLIDAT", "' '"),
     ("DESTQM", "FAR.QM"), ("DESTQM", "' '"), ("FEEDBACK", "MQFB_NONE"), ("FEEDBACK", "MQRC_Q_FULL"),
     ("REPLYQM", "FAR*"), ("REPLYQM", "' '")])
-rare_rules = st.one_of(st.none(), st.none(), st.builds(
+rare_rules = st.one_of(st.none(), st.builds(
     lambda kv, action: {kv[0]: kv[1], "ACTION": action}, rare_patterns, st.sampled_from(["DISCARD", "IGNORE"])))
 
 actions = st.one_of(
@@ -130,7 +130,21 @@ BROKEN_LINES = ("ACTION(FWD) HEADER(NO)", "COLOUR(RED) ACTION(DISCARD)", "REASON
                 "FORMAT() ACTION(DISCARD)", "USERID('far.too.long.user') ACTION(IGNORE)",
                 "REASON=2053 ACTION(IGNORE)", "ACTION(DISCARD) REASON(MQRC_Q_FULL", "DESTQ(A) PERSIST(MQPER_PERSISTENT)",
                 "ACTION(DISCARD) FWDQ(A)", "MSGTYPE(MQMT_NOTHING) ACTION(IGNORE)", "USERID('bob) ACTION(IGNORE)",
-                "ACTION(MOVE) FWDQ(A)", NO_RULES)
+                "ACTION(MOVE) FWDQ(A)", "ACTION(MOVE)", "ACTION(FWD) FWDQ(A) PUTAUT(ALL)", NO_RULES)
+#: Control data that makes a table invalid (it replaces the table's own): a queue name with a wildcard,
+#: a RETRYINT that is not a number, a WAIT that is neither YES, NO nor a number.
+BROKEN_CONTROLS = ("INPUTQ('DL*')", "INPUTQM('QM?') RETRYINT(10)", "RETRYINT(TEN)", "WAIT(MAYBE)")
+#: Every way a table is broken, each one line: rules lines go between entries, control lines first.
+ALL_BROKEN = BROKEN_LINES + BROKEN_CONTROLS
+
+
+def broken(entries: list[dict], style: int, line: str) -> str:
+    """A valid table of ``entries`` (its control data first) broken by ``line`` (one of :data:`ALL_BROKEN`)."""
+    if line == NO_RULES:
+        return render(entries[:1], style)
+    if line in BROKEN_CONTROLS:
+        return line + "\n" + render(entries[1:], style)
+    return render(entries, style) + line + "\n"
 
 
 @st.composite
@@ -141,9 +155,12 @@ def broken_tables(draw) -> str:
     complete it: an entry without ACTION continued by one that has it is valid).
     """
     c, entries, style = draw(control), draw(table_rules), draw(st.integers(0, 2**16))
-    bad = draw(st.lists(st.sampled_from(BROKEN_LINES), min_size=1, max_size=2))
+    bad = draw(st.lists(st.sampled_from(ALL_BROKEN), min_size=1, max_size=2))
     if NO_RULES in bad:
         return render([c], style)
+    for line in bad:
+        if line in BROKEN_CONTROLS:
+            return broken([c] + entries, style, line)
     lines = render([c] + entries, style).splitlines()
     for line in bad:
         gaps = [i for i in range(1, len(lines) + 1) if not lines[i - 1].rstrip().endswith(("+", "-"))]
@@ -167,6 +184,8 @@ descriptors = st.fixed_dictionaries({
     "reply_to_qmgr": st.sampled_from(["", "", "FAR.QM"]),
     "priority": st.integers(0, 9),
     "context": contexts,
+    # a report's Feedback (none on most messages), which FEEDBACK patterns match
+    "feedback": st.sampled_from([C.MQFB_NONE, C.MQFB_NONE, C.MQRC_Q_FULL]),
 })
 
 
@@ -276,6 +295,18 @@ class DlqMachine(ConformanceMachine):
         table back and restarted, it runs again with a fresh memory (DLQ-30)."""
         self.execute(L.ChangeDlqTable(handler="H1", table=table))
         self.execute(L.RestartDlqHandler(handler="H1"))
+        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
+        self.execute(L.RestartDlqHandler(handler="H1"))
+
+    @rule(rules=table_rules, style=st.integers(0, 2**16), first=st.integers(0, len(ALL_BROKEN) - 1))
+    def refused_tables(self, rules, style, first):
+        """H1 restarted with each of four tables, each broken in another way (a quarter of the ways a
+        table can be broken, spread over them), every one refused (DLQ-09); then its own table back."""
+        step = len(ALL_BROKEN) // 4
+        for k in range(4):
+            line = ALL_BROKEN[(first + k * step) % len(ALL_BROKEN)]
+            self.execute(L.ChangeDlqTable(handler="H1", table=broken([{"RETRYINT": "10"}] + rules, style, line)))
+            self.execute(L.RestartDlqHandler(handler="H1"))
         self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
         self.execute(L.RestartDlqHandler(handler="H1"))
 

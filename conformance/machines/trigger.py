@@ -91,8 +91,8 @@ class TriggerMachine(ConformanceMachine):
         if self.group:
             for conn in ("qm2-server", "qm2-monitor"):
                 self.execute(L.Connect(conn=conn, qmgr=QM2))
-            self.execute(L.Open(conn="qm2-monitor", handle=self._handle("qm2-monitor", INIT), queue=INIT,
-                                options=C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE))
+            self.qm2_monitor = None
+            self.qm2_monitor_starts()
             self._watched_qm2 = None
         self.execute(L.Open(conn="watcher", handle=self._handle("watcher", INIT), queue=INIT,
                             options=C.MQOO_BROWSE | C.MQOO_INQUIRE))
@@ -275,11 +275,37 @@ class TriggerMachine(ConformanceMachine):
             self.execute(L.Close(conn=who, handle=handle))
             self.shared_open[who] = False
 
-    @precondition(lambda self: self.group)
+    @precondition(lambda self: self.group and self.qm2_monitor)
     @rule()
     def qm2_monitor_reads(self):
-        self.execute(L.Get(conn="qm2-monitor", handle=self._handle("qm2-monitor", INIT),
-                           options=C.MQGMO_NO_SYNCPOINT))
+        self.execute(L.Get(conn="qm2-monitor", handle=self.qm2_monitor, options=C.MQGMO_NO_SYNCPOINT))
+
+    def qm2_monitor_starts(self) -> None:
+        self.n += 1
+        handle = f"qm2-monitor.{INIT}.{self.generation}.{self.n}"
+        obs = self.execute(L.Open(conn="qm2-monitor", handle=handle, queue=INIT,
+                                  options=C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE))
+        self.qm2_monitor = handle if obs.rc == C.MQRC_NONE else None
+
+    @precondition(lambda self: self.group)
+    @rule(arrivals=st.integers(0, 2), priority=st.sampled_from((0, 8)))
+    def qm2_monitor_restarts(self, arrivals, priority):
+        """QM2's trigger monitor stops, messages may arrive on the shared queue meanwhile, and it starts
+        again: QM2 judges the shared queue when its initiation queue is opened for input (TRIG-23)."""
+        if self.qm2_monitor:
+            self.execute(L.Close(conn="qm2-monitor", handle=self.qm2_monitor))
+            self.qm2_monitor = None
+        for _ in range(arrivals):
+            self.put_shared(priority, False, "")
+        self.qm2_monitor_starts()
+
+    @precondition(lambda self: self.group)
+    @rule(change=st.sampled_from((
+        {"TRIGGER": C.MQTC_ON}, {"TRIGGER": C.MQTC_OFF}, {"TRIGTYPE": C.MQTT_EVERY}, {"TRIGTYPE": C.MQTT_DEPTH},
+        {"TRIGMPRI": 0}, {"TRIGMPRI": 4}, {"GET": C.MQQA_GET_INHIBITED}, {"GET": C.MQQA_GET_ALLOWED})))
+    def alter_shared_queue(self, change):
+        """An alter of the shared queue, which every queue manager of the group judges for itself."""
+        self.execute(L.AlterQueue(queue=SHARED, attrs=change))
 
     @precondition(lambda self: self.can(L.Restart) and not self.group)
     @rule()
