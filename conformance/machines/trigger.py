@@ -275,6 +275,17 @@ class TriggerMachine(ConformanceMachine):
             self.execute(L.Close(conn=who, handle=handle))
             self.shared_open[who] = False
 
+    @precondition(lambda self: self.group)
+    @rule(who=st.sampled_from(("server", "qm2-server")), priority=st.sampled_from((0, 8)), close=st.booleans())
+    def put_while_served(self, who, priority, close):
+        """A server on one queue manager holds the shared queue open for shared input while a message
+        below or above TriggerMsgPriority arrives: the other members judge it as FIRST with
+        TriggerMsgPriority 0 (TRIG-07), the server's own as it is defined; then the server may close."""
+        self.serve_shared(who, False, 0, 0, False)
+        self.put_shared(priority, False, "")
+        if close:
+            self.serve_shared(who, False, 0, 0, True)
+
     @precondition(lambda self: self.group and self.qm2_monitor)
     @rule()
     def qm2_monitor_reads(self):
