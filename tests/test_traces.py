@@ -40,7 +40,8 @@ def test_a_system_that_answers_otherwise_is_named_at_the_first_answer_that_diffe
     d = T.first_divergence(T.load(clean), T.load(faulty))
     assert d is not None and d.kind == "system"
     assert d.first.op == d.second.op and isinstance(d.first.op, L.Get)
-    assert d.first.observed.message.body != d.second.observed.message.body
+    # another message, or one where the clean queue manager had none left (a browse past the order)
+    assert d.first.observed != d.second.observed
     code, out = run_cli("compare-traces", str(clean), str(faulty))
     assert code == 1 and "the system answered differently at step" in out and str(faulty) in out
 
