@@ -114,6 +114,12 @@ def _enough(s: ModelState, q: ModelQueue, qm: str = "") -> bool:
     return _eligible(s, q, qm) >= need
 
 
+def _too_few(s: ModelState, q: ModelQueue, qm: str = "") -> tuple[str, ...]:
+    """The rules by which ``q`` had too few messages for an event: of TriggerMsgPriority or above
+    (TRIG-02), and for DEPTH fewer than TriggerDepth (TRIG-03)."""
+    return (("TRIG-03",) if _ttype(s, q, qm) == C.MQTT_DEPTH else ()) + ("TRIG-02",)
+
+
 def _write(s: ModelState, q: ModelQueue, conn: str | None = None, rules: tuple[str, ...] = (), qm: str = "") -> None:
     """Write (or, in a unit of work, hold) the trigger message for ``q`` on ``qm``'s initiation queue."""
     if conn is not None:
@@ -339,7 +345,7 @@ def after_close(s: ModelState, queue: str, had_input: bool, qm: str = "") -> Alt
         return [(s, ())]
     rules = ("TRIG-18", "TRIG-19", "TRIG-26") + BASE + (("TRIG-08", "TRIG-05") if q.shared else ())
     if not _enough(s, q, qm):
-        _note(q, rules)
+        _note(q, rules + _too_few(s, q, qm))
         return [(s, rules)]
     return _alternatives(s, _conditions(s, q, skip=(4, 5), qm=qm), rules, None, queue, qm)
 
@@ -392,8 +398,7 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
         q = state.queues[queue]
         extra = ("TRIG-08", "TRIG-05") + (("TRIG-07",) if _overridden(state, q, qm) else ()) if q.shared else ()
         if not _enough(state, q, qm):
-            # too few messages of TriggerMsgPriority or above (for DEPTH: fewer than TriggerDepth)
-            few = rules + (("TRIG-03",) if _ttype(state, q, qm) == C.MQTT_DEPTH else ()) + ("TRIG-02",) + extra
+            few = rules + _too_few(state, q, qm) + extra
             _note(q, few)
             return [(state, few)]
         return _alternatives(state, _conditions(state, q, skip, qm), rules + BASE + extra, None, queue, qm)

@@ -53,8 +53,8 @@ patterns = st.fixed_dictionaries({}, optional={
 })
 
 #: Pattern keywords the other rules never carry: the context's ApplType and ApplIdentityData, the
-#: MQDLH's DestQMgrName, the descriptor's Feedback and ReplyToQMgr (DLQ-41).  A table now and then
-#: has one more rule matching on one of them (half the tables), at a drawn place; each value matches some of the dead
+#: MQDLH's DestQMgrName, the descriptor's Feedback and ReplyToQMgr (DLQ-41).  Half the tables have
+#: one more rule matching on one of them, at a drawn place; each value matches some of the dead
 #: letters drawn and not others, and the rules around it keep the patterns their tries and
 #: fall-through are tried with.
 rare_patterns = st.sampled_from([
