@@ -146,6 +146,10 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
         if full:   # refused as full where MQ accepts: what should have left the queue stayed
             rules += full
             continue
+        alone = branch.field_rules.get(f"rc=={observed.rc}") if f == "rc" else None
+        if alone:   # the model says these rules explain this reason code by themselves
+            rules += alone
+            continue
         if f.startswith("attrs."):  # rules for the particular value observed, where the model gives them
             value = dict(observed.attrs or ()).get(f[6:])
             alone = branch.field_rules.get(f"{f}=={value}")

@@ -32,6 +32,14 @@ class HarnessError(RuntimeError):
     """The adapter or the system under test failed; not a conformance verdict."""
 
 
+class ShrinkSpent(BaseException):
+    """Raised at the start of a case once shrinking's budget is spent, where the runner asked for it
+    (:attr:`Session.stop_when_spent`): Hypothesis would otherwise go on drawing whole cases that run
+    nothing, which costs as much as running them.  A ``BaseException``, so that Hypothesis does not
+    take it for a failure of the case and shrink it; the runner catches it and reports the smallest
+    departure found (:func:`conformance.engine.run_machine`)."""
+
+
 #: Set by the command line's SIGINT / SIGTERM handler.  The KeyboardInterrupt the
 #: handler raises can be swallowed where it lands (a garbage-collector callback
 #: ignores it), so every case and every step also checks this flag.
@@ -101,6 +109,9 @@ class Session:
         #: Set when a time bound (``shrink_seconds`` or ``shrink_until``), not the count of cases,
         #: ended shrinking: which cases ran then depended on the clock.
         self.shrink_timed_out = False
+        #: Raise :class:`ShrinkSpent` at the first case once shrinking's budget is spent, instead of
+        #: letting Hypothesis finish its shrink passes on cases that run nothing.
+        self.stop_when_spent = False
         self._idle = False
         self._express = getattr(adapter, "express", None)
         #: MQCONFORM_TRACE=FILE appends every step run on the system to FILE as a JSON line (case
@@ -128,6 +139,8 @@ class Session:
         if self.smallest is not None and self.shrink_until is not None and time.time() >= self.shrink_until:
             self.shrink_timed_out = self.shrink_timed_out or not self.shrink_spent
             self.shrink_spent = True
+        if self.shrink_spent and self.stop_when_spent:
+            raise ShrinkSpent
 
         self._idle = self.shrink_spent or (
             self.deadline is not None and self.smallest is None and time.time() >= self.deadline)

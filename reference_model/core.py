@@ -289,6 +289,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
                 applied += ["CORE-15", "CORE-17"]
     c.uow.clear()
     c.marked = c.skipped = None
+    c.loose_mark = False
     applied += trigger.end_of_unit_of_work(s, conn, commit)
     return applied
 
@@ -479,10 +480,14 @@ def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, optio
 
 
 def _full_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
-    """Why the queue is full besides MAXDEPTH itself: uncommitted puts count (CORE-28), and expired
-    messages not yet discarded count (EXP-11) where the queue holds any."""
+    """Why the queue is full besides MAXDEPTH itself: uncommitted puts count (CORE-28), expired
+    messages not yet discarded count (EXP-11) where the queue holds any, and what kept or put each
+    counted message there beyond a plain put (a disconnect's commit, a backout, a restart): a system
+    that has room lost one of them."""
     expired = q.expiring and any(m.got_by is None and expiry.status(state, m) != expiry.LIVE for m in q.messages)
-    return ("CORE-28",) + (("EXP-11",) if expired else ())
+    kept = dict.fromkeys(r for m in q.messages if m.got_by is None for r in m.provenance
+                         if r not in ("CORE-01", "CORE-02", "CORE-28"))
+    return ("CORE-28",) + (("EXP-11",) if expired else ()) + tuple(kept)[:4]
 
 
 #: How many ways of splitting one message into segments the model follows; more is refused as a history

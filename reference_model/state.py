@@ -212,6 +212,9 @@ class ModelConnection:
     marked: int | None = None
     #: seq of a marked message that skipped a backout into this (new) unit of work.
     skipped: int | None = None
+    #: A get marked outside syncpoint since the connection's last unit of work ended (SYNC-10: the
+    #: mark is not in effect there); a system that kept it refuses the next mark.
+    loose_mark: bool = False
     #: Trigger messages waiting for this unit of work to end: (initiation queue, MQTM, trigger type).
     pending_triggers: list = attrs.Factory(list)
     #: The queue manager of a queue-sharing group the connection is to ("": the one under test).
@@ -285,7 +288,7 @@ class ModelState:
             next_seq=self.next_seq,
             queues={n: q.clone() for n, q in self.queues.items()},
             conns={n: ModelConnection(name=c.name, environment=c.environment, uow=list(c.uow),
-                                      marked=c.marked, skipped=c.skipped,
+                                      marked=c.marked, skipped=c.skipped, loose_mark=c.loose_mark,
                                       pending_triggers=list(c.pending_triggers), qmgr=c.qmgr)
                    for n, c in self.conns.items()},
             handles=dict(self.handles),

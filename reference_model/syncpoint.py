@@ -39,9 +39,11 @@ def marked_get(state: ModelState, op: L.Get, h: ModelHandle) -> list[Branch]:
     rrs = c.environment == RRS_STORED_PROCEDURE
     if o & C.MQGMO_BROWSE_ANY or not o & C.MQGMO_SYNCPOINT:
         # SYNC-10: effective only with MQGMO_SYNCPOINT; what happens otherwise is undocumented.
-        ignored = _tag(core.plain_get(state, unmarked, h), "SYNC-10")
+        ignored = [b if b.state is not state else attrs.evolve(b, state=state.clone())
+                   for b in _tag(core.plain_get(state, unmarked, h), "SYNC-10")]
         for b in ignored:
             _blame_removal(b, h.queue, "SYNC-10")
+            b.state.conns[op.conn].loose_mark = True
         # Under RRS (SYNC-08) too: which of the two MQ checks first is not documented.
         return ([_refused(state, C.MQRC_OPTION_ENVIRONMENT_ERROR, "SYNC-08")] if rrs else []) \
             + [_refused(state, C.MQRC_OPTIONS_ERROR, "SYNC-10")] + ignored
@@ -52,6 +54,10 @@ def marked_get(state: ModelState, op: L.Get, h: ModelHandle) -> list[Branch]:
         others = [b for b in core.plain_get(state, unmarked, h) if b.observation.rc != C.MQRC_NONE]
         return [_refused(state, C.MQRC_SECOND_MARK_NOT_ALLOWED, "SYNC-06")] + _tag(others, "SYNC-06")
     marked = _tag(core.plain_get(state, op, h, mark=True), "SYNC-01", "SYNC-10")
+    if c.loose_mark:
+        # refused as a second mark: the system kept the mark of a get made outside syncpoint (SYNC-10)
+        marked = [attrs.evolve(b, field_rules={**b.field_rules, f"rc=={C.MQRC_SECOND_MARK_NOT_ALLOWED}":
+                                               ("SYNC-10", "SYNC-06")}) for b in marked]
     if c.skipped is not None:
         # The new unit of work holds a skipped get: a further mark may or may not be allowed.
         return [_refused(state, C.MQRC_SECOND_MARK_NOT_ALLOWED, "SYNC-06")] + _tag(marked, "SYNC-06")

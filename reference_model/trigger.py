@@ -240,6 +240,9 @@ def _shared_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: boo
     TriggerMsgPriority 0 (TRIG-07)."""
     q = s.queues[queue]
     rules = ("TRIG-05", "TRIG-08", "TRIG-01", "TRIG-02", "TRIG-03") + BASE
+    if _open_input(s, queue) > _open_input(s, queue, qm):
+        # another member's input handles do not count here: what follows rests on that first
+        rules = tuple(dict.fromkeys(("TRIG-08",) + rules))
     if _overridden(s, q, qm):
         rules = ("TRIG-07",) + rules
     if added > 1:

@@ -308,3 +308,37 @@ def test_a_backout_count_lost_at_a_restart_names_the_count_rules_not_how_the_get
     assert mm is not None and mm.fields == ("message.backout_count",), mm
     assert mm.rules[0] == "CORE-45" and "CORE-15" in mm.rules, mm.rules
     assert not {"CORE-16", "CORE-32", "CORE-12"} & set(mm.rules), mm.rules
+
+
+def test_a_mark_kept_from_a_get_outside_syncpoint_names_the_rule_that_ignores_it():
+    """On z/OS a get marked without MQGMO_SYNCPOINT is not marked (SYNC-10). A system that kept the mark
+    refuses the next marked get with MQRC_SECOND_MARK_NOT_ALLOWED: SYNC-10 is what it broke, then the
+    one-mark rule, before any rule of the message the get should have returned."""
+    mark = C.MQGMO_MARK_SKIP_BACKOUT
+    history = SETUP + [(put("a", "a1", "one"), L.OK), (put("a", "a1", "two"), L.OK),
+                       (L.Get(conn="a", handle="a1", options=C.MQGMO_NO_SYNCPOINT | mark), msg("one")),
+                       (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT | mark),
+                        L.Observation.of(C.MQRC_SECOND_MARK_NOT_ALLOWED))]
+    mm = check_history(C.PLATFORM_ZOS, history)[-1].mismatch
+    assert mm is not None and mm.rules[:2] == ("SYNC-10", "SYNC-06"), mm
+    # after a commit the connection's next unit of work starts clean: the one-mark rule is no longer SYNC-10's
+    history[-1:-1] = [(L.Commit(conn="a"), L.OK)]
+    mm = check_history(C.PLATFORM_ZOS, history)[-1].mismatch
+    assert mm is not None and "SYNC-10" not in mm.rules[:1], mm
+
+
+def test_a_put_accepted_on_a_queue_a_disconnect_filled_names_the_disconnect_s_commit():
+    """A normal MQDISC commits (CORE-30): with MAXDEPTH 1 the committed message fills the queue and the
+    next put is refused. A system that accepts it has lost that message; the commit that kept it is
+    named beside the depth rules."""
+    history = [(L.DefineQueue(queue="Q1", attrs=(("MAXDEPTH", 1),)), L.OK),
+               (L.Connect(conn="a"), L.OK), (L.Open(conn="a", handle="a1", queue="Q1", options=STD), L.OK),
+               (L.Connect(conn="b"), L.OK), (L.Open(conn="b", handle="b1", queue="Q1", options=STD), L.OK),
+               (put("a", "a1", "kept", options=C.MQPMO_SYNCPOINT), L.OK), (L.Disconnect(conn="a"), L.OK),
+               (put("b", "b1", "more"), L.OK)]
+    mm = check_history(C.PLATFORM_DISTRIBUTED, history)[-1].mismatch
+    assert mm is not None and mm.fields == ("rc",) and mm.rules[0] == "CORE-27" and "CORE-30" in mm.rules, mm
+    # committed by MQCMIT instead: the commit's own rule, not the disconnect's
+    history[6] = (L.Commit(conn="a"), L.OK)
+    mm = check_history(C.PLATFORM_DISTRIBUTED, history)[-1].mismatch
+    assert mm is not None and "CORE-30" not in mm.rules, mm

@@ -74,8 +74,10 @@ def test_no_minimise_keeps_what_hypothesis_shrank(tmp_path):
 #: Faults for which seed 7 gives no clear case within these tests' 100 cases, with a seed that does:
 #: seed 7 does not find the first in 100 cases (a default run's 200 do); for the second it finds a
 #: case where a rules-table change not yet in force would also have kept the message, so DLQ-10
-#: explains the departure as well as DLQ-01 does and is named first.
-SHORT_RUN_SEEDS = {"no-trigger-at-close": 1, "dlq-rules-out-of-order": 1}
+#: explains the departure as well as DLQ-01 does and is named first; for the third, a FIFO queue
+#: returns a later message of higher priority where MQ returns one a disconnect committed, which
+#: a system ordering by priority (CORE-06) shows as well as one losing the commit (CORE-30).
+SHORT_RUN_SEEDS = {"no-trigger-at-close": 1, "dlq-rules-out-of-order": 1, "disconnect-backs-out": 12}
 
 
 @pytest.mark.parametrize("fault", ["priority-ignored", "fifo-within-priority-broken", "uncommitted-put-visible",
@@ -178,7 +180,7 @@ def test_on_real_time_the_clock_advances_a_replay_records_do_not_pile_up():
     failure, adapter = shrunk_failure("priority-ignored")
     plain = minimise(failure, adapter)
     ticking = Ticking("priority-ignored")
-    small = minimise(failure, ticking)
+    small = minimise(failure, ticking, replays=400)   # enough to reach the same minimum as ``plain``
     ops = [s.op for s in small.steps if not isinstance(s.op, L.AdvanceClock)]
     advances = [s.op for s in small.steps if isinstance(s.op, L.AdvanceClock)]
     assert set(small.rules) == set(failure.rules)

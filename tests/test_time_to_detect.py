@@ -17,7 +17,7 @@ from conformance.results import Coverage, RunRecord
 from reference_model import mqconst as C
 
 FAULT = "priority-ignored"   # core
-BOTH = "get-inhibit-ignored"  # core, shown on both platforms by the same history
+BOTH = "put-without-output-open"  # core, shown on both platforms by the same history (seed 7)
 
 
 def _record(adapter, area: str) -> RunRecord:
@@ -233,3 +233,37 @@ def test_hypothesis_never_ends_a_shrink_before_the_sessions_own_time_limit(monke
         machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {}, Coverage(), shrink_seconds=seconds)
         engine.run_machine(machine, machine_settings(1))
     assert seen == [1060.0, before] and conjecture.MAX_SHRINKING_SECONDS == before
+
+
+def test_once_the_budget_is_spent_the_run_stops_rather_than_drawing_cases_that_run_nothing(monkeypatch):
+    """After the budget, Hypothesis would go on shrinking on cases that run nothing, and drawing them
+    costs about what running them does: :func:`run_machine` ends the run at the first such case and
+    raises the smallest departure found."""
+    from conformance import session as S
+    from conformance.engine import run_machine
+    from conformance.session import NonConformance
+
+    starts = []
+    original = S.Session.start_case
+
+    def counted(self):
+        starts.append(self.shrink_spent)
+        return original(self)
+
+    none, _ = _cases(0)
+    monkeypatch.setattr(S.Session, "start_case", counted)
+    adapter = create_adapter("simulated", {"faults": FAULT})
+    coverage = Coverage()
+    machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {"faults": FAULT}, coverage,
+                            shrink_budget=3)
+    with pytest.raises(NonConformance) as raised:
+        run_machine(machine, machine_settings(200))
+    session = machine.session
+    assert session.shrink_spent and coverage.examples == none + 3
+    assert raised.value.failure is session.smallest and "CORE-04" in session.smallest.rules
+    # one more case started, the one that found the budget spent; Hypothesis's own shrinking made many more
+    assert len(starts) == none + 4
+    assert not session.stop_when_spent   # the next run through this session is Hypothesis's own again
+    starts.clear()
+    _cases(3)
+    assert len(starts) > none + 10
