@@ -53,6 +53,9 @@ class HandlerState:
     #: any pass: another message such a rule then leaves alone is what counting tries per rule does
     #: (DLQ-02).  Two are enough to tell whether a rule acted on a message other than any given one.
     acted: tuple[tuple[int, str], ...] = ()
+    #: MsgIds whose tries the handler had counted when it was restarted: only for them does its fresh
+    #: memory (DLQ-30) decide anything.
+    forgotten: tuple[str, ...] = ()
 
     def tries(self, msg_id: str) -> int:
         return dict(self.attempts).get(msg_id, 0)
@@ -81,16 +84,26 @@ def message_fields(m: ModelMessage) -> dict:
     }
 
 
+def _wild(pattern) -> bool:
+    return isinstance(pattern, str) and ("*" in pattern or "?" in pattern)
+
+
+def _missed_by_wildcard(rule: T.DlqRule, fields: dict) -> bool:
+    """``rule`` does not match, and only because of a pattern with a wildcard: every other pattern does."""
+    failed = [(k, v) for k, v in rule.patterns if not _pattern_matches(k, v, fields)]
+    return bool(failed) and all(k in T.STRING_PATTERNS and _wild(v) for k, v in failed)
+
+
+def _pattern_matches(keyword: str, pattern, fields: dict) -> bool:
+    if pattern is None:
+        return True
+    if keyword in T.STRING_PATTERNS:
+        return T.string_matches(pattern, str(fields[keyword]))
+    return fields[keyword] == pattern
+
+
 def matches(rule: T.DlqRule, fields: dict) -> bool:
-    for keyword, pattern in rule.patterns:
-        if pattern is None:
-            continue
-        if keyword in T.STRING_PATTERNS:
-            if not T.string_matches(pattern, str(fields[keyword])):
-                return False
-        elif fields[keyword] != pattern:
-            return False
-    return True
+    return all(_pattern_matches(keyword, pattern, fields) for keyword, pattern in rule.patterns)
 
 
 def select(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | None, tuple[str, ...]]:
@@ -111,26 +124,29 @@ def choose_rule(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | No
     rules: tuple[str, ...] = ("DLQ-01", "DLQ-41")
     budget = 0
     matched = False
-    wildcard_missed = False
+    wildcard_missed: list[str] = []   # the actions of earlier rules only a wildcard kept from matching
     for index, rule in enumerate(table.rules):
-        wild = any(isinstance(v, str) and ("*" in v or "?" in v) for _, v in rule.patterns)
+        wild = any(_wild(v) for _, v in rule.patterns)
         if any(k in T.STRING_PATTERNS and v is not None for k, v in rule.patterns):
             rules += ("DLQ-37", "DLQ-38") if wild else ("DLQ-37",)
         if not matches(rule, fields):
-            wildcard_missed |= wild
+            if _missed_by_wildcard(rule, fields):
+                wildcard_missed.append(rule.action)
             continue
         matched = True
         if not rule.patterns or all(v is None for _, v in rule.patterns):
             rules += ("DLQ-08",)
+        # an earlier rule that would act otherwise was passed over because of a wildcard
+        missed = ("DLQ-38",) if any(a != rule.action for a in wildcard_missed) else ()
         if rule.action == "IGNORE":
-            return index, rules + ("DLQ-19",), _order_decides(table, index, fields) + ("DLQ-19",)
+            return index, rules + ("DLQ-19",), _order_decides(table, index, fields) + ("DLQ-19",) + missed
         budget += rule.retry
         rules += ("DLQ-02",)  # this message's own count of tries decides
         if budget > tries:
             earlier = budget - rule.retry   # the tries earlier matching rules owned
             again = tries > earlier         # this rule was tried before
             decisive = ((("DLQ-03",) if again else ()) + (("DLQ-04",) if earlier else ())
-                        + _order_decides(table, index, fields))
+                        + _order_decides(table, index, fields) + missed)
             return index, rules + (("DLQ-03", "DLQ-25") if tries else ()) + (("DLQ-04",) if earlier else ()), decisive
         rules += ("DLQ-04",)
     missed = ("DLQ-38",) if wildcard_missed else ()
@@ -177,7 +193,8 @@ def _handler(state: ModelState, name: str) -> HandlerState:
     return h
 
 
-def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...], restart: bool = False) -> list[Branch]:
+def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...], restart: bool = False,
+           forgotten: tuple[str, ...] = ()) -> list[Branch]:
     s = state.clone()
     table, errors = T.parse(text)
     if errors:
@@ -205,7 +222,7 @@ def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...], rest
     shared = {"rc": ("DLQ-14", "CORE-23"), "cc": ("DLQ-14", "CORE-23")} if holders or apps else {}
     s.dlq_handlers[name] = HandlerState(table_file=text, started_text=text, table=table, running=True, input_q=queue,
                                         last_rescan=state.clock, busy_at=state.clock, restarted=restart,
-                                        exclusive=exclusive)
+                                        exclusive=exclusive, forgotten=forgotten)
     return [Branch(observation=L.OK, state=s, rules=rules, field_rules=shared)]
 
 
@@ -228,7 +245,8 @@ def change_table(state: ModelState, op: L.ChangeDlqTable) -> list[Branch]:
 @handles(L.RestartDlqHandler)
 def restart_handler(state: ModelState, op: L.RestartDlqHandler) -> list[Branch]:
     h = _handler(state, op.handler)
-    return _start(state, op.handler, h.table_file, ("DLQ-10", "DLQ-30"), restart=True)
+    return _start(state, op.handler, h.table_file, ("DLQ-10", "DLQ-30"), restart=True,
+                  forgotten=tuple(mid for mid, n in h.attempts if n))
 
 
 def _visible(state: ModelState, queue: str) -> list[ModelMessage]:
@@ -284,7 +302,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         if fate != KEPT:
             reach = tuple(r for r in scan if r in ("DLQ-18", "DLQ-17"))
             shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
-            restarted = ("DLQ-30",) if "DLQ-30" in scan else ()
+            restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
             again = tuple(r for r in primary if r in ("DLQ-01", "DLQ-03", "DLQ-04"))
             field_rules[f"{key}={KEPT}"] = tuple(dict.fromkeys(pending + again + restarted + shared + reach
                                                                + primary))

@@ -319,3 +319,40 @@ def test_the_handler_opens_its_queue_as_the_queue_defines():
     refused = excl.start("ACTION(IGNORE)\n", "H2")
     assert (refused.cc, refused.rc) == (C.MQCC_FAILED, C.MQRC_OBJECT_IN_USE)
     assert excl.run("H2")["HANDLER"] == "ENDED"
+
+
+def test_a_rule_passed_over_by_a_wildcard_alone_names_the_wildcard_rule():
+    """A message reached the rule applied because an earlier rule that would act otherwise did not match,
+    and only its wildcard kept it from matching (a blank ReplyToQ against '?*'): DLQ-38 decided. Not when
+    a pattern without a wildcard kept the earlier rule from matching too, nor when it would act alike."""
+    from reference_model import dlq_table as T
+    from reference_model.dlq import choose_rule
+
+    def decisive(table: str, reply_q: str = "", user: str = "alice") -> tuple[str, ...]:
+        parsed, errors = T.parse(table)
+        assert not errors
+        fields = {k: "" for k in T.STRING_PATTERNS} | {"REPLYQ": reply_q, "USERID": user, "MSGTYPE": C.MQMT_DATAGRAM,
+                                                       "PERSIST": 0, "REASON": FULL, "APPLTYPE": 6, "FEEDBACK": 0}
+        return choose_rule(parsed, fields, 0)[2]
+
+    assert "DLQ-38" in decisive("REPLYQ('?*') ACTION(IGNORE)\nACTION(DISCARD)\n")
+    assert "DLQ-38" not in decisive("REPLYQ('?*') ACTION(IGNORE)\nACTION(DISCARD)\n", reply_q="B")   # it matched
+    assert "DLQ-38" not in decisive("USERID('bob') REPLYQ('?*') ACTION(IGNORE)\nACTION(DISCARD)\n")
+    assert "DLQ-38" not in decisive("REPLYQ('?*') ACTION(DISCARD)\nACTION(DISCARD)\n")
+
+
+def test_a_restart_names_its_fresh_memory_only_for_messages_it_had_tried():
+    """DLQ-30 (a restarted handler forgets its tries) explains a message kept where MQ acts on it only when
+    the handler had tried that message before the restart."""
+    s = Dlq()
+    s.do(L.AlterQueue(queue="A", attrs={"PUT": C.MQQA_PUT_INHIBITED}))
+    s.start("RETRYINT(1)\nDESTQ(A) ACTION(FWD) FWDQ(A) RETRY(1)\nACTION(IGNORE)\n")
+    s.dead("M1")
+    assert s.fates() == {"M1": "backed-out"}
+    s.do(L.RestartDlqHandler(handler="H1"))
+    s.dead("M2")
+    assert s.state.dlq_handlers["H1"].forgotten == ("M1",)   # M2 came after: nothing of it was forgotten
+    (branch,) = s.branches(L.RunDlqHandler(handler="H1"))
+    assert dict(branch.observation.attrs)["M1"] == dict(branch.observation.attrs)["M2"] == "backed-out"
+    assert "DLQ-30" in branch.field_rules["attrs.M1=kept"]
+    assert "DLQ-30" not in branch.field_rules["attrs.M2=kept"]
