@@ -141,7 +141,10 @@ def _available_later(branch: model.Branch, body) -> bool:
 def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation) -> tuple[str, ...]:
     rules: list[str] = []
     body = observed.message.body if observed.message is not None else None
-    for f in fields:
+    # Fields the model says follow from the others (a DLQ handler that ends because a message
+    # went otherwise): their rules come after those of the fields they follow from.
+    last = branch.field_rules.get("fields:last", ())
+    for f in sorted(fields, key=lambda f: f in last):
         full = branch.field_rules.get("rc:full") if f == "rc" and observed.rc == C.MQRC_Q_FULL else None
         if full:   # refused as full where MQ accepts: what should have left the queue stayed
             rules += full

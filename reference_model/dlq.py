@@ -56,6 +56,9 @@ class HandlerState:
     #: MsgIds whose tries the handler had counted when it was restarted: only for them does its fresh
     #: memory (DLQ-30) decide anything.
     forgotten: tuple[str, ...] = ()
+    #: Has made a pass since it (re)started.  Before that every message is reached by the pass's
+    #: first browse: neither a rescan (DLQ-18) nor the cursor (DLQ-17) decides whether it is.
+    scanned: bool = False
 
     def tries(self, msg_id: str) -> int:
         return dict(self.attempts).get(msg_id, 0)
@@ -300,7 +303,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
         field_rules = {**o.field_rules, key: tuple(dict.fromkeys(pending + primary + rules + scan))}
         if fate != KEPT:
-            reach = tuple(r for r in scan if r in ("DLQ-18", "DLQ-17"))
+            reach = tuple(r for r in scan if r in ("DLQ-18", "DLQ-17")) if o.handler.scanned else ()
             shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
             restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
             again = tuple(r for r in primary if r in ("DLQ-01", "DLQ-03", "DLQ-04"))
@@ -344,10 +347,13 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         out = settle(back, tried, BACKED_OUT, rules + extra, primary=decisive + ("DLQ-24",), index=index)
         # Gone after its action's put failed: the get was not backed out (DLQ-24) before anything
         # else, unless this was another try of the rule and a later rule would discard it: then
-        # the handler most likely gave up on the rule before its tries were used (DLQ-03).
+        # the handler most likely gave up on the rule before its tries were used (DLQ-03) ...
         gave_up = ("DLQ-03",) if "DLQ-03" in decisive and any(
             r.action == "DISCARD" and matches(r, fields) for r in h.table.rules[index + 1:]) else ()
-        gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(gave_up + ("DLQ-24",) + out.field_rules[key]))}
+        # ... or an earlier rule that discards was passed over only because of a wildcard (DLQ-38)
+        passed_over = ("DLQ-38",) if any(r.action == "DISCARD" and _missed_by_wildcard(r, fields)
+                                         for r in h.table.rules[:index]) else ()
+        gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(gave_up + passed_over + ("DLQ-24",) + out.field_rules[key]))}
         return attrs.evolve(out, field_rules={**out.field_rules, **gone})
 
 
@@ -478,8 +484,10 @@ def _run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
                 if mid and mid not in o.fates:  # not reached in this pass
                     o.field_rules[f"attrs.{mid.upper()}"] = tuple(base_rules) or ("DLQ-17",)
             o.field_rules["attrs.HANDLER"] = tuple(dict.fromkeys(handler_rules))
+            # whether the handler goes on follows from what became of the messages
+            o.field_rules["fields:last"] = ("attrs.HANDLER",)
             o.state = o.state.clone()
-            o.state.dlq_handlers[op.handler] = o.handler
+            o.state.dlq_handlers[op.handler] = attrs.evolve(o.handler, scanned=True)
             branches.append(Branch(observation=L.Observation(attrs={**fates, "HANDLER": status}), state=o.state,
                                    rules=tuple(dict.fromkeys(rules)), field_rules=o.field_rules))
     return branches

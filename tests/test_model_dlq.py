@@ -356,3 +356,24 @@ def test_a_restart_names_its_fresh_memory_only_for_messages_it_had_tried():
     assert dict(branch.observation.attrs)["M1"] == dict(branch.observation.attrs)["M2"] == "backed-out"
     assert "DLQ-30" in branch.field_rules["attrs.M1=kept"]
     assert "DLQ-30" not in branch.field_rules["attrs.M2=kept"]
+
+
+def test_a_message_discarded_by_a_rule_its_wildcard_should_have_passed_over_names_the_wildcard_rule():
+    """MQ passes over DISCARD APPLNAME('billing?') for 'billing' ('?' never matches a trailing blank) and
+    tries RETRY, whose put fails: the message stays, the handler goes on.  A system that discarded it
+    broke DLQ-38 first; that its handler then ended (nothing left) follows from that, and is named after."""
+    from conformance.checker import ModelTracker
+
+    ctx = attrs_ctx(put_appl_name="billing")
+    s = Dlq()
+    s.do(L.AlterQueue(queue="A", attrs={"PUT": C.MQQA_PUT_INHIBITED}))
+    table = "RETRYINT(30) WAIT(NO)\nAPPLNAME('billing?') ACTION(DISCARD)\nACTION(RETRY)\nACTION(DISCARD)\n"
+    tracker = ModelTracker(C.PLATFORM_DISTRIBUTED)
+    tracker.candidates[0] = s.state
+    assert tracker.advance(L.StartDlqHandler(handler="H1", table=table), L.OK).mismatch is None
+    s.state = tracker.candidates[0]
+    s.dead("M1", context=ctx)
+    tracker.candidates[0] = s.state
+    mm = tracker.advance(L.RunDlqHandler(handler="H1"),
+                         L.Observation(attrs={"M1": "discarded", "HANDLER": "ENDED"})).mismatch
+    assert mm is not None and mm.fields == ("attrs.HANDLER", "attrs.M1") and mm.rules[0] == "DLQ-38", mm
