@@ -149,16 +149,14 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
         if full:   # refused as full where MQ accepts: what should have left the queue stayed
             rules += full
             continue
-        alone = branch.field_rules.get(f"rc=={observed.rc}") if f == "rc" else None
-        if alone:   # the model says these rules explain this reason code by themselves
+        # rules for the particular value observed (a reason code, an attribute), where the model gives them
+        value = observed.rc if f == "rc" else dict(observed.attrs or ()).get(f[6:]) if f.startswith("attrs.") \
+            else None
+        alone = branch.field_rules.get(f"{f}=={value}") if value is not None else None
+        if alone:   # the model says these rules explain this value by themselves
             rules += alone
             continue
-        if f.startswith("attrs."):  # rules for the particular value observed, where the model gives them
-            value = dict(observed.attrs or ()).get(f[6:])
-            alone = branch.field_rules.get(f"{f}=={value}")
-            if alone:   # the model says these rules explain this value by themselves
-                rules += alone
-                continue
+        if f.startswith("attrs."):
             rules += branch.field_rules.get(f"{f}={value}", ())
         later = branch.field_rules.get("message.body:later") if f == "message.body" else None
         if later and _available_later(branch, body):

@@ -91,10 +91,14 @@ def _wild(pattern) -> bool:
     return isinstance(pattern, str) and ("*" in pattern or "?" in pattern)
 
 
-def _missed_by_wildcard(rule: T.DlqRule, fields: dict) -> bool:
-    """``rule`` does not match, and only because of a pattern with a wildcard: every other pattern does."""
-    failed = [(k, v) for k, v in rule.patterns if not _pattern_matches(k, v, fields)]
-    return bool(failed) and all(k in T.STRING_PATTERNS and _wild(v) for k, v in failed)
+def _unmatched(rule: T.DlqRule, fields: dict) -> list[tuple[str, object]]:
+    """The patterns of ``rule`` that ``fields`` do not match (none: the rule matches)."""
+    return [(k, v) for k, v in rule.patterns if not _pattern_matches(k, v, fields)]
+
+
+def _by_wildcard(unmatched: list[tuple[str, object]]) -> bool:
+    """A rule missed only because of patterns with a wildcard: every other pattern matched."""
+    return bool(unmatched) and all(k in T.STRING_PATTERNS and _wild(v) for k, v in unmatched)
 
 
 def _pattern_matches(keyword: str, pattern, fields: dict) -> bool:
@@ -106,7 +110,7 @@ def _pattern_matches(keyword: str, pattern, fields: dict) -> bool:
 
 
 def matches(rule: T.DlqRule, fields: dict) -> bool:
-    return all(_pattern_matches(keyword, pattern, fields) for keyword, pattern in rule.patterns)
+    return not _unmatched(rule, fields)
 
 
 def select(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | None, tuple[str, ...]]:
@@ -132,8 +136,9 @@ def choose_rule(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | No
         wild = any(_wild(v) for _, v in rule.patterns)
         if any(k in T.STRING_PATTERNS and v is not None for k, v in rule.patterns):
             rules += ("DLQ-37", "DLQ-38") if wild else ("DLQ-37",)
-        if not matches(rule, fields):
-            if _missed_by_wildcard(rule, fields):
+        unmatched = _unmatched(rule, fields)
+        if unmatched:
+            if _by_wildcard(unmatched):
                 wildcard_missed.append(rule.action)
             continue
         matched = True
@@ -351,7 +356,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         gave_up = ("DLQ-03",) if "DLQ-03" in decisive and any(
             r.action == "DISCARD" and matches(r, fields) for r in h.table.rules[index + 1:]) else ()
         # ... or an earlier rule that discards was passed over only because of a wildcard (DLQ-38)
-        passed_over = ("DLQ-38",) if any(r.action == "DISCARD" and _missed_by_wildcard(r, fields)
+        passed_over = ("DLQ-38",) if any(r.action == "DISCARD" and _by_wildcard(_unmatched(r, fields))
                                          for r in h.table.rules[:index]) else ()
         gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(gave_up + passed_over + ("DLQ-24",) + out.field_rules[key]))}
         return attrs.evolve(out, field_rules={**out.field_rules, **gone})
