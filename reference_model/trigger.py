@@ -404,7 +404,8 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
             few = rules + _too_few(state, q, qm) + extra
             _note(q, few)
             return [(state, few)]
-        return _alternatives(state, _conditions(state, q, skip, qm), rules + BASE + extra, None, queue, qm)
+        # a shared queue's trigger message comes of this queue manager's own judging (TRIG-08): it leads
+        return _alternatives(state, _conditions(state, q, skip, qm), rules + extra + BASE, None, queue, qm)
 
     return _per_qmgr(alts, qms, judge, queue)
 
