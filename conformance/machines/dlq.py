@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import random
 
+import attrs
+
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 
@@ -26,6 +28,8 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 DLQ, TARGETS, MISSING = "DLQ", ("A", "B", "PARK"), "NEW.Q"
+#: A queue name as long as a name may be (48 characters; no such queue is defined), and one too long.
+LONGEST, TOO_LONG = "L" * 48, "L" * 49
 #: Where expiration reports for dead letters go (unbounded, so a report always has room).
 REPORTS = "REPORTS"
 APP = "app"
@@ -70,8 +74,8 @@ actions = st.one_of(
     st.fixed_dictionaries({"ACTION": st.just("RETRY")}, optional={"RETRY": st.sampled_from(["1", "2", "3"])}),
     st.fixed_dictionaries(
         {"ACTION": st.just("FWD"),
-         "FWDQ": st.sampled_from(["A", "B", "PARK", "PARK", MISSING, "&DESTQ", "&REPLYQ"])},
-        optional={"FWDQM": st.sampled_from(["&REPLYQM", "' '", "&DESTQM"]),
+         "FWDQ": st.sampled_from(["A", "B", "PARK", "PARK", MISSING, "&DESTQ", "&REPLYQ", "&destq", LONGEST])},
+        optional={"FWDQM": st.sampled_from(["&REPLYQM", "' '", "&DESTQM", "&replyqm"]),
                   "HEADER": st.sampled_from(["YES", "NO"]),
                   "PUTAUT": st.sampled_from(["DEF", "CTX"]),
                   "RETRY": st.sampled_from(["1", "2"])}),
@@ -83,7 +87,7 @@ table_rules = st.builds(
     rare_rules, st.integers(0, 4))
 control = st.fixed_dictionaries({"RETRYINT": st.sampled_from(["1", "10", "30"])},
                                 optional={"WAIT": st.sampled_from(["YES", "NO", "20"]),
-                                          "INPUTQ": st.sampled_from([DLQ, "' '"])})
+                                          "INPUTQ": st.sampled_from([DLQ, "' '"]), "INPUTQM": st.just("' '")})
 
 
 def render(entries: list[dict], style: int) -> str:
@@ -116,10 +120,15 @@ def render(entries: list[dict], style: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tables_with_rules() -> st.SearchStrategy[tuple[str, list[dict]]]:
+    """A valid rules table, rendered with the freedoms the syntax allows, and its rules (dicts)."""
+    return st.builds(lambda c, rules, style: (render([c] + rules, style), rules),
+                     control, table_rules, st.integers(0, 2**16))
+
+
 def tables() -> st.SearchStrategy[str]:
     """A valid rules table, rendered with the freedoms the syntax allows."""
-    return st.builds(lambda c, rules, style: render([c] + rules, style),
-                     control, table_rules, st.integers(0, 2**16))
+    return tables_with_rules().map(lambda t: t[0])
 
 
 #: Lines that make a table invalid, each breaking one syntax rule (one line per kind of error
@@ -130,10 +139,13 @@ BROKEN_LINES = ("ACTION(FWD) HEADER(NO)", "COLOUR(RED) ACTION(DISCARD)", "REASON
                 "FORMAT() ACTION(DISCARD)", "USERID('far.too.long.user') ACTION(IGNORE)",
                 "REASON=2053 ACTION(IGNORE)", "ACTION(DISCARD) REASON(MQRC_Q_FULL", "DESTQ(A) PERSIST(MQPER_PERSISTENT)",
                 "ACTION(DISCARD) FWDQ(A)", "MSGTYPE(MQMT_NOTHING) ACTION(IGNORE)", "USERID('bob) ACTION(IGNORE)",
-                "ACTION(MOVE) FWDQ(A)", "ACTION(MOVE)", "ACTION(FWD) FWDQ(A) PUTAUT(ALL)", NO_RULES)
+                "ACTION(MOVE) FWDQ(A)", "ACTION(MOVE)", "ACTION(FWD) FWDQ(A) PUTAUT(ALL)",
+                "ACTION(FWD) FWDQ(&NOTAVAR)", f"ACTION(FWD) FWDQ({TOO_LONG})", "ACTION(FWD) FWDQ(A) HEADER(MAYBE)",
+                f"DESTQ({TOO_LONG}) ACTION(IGNORE)", NO_RULES)
 #: Control data that makes a table invalid (it replaces the table's own): a queue name with a wildcard,
-#: a RETRYINT that is not a number, a WAIT that is neither YES, NO nor a number.
-BROKEN_CONTROLS = ("INPUTQ('DL*')", "INPUTQM('QM?') RETRYINT(10)", "RETRYINT(TEN)", "WAIT(MAYBE)")
+#: a RETRYINT that is not a number, a WAIT that is neither YES, NO nor a number, a name too long.
+BROKEN_CONTROLS = ("INPUTQ('DL*')", "INPUTQM('QM?') RETRYINT(10)", "RETRYINT(TEN)", "WAIT(MAYBE)",
+                   f"INPUTQ({TOO_LONG})")
 #: Every way a table is broken, each one line: rules lines go between entries, control lines first.
 ALL_BROKEN = BROKEN_LINES + BROKEN_CONTROLS
 
@@ -189,12 +201,61 @@ descriptors = st.fixed_dictionaries({
 })
 
 
+#: For each pattern the tables carry, what makes a dead letter match it: (where, field, value) with
+#: where the MQDLH ("dlh"), the descriptor ("md") or its context ("ctx"); nothing to change for a
+#: pattern every dead letter matches.  APPLNAME 'billing?' and 'payroll?' want one character more
+#: than the names drawn: the nearest name is taken, and whether it matches is the rule's to say.
+FITS: dict[tuple[str, str], tuple[tuple[str, str, object], ...]] = {
+    **{("REASON", name): (("dlh", "reason", code),) for name, code in REASONS.items()},
+    ("REASON", "2053"): (("dlh", "reason", C.MQRC_Q_FULL),),
+    ("DESTQ", "A"): (("dlh", "dest_q", "A"),), ("DESTQ", "B"): (("dlh", "dest_q", "B"),),
+    ("DESTQ", "A*"): (("dlh", "dest_q", "A"),), ("DESTQ", "?"): (("dlh", "dest_q", "B"),),
+    ("DESTQ", MISSING): (("dlh", "dest_q", MISSING),), ("DESTQ", "'PAR?'"): (("dlh", "dest_q", "PARK"),),
+    ("MSGTYPE", "MQMT_REQUEST"): (("md", "msg_type", C.MQMT_REQUEST),),
+    ("MSGTYPE", "MQMT_DATAGRAM"): (("md", "msg_type", C.MQMT_DATAGRAM),),
+    ("MSGTYPE", "8"): (("md", "msg_type", C.MQMT_DATAGRAM),),
+    ("PERSIST", "MQPER_PERSISTENT"): (("md", "persistence", C.MQPER_PERSISTENT),),
+    ("PERSIST", "MQPER_NOT_PERSISTENT"): (("md", "persistence", C.MQPER_NOT_PERSISTENT),),
+    **{("USERID", _quoted(u)): (("ctx", "user_id", u),) for u in USERS},
+    ("USERID", "'al*'"): (("ctx", "user_id", "alice"),),
+    ("APPLNAME", "'payroll*'"): (("ctx", "put_appl_name", "payroll"),),
+    ("APPLNAME", "'payroll?batch'"): (("ctx", "put_appl_name", "payroll.batch"),),
+    ("APPLNAME", "'billing?'"): (("ctx", "put_appl_name", "billing"),),
+    ("APPLNAME", "'payroll?'"): (("ctx", "put_appl_name", "payroll"),),
+    ("REPLYQ", "?*"): (("md", "reply_to_q", "PARK"),), ("REPLYQ", "' '"): (("md", "reply_to_q", ""),),
+    ("REPLYQ", "B"): (("md", "reply_to_q", "B"),),
+    ("FORMAT", "MQSTR"): (("dlh", "format", C.MQFMT_STRING),), ("FORMAT", "' '"): (("dlh", "format", C.MQFMT_NONE),),
+    ("APPLTYPE", "MQAT_UNIX"): (("ctx", "put_appl_type", C.MQAT_UNIX),),
+    ("APPLTYPE", "28"): (("ctx", "put_appl_type", C.MQAT_JAVA),),
+    ("APPLIDAT", "'a 1'"): (("ctx", "appl_identity_data", "a 1"),),
+    ("APPLIDAT", "' '"): (("ctx", "appl_identity_data", ""),),
+    ("DESTQM", "FAR.QM"): (("dlh", "dest_qmgr", "FAR.QM"),), ("DESTQM", "' '"): (("dlh", "dest_qmgr", ""),),
+    ("FEEDBACK", "MQFB_NONE"): (("md", "feedback", C.MQFB_NONE),),
+    ("FEEDBACK", "MQRC_Q_FULL"): (("md", "feedback", C.MQRC_Q_FULL),),
+    ("REPLYQM", "FAR*"): (("md", "reply_to_qmgr", "FAR.QM"),), ("REPLYQM", "' '"): (("md", "reply_to_qmgr", ""),),
+}
+
+
+def fitted(rule: dict, dlh: L.DeadLetterHeader, md: dict) -> tuple[L.DeadLetterHeader, dict]:
+    """``dlh`` and ``md`` changed just enough that the rules-table entry ``rule`` matches them."""
+    header: dict = {}
+    desc = dict(md)
+    ctx: dict = {}
+    for key, pattern in rule.items():
+        for where, name, value in FITS.get((key, pattern), ()):
+            {"dlh": header, "md": desc, "ctx": ctx}[where][name] = value
+    if ctx:
+        desc["context"] = attrs.evolve(desc["context"], **ctx)
+    return attrs.evolve(dlh, **header), desc
+
+
 class DlqMachine(ConformanceMachine):
     area = "dlq"
 
-    @initialize(table=tables(), fifo=st.booleans(), maxdepth=st.sampled_from([1, 2, 4]),
+    @initialize(table=tables_with_rules(), fifo=st.booleans(), maxdepth=st.sampled_from([1, 2, 4]),
                 inhibited=st.sets(st.sampled_from(TARGETS)))
     def set_up(self, table, fifo, maxdepth, inhibited):
+        table, self.known_rules = table
         self.count = 0
         self.missing_defined = False
         self.second = False
@@ -267,6 +328,22 @@ class DlqMachine(ConformanceMachine):
         if then:
             self.drain(then)
 
+    @rule(dlh=headers, md=descriptors, which=st.integers(0, 7), also=st.integers(0, 7),
+          then=st.sampled_from((None,) + TARGETS))
+    def dead_letter_for_a_rule(self, dlh, md, which, also, then):
+        """A dead letter made to match one of the rules the handlers' tables have had and, where their
+        patterns agree, a later one too (most drawn dead letters match few rules, so that actions,
+        tries and falling through from a rule whose tries are spent would come late), a handler run,
+        and perhaps a destination drained."""
+        first, later = which % len(self.known_rules), also % len(self.known_rules)
+        if later > first:
+            dlh, md = fitted(self.known_rules[later], dlh, md)
+        dlh, md = fitted(self.known_rules[first], dlh, md)
+        self.dead_letter(dlh, md)
+        self.run_handler(which)
+        if then:
+            self.drain(then)
+
     @rule(queue=st.sampled_from(TARGETS), inhibited=st.booleans())
     def put_inhibit(self, queue, inhibited):
         self.execute(L.AlterQueue(queue=queue, attrs={"PUT": int(inhibited)}))
@@ -284,10 +361,12 @@ class DlqMachine(ConformanceMachine):
         self.missing_defined = True
         self.execute(L.DefineQueue(queue=MISSING))
 
-    @rule(table=st.one_of(tables(), tables(), broken_tables()))
+    @rule(table=st.one_of(tables_with_rules(), tables_with_rules(), broken_tables().map(lambda t: (t, []))))
     def edit_table(self, table):
+        table, rules = table
         self.execute(L.ChangeDlqTable(handler="H1", table=table))
         self.h1_table = table
+        self.known_rules = self.known_rules + rules
 
     @rule(table=broken_tables())
     def refused_table(self, table):
@@ -315,9 +394,11 @@ class DlqMachine(ConformanceMachine):
         self.execute(L.RestartDlqHandler(handler=self.handlers[which % len(self.handlers)]))
 
     @precondition(lambda self: not self.second)
-    @rule(table=tables(), exclusive=st.booleans())
+    @rule(table=tables_with_rules(), exclusive=st.booleans())
     def second_handler(self, table, exclusive):
         """A second handler on the same queue; with DEFSOPT(EXCL) it cannot open it while H1 runs (DLQ-14)."""
+        table, rules = table
+        self.known_rules = self.known_rules + rules
         self.second = True
         if exclusive:
             self.execute(L.AlterQueue(queue=DLQ, attrs={"DEFSOPT": C.MQOO_INPUT_EXCLUSIVE}))
