@@ -288,6 +288,7 @@ class TriggerMachine(ConformanceMachine):
             obs = self.execute(L.Open(conn=who, handle=handle, queue=SHARED,
                                       options=C.MQOO_INPUT_EXCLUSIVE if exclusive else C.MQOO_INPUT_SHARED))
             self.shared_open[who] = obs.rc == C.MQRC_NONE
+            self._input_counts()
         if not self.shared_open[who]:
             return
         for _ in range(gets):
@@ -297,6 +298,12 @@ class TriggerMachine(ConformanceMachine):
         if close:
             self.execute(L.Close(conn=who, handle=handle))
             self.shared_open[who] = False
+            self._input_counts()
+
+    def _input_counts(self) -> None:
+        """The shared queue's OpenInputCount as each member sees it: its own handles only (TRIG-08)."""
+        for qmgr in ("", QM2):
+            self.execute(L.InquireQueue(queue=SHARED, names=["IPPROCS"], qmgr=qmgr))
 
     @precondition(lambda self: self.group)
     @rule(who=st.sampled_from(("server", "qm2-server")), priority=st.sampled_from((0, 8)), close=st.booleans())
