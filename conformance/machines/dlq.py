@@ -339,10 +339,7 @@ class DlqMachine(ConformanceMachine):
         if later > first:
             dlh, md = fitted(self.known_rules[later], dlh, md)
         dlh, md = fitted(self.known_rules[first], dlh, md)
-        self.dead_letter(dlh, md)
-        self.run_handler(which)
-        if then:
-            self.drain(then)
+        self.dead_letter_and_run(dlh, md, which, then)
 
     @rule(queue=st.sampled_from(TARGETS), inhibited=st.booleans())
     def put_inhibit(self, queue, inhibited):

@@ -239,7 +239,7 @@ class TriggerMachine(ConformanceMachine):
         self.server_drains()
         self.execute(L.AlterQueue(queue=APP, attrs={"TRIGGER": C.MQTC_ON, "TRIGTYPE": ttype, "TRIGDPTH": depth,
                                                     "GET": C.MQQA_GET_ALLOWED}))
-        self.execute(L.AlterQueue(queue=INIT, attrs={"PUT": C.MQQA_PUT_ALLOWED}))
+        self.alter_initiation_queue(False)
         if not self.monitor_running:
             self.start_monitor()
         count = depth + 1 if ttype == C.MQTT_DEPTH else 2
