@@ -176,3 +176,30 @@ def test_bad_broker_names_get_one_line_and_exit_2(tmp_path):
     code, out, err, _ = mqconform("brokers", "up", "kafka", "--dir", tmp_path, timeout=60)
     assert code == 2 and out == "" and err.count("\n") == 1 and "unknown broker 'kafka'" in err
     assert not (tmp_path / "rabbitmq").exists()
+
+
+def test_stopped_waits_for_every_thread_of_a_process():
+    """``pause`` returns only once each thread is stopped: SIGSTOP is delivered asynchronously."""
+    from adapters.brokers.server import _stopped
+
+    busy = ("import threading\n"
+            "def spin():\n    while True: pass\n"
+            "for _ in range(3): threading.Thread(target=spin, daemon=True).start()\n"
+            "spin()\n")
+    proc = subprocess.Popen([sys.executable, "-c", busy], stdin=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        assert not _stopped(proc.pid)
+        proc.send_signal(19)  # SIGSTOP
+        deadline = time.monotonic() + 5
+        while not _stopped(proc.pid):
+            assert time.monotonic() < deadline, "never seen stopped"
+            time.sleep(0.01)
+        assert psutil.Process(proc.pid).status() == psutil.STATUS_STOPPED
+        proc.send_signal(18)  # SIGCONT
+        time.sleep(0.2)
+        assert not _stopped(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    assert _stopped(proc.pid)  # gone counts as stopped: nothing of it can answer

@@ -131,6 +131,7 @@ def test_a_call_the_broker_takes_and_never_answers_fails_with_2009_at_the_deadli
                put("a", "h", "m")):
         assert x(op) == L.OK, op
     broker.pause()   # the broker takes the call (the socket stays open) and does not answer
+    assert all(p.status() == psutil.STATUS_STOPPED for p in broker._alive(broker.recorded()))
     try:
         started = time.monotonic()
         first = x(get("a", "h"))

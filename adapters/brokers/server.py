@@ -318,20 +318,34 @@ class BrokerServer:
         state = dict(state, processes=[], restarted=time.time())
         return self._launch(state, deadline)
 
-    def pause(self) -> None:
-        """SIGSTOP every recorded process: the broker stops answering (its sockets stay open)."""
-        self._signal_all(signal.SIGSTOP)
+    def pause(self, deadline: float = 5.0) -> None:
+        """SIGSTOP every recorded process: the broker stops answering (its sockets stay open).
+
+        A stop signal is delivered asynchronously: a thread busy on another core may
+        still answer one more request after ``kill`` returns.  This returns only once
+        every thread of every signalled process is seen stopped, or raises.
+        """
+        procs = self._signal_all(signal.SIGSTOP)
+        end = time.monotonic() + deadline
+        while not all(_stopped(proc.pid) for proc in procs):
+            if time.monotonic() > end:
+                for proc in procs:
+                    _send(proc, signal.SIGCONT)
+                raise BrokerControlError(f"{self.name}: not stopped within {deadline:g} s of SIGSTOP")
+            time.sleep(0.01)
 
     def resume(self) -> None:
         """SIGCONT every recorded process after :meth:`pause`."""
         self._signal_all(signal.SIGCONT)
 
-    def _signal_all(self, sig: int) -> None:
+    def _signal_all(self, sig: int) -> list[psutil.Process]:
         state = self.recorded()
-        if state is None or not self._alive(state):
+        alive = self._alive(state) if state is not None else []
+        if not alive:
             raise BrokerControlError(f"{self.name}: not running")
-        for proc in self._alive(state):
+        for proc in alive:
             _send(proc, sig)
+        return alive
 
     def _launch(self, state: dict, deadline: float) -> Status:
         ports = state["ports"]
@@ -450,6 +464,23 @@ def _bindable(port: int, reuse_address: bool = True) -> bool:
         try:
             sock.bind((LOOPBACK, port))
         except OSError:
+            return False
+    return True
+
+
+def _stopped(pid: int) -> bool:
+    """Whether every thread of ``pid`` is stopped (or gone)."""
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return True
+    for task in tasks:
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue
+        # The state letter follows the command name, which is in parentheses and may hold spaces.
+        if stat[stat.rindex(")") + 2] not in "Tt":
             return False
     return True
 
