@@ -344,8 +344,9 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
             break
     record.ended = time.time()
     if record.coverage.examples == 0 and record.error is None:
+        whys = {record.why_not_applicable(rule) for area in areas for rule in RULES.all(area)}
         record.error = "no test case ran: none of the areas " + ", ".join(areas) + \
-            f" is applicable to adapter {adapter.name!r}"
+            f" is applicable to adapter {adapter.name!r}" + (f": {whys.pop()}" if len(whys) == 1 else "")
     elif record.error is None and not record.failures and not any(record.coverage.checked.values()):
         record.error = (f"{record.coverage.examples} cases ran but no rule was exercised: adapter "
                         f"{adapter.name!r} could express none of the operations the checks need")

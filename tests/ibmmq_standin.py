@@ -15,6 +15,7 @@ faults as the simulated adapter has them).
 from __future__ import annotations
 
 import itertools
+import struct
 import time
 from types import SimpleNamespace
 
@@ -34,9 +35,17 @@ for _name, _value in dict(
         MQIA_BACKOUT_THRESHOLD=22, MQCA_BACKOUT_REQ_Q_NAME=2019, MQIA_HARDEN_GET_BACKOUT=8,
         MQIA_TRIGGER_CONTROL=24, MQIA_TRIGGER_TYPE=28, MQIA_TRIGGER_DEPTH=29, MQIA_TRIGGER_MSG_PRIORITY=26,
         MQCA_TRIGGER_DATA=2023, MQCA_PROCESS_NAME=2012, MQCA_INITIATION_Q_NAME=2008, MQIA_CURRENT_Q_DEPTH=3,
-        MQIA_OPEN_INPUT_COUNT=17, MQIA_OPEN_OUTPUT_COUNT=18).items():
+        MQIA_OPEN_INPUT_COUNT=17, MQIA_OPEN_OUTPUT_COUNT=18, MQQT_REMOTE=6, MQCA_REMOTE_Q_NAME=2018,
+        MQCA_REMOTE_Q_MGR_NAME=2017, MQCA_XMIT_Q_NAME=2024, MQIA_EXPIRY_INTERVAL=39, MQIA_TRIGGER_INTERVAL=25,
+        MQCA_DEAD_LETTER_Q_NAME=2006, MQXQH_STRUC_ID=b"XQH ", MQXQH_CURRENT_LENGTH=428, MQMD_LENGTH_1=324,
+        MQMD_LENGTH_2=364).items():
     setattr(CMQC, _name, _value)
-CMQCFC = SimpleNamespace(MQIACF_PURGE=1007, MQPO_YES=1, MQCACF_Q_NAMES=3011)
+CMQCFC = SimpleNamespace(MQIACF_PURGE=1007, MQPO_YES=1, MQCACF_Q_NAMES=3011, MQIACF_REFRESH_TYPE=1078, MQRT_EXPIRY=2,
+                        MQCACF_OBJECT_NAME=3046)
+#: Queue-manager attribute selectors back to their MQSC names, and their values on a new queue manager.
+_QMGR = {CMQC.MQIA_EXPIRY_INTERVAL: "EXPRYINT", CMQC.MQIA_TRIGGER_INTERVAL: "TRIGINT",
+         CMQC.MQCA_DEAD_LETTER_Q_NAME: "DEADQ"}
+_QMGR_DEFAULTS = {"EXPRYINT": 0, "TRIGINT": 999999999, "DEADQ": ""}
 
 #: Attribute selectors back to the language's MQSC names.
 _MQSC = {CMQC.MQIA_DEF_PRIORITY: "DEFPRTY", CMQC.MQIA_DEF_PERSISTENCE: "DEFPSIST",
@@ -61,18 +70,68 @@ class MQMIError(Exception):
 
 class _Opts:
     DEFAULTS: dict = {}
+    #: For structures that go into message data: (field, struct code) in the C layout, native byte order.
+    LAYOUT: tuple = ()
 
     def __init__(self, **kw) -> None:
         for k, v in {**self.DEFAULTS, **kw}.items():
             setattr(self, k, v)
 
+    def _format(self) -> str:
+        return "=" + "".join(code for _, code in self.LAYOUT)
+
+    def pack(self) -> bytes:
+        values = [getattr(self, name) for name, _ in self.LAYOUT]
+        return struct.pack(self._format(), *(v.encode() if isinstance(v, str) else v for v in values))
+
+    def unpack(self, buffer: bytes):
+        for (name, _), value in zip(self.LAYOUT, struct.unpack(self._format(), buffer)):
+            setattr(self, name, value)
+        return self
+
 
 class MD(_Opts):
-    DEFAULTS = dict(Report=0, MsgType=MQ.MQMT_DATAGRAM, Expiry=MQ.MQEI_UNLIMITED, Feedback=0, Format=b" " * 8,
+    DEFAULTS = dict(StrucId=b"MD  ", Report=0, MsgType=MQ.MQMT_DATAGRAM, Expiry=MQ.MQEI_UNLIMITED, Feedback=0,
+                    Encoding=546, CodedCharSetId=0, Format=b" " * 8,
                     Priority=MQ.MQPRI_PRIORITY_AS_Q_DEF, Persistence=MQ.MQPER_PERSISTENCE_AS_Q_DEF,
                     MsgId=b"\0" * 24, CorrelId=b"\0" * 24, BackoutCount=0, ReplyToQ=b" " * 48,
-                    ReplyToQMgr=b" " * 48, UserIdentifier=b" " * 12, ApplIdentityData=b" " * 32,
-                    PutApplType=0, PutApplName=b" " * 28, MsgFlags=0, Offset=0, Version=2)
+                    ReplyToQMgr=b" " * 48, UserIdentifier=b" " * 12, AccountingToken=b"\0" * 32,
+                    ApplIdentityData=b" " * 32, PutApplType=0, PutApplName=b" " * 28, PutDate=b" " * 8,
+                    PutTime=b" " * 8, ApplOriginData=b" " * 4, GroupId=b"\0" * 24, MsgSeqNumber=1,
+                    MsgFlags=0, Offset=0, OriginalLength=-1, Version=2)
+    # The MQMD version 2 (IBM's ``MD`` always packs all of it; version 1 is its first 324 bytes).
+    LAYOUT = (("StrucId", "4s"), ("Version", "i"), ("Report", "i"), ("MsgType", "i"), ("Expiry", "i"),
+              ("Feedback", "i"), ("Encoding", "i"), ("CodedCharSetId", "i"), ("Format", "8s"), ("Priority", "i"),
+              ("Persistence", "i"), ("MsgId", "24s"), ("CorrelId", "24s"), ("BackoutCount", "i"),
+              ("ReplyToQ", "48s"), ("ReplyToQMgr", "48s"), ("UserIdentifier", "12s"), ("AccountingToken", "32s"),
+              ("ApplIdentityData", "32s"), ("PutApplType", "i"), ("PutApplName", "28s"), ("PutDate", "8s"),
+              ("PutTime", "8s"), ("ApplOriginData", "4s"), ("GroupId", "24s"), ("MsgSeqNumber", "i"),
+              ("Offset", "i"), ("MsgFlags", "i"), ("OriginalLength", "i"))
+
+
+class XQH(_Opts):
+    """The MQXQH without its embedded MQMD (as IBM's ``XQH`` has it)."""
+
+    DEFAULTS = dict(StrucId=b"XQH ", Version=1, RemoteQName=b" " * 48, RemoteQMgrName=b" " * 48)
+    LAYOUT = (("StrucId", "4s"), ("Version", "i"), ("RemoteQName", "48s"), ("RemoteQMgrName", "48s"))
+
+
+def _xmit_data(header: L.XmitHeader, body: str) -> bytes:
+    """A transmission-queue message's data as a queue manager returns it: MQXQH, MQMD version 1, body."""
+    embedded = MD(Version=1, Expiry=header.expiry).pack()[:CMQC.MQMD_LENGTH_1]
+    return XQH().pack() + embedded + body.encode()
+
+
+def _from_xmit_data(data: bytes) -> tuple[L.XmitHeader | None, str]:
+    """The MQXQH a program put at the start of the data (checked like a queue manager would), and the rest."""
+    if len(data) < CMQC.MQXQH_CURRENT_LENGTH or data[:4] != CMQC.MQXQH_STRUC_ID:
+        return None, data.decode()
+    xqh = XQH().unpack(data[:CMQC.MQXQH_CURRENT_LENGTH - CMQC.MQMD_LENGTH_1])
+    md = MD().unpack(data[CMQC.MQXQH_CURRENT_LENGTH - CMQC.MQMD_LENGTH_1:CMQC.MQXQH_CURRENT_LENGTH]
+                     + bytes(CMQC.MQMD_LENGTH_2 - CMQC.MQMD_LENGTH_1))
+    if xqh.Version != 1 or md.StrucId != b"MD  " or md.Version != 1:
+        raise MQMIError(MQ.MQCC_FAILED, 2141)   # MQRC_XQH_ERROR (a malformed header from the adapter)
+    return L.XmitHeader(expiry=md.Expiry), data[CMQC.MQXQH_CURRENT_LENGTH:].decode()
 
 
 class GMO(_Opts):
@@ -105,6 +164,8 @@ class _Server:
         self.names = itertools.count(1)
         self.defined: list[str] = []
         self.deleted: list[str] = []
+        self.types: dict[str, int] = {}
+        self.qmgr_attrs = dict(_QMGR_DEFAULTS)
         self.calls: list[str] = []
 
     def run(self, op: L.Op) -> L.Observation:
@@ -138,6 +199,8 @@ class QueueManager:
         server.call(L.Connect(conn=self.conn))
 
     def inquire(self, selector: int):
+        if selector in _QMGR:
+            return self.server.qmgr_attrs[_QMGR[selector]]
         return {CMQC.MQIA_PLATFORM: CMQC.MQPL_ZOS if self.server.platform == MQ.PLATFORM_ZOS else CMQC.MQPL_UNIX,
                 CMQC.MQIA_COMMAND_LEVEL: 940, CMQC.MQCA_Q_MGR_NAME: b"QM1".ljust(48)}[selector]
 
@@ -152,8 +215,9 @@ class QueueManager:
 
     def put1(self, od: OD, msg: bytes, md: MD, pmo: PMO) -> None:
         options, desc = _put_options(md, pmo)
+        header, body = _from_xmit_data(msg) if desc.format == MQ.MQFMT_XMIT_Q_HEADER else (None, msg.decode())
         self.server.call(L.Put1(conn=self.conn, queue=_text(od.ObjectName), qmgr=_text(od.ObjectQMgrName),
-                                body=msg.decode(), md=desc, options=options))
+                                body=body, md=desc, options=options, xmit_header=header))
 
 
 def connect(queue_manager, channel=None, conn_info=None, user=None, password=None) -> QueueManager:
@@ -184,8 +248,9 @@ class Queue:
 
     def put(self, msg: bytes, md: MD, pmo: PMO) -> None:
         options, desc = _put_options(md, pmo)
-        self.qmgr.server.call(L.Put(conn=self.qmgr.conn, handle=self.handle, body=msg.decode(), md=desc,
-                                    options=options))
+        header, body = _from_xmit_data(msg) if desc.format == MQ.MQFMT_XMIT_Q_HEADER else (None, msg.decode())
+        self.qmgr.server.call(L.Put(conn=self.qmgr.conn, handle=self.handle, body=body, md=desc,
+                                    options=options, xmit_header=header))
 
     def get(self, max_length, md: MD, gmo: GMO) -> bytes:
         obs = self.qmgr.server.run(L.Get(conn=self.qmgr.conn, handle=self.handle, options=gmo.Options,
@@ -204,9 +269,10 @@ class Queue:
         if m.context is not None:
             md.UserIdentifier, md.ApplIdentityData = m.context.user_id.encode(), m.context.appl_identity_data.encode()
             md.PutApplType, md.PutApplName = m.context.put_appl_type, m.context.put_appl_name.encode()
+        data = m.body.encode() if m.xmit_header is None else _xmit_data(m.xmit_header, m.body)
         if obs.rc != MQ.MQRC_NONE:
-            raise MQMIError(obs.cc, obs.rc, message=m.body.encode())
-        return m.body.encode()
+            raise MQMIError(obs.cc, obs.rc, message=data)
+        return data
 
     def close(self) -> None:
         self.qmgr.server.call(L.Close(conn=self.qmgr.conn, handle=self.handle))
@@ -226,17 +292,33 @@ class _Command:
         queue = _text(args.get(CMQC.MQCA_Q_NAME, ""))
         attrs_ = {_MQSC[k]: (_text(v) if isinstance(v, (bytes, str)) else v)
                   for k, v in args.items() if k in _MQSC}
-        if self.command == "MQCMD_CREATE_Q":
+        qtype = args.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_LOCAL)
+        if self.command == "MQCMD_CREATE_Q" and qtype == CMQC.MQQT_REMOTE:
+            server.call(L.DefineRemoteQueue(queue=queue, rname=_text(args[CMQC.MQCA_REMOTE_Q_NAME]),
+                                            rqmname=_text(args[CMQC.MQCA_REMOTE_Q_MGR_NAME]),
+                                            xmitq=_text(args.get(CMQC.MQCA_XMIT_Q_NAME, ""))))
+            server.defined.append(queue)
+            server.types[queue] = qtype
+        elif self.command == "MQCMD_CREATE_Q":
             server.call(L.DefineQueue(queue=queue, attrs=attrs_))
             server.defined.append(queue)
+            server.types[queue] = qtype
         elif self.command == "MQCMD_CHANGE_Q":
             server.call(L.AlterQueue(queue=queue, attrs=attrs_))
         elif self.command == "MQCMD_DELETE_Q":
+            if server.types.get(queue, CMQC.MQQT_LOCAL) != qtype or (CMQCFC.MQIACF_PURGE in args) != (qtype == CMQC.MQQT_LOCAL):
+                raise MQMIError(MQ.MQCC_FAILED, 3015)   # MQRCCF_PARM_CONFLICT: PURGE is for local queues
             server.deleted.append(queue)
         elif self.command == "MQCMD_INQUIRE_Q_NAMES":
             prefix = queue.rstrip("*")
-            return [{CMQCFC.MQCACF_Q_NAMES: [n for n in server.defined
-                                             if n.startswith(prefix) and n not in server.deleted]}]
+            return [{CMQCFC.MQCACF_Q_NAMES: [n for n in server.defined if n.startswith(prefix)
+                                             and n not in server.deleted and server.types.get(n, CMQC.MQQT_LOCAL) == qtype]}]
+        elif self.command == "MQCMD_CHANGE_Q_MGR":
+            values = {_QMGR[k]: (_text(v) if isinstance(v, (bytes, str)) else v) for k, v in args.items()}
+            server.call(L.AlterQueueManager(attrs=values))
+            server.qmgr_attrs.update(values)
+        elif self.command == "MQCMD_REFRESH_Q_MGR" and args.get(CMQCFC.MQIACF_REFRESH_TYPE) == CMQCFC.MQRT_EXPIRY:
+            server.call(L.RefreshExpiry(queues=_text(args[CMQCFC.MQCACF_OBJECT_NAME])))
         else:
             raise MQMIError(MQ.MQCC_FAILED, 3007)   # MQRCCF_COMMAND_FAILED
         return []

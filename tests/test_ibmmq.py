@@ -19,6 +19,8 @@ from tests import ibmmq_standin
 from tests.clikit import run_cli
 
 STANDIN = ("--adapter", "ibmmq", "--adapter-opt", "client=tests.ibmmq_standin")
+#: The calls only the expiry area makes (a remote queue, ALTER QMGR EXPRYINT, REFRESH QMGR TYPE(EXPIRY)).
+EXPIRY_CALLS = {"DefineRemoteQueue", "AlterQueueManager", "RefreshExpiry"}
 
 
 def _verdicts(results) -> dict[str, str]:
@@ -41,8 +43,9 @@ def test_a_conforming_queue_manager_passes_and_every_object_is_removed(platform,
     assert code == 0, out[-3000:] + err
     verdicts = _verdicts(tmp_path / "r")
     assert {r for r, v in verdicts.items() if v == "pass"} >= {"CORE-01", "CORE-02", "CORE-04", "CORE-15", "CORE-29"}
-    # Every MQI call the adapter maps reached the queue manager (a clock advance is a wait, not a call).
-    assert set(server.calls) == set(OPERATIONS) - {"AdvanceClock"}, sorted(set(server.calls))
+    # Every MQI call the adapter maps for these areas reached the queue manager (a clock advance is a
+    # wait, not a call; the expiry area's calls are checked by its own test below).
+    assert set(server.calls) == set(OPERATIONS) - {"AdvanceClock"} - EXPIRY_CALLS, sorted(set(server.calls))
     # The platform read at connect decided the platform run on.
     meta = json.loads((tmp_path / "r" / "run.json").read_text())
     assert meta["capabilities"]["platforms"] == [platform] and meta["system"]["platforms"] == [platform]
@@ -61,6 +64,66 @@ def test_a_faulty_queue_manager_is_found_through_the_adapter(fault, tmp_path):
                              "--keep-going", "0", "--results", tmp_path / "r")
     assert code == 1, out[-3000:] + err
     assert {r for r, v in _verdicts(tmp_path / "r").items() if v == "fail"} & set(FAULTS[fault].rules)
+
+
+@pytest.mark.parametrize("fault", ["expired-message-returned", "remote-put-inner-expiry-unlimited"])
+def test_an_expiry_fault_is_found_through_the_adapter_on_real_time(fault, tmp_path):
+    """Expiry runs on the queue manager's own clock; the MQXQH of a remote put is read back (EXP-18)."""
+    ibmmq_standin.reset(faults=fault)
+    code, out, err = run_cli("run", *STANDIN, "--area", "expiry", "--examples", "30", "--seed", "3",
+                             "--keep-going", "0", "--shrink-cases", "0", "--no-minimise", "--results", tmp_path / "r")
+    assert code == 1, out[-3000:] + err
+    assert {r for r, v in _verdicts(tmp_path / "r").items() if v == "fail"} & set(FAULTS[fault].rules)
+
+
+@pytest.mark.parametrize("platform,alter_qmgr", [(C.PLATFORM_DISTRIBUTED, "no"), (C.PLATFORM_ZOS, "yes")])
+def test_the_expiry_area_passes_on_a_conforming_queue_manager(platform, alter_qmgr, tmp_path):
+    server = ibmmq_standin.reset(platform=platform)
+    server.qmgr_attrs["EXPRYINT"] = 30 if platform == C.PLATFORM_ZOS else 0   # scans the kit must turn off
+    code, out, err = run_cli("run", *STANDIN, "--adapter-opt", f"alter_qmgr={alter_qmgr}", "--area", "expiry",
+                             "--examples", "4", "--seed", "3", "--results", tmp_path / "r")
+    assert code == 0, out[-3000:] + err
+    verdicts = _verdicts(tmp_path / "r")
+    assert {r for r, v in verdicts.items() if v == "pass"} >= {"EXP-01", "EXP-02", "EXP-03", "EXP-06", "EXP-19"}
+    assert {"DefineRemoteQueue", "Put1", "Put", "Get"} <= set(server.calls)
+    if alter_qmgr == "yes":
+        # Each case turned the scans off (and on where the machine asked), then put the value back.
+        assert EXPIRY_CALLS <= set(server.calls)
+        assert server.qmgr_attrs["EXPRYINT"] == 30
+        assert verdicts["EXP-23"] == "pass"
+    else:
+        assert verdicts["EXP-23"] == "not applicable" and "AlterQueueManager" not in server.calls
+    assert verdicts["EXP-25"] == "not applicable"
+    assert sorted(server.deleted) == sorted(server.defined)
+
+
+def test_scans_the_kit_may_not_turn_off_make_the_expiry_area_not_applicable(tmp_path):
+    server = ibmmq_standin.reset(platform=C.PLATFORM_ZOS)
+    server.qmgr_attrs["EXPRYINT"] = 30
+    code, out, err = run_cli("run", *STANDIN, "--area", "expiry", "--examples", "2", "--seed", "3",
+                             "--results", tmp_path / "r")
+    assert code == 2 and "no test case ran" in err and "every 30 s (EXPRYINT)" in err, out[-3000:] + err
+    assert "Put" not in server.calls and server.qmgr_attrs["EXPRYINT"] == 30
+    # The other areas run as before.
+    caps = IbmMqAdapter(client="tests.ibmmq_standin").capabilities()
+    assert set(caps.areas) == {"core", "syncpoint"} and "EXPRYINT" in caps.not_applicable["EXP-01"]
+
+
+def test_a_transmission_queue_header_is_built_and_read_as_the_mqi_lays_it_out():
+    """MQXQH (StrucId, Version, RemoteQName, RemoteQMgrName), then an MQMD version 1, then the body."""
+    import struct
+
+    ibmmq_standin.reset()
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin")
+    data = adapter._data(L.Put(conn="a", handle="h", body="payload", xmit_header=L.XmitHeader(expiry=37),
+                               md=L.MessageDescriptor(format=C.MQFMT_XMIT_Q_HEADER)))
+    assert len(data) == 428 + len("payload") and data[:4] == b"XQH " and data[428:] == b"payload"
+    assert data[104:108] == b"MD  " and struct.unpack("=ii", data[108:116]) == (1, 0)   # version 1, no Report
+    assert struct.unpack("=i", data[120:124]) == (37,)   # the embedded Expiry
+    assert adapter._xmit_header(data) == (L.XmitHeader(expiry=37), b"payload")
+    assert adapter._xmit_header(b"short") == (None, b"short")
+    assert adapter._data(L.Put(conn="a", handle="h", body="plain")) == b"plain"
+    adapter.close()
 
 
 def test_cleanup_removes_what_a_killed_run_left_and_nothing_else():

@@ -16,9 +16,14 @@ which rules apply.  A remote client cannot restart the queue manager, end a
 program abnormally or cut its own connection: those rules are not applicable.
 Time is the queue manager's own: a clock advance is a real wait.
 
+Queue-manager attributes (EXPRYINT, TRIGINT, DEADQ) belong to every application
+of the queue manager: the kit alters them only with ``alter_qmgr=yes`` (each
+value it changes is read first and put back when the case ends); otherwise the
+rules that need them are not applicable.
+
 Options (each also from the environment, ``MQCONFORM_IBMMQ_<NAME>``):
 ``qmgr``, ``channel``, ``conn`` (``host(port)``), ``user``, ``password``,
-``prefix``; ``client`` names the module providing the ``ibmmq`` API (default
+``prefix``, ``alter_qmgr``; ``client`` names the module providing the ``ibmmq`` API (default
 ``ibmmq``; the kit's tests give a stand-in).
 """
 
@@ -33,8 +38,9 @@ import time
 from adapters.base import AdapterError, AdapterOptionError, AdapterUnavailable, Capabilities, check_options
 from reference_model import language as L
 from reference_model import mqconst as C
+from reference_model.rules import RULES
 
-OPTIONS = ("qmgr", "channel", "conn", "user", "password", "prefix", "client")
+OPTIONS = ("qmgr", "channel", "conn", "user", "password", "prefix", "client", "alter_qmgr")
 
 #: The message when IBM's client is not installed (one line; the CLI exits 2 with it).
 NO_CLIENT = ("the ibmmq adapter needs IBM's MQ client library (the Python package ibmmq and libmqm_r.so "
@@ -53,14 +59,24 @@ SELECTORS = {
     "CURDEPTH": "MQIA_CURRENT_Q_DEPTH", "IPPROCS": "MQIA_OPEN_INPUT_COUNT", "OPPROCS": "MQIA_OPEN_OUTPUT_COUNT",
 }
 #: Attributes whose value names another object of the case (prefixed like the queues).
-OBJECT_NAMES = ("BOQNAME", "PROCESS", "INITQ")
+OBJECT_NAMES = ("BOQNAME", "PROCESS", "INITQ", "DEADQ")
+#: Queue-manager attributes and their selectors (ALTER QMGR only with the ``alter_qmgr`` option).
+QMGR_SELECTORS = {"EXPRYINT": "MQIA_EXPIRY_INTERVAL", "TRIGINT": "MQIA_TRIGGER_INTERVAL",
+                  "DEADQ": "MQCA_DEAD_LETTER_Q_NAME"}
 
 #: What the adapter runs; everything else (triggering processes, clusters, the DLQ handler,
 #: faults from outside the program) is for later or cannot be done from a client.
-OPERATIONS = ("DefineQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open", "Close",
-              "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock")
+OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open",
+              "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock", "AlterQueueManager",
+              "RefreshExpiry")
+
+#: Rules that need ALTER QMGR, and what for (not applicable without the ``alter_qmgr`` option).
+NEEDS_ALTER_QMGR = {
+    "EXP-23": "the periodic expiry scans need EXPRYINT set",
+}
 
 NOT_APPLICABLE = {
+    "EXP-25": "the other queue managers of a queue-sharing group are not reached by this adapter yet",
     "CORE-31": "a client connection ends abnormally only when its program dies, which the kit's own process "
                "cannot: the adapter backs out and disconnects instead",
     "CORE-32": "a client cannot restart the queue manager (an administrator's command: docs/adapters/ibmmq.md)",
@@ -116,6 +132,10 @@ class IbmMqAdapter:
         self.prefix = (self.options["prefix"] or f"MQC.{secrets.token_hex(2).upper()}").rstrip(".")
         if len(self.prefix) > 20 or set(self.prefix) - set(string.ascii_uppercase + string.digits + "._"):
             raise AdapterOptionError("ibmmq: prefix: at most 20 of A-Z, 0-9, '.' and '_'")
+        flag = self.options["alter_qmgr"].lower()
+        if flag not in ("", "yes", "no"):
+            raise AdapterOptionError("ibmmq: alter_qmgr: yes or no")
+        self.alter_qmgr = flag == "yes"
         self.client = load_client(self.options["client"] or "ibmmq")
         self.CMQC = self.client.CMQC
         self.CMQCFC = self.client.CMQCFC
@@ -125,18 +145,33 @@ class IbmMqAdapter:
         self.platform = C.PLATFORM_ZOS if platform == self.CMQC.MQPL_ZOS else C.PLATFORM_DISTRIBUTED
         self.command_level = self._inquire_qmgr("MQIA_COMMAND_LEVEL")
         self.qmgr_name = _text(self._inquire_qmgr("MQCA_Q_MGR_NAME"))
+        # z/OS scans for expired messages every EXPRYINT seconds; the rules assume no scans unless a case sets it.
+        self.expiry_interval = self._inquire_qmgr("MQIA_EXPIRY_INTERVAL") if self.platform == C.PLATFORM_ZOS else 0
         self.cases = 0
         self.case = ""
         self.conns: dict[str, object] = {}
         self.handles: dict[str, tuple[str, object]] = {}
-        self.defined: list[str] = []
+        self.defined: dict[str, int] = {}   # queue name -> its type (MQQT_LOCAL, MQQT_REMOTE)
+        self.altered: dict[str, object] = {}   # queue-manager attribute -> the value it had
         self.inquirers: dict[str, object] = {}
         self.started = time.monotonic()
 
     # -------------------------------------------------------------- the contract
     def capabilities(self) -> Capabilities:
-        return Capabilities(areas=("core", "syncpoint"), platforms=(self.platform,), operations=OPERATIONS,
-                            realtime=True, expiry_tolerance=10, not_applicable=NOT_APPLICABLE)
+        areas, not_applicable = ["core", "syncpoint", "expiry"], dict(NOT_APPLICABLE)
+        if not self.alter_qmgr:
+            not_applicable.update({rule: f"{why}: ALTER QMGR changes the queue manager for every application "
+                                         "(run with the adapter option alter_qmgr=yes to allow it)"
+                                   for rule, why in NEEDS_ALTER_QMGR.items()})
+            if self.expiry_interval:
+                # Scans the kit cannot turn off would discard expired messages at times no rule can say.
+                areas.remove("expiry")
+                not_applicable.update({rule.id: f"the queue manager scans for expired messages every "
+                                                f"{self.expiry_interval} s (EXPRYINT) and alter_qmgr=yes was not "
+                                                "given to turn the scans off for each case"
+                                       for rule in RULES.all("expiry")})
+        return Capabilities(areas=tuple(areas), platforms=(self.platform,), operations=OPERATIONS,
+                            realtime=True, expiry_tolerance=10, not_applicable=not_applicable)
 
     def describe(self) -> dict:
         return {"system": f"IBM MQ queue manager {self.qmgr_name}", "version": f"command level {self.command_level}",
@@ -147,13 +182,20 @@ class IbmMqAdapter:
             return None
         if isinstance(op, L.Connect) and op.environment != "normal":
             return None   # a client connection is an ordinary application's (no CICS, IMS or RRS)
-        if isinstance(op, (L.Connect, L.DefineQueue, L.InquireQueue)) and op.qmgr:
+        if isinstance(op, (L.Connect, L.DefineQueue, L.InquireQueue, L.AlterQueueManager)) and op.qmgr:
             return None   # the other queue managers of a queue-sharing group: not reached by this adapter yet
+        if isinstance(op, L.AlterQueueManager) and not self.alter_qmgr:
+            return None   # every application's attributes: only where the user allows it
+        if isinstance(op, L.DefineRemoteQueue) and not op.xmitq:
+            return None   # the transmission queue would be one named like the remote queue manager: not the kit's
         return op
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self.cases += 1
         self.case = f"{self.prefix}.{self.cases}"
+        if self.alter_qmgr and self.expiry_interval:
+            # Each case starts as the rules assume a queue manager does: no periodic expiry scans.
+            self._execute(L.AlterQueueManager(attrs={"EXPRYINT": 0}))
         self.started = time.monotonic()
 
     def elapsed_tenths(self) -> int:
@@ -175,9 +217,13 @@ class IbmMqAdapter:
             except self.client.MQMIError:
                 pass
         self.inquirers.clear()
-        for queue in self.defined:
-            self._delete(queue)
+        for queue, qtype in self.defined.items():
+            self._delete(queue, qtype)
         self.defined.clear()
+        if self.altered:
+            self._pcf("MQCMD_CHANGE_Q_MGR", {getattr(self.CMQC, QMGR_SELECTORS[name]): value
+                                             for name, value in self.altered.items()}, quiet=True)
+            self.altered.clear()
 
     def close(self) -> None:
         self.end_case()
@@ -187,12 +233,14 @@ class IbmMqAdapter:
             pass
 
     def cleanup(self, prefix: str) -> list[str]:
-        """Delete every local queue whose name starts with ``prefix`` (left by a run that was killed)."""
-        found = self._pcf("MQCMD_INQUIRE_Q_NAMES", {self.CMQC.MQCA_Q_NAME: f"{prefix}*",
-                                                     self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL})
-        names = [_text(n) for r in found or () for n in (r.get(self.CMQCFC.MQCACF_Q_NAMES) or ())]
-        for name in names:
-            self._delete(name)
+        """Delete every queue whose name starts with ``prefix`` (left by a run that was killed)."""
+        names = []
+        for qtype in (self.CMQC.MQQT_REMOTE, self.CMQC.MQQT_LOCAL):
+            found = self._pcf("MQCMD_INQUIRE_Q_NAMES", {self.CMQC.MQCA_Q_NAME: f"{prefix}*",
+                                                         self.CMQC.MQIA_Q_TYPE: qtype})
+            for name in [_text(n) for r in found or () for n in (r.get(self.CMQCFC.MQCACF_Q_NAMES) or ())]:
+                self._delete(name, qtype)
+                names.append(name)
         return names
 
     def execute(self, op: L.Op) -> L.Observation:
@@ -213,9 +261,29 @@ class IbmMqAdapter:
                 args[getattr(self.CMQC, SELECTORS[name])] = value
             if isinstance(op, L.DefineQueue):
                 self._pcf("MQCMD_CREATE_Q", args)
-                self.defined.append(self._name(op.queue))
+                self.defined[self._name(op.queue)] = self.CMQC.MQQT_LOCAL
             else:
                 self._pcf("MQCMD_CHANGE_Q", args)
+            return L.OK
+        if isinstance(op, L.DefineRemoteQueue):
+            self._pcf("MQCMD_CREATE_Q", {
+                self.CMQC.MQCA_Q_NAME: self._name(op.queue), self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_REMOTE,
+                self.CMQC.MQCA_REMOTE_Q_NAME: op.rname, self.CMQC.MQCA_REMOTE_Q_MGR_NAME: op.rqmname,
+                self.CMQC.MQCA_XMIT_Q_NAME: self._name(op.xmitq)})
+            self.defined[self._name(op.queue)] = self.CMQC.MQQT_REMOTE
+            return L.OK
+        if isinstance(op, L.AlterQueueManager):
+            args = {}
+            for name, value in op.attrs:
+                selector = getattr(self.CMQC, QMGR_SELECTORS[name])
+                if name not in self.altered:
+                    self.altered[name] = self.admin.inquire(selector)
+                args[selector] = self._name(value) if name in OBJECT_NAMES and value else value
+            self._pcf("MQCMD_CHANGE_Q_MGR", args)
+            return L.OK
+        if isinstance(op, L.RefreshExpiry):
+            self._pcf("MQCMD_REFRESH_Q_MGR", {self.CMQCFC.MQIACF_REFRESH_TYPE: self.CMQCFC.MQRT_EXPIRY,
+                                              self.CMQCFC.MQCACF_OBJECT_NAME: self._name(op.queues)})
             return L.OK
         if isinstance(op, L.InquireQueue):
             q = self.inquirers.get(op.queue)
@@ -259,7 +327,7 @@ class IbmMqAdapter:
         if isinstance(op, L.Put1):
             md, pmo = self._md(op.md), self._pmo(op)
             od = self.client.OD(ObjectName=self._name(op.queue), ObjectQMgrName=op.qmgr)
-            qm.put1(od, op.body.encode(), md, pmo)
+            qm.put1(od, self._data(op), md, pmo)
             return L.OK
         owner, q = self.handles.get(op.handle, (None, None))
         if q is None or owner != op.conn:
@@ -269,7 +337,7 @@ class IbmMqAdapter:
             q.close()
             return L.OK
         if isinstance(op, L.Put):
-            q.put(op.body.encode(), self._md(op.md), self._pmo(op))
+            q.put(self._data(op), self._md(op.md), self._pmo(op))
             return L.OK
         if isinstance(op, L.Get):
             md = self.client.MD()
@@ -306,10 +374,12 @@ class IbmMqAdapter:
                 return None
             raise
 
-    def _delete(self, queue: str) -> None:
-        """Delete ``queue`` with its messages; one already gone is no error."""
-        self._pcf("MQCMD_DELETE_Q", {self.CMQC.MQCA_Q_NAME: queue, self.CMQCFC.MQIACF_PURGE: self.CMQCFC.MQPO_YES},
-                  quiet=True)
+    def _delete(self, queue: str, qtype: int) -> None:
+        """Delete ``queue`` (a local one with its messages); one already gone is no error."""
+        args = {self.CMQC.MQCA_Q_NAME: queue, self.CMQC.MQIA_Q_TYPE: qtype}
+        if qtype == self.CMQC.MQQT_LOCAL:
+            args[self.CMQCFC.MQIACF_PURGE] = self.CMQCFC.MQPO_YES
+        self._pcf("MQCMD_DELETE_Q", args, quiet=True)
 
     def _name(self, queue: str) -> str:
         return f"{self.case}.{queue}"
@@ -317,11 +387,34 @@ class IbmMqAdapter:
     def _unprefixed(self, name: str) -> str:
         return name[len(self.case) + 1:] if name.startswith(self.case + ".") else name
 
+    def _data(self, op: L.Put | L.Put1) -> bytes:
+        """The message data: the body, after an MQXQH (with its embedded MQMD version 1) where the op has one.
+
+        The MQXQH's remote queue and queue manager names are blank: the kit puts such a message
+        directly on a transmission queue, where only the embedded Expiry matters (EXP-19..22).
+        """
+        body = op.body.encode()
+        if op.xmit_header is None:
+            return body
+        embedded = self.client.MD(Version=1, Expiry=op.xmit_header.expiry).pack()[:self.CMQC.MQMD_LENGTH_1]
+        return self.client.XQH().pack() + embedded + body
+
+    def _xmit_header(self, data: bytes) -> tuple[L.XmitHeader | None, bytes]:
+        """An MQXMIT message's MQXQH (its embedded Expiry) and the data after it, if the data begins with one."""
+        length = self.CMQC.MQXQH_CURRENT_LENGTH
+        if len(data) < length or data[:4] != self.CMQC.MQXQH_STRUC_ID:
+            return None, data
+        start, pad = length - self.CMQC.MQMD_LENGTH_1, self.CMQC.MQMD_LENGTH_2 - self.CMQC.MQMD_LENGTH_1
+        md = self.client.MD().unpack(bytes(data[start:length]) + bytes(pad))
+        return L.XmitHeader(expiry=md.Expiry), bytes(data[length:])
+
     def _md(self, md: L.MessageDescriptor):
         out = self.client.MD(Priority=md.priority, Persistence=md.persistence, Expiry=md.expiry, Report=md.report,
                              MsgType=md.msg_type, Feedback=md.feedback, BackoutCount=md.backout_count)
         out.Format = _chars(md.format, 8)
-        out.ReplyToQ = _chars(md.reply_to_q, 48)
+        # A reply-to queue of this queue manager is one of the case's queues (reports go there).
+        local = md.reply_to_q and not md.reply_to_qmgr
+        out.ReplyToQ = _chars(self._name(md.reply_to_q) if local else md.reply_to_q, 48)
         out.ReplyToQMgr = _chars(md.reply_to_qmgr, 48)
         out.MsgId = _identifier(md.msg_id)
         out.CorrelId = _identifier(md.correl_id)
@@ -340,13 +433,17 @@ class IbmMqAdapter:
         return self.client.PMO(Options=op.options | context)
 
     def _returned(self, body: bytes, md, gmo) -> L.ReturnedMessage:
+        xmit_header = None
+        if _text(md.Format) == C.MQFMT_XMIT_Q_HEADER:
+            xmit_header, body = self._xmit_header(bytes(body))
         status = getattr(gmo, "SegmentStatus", C.MQSS_NOT_A_SEGMENT)
         return L.ReturnedMessage(
             segment_status=status.decode() if isinstance(status, bytes) else str(status),
             offset=getattr(md, "Offset", 0),
             body=bytes(body).decode("utf-8", "replace"), priority=md.Priority, persistence=md.Persistence,
             expiry=md.Expiry, report=md.Report, msg_type=md.MsgType, feedback=md.Feedback, format=_text(md.Format),
-            reply_to_q=_text(md.ReplyToQ), reply_to_qmgr=_text(md.ReplyToQMgr), msg_id=_identifier_text(md.MsgId),
-            correl_id=_identifier_text(md.CorrelId), backout_count=md.BackoutCount,
+            reply_to_q=self._unprefixed(_text(md.ReplyToQ)), reply_to_qmgr=_text(md.ReplyToQMgr),
+            msg_id=_identifier_text(md.MsgId),
+            correl_id=_identifier_text(md.CorrelId), backout_count=md.BackoutCount, xmit_header=xmit_header,
             context=L.MessageContext(user_id=_text(md.UserIdentifier), appl_identity_data=_text(md.ApplIdentityData),
                                      put_appl_type=md.PutApplType, put_appl_name=_text(md.PutApplName)))
