@@ -38,10 +38,11 @@ for _name, _value in dict(
         MQIA_OPEN_INPUT_COUNT=17, MQIA_OPEN_OUTPUT_COUNT=18, MQQT_REMOTE=6, MQCA_REMOTE_Q_NAME=2018,
         MQCA_REMOTE_Q_MGR_NAME=2017, MQCA_XMIT_Q_NAME=2024, MQIA_EXPIRY_INTERVAL=39, MQIA_TRIGGER_INTERVAL=25,
         MQCA_DEAD_LETTER_Q_NAME=2006, MQXQH_STRUC_ID=b"XQH ", MQXQH_CURRENT_LENGTH=428, MQMD_LENGTH_1=324,
-        MQMD_LENGTH_2=364).items():
+        MQMD_LENGTH_2=364, MQTM_STRUC_ID=b"TM  ", MQTM_CURRENT_LENGTH=684, MQIA_APPL_TYPE=1, MQCA_APPL_ID=2001,
+        MQCA_ENV_DATA=2007, MQCA_USER_DATA=2021).items():
     setattr(CMQC, _name, _value)
 CMQCFC = SimpleNamespace(MQIACF_PURGE=1007, MQPO_YES=1, MQCACF_Q_NAMES=3011, MQIACF_REFRESH_TYPE=1078, MQRT_EXPIRY=2,
-                        MQCACF_OBJECT_NAME=3046)
+                        MQCACF_OBJECT_NAME=3046, MQCACF_PROCESS_NAMES=3012)
 #: Queue-manager attribute selectors back to their MQSC names, and their values on a new queue manager.
 _QMGR = {CMQC.MQIA_EXPIRY_INTERVAL: "EXPRYINT", CMQC.MQIA_TRIGGER_INTERVAL: "TRIGINT",
          CMQC.MQCA_DEAD_LETTER_Q_NAME: "DEADQ"}
@@ -116,6 +117,23 @@ class XQH(_Opts):
     LAYOUT = (("StrucId", "4s"), ("Version", "i"), ("RemoteQName", "48s"), ("RemoteQMgrName", "48s"))
 
 
+class TM(_Opts):
+    """The MQTM at the start of a trigger message's data."""
+
+    DEFAULTS = dict(StrucId=b"TM  ", Version=1, QName=b" " * 48, ProcessName=b" " * 48, TriggerData=b" " * 64,
+                    ApplType=0, ApplId=b" " * 256, EnvData=b" " * 128, UserData=b" " * 128)
+    LAYOUT = (("StrucId", "4s"), ("Version", "i"), ("QName", "48s"), ("ProcessName", "48s"), ("TriggerData", "64s"),
+              ("ApplType", "i"), ("ApplId", "256s"), ("EnvData", "128s"), ("UserData", "128s"))
+
+
+def _trigger_data(tm: L.TriggerMessage, body: str) -> bytes:
+    """A trigger message's data as a queue manager writes it: the MQTM (names blank-padded), then nothing."""
+    fields = dict(QName=tm.q_name, ProcessName=tm.process_name, TriggerData=tm.trigger_data, ApplId=tm.appl_id,
+                  EnvData=tm.env_data, UserData=tm.user_data)
+    return TM(ApplType=tm.appl_type, **{k: v.encode().ljust(len(TM.DEFAULTS[k])) for k, v in fields.items()}).pack() \
+        + body.encode()
+
+
 def _xmit_data(header: L.XmitHeader, body: str) -> bytes:
     """A transmission-queue message's data as a queue manager returns it: MQXQH, MQMD version 1, body."""
     embedded = MD(Version=1, Expiry=header.expiry).pack()[:CMQC.MQMD_LENGTH_1]
@@ -165,6 +183,8 @@ class _Server:
         self.defined: list[str] = []
         self.deleted: list[str] = []
         self.types: dict[str, int] = {}
+        self.processes: list[str] = []
+        self.processes_deleted: list[str] = []
         self.qmgr_attrs = dict(_QMGR_DEFAULTS)
         self.calls: list[str] = []
 
@@ -269,7 +289,8 @@ class Queue:
         if m.context is not None:
             md.UserIdentifier, md.ApplIdentityData = m.context.user_id.encode(), m.context.appl_identity_data.encode()
             md.PutApplType, md.PutApplName = m.context.put_appl_type, m.context.put_appl_name.encode()
-        data = m.body.encode() if m.xmit_header is None else _xmit_data(m.xmit_header, m.body)
+        data = (_xmit_data(m.xmit_header, m.body) if m.xmit_header is not None
+                else _trigger_data(m.trigger, m.body) if m.trigger is not None else m.body.encode())
         if obs.rc != MQ.MQRC_NONE:
             raise MQMIError(obs.cc, obs.rc, message=data)
         return data
@@ -313,6 +334,18 @@ class _Command:
             prefix = queue.rstrip("*")
             return [{CMQCFC.MQCACF_Q_NAMES: [n for n in server.defined if n.startswith(prefix)
                                              and n not in server.deleted and server.types.get(n, CMQC.MQQT_LOCAL) == qtype]}]
+        elif self.command == "MQCMD_CREATE_PROCESS":
+            name = _text(args[CMQC.MQCA_PROCESS_NAME])
+            server.call(L.DefineProcess(process=name, appl_type=args[CMQC.MQIA_APPL_TYPE],
+                                        appl_id=_text(args[CMQC.MQCA_APPL_ID]), env_data=_text(args[CMQC.MQCA_ENV_DATA]),
+                                        user_data=_text(args[CMQC.MQCA_USER_DATA])))
+            server.processes.append(name)
+        elif self.command == "MQCMD_DELETE_PROCESS":
+            server.processes_deleted.append(_text(args[CMQC.MQCA_PROCESS_NAME]))
+        elif self.command == "MQCMD_INQUIRE_PROCESS_NAMES":
+            prefix = _text(args[CMQC.MQCA_PROCESS_NAME]).rstrip("*")
+            return [{CMQCFC.MQCACF_PROCESS_NAMES: [n for n in server.processes if n.startswith(prefix)
+                                                   and n not in server.processes_deleted]}]
         elif self.command == "MQCMD_CHANGE_Q_MGR":
             values = {_QMGR[k]: (_text(v) if isinstance(v, (bytes, str)) else v) for k, v in args.items()}
             server.call(L.AlterQueueManager(attrs=values))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 
+import attrs
 import pytest
 
 from adapters.ibmmq import OPERATIONS, IbmMqAdapter, _identifier, _identifier_text
@@ -19,8 +20,10 @@ from tests import ibmmq_standin
 from tests.clikit import run_cli
 
 STANDIN = ("--adapter", "ibmmq", "--adapter-opt", "client=tests.ibmmq_standin")
-#: The calls only the expiry area makes (a remote queue, ALTER QMGR EXPRYINT, REFRESH QMGR TYPE(EXPIRY)).
+#: The calls only the expiry area makes (a remote queue, ALTER QMGR EXPRYINT, REFRESH QMGR TYPE(EXPIRY)),
+#: and those only the trigger area makes; each area's test checks its own reached the queue manager.
 EXPIRY_CALLS = {"DefineRemoteQueue", "AlterQueueManager", "RefreshExpiry"}
+TRIGGER_CALLS = {"DefineProcess", "AlterQueueManager"}
 
 
 def _verdicts(results) -> dict[str, str]:
@@ -45,7 +48,8 @@ def test_a_conforming_queue_manager_passes_and_every_object_is_removed(platform,
     assert {r for r, v in verdicts.items() if v == "pass"} >= {"CORE-01", "CORE-02", "CORE-04", "CORE-15", "CORE-29"}
     # Every MQI call the adapter maps for these areas reached the queue manager (a clock advance is a
     # wait, not a call; the expiry area's calls are checked by its own test below).
-    assert set(server.calls) == set(OPERATIONS) - {"AdvanceClock"} - EXPIRY_CALLS, sorted(set(server.calls))
+    assert set(server.calls) == set(OPERATIONS) - {"AdvanceClock"} - EXPIRY_CALLS - TRIGGER_CALLS, \
+        sorted(set(server.calls))
     # The platform read at connect decided the platform run on.
     meta = json.loads((tmp_path / "r" / "run.json").read_text())
     assert meta["capabilities"]["platforms"] == [platform] and meta["system"]["platforms"] == [platform]
@@ -106,7 +110,7 @@ def test_scans_the_kit_may_not_turn_off_make_the_expiry_area_not_applicable(tmp_
     assert "Put" not in server.calls and server.qmgr_attrs["EXPRYINT"] == 30
     # The other areas run as before.
     caps = IbmMqAdapter(client="tests.ibmmq_standin").capabilities()
-    assert set(caps.areas) == {"core", "syncpoint"} and "EXPRYINT" in caps.not_applicable["EXP-01"]
+    assert set(caps.areas) == {"core", "syncpoint", "trigger"} and "EXPRYINT" in caps.not_applicable["EXP-01"]
 
 
 def test_a_transmission_queue_header_is_built_and_read_as_the_mqi_lays_it_out():
@@ -126,16 +130,82 @@ def test_a_transmission_queue_header_is_built_and_read_as_the_mqi_lays_it_out():
     adapter.close()
 
 
+@pytest.mark.parametrize("platform,alter_qmgr", [(C.PLATFORM_DISTRIBUTED, "yes"), (C.PLATFORM_ZOS, "no")])
+def test_the_trigger_area_passes_on_a_conforming_queue_manager(platform, alter_qmgr, tmp_path):
+    """Process definitions, initiation queues and trigger messages (MQTM) through the MQI; TRIGINT by option."""
+    server = ibmmq_standin.reset(platform=platform)
+    code, out, err = run_cli("run", *STANDIN, "--adapter-opt", f"alter_qmgr={alter_qmgr}", "--area", "trigger",
+                             "--examples", "10", "--seed", "3", "--results", tmp_path / "r")
+    assert code == 0, out[-3000:] + err
+    verdicts = _verdicts(tmp_path / "r")
+    assert {r for r, v in verdicts.items() if v == "pass"} >= {
+        "TRIG-01", "TRIG-02", "TRIG-03", "TRIG-06", "TRIG-10", "TRIG-12", "TRIG-13", "TRIG-20", "TRIG-23", "TRIG-30"}
+    assert verdicts["TRIG-17"] == "not applicable"   # a restart
+    assert ("AlterQueueManager" in server.calls) == (alter_qmgr == "yes") and "DefineProcess" in server.calls
+    assert server.qmgr_attrs["TRIGINT"] == C.DEFAULT_TRIGGER_INTERVAL   # put back after each case
+    assert sorted(server.deleted) == sorted(server.defined)
+    assert server.processes and sorted(server.processes_deleted) == sorted(server.processes)
+
+
+@pytest.mark.parametrize("fault,alter_qmgr", [("first-fires-on-nonempty", "no"), ("trigger-message-expires", "no"),
+                                               ("no-trigger-at-close", "no"), ("trigint-ignored", "yes")])
+def test_a_trigger_fault_is_found_through_the_adapter(fault, alter_qmgr, tmp_path):
+    ibmmq_standin.reset(faults=fault)
+    code, out, err = run_cli("run", *STANDIN, "--adapter-opt", f"alter_qmgr={alter_qmgr}", "--area", "trigger",
+                             "--examples", "30", "--seed", "3", "--keep-going", "0", "--results", tmp_path / "r")
+    assert code == 1, out[-3000:] + err
+    assert {r for r, v in _verdicts(tmp_path / "r").items() if v == "fail"} & set(FAULTS[fault].rules)
+
+
+def test_a_trigger_interval_the_kit_may_not_set_back_makes_the_trigger_area_not_applicable():
+    server = ibmmq_standin.reset()
+    server.qmgr_attrs["TRIGINT"] = 60000
+    caps = IbmMqAdapter(client="tests.ibmmq_standin").capabilities()
+    assert "trigger" not in caps.areas and "expiry" in caps.areas
+    assert "trigger interval of 60000 ms (TRIGINT)" in caps.not_applicable["TRIG-01"]
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin", alter_qmgr="yes")
+    assert "trigger" in adapter.capabilities().areas
+    adapter.start_case("c1")
+    assert server.qmgr_attrs["TRIGINT"] == C.DEFAULT_TRIGGER_INTERVAL   # as the rules assume, for the case
+    adapter.end_case()
+    assert server.qmgr_attrs["TRIGINT"] == 60000   # and back
+    adapter.close()
+
+
+def test_a_trigger_message_is_read_as_the_mqi_lays_out_an_mqtm():
+    import struct
+
+    ibmmq_standin.reset()
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin")
+    adapter.start_case("c1")
+    tm = L.TriggerMessage(q_name="APP.Q", process_name="PROC", trigger_data="data", appl_type=C.MQAT_UNIX,
+                          appl_id="/opt/app", env_data="env", user_data="user")
+    prefixed = attrs.evolve(tm, q_name=adapter._name("APP.Q"), process_name=adapter._name("PROC"))
+    data = ibmmq_standin._trigger_data(prefixed, "")
+    assert len(data) == 684 and data[:4] == b"TM  " and struct.unpack("=i", data[4:8]) == (1,)
+    assert data[8:8 + 48].rstrip() == adapter._name("APP.Q").encode()   # QName follows StrucId and Version
+    assert adapter._trigger_message(data) == (tm, b"")
+    assert adapter._trigger_message(b"TM  short") == (None, b"TM  short")
+    adapter.end_case()
+    adapter.close()
+
+
 def test_cleanup_removes_what_a_killed_run_left_and_nothing_else():
     server = ibmmq_standin.reset()
     adapter = IbmMqAdapter(client="tests.ibmmq_standin", prefix="MQC.OLD")
     adapter.start_case("left", None)
-    assert adapter.execute(L.DefineQueue(queue="Q1")) == L.OK
+    for op in (L.DefineQueue(queue="Q1"), L.DefineQueue(queue="XQ"),
+               L.DefineRemoteQueue(queue="R1", rname="Q", rqmname="FAR", xmitq="XQ"), L.DefineProcess(process="P1")):
+        assert adapter.execute(op) == L.OK
     adapter.defined.clear()   # as if the run had been killed before its case ended
+    adapter.processes.clear()
     adapter.close()
-    server.defined.append("APP.QUEUE")   # someone else's queue
-    assert IbmMqAdapter(client="tests.ibmmq_standin").cleanup("MQC.OLD.") == ["MQC.OLD.1.Q1"]
-    assert server.deleted == ["MQC.OLD.1.Q1"]
+    server.defined.append("APP.QUEUE")   # someone else's queue and process
+    server.processes.append("APP.PROCESS")
+    assert sorted(IbmMqAdapter(client="tests.ibmmq_standin").cleanup("MQC.OLD.")) == [
+        "MQC.OLD.1.P1", "MQC.OLD.1.Q1", "MQC.OLD.1.R1", "MQC.OLD.1.XQ"]
+    assert sorted(server.deleted) == ["MQC.OLD.1.Q1", "MQC.OLD.1.R1", "MQC.OLD.1.XQ"]
+    assert server.processes_deleted == ["MQC.OLD.1.P1"]
 
 
 def test_a_bad_prefix_is_refused():
@@ -158,7 +228,7 @@ def test_the_cleanup_command_deletes_a_runs_queues_and_refuses_a_prefix_that_cou
     server.defined += ["MQC.DEAD.3.Q1", "MQC.DEAD.3.Q2", "MQC.LIVE.1.Q1"]
     code, out, err = run_cli("ibmmq", "cleanup", "--prefix", "MQC.DEAD", "--adapter-opt", "client=tests.ibmmq_standin")
     assert code == 0 and sorted(server.deleted) == ["MQC.DEAD.3.Q1", "MQC.DEAD.3.Q2"], (out, err)
-    assert "2 queue(s) with prefix MQC.DEAD deleted" in out
+    assert "2 object(s) with prefix MQC.DEAD deleted" in out
     for bad in ("", "S", "SYSTEM.ADMIN", "mqc.dead"):
         code, out, err = run_cli("ibmmq", "cleanup", "--prefix", bad, "--adapter-opt", "client=tests.ibmmq_standin")
         assert code == 2 and err.count("\n") == 1 and "prefix" in err, (bad, err)

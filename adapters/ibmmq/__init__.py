@@ -66,7 +66,7 @@ QMGR_SELECTORS = {"EXPRYINT": "MQIA_EXPIRY_INTERVAL", "TRIGINT": "MQIA_TRIGGER_I
 
 #: What the adapter runs; everything else (triggering processes, clusters, the DLQ handler,
 #: faults from outside the program) is for later or cannot be done from a client.
-OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open",
+OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "DefineProcess", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open",
               "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock", "AlterQueueManager",
               "RefreshExpiry")
 
@@ -74,9 +74,18 @@ OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "AlterQueue", "InquireQueue", 
 NEEDS_ALTER_QMGR = {
     "EXP-23": "the periodic expiry scans need EXPRYINT set",
 }
+#: Queue-manager attributes as the rules assume them at the start of a case, and the area that
+#: depends on each: a queue manager set otherwise is set back for each case (``alter_qmgr=yes``),
+#: or the area is not offered.
+ASSUMED = {"EXPRYINT": (0, "expiry", "scans for expired messages every {} s"),
+           "TRIGINT": (C.DEFAULT_TRIGGER_INTERVAL, "trigger", "has a trigger interval of {} ms")}
 
 NOT_APPLICABLE = {
     "EXP-25": "the other queue managers of a queue-sharing group are not reached by this adapter yet",
+    "TRIG-05": "the other queue managers of a queue-sharing group are not reached by this adapter yet",
+    "TRIG-07": "the other queue managers of a queue-sharing group are not reached by this adapter yet",
+    "TRIG-08": "the other queue managers of a queue-sharing group are not reached by this adapter yet",
+    "TRIG-17": "a client cannot restart the queue manager (an administrator's command: docs/adapters/ibmmq.md)",
     "CORE-31": "a client connection ends abnormally only when its program dies, which the kit's own process "
                "cannot: the adapter backs out and disconnects instead",
     "CORE-32": "a client cannot restart the queue manager (an administrator's command: docs/adapters/ibmmq.md)",
@@ -145,31 +154,34 @@ class IbmMqAdapter:
         self.platform = C.PLATFORM_ZOS if platform == self.CMQC.MQPL_ZOS else C.PLATFORM_DISTRIBUTED
         self.command_level = self._inquire_qmgr("MQIA_COMMAND_LEVEL")
         self.qmgr_name = _text(self._inquire_qmgr("MQCA_Q_MGR_NAME"))
-        # z/OS scans for expired messages every EXPRYINT seconds; the rules assume no scans unless a case sets it.
-        self.expiry_interval = self._inquire_qmgr("MQIA_EXPIRY_INTERVAL") if self.platform == C.PLATFORM_ZOS else 0
+        # The attributes the rules assume (EXPRYINT exists on z/OS only), as the queue manager has them.
+        self.qmgr_attrs = {name: self._inquire_qmgr(QMGR_SELECTORS[name])
+                           for name in ASSUMED if name != "EXPRYINT" or self.platform == C.PLATFORM_ZOS}
         self.cases = 0
         self.case = ""
         self.conns: dict[str, object] = {}
         self.handles: dict[str, tuple[str, object]] = {}
         self.defined: dict[str, int] = {}   # queue name -> its type (MQQT_LOCAL, MQQT_REMOTE)
+        self.processes: list[str] = []
         self.altered: dict[str, object] = {}   # queue-manager attribute -> the value it had
         self.inquirers: dict[str, object] = {}
         self.started = time.monotonic()
 
     # -------------------------------------------------------------- the contract
     def capabilities(self) -> Capabilities:
-        areas, not_applicable = ["core", "syncpoint", "expiry"], dict(NOT_APPLICABLE)
+        areas, not_applicable = ["core", "syncpoint", "expiry", "trigger"], dict(NOT_APPLICABLE)
         if not self.alter_qmgr:
             not_applicable.update({rule: f"{why}: ALTER QMGR changes the queue manager for every application "
                                          "(run with the adapter option alter_qmgr=yes to allow it)"
                                    for rule, why in NEEDS_ALTER_QMGR.items()})
-            if self.expiry_interval:
-                # Scans the kit cannot turn off would discard expired messages at times no rule can say.
-                areas.remove("expiry")
-                not_applicable.update({rule.id: f"the queue manager scans for expired messages every "
-                                                f"{self.expiry_interval} s (EXPRYINT) and alter_qmgr=yes was not "
-                                                "given to turn the scans off for each case"
-                                       for rule in RULES.all("expiry")})
+            for name, value in self.qmgr_attrs.items():
+                assumed, area, what = ASSUMED[name]
+                if value != assumed:
+                    # e.g. scans the kit cannot turn off would discard expired messages when no rule can say.
+                    areas.remove(area)
+                    why = (f"the queue manager {what.format(value)} ({name}) and alter_qmgr=yes was not given "
+                           f"to set it to {assumed} for each case")
+                    not_applicable.update({rule.id: why for rule in RULES.all(area)})
         return Capabilities(areas=tuple(areas), platforms=(self.platform,), operations=OPERATIONS,
                             realtime=True, expiry_tolerance=10, not_applicable=not_applicable)
 
@@ -193,9 +205,11 @@ class IbmMqAdapter:
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self.cases += 1
         self.case = f"{self.prefix}.{self.cases}"
-        if self.alter_qmgr and self.expiry_interval:
-            # Each case starts as the rules assume a queue manager does: no periodic expiry scans.
-            self._execute(L.AlterQueueManager(attrs={"EXPRYINT": 0}))
+        if self.alter_qmgr:
+            # Each case starts as the rules assume a queue manager does (no periodic expiry scans, ...).
+            differing = {name: ASSUMED[name][0] for name, value in self.qmgr_attrs.items() if value != ASSUMED[name][0]}
+            if differing:
+                self._execute(L.AlterQueueManager(attrs=differing))
         self.started = time.monotonic()
 
     def elapsed_tenths(self) -> int:
@@ -220,6 +234,9 @@ class IbmMqAdapter:
         for queue, qtype in self.defined.items():
             self._delete(queue, qtype)
         self.defined.clear()
+        for process in self.processes:
+            self._pcf("MQCMD_DELETE_PROCESS", {self.CMQC.MQCA_PROCESS_NAME: process}, quiet=True)
+        self.processes.clear()
         if self.altered:
             self._pcf("MQCMD_CHANGE_Q_MGR", {getattr(self.CMQC, QMGR_SELECTORS[name]): value
                                              for name, value in self.altered.items()}, quiet=True)
@@ -241,6 +258,10 @@ class IbmMqAdapter:
             for name in [_text(n) for r in found or () for n in (r.get(self.CMQCFC.MQCACF_Q_NAMES) or ())]:
                 self._delete(name, qtype)
                 names.append(name)
+        found = self._pcf("MQCMD_INQUIRE_PROCESS_NAMES", {self.CMQC.MQCA_PROCESS_NAME: f"{prefix}*"})
+        for name in [_text(n) for r in found or () for n in (r.get(self.CMQCFC.MQCACF_PROCESS_NAMES) or ())]:
+            self._pcf("MQCMD_DELETE_PROCESS", {self.CMQC.MQCA_PROCESS_NAME: name}, quiet=True)
+            names.append(name)
         return names
 
     def execute(self, op: L.Op) -> L.Observation:
@@ -271,6 +292,13 @@ class IbmMqAdapter:
                 self.CMQC.MQCA_REMOTE_Q_NAME: op.rname, self.CMQC.MQCA_REMOTE_Q_MGR_NAME: op.rqmname,
                 self.CMQC.MQCA_XMIT_Q_NAME: self._name(op.xmitq)})
             self.defined[self._name(op.queue)] = self.CMQC.MQQT_REMOTE
+            return L.OK
+        if isinstance(op, L.DefineProcess):
+            self._pcf("MQCMD_CREATE_PROCESS", {
+                self.CMQC.MQCA_PROCESS_NAME: self._name(op.process), self.CMQC.MQIA_APPL_TYPE: op.appl_type,
+                self.CMQC.MQCA_APPL_ID: op.appl_id, self.CMQC.MQCA_ENV_DATA: op.env_data,
+                self.CMQC.MQCA_USER_DATA: op.user_data})
+            self.processes.append(self._name(op.process))
             return L.OK
         if isinstance(op, L.AlterQueueManager):
             args = {}
@@ -408,6 +436,17 @@ class IbmMqAdapter:
         md = self.client.MD().unpack(bytes(data[start:length]) + bytes(pad))
         return L.XmitHeader(expiry=md.Expiry), bytes(data[length:])
 
+    def _trigger_message(self, data: bytes) -> tuple[L.TriggerMessage | None, bytes]:
+        """A trigger message's MQTM (names of the case's objects without the prefix) and any data after it."""
+        length = self.CMQC.MQTM_CURRENT_LENGTH
+        if len(data) < length or data[:4] != self.CMQC.MQTM_STRUC_ID:
+            return None, data
+        tm = self.client.TM().unpack(data[:length])
+        return L.TriggerMessage(
+            q_name=self._unprefixed(_text(tm.QName)), process_name=self._unprefixed(_text(tm.ProcessName)),
+            trigger_data=_text(tm.TriggerData), appl_type=tm.ApplType, appl_id=_text(tm.ApplId),
+            env_data=_text(tm.EnvData), user_data=_text(tm.UserData)), data[length:]
+
     def _md(self, md: L.MessageDescriptor):
         out = self.client.MD(Priority=md.priority, Persistence=md.persistence, Expiry=md.expiry, Report=md.report,
                              MsgType=md.msg_type, Feedback=md.feedback, BackoutCount=md.backout_count)
@@ -433,9 +472,11 @@ class IbmMqAdapter:
         return self.client.PMO(Options=op.options | context)
 
     def _returned(self, body: bytes, md, gmo) -> L.ReturnedMessage:
-        xmit_header = None
+        xmit_header = trigger = None
         if _text(md.Format) == C.MQFMT_XMIT_Q_HEADER:
             xmit_header, body = self._xmit_header(bytes(body))
+        elif _text(md.Format) == C.MQFMT_TRIGGER:
+            trigger, body = self._trigger_message(bytes(body))
         status = getattr(gmo, "SegmentStatus", C.MQSS_NOT_A_SEGMENT)
         return L.ReturnedMessage(
             segment_status=status.decode() if isinstance(status, bytes) else str(status),
@@ -445,5 +486,6 @@ class IbmMqAdapter:
             reply_to_q=self._unprefixed(_text(md.ReplyToQ)), reply_to_qmgr=_text(md.ReplyToQMgr),
             msg_id=_identifier_text(md.MsgId),
             correl_id=_identifier_text(md.CorrelId), backout_count=md.BackoutCount, xmit_header=xmit_header,
+            trigger=trigger,
             context=L.MessageContext(user_id=_text(md.UserIdentifier), appl_identity_data=_text(md.ApplIdentityData),
                                      put_appl_type=md.PutApplType, put_appl_name=_text(md.PutApplName)))

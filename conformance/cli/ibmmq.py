@@ -1,4 +1,4 @@
-"""``mqconform ibmmq cleanup``: remove the queues a killed run left on an IBM MQ queue manager."""
+"""``mqconform ibmmq cleanup``: remove the queues and processes a killed run left on an IBM MQ queue manager."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ PREFIX = re.compile(r"[A-Z0-9_][A-Z0-9._]{3,19}")
 def add_parsers(sub) -> None:
     ibmmq = sub.add_parser("ibmmq", help="IBM MQ queue-manager tools")
     ibmmq_sub = ibmmq.add_subparsers(dest="ibmmq_command", required=True, parser_class=_Parser)
-    cleanup = ibmmq_sub.add_parser("cleanup", help="delete the local queues whose names start with a run's prefix")
+    cleanup = ibmmq_sub.add_parser("cleanup", help="delete the queues and processes whose names start with a run's prefix")
     cleanup.add_argument("--prefix", required=True, help="the run's prefix (run.json: system.prefix), e.g. MQC.1A2B")
     cleanup.add_argument("--adapter-opt", action="append", metavar="KEY=VALUE",
                          help="connection option of the ibmmq adapter (repeatable; or MQCONFORM_IBMMQ_*)")
@@ -32,7 +32,7 @@ def cmd_ibmmq(args, out) -> int:
     finally:
         adapter.close()
     out.write("".join(f"deleted {name}\n" for name in removed))
-    out.write(f"{len(removed)} queue(s) with prefix {prefix} deleted\n")
+    out.write(f"{len(removed)} object(s) with prefix {prefix} deleted\n")
     return EXIT_OK
 
 
