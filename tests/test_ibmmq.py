@@ -59,6 +59,8 @@ def test_a_conforming_queue_manager_passes_and_every_object_is_removed(platform,
     assert sorted(server.deleted) == sorted(server.defined)
     # What a client cannot do is not applicable, with the reason.
     assert verdicts["CORE-32"] == "not applicable" and verdicts["CORE-31"] == "not applicable"
+    caps = meta["capabilities"]
+    assert "runmqdlq" in caps["not_applicable"]["DLQ-01"] and "cluster" in caps["not_applicable"]["CLWL-01"]
 
 
 @pytest.mark.parametrize("fault", ["backout-count-not-incremented", "get-inhibit-ignored"])

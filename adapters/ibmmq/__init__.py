@@ -66,9 +66,17 @@ QMGR_SELECTORS = {"EXPRYINT": "MQIA_EXPIRY_INTERVAL", "TRIGINT": "MQIA_TRIGGER_I
 
 #: What the adapter runs; everything else (triggering processes, clusters, the DLQ handler,
 #: faults from outside the program) is for later or cannot be done from a client.
-OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "DefineProcess", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open",
+OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "DefineProcess", "AlterQueue", "InquireQueue", "Connect",
+              "Disconnect", "Open",
               "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock", "AlterQueueManager",
               "RefreshExpiry")
+
+#: The areas this adapter does not offer yet, and why (every rule of them is not applicable with the reason).
+NOT_OFFERED = {
+    "cluster": "workload balancing needs other queue managers of a cluster and their channels, which the adapter "
+               "does not define from its one client connection yet",
+    "dlq": "the DLQ handler (runmqdlq) is not started and watched by the adapter yet",
+}
 
 #: Rules that need ALTER QMGR, and what for (not applicable without the ``alter_qmgr`` option).
 NEEDS_ALTER_QMGR = {
@@ -170,6 +178,8 @@ class IbmMqAdapter:
     # -------------------------------------------------------------- the contract
     def capabilities(self) -> Capabilities:
         areas, not_applicable = ["core", "syncpoint", "expiry", "trigger"], dict(NOT_APPLICABLE)
+        for area, why in NOT_OFFERED.items():
+            not_applicable.update({rule.id: why for rule in RULES.all(area)})
         if not self.alter_qmgr:
             not_applicable.update({rule: f"{why}: ALTER QMGR changes the queue manager for every application "
                                          "(run with the adapter option alter_qmgr=yes to allow it)"

@@ -13,7 +13,8 @@ PREFIX = re.compile(r"[A-Z0-9_][A-Z0-9._]{3,19}")
 def add_parsers(sub) -> None:
     ibmmq = sub.add_parser("ibmmq", help="IBM MQ queue-manager tools")
     ibmmq_sub = ibmmq.add_subparsers(dest="ibmmq_command", required=True, parser_class=_Parser)
-    cleanup = ibmmq_sub.add_parser("cleanup", help="delete the queues and processes whose names start with a run's prefix")
+    cleanup = ibmmq_sub.add_parser("cleanup",
+                                   help="delete the queues and processes whose names start with a run's prefix")
     cleanup.add_argument("--prefix", required=True, help="the run's prefix (run.json: system.prefix), e.g. MQC.1A2B")
     cleanup.add_argument("--adapter-opt", action="append", metavar="KEY=VALUE",
                          help="connection option of the ibmmq adapter (repeatable; or MQCONFORM_IBMMQ_*)")
