@@ -64,12 +64,11 @@ OBJECT_NAMES = ("BOQNAME", "PROCESS", "INITQ", "DEADQ")
 QMGR_SELECTORS = {"EXPRYINT": "MQIA_EXPIRY_INTERVAL", "TRIGINT": "MQIA_TRIGGER_INTERVAL",
                   "DEADQ": "MQCA_DEAD_LETTER_Q_NAME"}
 
-#: What the adapter runs; everything else (triggering processes, clusters, the DLQ handler,
-#: faults from outside the program) is for later or cannot be done from a client.
+#: What the adapter runs; everything else (clusters, the DLQ handler, restarts, faults from
+#: outside the program) is for later or cannot be done from a client.
 OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "DefineProcess", "AlterQueue", "InquireQueue", "Connect",
-              "Disconnect", "Open",
-              "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock", "AlterQueueManager",
-              "RefreshExpiry")
+              "Disconnect", "Open", "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock",
+              "AlterQueueManager", "RefreshExpiry")
 
 #: The areas this adapter does not offer yet, and why (every rule of them is not applicable with the reason).
 NOT_OFFERED = {
