@@ -50,7 +50,8 @@ class ExpiryMachine(ConformanceMachine):
             self.execute(L.DefineQueueSharingGroup(qmgrs=("QM2",)))
         self.execute(L.DefineQueue(queue=APP, attrs={"MSGDLVSQ": C.MQMDS_FIFO if fifo else C.MQMDS_PRIORITY,
                                                      **({"QSGDISP": C.MQQSGD_SHARED} if group else {})}))
-        self.execute(L.DefineQueue(queue=REPLY))
+        # The reply queue is ordered as APP is: on a FIFO one, reports are queued at its DefPriority (EXP-08).
+        self.execute(L.DefineQueue(queue=REPLY, attrs={"MSGDLVSQ": C.MQMDS_FIFO} if fifo else {}))
         self.execute(L.DefineQueue(queue=XMIT, attrs={"USAGE": C.MQUS_TRANSMISSION}))
         self.remote = self.can(L.DefineRemoteQueue)
         if self.remote:
