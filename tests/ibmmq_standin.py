@@ -234,8 +234,7 @@ class QueueManager:
         self.server.call(L.Disconnect(conn=self.conn))
 
     def put1(self, od: OD, msg: bytes, md: MD, pmo: PMO) -> None:
-        options, desc = _put_options(md, pmo)
-        header, body = _from_xmit_data(msg) if desc.format == MQ.MQFMT_XMIT_Q_HEADER else (None, msg.decode())
+        options, desc, header, body = _put_options(md, pmo, msg)
         self.server.call(L.Put1(conn=self.conn, queue=_text(od.ObjectName), qmgr=_text(od.ObjectQMgrName),
                                 body=body, md=desc, options=options, xmit_header=header))
 
@@ -246,7 +245,8 @@ def connect(queue_manager, channel=None, conn_info=None, user=None, password=Non
     return QueueManager(SERVER)
 
 
-def _put_options(md: MD, pmo: PMO) -> tuple[int, L.MessageDescriptor]:
+def _put_options(md: MD, pmo: PMO, msg: bytes) -> tuple[int, L.MessageDescriptor, L.XmitHeader | None, str]:
+    """A put's options, descriptor, MQXQH (an MQXMIT message's) and body, as the queue manager takes them."""
     context = None
     if pmo.Options & CMQC.MQPMO_SET_ALL_CONTEXT:
         context = L.MessageContext(user_id=_text(md.UserIdentifier), appl_identity_data=_text(md.ApplIdentityData),
@@ -256,7 +256,8 @@ def _put_options(md: MD, pmo: PMO) -> tuple[int, L.MessageDescriptor]:
                                reply_to_q=_text(md.ReplyToQ), reply_to_qmgr=_text(md.ReplyToQMgr),
                                msg_id=_identifier(md.MsgId), correl_id=_identifier(md.CorrelId),
                                backout_count=md.BackoutCount, context=context, msg_flags=md.MsgFlags)
-    return pmo.Options & ~CMQC.MQPMO_SET_ALL_CONTEXT, desc
+    header, body = _from_xmit_data(msg) if desc.format == MQ.MQFMT_XMIT_Q_HEADER else (None, msg.decode())
+    return pmo.Options & ~CMQC.MQPMO_SET_ALL_CONTEXT, desc, header, body
 
 
 class Queue:
@@ -267,8 +268,7 @@ class Queue:
                                 options=options & ~CMQC.MQOO_SET_ALL_CONTEXT))
 
     def put(self, msg: bytes, md: MD, pmo: PMO) -> None:
-        options, desc = _put_options(md, pmo)
-        header, body = _from_xmit_data(msg) if desc.format == MQ.MQFMT_XMIT_Q_HEADER else (None, msg.decode())
+        options, desc, header, body = _put_options(md, pmo, msg)
         self.qmgr.server.call(L.Put(conn=self.qmgr.conn, handle=self.handle, body=body, md=desc,
                                     options=options, xmit_header=header))
 
@@ -314,30 +314,31 @@ class _Command:
         attrs_ = {_MQSC[k]: (_text(v) if isinstance(v, (bytes, str)) else v)
                   for k, v in args.items() if k in _MQSC}
         qtype = args.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_LOCAL)
-        if self.command == "MQCMD_CREATE_Q" and qtype == CMQC.MQQT_REMOTE:
-            server.call(L.DefineRemoteQueue(queue=queue, rname=_text(args[CMQC.MQCA_REMOTE_Q_NAME]),
-                                            rqmname=_text(args[CMQC.MQCA_REMOTE_Q_MGR_NAME]),
-                                            xmitq=_text(args.get(CMQC.MQCA_XMIT_Q_NAME, ""))))
-            server.defined.append(queue)
-            server.types[queue] = qtype
-        elif self.command == "MQCMD_CREATE_Q":
-            server.call(L.DefineQueue(queue=queue, attrs=attrs_))
+        if self.command == "MQCMD_CREATE_Q":
+            if qtype == CMQC.MQQT_REMOTE:
+                server.call(L.DefineRemoteQueue(queue=queue, rname=_text(args[CMQC.MQCA_REMOTE_Q_NAME]),
+                                                rqmname=_text(args[CMQC.MQCA_REMOTE_Q_MGR_NAME]),
+                                                xmitq=_text(args.get(CMQC.MQCA_XMIT_Q_NAME, ""))))
+            else:
+                server.call(L.DefineQueue(queue=queue, attrs=attrs_))
             server.defined.append(queue)
             server.types[queue] = qtype
         elif self.command == "MQCMD_CHANGE_Q":
             server.call(L.AlterQueue(queue=queue, attrs=attrs_))
         elif self.command == "MQCMD_DELETE_Q":
-            if server.types.get(queue, CMQC.MQQT_LOCAL) != qtype or (CMQCFC.MQIACF_PURGE in args) != (qtype == CMQC.MQQT_LOCAL):
+            if server.types.get(queue, CMQC.MQQT_LOCAL) != qtype \
+                    or (CMQCFC.MQIACF_PURGE in args) != (qtype == CMQC.MQQT_LOCAL):
                 raise MQMIError(MQ.MQCC_FAILED, 3015)   # MQRCCF_PARM_CONFLICT: PURGE is for local queues
             server.deleted.append(queue)
         elif self.command == "MQCMD_INQUIRE_Q_NAMES":
             prefix = queue.rstrip("*")
-            return [{CMQCFC.MQCACF_Q_NAMES: [n for n in server.defined if n.startswith(prefix)
-                                             and n not in server.deleted and server.types.get(n, CMQC.MQQT_LOCAL) == qtype]}]
+            return [{CMQCFC.MQCACF_Q_NAMES: [n for n in server.defined if n.startswith(prefix) and n not in
+                                             server.deleted and server.types.get(n, CMQC.MQQT_LOCAL) == qtype]}]
         elif self.command == "MQCMD_CREATE_PROCESS":
             name = _text(args[CMQC.MQCA_PROCESS_NAME])
             server.call(L.DefineProcess(process=name, appl_type=args[CMQC.MQIA_APPL_TYPE],
-                                        appl_id=_text(args[CMQC.MQCA_APPL_ID]), env_data=_text(args[CMQC.MQCA_ENV_DATA]),
+                                        appl_id=_text(args[CMQC.MQCA_APPL_ID]),
+                                        env_data=_text(args[CMQC.MQCA_ENV_DATA]),
                                         user_data=_text(args[CMQC.MQCA_USER_DATA])))
             server.processes.append(name)
         elif self.command == "MQCMD_DELETE_PROCESS":

@@ -8,6 +8,7 @@ deadline so a hang fails the test instead of holding the suite.
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -190,13 +191,13 @@ def test_stopped_waits_for_every_thread_of_a_process():
     try:
         time.sleep(0.3)
         assert not _stopped(proc.pid)
-        proc.send_signal(19)  # SIGSTOP
+        proc.send_signal(signal.SIGSTOP)
         deadline = time.monotonic() + 5
         while not _stopped(proc.pid):
             assert time.monotonic() < deadline, "never seen stopped"
             time.sleep(0.01)
         assert psutil.Process(proc.pid).status() == psutil.STATUS_STOPPED
-        proc.send_signal(18)  # SIGCONT
+        proc.send_signal(signal.SIGCONT)
         time.sleep(0.2)
         assert not _stopped(proc.pid)
     finally:

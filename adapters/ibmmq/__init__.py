@@ -87,19 +87,16 @@ NEEDS_ALTER_QMGR = {
 ASSUMED = {"EXPRYINT": (0, "expiry", "scans for expired messages every {} s"),
            "TRIGINT": (C.DEFAULT_TRIGGER_INTERVAL, "trigger", "has a trigger interval of {} ms")}
 
+_RESTART = "a client cannot restart the queue manager (an administrator's command: docs/adapters/ibmmq.md)"
+_GROUP = "the other queue managers of a queue-sharing group are not reached by this adapter yet"
+_NEMESIS = "no nemesis for client connections to IBM MQ yet"
+
 NOT_APPLICABLE = {
-    "EXP-25": "the other queue managers of a queue-sharing group are not reached by this adapter yet",
-    "TRIG-05": "the other queue managers of a queue-sharing group are not reached by this adapter yet",
-    "TRIG-07": "the other queue managers of a queue-sharing group are not reached by this adapter yet",
-    "TRIG-08": "the other queue managers of a queue-sharing group are not reached by this adapter yet",
-    "TRIG-17": "a client cannot restart the queue manager (an administrator's command: docs/adapters/ibmmq.md)",
     "CORE-31": "a client connection ends abnormally only when its program dies, which the kit's own process "
                "cannot: the adapter backs out and disconnects instead",
-    "CORE-32": "a client cannot restart the queue manager (an administrator's command: docs/adapters/ibmmq.md)",
-    "CORE-45": "a client cannot restart the queue manager (an administrator's command: docs/adapters/ibmmq.md)",
-    "CORE-46": "no nemesis for client connections to IBM MQ yet",
-    "CORE-47": "no nemesis for client connections to IBM MQ yet",
-    "CORE-48": "no nemesis for client connections to IBM MQ yet",
+    **dict.fromkeys(("CORE-32", "CORE-45", "TRIG-17"), _RESTART),
+    **dict.fromkeys(("CORE-46", "CORE-47", "CORE-48"), _NEMESIS),
+    **dict.fromkeys(("EXP-25", "TRIG-05", "TRIG-07", "TRIG-08"), _GROUP),
 }
 
 _PRINTABLE = set(string.printable.encode()) - set(b"\t\n\r\x0b\x0c")
@@ -216,7 +213,8 @@ class IbmMqAdapter:
         self.case = f"{self.prefix}.{self.cases}"
         if self.alter_qmgr:
             # Each case starts as the rules assume a queue manager does (no periodic expiry scans, ...).
-            differing = {name: ASSUMED[name][0] for name, value in self.qmgr_attrs.items() if value != ASSUMED[name][0]}
+            differing = {name: ASSUMED[name][0] for name, value in self.qmgr_attrs.items()
+                         if value != ASSUMED[name][0]}
             if differing:
                 self._execute(L.AlterQueueManager(attrs=differing))
         self.started = time.monotonic()
@@ -244,7 +242,7 @@ class IbmMqAdapter:
             self._delete(queue, qtype)
         self.defined.clear()
         for process in self.processes:
-            self._pcf("MQCMD_DELETE_PROCESS", {self.CMQC.MQCA_PROCESS_NAME: process}, quiet=True)
+            self._delete_process(process)
         self.processes.clear()
         if self.altered:
             self._pcf("MQCMD_CHANGE_Q_MGR", {getattr(self.CMQC, QMGR_SELECTORS[name]): value
@@ -262,14 +260,14 @@ class IbmMqAdapter:
         """Delete every queue whose name starts with ``prefix`` (left by a run that was killed)."""
         names = []
         for qtype in (self.CMQC.MQQT_REMOTE, self.CMQC.MQQT_LOCAL):
-            found = self._pcf("MQCMD_INQUIRE_Q_NAMES", {self.CMQC.MQCA_Q_NAME: f"{prefix}*",
-                                                         self.CMQC.MQIA_Q_TYPE: qtype})
-            for name in [_text(n) for r in found or () for n in (r.get(self.CMQCFC.MQCACF_Q_NAMES) or ())]:
+            for name in self._names("MQCMD_INQUIRE_Q_NAMES", {self.CMQC.MQCA_Q_NAME: f"{prefix}*",
+                                                              self.CMQC.MQIA_Q_TYPE: qtype},
+                                    self.CMQCFC.MQCACF_Q_NAMES):
                 self._delete(name, qtype)
                 names.append(name)
-        found = self._pcf("MQCMD_INQUIRE_PROCESS_NAMES", {self.CMQC.MQCA_PROCESS_NAME: f"{prefix}*"})
-        for name in [_text(n) for r in found or () for n in (r.get(self.CMQCFC.MQCACF_PROCESS_NAMES) or ())]:
-            self._pcf("MQCMD_DELETE_PROCESS", {self.CMQC.MQCA_PROCESS_NAME: name}, quiet=True)
+        for name in self._names("MQCMD_INQUIRE_PROCESS_NAMES", {self.CMQC.MQCA_PROCESS_NAME: f"{prefix}*"},
+                                self.CMQCFC.MQCACF_PROCESS_NAMES):
+            self._delete_process(name)
             names.append(name)
         return names
 
@@ -418,6 +416,13 @@ class IbmMqAdapter:
             args[self.CMQCFC.MQIACF_PURGE] = self.CMQCFC.MQPO_YES
         self._pcf("MQCMD_DELETE_Q", args, quiet=True)
 
+    def _delete_process(self, process: str) -> None:
+        self._pcf("MQCMD_DELETE_PROCESS", {self.CMQC.MQCA_PROCESS_NAME: process}, quiet=True)
+
+    def _names(self, command: str, args: dict, key: int) -> list[str]:
+        """The object names an inquire-names PCF command answers with."""
+        return [_text(n) for r in self._pcf(command, args) or () for n in (r.get(key) or ())]
+
     def _name(self, queue: str) -> str:
         return f"{self.case}.{queue}"
 
@@ -482,16 +487,17 @@ class IbmMqAdapter:
 
     def _returned(self, body: bytes, md, gmo) -> L.ReturnedMessage:
         xmit_header = trigger = None
-        if _text(md.Format) == C.MQFMT_XMIT_Q_HEADER:
+        fmt = _text(md.Format)
+        if fmt == C.MQFMT_XMIT_Q_HEADER:
             xmit_header, body = self._xmit_header(bytes(body))
-        elif _text(md.Format) == C.MQFMT_TRIGGER:
+        elif fmt == C.MQFMT_TRIGGER:
             trigger, body = self._trigger_message(bytes(body))
         status = getattr(gmo, "SegmentStatus", C.MQSS_NOT_A_SEGMENT)
         return L.ReturnedMessage(
             segment_status=status.decode() if isinstance(status, bytes) else str(status),
             offset=getattr(md, "Offset", 0),
             body=bytes(body).decode("utf-8", "replace"), priority=md.Priority, persistence=md.Persistence,
-            expiry=md.Expiry, report=md.Report, msg_type=md.MsgType, feedback=md.Feedback, format=_text(md.Format),
+            expiry=md.Expiry, report=md.Report, msg_type=md.MsgType, feedback=md.Feedback, format=fmt,
             reply_to_q=self._unprefixed(_text(md.ReplyToQ)), reply_to_qmgr=_text(md.ReplyToQMgr),
             msg_id=_identifier_text(md.MsgId),
             correl_id=_identifier_text(md.CorrelId), backout_count=md.BackoutCount, xmit_header=xmit_header,
