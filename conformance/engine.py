@@ -319,6 +319,19 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
         raise HarnessError(f"adapter {adapter.name!r}: {exc}") from exc
     record = RunRecord(adapter=adapter.name, describe=describe, capabilities=caps.to_json(),
                        areas=list(areas), seed=seed, examples=examples)
+    told = 0
+
+    def updated(record: RunRecord) -> None:
+        """Hand the record on as it grows, and say each departure as soon as it is minimised and
+        recorded, before the run goes on with other platforms and areas."""
+        nonlocal told
+        if on_update is not None:
+            on_update(record)
+        for failure in record.failures[told:] if progress else ():
+            progress(f"{failure.area} on {failure.platform}: departure from {', '.join(failure.rules)}, "
+                     f"{len(failure.steps)} steps")
+        told = len(record.failures)
+
     for index, area in enumerate(areas):
         platforms = area_platforms(area, caps)
         if not platforms and progress:
@@ -326,7 +339,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
         for platform in platforms:
             try:
                 outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record,
-                                            keep_going, on_update, minimise_histories, shrink_seconds,
+                                            keep_going, updated, minimise_histories, shrink_seconds,
                                             shrink_cases)
             except KeyboardInterrupt:
                 record.interrupted = list(areas[index:])
@@ -338,8 +351,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
                 # the areas finished before keep their verdicts; this one and the rest have none
                 record.errored = list(areas[index:])
                 break
-        if on_update is not None:
-            on_update(record)
+        updated(record)
         if record.error:
             break
     record.ended = time.time()

@@ -143,6 +143,25 @@ def test_a_departure_not_shown_again_on_the_next_platform_is_not_reported_there(
     assert record.coverage.examples > 60
 
 
+def test_each_departure_is_said_and_handed_on_as_soon_as_it_is_recorded():
+    """The counterexample found on the first platform reaches the user (progress line, record written)
+    before the next platform's search starts, not at the end of the run."""
+    adapter = DistributedOnly(FAULT)
+    events: list[tuple[str, object]] = []
+    record = run_areas(adapter, ["core"], 60, 7, {}, progress=lambda line: events.append(("line", line)),
+                       on_update=lambda r: events.append(("update", len(r.failures))))
+    said = [i for i, (kind, what) in enumerate(events) if kind == "line" and "departure from" in what]
+    assert len(said) == len(record.failures) >= 1
+    first = events[said[0]][1]
+    assert first.startswith(f"core on {C.PLATFORM_DISTRIBUTED}: departure from ")
+    assert "CORE-04" in first and f"{len(record.failures[0].steps)} steps" in first
+    zos_done = next(i for i, (kind, what) in enumerate(events)
+                    if kind == "line" and what.startswith(f"core on {C.PLATFORM_ZOS}: "))
+    assert said[0] < zos_done
+    # the record holding it was handed on before it was said
+    assert events[said[0] - 1] == ("update", 1)
+
+
 def _unshrunk_steps() -> int:
     return len(_cases(0)[1].smallest.steps)
 
