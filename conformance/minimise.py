@@ -10,8 +10,9 @@ same differing fields and the same rules broken.
 
 The result is 1-minimal (removing any single remaining operation makes the
 failure disappear or change), queue attributes the failure does not need are
-dropped from definitions, and handle and connection names are renumbered in
-order of appearance.  The first candidate keeps only the operations on the
+dropped from definitions, message fields it does not need go back to MQ's
+defaults, DLQ rules tables keep only the entries and keywords it needs (written
+plainly), and handle and connection names are renumbered in order of appearance.  The first candidate keeps only the operations on the
 queue the failing call used (and those on no queue: connections, units of work,
 restarts): most histories carry a whole case's traffic on other queues, which
 one replay then removes.  On a system that runs on real time, where a replay
@@ -32,6 +33,7 @@ import attrs
 from adapters.base import Adapter
 from conformance.history import Failure
 from conformance.results import Coverage
+from reference_model import dlq_table
 from reference_model import language as L
 from reference_model.rules import RULES
 
@@ -158,6 +160,8 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     if len(merged) < len(ops):
         ops = _one_by_one(merged, search)
     ops = _fewer_attributes(ops, search)
+    ops = _plainer_tables(ops, search)
+    ops = _plainer_messages(ops, search)
     renamed = _renumber(ops)
     search.max_replays = None   # the result is confirmed whatever the count
     final = search.replay(renamed) or search.replay(ops)
@@ -315,6 +319,94 @@ def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:
             candidate = ops[:i] + [lighter] + ops[i + 1:]
             if search.replay(candidate) is not None:
                 ops = candidate
+    return ops
+
+
+def _try(ops: list[L.Op], i: int, op: L.Op, search: _Search) -> list[L.Op] | None:
+    """``ops`` with its ``i``-th operation replaced by ``op``, when that fails the same way."""
+    return search.reduce(ops[:i] + [op] + ops[i + 1:])
+
+
+def _plainer_tables(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Rules tables down to the entries and keywords the failure needs, written plainly.
+
+    A table the failure still shows with is first written one entry a line, keywords as
+    ``NAME(value)``; then whole entries go (the last first), then single keywords.  A table the
+    handler refuses, or one whose spelling the failure needs (a continuation, a comment), stays
+    as it was.
+    """
+    i = 0
+    while i < len(ops):
+        table = getattr(ops[i], "table", None)
+        entries = dlq_table.entries(table) if isinstance(table, str) else None
+        if entries is None:
+            i += 1
+            continue
+
+        def written(entries: list) -> L.Op:
+            return attrs.evolve(ops[i], table=dlq_table.spell(entries))
+
+        if dlq_table.spell(entries) != table:
+            found = _try(ops, i, written(entries), search)
+            if found is None:
+                i += 1
+                continue
+            ops = found
+        for j in range(len(entries) - 1, -1, -1):
+            if search.out_of_time() or i >= len(ops):
+                return ops
+            fewer = entries[:j] + entries[j + 1:]
+            found = _try(ops, i, written(fewer), search) if fewer else None
+            if found is not None:
+                ops, entries = found, fewer
+        for j in range(len(entries)):
+            for name in [name for name, _, _ in entries[j] if name != "ACTION"]:
+                if search.out_of_time() or i >= len(ops):
+                    return ops
+                lighter = entries[:j] + [tuple(k for k in entries[j] if k[0] != name)] + entries[j + 1:]
+                found = _try(ops, i, written(lighter), search)
+                if found is not None:
+                    ops, entries = found, lighter
+        i += 1
+    return ops
+
+
+def _defaults(value) -> list:
+    """``value`` (an attrs value of the language) with one field put back to its default, for each field
+    that is not at it; a field holding such a value is first put back whole, then field by field."""
+    out = []
+    for field in attrs.fields(type(value)):
+        current = getattr(value, field.name)
+        if field.default is attrs.NOTHING or current == field.default:
+            continue
+        out.append(attrs.evolve(value, **{field.name: field.default}))
+        if attrs.has(type(current)):
+            out += [attrs.evolve(value, **{field.name: inner}) for inner in _defaults(current)]
+    return out
+
+
+def _plainer_messages(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Message descriptors, their context and MQDLHs with the fields the failure does not need put
+    back to MQ's defaults (a priority, a persistence, a reply-to queue the failure never reads).  The
+    format of a message that begins with a header stays the header's."""
+    for i in range(len(ops)):
+        for part in ("md", "dlh"):
+            if i >= len(ops):
+                return ops
+            value = getattr(ops[i], part, None)
+            changed = True
+            while changed and attrs.has(type(value)):
+                changed = False
+                for lighter in _defaults(value):
+                    if part == "md" and lighter.format != value.format and \
+                            (getattr(ops[i], "dlh", None) or getattr(ops[i], "xmit_header", None)):
+                        continue   # a header's format names it: the message is read by it
+                    if search.out_of_time() or i >= len(ops):
+                        return ops
+                    found = _try(ops, i, attrs.evolve(ops[i], **{part: lighter}), search)
+                    if found is not None:
+                        ops, value, changed = found, lighter, True
+                        break
     return ops
 
 

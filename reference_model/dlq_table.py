@@ -518,6 +518,30 @@ def _features(kws: list[_Keyword]) -> set[str]:
     return used
 
 
+#: One entry of a table as written: its keywords, each (NAME, value, quoted), in the order written.
+Entry = tuple[tuple[str, str, bool], ...]
+
+
+def entries(text: str) -> list[Entry] | None:
+    """A valid table's entries (control data first, if any, then the rules); None for a table with errors.
+
+    With :func:`spell` a table can be written again plainly, or with entries or keywords left out.
+    """
+    if _parse(text)[1]:
+        return None
+    return [tuple((kw.name, kw.value, kw.quoted) for kw in _tokens(chars, [])) for chars in _logical_lines(text)]
+
+
+def spell(table: list[Entry]) -> str:
+    """Entries written plainly: one a line, keywords as NAME(value) in the order given, quoted values
+    quoted again (an inner quote doubled)."""
+    def value(text: str, quoted: bool) -> str:
+        return "'" + text.replace("'", "''") + "'" if quoted else text
+
+    return "".join(" ".join(f"{name}({value(v, quoted)})" for name, v, quoted in entry) + "\n"
+                   for entry in table if entry)
+
+
 def parse_or_raise(text: str) -> RulesTable:
     table, errors = parse(text)
     if errors:

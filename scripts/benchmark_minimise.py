@@ -27,14 +27,45 @@ from conformance.results import RunRecord  # noqa: E402
 SEEDS = {"every-twice-on-alter": 1, "dlq-header-stripped": 1}
 
 
+def _set(value) -> int:
+    """Fields of a language value not at their defaults, counted into nested values."""
+    import attrs
+
+    count = 0
+    for field in attrs.fields(type(value)):
+        current = getattr(value, field.name)
+        if field.default is attrs.NOTHING or current != field.default:
+            count += _set(current) if attrs.has(type(current)) else 1
+    return count
+
+
+def values(failure) -> int:
+    """What a reader must take in besides the operations: message fields set (descriptor, context,
+    MQDLH) and rules-table keywords."""
+    import attrs
+
+    from reference_model import dlq_table
+
+    count = 0
+    for step in failure.steps:
+        for part in ("md", "dlh"):
+            value = getattr(step.op, part, None)
+            count += _set(value) if value is not None and attrs.has(type(value)) else 0
+        table = getattr(step.op, "table", None)
+        if isinstance(table, str):
+            entries = dlq_table.entries(table)
+            count += sum(len(e) for e in entries) if entries is not None else len(table.split("("))
+    return count
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--examples", type=int, default=200)
     parser.add_argument("faults", nargs="*", default=sorted(FAULTS))
     args = parser.parse_args()
-    before, after, first, seconds, missed = [], [], [], [], []
-    print(f"{'fault':36} {'shrunk':>6} {'minimal':>7} {'seconds':>7}  rules (declared rule first?)")
+    before, after, first, seconds, missed, held = [], [], [], [], [], []
+    print(f"{'fault':36} {'shrunk':>6} {'minimal':>7} {'values':>9} {'seconds':>7}  rules (declared rule first?)")
     for name in args.faults:
         spec = FAULTS[name]
         adapter = create_adapter("simulated", {"faults": name})
@@ -47,7 +78,7 @@ def main() -> int:
                  minimise_histories=False)
         if not record.failures:
             missed.append(name)
-            print(f"{name:36} {'-':>6} {'-':>7} {'-':>7}  not found with seed {seed}")
+            print(f"{name:36} {'-':>6} {'-':>7} {'-':>9} {'-':>7}  not found with seed {seed}")
             continue
         shrunk = record.failures[0]
         started = time.monotonic()
@@ -59,7 +90,9 @@ def main() -> int:
         after.append(len(small.steps))
         first.append(declared_first)
         seconds.append(took)
-        print(f"{name:36} {len(shrunk.steps):>6} {len(small.steps):>7} {took:>7.2f}  "
+        held.append((values(shrunk), values(small)))
+        print(f"{name:36} {len(shrunk.steps):>6} {len(small.steps):>7} {f'{held[-1][0]}->{held[-1][1]}':>9} "
+              f"{took:>7.2f}  "
               f"{','.join(small.rules)} ({'yes' if declared_first else 'no'})")
     if not after:
         return 1
@@ -68,6 +101,8 @@ def main() -> int:
     print(f"history length as Hypothesis shrank it: median {statistics.median(before)}, max {max(before)}")
     print(f"history length minimised:              median {statistics.median(after)}, max {max(after)}")
     print(f"ratio minimised / shrunk (median):     {statistics.median(a / b for a, b in zip(after, before)):.2f}")
+    print(f"values set (message fields, table keywords), as shrunk: total {sum(b for b, _ in held)}, "
+          f"minimised: total {sum(a for _, a in held)}, max {max(a for _, a in held)}")
     print(f"declared rule named first:             {sum(first)} of {len(first)} ({100 * sum(first) / len(first):.0f}%)")
     print(f"seconds minimising: median {statistics.median(seconds):.2f}, max {max(seconds):.2f}")
     return 0

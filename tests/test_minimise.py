@@ -2,6 +2,8 @@
 
 import json
 
+import attrs
+
 import pytest
 
 from adapters.registry import create_adapter
@@ -262,3 +264,72 @@ def test_a_departure_found_in_a_later_round_replays_past_the_rules_that_round_se
     assert minimise(failure, faulty, budget=5.0).reproduced is False   # a replay stops at the inquiry
     again = minimise(failure, faulty, budget=5.0, set_aside=frozenset({"CORE-28"}))
     assert again.reproduced is True and set(again.rules) == set(failure.rules)
+
+
+def test_tables_and_messages_keep_only_what_the_departure_needs():
+    """A wordy rules table (comments, control data, continuation, rules the message never reaches) and
+    a message with every descriptor field set: the minimised table has the one rule and the keywords the
+    departure needs, written plainly, and the message only the fields it needs; each that is left is
+    needed (putting it back to its default, or leaving it out, loses the departure)."""
+    from conformance.minimise import _defaults
+    from reference_model import dlq_table
+
+    adapter = create_adapter("simulated", {"faults": "dlq-ignore-not-assumed", "platform": "distributed"})
+    table = ("* the payroll rules\n"
+             "retryint(10) WAIT(YES)\n"
+             "DESTQ(B) USERID('alice') ACTION(DISCARD)\n"
+             "REASON(MQRC_Q_FULL), DESTQ(B) +\n"
+             "   ACTION(FWD) FWDQ(PARK) HEADER(NO)\n")
+    md = L.MessageDescriptor(priority=7, persistence=C.MQPER_PERSISTENT, reply_to_q="B", msg_id="M1",
+                             format=C.MQFMT_DEAD_LETTER_HEADER, msg_type=C.MQMT_REQUEST,
+                             context=L.MessageContext(user_id="bob", put_appl_name="payroll",
+                                                      put_appl_type=C.MQAT_UNIX))
+    dlh = L.DeadLetterHeader(reason=C.MQRC_Q_FULL, dest_q="A", dest_qmgr="FAR.QM", format=C.MQFMT_STRING,
+                             put_appl_name="payroll")
+    ops = [L.DefineQueue(queue="DLQ"), L.AlterQueueManager(attrs={"DEADQ": "DLQ"}), L.Connect(conn="app"),
+           L.StartDlqHandler(handler="H1", table=table),
+           L.Put1(conn="app", queue="DLQ", body="dead", md=md, dlh=dlh,
+                  options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_SET_ALL_CONTEXT),
+           L.RunDlqHandler(handler="H1")]
+    failure = failure_of(adapter, "dlq", ops)
+    small = minimise(failure, adapter)
+    assert set(small.rules) == set(failure.rules) and small.mismatch.fields == failure.mismatch.fields
+    final = [s.op for s in small.steps]
+    start = next(op for op in final if isinstance(op, L.StartDlqHandler))
+    entries = dlq_table.entries(start.table)
+    assert start.table == dlq_table.spell(entries) and len(entries) == 1, start.table
+    assert len(entries[0]) == 2 and entries[0][-1] == ("ACTION", "DISCARD", False), start.table
+    put = next(op for op in final if isinstance(op, L.Put1))
+    assert put.md.priority == C.MQPRI_PRIORITY_AS_Q_DEF and put.md.reply_to_q == "" and put.dlh.dest_qmgr == ""
+    assert put.md.format == C.MQFMT_DEAD_LETTER_HEADER   # the header's format stays: it says what the data is
+    search = _Search(small, adapter, budget=60)
+    i = final.index(put)
+    for part in ("md", "dlh"):
+        for lighter in _defaults(getattr(put, part)):
+            if part == "md" and lighter.format != put.md.format:
+                continue
+            assert search.replay(final[:i] + [attrs.evolve(put, **{part: lighter})] + final[i + 1:]) is None, lighter
+    j = final.index(start)
+    (rule,) = entries
+    for k in range(len(rule) - 1):
+        lighter = [rule[:k] + rule[k + 1:]]
+        assert search.replay(final[:j] + [attrs.evolve(start, table=dlq_table.spell(lighter))] + final[j + 1:]) \
+            is None, lighter
+
+
+def test_a_table_is_written_again_plainly_with_the_same_rules():
+    from reference_model import dlq_table
+
+    text = ("* comment\n\nretryint(10) inputq(DLQ)\n"
+            "FWDQM (&replyqm) HEADER(YES) FWDQ(&DESTQ) PUTAUT(DEF) ACTION(FWD) -\nRETRY(2)\n"
+            "userid('al*'), ACTION(FWD) FWDQ(B) +\n   APPLNAME('it''s')\n")
+    entries = dlq_table.entries(text)
+    plain = dlq_table.spell(entries)
+    assert plain.splitlines()[0] == "RETRYINT(10) INPUTQ(DLQ)" and "APPLNAME('it''s')" in plain
+    assert dlq_table.entries(plain) == entries
+
+    def rules(t):
+        return [attrs.evolve(r, line=0) for r in dlq_table.parse(t)[0].rules]
+
+    assert rules(plain) == rules(text) and dlq_table.parse(plain)[0].control == dlq_table.parse(text)[0].control
+    assert dlq_table.entries("ACTION(FWD)") is None and dlq_table.entries("") is None
