@@ -12,7 +12,8 @@ The parts, each usable alone:
 - :func:`throughput`: the kit's cases per second per area against the bare
   machine's, same examples and step budget.
 - :func:`depth_cost`: time per operation with 100 and 1,000 messages on the
-  queue against 10 (the workload :mod:`tests.test_depth_cost` counts in calls), in the simulated queue manager and in the model with its checker.
+  queue against 10 (the workload :mod:`tests.test_depth_cost` counts in calls), in the
+  simulated queue manager and in the model with its checker.
 - :func:`time_to_detect`: per catalogue fault, the time a run takes to find and
   minimise it (until its first counterexample is recorded), in calibration units.
 - :func:`conformance.bench_campaign.measure`: campaign work per second on
