@@ -15,12 +15,13 @@ defaults, DLQ rules tables keep only the entries and keywords it needs (written
 plainly), and handle and connection names are renumbered in order of appearance.
 The first candidate keeps only the operations on the queue the failing call used
 (and those on no queue: connections, units of work, restarts): most histories
-carry a whole case's traffic on other queues, which one replay then removes.  On a system that runs on real time, where a replay
-takes seconds (a restart many), the search is bounded by a count of replays, so
-that the same departure minimises to the same history however fast the broker
-answers, with a time limit only as a safety net; it keeps the smallest history
-found so far.  A result that does not reproduce once more is discarded in favour
-of the history Hypothesis gave.
+carry a whole case's traffic on other queues, which one replay then removes. On
+a system that runs on real time, where a replay takes seconds (a restart many),
+the search is bounded by a count of replays, so that the same departure
+minimises to the same history however fast the broker answers, with a time limit
+only as a safety net; it keeps the smallest history found so far. A result that
+does not reproduce once more is discarded in favour of the history Hypothesis
+gave.
 """
 
 from __future__ import annotations
