@@ -7,6 +7,8 @@ of :mod:`reference_model.rules.core`.
 
 from __future__ import annotations
 
+import itertools
+
 import attrs
 
 from reference_model import expiry, trigger
@@ -307,10 +309,36 @@ def _release_handle(s: ModelState, name: str) -> list[tuple[ModelState, tuple[st
     return trigger.after_close(s, h.queue, h.can_input, s.qmgr_of(h.conn))
 
 
+#: Input handles on different queues whose closing orders a disconnect's alternatives run through:
+#: beyond it they are closed in one order only (a case seldom holds more).
+MAX_ORDERED_CLOSES = 4
+
+
 def _close_all(s: ModelState, conn: str) -> list[tuple[ModelState, tuple[str, ...]]]:
-    alts = [(s, ())]
-    for name in sorted(n for n, h in s.handles.items() if h.conn == conn):
-        alts = [(t2, r + r2) for t, r in alts for t2, r2 in _release_handle(t, name)]
+    """Every handle of ``conn`` closed, as at MQDISC or an abnormal end.
+
+    MQ does not say in which order a connection's handles are closed then, so where closing
+    input handles on different queues may each create a trigger message (condition 12) every order
+    is an alternative: the trigger messages may reach the initiation queue in any order.
+    """
+    names = sorted(n for n, h in s.handles.items() if h.conn == conn)
+    inputs = [n for n in names if s.handles[n].can_input]
+    first = [n for n in names if n not in inputs]
+    by_queue: dict[str, list[str]] = {}
+    for n in inputs:
+        by_queue.setdefault(s.handles[n].queue, []).append(n)
+    if len(by_queue) < 2 or len(by_queue) > MAX_ORDERED_CLOSES:
+        orders = [first + inputs]
+    else:
+        orders = [first + [n for q in queues for n in by_queue[q]]
+                  for queues in itertools.permutations(sorted(by_queue))]
+    alts = []
+    for index, order in enumerate(orders):
+        start = s if index == len(orders) - 1 else s.clone()
+        branch = [(start, ())]
+        for name in order:
+            branch = [(t2, r + r2) for t, r in branch for t2, r2 in _release_handle(t, name)]
+        alts += branch
     return alts
 
 

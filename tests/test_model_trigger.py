@@ -367,3 +367,25 @@ def test_an_expired_message_may_have_gone_before_the_put_that_would_reach_the_de
                for o in model.step(b.state, L.InquireQueue(queue="APP", names=["CURDEPTH"]))}
         seen.add((init, frozenset(app)))
     assert seen == {(0, frozenset({1})), (1, frozenset({1, 2}))}
+
+
+@covers("TRIG-18")
+def test_a_disconnect_closing_two_served_queues_may_trigger_them_in_either_order():
+    """MQ does not say in which order MQDISC closes a connection's handles: the trigger messages of two
+    queues whose only server disconnects may reach the initiation queue in either order."""
+    s = setup(TRIGTYPE=FIRST)
+    s.do(L.DefineQueue(queue="OTHER", attrs={**APP_ATTRS, "TRIGTYPE": FIRST}))
+    s.do(L.Connect(conn="server"))
+    for q in ("OTHER", "APP"):
+        s.do(L.Open(conn="server", handle=f"server.{q}", queue=q, options=C.MQOO_INPUT_SHARED))
+    s.do(L.Open(conn="p", handle="p.OTHER", queue="OTHER", options=C.MQOO_OUTPUT))
+    s.put("p", "APP", "a")
+    s.put("p", "OTHER", "b")
+    assert triggers(s) == 0   # each queue is served
+    firsts = set()
+    for branch in s.branches(L.Disconnect(conn="server")):
+        after = Script.__new__(Script)
+        after.state = branch.state
+        assert triggers(after) == 2
+        firsts.add(after.do(L.Get(conn="p", handle="watch", options=C.MQGMO_BROWSE_FIRST)).message.trigger.q_name)
+    assert firsts == {"APP", "OTHER"}

@@ -306,6 +306,40 @@ class TriggerMachine(ConformanceMachine):
             self.execute(L.InquireQueue(queue=SHARED, names=["IPPROCS"], qmgr=qmgr))
 
     @precondition(lambda self: self.group)
+    @rule(ttype=st.sampled_from(TRIGGER_TYPES), depth=st.sampled_from((1, 2)), uncommitted=st.integers(0, 2),
+          commit=st.booleans())
+    def shared_conditions_met(self, ttype, depth, uncommitted, commit):
+        """Every trigger condition made to hold on the shared queue (emptied, no member holding it open
+        for input, gets allowed, TriggerControl on, QM2's monitor waiting); then messages arrive in a unit
+        of work left open, and others one by one, the initiation queues watched after each; then the unit
+        of work ends.  Uncommitted messages count for no member (TRIG-05): the event comes with the
+        committed message that meets the trigger type's condition, or with the commit."""
+        for who in ("server", "qm2-server"):
+            if self.shared_open[who]:
+                self.execute(L.Close(conn=who, handle=self._handle(who, SHARED)))
+                self.shared_open[who] = False
+        self.serve_shared("qm2-server", False, 0, 0, False)
+        if self.shared_open["qm2-server"]:
+            for _ in range(8):
+                if self.execute(L.Get(conn="qm2-server", handle=self._handle("qm2-server", SHARED),
+                                      options=C.MQGMO_NO_SYNCPOINT)).message is None:
+                    break
+            self.serve_shared("qm2-server", False, 0, 0, True)
+        self.execute(L.AlterQueue(queue=SHARED, attrs={"TRIGGER": C.MQTC_ON, "TRIGTYPE": ttype, "TRIGDPTH": depth,
+                                                       "TRIGMPRI": 0, "GET": C.MQQA_GET_ALLOWED}))
+        if not self.qm2_monitor:
+            self.qm2_monitor_starts()
+        for _ in range(uncommitted):
+            self.n += 1
+            self.execute(L.Put(conn="putter", handle=self._handle("putter", SHARED), body=f"s{self.n}",
+                               md=L.MessageDescriptor(priority=4), options=C.MQPMO_SYNCPOINT))
+            self.watch()
+        for _ in range(depth + 1 if ttype == C.MQTT_DEPTH else 2):
+            self.put_shared(4, False, "")
+            self.watch()
+        self.putter_ends_unit_of_work(commit)
+
+    @precondition(lambda self: self.group)
     @rule(who=st.sampled_from(("server", "qm2-server")), priority=st.sampled_from((0, 8)), close=st.booleans())
     def put_while_served(self, who, priority, close):
         """A server on one queue manager holds the shared queue open for shared input while a message
