@@ -39,7 +39,7 @@ for _name, _value in dict(
         MQCA_REMOTE_Q_MGR_NAME=2017, MQCA_XMIT_Q_NAME=2024, MQIA_EXPIRY_INTERVAL=39, MQIA_TRIGGER_INTERVAL=25,
         MQCA_DEAD_LETTER_Q_NAME=2006, MQXQH_STRUC_ID=b"XQH ", MQXQH_CURRENT_LENGTH=428, MQMD_LENGTH_1=324,
         MQMD_LENGTH_2=364, MQTM_STRUC_ID=b"TM  ", MQTM_CURRENT_LENGTH=684, MQIA_APPL_TYPE=1, MQCA_APPL_ID=2001,
-        MQCA_ENV_DATA=2007, MQCA_USER_DATA=2021).items():
+        MQCA_ENV_DATA=2007, MQCA_USER_DATA=2021, MQDLH_STRUC_ID=b"DLH ", MQDLH_LENGTH_1=172).items():
     setattr(CMQC, _name, _value)
 CMQCFC = SimpleNamespace(MQIACF_PURGE=1007, MQPO_YES=1, MQCACF_Q_NAMES=3011, MQIACF_REFRESH_TYPE=1078, MQRT_EXPIRY=2,
                         MQCACF_OBJECT_NAME=3046, MQCACF_PROCESS_NAMES=3012)
@@ -126,6 +126,35 @@ class TM(_Opts):
               ("ApplType", "i"), ("ApplId", "256s"), ("EnvData", "128s"), ("UserData", "128s"))
 
 
+class DLH(_Opts):
+    """The MQDLH at the start of a dead letter's data."""
+
+    DEFAULTS = dict(StrucId=b"DLH ", Version=1, Reason=0, DestQName=b" " * 48, DestQMgrName=b" " * 48, Encoding=546,
+                    CodedCharSetId=0, Format=b" " * 8, PutApplType=0, PutApplName=b" " * 28, PutDate=b" " * 8,
+                    PutTime=b" " * 8)
+    LAYOUT = (("StrucId", "4s"), ("Version", "i"), ("Reason", "i"), ("DestQName", "48s"), ("DestQMgrName", "48s"),
+              ("Encoding", "i"), ("CodedCharSetId", "i"), ("Format", "8s"), ("PutApplType", "i"),
+              ("PutApplName", "28s"), ("PutDate", "8s"), ("PutTime", "8s"))
+
+
+def _dead_letter_data(dlh: L.DeadLetterHeader, body: str) -> bytes:
+    """A dead letter's data as a queue manager returns it: the MQDLH, then the original data."""
+    return DLH(Reason=dlh.reason, DestQName=dlh.dest_q.encode().ljust(48),
+               DestQMgrName=dlh.dest_qmgr.encode().ljust(48), Format=dlh.format.encode().ljust(8),
+               PutApplType=dlh.put_appl_type,
+               PutApplName=dlh.put_appl_name.encode().ljust(28)).pack() + body.encode()
+
+
+def _from_dead_letter_data(data: bytes) -> tuple[L.DeadLetterHeader | None, str]:
+    """The MQDLH a program put at the start of the data, and the rest (None: the data has no MQDLH)."""
+    if len(data) < CMQC.MQDLH_LENGTH_1 or data[:4] != CMQC.MQDLH_STRUC_ID:
+        return None, data.decode()
+    h = DLH().unpack(data[:CMQC.MQDLH_LENGTH_1])
+    return L.DeadLetterHeader(reason=h.Reason, dest_q=_text(h.DestQName), dest_qmgr=_text(h.DestQMgrName),
+                              format=_text(h.Format), put_appl_type=h.PutApplType,
+                              put_appl_name=_text(h.PutApplName)), data[CMQC.MQDLH_LENGTH_1:].decode()
+
+
 def _trigger_data(tm: L.TriggerMessage, body: str) -> bytes:
     """A trigger message's data as a queue manager writes it: the MQTM (names blank-padded), then nothing."""
     fields = dict(QName=tm.q_name, ProcessName=tm.process_name, TriggerData=tm.trigger_data, ApplId=tm.appl_id,
@@ -172,13 +201,38 @@ def _identifier(value: bytes) -> str:
     return bytes(value).rstrip(b"\0").decode("ascii", "replace")
 
 
+class _Clock:
+    """The stand-in's time: real time, or (``fast``) real time with every wait skipped and added on.
+
+    The dlq area waits for rescan intervals and expiry in earnest (tens of seconds a case on a real
+    queue manager); its tests give the adapter this clock for its ``time`` as well, so that a wait
+    moves both clocks on at once without taking the time.  Never set back: it stays monotonic.
+    """
+
+    def __init__(self) -> None:
+        self.fast = False
+        self.skipped = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.skipped
+
+    def sleep(self, seconds: float) -> None:
+        if self.fast:
+            self.skipped += max(0.0, seconds)
+        else:
+            time.sleep(seconds)
+
+
+CLOCK = _Clock()
+
+
 class _Server:
     """The queue manager behind every connection: the simulated one, its clock following real time."""
 
     def __init__(self, platform: str, faults: tuple[str, ...]) -> None:
         self.qm = SimulatedQueueManager(platform, faults)
         self.platform = platform
-        self.started = time.monotonic()
+        self.started = CLOCK.monotonic()
         self.names = itertools.count(1)
         self.defined: list[str] = []
         self.deleted: list[str] = []
@@ -189,7 +243,7 @@ class _Server:
         self.calls: list[str] = []
 
     def run(self, op: L.Op) -> L.Observation:
-        behind = int((time.monotonic() - self.started) * 10) - self.qm.clock
+        behind = int((CLOCK.monotonic() - self.started) * 10) - self.qm.clock
         if behind > 0:
             self.qm.execute(L.AdvanceClock(tenths=behind))
         self.calls.append(type(op).__name__)
@@ -205,9 +259,10 @@ class _Server:
 SERVER: _Server | None = None
 
 
-def reset(platform: str = MQ.PLATFORM_DISTRIBUTED, faults: str = "") -> _Server:
-    """A fresh queue manager for the connections made from now on."""
+def reset(platform: str = MQ.PLATFORM_DISTRIBUTED, faults: str = "", fast: bool = False) -> _Server:
+    """A fresh queue manager for the connections made from now on (``fast``: waits skipped, see :class:`_Clock`)."""
     global SERVER
+    CLOCK.fast = fast
     SERVER = _Server(platform, parse_faults(faults or None))
     return SERVER
 
@@ -234,9 +289,9 @@ class QueueManager:
         self.server.call(L.Disconnect(conn=self.conn))
 
     def put1(self, od: OD, msg: bytes, md: MD, pmo: PMO) -> None:
-        options, desc, header, body = _put_options(md, pmo, msg)
+        options, desc, header, dlh, body = _put_options(md, pmo, msg)
         self.server.call(L.Put1(conn=self.conn, queue=_text(od.ObjectName), qmgr=_text(od.ObjectQMgrName),
-                                body=body, md=desc, options=options, xmit_header=header))
+                                body=body, md=desc, options=options, xmit_header=header, dlh=dlh))
 
 
 def connect(queue_manager, channel=None, conn_info=None, user=None, password=None) -> QueueManager:
@@ -245,8 +300,9 @@ def connect(queue_manager, channel=None, conn_info=None, user=None, password=Non
     return QueueManager(SERVER)
 
 
-def _put_options(md: MD, pmo: PMO, msg: bytes) -> tuple[int, L.MessageDescriptor, L.XmitHeader | None, str]:
-    """A put's options, descriptor, MQXQH (an MQXMIT message's) and body, as the queue manager takes them."""
+def _put_options(md: MD, pmo: PMO, msg: bytes):
+    """A put's options, descriptor, MQXQH (an MQXMIT message's), MQDLH (an MQDEAD message's) and body, as
+    the queue manager takes them."""
     context = None
     if pmo.Options & CMQC.MQPMO_SET_ALL_CONTEXT:
         context = L.MessageContext(user_id=_text(md.UserIdentifier), appl_identity_data=_text(md.ApplIdentityData),
@@ -256,8 +312,16 @@ def _put_options(md: MD, pmo: PMO, msg: bytes) -> tuple[int, L.MessageDescriptor
                                reply_to_q=_text(md.ReplyToQ), reply_to_qmgr=_text(md.ReplyToQMgr),
                                msg_id=_identifier(md.MsgId), correl_id=_identifier(md.CorrelId),
                                backout_count=md.BackoutCount, context=context, msg_flags=md.MsgFlags)
-    header, body = _from_xmit_data(msg) if desc.format == MQ.MQFMT_XMIT_Q_HEADER else (None, msg.decode())
-    return pmo.Options & ~CMQC.MQPMO_SET_ALL_CONTEXT, desc, header, body
+    header = dlh = None
+    if desc.format == MQ.MQFMT_XMIT_Q_HEADER:
+        header, body = _from_xmit_data(msg)
+    elif desc.format == MQ.MQFMT_DEAD_LETTER_HEADER:
+        dlh, body = _from_dead_letter_data(msg)
+    else:
+        body = msg.decode()
+    if pmo.Options & CMQC.MQPMO_PASS_ALL_CONTEXT:
+        raise MQMIError(MQ.MQCC_FAILED, 2097)   # MQRC_CONTEXT_HANDLE_ERROR: the adapter names no input handle
+    return pmo.Options & ~CMQC.MQPMO_SET_ALL_CONTEXT, desc, header, dlh, body
 
 
 class Queue:
@@ -268,9 +332,9 @@ class Queue:
                                 options=options & ~CMQC.MQOO_SET_ALL_CONTEXT))
 
     def put(self, msg: bytes, md: MD, pmo: PMO) -> None:
-        options, desc, header, body = _put_options(md, pmo, msg)
+        options, desc, header, dlh, body = _put_options(md, pmo, msg)
         self.qmgr.server.call(L.Put(conn=self.qmgr.conn, handle=self.handle, body=body, md=desc,
-                                    options=options, xmit_header=header))
+                                    options=options, xmit_header=header, dlh=dlh))
 
     def get(self, max_length, md: MD, gmo: GMO) -> bytes:
         obs = self.qmgr.server.run(L.Get(conn=self.qmgr.conn, handle=self.handle, options=gmo.Options,
@@ -278,7 +342,7 @@ class Queue:
         m = obs.message
         if m is None:
             if obs.rc == MQ.MQRC_NO_MSG_AVAILABLE and gmo.Options & MQ.MQGMO_WAIT and gmo.WaitInterval > 0:
-                time.sleep(gmo.WaitInterval / 1000)   # a real queue manager waits the interval out
+                CLOCK.sleep(gmo.WaitInterval / 1000)   # a real queue manager waits the interval out
             raise MQMIError(obs.cc, obs.rc)
         md.Priority, md.Persistence, md.Expiry, md.Report = m.priority, m.persistence, m.expiry, m.report
         md.MsgType, md.Feedback, md.BackoutCount = m.msg_type, m.feedback, m.backout_count
@@ -290,7 +354,8 @@ class Queue:
             md.UserIdentifier, md.ApplIdentityData = m.context.user_id.encode(), m.context.appl_identity_data.encode()
             md.PutApplType, md.PutApplName = m.context.put_appl_type, m.context.put_appl_name.encode()
         data = (_xmit_data(m.xmit_header, m.body) if m.xmit_header is not None
-                else _trigger_data(m.trigger, m.body) if m.trigger is not None else m.body.encode())
+                else _trigger_data(m.trigger, m.body) if m.trigger is not None
+                else _dead_letter_data(m.dlh, m.body) if m.dlh is not None else m.body.encode())
         if obs.rc != MQ.MQRC_NONE:
             raise MQMIError(obs.cc, obs.rc, message=data)
         return data

@@ -24,7 +24,14 @@ rules that need them are not applicable.
 Options (each also from the environment, ``MQCONFORM_IBMMQ_<NAME>``):
 ``qmgr``, ``channel``, ``conn`` (``host(port)``), ``user``, ``password``,
 ``prefix``, ``alter_qmgr``; ``client`` names the module providing the ``ibmmq`` API (default
-``ibmmq``; the kit's tests give a stand-in).
+``ibmmq``; the kit's tests give a stand-in); ``dlq_handler``, a command speaking the DLQ handler
+protocol (:mod:`adapters.dlq_handler.external`) to run as the dead-letter queue handler instead of the
+kit's own.
+
+The dlq area (with ``alter_qmgr=yes``) runs a DLQ handler as an MQ client of the queue manager: the
+kit's own handler, which follows the rules table as MQ documents it, or the ``dlq_handler`` program.
+Its calls go through this adapter like any program's; each message's fate is read by browsing the
+queues.  IBM's runmqdlq is not what is checked: it makes its MQI calls itself.
 """
 
 from __future__ import annotations
@@ -32,15 +39,18 @@ from __future__ import annotations
 import importlib
 import os
 import secrets
+import shlex
 import string
 import time
 
 from adapters.base import AdapterError, AdapterOptionError, AdapterUnavailable, Capabilities, check_options
+from adapters.dlq_handler.external import ExternalHandler
+from adapters.dlq_handler.host import DlqHost
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
 
-OPTIONS = ("qmgr", "channel", "conn", "user", "password", "prefix", "client", "alter_qmgr")
+OPTIONS = ("qmgr", "channel", "conn", "user", "password", "prefix", "client", "alter_qmgr", "dlq_handler")
 
 #: The message when IBM's client is not installed (one line; the CLI exits 2 with it).
 NO_CLIENT = ("the ibmmq adapter needs IBM's MQ client library (the Python package ibmmq and libmqm_r.so "
@@ -64,18 +74,25 @@ OBJECT_NAMES = ("BOQNAME", "PROCESS", "INITQ", "DEADQ")
 QMGR_SELECTORS = {"EXPRYINT": "MQIA_EXPIRY_INTERVAL", "TRIGINT": "MQIA_TRIGGER_INTERVAL",
                   "DEADQ": "MQCA_DEAD_LETTER_Q_NAME"}
 
-#: What the adapter runs; everything else (clusters, the DLQ handler, restarts, faults from
-#: outside the program) is for later or cannot be done from a client.
+#: What the adapter runs; everything else (clusters, restarts, faults from outside the program) is
+#: for later or cannot be done from a client.
 OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "DefineProcess", "AlterQueue", "InquireQueue", "Connect",
               "Disconnect", "Open", "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock",
-              "AlterQueueManager", "RefreshExpiry")
+              "AlterQueueManager", "RefreshExpiry",
+              "StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler", "RunDlqHandler")
+#: The DLQ handler's operations: a handler instance runs as an MQ client of the queue manager (the
+#: kit's own, or the program the ``dlq_handler`` option names), its calls made through this adapter.
+HANDLER_OPERATIONS = ("StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler", "RunDlqHandler")
 
 #: The areas this adapter does not offer yet, and why (every rule of them is not applicable with the reason).
 NOT_OFFERED = {
     "cluster": "workload balancing needs other queue managers of a cluster and their channels, which the adapter "
                "does not define from its one client connection yet",
-    "dlq": "the DLQ handler (runmqdlq) is not started and watched by the adapter yet",
 }
+#: Why the dlq area needs ``alter_qmgr=yes``.
+DLQ_NEEDS_DEADQ = ("each dlq case makes its own queue the queue manager's dead-letter queue (DEADQ): "
+                   "ALTER QMGR changes the queue manager for every application (run with the adapter option "
+                   "alter_qmgr=yes to allow it)")
 
 #: Rules that need ALTER QMGR, and what for (not applicable without the ``alter_qmgr`` option).
 NEEDS_ALTER_QMGR = {
@@ -121,7 +138,10 @@ def _text(value) -> str:
 
 
 def _identifier(value: str) -> bytes:
-    """A MsgId or CorrelId the kit chose: its text, padded to 24 bytes with nulls."""
+    """A MsgId or CorrelId: the text the kit chose, padded to 24 bytes with nulls, or one the queue
+    manager made, given back in the hex :func:`_identifier_text` showed it in."""
+    if len(value) == 48 and set(value) <= set(string.hexdigits):
+        return bytes.fromhex(value)
     return value.encode("ascii", "replace")[:24].ljust(24, b"\0")
 
 
@@ -140,7 +160,9 @@ class IbmMqAdapter:
     name = "ibmmq"
 
     def __init__(self, **options: str) -> None:
-        check_options(self.name, options, set(OPTIONS))
+        check_options(self.name, options, set(OPTIONS) | {"dlq-handler"})
+        if "dlq-handler" in options:   # as the simulated adapter spells it
+            options["dlq_handler"] = options.pop("dlq-handler")
         self.options = {k: options.get(k) or os.environ.get(f"MQCONFORM_IBMMQ_{k.upper()}", "") for k in OPTIONS}
         self.prefix = (self.options["prefix"] or f"MQC.{secrets.token_hex(2).upper()}").rstrip(".")
         if len(self.prefix) > 20 or set(self.prefix) - set(string.ascii_uppercase + string.digits + "._"):
@@ -149,6 +171,7 @@ class IbmMqAdapter:
         if flag not in ("", "yes", "no"):
             raise AdapterOptionError("ibmmq: alter_qmgr: yes or no")
         self.alter_qmgr = flag == "yes"
+        self.dlq_handler = shlex.split(self.options["dlq_handler"]) if self.options["dlq_handler"] else None
         self.client = load_client(self.options["client"] or "ibmmq")
         self.CMQC = self.client.CMQC
         self.CMQCFC = self.client.CMQCFC
@@ -170,13 +193,17 @@ class IbmMqAdapter:
         self.altered: dict[str, object] = {}   # queue-manager attribute -> the value it had
         self.inquirers: dict[str, object] = {}
         self.started = time.monotonic()
+        self.dead_q = ""   # the case's dead-letter queue (its name without the prefix), once it set DEADQ
+        self.dlq = self._dlq_host()
 
     # -------------------------------------------------------------- the contract
     def capabilities(self) -> Capabilities:
-        areas, not_applicable = ["core", "syncpoint", "expiry", "trigger"], dict(NOT_APPLICABLE)
+        areas, not_applicable = ["core", "syncpoint", "expiry", "trigger", "dlq"], dict(NOT_APPLICABLE)
         for area, why in NOT_OFFERED.items():
             not_applicable.update({rule.id: why for rule in RULES.all(area)})
         if not self.alter_qmgr:
+            areas.remove("dlq")
+            not_applicable.update({rule.id: DLQ_NEEDS_DEADQ for rule in RULES.all("dlq")})
             not_applicable.update({rule: f"{why}: ALTER QMGR changes the queue manager for every application "
                                          "(run with the adapter option alter_qmgr=yes to allow it)"
                                    for rule, why in NEEDS_ALTER_QMGR.items()})
@@ -193,7 +220,8 @@ class IbmMqAdapter:
 
     def describe(self) -> dict:
         return {"system": f"IBM MQ queue manager {self.qmgr_name}", "version": f"command level {self.command_level}",
-                "platforms": [self.platform], "prefix": self.prefix, "connection": self.options["conn"] or "bindings"}
+                "platforms": [self.platform], "prefix": self.prefix, "connection": self.options["conn"] or "bindings",
+                "dlq_handler": " ".join(self.dlq_handler) if self.dlq_handler else "mqconform (built in)"}
 
     def express(self, op: L.Op) -> L.Op | None:
         if type(op).__name__ not in OPERATIONS:
@@ -206,6 +234,8 @@ class IbmMqAdapter:
             return None   # every application's attributes: only where the user allows it
         if isinstance(op, L.DefineRemoteQueue) and not op.xmitq:
             return None   # the transmission queue would be one named like the remote queue manager: not the kit's
+        if type(op).__name__ in HANDLER_OPERATIONS and not self.alter_qmgr:
+            return None   # the handler's input queue is the case's DEADQ
         return op
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
@@ -217,13 +247,17 @@ class IbmMqAdapter:
                          if value != ASSUMED[name][0]}
             if differing:
                 self._execute(L.AlterQueueManager(attrs=differing))
+        self.dead_q = ""
+        self.dlq = self._dlq_host()
         self.started = time.monotonic()
 
     def elapsed_tenths(self) -> int:
         return int((time.monotonic() - self.started) * 10)
 
     def end_case(self) -> None:
-        """Every connection of the case backed out and ended, every queue it defined deleted."""
+        """Every handler of the case stopped, every connection backed out and ended, every queue it
+        defined deleted."""
+        self.dlq.close()
         for name in list(self.conns):
             qm = self.conns.pop(name)
             for call in (qm.backout, qm.disconnect):
@@ -282,6 +316,8 @@ class IbmMqAdapter:
         if isinstance(op, L.AdvanceClock):
             time.sleep(op.tenths / 10)
             return L.OK
+        if self.dlq.handles(op):
+            return self.dlq.execute_op(op)
         if isinstance(op, (L.DefineQueue, L.AlterQueue)):
             args = {self.CMQC.MQCA_Q_NAME: self._name(op.queue), self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL}
             for name, value in op.attrs:
@@ -315,6 +351,8 @@ class IbmMqAdapter:
                     self.altered[name] = self.admin.inquire(selector)
                 args[selector] = self._name(value) if name in OBJECT_NAMES and value else value
             self._pcf("MQCMD_CHANGE_Q_MGR", args)
+            if "DEADQ" in dict(op.attrs):
+                self.dead_q = dict(op.attrs)["DEADQ"]
             return L.OK
         if isinstance(op, L.RefreshExpiry):
             self._pcf("MQCMD_REFRESH_Q_MGR", {self.CMQCFC.MQIACF_REFRESH_TYPE: self.CMQCFC.MQRT_EXPIRY,
@@ -398,6 +436,17 @@ class IbmMqAdapter:
             raise AdapterUnavailable(f"ibmmq: cannot connect to queue manager {o['qmgr'] or '(default)'} "
                                      f"at {o['conn'] or 'local bindings'}: reason {exc.reason}") from None
 
+    def _dlq_host(self) -> DlqHost:
+        """The case's DLQ handler instances: the kit's handler (or the ``dlq_handler`` program) making its
+        calls through this adapter, on the queue manager's clock (the case's real time)."""
+        make = None
+        if self.dlq_handler:
+            command = self.dlq_handler
+
+            def make(name, text, execute, dead_q):
+                return ExternalHandler(command, name, text, execute, dead_q)
+        return DlqHost(self.execute, self.elapsed_tenths, lambda: self.dead_q, frozenset(), make)
+
     def _inquire_qmgr(self, selector: str):
         return self.admin.inquire(getattr(self.CMQC, selector))
 
@@ -436,6 +485,12 @@ class IbmMqAdapter:
         directly on a transmission queue, where only the embedded Expiry matters (EXP-19..22).
         """
         body = op.body.encode()
+        if op.dlh is not None:
+            h = op.dlh
+            dest_q = self._name(h.dest_q) if h.dest_q and not h.dest_qmgr else h.dest_q
+            return self.client.DLH(Reason=h.reason, DestQName=_chars(dest_q, 48), DestQMgrName=_chars(h.dest_qmgr, 48),
+                                   Format=_chars(h.format, 8), PutApplType=h.put_appl_type,
+                                   PutApplName=_chars(h.put_appl_name, 28)).pack() + body
         if op.xmit_header is None:
             return body
         embedded = self.client.MD(Version=1, Expiry=op.xmit_header.expiry).pack()[:self.CMQC.MQMD_LENGTH_1]
@@ -449,6 +504,19 @@ class IbmMqAdapter:
         start, pad = length - self.CMQC.MQMD_LENGTH_1, self.CMQC.MQMD_LENGTH_2 - self.CMQC.MQMD_LENGTH_1
         md = self.client.MD().unpack(bytes(data[start:length]) + bytes(pad))
         return L.XmitHeader(expiry=md.Expiry), bytes(data[length:])
+
+    def _dead_letter_header(self, data: bytes) -> tuple[L.DeadLetterHeader | None, bytes]:
+        """A dead letter's MQDLH (the destination without the case's prefix) and the data after it."""
+        length = self.CMQC.MQDLH_LENGTH_1
+        if len(data) < length or data[:4] != self.CMQC.MQDLH_STRUC_ID:
+            return None, data
+        h = self.client.DLH().unpack(data[:length])
+        dest_q, dest_qmgr = _text(h.DestQName), _text(h.DestQMgrName)
+        if dest_qmgr == self.qmgr_name:
+            dest_qmgr = ""   # this queue manager (as the language names it) writes its own name there
+        return L.DeadLetterHeader(
+            reason=h.Reason, dest_q=dest_q if dest_qmgr else self._unprefixed(dest_q), dest_qmgr=dest_qmgr,
+            format=_text(h.Format), put_appl_type=h.PutApplType, put_appl_name=_text(h.PutApplName)), data[length:]
 
     def _trigger_message(self, data: bytes) -> tuple[L.TriggerMessage | None, bytes]:
         """A trigger message's MQTM (names of the case's objects without the prefix) and any data after it."""
@@ -482,16 +550,23 @@ class IbmMqAdapter:
         return out
 
     def _pmo(self, op: L.Put | L.Put1):
-        context = self.CMQC.MQPMO_SET_ALL_CONTEXT if op.md.context is not None else 0
-        return self.client.PMO(Options=op.options | context)
+        """The put's options; a context the op gives is set with MQPMO_SET_ALL_CONTEXT, also where the op
+        passes a context it read (MQPMO_PASS_ALL_CONTEXT, which the MQI takes from an input handle the
+        language does not name: the fields are the same)."""
+        options = op.options
+        if op.md.context is not None:
+            options = (options & ~self.CMQC.MQPMO_PASS_ALL_CONTEXT) | self.CMQC.MQPMO_SET_ALL_CONTEXT
+        return self.client.PMO(Options=options)
 
     def _returned(self, body: bytes, md, gmo) -> L.ReturnedMessage:
-        xmit_header = trigger = None
+        xmit_header = trigger = dlh = None
         fmt = _text(md.Format)
         if fmt == C.MQFMT_XMIT_Q_HEADER:
             xmit_header, body = self._xmit_header(bytes(body))
         elif fmt == C.MQFMT_TRIGGER:
             trigger, body = self._trigger_message(bytes(body))
+        elif fmt == C.MQFMT_DEAD_LETTER_HEADER:
+            dlh, body = self._dead_letter_header(bytes(body))
         status = getattr(gmo, "SegmentStatus", C.MQSS_NOT_A_SEGMENT)
         return L.ReturnedMessage(
             segment_status=status.decode() if isinstance(status, bytes) else str(status),
@@ -501,6 +576,6 @@ class IbmMqAdapter:
             reply_to_q=self._unprefixed(_text(md.ReplyToQ)), reply_to_qmgr=_text(md.ReplyToQMgr),
             msg_id=_identifier_text(md.MsgId),
             correl_id=_identifier_text(md.CorrelId), backout_count=md.BackoutCount, xmit_header=xmit_header,
-            trigger=trigger,
+            trigger=trigger, dlh=dlh,
             context=L.MessageContext(user_id=_text(md.UserIdentifier), appl_identity_data=_text(md.ApplIdentityData),
                                      put_appl_type=md.PutApplType, put_appl_name=_text(md.PutApplName)))
