@@ -307,13 +307,17 @@ class TriggerMachine(ConformanceMachine):
 
     @precondition(lambda self: self.group)
     @rule(ttype=st.sampled_from(TRIGGER_TYPES), depth=st.sampled_from((1, 2)), uncommitted=st.integers(0, 2),
-          commit=st.booleans())
-    def shared_conditions_met(self, ttype, depth, uncommitted, commit):
+          commit=st.booleans(), threshold=st.sampled_from((0, 0, 4)), priority=st.sampled_from((4, 4, 0)),
+          served=st.sampled_from((None, None, "server", "qm2-server")))
+    def shared_conditions_met(self, ttype, depth, uncommitted, commit, threshold, priority, served):
         """Every trigger condition made to hold on the shared queue (emptied, no member holding it open
         for input, gets allowed, TriggerControl on, QM2's monitor waiting); then messages arrive in a unit
         of work left open, and others one by one, the initiation queues watched after each; then the unit
         of work ends.  Uncommitted messages count for no member (TRIG-05): the event comes with the
-        committed message that meets the trigger type's condition, or with the commit."""
+        committed message that meets the trigger type's condition, or with the commit.  A TriggerMsgPriority
+        above the messages' priority leaves them out for every member, except where a server on another
+        member holds the queue open for input (``served``): the others judge as FIRST with priority 0
+        (TRIG-07), and each member counts its own servers (TRIG-08); the server closes at the end."""
         for who in ("server", "qm2-server"):
             if self.shared_open[who]:
                 self.execute(L.Close(conn=who, handle=self._handle(who, SHARED)))
@@ -326,18 +330,25 @@ class TriggerMachine(ConformanceMachine):
                     break
             self.serve_shared("qm2-server", False, 0, 0, True)
         self.execute(L.AlterQueue(queue=SHARED, attrs={"TRIGGER": C.MQTC_ON, "TRIGTYPE": ttype, "TRIGDPTH": depth,
-                                                       "TRIGMPRI": 0, "GET": C.MQQA_GET_ALLOWED}))
+                                                       "TRIGMPRI": threshold, "GET": C.MQQA_GET_ALLOWED}))
         if not self.qm2_monitor:
             self.qm2_monitor_starts()
+        if not self.monitor_running:
+            self.start_monitor()
+        if served:
+            self.serve_shared(served, False, 0, 0, False)
         for _ in range(uncommitted):
             self.n += 1
             self.execute(L.Put(conn="putter", handle=self._handle("putter", SHARED), body=f"s{self.n}",
-                               md=L.MessageDescriptor(priority=4), options=C.MQPMO_SYNCPOINT))
+                               md=L.MessageDescriptor(priority=priority), options=C.MQPMO_SYNCPOINT))
             self.watch()
         for _ in range(depth + 1 if ttype == C.MQTT_DEPTH else 2):
-            self.put_shared(4, False, "")
+            self.put_shared(priority, False, "")
             self.watch()
         self.putter_ends_unit_of_work(commit)
+        if served:
+            self.watch()
+            self.serve_shared(served, False, 0, 0, True)
 
     @precondition(lambda self: self.group)
     @rule(who=st.sampled_from(("server", "qm2-server")), priority=st.sampled_from((0, 8)), close=st.booleans())
