@@ -308,8 +308,8 @@ class TriggerMachine(ConformanceMachine):
     @precondition(lambda self: self.group)
     @rule(ttype=st.sampled_from(TRIGGER_TYPES), depth=st.sampled_from((1, 2)), uncommitted=st.integers(0, 2),
           commit=st.booleans(), threshold=st.sampled_from((0, 0, 4)), priority=st.sampled_from((4, 4, 0)),
-          served=st.sampled_from((None, None, "server", "qm2-server")))
-    def shared_conditions_met(self, ttype, depth, uncommitted, commit, threshold, priority, served):
+          served=st.sampled_from((None, None, "server", "qm2-server")), realter=st.booleans())
+    def shared_conditions_met(self, ttype, depth, uncommitted, commit, threshold, priority, served, realter):
         """Every trigger condition made to hold on the shared queue (emptied, no member holding it open
         for input, gets allowed, TriggerControl on, QM2's monitor waiting); then messages arrive in a unit
         of work left open, and others one by one, the initiation queues watched after each; then the unit
@@ -317,7 +317,8 @@ class TriggerMachine(ConformanceMachine):
         committed message that meets the trigger type's condition, or with the commit.  A TriggerMsgPriority
         above the messages' priority leaves them out for every member, except where a server on another
         member holds the queue open for input (``served``): the others judge as FIRST with priority 0
-        (TRIG-07), and each member counts its own servers (TRIG-08); the server closes at the end."""
+        (TRIG-07), and each member counts its own servers (TRIG-08); the trigger type may change while
+        it is served, which each member judges for itself (TRIG-20); the server closes at the end."""
         for who in ("server", "qm2-server"):
             if self.shared_open[who]:
                 self.execute(L.Close(conn=who, handle=self._handle(who, SHARED)))
@@ -348,6 +349,9 @@ class TriggerMachine(ConformanceMachine):
         self.putter_ends_unit_of_work(commit)
         if served:
             self.watch()
+            if realter:
+                self.alter_shared_queue({"TRIGTYPE": C.MQTT_FIRST if ttype != C.MQTT_FIRST else C.MQTT_EVERY})
+                self.watch()
             self.serve_shared(served, False, 0, 0, True)
 
     @precondition(lambda self: self.group)
