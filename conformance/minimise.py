@@ -38,8 +38,11 @@ from reference_model import dlq_table
 from reference_model import language as L
 from reference_model.rules import RULES
 
-#: Seconds a minimisation may take: systems on a virtual clock replay in milliseconds.
-BUDGET_VIRTUAL = 20.0
+#: Replays a minimisation may make on a system on a virtual clock (a replay takes milliseconds), so
+#: that a slower system, or the same one behind a subprocess, minimises to the same history ...
+REPLAYS_VIRTUAL = 5000
+#: ... and the seconds it may take there at most (a safety net: the count is what bounds it).
+BUDGET_VIRTUAL = 120.0
 #: Replays a minimisation may make on a system that runs on real time ...
 REPLAYS_REALTIME = 40
 #: ... and the seconds it may take there at most (a safety net: the count is what bounds it).
@@ -129,8 +132,10 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
              replays: int | None = None, set_aside: frozenset[str] = frozenset()) -> Failure:
     """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found).
 
-    ``budget`` (seconds) and ``replays`` bound the search; by default :func:`minimise_budget` and, on
-    a system that runs on real time, :data:`REPLAYS_REALTIME`.  The replays that confirm the failure
+    ``budget`` (seconds) and ``replays`` bound the search; by default :func:`minimise_budget` and
+    :data:`REPLAYS_REALTIME` on a system that runs on real time, :data:`REPLAYS_VIRTUAL` on one on a
+    virtual clock: the count is what bounds it, so that a seed gives the same counterexample on a
+    fast or a slow system (the time is a safety net).  The replays that confirm the failure
     first and the result last are not counted.  When the first replay, the same operations on a
     fresh case, does not show ``failure``, it is returned as it was, marked not reproduced: a
     departure that depends on a real system's timing is published as such, never as one that
@@ -140,8 +145,8 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     realtime = adapter.capabilities().realtime
     if budget is None:
         budget = minimise_budget(adapter)
-    if replays is None and realtime:
-        replays = REPLAYS_REALTIME
+    if replays is None:
+        replays = REPLAYS_REALTIME if realtime else REPLAYS_VIRTUAL
     search = _Search(failure, adapter, budget, set_aside)
     ops = search.reduce(_ops(failure))
     if ops is None:

@@ -17,7 +17,7 @@ from conformance.cli.common import (_RESULTS, DEFAULT_EXAMPLES, EXIT_INTERRUPTED
 from conformance.engine import (BY_SYSTEM, SHRINK_CASES, SHRINK_CASES_REALTIME, SHRINK_SECONDS_REALTIME,
                                Interrupted, run_areas)
 from conformance.history import load_failure, save_failure
-from conformance.minimise import REPLAYS_REALTIME, minimise
+from conformance.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
 from conformance.regression import pytest_source, replay_on
 from conformance.render import render_failure
 from conformance.results import PASS, RunRecord
@@ -56,8 +56,8 @@ def add_parsers(sub) -> None:
                         help="if the history still fails, minimise it on the adapter and save the smaller "
                              "counterexample beside FILE (never over it)")
     replay.add_argument("--replays", type=_positive, metavar="N",
-                        help="with --minimise: replays the search may make (default: none on a virtual clock, "
-                             f"{REPLAYS_REALTIME} on a system that runs on real time)")
+                        help=f"with --minimise: replays the search may make (default: {REPLAYS_VIRTUAL} on a "
+                             f"virtual clock, {REPLAYS_REALTIME} on a system that runs on real time)")
 
 
 def cmd_run(args, out) -> int:
