@@ -76,13 +76,12 @@ QMGR_SELECTORS = {"EXPRYINT": "MQIA_EXPIRY_INTERVAL", "TRIGINT": "MQIA_TRIGGER_I
 
 #: What the adapter runs; everything else (clusters, restarts, faults from outside the program) is
 #: for later or cannot be done from a client.
-OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "DefineProcess", "AlterQueue", "InquireQueue", "Connect",
-              "Disconnect", "Open", "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock",
-              "AlterQueueManager", "RefreshExpiry",
-              "StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler", "RunDlqHandler")
 #: The DLQ handler's operations: a handler instance runs as an MQ client of the queue manager (the
 #: kit's own, or the program the ``dlq_handler`` option names), its calls made through this adapter.
 HANDLER_OPERATIONS = ("StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler", "RunDlqHandler")
+OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "DefineProcess", "AlterQueue", "InquireQueue", "Connect",
+              "Disconnect", "Open", "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock",
+              "AlterQueueManager", "RefreshExpiry") + HANDLER_OPERATIONS
 
 #: The areas this adapter does not offer yet, and why (every rule of them is not applicable with the reason).
 NOT_OFFERED = {
@@ -351,8 +350,7 @@ class IbmMqAdapter:
                     self.altered[name] = self.admin.inquire(selector)
                 args[selector] = self._name(value) if name in OBJECT_NAMES and value else value
             self._pcf("MQCMD_CHANGE_Q_MGR", args)
-            if "DEADQ" in dict(op.attrs):
-                self.dead_q = dict(op.attrs)["DEADQ"]
+            self.dead_q = dict(op.attrs).get("DEADQ", self.dead_q)
             return L.OK
         if isinstance(op, L.RefreshExpiry):
             self._pcf("MQCMD_REFRESH_Q_MGR", {self.CMQCFC.MQIACF_REFRESH_TYPE: self.CMQCFC.MQRT_EXPIRY,

@@ -179,11 +179,15 @@ class TriggerMachine(ConformanceMachine):
             self.server_opens()
         if not self.server_open:
             return
+        self._get_until_empty("server", APP)
+        self.server_closes(False)
+
+    def _get_until_empty(self, conn: str, queue: str) -> None:
+        """Gets outside syncpoint on ``conn``'s handle for ``queue`` until none comes back (8 at most)."""
         for _ in range(8):
-            if self.execute(L.Get(conn="server", handle=self._handle("server", APP),
+            if self.execute(L.Get(conn=conn, handle=self._handle(conn, queue),
                                   options=C.MQGMO_NO_SYNCPOINT)).message is None:
                 break
-        self.server_closes(False)
 
     @precondition(lambda self: self.server_open)
     @rule()
@@ -325,10 +329,7 @@ class TriggerMachine(ConformanceMachine):
                 self.shared_open[who] = False
         self.serve_shared("qm2-server", False, 0, 0, False)
         if self.shared_open["qm2-server"]:
-            for _ in range(8):
-                if self.execute(L.Get(conn="qm2-server", handle=self._handle("qm2-server", SHARED),
-                                      options=C.MQGMO_NO_SYNCPOINT)).message is None:
-                    break
+            self._get_until_empty("qm2-server", SHARED)
             self.serve_shared("qm2-server", False, 0, 0, True)
         self.execute(L.AlterQueue(queue=SHARED, attrs={"TRIGGER": C.MQTC_ON, "TRIGTYPE": ttype, "TRIGDPTH": depth,
                                                        "TRIGMPRI": threshold, "GET": C.MQQA_GET_ALLOWED}))
