@@ -36,6 +36,7 @@ MQRC_Q_FULL = 2053
 MQRC_FUNCTION_NOT_SUPPORTED = 2298
 MQRC_SECOND_MARK_NOT_ALLOWED = 2062
 MQRC_UNKNOWN_OBJECT_NAME = 2085
+MQRC_Q_MGR_NAME_ERROR = 2058
 MQRC_UNKNOWN_REMOTE_Q_MGR = 2087
 MQRC_NOT_AUTHORIZED = 2035
 MQRC_MSG_TOO_BIG_FOR_Q = 2030
@@ -164,6 +165,8 @@ MQUS_TRANSMISSION = 1
 #: QSGDISP: a queue of one queue manager, or one shared by a queue-sharing group (z/OS).
 MQQSGD_Q_MGR = 0
 MQQSGD_SHARED = 2
+#: ... or one held in the group's shared repository, of which each member has a copy (a process, say).
+MQQSGD_GROUP = 3
 
 #: Maximum message priority of a distributed queue manager (MaxPriority).
 MAX_PRIORITY = 9

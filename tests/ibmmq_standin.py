@@ -39,7 +39,8 @@ for _name, _value in dict(
         MQCA_REMOTE_Q_MGR_NAME=2017, MQCA_XMIT_Q_NAME=2024, MQIA_EXPIRY_INTERVAL=39, MQIA_TRIGGER_INTERVAL=25,
         MQCA_DEAD_LETTER_Q_NAME=2006, MQXQH_STRUC_ID=b"XQH ", MQXQH_CURRENT_LENGTH=428, MQMD_LENGTH_1=324,
         MQMD_LENGTH_2=364, MQTM_STRUC_ID=b"TM  ", MQTM_CURRENT_LENGTH=684, MQIA_APPL_TYPE=1, MQCA_APPL_ID=2001,
-        MQCA_ENV_DATA=2007, MQCA_USER_DATA=2021, MQDLH_STRUC_ID=b"DLH ", MQDLH_LENGTH_1=172).items():
+        MQCA_ENV_DATA=2007, MQCA_USER_DATA=2021, MQDLH_STRUC_ID=b"DLH ", MQDLH_LENGTH_1=172, MQIA_QSG_DISP=63,
+        MQCA_CF_STRUC_NAME=2039).items():
     setattr(CMQC, _name, _value)
 CMQCFC = SimpleNamespace(MQIACF_PURGE=1007, MQPO_YES=1, MQCACF_Q_NAMES=3011, MQIACF_REFRESH_TYPE=1078, MQRT_EXPIRY=2,
                         MQCACF_OBJECT_NAME=3046, MQCACF_PROCESS_NAMES=3012)
@@ -58,7 +59,7 @@ _MQSC = {CMQC.MQIA_DEF_PRIORITY: "DEFPRTY", CMQC.MQIA_DEF_PERSISTENCE: "DEFPSIST
          CMQC.MQIA_TRIGGER_DEPTH: "TRIGDPTH", CMQC.MQIA_TRIGGER_MSG_PRIORITY: "TRIGMPRI",
          CMQC.MQCA_TRIGGER_DATA: "TRIGDATA", CMQC.MQCA_PROCESS_NAME: "PROCESS",
          CMQC.MQCA_INITIATION_Q_NAME: "INITQ", CMQC.MQIA_CURRENT_Q_DEPTH: "CURDEPTH",
-         CMQC.MQIA_OPEN_INPUT_COUNT: "IPPROCS", CMQC.MQIA_OPEN_OUTPUT_COUNT: "OPPROCS"}
+         CMQC.MQIA_OPEN_INPUT_COUNT: "IPPROCS", CMQC.MQIA_OPEN_OUTPUT_COUNT: "OPPROCS", CMQC.MQIA_QSG_DISP: "QSGDISP"}
 
 
 class MQMIError(Exception):
@@ -229,8 +230,15 @@ CLOCK = _Clock()
 class _Server:
     """The queue manager behind every connection: the simulated one, its clock following real time."""
 
-    def __init__(self, platform: str, faults: tuple[str, ...]) -> None:
+    def __init__(self, platform: str, faults: tuple[str, ...], group: tuple[str, ...] = ()) -> None:
         self.qm = SimulatedQueueManager(platform, faults)
+        #: The other members of the queue manager's queue-sharing group (z/OS), each reached by its name.
+        self.group = tuple(group)
+        if group:
+            self.qm.execute(L.DefineQueueSharingGroup(qmgrs=group))
+        #: Each queue's disposition by where it is kept: NAME (this queue manager's, or shared), NAME@MEMBER.
+        self.placement: dict[str, int] = {}
+        self.process_placement: dict[str, int] = {}
         self.platform = platform
         self.started = CLOCK.monotonic()
         self.names = itertools.count(1)
@@ -240,7 +248,19 @@ class _Server:
         self.processes: list[str] = []
         self.processes_deleted: list[str] = []
         self.qmgr_attrs = dict(_QMGR_DEFAULTS)
+        self.member_attrs = {member: dict(_QMGR_DEFAULTS) for member in group}
         self.calls: list[str] = []
+
+    def leave(self, name: str, member: str = "", disposition: int = MQ.MQQSGD_Q_MGR, process: bool = False) -> None:
+        """An object that is there without this run's calls: another application's, or a killed run's."""
+        if process:
+            self.processes.append(name)
+            self.process_placement[name] = disposition
+            return
+        key = f"{name}@{member}" if member else name
+        self.defined.append(key)
+        self.types[key] = CMQC.MQQT_LOCAL
+        self.placement[key] = disposition
 
     def run(self, op: L.Op) -> L.Observation:
         behind = int((CLOCK.monotonic() - self.started) * 10) - self.qm.clock
@@ -259,25 +279,27 @@ class _Server:
 SERVER: _Server | None = None
 
 
-def reset(platform: str = MQ.PLATFORM_DISTRIBUTED, faults: str = "", fast: bool = False) -> _Server:
-    """A fresh queue manager for the connections made from now on (``fast``: waits skipped, see :class:`_Clock`)."""
+def reset(platform: str = MQ.PLATFORM_DISTRIBUTED, faults: str = "", fast: bool = False,
+          group: tuple[str, ...] = ()) -> _Server:
+    """A fresh queue manager for the connections made from now on (``fast``: waits skipped, see :class:`_Clock`),
+    in a queue-sharing group with the queue managers ``group`` (z/OS)."""
     global SERVER
     CLOCK.fast = fast
-    SERVER = _Server(platform, parse_faults(faults or None))
+    SERVER = _Server(platform, parse_faults(faults or None), group)
     return SERVER
 
 
 class QueueManager:
-    def __init__(self, server: _Server) -> None:
-        self.server = server
+    def __init__(self, server: _Server, member: str = "") -> None:
+        self.server, self.member = server, member
         self.conn = f"s{next(server.names)}"
-        server.call(L.Connect(conn=self.conn))
+        server.call(L.Connect(conn=self.conn, qmgr=member))
 
     def inquire(self, selector: int):
         if selector in _QMGR:
-            return self.server.qmgr_attrs[_QMGR[selector]]
+            return (self.server.member_attrs[self.member] if self.member else self.server.qmgr_attrs)[_QMGR[selector]]
         return {CMQC.MQIA_PLATFORM: CMQC.MQPL_ZOS if self.server.platform == MQ.PLATFORM_ZOS else CMQC.MQPL_UNIX,
-                CMQC.MQIA_COMMAND_LEVEL: 940, CMQC.MQCA_Q_MGR_NAME: b"QM1".ljust(48)}[selector]
+                CMQC.MQIA_COMMAND_LEVEL: 940, CMQC.MQCA_Q_MGR_NAME: (self.member or "QM1").encode().ljust(48)}[selector]
 
     def commit(self) -> None:
         self.server.call(L.Commit(conn=self.conn))
@@ -297,7 +319,7 @@ class QueueManager:
 def connect(queue_manager, channel=None, conn_info=None, user=None, password=None) -> QueueManager:
     if SERVER is None:
         raise MQMIError(MQ.MQCC_FAILED, 2059)   # MQRC_Q_MGR_NOT_AVAILABLE
-    return QueueManager(SERVER)
+    return QueueManager(SERVER, queue_manager if queue_manager in SERVER.group else "")
 
 
 def _put_options(md: MD, pmo: PMO, msg: bytes):
@@ -365,7 +387,8 @@ class Queue:
 
     def inquire(self, selector: int):
         name = _MQSC[selector]
-        value = dict(self.qmgr.server.call(L.InquireQueue(queue=self.name, names=(name,))).attrs or ())[name]
+        value = dict(self.qmgr.server.call(L.InquireQueue(queue=self.name, names=(name,),
+                                                         qmgr=self.qmgr.member)).attrs or ())[name]
         return value.encode().ljust(48) if isinstance(value, str) else value
 
 
@@ -374,31 +397,49 @@ class _Command:
         self.qmgr, self.command = qmgr, command
 
     def __call__(self, args: dict):
-        server = self.qmgr.server
+        server, member = self.qmgr.server, self.qmgr.member
         queue = _text(args.get(CMQC.MQCA_Q_NAME, ""))
         attrs_ = {_MQSC[k]: (_text(v) if isinstance(v, (bytes, str)) else v)
                   for k, v in args.items() if k in _MQSC}
         qtype = args.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_LOCAL)
+        # As z/OS has it: a command names the disposition of the object it means (default: this queue
+        # manager's own), and finds no object of another disposition by that name.
+        disposition = args.get(CMQC.MQIA_QSG_DISP, MQ.MQQSGD_Q_MGR)
+        if disposition != MQ.MQQSGD_Q_MGR and not server.group:
+            raise MQMIError(MQ.MQCC_FAILED, 3211)   # MQRCCF_DISPOSITION_CONFLICT: no queue-sharing group
+        shared = disposition == MQ.MQQSGD_SHARED
+        key = f"{queue}@{member}" if member and not shared else queue
+        if self.command in ("MQCMD_CHANGE_Q", "MQCMD_DELETE_Q") and server.placement.get(key) != disposition:
+            raise MQMIError(MQ.MQCC_FAILED, MQ.MQRC_UNKNOWN_OBJECT_NAME)
         if self.command == "MQCMD_CREATE_Q":
             if qtype == CMQC.MQQT_REMOTE:
                 server.call(L.DefineRemoteQueue(queue=queue, rname=_text(args[CMQC.MQCA_REMOTE_Q_NAME]),
                                                 rqmname=_text(args[CMQC.MQCA_REMOTE_Q_MGR_NAME]),
                                                 xmitq=_text(args.get(CMQC.MQCA_XMIT_Q_NAME, ""))))
             else:
-                server.call(L.DefineQueue(queue=queue, attrs=attrs_))
-            server.defined.append(queue)
-            server.types[queue] = qtype
+                if shared and not _text(args.get(CMQC.MQCA_CF_STRUC_NAME, "")):
+                    raise MQMIError(MQ.MQCC_FAILED, 3211)   # a shared queue needs its CF structure
+                server.call(L.DefineQueue(queue=queue, attrs=attrs_, qmgr="" if shared else member))
+            server.defined.append(key)
+            server.types[key] = qtype
+            server.placement[key] = disposition
         elif self.command == "MQCMD_CHANGE_Q":
+            if member:
+                raise MQMIError(MQ.MQCC_FAILED, 3007)   # the kit changes only its queue manager's queues
+            attrs_.pop("QSGDISP", None)
             server.call(L.AlterQueue(queue=queue, attrs=attrs_))
         elif self.command == "MQCMD_DELETE_Q":
-            if server.types.get(queue, CMQC.MQQT_LOCAL) != qtype \
+            if server.types.get(key, CMQC.MQQT_LOCAL) != qtype \
                     or (CMQCFC.MQIACF_PURGE in args) != (qtype == CMQC.MQQT_LOCAL):
                 raise MQMIError(MQ.MQCC_FAILED, 3015)   # MQRCCF_PARM_CONFLICT: PURGE is for local queues
-            server.deleted.append(queue)
+            server.deleted.append(key)
+            del server.placement[key]
         elif self.command == "MQCMD_INQUIRE_Q_NAMES":
             prefix = queue.rstrip("*")
-            return [{CMQCFC.MQCACF_Q_NAMES: [n for n in server.defined if n.startswith(prefix) and n not in
-                                             server.deleted and server.types.get(n, CMQC.MQQT_LOCAL) == qtype]}]
+            return [{CMQCFC.MQCACF_Q_NAMES: [
+                k.split("@")[0] for k, where in server.placement.items()
+                if k.startswith(prefix) and where == disposition and (shared or k.partition("@")[2] == member)
+                and server.types.get(k, CMQC.MQQT_LOCAL) == qtype]}]
         elif self.command == "MQCMD_CREATE_PROCESS":
             name = _text(args[CMQC.MQCA_PROCESS_NAME])
             server.call(L.DefineProcess(process=name, appl_type=args[CMQC.MQIA_APPL_TYPE],
@@ -406,16 +447,21 @@ class _Command:
                                         env_data=_text(args[CMQC.MQCA_ENV_DATA]),
                                         user_data=_text(args[CMQC.MQCA_USER_DATA])))
             server.processes.append(name)
+            server.process_placement[name] = disposition
         elif self.command == "MQCMD_DELETE_PROCESS":
-            server.processes_deleted.append(_text(args[CMQC.MQCA_PROCESS_NAME]))
+            name = _text(args[CMQC.MQCA_PROCESS_NAME])
+            if server.process_placement.get(name) != disposition:
+                raise MQMIError(MQ.MQCC_FAILED, MQ.MQRC_UNKNOWN_OBJECT_NAME)
+            server.processes_deleted.append(name)
+            del server.process_placement[name]
         elif self.command == "MQCMD_INQUIRE_PROCESS_NAMES":
             prefix = _text(args[CMQC.MQCA_PROCESS_NAME]).rstrip("*")
-            return [{CMQCFC.MQCACF_PROCESS_NAMES: [n for n in server.processes if n.startswith(prefix)
-                                                   and n not in server.processes_deleted]}]
+            return [{CMQCFC.MQCACF_PROCESS_NAMES: [n for n, where in server.process_placement.items()
+                                                   if n.startswith(prefix) and where == disposition]}]
         elif self.command == "MQCMD_CHANGE_Q_MGR":
             values = {_QMGR[k]: (_text(v) if isinstance(v, (bytes, str)) else v) for k, v in args.items()}
-            server.call(L.AlterQueueManager(attrs=values))
-            server.qmgr_attrs.update(values)
+            server.call(L.AlterQueueManager(attrs=values, qmgr=member))
+            (server.member_attrs[member] if member else server.qmgr_attrs).update(values)
         elif self.command == "MQCMD_REFRESH_Q_MGR" and args.get(CMQCFC.MQIACF_REFRESH_TYPE) == CMQCFC.MQRT_EXPIRY:
             server.call(L.RefreshExpiry(queues=_text(args[CMQCFC.MQCACF_OBJECT_NAME])))
         else:

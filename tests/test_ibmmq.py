@@ -203,8 +203,8 @@ def test_cleanup_removes_what_a_killed_run_left_and_nothing_else():
     adapter.defined.clear()   # as if the run had been killed before its case ended
     adapter.processes.clear()
     adapter.close()
-    server.defined.append("APP.QUEUE")   # someone else's queue and process
-    server.processes.append("APP.PROCESS")
+    server.leave("APP.QUEUE")   # someone else's queue and process
+    server.leave("APP.PROCESS", process=True)
     assert sorted(IbmMqAdapter(client="tests.ibmmq_standin").cleanup("MQC.OLD.")) == [
         "MQC.OLD.1.P1", "MQC.OLD.1.Q1", "MQC.OLD.1.R1", "MQC.OLD.1.XQ"]
     assert sorted(server.deleted) == ["MQC.OLD.1.Q1", "MQC.OLD.1.R1", "MQC.OLD.1.XQ"]
@@ -228,7 +228,8 @@ def test_identifiers_the_kit_chose_come_back_as_text_and_generated_ones_in_hex()
 
 def test_the_cleanup_command_deletes_a_runs_queues_and_refuses_a_prefix_that_could_match_others():
     server = ibmmq_standin.reset()
-    server.defined += ["MQC.DEAD.3.Q1", "MQC.DEAD.3.Q2", "MQC.LIVE.1.Q1"]
+    for name in ("MQC.DEAD.3.Q1", "MQC.DEAD.3.Q2", "MQC.LIVE.1.Q1"):
+        server.leave(name)
     code, out, err = run_cli("ibmmq", "cleanup", "--prefix", "MQC.DEAD", "--adapter-opt", "client=tests.ibmmq_standin")
     assert code == 0 and sorted(server.deleted) == ["MQC.DEAD.3.Q1", "MQC.DEAD.3.Q2"], (out, err)
     assert "2 object(s) with prefix MQC.DEAD deleted" in out
@@ -373,3 +374,83 @@ def test_a_context_passed_on_is_set_with_set_all_context():
 def test_an_identifier_the_queue_manager_made_goes_back_as_the_same_bytes():
     generated = bytes(range(200, 224))
     assert _identifier(_identifier_text(generated)) == generated
+
+
+# -- a queue-sharing group (z/OS): the members the group option names -------------------------------------------
+
+GROUP = ("--adapter-opt", "group=QMB@mvs2(1414)", "--adapter-opt", "cfstruct=APPL1")
+
+
+def test_the_group_rules_run_on_the_members_the_group_option_names(fast, tmp_path):
+    server = ibmmq_standin.reset(platform=C.PLATFORM_ZOS, group=("QMB",), fast=True)
+    code, out, err = run_cli("run", *STANDIN, *GROUP, "--area", "trigger", "--examples", "12", "--seed", "3",
+                             "--results", tmp_path / "r")
+    assert code == 0, out[-3000:] + err
+    verdicts = _verdicts(tmp_path / "r")
+    assert {verdicts[r] for r in ("TRIG-05", "TRIG-07", "TRIG-08")} == {"pass"}
+    # The member's own initiation queue, the group's shared queue and its process were defined where
+    # they belong (QSGDISP), and removed with the same disposition when each case ended.
+    assert any(k.endswith(".INIT.Q@QMB") for k in server.defined)
+    assert any(k.endswith(".SHARED.Q") and server.types[k] == 1 for k in server.defined)
+    assert sorted(server.deleted) == sorted(server.defined) and not server.placement
+    assert server.processes and sorted(server.processes_deleted) == sorted(server.processes)
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["system"]["group"] == ["QMB"] and meta["system"]["cfstruct"] == "APPL1"
+
+
+def test_another_members_expiry_scans_are_checked_and_its_attribute_put_back(fast, tmp_path):
+    server = ibmmq_standin.reset(platform=C.PLATFORM_ZOS, group=("QMB",), fast=True)
+    server.member_attrs["QMB"]["EXPRYINT"] = 45
+    code, out, err = run_cli("run", *STANDIN, *GROUP, "--adapter-opt", "alter_qmgr=yes", "--area", "expiry",
+                             "--examples", "12", "--seed", "3", "--results", tmp_path / "r")
+    assert code == 0, out[-3000:] + err
+    assert _verdicts(tmp_path / "r")["EXP-25"] == "pass"
+    assert server.member_attrs["QMB"]["EXPRYINT"] == 45 and not server.placement
+
+
+@pytest.mark.parametrize("fault", ["one-trigger-per-group", "open-input-counted-group-wide"])
+def test_a_group_fault_is_found_through_the_adapter(fault, fast, tmp_path):
+    ibmmq_standin.reset(platform=C.PLATFORM_ZOS, group=("QMB",), fast=True, faults=fault)
+    code, out, err = run_cli("run", *STANDIN, *GROUP, "--area", "trigger", "--examples", "40", "--seed", "3",
+                             "--keep-going", "0", "--results", tmp_path / "r")
+    assert code == 1, out[-3000:] + err
+    assert {r for r, v in _verdicts(tmp_path / "r").items() if v == "fail"} & set(FAULTS[fault].rules)
+
+
+def test_without_the_group_option_the_group_rules_are_not_applicable_with_the_reason():
+    ibmmq_standin.reset(platform=C.PLATFORM_ZOS, group=("QMB",))
+    caps = IbmMqAdapter(client="tests.ibmmq_standin").capabilities()
+    assert all("group" in caps.not_applicable[r] for r in ("EXP-25", "TRIG-05", "TRIG-07", "TRIG-08"))
+    assert "DefineQueueSharingGroup" not in caps.operations
+    grouped = IbmMqAdapter(client="tests.ibmmq_standin", group="QMB@mvs2(1414)", cfstruct="APPL1")
+    caps = grouped.capabilities()
+    assert not {"TRIG-05", "TRIG-07", "TRIG-08"} & set(caps.not_applicable)
+    assert "alter_qmgr=yes" in caps.not_applicable["EXP-25"]   # another member's EXPRYINT is altered
+    assert grouped.express(L.DefineQueueSharingGroup(qmgrs=("QM2", "QM3"))) is None   # one member named
+    grouped.close()
+
+
+@pytest.mark.parametrize("options,platform,message", [
+    ({"group": "QMB@mvs2(1414)"}, C.PLATFORM_ZOS, "cfstruct"),
+    ({"group": "QMB@mvs2(1414)", "cfstruct": "APPL1"}, C.PLATFORM_DISTRIBUTED, "z/OS"),
+    ({"group": "LONGNAME@mvs2(1414)", "cfstruct": "APPL1"}, C.PLATFORM_ZOS, "4 characters"),
+])
+def test_a_group_option_that_cannot_work_is_refused(options, platform, message):
+    from adapters.base import AdapterOptionError
+
+    ibmmq_standin.reset(platform=platform, group=("QMB",) if platform == C.PLATFORM_ZOS else ())
+    with pytest.raises(AdapterOptionError, match=message):
+        IbmMqAdapter(client="tests.ibmmq_standin", **options)
+
+
+def test_cleanup_removes_a_killed_runs_objects_on_the_members_and_in_the_group():
+    server = ibmmq_standin.reset(platform=C.PLATFORM_ZOS, group=("QMB",))
+    server.leave("MQC.OLD.1.INIT.Q", member="QMB")
+    server.leave("MQC.OLD.1.SHARED.Q", disposition=C.MQQSGD_SHARED)
+    server.leave("MQC.OLD.1.APP.PROCESS", disposition=C.MQQSGD_GROUP, process=True)
+    server.leave("APP.INIT.Q", member="QMB")   # another application's
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin", group="QMB@mvs2(1414)", cfstruct="APPL1")
+    assert sorted(adapter.cleanup("MQC.OLD.")) == ["MQC.OLD.1.APP.PROCESS", "MQC.OLD.1.INIT.Q", "MQC.OLD.1.SHARED.Q"]
+    assert sorted(server.deleted) == ["MQC.OLD.1.INIT.Q@QMB", "MQC.OLD.1.SHARED.Q"]
+    assert server.processes_deleted == ["MQC.OLD.1.APP.PROCESS"] and "APP.INIT.Q@QMB" in server.placement
+    adapter.close()

@@ -23,7 +23,10 @@ rules that need them are not applicable.
 
 Options (each also from the environment, ``MQCONFORM_IBMMQ_<NAME>``):
 ``qmgr``, ``channel``, ``conn`` (``host(port)``), ``user``, ``password``,
-``prefix``, ``alter_qmgr``; ``client`` names the module providing the ``ibmmq`` API (default
+``prefix``, ``alter_qmgr``; ``group`` (z/OS: the other members of the queue manager's
+queue-sharing group the kit may use, ``NAME@host(port)`` separated by commas, reached through the
+same channel and credentials) with ``cfstruct`` (the coupling-facility structure of the kit's shared
+queues); ``client`` names the module providing the ``ibmmq`` API (default
 ``ibmmq``; the kit's tests give a stand-in); ``dlq_handler``, a command speaking the DLQ handler
 protocol (:mod:`adapters.dlq_handler.external`) to run as the dead-letter queue handler instead of the
 kit's own.
@@ -50,7 +53,8 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
 
-OPTIONS = ("qmgr", "channel", "conn", "user", "password", "prefix", "client", "alter_qmgr", "dlq_handler")
+OPTIONS = ("qmgr", "channel", "conn", "user", "password", "prefix", "client", "alter_qmgr", "dlq_handler", "group",
+           "cfstruct")
 
 #: The message when IBM's client is not installed (one line; the CLI exits 2 with it).
 NO_CLIENT = ("the ibmmq adapter needs IBM's MQ client library (the Python package ibmmq and libmqm_r.so "
@@ -68,6 +72,8 @@ SELECTORS = {
     "INITQ": "MQCA_INITIATION_Q_NAME",
     "CURDEPTH": "MQIA_CURRENT_Q_DEPTH", "IPPROCS": "MQIA_OPEN_INPUT_COUNT", "OPPROCS": "MQIA_OPEN_OUTPUT_COUNT",
 }
+#: A queue's disposition in a queue-sharing group (z/OS): set at definition, named again by every change.
+SELECTORS["QSGDISP"] = "MQIA_QSG_DISP"
 #: Attributes whose value names another object of the case (prefixed like the queues).
 OBJECT_NAMES = ("BOQNAME", "PROCESS", "INITQ", "DEADQ")
 #: Queue-manager attributes and their selectors (ALTER QMGR only with the ``alter_qmgr`` option).
@@ -96,6 +102,7 @@ DLQ_NEEDS_DEADQ = ("each dlq case makes its own queue the queue manager's dead-l
 #: Rules that need ALTER QMGR, and what for (not applicable without the ``alter_qmgr`` option).
 NEEDS_ALTER_QMGR = {
     "EXP-23": "the periodic expiry scans need EXPRYINT set",
+    "EXP-25": "the scans of another member of the queue-sharing group need its EXPRYINT set",
 }
 #: Queue-manager attributes as the rules assume them at the start of a case, and the area that
 #: depends on each: a queue manager set otherwise is set back for each case (``alter_qmgr=yes``),
@@ -104,7 +111,12 @@ ASSUMED = {"EXPRYINT": (0, "expiry", "scans for expired messages every {} s"),
            "TRIGINT": (C.DEFAULT_TRIGGER_INTERVAL, "trigger", "has a trigger interval of {} ms")}
 
 _RESTART = "a client cannot restart the queue manager (an administrator's command: docs/adapters/ibmmq.md)"
-_GROUP = "the other queue managers of a queue-sharing group are not reached by this adapter yet"
+_GROUP = ("the other queue managers of the queue-sharing group are reached only where the adapter option group "
+          "names them (with cfstruct, the coupling-facility structure for the kit's shared queues)")
+#: The operations that may name another member of the queue-sharing group (``qmgr``).
+MEMBER_OPS = (L.Connect, L.DefineQueue, L.InquireQueue, L.AlterQueueManager)
+#: The rules that need another member of a queue-sharing group.
+GROUP_RULES = ("EXP-25", "TRIG-05", "TRIG-07", "TRIG-08")
 _NEMESIS = "no nemesis for client connections to IBM MQ yet"
 
 NOT_APPLICABLE = {
@@ -112,10 +124,24 @@ NOT_APPLICABLE = {
                "cannot: the adapter backs out and disconnects instead",
     **dict.fromkeys(("CORE-32", "CORE-45", "TRIG-17"), _RESTART),
     **dict.fromkeys(("CORE-46", "CORE-47", "CORE-48"), _NEMESIS),
-    **dict.fromkeys(("EXP-25", "TRIG-05", "TRIG-07", "TRIG-08"), _GROUP),
 }
 
 _PRINTABLE = set(string.printable.encode()) - set(b"\t\n\r\x0b\x0c")
+
+
+_MQ_NAME = set(string.ascii_uppercase + string.digits + "._%/")
+
+
+def _members(text: str) -> list[tuple[str, str]]:
+    """The ``group`` option: ``NAME@CONN, ...`` as [(NAME, CONN)] (an empty CONN: the ``conn`` option's)."""
+    out = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, conn = item.partition("@")
+        if not name or len(name) > 4 or set(name) - _MQ_NAME:
+            raise AdapterOptionError(f"ibmmq: group: {item!r} is not NAME@host(port) with a z/OS queue manager "
+                                     "name of at most 4 characters")
+        out.append((name, conn))
+    return out
 
 
 def load_client(module: str = "ibmmq"):
@@ -171,6 +197,12 @@ class IbmMqAdapter:
             raise AdapterOptionError("ibmmq: alter_qmgr: yes or no")
         self.alter_qmgr = flag == "yes"
         self.dlq_handler = shlex.split(self.options["dlq_handler"]) if self.options["dlq_handler"] else None
+        #: The other members of the queue-sharing group the kit may use: (name, connection name).
+        self.group = _members(self.options["group"])
+        self.cfstruct = self.options["cfstruct"]
+        if self.group and not self.cfstruct:
+            raise AdapterOptionError("ibmmq: group needs cfstruct, the coupling-facility structure (CFSTRUCT) that "
+                                     "the kit's shared queues are defined in")
         self.client = load_client(self.options["client"] or "ibmmq")
         self.CMQC = self.client.CMQC
         self.CMQCFC = self.client.CMQCFC
@@ -183,14 +215,25 @@ class IbmMqAdapter:
         # The attributes the rules assume (EXPRYINT exists on z/OS only), as the queue manager has them.
         self.qmgr_attrs = {name: self._inquire_qmgr(QMGR_SELECTORS[name])
                            for name in ASSUMED if name != "EXPRYINT" or self.platform == C.PLATFORM_ZOS}
+        if self.group and self.platform != C.PLATFORM_ZOS:
+            self.admin.disconnect()
+            raise AdapterOptionError(f"ibmmq: group: queue-sharing groups are z/OS's, and {self.qmgr_name} is not "
+                                     "on z/OS")
+        #: Each member's own connection (definitions, inquiries, clean-up) and command-server session.
+        self.member_admin = {name: self._connect(name, conn) for name, conn in self.group}
+        self.member_pcf = {name: self.client.PCFExecute(qm) for name, qm in self.member_admin.items()}
+        #: The case's names for the group's members (DefineQueueSharingGroup) -> theirs.
+        self.members: dict[str, str] = {}
+        self.member_defined: list[tuple[str, str]] = []   # (member, queue) of the member's own queues
+        self.shared: list[str] = []   # the case's shared queues (QSGDISP(SHARED))
         self.cases = 0
         self.case = ""
         self.conns: dict[str, object] = {}
         self.handles: dict[str, tuple[str, object]] = {}
         self.defined: dict[str, int] = {}   # queue name -> its type (MQQT_LOCAL, MQQT_REMOTE)
-        self.processes: list[str] = []
-        self.altered: dict[str, object] = {}   # queue-manager attribute -> the value it had
-        self.inquirers: dict[str, object] = {}
+        self.processes: list[tuple[str, int]] = []   # (name, QSGDISP)
+        self.altered: dict[tuple[str, str], object] = {}   # (member or "", attribute) -> the value it had
+        self.inquirers: dict[tuple[str, str], object] = {}
         self.started = time.monotonic()
         self.dead_q = ""   # the case's dead-letter queue (its name without the prefix), once it set DEADQ
         self.dlq = self._dlq_host()
@@ -198,6 +241,8 @@ class IbmMqAdapter:
     # -------------------------------------------------------------- the contract
     def capabilities(self) -> Capabilities:
         areas, not_applicable = ["core", "syncpoint", "expiry", "trigger", "dlq"], dict(NOT_APPLICABLE)
+        if not self.group:
+            not_applicable.update(dict.fromkeys(GROUP_RULES, _GROUP))
         for area, why in NOT_OFFERED.items():
             not_applicable.update({rule.id: why for rule in RULES.all(area)})
         if not self.alter_qmgr:
@@ -214,21 +259,29 @@ class IbmMqAdapter:
                     why = (f"the queue manager {what.format(value)} ({name}) and alter_qmgr=yes was not given "
                            f"to set it to {assumed} for each case")
                     not_applicable.update({rule.id: why for rule in RULES.all(area)})
-        return Capabilities(areas=tuple(areas), platforms=(self.platform,), operations=OPERATIONS,
+        operations = OPERATIONS + (("DefineQueueSharingGroup",) if self.group else ())
+        return Capabilities(areas=tuple(areas), platforms=(self.platform,), operations=operations,
                             realtime=True, expiry_tolerance=10, not_applicable=not_applicable)
 
     def describe(self) -> dict:
         return {"system": f"IBM MQ queue manager {self.qmgr_name}", "version": f"command level {self.command_level}",
                 "platforms": [self.platform], "prefix": self.prefix, "connection": self.options["conn"] or "bindings",
-                "dlq_handler": " ".join(self.dlq_handler) if self.dlq_handler else "mqconform (built in)"}
+                "dlq_handler": " ".join(self.dlq_handler) if self.dlq_handler else "mqconform (built in)",
+                **({"group": [name for name, _ in self.group], "cfstruct": self.cfstruct} if self.group else {})}
 
     def express(self, op: L.Op) -> L.Op | None:
+        if isinstance(op, L.DefineQueueSharingGroup):
+            # the group's members are the queue managers the group option names, in its order
+            return op if len(op.qmgrs) <= len(self.group) else None
         if type(op).__name__ not in OPERATIONS:
             return None
         if isinstance(op, L.Connect) and op.environment != "normal":
             return None   # a client connection is an ordinary application's (no CICS, IMS or RRS)
-        if isinstance(op, (L.Connect, L.DefineQueue, L.InquireQueue, L.AlterQueueManager)) and op.qmgr:
-            return None   # the other queue managers of a queue-sharing group: not reached by this adapter yet
+        if isinstance(op, MEMBER_OPS) and op.qmgr and not self.group:
+            return None   # the other queue managers of a queue-sharing group: only those the group option names
+        if isinstance(op, L.DefineQueue) and dict(op.attrs).get("QSGDISP", C.MQQSGD_Q_MGR) != C.MQQSGD_Q_MGR \
+                and not self.group:
+            return None
         if isinstance(op, L.AlterQueueManager) and not self.alter_qmgr:
             return None   # every application's attributes: only where the user allows it
         if isinstance(op, L.DefineRemoteQueue) and not op.xmitq:
@@ -248,6 +301,7 @@ class IbmMqAdapter:
                 self._execute(L.AlterQueueManager(attrs=differing))
         self.dead_q = ""
         self.dlq = self._dlq_host()
+        self.members = {}
         self.started = time.monotonic()
 
     def elapsed_tenths(self) -> int:
@@ -274,34 +328,55 @@ class IbmMqAdapter:
         for queue, qtype in self.defined.items():
             self._delete(queue, qtype)
         self.defined.clear()
-        for process in self.processes:
-            self._delete_process(process)
+        for member, queue in self.member_defined:
+            self._delete(queue, self.CMQC.MQQT_LOCAL, member=member)
+        self.member_defined.clear()
+        for queue in self.shared:
+            self._delete(queue, self.CMQC.MQQT_LOCAL, disposition=C.MQQSGD_SHARED)
+        self.shared.clear()
+        for process, disposition in self.processes:
+            self._delete_process(process, disposition)
         self.processes.clear()
-        if self.altered:
+        for member in dict.fromkeys(member for member, _ in self.altered):
             self._pcf("MQCMD_CHANGE_Q_MGR", {getattr(self.CMQC, QMGR_SELECTORS[name]): value
-                                             for name, value in self.altered.items()}, quiet=True)
-            self.altered.clear()
+                                             for (where, name), value in self.altered.items() if where == member},
+                      quiet=True, member=member)
+        self.altered.clear()
 
     def close(self) -> None:
         self.end_case()
-        try:
-            self.admin.disconnect()
-        except self.client.MQMIError:
-            pass
+        for qm in (self.admin, *self.member_admin.values()):
+            try:
+                qm.disconnect()
+            except self.client.MQMIError:
+                pass
 
     def cleanup(self, prefix: str) -> list[str]:
-        """Delete every queue whose name starts with ``prefix`` (left by a run that was killed)."""
+        """Delete every queue and process whose name starts with ``prefix`` (left by a run that was killed):
+        the queue manager's, and with the group option each member's own, the group's shared queues and
+        its group processes."""
         names = []
-        for qtype in (self.CMQC.MQQT_REMOTE, self.CMQC.MQQT_LOCAL):
-            for name in self._names("MQCMD_INQUIRE_Q_NAMES", {self.CMQC.MQCA_Q_NAME: f"{prefix}*",
-                                                              self.CMQC.MQIA_Q_TYPE: qtype},
-                                    self.CMQCFC.MQCACF_Q_NAMES):
-                self._delete(name, qtype)
+        for member in ("", *self.member_admin):
+            for qtype in (self.CMQC.MQQT_REMOTE, self.CMQC.MQQT_LOCAL):
+                for name in self._names("MQCMD_INQUIRE_Q_NAMES", {self.CMQC.MQCA_Q_NAME: f"{prefix}*",
+                                                                  self.CMQC.MQIA_Q_TYPE: qtype},
+                                        self.CMQCFC.MQCACF_Q_NAMES, member):
+                    self._delete(name, qtype, member=member)
+                    names.append(name)
+        dispositions = (C.MQQSGD_Q_MGR, C.MQQSGD_GROUP) if self.group else (C.MQQSGD_Q_MGR,)
+        if self.group:
+            for name in self._names("MQCMD_INQUIRE_Q_NAMES", {
+                    self.CMQC.MQCA_Q_NAME: f"{prefix}*", self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL,
+                    self.CMQC.MQIA_QSG_DISP: C.MQQSGD_SHARED}, self.CMQCFC.MQCACF_Q_NAMES):
+                self._delete(name, self.CMQC.MQQT_LOCAL, disposition=C.MQQSGD_SHARED)
                 names.append(name)
-        for name in self._names("MQCMD_INQUIRE_PROCESS_NAMES", {self.CMQC.MQCA_PROCESS_NAME: f"{prefix}*"},
-                                self.CMQCFC.MQCACF_PROCESS_NAMES):
-            self._delete_process(name)
-            names.append(name)
+        for disposition in dispositions:
+            args = {self.CMQC.MQCA_PROCESS_NAME: f"{prefix}*"}
+            if self.group:
+                args[self.CMQC.MQIA_QSG_DISP] = disposition
+            for name in self._names("MQCMD_INQUIRE_PROCESS_NAMES", args, self.CMQCFC.MQCACF_PROCESS_NAMES):
+                self._delete_process(name, disposition)
+                names.append(name)
         return names
 
     def execute(self, op: L.Op) -> L.Observation:
@@ -317,16 +392,37 @@ class IbmMqAdapter:
             return L.OK
         if self.dlq.handles(op):
             return self.dlq.execute_op(op)
+        if isinstance(op, L.DefineQueueSharingGroup):
+            # The group is the one the queue manager is in: its members stand for the case's names.
+            self.members = dict(zip(op.qmgrs, (name for name, _ in self.group)))
+            return L.OK
+        member = self.members.get(op.qmgr, "") if isinstance(op, MEMBER_OPS) else ""
+        if isinstance(op, MEMBER_OPS) and op.qmgr and not member:
+            return L.Observation.of(C.MQRC_Q_MGR_NAME_ERROR)   # no such member in the case's group
         if isinstance(op, (L.DefineQueue, L.AlterQueue)):
-            args = {self.CMQC.MQCA_Q_NAME: self._name(op.queue), self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL}
-            for name, value in op.attrs:
-                value = self._name(value) if name in OBJECT_NAMES and value else value
-                args[getattr(self.CMQC, SELECTORS[name])] = value
-            if isinstance(op, L.DefineQueue):
-                self._pcf("MQCMD_CREATE_Q", args)
-                self.defined[self._name(op.queue)] = self.CMQC.MQQT_LOCAL
-            else:
+            name = self._name(op.queue)
+            args = {self.CMQC.MQCA_Q_NAME: name, self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL}
+            for attr, value in op.attrs:
+                value = self._name(value) if attr in OBJECT_NAMES and value else value
+                args[getattr(self.CMQC, SELECTORS[attr])] = value
+            shared = dict(op.attrs).get("QSGDISP") == C.MQQSGD_SHARED or (
+                isinstance(op, L.AlterQueue) and name in self.shared)
+            if shared:
+                # Held in the coupling facility, its definition in the group's shared repository; every
+                # change names that disposition again (a change without it looks for a private queue).
+                args[self.CMQC.MQIA_QSG_DISP] = C.MQQSGD_SHARED
+                if isinstance(op, L.DefineQueue):
+                    args[self.CMQC.MQCA_CF_STRUC_NAME] = self.cfstruct
+            if isinstance(op, L.AlterQueue):
                 self._pcf("MQCMD_CHANGE_Q", args)
+                return L.OK
+            self._pcf("MQCMD_CREATE_Q", args, member=member)
+            if shared:
+                self.shared.append(name)
+            elif member:
+                self.member_defined.append((member, name))
+            else:
+                self.defined[name] = self.CMQC.MQQT_LOCAL
             return L.OK
         if isinstance(op, L.DefineRemoteQueue):
             self._pcf("MQCMD_CREATE_Q", {
@@ -336,31 +432,39 @@ class IbmMqAdapter:
             self.defined[self._name(op.queue)] = self.CMQC.MQQT_REMOTE
             return L.OK
         if isinstance(op, L.DefineProcess):
-            self._pcf("MQCMD_CREATE_PROCESS", {
-                self.CMQC.MQCA_PROCESS_NAME: self._name(op.process), self.CMQC.MQIA_APPL_TYPE: op.appl_type,
-                self.CMQC.MQCA_APPL_ID: op.appl_id, self.CMQC.MQCA_ENV_DATA: op.env_data,
-                self.CMQC.MQCA_USER_DATA: op.user_data})
-            self.processes.append(self._name(op.process))
+            args = {self.CMQC.MQCA_PROCESS_NAME: self._name(op.process), self.CMQC.MQIA_APPL_TYPE: op.appl_type,
+                    self.CMQC.MQCA_APPL_ID: op.appl_id, self.CMQC.MQCA_ENV_DATA: op.env_data,
+                    self.CMQC.MQCA_USER_DATA: op.user_data}
+            # In a case in a queue-sharing group every member starts the application of a shared queue: the
+            # process is the group's (each member gets its copy).
+            disposition = C.MQQSGD_GROUP if self.members else C.MQQSGD_Q_MGR
+            if self.members:
+                args[self.CMQC.MQIA_QSG_DISP] = disposition
+            self._pcf("MQCMD_CREATE_PROCESS", args)
+            self.processes.append((self._name(op.process), disposition))
             return L.OK
         if isinstance(op, L.AlterQueueManager):
             args = {}
+            qm = self.member_admin[member] if member else self.admin
             for name, value in op.attrs:
                 selector = getattr(self.CMQC, QMGR_SELECTORS[name])
-                if name not in self.altered:
-                    self.altered[name] = self.admin.inquire(selector)
+                if (member, name) not in self.altered:
+                    self.altered[(member, name)] = qm.inquire(selector)
                 args[selector] = self._name(value) if name in OBJECT_NAMES and value else value
-            self._pcf("MQCMD_CHANGE_Q_MGR", args)
-            self.dead_q = dict(op.attrs).get("DEADQ", self.dead_q)
+            self._pcf("MQCMD_CHANGE_Q_MGR", args, member=member)
+            if not member:
+                self.dead_q = dict(op.attrs).get("DEADQ", self.dead_q)
             return L.OK
         if isinstance(op, L.RefreshExpiry):
             self._pcf("MQCMD_REFRESH_Q_MGR", {self.CMQCFC.MQIACF_REFRESH_TYPE: self.CMQCFC.MQRT_EXPIRY,
                                               self.CMQCFC.MQCACF_OBJECT_NAME: self._name(op.queues)})
             return L.OK
         if isinstance(op, L.InquireQueue):
-            q = self.inquirers.get(op.queue)
+            q = self.inquirers.get((member, op.queue))
             if q is None:
-                q = self.client.Queue(self.admin, self._name(op.queue), self.CMQC.MQOO_INQUIRE)
-                self.inquirers[op.queue] = q
+                q = self.client.Queue(self.member_admin[member] if member else self.admin, self._name(op.queue),
+                                      self.CMQC.MQOO_INQUIRE)
+                self.inquirers[(member, op.queue)] = q
             values = {}
             for name in op.names:
                 value = q.inquire(getattr(self.CMQC, SELECTORS[name]))
@@ -369,7 +473,7 @@ class IbmMqAdapter:
         if isinstance(op, L.Connect):
             if op.conn in self.conns:
                 return L.Observation.of(C.MQRC_HCONN_ERROR)
-            self.conns[op.conn] = self._connect()
+            self.conns[op.conn] = self._connect(member, dict(self.group)[member]) if member else self._connect()
             return L.OK
         qm = self.conns.get(op.conn)
         if qm is None:
@@ -425,14 +529,16 @@ class IbmMqAdapter:
         raise AdapterError(f"ibmmq: no mapping for {type(op).__name__}")
 
     # -------------------------------------------------------------- helpers
-    def _connect(self):
+    def _connect(self, qmgr: str = "", conn: str = ""):
+        """A connection to the queue manager, or to ``qmgr`` of its group at ``conn`` (blank: ``conn``'s)."""
         o = self.options
+        qmgr, conn = qmgr or o["qmgr"], conn or o["conn"]
         try:
-            return self.client.connect(o["qmgr"], o["channel"] or None, o["conn"] or None,
+            return self.client.connect(qmgr, o["channel"] or None, conn or None,
                                        o["user"] or None, o["password"] or None)
         except self.client.MQMIError as exc:
-            raise AdapterUnavailable(f"ibmmq: cannot connect to queue manager {o['qmgr'] or '(default)'} "
-                                     f"at {o['conn'] or 'local bindings'}: reason {exc.reason}") from None
+            raise AdapterUnavailable(f"ibmmq: cannot connect to queue manager {qmgr or '(default)'} "
+                                     f"at {conn or 'local bindings'}: reason {exc.reason}") from None
 
     def _dlq_host(self) -> DlqHost:
         """The case's DLQ handler instances: the kit's handler (or the ``dlq_handler`` program) making its
@@ -448,27 +554,34 @@ class IbmMqAdapter:
     def _inquire_qmgr(self, selector: str):
         return self.admin.inquire(getattr(self.CMQC, selector))
 
-    def _pcf(self, command: str, args: dict, quiet: bool = False):
+    def _pcf(self, command: str, args: dict, quiet: bool = False, member: str = ""):
+        """Run PCF ``command`` on the queue manager's command server, or on group member ``member``'s."""
         try:
-            return getattr(self.pcf, command)(args)
+            return getattr(self.member_pcf[member] if member else self.pcf, command)(args)
         except self.client.MQMIError:
             if quiet:
                 return None
             raise
 
-    def _delete(self, queue: str, qtype: int) -> None:
-        """Delete ``queue`` (a local one with its messages); one already gone is no error."""
+    def _delete(self, queue: str, qtype: int, member: str = "", disposition: int = C.MQQSGD_Q_MGR) -> None:
+        """Delete ``queue`` (a local one with its messages) of the queue manager, of group member ``member``,
+        or the group's shared one; one already gone is no error."""
         args = {self.CMQC.MQCA_Q_NAME: queue, self.CMQC.MQIA_Q_TYPE: qtype}
         if qtype == self.CMQC.MQQT_LOCAL:
             args[self.CMQCFC.MQIACF_PURGE] = self.CMQCFC.MQPO_YES
-        self._pcf("MQCMD_DELETE_Q", args, quiet=True)
+        if disposition != C.MQQSGD_Q_MGR:
+            args[self.CMQC.MQIA_QSG_DISP] = disposition
+        self._pcf("MQCMD_DELETE_Q", args, quiet=True, member=member)
 
-    def _delete_process(self, process: str) -> None:
-        self._pcf("MQCMD_DELETE_PROCESS", {self.CMQC.MQCA_PROCESS_NAME: process}, quiet=True)
+    def _delete_process(self, process: str, disposition: int = C.MQQSGD_Q_MGR) -> None:
+        args = {self.CMQC.MQCA_PROCESS_NAME: process}
+        if disposition != C.MQQSGD_Q_MGR:
+            args[self.CMQC.MQIA_QSG_DISP] = disposition
+        self._pcf("MQCMD_DELETE_PROCESS", args, quiet=True)
 
-    def _names(self, command: str, args: dict, key: int) -> list[str]:
+    def _names(self, command: str, args: dict, key: int, member: str = "") -> list[str]:
         """The object names an inquire-names PCF command answers with."""
-        return [_text(n) for r in self._pcf(command, args) or () for n in (r.get(key) or ())]
+        return [_text(n) for r in self._pcf(command, args, member=member) or () for n in (r.get(key) or ())]
 
     def _name(self, queue: str) -> str:
         return f"{self.case}.{queue}"
