@@ -40,14 +40,25 @@ for _name, _value in dict(
         MQCA_DEAD_LETTER_Q_NAME=2006, MQXQH_STRUC_ID=b"XQH ", MQXQH_CURRENT_LENGTH=428, MQMD_LENGTH_1=324,
         MQMD_LENGTH_2=364, MQTM_STRUC_ID=b"TM  ", MQTM_CURRENT_LENGTH=684, MQIA_APPL_TYPE=1, MQCA_APPL_ID=2001,
         MQCA_ENV_DATA=2007, MQCA_USER_DATA=2021, MQDLH_STRUC_ID=b"DLH ", MQDLH_LENGTH_1=172, MQIA_QSG_DISP=63,
-        MQCA_CF_STRUC_NAME=2039).items():
+        MQCA_CF_STRUC_NAME=2039, MQCA_CLUSTER_NAME=2029, MQIA_CLWL_Q_RANK=95, MQIA_CLWL_Q_PRIORITY=96,
+        MQIA_CLWL_USEQ=98, MQIA_CLWL_MRU_CHANNELS=97, MQCA_CLUSTER_Q_MGR_NAME=2031, MQQT_CLUSTER=7,
+        MQCLWL_USEQ_LOCAL=0, MQCLWL_USEQ_ANY=1, MQCLWL_USEQ_AS_Q_MGR=-3, MQMO_MATCH_MSG_ID=1,
+        MQGMO_VERSION_2=2).items():
     setattr(CMQC, _name, _value)
 CMQCFC = SimpleNamespace(MQIACF_PURGE=1007, MQPO_YES=1, MQCACF_Q_NAMES=3011, MQIACF_REFRESH_TYPE=1078, MQRT_EXPIRY=2,
-                        MQCACF_OBJECT_NAME=3046, MQCACF_PROCESS_NAMES=3012)
+                        MQCACF_OBJECT_NAME=3046, MQCACF_PROCESS_NAMES=3012, MQCACH_CHANNEL_NAME=3501,
+                        MQIACH_CHANNEL_TYPE=1511, MQIACH_CLWL_CHANNEL_RANK=1578, MQIACH_CLWL_CHANNEL_PRIORITY=1579,
+                        MQIACH_CLWL_CHANNEL_WEIGHT=1580, MQIACH_NETWORK_PRIORITY=1577, MQIACH_CHANNEL_STATUS=1527,
+                        MQIACF_SUSPEND=1087, MQSUS_YES=1, MQSUS_NO=0)
+CMQXC = SimpleNamespace(MQCHT_CLUSRCVR=8, MQCHT_CLUSSDR=9)
 #: Queue-manager attribute selectors back to their MQSC names, and their values on a new queue manager.
 _QMGR = {CMQC.MQIA_EXPIRY_INTERVAL: "EXPRYINT", CMQC.MQIA_TRIGGER_INTERVAL: "TRIGINT",
-         CMQC.MQCA_DEAD_LETTER_Q_NAME: "DEADQ"}
-_QMGR_DEFAULTS = {"EXPRYINT": 0, "TRIGINT": 999999999, "DEADQ": ""}
+         CMQC.MQCA_DEAD_LETTER_Q_NAME: "DEADQ", CMQC.MQIA_CLWL_USEQ: "CLWLUSEQ",
+         CMQC.MQIA_CLWL_MRU_CHANNELS: "CLWLMRUC"}
+_QMGR_DEFAULTS = {"EXPRYINT": 0, "TRIGINT": 999999999, "DEADQ": "", "CLWLUSEQ": 0, "CLWLMRUC": 999999999}
+#: The stand-in queue manager's own name, and its cluster transmission queue.
+NAME, SCTQ = "QM1", "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
+_USEQ = {CMQC.MQCLWL_USEQ_LOCAL: "LOCAL", CMQC.MQCLWL_USEQ_ANY: "ANY", CMQC.MQCLWL_USEQ_AS_Q_MGR: "QMGR"}
 
 #: Attribute selectors back to the language's MQSC names.
 _MQSC = {CMQC.MQIA_DEF_PRIORITY: "DEFPRTY", CMQC.MQIA_DEF_PERSISTENCE: "DEFPSIST",
@@ -183,7 +194,7 @@ def _from_xmit_data(data: bytes) -> tuple[L.XmitHeader | None, str]:
 
 
 class GMO(_Opts):
-    DEFAULTS = dict(Options=MQ.MQGMO_NO_WAIT, WaitInterval=0, SegmentStatus=b" ")
+    DEFAULTS = dict(Options=MQ.MQGMO_NO_WAIT, WaitInterval=0, SegmentStatus=b" ", MatchOptions=0, Version=1)
 
 
 class PMO(_Opts):
@@ -230,7 +241,8 @@ CLOCK = _Clock()
 class _Server:
     """The queue manager behind every connection: the simulated one, its clock following real time."""
 
-    def __init__(self, platform: str, faults: tuple[str, ...], group: tuple[str, ...] = ()) -> None:
+    def __init__(self, platform: str, faults: tuple[str, ...], group: tuple[str, ...] = (),
+                 cluster: tuple = ()) -> None:
         self.qm = SimulatedQueueManager(platform, faults)
         #: The other members of the queue manager's queue-sharing group (z/OS), each reached by its name.
         self.group = tuple(group)
@@ -248,8 +260,10 @@ class _Server:
         self.processes: list[str] = []
         self.processes_deleted: list[str] = []
         self.qmgr_attrs = dict(_QMGR_DEFAULTS)
-        self.member_attrs = {member: dict(_QMGR_DEFAULTS) for member in group}
+        self.member_attrs = {member: dict(_QMGR_DEFAULTS) for member in group + tuple(cluster[1] if cluster else ())}
         self.calls: list[str] = []
+        #: The cluster set up for the kit: (name, members, lag), see :class:`_Cluster`.
+        self.cluster = _Cluster(self, *cluster) if cluster else None
 
     def leave(self, name: str, member: str = "", disposition: int = MQ.MQQSGD_Q_MGR, process: bool = False) -> None:
         """An object that is there without this run's calls: another application's, or a killed run's."""
@@ -276,16 +290,188 @@ class _Server:
         return obs
 
 
+class _Cluster:
+    """A cluster set up for the kit around the queue manager: members with a cluster-receiver channel each.
+
+    What a member's command changes reaches the queue manager's repository only after ``lag`` of the
+    queue manager's inquiries about the cluster (the full repositories' propagation, in small): until
+    then its puts choose by what it knew before, and its inquiries show that.
+    """
+
+    def __init__(self, server: "_Server", name: str, members: tuple[str, ...], lag: int) -> None:
+        self.server, self.name, self.members, self.lag = server, name, tuple(members), lag
+        self.receivers = {m: dict(name=f"TO.{m}", clwlrank=0, clwlprty=0, clwlwght=50, netprty=0) for m in members}
+        self.status = dict.fromkeys(members, 0)   # the queue manager's cluster-sender channel to each member
+        self.suspended: set[str] = set()
+        self.instances: dict[tuple[str, str], dict] = {}
+        self.messages: dict[tuple[str, str], list[bytes]] = {}
+        self.sctq: list[tuple[bytes, str, str]] = []   # (MsgId, member, queue) waiting for a stopped channel
+        self.pending: list[L.Op] = []   # changes on their way to the queue manager's repository
+        self.countdown = 0
+        self.seen = self._snapshot()
+        server.qm.execute(L.SetClusterQueueManager(name=NAME, clusters=(name,), local=True))
+        for m in members:
+            server.qm.execute(self._channel_op(m))
+
+    def _snapshot(self) -> dict:
+        return {"receivers": {m: dict(r) for m, r in self.receivers.items()}, "suspended": set(self.suspended),
+                "instances": {k: dict(v) for k, v in self.instances.items()}}
+
+    def _channel_op(self, m: str) -> L.SetClusterChannel:
+        r = self.receivers[m]
+        return L.SetClusterChannel(name=r["name"], qmgr=m, clusters=(self.name,), state=self.status[m],
+                                   clwlrank=r["clwlrank"], clwlprty=r["clwlprty"], clwlwght=r["clwlwght"],
+                                   netprty=r["netprty"])
+
+    def _changed(self, op: L.Op) -> None:
+        """``op`` reaches the queue manager's repository later (a channel's with its state as it is then)."""
+        self.pending.append(op)
+        self.countdown = self.lag
+        if not self.lag:
+            self._view()
+
+    def _view(self) -> dict:
+        """What the queue manager knows of the cluster: changes arrive after ``lag`` inquiries."""
+        if self.countdown > 0:
+            self.countdown -= 1
+            return self.seen
+        for op in self.pending:
+            if isinstance(op, L.SetClusterChannel):
+                op = self._channel_op(op.qmgr)
+            self.server.qm.execute(op)
+        self.pending.clear()
+        self.seen = self._snapshot()
+        return self.seen
+
+    def command(self, command: str, args: dict, member: str, queue: str):
+        qm = member or NAME
+        if command in ("MQCMD_CREATE_Q", "MQCMD_CHANGE_Q"):
+            if _text(args.get(CMQC.MQCA_CLUSTER_NAME, "")) != self.name:
+                raise MQMIError(MQ.MQCC_FAILED, 2189)
+            fields = dict(put_enabled=args[CMQC.MQIA_INHIBIT_PUT] == MQ.MQQA_PUT_ALLOWED,
+                          clwlrank=args[CMQC.MQIA_CLWL_Q_RANK], clwlprty=args[CMQC.MQIA_CLWL_Q_PRIORITY],
+                          clwluseq=_USEQ[args[CMQC.MQIA_CLWL_USEQ]])
+            if (command == "MQCMD_CREATE_Q") == ((qm, queue) in self.instances):
+                raise MQMIError(MQ.MQCC_FAILED, 4001 if command == "MQCMD_CREATE_Q" else MQ.MQRC_UNKNOWN_OBJECT_NAME)
+            self.instances[(qm, queue)] = fields
+            self.messages.setdefault((qm, queue), [])
+            op = L.SetClusterInstance(qmgr=qm, queue=queue, clusters=(self.name,), **fields)
+            if member:
+                self._changed(op)
+            else:   # the queue manager's own queue: no repository between
+                self.server.qm.execute(op)
+        elif command == "MQCMD_DELETE_Q":
+            self.instances.pop((qm, queue))
+            self.messages.pop((qm, queue), None)
+            op = L.RemoveClusterInstance(qmgr=qm, queue=queue)
+            self._changed(op) if member else self.server.qm.execute(op)
+        elif command == "MQCMD_INQUIRE_CHANNEL":
+            r = self.receivers[member]
+            return [{CMQCFC.MQCACH_CHANNEL_NAME: f"OTHER.{member}".ljust(20), CMQC.MQCA_CLUSTER_NAME: "ELSEWHERE"},
+                    {CMQCFC.MQCACH_CHANNEL_NAME: r["name"].ljust(20), CMQC.MQCA_CLUSTER_NAME: self.name.ljust(48),
+                     **{CMQCFC.__dict__[p]: r[f] for f, p in _CHANNEL.items()}}]
+        elif command == "MQCMD_CHANGE_CHANNEL":
+            r = self.receivers[member]
+            if _text(args[CMQCFC.MQCACH_CHANNEL_NAME]) != r["name"] \
+                    or args[CMQCFC.MQIACH_CHANNEL_TYPE] != CMQXC.MQCHT_CLUSRCVR:
+                raise MQMIError(MQ.MQCC_FAILED, 3007)
+            r.update({f: args[CMQCFC.__dict__[p]] for f, p in _CHANNEL.items() if CMQCFC.__dict__[p] in args})
+            self._changed(self._channel_op(member))
+        elif command in ("MQCMD_STOP_CHANNEL", "MQCMD_START_CHANNEL"):
+            m = next(m for m, r in self.receivers.items() if r["name"] == _text(args[CMQCFC.MQCACH_CHANNEL_NAME]))
+            self.status[m] = 6 if command == "MQCMD_STOP_CHANNEL" else 3
+            self.server.qm.execute(self._channel_op(m))
+            if self.status[m] == 3:   # what waited for the channel goes on to the member
+                for msg_id, member_, q in [w for w in self.sctq if w[1] == m]:
+                    self.sctq.remove((msg_id, member_, q))
+                    self.messages.setdefault((m, q), []).append(msg_id)
+        elif command == "MQCMD_INQUIRE_CHANNEL_STATUS":
+            m = next(m for m, r in self.receivers.items() if r["name"] == _text(args[CMQCFC.MQCACH_CHANNEL_NAME]))
+            if not self.status[m]:
+                raise MQMIError(MQ.MQCC_FAILED, 3065)   # MQRCCF_CHL_STATUS_NOT_FOUND: inactive
+            return [{CMQCFC.MQIACH_CHANNEL_STATUS: self.status[m]}]
+        elif command in ("MQCMD_SUSPEND_Q_MGR_CLUSTER", "MQCMD_RESUME_Q_MGR_CLUSTER"):
+            if _text(args[CMQC.MQCA_CLUSTER_NAME]) != self.name:
+                raise MQMIError(MQ.MQCC_FAILED, 3007)
+            (self.suspended.add if command == "MQCMD_SUSPEND_Q_MGR_CLUSTER" else self.suspended.discard)(member)
+            self._changed(L.SetClusterQueueManager(name=member, clusters=(self.name,),
+                                                   suspended=member in self.suspended))
+        elif command == "MQCMD_INQUIRE_CLUSTER_Q_MGR":
+            view, m = self._view(), _text(args[CMQC.MQCA_CLUSTER_Q_MGR_NAME])
+            r = view["receivers"][m]
+            return [{CMQC.MQCA_CLUSTER_Q_MGR_NAME: m,
+                     CMQCFC.MQIACF_SUSPEND: CMQCFC.MQSUS_YES if m in view["suspended"] else CMQCFC.MQSUS_NO,
+                     **{CMQCFC.__dict__[p]: r[f] for f, p in _CHANNEL.items()}}]
+        elif command == "MQCMD_INQUIRE_Q":
+            view = self._view()
+            found = [{CMQC.MQCA_CLUSTER_Q_MGR_NAME: host.ljust(48),
+                      CMQC.MQIA_INHIBIT_PUT: MQ.MQQA_PUT_ALLOWED if f["put_enabled"] else MQ.MQQA_PUT_INHIBITED,
+                      CMQC.MQIA_CLWL_Q_RANK: f["clwlrank"], CMQC.MQIA_CLWL_Q_PRIORITY: f["clwlprty"]}
+                     for (host, q), f in view["instances"].items() if q == queue]
+            if not found:
+                raise MQMIError(MQ.MQCC_FAILED, MQ.MQRC_UNKNOWN_OBJECT_NAME)
+            return found
+        return []
+
+    def put(self, queue: str, msg_id: bytes) -> None:
+        """A put to cluster queue ``queue``: the queue manager chooses by what it knows, the message goes there."""
+        where = dict(self.server.run(L.ClusterPut(queue=queue)).attrs)["DESTINATION"]
+        if not where:
+            raise MQMIError(MQ.MQCC_FAILED, 2189)   # MQRC_CLUSTER_RESOLUTION_ERROR
+        host = where.split("/")[0]
+        if host != NAME and self.status[host] == 6:
+            self.sctq.append((msg_id, host, queue))
+        else:
+            self.messages.setdefault((host, queue), []).append(msg_id)
+
+
+#: A channel's workload attributes and their PCF parameters.
+_CHANNEL = {"clwlrank": "MQIACH_CLWL_CHANNEL_RANK", "clwlprty": "MQIACH_CLWL_CHANNEL_PRIORITY",
+            "clwlwght": "MQIACH_CLWL_CHANNEL_WEIGHT", "netprty": "MQIACH_NETWORK_PRIORITY"}
+#: The PCF commands only the cluster answers.
+_CLUSTER_COMMANDS = ("MQCMD_INQUIRE_CHANNEL", "MQCMD_CHANGE_CHANNEL", "MQCMD_STOP_CHANNEL", "MQCMD_START_CHANNEL",
+                     "MQCMD_INQUIRE_CHANNEL_STATUS", "MQCMD_SUSPEND_Q_MGR_CLUSTER", "MQCMD_RESUME_Q_MGR_CLUSTER",
+                     "MQCMD_INQUIRE_CLUSTER_Q_MGR", "MQCMD_INQUIRE_Q")
+
+
+class _ClusterQueue:
+    """An instance of a cluster queue on a queue manager of the cluster, or the cluster transmission queue."""
+
+    def __init__(self, cluster: _Cluster, host: str, name: str) -> None:
+        self.cluster, self.host, self.name = cluster, host, name
+
+    def get(self, max_length, md: MD, gmo: GMO) -> bytes:
+        wanted = md.MsgId if gmo.Version >= 2 and gmo.MatchOptions & CMQC.MQMO_MATCH_MSG_ID else None
+        if self.name == SCTQ:
+            for msg_id, member, queue in self.cluster.sctq:
+                if wanted in (None, msg_id):
+                    md.MsgId = msg_id
+                    header = XQH(RemoteQName=queue.encode().ljust(48), RemoteQMgrName=member.encode().ljust(48))
+                    return header.pack() + MD(Version=1, MsgId=msg_id).pack()[:CMQC.MQMD_LENGTH_1] + b"cluster"
+        else:
+            waiting = self.cluster.messages.get((self.host, self.name), [])
+            for msg_id in waiting:
+                if wanted in (None, msg_id):
+                    waiting.remove(msg_id)
+                    md.MsgId = msg_id
+                    return b"cluster"
+        raise MQMIError(MQ.MQCC_FAILED, MQ.MQRC_NO_MSG_AVAILABLE)
+
+    def close(self) -> None:
+        pass
+
+
 SERVER: _Server | None = None
 
 
 def reset(platform: str = MQ.PLATFORM_DISTRIBUTED, faults: str = "", fast: bool = False,
-          group: tuple[str, ...] = ()) -> _Server:
+          group: tuple[str, ...] = (), cluster: tuple = ()) -> _Server:
     """A fresh queue manager for the connections made from now on (``fast``: waits skipped, see :class:`_Clock`),
-    in a queue-sharing group with the queue managers ``group`` (z/OS)."""
+    in a queue-sharing group with the queue managers ``group`` (z/OS), in cluster ``cluster`` = (name, members,
+    lag) with those members (:class:`_Cluster`)."""
     global SERVER
     CLOCK.fast = fast
-    SERVER = _Server(platform, parse_faults(faults or None), group)
+    SERVER = _Server(platform, parse_faults(faults or None), group, cluster)
     return SERVER
 
 
@@ -311,6 +497,10 @@ class QueueManager:
         self.server.call(L.Disconnect(conn=self.conn))
 
     def put1(self, od: OD, msg: bytes, md: MD, pmo: PMO) -> None:
+        cluster, queue = self.server.cluster, _text(od.ObjectName)
+        if cluster and not _text(od.ObjectQMgrName) and any(q == queue for _, q in cluster.instances):
+            cluster.put(queue, md.MsgId)
+            return
         options, desc, header, dlh, body = _put_options(md, pmo, msg)
         self.server.call(L.Put1(conn=self.conn, queue=_text(od.ObjectName), qmgr=_text(od.ObjectQMgrName),
                                 body=body, md=desc, options=options, xmit_header=header, dlh=dlh))
@@ -319,7 +509,8 @@ class QueueManager:
 def connect(queue_manager, channel=None, conn_info=None, user=None, password=None) -> QueueManager:
     if SERVER is None:
         raise MQMIError(MQ.MQCC_FAILED, 2059)   # MQRC_Q_MGR_NOT_AVAILABLE
-    return QueueManager(SERVER, queue_manager if queue_manager in SERVER.group else "")
+    members = SERVER.group + (SERVER.cluster.members if SERVER.cluster else ())
+    return QueueManager(SERVER, queue_manager if queue_manager in members else "")
 
 
 def _put_options(md: MD, pmo: PMO, msg: bytes):
@@ -347,6 +538,12 @@ def _put_options(md: MD, pmo: PMO, msg: bytes):
 
 
 class Queue:
+    def __new__(cls, qmgr: QueueManager, name: str, options: int):
+        cluster, name = qmgr.server.cluster, _text(name)
+        if cluster and (name == SCTQ or (qmgr.member or NAME, name) in cluster.instances):
+            return _ClusterQueue(cluster, qmgr.member or NAME, name)
+        return super().__new__(cls)
+
     def __init__(self, qmgr: QueueManager, name: str, options: int) -> None:
         self.qmgr, self.name = qmgr, _text(name)
         self.handle = f"{qmgr.conn}.{next(qmgr.server.names)}"
@@ -399,6 +596,21 @@ class _Command:
     def __call__(self, args: dict):
         server, member = self.qmgr.server, self.qmgr.member
         queue = _text(args.get(CMQC.MQCA_Q_NAME, ""))
+        cluster = server.cluster
+        if cluster and (self.command in _CLUSTER_COMMANDS or CMQC.MQCA_CLUSTER_NAME in args
+                        or (self.command == "MQCMD_DELETE_Q" and (member or NAME, queue) in cluster.instances)):
+            if self.command == "MQCMD_INQUIRE_Q" and args.get(CMQC.MQIA_Q_TYPE) != CMQC.MQQT_CLUSTER:
+                raise MQMIError(MQ.MQCC_FAILED, 3007)
+            answer = cluster.command(self.command, args, member, queue)
+            key = f"{queue}@{member}" if member else queue
+            if self.command == "MQCMD_CREATE_Q":
+                server.defined.append(key)
+                server.types[key] = CMQC.MQQT_LOCAL
+                server.placement[key] = MQ.MQQSGD_Q_MGR
+            elif self.command == "MQCMD_DELETE_Q":
+                server.deleted.append(key)
+                del server.placement[key]
+            return answer
         attrs_ = {_MQSC[k]: (_text(v) if isinstance(v, (bytes, str)) else v)
                   for k, v in args.items() if k in _MQSC}
         qtype = args.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_LOCAL)
@@ -460,8 +672,15 @@ class _Command:
                                                    if n.startswith(prefix) and where == disposition]}]
         elif self.command == "MQCMD_CHANGE_Q_MGR":
             values = {_QMGR[k]: (_text(v) if isinstance(v, (bytes, str)) else v) for k, v in args.items()}
-            server.call(L.AlterQueueManager(attrs=values, qmgr=member))
             (server.member_attrs[member] if member else server.qmgr_attrs).update(values)
+            workload = {k: values.pop(k) for k in ("CLWLUSEQ", "CLWLMRUC") if k in values}
+            if workload and server.cluster and not member:
+                attrs_ = server.qmgr_attrs
+                server.qm.execute(L.SetClusterQueueManager(
+                    name=NAME, clusters=(server.cluster.name,), local=True,
+                    clwluseq=_USEQ[attrs_["CLWLUSEQ"]], clwlmruc=attrs_["CLWLMRUC"]))
+            if values:
+                server.call(L.AlterQueueManager(attrs=values, qmgr=member))
         elif self.command == "MQCMD_REFRESH_Q_MGR" and args.get(CMQCFC.MQIACF_REFRESH_TYPE) == CMQCFC.MQRT_EXPIRY:
             server.call(L.RefreshExpiry(queues=_text(args[CMQCFC.MQCACF_OBJECT_NAME])))
         else:

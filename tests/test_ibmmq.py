@@ -454,3 +454,76 @@ def test_cleanup_removes_a_killed_runs_objects_on_the_members_and_in_the_group()
     assert sorted(server.deleted) == ["MQC.OLD.1.INIT.Q@QMB", "MQC.OLD.1.SHARED.Q"]
     assert server.processes_deleted == ["MQC.OLD.1.APP.PROCESS"] and "APP.INIT.Q@QMB" in server.placement
     adapter.close()
+
+
+# -- a cluster set up for the kit: the members the cluster options name ----------------------------------------
+
+MEMBERS = ("CLA", "CLB", "CLC", "CLD")
+CLUSTER = ("--adapter-opt", "cluster=KIT", "--adapter-opt", "alter_qmgr=yes", "--adapter-opt",
+           "cluster_members=" + ",".join(f"{m}@{m.lower()}(1414)" for m in MEMBERS))
+
+
+def _cluster_run(tmp_path, *extra, examples="40"):
+    return run_cli("run", *STANDIN, *CLUSTER, *extra, "--area", "cluster", "--examples", examples, "--seed", "3",
+                   "--results", tmp_path / "r")
+
+
+def test_the_cluster_area_runs_on_the_members_and_puts_everything_back(fast, tmp_path):
+    # Each change on a member reaches the queue manager's repository two inquiries later.
+    server = ibmmq_standin.reset(fast=True, cluster=("KIT", MEMBERS, 2))
+    code, out, err = _cluster_run(tmp_path)
+    assert code == 0, out[-3000:] + err
+    verdicts = _verdicts(tmp_path / "r")
+    assert {verdicts[r] for r in ("CLWL-01", "CLWL-03", "CLWL-04a", "CLWL-04b", "CLWL-06", "CLWL-12")} == {"pass"}
+    from adapters.ibmmq.cluster import NOT_EXPRESSIBLE
+    assert {verdicts[r] for r in NOT_EXPRESSIBLE} == {"not applicable"}
+    # Everything the cases changed was put back: instances deleted, channels' attributes as they were
+    # and none stopped, no member suspended, the queue manager's CLWLUSEQ and CLWLMRUC as before.
+    cluster = server.cluster
+    assert server.defined and sorted(server.deleted) == sorted(server.defined) and not cluster.instances
+    assert all(r == dict(name=f"TO.{m}", clwlrank=0, clwlprty=0, clwlwght=50, netprty=0)
+               for m, r in cluster.receivers.items())
+    assert 6 not in cluster.status.values() and not cluster.suspended and not cluster.sctq
+    assert (server.qmgr_attrs["CLWLUSEQ"], server.qmgr_attrs["CLWLMRUC"]) == (0, 999999999)
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["system"]["cluster"] == "KIT" and meta["system"]["cluster_members"] == list(MEMBERS)
+
+
+@pytest.mark.parametrize("fault", ["weights-ignored", "local-not-preferred", "rank-ignored", "channel-state-ignored"])
+def test_a_cluster_fault_is_found_through_the_adapter(fault, fast, tmp_path):
+    ibmmq_standin.reset(fast=True, faults=fault, cluster=("KIT", MEMBERS, 1))
+    code, out, err = _cluster_run(tmp_path, "--keep-going", "0", examples="60")
+    assert code == 1, out[-3000:] + err
+    assert {r for r, v in _verdicts(tmp_path / "r").items() if v == "fail"} & set(FAULTS[fault].rules)
+
+
+def test_a_change_the_queue_manager_never_sees_is_an_error_not_a_verdict(fast, tmp_path):
+    ibmmq_standin.reset(fast=True, cluster=("KIT", MEMBERS, 10 ** 9))
+    code, out, err = _cluster_run(tmp_path, "--adapter-opt", "cluster_wait=2", examples="3")
+    assert code not in (0, 1), out[-3000:] + err
+    assert "cluster_wait" in out + err and "Traceback" not in out + err
+    assert "fail" not in set(_verdicts(tmp_path / "r").values())
+
+
+def test_without_the_cluster_options_the_cluster_area_is_not_offered_with_the_reason():
+    from adapters.base import AdapterOptionError
+
+    ibmmq_standin.reset(cluster=("KIT", MEMBERS, 0))
+    caps = IbmMqAdapter(client="tests.ibmmq_standin").capabilities()
+    assert "cluster" not in caps.areas and "cluster_members" in caps.not_applicable["CLWL-12"]
+    # Without alter_qmgr the queue manager's CLWLUSEQ and CLWLMRUC cannot be set for each case.
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin", cluster="KIT", cluster_members="CLA@a(1)")
+    assert "cluster" not in adapter.capabilities().areas
+    adapter.close()
+    with pytest.raises(AdapterOptionError, match="go together"):
+        IbmMqAdapter(client="tests.ibmmq_standin", cluster="KIT")
+    with pytest.raises(AdapterOptionError, match="cluster_wait"):
+        IbmMqAdapter(client="tests.ibmmq_standin", cluster="KIT", cluster_members="CLA@a(1)", cluster_wait="soon")
+
+
+def test_a_member_without_a_receiver_channel_in_the_cluster_stops_the_run_before_any_case():
+    from adapters.base import AdapterError
+
+    ibmmq_standin.reset(cluster=("KIT", MEMBERS, 0))
+    with pytest.raises(AdapterError, match="no cluster-receiver channel in cluster ELSE"):
+        IbmMqAdapter(client="tests.ibmmq_standin", cluster="ELSE", cluster_members="CLA@a(1)", alter_qmgr="yes")

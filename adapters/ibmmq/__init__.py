@@ -49,12 +49,15 @@ import time
 from adapters.base import AdapterError, AdapterOptionError, AdapterUnavailable, Capabilities, check_options
 from adapters.dlq_handler.external import ExternalHandler
 from adapters.dlq_handler.host import DlqHost
+from adapters.ibmmq.cluster import NEEDS as CLUSTER_NEEDS
+from adapters.ibmmq.cluster import NOT_EXPRESSIBLE as CLUSTER_NOT_EXPRESSIBLE
+from adapters.ibmmq.cluster import ClusterLink
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
 
 OPTIONS = ("qmgr", "channel", "conn", "user", "password", "prefix", "client", "alter_qmgr", "dlq_handler", "group",
-           "cfstruct")
+           "cfstruct", "cluster", "cluster_members", "cluster_wait")
 
 #: The message when IBM's client is not installed (one line; the CLI exits 2 with it).
 NO_CLIENT = ("the ibmmq adapter needs IBM's MQ client library (the Python package ibmmq and libmqm_r.so "
@@ -78,7 +81,8 @@ SELECTORS["QSGDISP"] = "MQIA_QSG_DISP"
 OBJECT_NAMES = ("BOQNAME", "PROCESS", "INITQ", "DEADQ")
 #: Queue-manager attributes and their selectors (ALTER QMGR only with the ``alter_qmgr`` option).
 QMGR_SELECTORS = {"EXPRYINT": "MQIA_EXPIRY_INTERVAL", "TRIGINT": "MQIA_TRIGGER_INTERVAL",
-                  "DEADQ": "MQCA_DEAD_LETTER_Q_NAME"}
+                  "DEADQ": "MQCA_DEAD_LETTER_Q_NAME", "CLWLUSEQ": "MQIA_CLWL_USEQ",
+                  "CLWLMRUC": "MQIA_CLWL_MRU_CHANNELS"}
 
 #: What the adapter runs; everything else (clusters, restarts, faults from outside the program) is
 #: for later or cannot be done from a client.
@@ -89,11 +93,9 @@ OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "DefineProcess", "AlterQueue",
               "Disconnect", "Open", "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock",
               "AlterQueueManager", "RefreshExpiry") + HANDLER_OPERATIONS
 
-#: The areas this adapter does not offer yet, and why (every rule of them is not applicable with the reason).
-NOT_OFFERED = {
-    "cluster": "workload balancing needs other queue managers of a cluster and their channels, which the adapter "
-               "does not define from its one client connection yet",
-}
+#: The cluster operations (with the cluster options: adapters/ibmmq/cluster.py).
+CLUSTER_OPERATIONS = ("SetClusterQueueManager", "SetClusterChannel", "SetClusterInstance", "RemoveClusterInstance",
+                      "ClusterPut")
 #: Why the dlq area needs ``alter_qmgr=yes``.
 DLQ_NEEDS_DEADQ = ("each dlq case makes its own queue the queue manager's dead-letter queue (DEADQ): "
                    "ALTER QMGR changes the queue manager for every application (run with the adapter option "
@@ -132,14 +134,15 @@ _PRINTABLE = set(string.printable.encode()) - set(b"\t\n\r\x0b\x0c")
 _MQ_NAME = set(string.ascii_uppercase + string.digits + "._%/")
 
 
-def _members(text: str) -> list[tuple[str, str]]:
-    """The ``group`` option: ``NAME@CONN, ...`` as [(NAME, CONN)] (an empty CONN: the ``conn`` option's)."""
+def _members(text: str, option: str = "group", longest: int = 4) -> list[tuple[str, str]]:
+    """A list of queue managers, ``NAME@CONN, ...``, as [(NAME, CONN)] (an empty CONN: the ``conn`` option's)."""
     out = []
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, _, conn = item.partition("@")
-        if not name or len(name) > 4 or set(name) - _MQ_NAME:
-            raise AdapterOptionError(f"ibmmq: group: {item!r} is not NAME@host(port) with a z/OS queue manager "
-                                     "name of at most 4 characters")
+        if not name or len(name) > longest or set(name) - _MQ_NAME:
+            where = "a z/OS queue manager name" if longest == 4 else "a queue manager name"
+            raise AdapterOptionError(f"ibmmq: {option}: {item!r} is not NAME@host(port) with {where} of at most "
+                                     f"{longest} characters")
         out.append((name, conn))
     return out
 
@@ -203,6 +206,14 @@ class IbmMqAdapter:
         if self.group and not self.cfstruct:
             raise AdapterOptionError("ibmmq: group needs cfstruct, the coupling-facility structure (CFSTRUCT) that "
                                      "the kit's shared queues are defined in")
+        self.cluster_members = _members(self.options["cluster_members"], "cluster_members", 48)
+        if bool(self.cluster_members) != bool(self.options["cluster"]):
+            raise AdapterOptionError("ibmmq: cluster and cluster_members go together: a cluster the kit may use "
+                                     "alone, and the members it may connect to")
+        try:
+            cluster_wait = float(self.options["cluster_wait"] or 30)
+        except ValueError:
+            raise AdapterOptionError("ibmmq: cluster_wait: seconds, a number") from None
         self.client = load_client(self.options["client"] or "ibmmq")
         self.CMQC = self.client.CMQC
         self.CMQCFC = self.client.CMQCFC
@@ -225,6 +236,8 @@ class IbmMqAdapter:
         #: The case's names for the group's members (DefineQueueSharingGroup) -> theirs.
         self.members: dict[str, str] = {}
         self.member_defined: list[tuple[str, str]] = []   # (member, queue) of the member's own queues
+        self.cluster = ClusterLink(self, self.options["cluster"], self.cluster_members, cluster_wait) \
+            if self.cluster_members else None
         self.shared: list[str] = []   # the case's shared queues (QSGDISP(SHARED))
         self.cases = 0
         self.case = ""
@@ -243,8 +256,11 @@ class IbmMqAdapter:
         areas, not_applicable = ["core", "syncpoint", "expiry", "trigger", "dlq"], dict(NOT_APPLICABLE)
         if not self.group:
             not_applicable.update(dict.fromkeys(GROUP_RULES, _GROUP))
-        for area, why in NOT_OFFERED.items():
-            not_applicable.update({rule.id: why for rule in RULES.all(area)})
+        if self.cluster is not None and self.alter_qmgr:
+            areas.append("cluster")
+            not_applicable.update(CLUSTER_NOT_EXPRESSIBLE)
+        else:
+            not_applicable.update({rule.id: CLUSTER_NEEDS for rule in RULES.all("cluster")})
         if not self.alter_qmgr:
             areas.remove("dlq")
             not_applicable.update({rule.id: DLQ_NEEDS_DEADQ for rule in RULES.all("dlq")})
@@ -259,7 +275,8 @@ class IbmMqAdapter:
                     why = (f"the queue manager {what.format(value)} ({name}) and alter_qmgr=yes was not given "
                            f"to set it to {assumed} for each case")
                     not_applicable.update({rule.id: why for rule in RULES.all(area)})
-        operations = OPERATIONS + (("DefineQueueSharingGroup",) if self.group else ())
+        operations = OPERATIONS + (("DefineQueueSharingGroup",) if self.group else ()) \
+            + (CLUSTER_OPERATIONS if "cluster" in areas else ())
         return Capabilities(areas=tuple(areas), platforms=(self.platform,), operations=operations,
                             realtime=True, expiry_tolerance=10, not_applicable=not_applicable)
 
@@ -267,12 +284,15 @@ class IbmMqAdapter:
         return {"system": f"IBM MQ queue manager {self.qmgr_name}", "version": f"command level {self.command_level}",
                 "platforms": [self.platform], "prefix": self.prefix, "connection": self.options["conn"] or "bindings",
                 "dlq_handler": " ".join(self.dlq_handler) if self.dlq_handler else "mqconform (built in)",
-                **({"group": [name for name, _ in self.group], "cfstruct": self.cfstruct} if self.group else {})}
+                **({"group": [name for name, _ in self.group], "cfstruct": self.cfstruct} if self.group else {}),
+                **({"cluster": self.cluster.cluster, "cluster_members": self.cluster.order} if self.cluster else {})}
 
     def express(self, op: L.Op) -> L.Op | None:
         if isinstance(op, L.DefineQueueSharingGroup):
             # the group's members are the queue managers the group option names, in its order
             return op if len(op.qmgrs) <= len(self.group) else None
+        if type(op).__name__ in CLUSTER_OPERATIONS:
+            return op if self.cluster is not None and self.alter_qmgr and self.cluster.express(op) else None
         if type(op).__name__ not in OPERATIONS:
             return None
         if isinstance(op, L.Connect) and op.environment != "normal":
@@ -311,6 +331,13 @@ class IbmMqAdapter:
         """Every handler of the case stopped, every connection backed out and ended, every queue it
         defined deleted."""
         self.dlq.close()
+        try:
+            if self.cluster is not None:
+                self.cluster.end_case()
+        finally:
+            self._end_case()
+
+    def _end_case(self) -> None:
         for name in list(self.conns):
             qm = self.conns.pop(name)
             for call in (qm.backout, qm.disconnect):
@@ -396,6 +423,8 @@ class IbmMqAdapter:
             # The group is the one the queue manager is in: its members stand for the case's names.
             self.members = dict(zip(op.qmgrs, (name for name, _ in self.group)))
             return L.OK
+        if type(op).__name__ in CLUSTER_OPERATIONS:
+            return self.cluster.execute(op)
         member = self.members.get(op.qmgr, "") if isinstance(op, MEMBER_OPS) else ""
         if isinstance(op, MEMBER_OPS) and op.qmgr and not member:
             return L.Observation.of(C.MQRC_Q_MGR_NAME_ERROR)   # no such member in the case's group
