@@ -307,6 +307,8 @@ class _Cluster:
         self.messages: dict[tuple[str, str], list[bytes]] = {}
         self.sctq: list[tuple[bytes, str, str]] = []   # (MsgId, member, queue) waiting for a stopped channel
         self.pending: list[L.Op] = []   # changes on their way to the queue manager's repository
+        self.applied: set[str] = set()   # the kinds of cluster change that reached the queue manager
+        self.commands: set[str] = set()   # the PCF commands the cluster answered
         self.countdown = 0
         self.seen = self._snapshot()
         server.qm.execute(L.SetClusterQueueManager(name=NAME, clusters=(name,), local=True))
@@ -323,6 +325,10 @@ class _Cluster:
                                    clwlrank=r["clwlrank"], clwlprty=r["clwlprty"], clwlwght=r["clwlwght"],
                                    netprty=r["netprty"])
 
+    def _apply(self, op: L.Op) -> None:
+        self.applied.add(type(op).__name__)
+        self.server.qm.execute(op)
+
     def _changed(self, op: L.Op) -> None:
         """``op`` reaches the queue manager's repository later (a channel's with its state as it is then)."""
         self.pending.append(op)
@@ -338,13 +344,14 @@ class _Cluster:
         for op in self.pending:
             if isinstance(op, L.SetClusterChannel):
                 op = self._channel_op(op.qmgr)
-            self.server.qm.execute(op)
+            self._apply(op)
         self.pending.clear()
         self.seen = self._snapshot()
         return self.seen
 
     def command(self, command: str, args: dict, member: str, queue: str):
         qm = member or NAME
+        self.commands.add(command)
         if command in ("MQCMD_CREATE_Q", "MQCMD_CHANGE_Q"):
             if _text(args.get(CMQC.MQCA_CLUSTER_NAME, "")) != self.name:
                 raise MQMIError(MQ.MQCC_FAILED, 2189)
@@ -359,12 +366,12 @@ class _Cluster:
             if member:
                 self._changed(op)
             else:   # the queue manager's own queue: no repository between
-                self.server.qm.execute(op)
+                self._apply(op)
         elif command == "MQCMD_DELETE_Q":
             self.instances.pop((qm, queue))
             self.messages.pop((qm, queue), None)
             op = L.RemoveClusterInstance(qmgr=qm, queue=queue)
-            self._changed(op) if member else self.server.qm.execute(op)
+            self._changed(op) if member else self._apply(op)
         elif command == "MQCMD_INQUIRE_CHANNEL":
             r = self.receivers[member]
             return [{CMQCFC.MQCACH_CHANNEL_NAME: f"OTHER.{member}".ljust(20), CMQC.MQCA_CLUSTER_NAME: "ELSEWHERE"},
@@ -380,7 +387,7 @@ class _Cluster:
         elif command in ("MQCMD_STOP_CHANNEL", "MQCMD_START_CHANNEL"):
             m = next(m for m, r in self.receivers.items() if r["name"] == _text(args[CMQCFC.MQCACH_CHANNEL_NAME]))
             self.status[m] = 6 if command == "MQCMD_STOP_CHANNEL" else 3
-            self.server.qm.execute(self._channel_op(m))
+            self._apply(self._channel_op(m))
             if self.status[m] == 3:   # what waited for the channel goes on to the member
                 for msg_id, member_, q in [w for w in self.sctq if w[1] == m]:
                     self.sctq.remove((msg_id, member_, q))
@@ -676,7 +683,7 @@ class _Command:
             workload = {k: values.pop(k) for k in ("CLWLUSEQ", "CLWLMRUC") if k in values}
             if workload and server.cluster and not member:
                 attrs_ = server.qmgr_attrs
-                server.qm.execute(L.SetClusterQueueManager(
+                server.cluster._apply(L.SetClusterQueueManager(
                     name=NAME, clusters=(server.cluster.name,), local=True,
                     clwluseq=_USEQ[attrs_["CLWLUSEQ"]], clwlmruc=attrs_["CLWLMRUC"]))
             if values:

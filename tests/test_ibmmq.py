@@ -485,6 +485,13 @@ def test_the_cluster_area_runs_on_the_members_and_puts_everything_back(fast, tmp
                for m, r in cluster.receivers.items())
     assert 6 not in cluster.status.values() and not cluster.suspended and not cluster.sctq
     assert (server.qmgr_attrs["CLWLUSEQ"], server.qmgr_attrs["CLWLMRUC"]) == (0, 999999999)
+    # Every cluster operation the adapter maps reached the queue manager, by every command it maps to.
+    assert cluster.applied == {"SetClusterQueueManager", "SetClusterChannel", "SetClusterInstance",
+                               "RemoveClusterInstance"} and "ClusterPut" in server.calls
+    assert cluster.commands >= {"MQCMD_CREATE_Q", "MQCMD_CHANGE_Q", "MQCMD_DELETE_Q", "MQCMD_CHANGE_CHANNEL",
+                                "MQCMD_STOP_CHANNEL", "MQCMD_START_CHANNEL", "MQCMD_SUSPEND_Q_MGR_CLUSTER",
+                                "MQCMD_RESUME_Q_MGR_CLUSTER", "MQCMD_INQUIRE_CLUSTER_Q_MGR", "MQCMD_INQUIRE_Q",
+                                "MQCMD_INQUIRE_CHANNEL_STATUS", "MQCMD_INQUIRE_CHANNEL"}
     meta = json.loads((tmp_path / "r" / "run.json").read_text())
     assert meta["system"]["cluster"] == "KIT" and meta["system"]["cluster_members"] == list(MEMBERS)
 
@@ -521,9 +528,38 @@ def test_without_the_cluster_options_the_cluster_area_is_not_offered_with_the_re
         IbmMqAdapter(client="tests.ibmmq_standin", cluster="KIT", cluster_members="CLA@a(1)", cluster_wait="soon")
 
 
+def test_a_run_starts_with_the_members_a_killed_run_left_suspended_resumed_and_its_channels_started(fast):
+    server = ibmmq_standin.reset(fast=True, cluster=("KIT", MEMBERS, 1))
+    server.cluster.suspended.add("CLB")
+    server.cluster.status["CLC"] = 6
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin", cluster="KIT", cluster_members="CLA@a(1),CLB@b(1),CLC@c(1)",
+                           alter_qmgr="yes")
+    assert not server.cluster.suspended and server.cluster.status["CLC"] == 3
+    assert "cluster" in adapter.capabilities().areas
+    adapter.close()
+
+
 def test_a_member_without_a_receiver_channel_in_the_cluster_stops_the_run_before_any_case():
     from adapters.base import AdapterError
 
     ibmmq_standin.reset(cluster=("KIT", MEMBERS, 0))
     with pytest.raises(AdapterError, match="no cluster-receiver channel in cluster ELSE"):
         IbmMqAdapter(client="tests.ibmmq_standin", cluster="ELSE", cluster_members="CLA@a(1)", alter_qmgr="yes")
+
+
+def test_cleanup_with_the_cluster_options_removes_a_killed_runs_instances_on_the_members(fast):
+    server = ibmmq_standin.reset(fast=True, cluster=("KIT", MEMBERS, 0))
+    options = dict(client="tests.ibmmq_standin", cluster="KIT", cluster_members="CLA@a(1)", alter_qmgr="yes",
+                   prefix="MQC.OLD")
+    adapter = IbmMqAdapter(**options)
+    adapter.start_case("left", None)
+    for op in (L.SetClusterQueueManager(name="GW", clusters=("SALES",), local=True),
+               L.SetClusterChannel(name="TO.QM1", qmgr="QM1", clusters=("SALES",), state=3),
+               L.SetClusterInstance(qmgr="QM1", queue="ORDERS", clusters=("SALES",)),
+               L.SetClusterInstance(qmgr="GW", queue="ORDERS", clusters=("SALES",))):
+        assert adapter.execute(op) == L.OK
+    assert set(server.cluster.instances) == {("CLA", "MQC.OLD.1.ORDERS"), ("QM1", "MQC.OLD.1.ORDERS")}
+    adapter.cluster.instances.clear()   # as if the run had been killed before its case ended
+    adapter.close()
+    assert sorted(IbmMqAdapter(**options).cleanup("MQC.OLD.")) == ["MQC.OLD.1.ORDERS"] * 2
+    assert not server.cluster.instances and sorted(server.deleted) == ["MQC.OLD.1.ORDERS", "MQC.OLD.1.ORDERS@CLA"]

@@ -9,7 +9,8 @@ local is the queue manager under test; the others are the members, in the order
 the case first names them.  Each member's cluster-receiver channel in the
 cluster is the one channel the language may name for it.
 
-What the kit changes, it puts back when the case ends: the case's cluster queue
+A run starts by resuming any member and starting any channel a killed run left
+suspended or stopped.  What the kit changes, it puts back when the case ends: the case's cluster queue
 instances (prefixed, deleted), the channels' workload attributes (CLWLRANK,
 CLWLPRTY, CLWLWGHT, NETPRTY, read first), channels it stopped (started again),
 members it suspended (resumed), and with ``alter_qmgr=yes`` the queue manager's
@@ -86,6 +87,14 @@ class ClusterLink:
         self.cluster_names: dict[str, str] = {}   # the language's cluster name -> the cluster (one)
         self.ids = itertools.count(1)
         self._reset_case()
+        # A run killed mid-case can leave a member suspended or a channel stopped: the cluster is the kit's,
+        # and each run starts with every member resumed and every channel startable.
+        for member in self.order:
+            if self._seen_suspended(member):
+                self.suspended.add(member)
+            if self._status(member) == STOPPED:
+                self.stopped.add(member)
+        self.end_case()
 
     # ------------------------------------------------------------ names
     def _reset_case(self) -> None:
