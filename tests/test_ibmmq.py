@@ -65,8 +65,8 @@ def test_a_conforming_queue_manager_passes_and_every_object_is_removed(platform,
 
 
 @pytest.mark.parametrize("fault", ["backout-count-not-incremented", "get-inhibit-ignored"])
-def test_a_faulty_queue_manager_is_found_through_the_adapter(fault, tmp_path):
-    ibmmq_standin.reset(faults=fault)
+def test_a_faulty_queue_manager_is_found_through_the_adapter(fault, tmp_path, fast):
+    ibmmq_standin.reset(faults=fault, fast=True)
     code, out, err = run_cli("run", *STANDIN, "--area", FAULTS[fault].area, "--examples", "30", "--seed", "3",
                              "--keep-going", "0", "--results", tmp_path / "r")
     assert code == 1, out[-3000:] + err
@@ -74,9 +74,9 @@ def test_a_faulty_queue_manager_is_found_through_the_adapter(fault, tmp_path):
 
 
 @pytest.mark.parametrize("fault", ["expired-message-returned", "remote-put-inner-expiry-unlimited"])
-def test_an_expiry_fault_is_found_through_the_adapter_on_real_time(fault, tmp_path):
+def test_an_expiry_fault_is_found_through_the_adapter_on_real_time(fault, tmp_path, fast):
     """Expiry runs on the queue manager's own clock; the MQXQH of a remote put is read back (EXP-18)."""
-    ibmmq_standin.reset(faults=fault)
+    ibmmq_standin.reset(faults=fault, fast=True)
     code, out, err = run_cli("run", *STANDIN, "--area", "expiry", "--examples", "30", "--seed", "3",
                              "--keep-going", "0", "--shrink-cases", "0", "--no-minimise", "--results", tmp_path / "r")
     assert code == 1, out[-3000:] + err
@@ -84,8 +84,8 @@ def test_an_expiry_fault_is_found_through_the_adapter_on_real_time(fault, tmp_pa
 
 
 @pytest.mark.parametrize("platform,alter_qmgr", [(C.PLATFORM_DISTRIBUTED, "no"), (C.PLATFORM_ZOS, "yes")])
-def test_the_expiry_area_passes_on_a_conforming_queue_manager(platform, alter_qmgr, tmp_path):
-    server = ibmmq_standin.reset(platform=platform)
+def test_the_expiry_area_passes_on_a_conforming_queue_manager(platform, alter_qmgr, tmp_path, fast):
+    server = ibmmq_standin.reset(platform=platform, fast=True)
     server.qmgr_attrs["EXPRYINT"] = 30 if platform == C.PLATFORM_ZOS else 0   # scans the kit must turn off
     code, out, err = run_cli("run", *STANDIN, "--adapter-opt", f"alter_qmgr={alter_qmgr}", "--area", "expiry",
                              "--examples", "4", "--seed", "3", "--results", tmp_path / "r")
@@ -134,9 +134,9 @@ def test_a_transmission_queue_header_is_built_and_read_as_the_mqi_lays_it_out():
 
 
 @pytest.mark.parametrize("platform,alter_qmgr", [(C.PLATFORM_DISTRIBUTED, "yes"), (C.PLATFORM_ZOS, "no")])
-def test_the_trigger_area_passes_on_a_conforming_queue_manager(platform, alter_qmgr, tmp_path):
+def test_the_trigger_area_passes_on_a_conforming_queue_manager(platform, alter_qmgr, tmp_path, fast):
     """Process definitions, initiation queues and trigger messages (MQTM) through the MQI; TRIGINT by option."""
-    server = ibmmq_standin.reset(platform=platform)
+    server = ibmmq_standin.reset(platform=platform, fast=True)
     code, out, err = run_cli("run", *STANDIN, "--adapter-opt", f"alter_qmgr={alter_qmgr}", "--area", "trigger",
                              "--examples", "10", "--seed", "3", "--results", tmp_path / "r")
     assert code == 0, out[-3000:] + err
@@ -152,8 +152,8 @@ def test_the_trigger_area_passes_on_a_conforming_queue_manager(platform, alter_q
 
 @pytest.mark.parametrize("fault,alter_qmgr", [("first-fires-on-nonempty", "no"), ("trigger-message-expires", "no"),
                                                ("no-trigger-at-close", "no"), ("trigint-ignored", "yes")])
-def test_a_trigger_fault_is_found_through_the_adapter(fault, alter_qmgr, tmp_path):
-    ibmmq_standin.reset(faults=fault)
+def test_a_trigger_fault_is_found_through_the_adapter(fault, alter_qmgr, tmp_path, fast):
+    ibmmq_standin.reset(faults=fault, fast=True)
     code, out, err = run_cli("run", *STANDIN, "--adapter-opt", f"alter_qmgr={alter_qmgr}", "--area", "trigger",
                              "--examples", "30", "--seed", "3", "--keep-going", "0", "--results", tmp_path / "r")
     assert code == 1, out[-3000:] + err
