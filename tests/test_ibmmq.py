@@ -563,3 +563,17 @@ def test_cleanup_with_the_cluster_options_removes_a_killed_runs_instances_on_the
     adapter.close()
     assert sorted(IbmMqAdapter(**options).cleanup("MQC.OLD.")) == ["MQC.OLD.1.ORDERS"] * 2
     assert not server.cluster.instances and sorted(server.deleted) == ["MQC.OLD.1.ORDERS", "MQC.OLD.1.ORDERS@CLA"]
+
+
+def test_a_cluster_command_the_queue_manager_refuses_is_an_error_not_a_verdict(fast):
+    from adapters.base import AdapterError
+
+    server = ibmmq_standin.reset(fast=True, cluster=("KIT", MEMBERS, 0))
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin", cluster="KIT", cluster_members="CLA@a(1)", alter_qmgr="yes")
+    adapter.start_case("c", None)
+    assert adapter.execute(L.SetClusterQueueManager(name="GW", clusters=("SALES",), local=True)) == L.OK
+    server.cluster.receivers["CLA"]["name"] = "RENAMED"   # the channel the adapter found is gone
+    with pytest.raises(AdapterError, match="SetClusterChannel refused by the queue manager"):
+        adapter.execute(L.SetClusterChannel(name="TO.QM1", qmgr="QM1", clusters=("SALES",), clwlwght=20))
+    server.cluster.receivers["CLA"]["name"] = "TO.CLA"
+    adapter.close()

@@ -160,15 +160,21 @@ class ClusterLink:
 
     # ------------------------------------------------------------ execute
     def execute(self, op: L.Op) -> L.Observation:
-        if isinstance(op, L.SetClusterQueueManager):
-            return self._set_qmgr(op)
-        if isinstance(op, L.SetClusterChannel):
-            return self._set_channel(op)
-        if isinstance(op, L.SetClusterInstance):
-            return self._set_instance(op)
-        if isinstance(op, L.RemoveClusterInstance):
-            return self._remove_instance(op)
-        return self._put(op)
+        """Run a cluster operation.  A command the queue managers refuse is an error of the set-up or of this
+        mapping, never a verdict on MQ: the algorithm's outcome is only where a put goes."""
+        try:
+            if isinstance(op, L.SetClusterQueueManager):
+                return self._set_qmgr(op)
+            if isinstance(op, L.SetClusterChannel):
+                return self._set_channel(op)
+            if isinstance(op, L.SetClusterInstance):
+                return self._set_instance(op)
+            if isinstance(op, L.RemoveClusterInstance):
+                return self._remove_instance(op)
+            return self._put(op)
+        except self.a.client.MQMIError as exc:
+            raise AdapterError(f"ibmmq: cluster: {type(op).__name__} refused by the queue manager: "
+                               f"completion {exc.comp}, reason {exc.reason}") from None
 
     def _set_qmgr(self, op: L.SetClusterQueueManager) -> L.Observation:
         if op.local:
