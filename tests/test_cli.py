@@ -64,7 +64,12 @@ def test_faults_and_adapters_listings():
     assert code == 0 and len(out.splitlines()) >= 6
     assert all(len(line.split("\t")) == 3 for line in out.splitlines())
     code, out = run_cli("adapters")
-    assert {"reference", "simulated"} <= {line.split("\t")[0] for line in out.splitlines()}
+    listing = dict(line.split("\t") for line in out.splitlines())
+    assert {"reference", "simulated"} <= set(listing)
+    # each on one line, with every option it takes (the ibmmq adapter's summary runs over two in its source)
+    from adapters.ibmmq import OPTIONS
+
+    assert all(f" {option}" in listing["ibmmq"] for option in OPTIONS), listing["ibmmq"]
 
 
 @pytest.mark.parametrize("adapter", ["reference", "simulated"])

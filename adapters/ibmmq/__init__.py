@@ -183,7 +183,8 @@ def _identifier_text(value: bytes) -> str:
 
 
 class IbmMqAdapter:
-    """IBM MQ through the MQI, ibmmq package (options: qmgr, channel, conn, user, password, prefix, client)."""
+    """IBM MQ through the MQI, ibmmq package (options: qmgr, channel, conn, user, password, prefix, client, alter_qmgr,
+    dlq_handler, group, cfstruct, cluster, cluster_members, cluster_wait)."""
 
     name = "ibmmq"
 

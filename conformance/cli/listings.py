@@ -25,8 +25,9 @@ def add_parsers(sub) -> None:
 
 def cmd_adapters(args, out) -> int:
     for name in adapter_names():
-        doc = (adapter_class(name).__doc__ or "").strip().splitlines()
-        out.write(f"{name}\t{doc[0] if doc else ''}\n")
+        # the docstring's first paragraph, on one line
+        summary = " ".join((adapter_class(name).__doc__ or "").strip().split("\n\n")[0].split())
+        out.write(f"{name}\t{summary}\n")
     return EXIT_OK
 
 
