@@ -14,6 +14,7 @@ may hold blanks, ``''`` standing for a quote.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -60,8 +61,10 @@ class Table:
     rules: tuple = field(default=())
 
 
+@functools.lru_cache(maxsize=256)
 def read(text: str) -> Table | None:
-    """The table ``text`` holds, or None when it is not valid."""
+    """The table ``text`` holds, or None when it is not valid (a table is an immutable value: a text
+    read once, at a handler's start or restart, is not read again)."""
     try:
         return _read(text)
     except Invalid:
