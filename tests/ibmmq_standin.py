@@ -49,7 +49,7 @@ CMQCFC = SimpleNamespace(MQIACF_PURGE=1007, MQPO_YES=1, MQCACF_Q_NAMES=3011, MQI
                         MQCACF_OBJECT_NAME=3046, MQCACF_PROCESS_NAMES=3012, MQCACH_CHANNEL_NAME=3501,
                         MQIACH_CHANNEL_TYPE=1511, MQIACH_CLWL_CHANNEL_RANK=1578, MQIACH_CLWL_CHANNEL_PRIORITY=1579,
                         MQIACH_CLWL_CHANNEL_WEIGHT=1580, MQIACH_NETWORK_PRIORITY=1577, MQIACH_CHANNEL_STATUS=1527,
-                        MQIACF_SUSPEND=1087, MQSUS_YES=1, MQSUS_NO=0)
+                        MQIACF_SUSPEND=1087, MQSUS_YES=1, MQSUS_NO=0, MQRCCF_CHANNEL_NOT_ACTIVE=4064)
 CMQXC = SimpleNamespace(MQCHT_CLUSRCVR=8, MQCHT_CLUSSDR=9)
 #: Queue-manager attribute selectors back to their MQSC names, and their values on a new queue manager.
 _QMGR = {CMQC.MQIA_EXPIRY_INTERVAL: "EXPRYINT", CMQC.MQIA_TRIGGER_INTERVAL: "TRIGINT",
@@ -386,6 +386,9 @@ class _Cluster:
             self._changed(self._channel_op(member))
         elif command in ("MQCMD_STOP_CHANNEL", "MQCMD_START_CHANNEL"):
             m = next(m for m, r in self.receivers.items() if r["name"] == _text(args[CMQCFC.MQCACH_CHANNEL_NAME]))
+            if command == "MQCMD_STOP_CHANNEL" and not self.status[m]:
+                # a channel with no status (inactive) is not stopped (as the adapter must expect of MQ)
+                raise MQMIError(MQ.MQCC_FAILED, CMQCFC.MQRCCF_CHANNEL_NOT_ACTIVE)
             self.status[m] = 6 if command == "MQCMD_STOP_CHANNEL" else 3
             self._apply(self._channel_op(m))
             if self.status[m] == 3:   # what waited for the channel goes on to the member

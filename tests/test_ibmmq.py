@@ -577,3 +577,15 @@ def test_a_cluster_command_the_queue_manager_refuses_is_an_error_not_a_verdict(f
         adapter.execute(L.SetClusterChannel(name="TO.QM1", qmgr="QM1", clusters=("SALES",), clwlwght=20))
     server.cluster.receivers["CLA"]["name"] = "TO.CLA"
     adapter.close()
+
+
+def test_a_channel_with_no_status_yet_is_started_then_stopped(fast):
+    """MQ may refuse to stop an inactive channel (MQRCCF_CHANNEL_NOT_ACTIVE): the adapter starts it first."""
+    server = ibmmq_standin.reset(fast=True, cluster=("KIT", MEMBERS, 0))
+    adapter = IbmMqAdapter(client="tests.ibmmq_standin", cluster="KIT", cluster_members="CLA@a(1)", alter_qmgr="yes")
+    adapter.start_case("c", None)
+    assert server.cluster.status["CLA"] == 0
+    assert adapter.execute(L.SetClusterChannel(name="TO.QM1", qmgr="QM1", clusters=("SALES",), state=6)) == L.OK
+    assert server.cluster.status["CLA"] == 6
+    adapter.close()   # the case's end starts it again
+    assert server.cluster.status["CLA"] == 3

@@ -38,7 +38,7 @@ from reference_model import mqconst as C
 SCTQ = "SYSTEM.CLUSTER.TRANSMIT.QUEUE"
 #: Channel states an operation may ask for: not stopped (INACTIVE or RUNNING, as the queue manager has
 #: it), or STOPPED; the others (binding, starting, retrying, ...) happen to a channel, no command sets them.
-NOT_STOPPED, STOPPED = (0, 3), 6
+NOT_STOPPED, STOPPED, RUNNING = (0, 3), 6, 3
 #: Channel states a put waits out: the algorithm groups them apart from INACTIVE and RUNNING (step 7).
 BETWEEN = (1, 2, 4, 13)
 #: Reason codes of a put that found no destination the algorithm allows.
@@ -208,9 +208,7 @@ class ClusterLink:
             self._change_channel(member, wanted)
             self.altered.add(member)
         if op.state == STOPPED and member not in self.stopped:
-            self.a._pcf("MQCMD_STOP_CHANNEL", {self.const("MQCACH_CHANNEL_NAME"): receiver["name"]})
-            self.stopped.add(member)
-            self._until(lambda: self._status(member) == STOPPED, f"channel {receiver['name']} stopped")
+            self._stop(member)
         elif op.state != STOPPED and member in self.stopped:
             self._start(member)
         return L.OK
@@ -222,6 +220,22 @@ class ClusterLink:
         args.update({self.const(CHANNEL_ATTRS[field]): value for field, value in values.items()})
         self.a._pcf("MQCMD_CHANGE_CHANNEL", args, member=member)
         self._until(lambda: self._seen_channel(member) == values, f"channel {receiver['name']}'s new attributes")
+
+    def _stop(self, member: str) -> None:
+        """STOP CHANNEL on the queue manager's cluster-sender channel to ``member``.  A channel with no
+        status yet (inactive) may be refused as not active: it is started, and stopped once running."""
+        name = self.receivers[member]["name"]
+        args = {self.const("MQCACH_CHANNEL_NAME"): name}
+        try:
+            self.a._pcf("MQCMD_STOP_CHANNEL", args)
+        except self.a.client.MQMIError as exc:
+            if exc.reason != self.const("MQRCCF_CHANNEL_NOT_ACTIVE"):
+                raise
+            self.a._pcf("MQCMD_START_CHANNEL", args)
+            self._until(lambda: self._status(member) == RUNNING, f"channel {name} running, to stop it")
+            self.a._pcf("MQCMD_STOP_CHANNEL", args)
+        self.stopped.add(member)
+        self._until(lambda: self._status(member) == STOPPED, f"channel {name} stopped")
 
     def _start(self, member: str) -> None:
         name = self.receivers[member]["name"]
