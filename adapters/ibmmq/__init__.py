@@ -52,6 +52,7 @@ from adapters.dlq_handler.host import DlqHost
 from adapters.ibmmq.cluster import NEEDS as CLUSTER_NEEDS
 from adapters.ibmmq.cluster import NOT_EXPRESSIBLE as CLUSTER_NOT_EXPRESSIBLE
 from adapters.ibmmq.cluster import ClusterLink
+from adapters.ibmmq.fields import text as _text
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
@@ -74,9 +75,9 @@ SELECTORS = {
     "TRIGMPRI": "MQIA_TRIGGER_MSG_PRIORITY", "TRIGDATA": "MQCA_TRIGGER_DATA", "PROCESS": "MQCA_PROCESS_NAME",
     "INITQ": "MQCA_INITIATION_Q_NAME",
     "CURDEPTH": "MQIA_CURRENT_Q_DEPTH", "IPPROCS": "MQIA_OPEN_INPUT_COUNT", "OPPROCS": "MQIA_OPEN_OUTPUT_COUNT",
+    # a queue's disposition in a queue-sharing group (z/OS): set at definition, named again by every change
+    "QSGDISP": "MQIA_QSG_DISP",
 }
-#: A queue's disposition in a queue-sharing group (z/OS): set at definition, named again by every change.
-SELECTORS["QSGDISP"] = "MQIA_QSG_DISP"
 #: Attributes whose value names another object of the case (prefixed like the queues).
 OBJECT_NAMES = ("BOQNAME", "PROCESS", "INITQ", "DEADQ")
 #: Queue-manager attributes and their selectors (ALTER QMGR only with the ``alter_qmgr`` option).
@@ -84,8 +85,8 @@ QMGR_SELECTORS = {"EXPRYINT": "MQIA_EXPIRY_INTERVAL", "TRIGINT": "MQIA_TRIGGER_I
                   "DEADQ": "MQCA_DEAD_LETTER_Q_NAME", "CLWLUSEQ": "MQIA_CLWL_USEQ",
                   "CLWLMRUC": "MQIA_CLWL_MRU_CHANNELS"}
 
-#: What the adapter runs; everything else (clusters, restarts, faults from outside the program) is
-#: for later or cannot be done from a client.
+#: What the adapter runs (the cluster's operations only with the cluster options, below); restarts and
+#: faults from outside the program cannot be made from a client.
 #: The DLQ handler's operations: a handler instance runs as an MQ client of the queue manager (the
 #: kit's own, or the program the ``dlq_handler`` option names), its calls made through this adapter.
 HANDLER_OPERATIONS = ("StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler", "RunDlqHandler")
@@ -159,12 +160,6 @@ def _chars(value: str, length: int) -> bytes:
     return value.encode("ascii", "replace")[:length].ljust(length)
 
 
-def _text(value) -> str:
-    if isinstance(value, bytes):
-        value = value.decode("ascii", "replace")
-    return str(value).rstrip(" \0")
-
-
 def _identifier(value: str) -> bytes:
     """A MsgId or CorrelId: the text the kit chose, padded to 24 bytes with nulls, or one the queue
     manager made, given back in the hex :func:`_identifier_text` showed it in."""
@@ -236,15 +231,14 @@ class IbmMqAdapter:
         self.member_pcf = {name: self.client.PCFExecute(qm) for name, qm in self.member_admin.items()}
         #: The case's names for the group's members (DefineQueueSharingGroup) -> theirs.
         self.members: dict[str, str] = {}
-        self.member_defined: list[tuple[str, str]] = []   # (member, queue) of the member's own queues
         self.cluster = ClusterLink(self, self.options["cluster"], self.cluster_members, cluster_wait) \
             if self.cluster_members else None
-        self.shared: list[str] = []   # the case's shared queues (QSGDISP(SHARED))
         self.cases = 0
         self.case = ""
         self.conns: dict[str, object] = {}
         self.handles: dict[str, tuple[str, object]] = {}
-        self.defined: dict[str, int] = {}   # queue name -> its type (MQQT_LOCAL, MQQT_REMOTE)
+        #: The case's queues: (group member or "", name, QSGDISP) -> type (MQQT_LOCAL, MQQT_REMOTE).
+        self.defined: dict[tuple[str, str, int], int] = {}
         self.processes: list[tuple[str, int]] = []   # (name, QSGDISP)
         self.altered: dict[tuple[str, str], object] = {}   # (member or "", attribute) -> the value it had
         self.inquirers: dict[tuple[str, str], object] = {}
@@ -353,15 +347,9 @@ class IbmMqAdapter:
             except self.client.MQMIError:
                 pass
         self.inquirers.clear()
-        for queue, qtype in self.defined.items():
-            self._delete(queue, qtype)
+        for (member, queue, disposition), qtype in self.defined.items():
+            self._delete(queue, qtype, member, disposition)
         self.defined.clear()
-        for member, queue in self.member_defined:
-            self._delete(queue, self.CMQC.MQQT_LOCAL, member=member)
-        self.member_defined.clear()
-        for queue in self.shared:
-            self._delete(queue, self.CMQC.MQQT_LOCAL, disposition=C.MQQSGD_SHARED)
-        self.shared.clear()
         for process, disposition in self.processes:
             self._delete_process(process, disposition)
         self.processes.clear()
@@ -391,17 +379,14 @@ class IbmMqAdapter:
                                         self.CMQCFC.MQCACF_Q_NAMES, member):
                     self._delete(name, qtype, member=member)
                     names.append(name)
-        dispositions = (C.MQQSGD_Q_MGR, C.MQQSGD_GROUP) if self.group else (C.MQQSGD_Q_MGR,)
         if self.group:
-            for name in self._names("MQCMD_INQUIRE_Q_NAMES", {
-                    self.CMQC.MQCA_Q_NAME: f"{prefix}*", self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL,
-                    self.CMQC.MQIA_QSG_DISP: C.MQQSGD_SHARED}, self.CMQCFC.MQCACF_Q_NAMES):
+            for name in self._names("MQCMD_INQUIRE_Q_NAMES", self._disposed({
+                    self.CMQC.MQCA_Q_NAME: f"{prefix}*", self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL},
+                    C.MQQSGD_SHARED), self.CMQCFC.MQCACF_Q_NAMES):
                 self._delete(name, self.CMQC.MQQT_LOCAL, disposition=C.MQQSGD_SHARED)
                 names.append(name)
-        for disposition in dispositions:
-            args = {self.CMQC.MQCA_PROCESS_NAME: f"{prefix}*"}
-            if self.group:
-                args[self.CMQC.MQIA_QSG_DISP] = disposition
+        for disposition in (C.MQQSGD_Q_MGR, C.MQQSGD_GROUP) if self.group else (C.MQQSGD_Q_MGR,):
+            args = self._disposed({self.CMQC.MQCA_PROCESS_NAME: f"{prefix}*"}, disposition)
             for name in self._names("MQCMD_INQUIRE_PROCESS_NAMES", args, self.CMQCFC.MQCACF_PROCESS_NAMES):
                 self._delete_process(name, disposition)
                 names.append(name)
@@ -436,7 +421,7 @@ class IbmMqAdapter:
                 value = self._name(value) if attr in OBJECT_NAMES and value else value
                 args[getattr(self.CMQC, SELECTORS[attr])] = value
             shared = dict(op.attrs).get("QSGDISP") == C.MQQSGD_SHARED or (
-                isinstance(op, L.AlterQueue) and name in self.shared)
+                isinstance(op, L.AlterQueue) and ("", name, C.MQQSGD_SHARED) in self.defined)
             if shared:
                 # Held in the coupling facility, its definition in the group's shared repository; every
                 # change names that disposition again (a change without it looks for a private queue).
@@ -447,19 +432,15 @@ class IbmMqAdapter:
                 self._pcf("MQCMD_CHANGE_Q", args)
                 return L.OK
             self._pcf("MQCMD_CREATE_Q", args, member=member)
-            if shared:
-                self.shared.append(name)
-            elif member:
-                self.member_defined.append((member, name))
-            else:
-                self.defined[name] = self.CMQC.MQQT_LOCAL
+            key = ("", name, C.MQQSGD_SHARED) if shared else (member, name, C.MQQSGD_Q_MGR)
+            self.defined[key] = self.CMQC.MQQT_LOCAL
             return L.OK
         if isinstance(op, L.DefineRemoteQueue):
             self._pcf("MQCMD_CREATE_Q", {
                 self.CMQC.MQCA_Q_NAME: self._name(op.queue), self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_REMOTE,
                 self.CMQC.MQCA_REMOTE_Q_NAME: op.rname, self.CMQC.MQCA_REMOTE_Q_MGR_NAME: op.rqmname,
                 self.CMQC.MQCA_XMIT_Q_NAME: self._name(op.xmitq)})
-            self.defined[self._name(op.queue)] = self.CMQC.MQQT_REMOTE
+            self.defined[("", self._name(op.queue), C.MQQSGD_Q_MGR)] = self.CMQC.MQQT_REMOTE
             return L.OK
         if isinstance(op, L.DefineProcess):
             args = {self.CMQC.MQCA_PROCESS_NAME: self._name(op.process), self.CMQC.MQIA_APPL_TYPE: op.appl_type,
@@ -468,9 +449,7 @@ class IbmMqAdapter:
             # In a case in a queue-sharing group every member starts the application of a shared queue: the
             # process is the group's (each member gets its copy).
             disposition = C.MQQSGD_GROUP if self.members else C.MQQSGD_Q_MGR
-            if self.members:
-                args[self.CMQC.MQIA_QSG_DISP] = disposition
-            self._pcf("MQCMD_CREATE_PROCESS", args)
+            self._pcf("MQCMD_CREATE_PROCESS", self._disposed(args, disposition))
             self.processes.append((self._name(op.process), disposition))
             return L.OK
         if isinstance(op, L.AlterQueueManager):
@@ -599,15 +578,15 @@ class IbmMqAdapter:
         args = {self.CMQC.MQCA_Q_NAME: queue, self.CMQC.MQIA_Q_TYPE: qtype}
         if qtype == self.CMQC.MQQT_LOCAL:
             args[self.CMQCFC.MQIACF_PURGE] = self.CMQCFC.MQPO_YES
-        if disposition != C.MQQSGD_Q_MGR:
-            args[self.CMQC.MQIA_QSG_DISP] = disposition
-        self._pcf("MQCMD_DELETE_Q", args, quiet=True, member=member)
+        self._pcf("MQCMD_DELETE_Q", self._disposed(args, disposition), quiet=True, member=member)
 
     def _delete_process(self, process: str, disposition: int = C.MQQSGD_Q_MGR) -> None:
-        args = {self.CMQC.MQCA_PROCESS_NAME: process}
-        if disposition != C.MQQSGD_Q_MGR:
-            args[self.CMQC.MQIA_QSG_DISP] = disposition
-        self._pcf("MQCMD_DELETE_PROCESS", args, quiet=True)
+        self._pcf("MQCMD_DELETE_PROCESS", self._disposed({self.CMQC.MQCA_PROCESS_NAME: process}, disposition),
+                  quiet=True)
+
+    def _disposed(self, args: dict, disposition: int) -> dict:
+        """``args`` naming ``disposition`` (QSGDISP) where it is not the default, the queue manager's own."""
+        return args if disposition == C.MQQSGD_Q_MGR else {**args, self.CMQC.MQIA_QSG_DISP: disposition}
 
     def _names(self, command: str, args: dict, key: int, member: str = "") -> list[str]:
         """The object names an inquire-names PCF command answers with."""

@@ -32,6 +32,7 @@ from __future__ import annotations
 import itertools
 
 from adapters.base import AdapterError
+from adapters.ibmmq.fields import text as _text
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -112,7 +113,7 @@ class ClusterLink:
         raise AdapterError(f"ibmmq: the client has no constant {name}")
 
     def _member(self, qmgr: str, assign: bool) -> str | None:
-        """The member the language's ``qmgr`` stands for (None: none left for it)."""
+        """The queue manager the language's ``qmgr`` stands for: the local one, or a member (None: none left)."""
         if qmgr in self.names:
             return self.names[qmgr]
         free = [m for m in self.order if m not in self.names.values()]
@@ -138,20 +139,17 @@ class ClusterLink:
         if isinstance(op, L.SetClusterQueueManager):
             if op.local:
                 return not op.suspended   # the area is offered only with alter_qmgr=yes
-            return op.name in self.names or self._member(op.name, False) is not None
+            return self._member(op.name, False) is not None
         if isinstance(op, L.SetClusterChannel):
-            member = self.names.get(op.qmgr) or self._member(op.qmgr, False)
+            member = self._member(op.qmgr, False)
             known = self.channel_names.get(op.name)
-            return (member is not None and not op.local_sender and op.state in NOT_STOPPED + (STOPPED,)
+            return (member in self.receivers and not op.local_sender and op.state in NOT_STOPPED + (STOPPED,)
                     and known in (None, member) and (known or member not in self.channel_names.values()))
         if isinstance(op, (L.SetClusterInstance, L.RemoveClusterInstance)):
-            return self._is_local(op.qmgr) or op.qmgr in self.names or self._member(op.qmgr, False) is not None
+            return self._member(op.qmgr, False) is not None
         if isinstance(op, L.ClusterPut):
             return op.put_locally and not op.pcf and not op.qmgr
         return False
-
-    def _is_local(self, qmgr: str) -> bool:
-        return self.names.get(qmgr) == self.a.qmgr_name
 
     def _qmgr_values(self) -> dict:
         useq = self.a.admin.inquire(self.const("MQIA_CLWL_USEQ"))
@@ -244,7 +242,7 @@ class ClusterLink:
         self._until(lambda: self._status(member) in NOT_STOPPED, f"channel {name} started")
 
     def _set_instance(self, op: L.SetClusterInstance) -> L.Observation:
-        real = self.a.qmgr_name if self._is_local(op.qmgr) else self._member(op.qmgr, True)
+        real = self._member(op.qmgr, True)
         name = self.a._name(op.queue)
         args = {self.const("MQCA_Q_NAME"): name, self.const("MQIA_Q_TYPE"): self.const("MQQT_LOCAL"),
                 self.const("MQCA_CLUSTER_NAME"): self.cluster,
@@ -260,7 +258,7 @@ class ClusterLink:
         return L.OK
 
     def _remove_instance(self, op: L.RemoveClusterInstance) -> L.Observation:
-        real = self.a.qmgr_name if self._is_local(op.qmgr) else self._member(op.qmgr, True)
+        real = self._member(op.qmgr, True)
         name = self.a._name(op.queue)
         if self.instances.pop((real, name), None) is not None:
             self._delete(real, name)
@@ -305,9 +303,7 @@ class ClusterLink:
         if data is not None:
             header = self.a.client.XQH().unpack(bytes(data[:self.a.CMQC.MQXQH_CURRENT_LENGTH
                                                          - self.a.CMQC.MQMD_LENGTH_1]))
-            real = header.RemoteQMgrName.decode("ascii", "replace").rstrip(" \0") \
-                if isinstance(header.RemoteQMgrName, bytes) else str(header.RemoteQMgrName).rstrip()
-            return self._remote_key(real)
+            return self._remote_key(_text(header.RemoteQMgrName))
         return None
 
     def _remote_key(self, real: str) -> str:
@@ -408,14 +404,14 @@ class ClusterLink:
     # ------------------------------------------------------------ the end of a case
     def end_case(self) -> None:
         """Everything the case changed in the cluster put back, and seen so by the queue manager."""
-        for handle in self.handles.values():
+        for real, name in list(self.instances):
+            self._delete(real, name)
+        for handle in self.handles.values():   # the cluster transmission queue's
             try:
                 handle.close()
             except self.a.client.MQMIError:
                 pass
         self.handles.clear()
-        for real, name in list(self.instances):
-            self.a._delete(name, self.a.CMQC.MQQT_LOCAL, member="" if real == self.a.qmgr_name else real)
         for member in sorted(self.altered):
             self._change_channel(member, {field: self.receivers[member][field] for field in CHANNEL_ATTRS})
         for member in sorted(self.stopped):
@@ -434,8 +430,3 @@ def _clock():
 
     return ibmmq.time
 
-
-def _text(value) -> str:
-    if isinstance(value, bytes):
-        value = value.decode("ascii", "replace")
-    return str(value).rstrip(" \0")
