@@ -228,16 +228,62 @@ def _distinct_states(branches: Iterable[model.Branch]) -> list[ModelState]:
     return states
 
 
+class StepMemo:
+    """The checks of histories already followed, shared by every tracker that starts from the same place.
+
+    The model is pure, so a history prefix (its operations and observations) decides the
+    candidate states after it and every check along it.  Hypothesis builds most cases from
+    parts of earlier ones, and shrinking replays the same beginnings again and again: a
+    tracker that is still on a prefix already followed takes its checks from here instead of
+    stepping the model.  Only steps that matched are kept (a mismatch ends the walk, and a
+    keep-going run's step past it leaves the memo).  The memo holds at most ``limit`` steps
+    (a step holds its candidate states: 3 to 8 KB); past that it starts again empty (a limit
+    of 0 turns it off).
+    """
+
+    def __init__(self, limit: int = 20_000) -> None:
+        self.limit = limit
+        self._roots: dict[tuple, dict] = {}
+        self.size = 0
+        #: Steps taken from the memo, and steps the model had to compute (for benchmarks).
+        self.hits = 0
+        self.misses = 0
+
+    def root(self, key: tuple) -> dict | None:
+        """The prefix tree of histories that start in the state ``key`` names (None: the memo is off)."""
+        if self.limit <= 0:
+            return None
+        if self.size >= self.limit:
+            self._roots.clear()
+            self.size = 0
+        return self._roots.setdefault(key, {})
+
+    def clear(self) -> None:
+        self._roots.clear()
+        self.size = 0
+
+
+#: The memo :class:`ModelTracker` uses when asked to (``memo=True``).
+MEMO = StepMemo()
+
+
 class ModelTracker:
-    """Follows a history step by step, keeping the model states consistent with it."""
+    """Follows a history step by step, keeping the model states consistent with it.
+
+    ``memo``: follow the history in :data:`MEMO` where an earlier tracker already followed it (only
+    from an initial state the tracker makes itself).
+    """
 
     def __init__(self, platform: str, initial: ModelState | None = None, expiry_tolerance: int = 0,
-                 set_aside: frozenset[str] = frozenset()) -> None:
+                 set_aside: frozenset[str] = frozenset(), memo: bool = False) -> None:
         self.candidates: list[ModelState] = [initial or model.initial_state(platform, expiry_tolerance)]
         self.index = 0
         #: Rules already found broken (keep-going rounds): an observation they decide is known to
         #: depart, so it never rules out a state the history is otherwise consistent with.
         self.set_aside = frozenset(set_aside)
+        #: This history's place in the memo (None: off it, or no memo).
+        self._node: dict | None = MEMO.root((platform, expiry_tolerance, self.set_aside)) \
+            if memo and initial is None else None
 
     def expect(self, op: L.Op) -> list[model.Branch]:
         branches: list[model.Branch] = []
@@ -246,6 +292,27 @@ class ModelTracker:
         return branches
 
     def advance(self, op: L.Op, observed: L.Observation) -> StepCheck:
+        node = self._node
+        if node is None:
+            return self._advance(op, observed)
+        key = (op, observed)
+        known = node.get(key)
+        if known is not None:
+            MEMO.hits += 1
+            check, self.candidates, self._node = known
+            self.index += 1
+            return check
+        MEMO.misses += 1
+        check = self._advance(op, observed)
+        if check.mismatch is not None:
+            self._node = None
+            return check
+        self._node = {}
+        node[key] = (check, self.candidates, self._node)
+        MEMO.size += 1
+        return check
+
+    def _advance(self, op: L.Op, observed: L.Observation) -> StepCheck:
         if observed.rc == C.MQRC_CONNECTION_BROKEN and isinstance(op, IN_DOUBT_OPS) \
                 and not any(op.conn in s.armed | s.broken for s in self.candidates):
             # The connection broke by itself while the call was in flight: as if the network had cut it.
@@ -308,6 +375,7 @@ class ModelTracker:
         closest = [(f, b) for f, b in scored if len(f) == least]
         if not all(_nothing_changes_next(fields, b.observation, observed) for fields, b in closest):
             return False
+        self._node = None
         self.candidates = _distinct_states(b for _, b in closest)
         return True
 

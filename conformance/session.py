@@ -145,7 +145,7 @@ class Session:
         self._idle = self.shrink_spent or (
             self.deadline is not None and self.smallest is None and time.time() >= self.deadline)
         self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance,
-                                    set_aside=self.set_aside)
+                                    set_aside=self.set_aside, memo=True)
         self.history = []
         self._derailed = self._idle
         if self._idle:   # a budget is spent: the case runs nothing and checks nothing

@@ -1,0 +1,123 @@
+"""The step memo: checks taken from histories already followed are the checks the model gives.
+
+The memo is sound only because the model is pure: a step never changes the state it starts from.
+"""
+
+import copy
+
+import pytest
+
+from adapters.registry import create_adapter
+from conformance import checker
+from conformance.checker import MEMO, ModelTracker
+from conformance.engine import run_areas
+from reference_model import language as L
+from reference_model import model
+from reference_model import mqconst as C
+
+AREAS = ("core", "syncpoint", "expiry", "trigger", "cluster", "dlq")
+
+
+@pytest.fixture
+def memo_off():
+    limit = MEMO.limit
+    MEMO.limit = 0
+    MEMO.clear()
+    yield
+    MEMO.limit = limit
+    MEMO.clear()
+
+
+@pytest.fixture
+def fresh_memo():
+    MEMO.clear()
+    MEMO.hits = MEMO.misses = 0
+    yield MEMO
+    MEMO.clear()
+
+
+def test_no_model_step_changes_the_state_it_starts_from(monkeypatch, memo_off):
+    """Every step of a run in every area, with the state it started from compared before and after."""
+    real_step = model.step
+    steps, changed = [0], []
+
+    def checked_step(state, op):
+        before = copy.deepcopy(state)
+        branches = real_step(state, op)
+        steps[0] += 1
+        if state != before:
+            changed.append(type(op).__name__)
+        return branches
+
+    monkeypatch.setattr(checker.model, "step", checked_step)
+    record = run_areas(create_adapter("simulated", {}), list(AREAS), examples=8, seed=11)
+    assert not record.failures and record.error is None
+    assert steps[0] > 1000
+    assert changed == []
+
+
+def _outcome(record):
+    return ([(f.area, f.platform, f.mismatch.rules, [L.to_json(s.op) for s in f.steps]) for f in record.failures],
+            record.coverage.to_json())
+
+
+@pytest.mark.parametrize("faults", ["", "trigmpri-ignored", "dlq-ignore-not-assumed"])
+def test_a_run_with_the_memo_is_the_run_without_it(faults, fresh_memo):
+    """Same seed, same verdicts, same counterexamples, same coverage, with and without the memo."""
+    areas = ["trigger", "dlq"] if not faults else (["trigger"] if faults.startswith("trig") else ["dlq"])
+
+    def run():
+        return run_areas(create_adapter("simulated", {"faults": faults} if faults else {}), areas,
+                         examples=25, seed=5)
+
+    with_memo = run()
+    assert fresh_memo.hits > 0
+    fresh_memo.limit, limit = 0, fresh_memo.limit
+    try:
+        without = run()
+    finally:
+        fresh_memo.limit = limit
+    assert bool(with_memo.failures) == bool(faults)
+    assert _outcome(with_memo) == _outcome(without)
+
+
+STD = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT
+PREFIX = [(L.DefineQueue(queue="Q"), L.OK), (L.Connect(conn="a"), L.OK),
+          (L.Open(conn="a", handle="h", queue="Q", options=STD), L.OK),
+          (L.Put(conn="a", handle="h", body="x", md=L.MessageDescriptor(priority=1)), L.OK)]
+GET = L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT)
+
+
+def _follow(history, memo=True):
+    tracker = ModelTracker(C.PLATFORM_DISTRIBUTED, memo=memo)
+    return [tracker.advance(op, obs) for op, obs in history], tracker
+
+
+def test_a_history_that_leaves_a_known_prefix_is_checked_by_the_model(fresh_memo):
+    got = L.Observation(message=L.ReturnedMessage(body="x", priority=1, persistence=0, msg_id="M"))
+    plain, _ = _follow(PREFIX + [(GET, got)], memo=False)
+    first, _ = _follow(PREFIX + [(GET, got)])
+    assert fresh_memo.misses == len(PREFIX) + 1 and fresh_memo.hits == 0
+    again, tracker = _follow(PREFIX + [(GET, got)])
+    assert fresh_memo.hits == len(PREFIX) + 1
+    assert plain == first == again and tracker.index == len(PREFIX) + 1
+    # the same beginning, then an observation the model does not allow: a mismatch, never the memo's check
+    wrong = L.Observation(message=L.ReturnedMessage(body="y", priority=1, persistence=0, msg_id="M"))
+    checks, tracker = _follow(PREFIX + [(GET, wrong)])
+    assert checks[:-1] == plain[:-1] and checks[-1].mismatch is not None
+    assert checks[-1].mismatch.fields == ("message.body",)
+    # a mismatch is not kept: the next tracker on that history meets it again from the model
+    hits = fresh_memo.hits
+    checks, _ = _follow(PREFIX + [(GET, wrong)])
+    assert checks[-1].mismatch is not None and fresh_memo.hits == hits + len(PREFIX)
+
+
+def test_the_memo_is_bounded(fresh_memo):
+    fresh_memo.limit, limit = 3, fresh_memo.limit
+    try:
+        _follow(PREFIX)
+        assert fresh_memo.size == len(PREFIX)
+        _follow(PREFIX)   # starts again empty: the limit was reached
+        assert fresh_memo.hits == 0 and fresh_memo.size == len(PREFIX)
+    finally:
+        fresh_memo.limit = limit
