@@ -219,15 +219,17 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
             _note(q, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
         return [(s, rules + ("TRIG-25",))]
     qm = q.owner
+    # a FIFO queue's DefPriority let in a message whose own priority would not have: that decides first
+    decisive = ("TRIG-24",) if "TRIG-24" in rules and m.md.priority < q.attr("TRIGMPRI") else ()
     ways = _eligible_counts(s, q, added)
     if len(ways) == 1:
         (count, _gone), = ways
-        return _after_put_counted(s, queue, count, rules, conn, sync, added, qm)
+        return _after_put_counted(s, queue, count, rules, conn, sync, added, qm, decisive)
     out: Alternatives = []
     for count, gone in ways:
         t = s.clone()
         t.queues[queue].background_removed = gone
-        out += _after_put_counted(t, queue, count, rules + ("EXP-26",), conn, sync, added, qm)
+        out += _after_put_counted(t, queue, count, rules + ("EXP-26",), conn, sync, added, qm, decisive)
     return out
 
 
@@ -289,12 +291,13 @@ def _eligible_counts(s: ModelState, q: ModelQueue, added: int = 1) -> list[tuple
 
 
 def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, ...], conn: str,
-                       sync: bool, added: int = 1, qm: str = "") -> Alternatives:
+                       sync: bool, added: int = 1, qm: str = "", decisive: tuple[str, ...] = ()) -> Alternatives:
+    """``decisive``: rules that lead what the put's trigger message (or its absence) depends on."""
     q = s.queues[queue]
     ttype, depth = _ttype(s, q, qm), q.attr("TRIGDPTH")
     before = count - added   # the segments of one put are one event (TRIG-27)
     # a segmented put: how its segments count leads what its trigger message (or its absence) depends on
-    lead = ("TRIG-27",) if added > 1 else ()
+    lead = decisive + (("TRIG-27",) if added > 1 else ())
     first = {C.MQTT_FIRST: before == 0, C.MQTT_EVERY: True, C.MQTT_DEPTH: before < depth <= count}[ttype]
     if first:
         return _alternatives(s, _conditions(s, q, qm=qm), tuple(dict.fromkeys(
