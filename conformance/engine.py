@@ -91,7 +91,7 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                       set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
                       shrink_until=shrink_until, shrink_seconds=shrink_seconds, shrink_stall=stall)
 
-    machine = bind(MACHINES[area], session)
+    machine = bind(MACHINES[area].on(session), session)
     if seed is not None:
         machine._hypothesis_internal_use_seed = seed
     return machine

@@ -389,3 +389,39 @@ def test_a_disconnect_closing_two_served_queues_may_trigger_them_in_either_order
         assert triggers(after) == 2
         firsts.add(after.do(L.Get(conn="p", handle="watch", options=C.MQGMO_BROWSE_FIRST)).message.trigger.q_name)
     assert firsts == {"APP", "OTHER"}
+
+
+def test_the_group_rules_are_drawn_only_where_a_case_may_define_a_group():
+    from adapters.registry import create_adapter
+    from conformance.machines.trigger import GroupTriggerMachine, TriggerMachine
+    from conformance.session import Session
+
+    def machine(platform):
+        adapter = create_adapter("simulated", {"platform": platform})
+        return TriggerMachine.on(Session(adapter, "trigger", {}, 1, platform=platform))
+
+    names = {r.function.__name__ for r in GroupTriggerMachine.setup_state().rules}
+    plain = {r.function.__name__ for r in TriggerMachine.setup_state().rules}
+    assert {"put_shared", "serve_shared", "shared_conditions_met"} <= names - plain
+    assert machine("distributed") is TriggerMachine
+    assert machine("zos") is GroupTriggerMachine
+
+
+def test_a_trigger_a_fifo_queue_owes_its_default_priority_is_missed_as_trig_24():
+    """FIFO: the message's own priority is below TriggerMsgPriority, the queue's DefPriority is not: a
+    queue manager that compares the message's priority leaves out the trigger message, and the check
+    names TRIG-24 first, the rule that made it due."""
+    from conformance.checker import check_history
+
+    ops = [L.DefineProcess(process="PROC", appl_id="/bin/server"), L.DefineQueue(queue="INIT"),
+           L.DefineQueue(queue="APP", attrs={**APP_ATTRS, "TRIGTYPE": FIRST, "TRIGMPRI": 4, "DEFPRTY": 5,
+                                             "MSGDLVSQ": C.MQMDS_FIFO}),
+           L.Connect(conn="p"), L.Open(conn="p", handle="a", queue="APP", options=C.MQOO_OUTPUT),
+           L.Open(conn="p", handle="m", queue="INIT", options=C.MQOO_INPUT_SHARED),
+           L.Put(conn="p", handle="a", body="x", md=L.MessageDescriptor(priority=0))]
+    depth = L.InquireQueue(queue="INIT", names=["CURDEPTH"])
+    history = [(op, L.OK) for op in ops]
+    good = check_history(C.PLATFORM_DISTRIBUTED, history + [(depth, L.Observation(attrs=(("CURDEPTH", 1),)))])
+    assert all(c.mismatch is None for c in good)
+    bad = check_history(C.PLATFORM_DISTRIBUTED, history + [(depth, L.Observation(attrs=(("CURDEPTH", 0),)))])
+    assert bad[-1].mismatch is not None and bad[-1].mismatch.rules[0] == "TRIG-24"

@@ -26,6 +26,12 @@ class ConformanceMachine(RuleBasedStateMachine):
         super().__init__()
         self.session.start_case()
 
+    @classmethod
+    def on(cls, session: Session) -> type["ConformanceMachine"]:
+        """The machine to run against ``session``: this one, or a variant with rules only some
+        platforms or systems can run (a rule that can never run is drawn and refused at every step)."""
+        return cls
+
     def execute(self, op: L.Op) -> L.Observation:
         return self.session.execute(op)
 

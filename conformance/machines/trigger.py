@@ -264,6 +264,66 @@ class TriggerMachine(ConformanceMachine):
         self.execute(L.AdvanceClock(tenths=tenths))
 
     # ------------------------------------------------------------ a queue-sharing group (z/OS)
+    # (its rules are GroupTriggerMachine's, below)
+    @classmethod
+    def on(cls, session) -> type["TriggerMachine"]:
+        """The group's rules only where a case may define a group: on z/OS, through an adapter that can."""
+        if session.platform == C.PLATFORM_ZOS and session.capabilities.can(L.DefineQueueSharingGroup) \
+                and session.expressible(L.DefineQueueSharingGroup(qmgrs=(QM2,))):
+            return GroupTriggerMachine
+        return cls
+
+    def _input_counts(self) -> None:
+        """The shared queue's OpenInputCount as each member sees it: its own handles only (TRIG-08)."""
+        for qmgr in ("", QM2):
+            self.execute(L.InquireQueue(queue=SHARED, names=["IPPROCS"], qmgr=qmgr))
+
+    def qm2_monitor_starts(self) -> None:
+        self.n += 1
+        handle = f"qm2-monitor.{INIT}.{self.generation}.{self.n}"
+        obs = self.execute(L.Open(conn="qm2-monitor", handle=handle, queue=INIT,
+                                  options=C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE))
+        self.qm2_monitor = handle if obs.rc == C.MQRC_NONE else None
+
+    @precondition(lambda self: self.can(L.Restart) and not self.group)
+    @rule()
+    def restart(self):
+        self.execute(L.Restart())
+        self._connect_all()
+
+    # ------------------------------------------------------------ observation
+    @invariant()
+    def watch(self):
+        """After every step: the initiation queue's contents and the application queue's trigger state."""
+        if not getattr(self, "generation", 0):
+            return
+        # The depth first, after every step: a trigger message coming or going changes it.  Only
+        # when it changed, or after a step that may change TriggerControl otherwise (an alter, a
+        # restart), are the messages browsed (one more than the depth, to see that none is hidden)
+        # and TriggerControl inquired: again after an unchanged depth they would show nothing new.
+        if self.group:
+            # QM2's initiation queue: how many trigger messages the other queue manager wrote
+            self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"], qmgr=QM2))
+        depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
+        if depth == self._watched and not self._look_again:
+            return
+        self._watched, self._look_again = depth, False
+        mode = C.MQGMO_BROWSE_FIRST
+        for _ in range(min(depth, 3) + 1 if depth else 0):
+            if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
+                                  options=mode | C.MQGMO_NO_SYNCPOINT)).message is None:
+                break
+            mode = C.MQGMO_BROWSE_NEXT
+        self.execute(L.InquireQueue(queue=APP, names=["TRIGGER"]))
+
+
+class GroupTriggerMachine(TriggerMachine):
+    """The trigger machine on z/OS: the same rules, and those of a queue-sharing group's shared queue.
+
+    A machine gets these rules only where a case may define a group (:meth:`TriggerMachine.on`):
+    elsewhere they could never run, and Hypothesis would draw and refuse them at every step.
+    """
+
     @precondition(lambda self: self.group)
     @rule(priority=st.sampled_from((0, 4, 8)), sync=st.booleans(), end=st.sampled_from(("commit", "backout", "")))
     def put_shared(self, priority, sync, end):
@@ -303,11 +363,6 @@ class TriggerMachine(ConformanceMachine):
             self.execute(L.Close(conn=who, handle=handle))
             self.shared_open[who] = False
             self._input_counts()
-
-    def _input_counts(self) -> None:
-        """The shared queue's OpenInputCount as each member sees it: its own handles only (TRIG-08)."""
-        for qmgr in ("", QM2):
-            self.execute(L.InquireQueue(queue=SHARED, names=["IPPROCS"], qmgr=qmgr))
 
     @precondition(lambda self: self.group)
     @rule(ttype=st.sampled_from(TRIGGER_TYPES), depth=st.sampled_from((1, 2)), uncommitted=st.integers(0, 2),
@@ -371,13 +426,6 @@ class TriggerMachine(ConformanceMachine):
     def qm2_monitor_reads(self):
         self.execute(L.Get(conn="qm2-monitor", handle=self.qm2_monitor, options=C.MQGMO_NO_SYNCPOINT))
 
-    def qm2_monitor_starts(self) -> None:
-        self.n += 1
-        handle = f"qm2-monitor.{INIT}.{self.generation}.{self.n}"
-        obs = self.execute(L.Open(conn="qm2-monitor", handle=handle, queue=INIT,
-                                  options=C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE))
-        self.qm2_monitor = handle if obs.rc == C.MQRC_NONE else None
-
     @precondition(lambda self: self.group)
     @rule(arrivals=st.integers(0, 2), priority=st.sampled_from((0, 8)))
     def qm2_monitor_restarts(self, arrivals, priority):
@@ -397,34 +445,3 @@ class TriggerMachine(ConformanceMachine):
     def alter_shared_queue(self, change):
         """An alter of the shared queue, which every queue manager of the group judges for itself."""
         self.execute(L.AlterQueue(queue=SHARED, attrs=change))
-
-    @precondition(lambda self: self.can(L.Restart) and not self.group)
-    @rule()
-    def restart(self):
-        self.execute(L.Restart())
-        self._connect_all()
-
-    # ------------------------------------------------------------ observation
-    @invariant()
-    def watch(self):
-        """After every step: the initiation queue's contents and the application queue's trigger state."""
-        if not getattr(self, "generation", 0):
-            return
-        # The depth first, after every step: a trigger message coming or going changes it.  Only
-        # when it changed, or after a step that may change TriggerControl otherwise (an alter, a
-        # restart), are the messages browsed (one more than the depth, to see that none is hidden)
-        # and TriggerControl inquired: again after an unchanged depth they would show nothing new.
-        if self.group:
-            # QM2's initiation queue: how many trigger messages the other queue manager wrote
-            self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"], qmgr=QM2))
-        depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
-        if depth == self._watched and not self._look_again:
-            return
-        self._watched, self._look_again = depth, False
-        mode = C.MQGMO_BROWSE_FIRST
-        for _ in range(min(depth, 3) + 1 if depth else 0):
-            if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
-                                  options=mode | C.MQGMO_NO_SYNCPOINT)).message is None:
-                break
-            mode = C.MQGMO_BROWSE_NEXT
-        self.execute(L.InquireQueue(queue=APP, names=["TRIGGER"]))
