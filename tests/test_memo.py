@@ -121,3 +121,12 @@ def test_the_memo_is_bounded(fresh_memo):
         assert fresh_memo.hits == 0 and fresh_memo.size == len(PREFIX)
     finally:
         fresh_memo.limit = limit
+
+
+def test_the_bench_measures_each_run_without_the_memo_of_the_last(fresh_memo):
+    from conformance.bench import _kit_run
+
+    _kit_run("core", C.PLATFORM_DISTRIBUTED, 5, 1)
+    first = fresh_memo.hits
+    _kit_run("core", C.PLATFORM_DISTRIBUTED, 5, 1)
+    assert fresh_memo.hits - first == first

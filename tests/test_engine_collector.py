@@ -1,0 +1,40 @@
+"""A machine runs with the cyclic collector tuned, and the process gets it back as it was."""
+
+import gc
+
+from adapters.registry import create_adapter
+from conformance import engine
+from conformance.engine import COLLECTOR_THRESHOLDS, collector_tuned, run_areas
+
+
+def test_the_collector_is_tuned_while_a_machine_runs_and_given_back(monkeypatch):
+    before = gc.get_threshold()
+    seen = []
+    real = engine.run_state_machine_as_test
+
+    def watching(machine, settings):
+        seen.append((gc.get_threshold(), gc.get_freeze_count() > 0))
+        return real(machine, settings=settings)
+
+    monkeypatch.setattr(engine, "run_state_machine_as_test", watching)
+    record = run_areas(create_adapter("simulated", {}), ["core"], examples=3, seed=1)
+    assert record.coverage.examples >= 3 and not record.failures
+    assert seen and all(s == (COLLECTOR_THRESHOLDS, True) for s in seen)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_the_collector_is_given_back_when_the_run_raises():
+    before = gc.get_threshold()
+    try:
+        with collector_tuned():
+            raise KeyError("x")
+    except KeyError:
+        pass
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_the_collector_can_be_left_alone(monkeypatch):
+    monkeypatch.setenv("MQCONFORM_GC", "default")
+    before = gc.get_threshold()
+    with collector_tuned():
+        assert gc.get_threshold() == before and gc.get_freeze_count() == 0
