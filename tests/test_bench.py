@@ -14,11 +14,14 @@ import time
 from conformance import bench
 from conformance import bench_campaign as BC
 from conformance.cli import main
+from conformance.engine import STEPS_PER_CASE
 from tests.clikit import run_cli
 
 
 def test_the_bare_machine_runs_the_cases_asked_for():
     assert bench.bare_run(20, steps=10) > 0
+    seconds, steps = bench.bare_counted(20, steps=10)
+    assert seconds > 0 and 20 <= steps <= 200
     assert bench.calibration_unit() > 0
 
 
@@ -26,6 +29,8 @@ def test_throughput_runs_the_same_cases_on_both_sides():
     t = bench.throughput("core", examples=10, repeats=1)
     assert t.cases >= 10 and t.platform == "distributed"
     assert t.kit_seconds > 0 and t.bare_seconds > 0 and t.ratio == t.bare_seconds / t.kit_seconds
+    # every case runs operations on both sides, and the bare machine runs no more steps than its budget
+    assert t.kit_operations > t.cases and t.cases <= t.bare_steps <= t.cases * STEPS_PER_CASE
 
 
 def test_the_deep_queue_workload_does_the_same_work_at_every_depth():
