@@ -291,9 +291,12 @@ def detect(fault: str, examples: int = 200, seed: int = 7) -> Detection:
     from adapters.simulated.faults import FAULTS
     from conformance.engine import run_areas
 
+    from conformance.checker import MEMO
+
     spec = FAULTS[fault]
     adapter = create_adapter("simulated", {"faults": fault})
     first: list[float] = []
+    MEMO.clear()   # the same seed's earlier runs would otherwise have followed this run's beginning
 
     def updated(record) -> None:
         if record.failures and not first:

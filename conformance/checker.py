@@ -241,7 +241,7 @@ class StepMemo:
     of 0 turns it off).
     """
 
-    def __init__(self, limit: int = 20_000) -> None:
+    def __init__(self, limit: int = 10_000) -> None:
         self.limit = limit
         self._roots: dict[tuple, dict] = {}
         self.size = 0
