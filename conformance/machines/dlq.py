@@ -156,25 +156,34 @@ def broken(entries: list[dict], style: int, line: str) -> str:
     return render(entries, style) + line + "\n"
 
 
-@st.composite
-def broken_tables(draw) -> str:
-    """A table with one or two syntax errors, or without rules: a handler must refuse it (DLQ-09, DLQ-13).
+def broken_at(entries: list[dict], style: int, bad: list[str], places: list[int]) -> str:
+    """The table of ``entries`` (its control data first) broken by each line of ``bad`` (one or two of
+    :data:`ALL_BROKEN`), a rules line going to the gap between entries that ``places`` picks.
 
     Broken lines go between entries, never inside one continued over several lines (which could
     complete it: an entry without ACTION continued by one that has it is valid).
     """
-    c, entries, style = draw(control), draw(table_rules), draw(st.integers(0, 2**16))
-    bad = draw(st.lists(st.sampled_from(ALL_BROKEN), min_size=1, max_size=2))
     if NO_RULES in bad:
-        return render([c], style)
+        return render(entries[:1], style)
     for line in bad:
         if line in BROKEN_CONTROLS:
-            return broken([c] + entries, style, line)
-    lines = render([c] + entries, style).splitlines()
-    for line in bad:
+            return broken(entries, style, line)
+    lines = render(entries, style).splitlines()
+    for line, place in zip(bad, places):
         gaps = [i for i in range(1, len(lines) + 1) if not lines[i - 1].rstrip().endswith(("+", "-"))]
-        lines.insert(draw(st.sampled_from(gaps)), line)
+        lines.insert(gaps[place % len(gaps)], line)
     return "\n".join(lines) + "\n"
+
+
+#: How a table is broken: one or two broken lines and where each goes (:func:`broken_at`).
+breakage = st.tuples(st.lists(st.sampled_from(ALL_BROKEN), min_size=1, max_size=2),
+                     st.lists(st.integers(0, 7), min_size=2, max_size=2))
+
+
+def broken_tables() -> st.SearchStrategy[str]:
+    """A table with one or two syntax errors, or without rules: a handler must refuse it (DLQ-09, DLQ-13)."""
+    return st.builds(lambda c, entries, style, how: broken_at([c] + entries, style, *how),
+                     control, table_rules, st.integers(0, 2**16), breakage)
 
 
 # ---------------------------------------------------------------------------- messages
@@ -362,19 +371,23 @@ class DlqMachine(ConformanceMachine):
         self.h1_table = table
         self.known_rules = self.known_rules + rules
 
-    @rule(table=broken_tables())
-    def refused_table(self, table):
+    @rule(style=st.integers(0, 2**16), how=breakage, retryint=st.sampled_from(["1", "10", "30"]))
+    def refused_table(self, style, how, retryint):
         """H1 restarted with a broken table is refused and stays stopped (DLQ-09); given its former
-        table back and restarted, it runs again with a fresh memory (DLQ-30)."""
+        table back and restarted, it runs again with a fresh memory (DLQ-30).  The table's valid part
+        is rules the case already has, spelt another way: only how it is broken is drawn anew."""
+        table = broken_at([{"RETRYINT": retryint}] + self.known_rules[-4:], style, *how)
         self.execute(L.ChangeDlqTable(handler="H1", table=table))
         self.execute(L.RestartDlqHandler(handler="H1"))
         self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
         self.execute(L.RestartDlqHandler(handler="H1"))
 
-    @rule(rules=table_rules, style=st.integers(0, 2**16), first=st.integers(0, len(ALL_BROKEN) - 1))
-    def refused_tables(self, rules, style, first):
+    @rule(style=st.integers(0, 2**16), first=st.integers(0, len(ALL_BROKEN) - 1))
+    def refused_tables(self, style, first):
         """H1 restarted with each of four tables, each broken in another way (a quarter of the ways a
-        table can be broken, spread over them), every one refused (DLQ-09); then its own table back."""
+        table can be broken, spread over them), every one refused (DLQ-09); then its own table back.
+        The tables' valid part is rules the case already has."""
+        rules = self.known_rules[-4:]
         step = len(ALL_BROKEN) // 4
         for k in range(4):
             line = ALL_BROKEN[(first + k * step) % len(ALL_BROKEN)]
