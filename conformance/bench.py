@@ -136,20 +136,13 @@ class Throughput:
         return self.bare_seconds / self.kit_seconds if self.kit_seconds else float("inf")
 
 
-def _kit_run(area: str, platform: str, examples: int, seed: int) -> tuple[int, float]:
-    """(cases run, seconds) for ``area``'s machine against a conforming simulated queue manager."""
-    cases, took, _ = _kit_counted(area, platform, examples, seed)
-    return cases, took
-
-
-def _kit_counted(area: str, platform: str, examples: int, seed: int) -> tuple[int, float, int]:
+def _kit_run(area: str, platform: str, examples: int, seed: int) -> tuple[int, float, int]:
     """(cases run, seconds, operations checked) for ``area``'s machine against a conforming simulated
     queue manager."""
     from adapters.registry import create_adapter
+    from conformance.checker import MEMO
     from conformance.engine import run_area
     from conformance.results import RunRecord
-
-    from conformance.checker import MEMO
 
     adapter = create_adapter("simulated", {})
     record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
@@ -181,17 +174,18 @@ def throughput(area: str, examples: int = 100, seeds: tuple[int, ...] = THROUGHP
     from conformance.engine import area_platforms
 
     platform = area_platforms(area, create_adapter("simulated", {}).capabilities())[0]
-    total = [0, 0.0, 0.0, 0, 0]
+    cases = operations = steps = 0
+    kit_seconds = bare_seconds = 0.0
     for seed in seeds:
-        kit, bare, cases, operations, steps = [], [], 0, 0, 0
+        kit, bare = [], []
         for _ in range(repeats):
-            cases, took, operations = _kit_counted(area, platform, examples, seed)
+            n, took, ops = _kit_run(area, platform, examples, seed)
             kit.append(took)
-            took, steps = bare_counted(cases, seed=seed)
+            took, bare_steps = bare_counted(n, seed=seed)
             bare.append(took)
-        for i, v in enumerate((cases, min(kit), min(bare), operations, steps)):
-            total[i] += v
-    return Throughput(area, platform, *total)
+        cases, operations, steps = cases + n, operations + ops, steps + bare_steps
+        kit_seconds, bare_seconds = kit_seconds + min(kit), bare_seconds + min(bare)
+    return Throughput(area, platform, cases, kit_seconds, bare_seconds, operations, steps)
 
 
 # -- cost per operation at depth ---------------------------------------------------------------
@@ -300,9 +294,8 @@ def detect(fault: str, examples: int = 200, seed: int = 7) -> Detection:
     the other rules) is timed as well."""
     from adapters.registry import create_adapter
     from adapters.simulated.faults import FAULTS
-    from conformance.engine import run_areas
-
     from conformance.checker import MEMO
+    from conformance.engine import run_areas
 
     spec = FAULTS[fault]
     adapter = create_adapter("simulated", {"faults": fault})

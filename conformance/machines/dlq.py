@@ -156,7 +156,7 @@ def broken(entries: list[dict], style: int, line: str) -> str:
     return render(entries, style) + line + "\n"
 
 
-def broken_at(entries: list[dict], style: int, bad: list[str], places: list[int]) -> str:
+def broken_at(entries: list[dict], style: int, bad: list[str], places: tuple[int, ...]) -> str:
     """The table of ``entries`` (its control data first) broken by each line of ``bad`` (one or two of
     :data:`ALL_BROKEN`), a rules line going to the gap between entries that ``places`` picks.
 
@@ -177,7 +177,7 @@ def broken_at(entries: list[dict], style: int, bad: list[str], places: list[int]
 
 #: How a table is broken: one or two broken lines and where each goes (:func:`broken_at`).
 breakage = st.tuples(st.lists(st.sampled_from(ALL_BROKEN), min_size=1, max_size=2),
-                     st.lists(st.integers(0, 7), min_size=2, max_size=2))
+                     st.tuples(st.integers(0, 7), st.integers(0, 7)))
 
 
 def broken_tables() -> st.SearchStrategy[str]:
@@ -278,6 +278,11 @@ class DlqMachine(ConformanceMachine):
         self.handlers = ["H1"]
         self.h1_table = table
 
+    def _recent_rules(self) -> list[dict]:
+        """The last rules the case's tables brought (as many as a drawn table has at most): a refused
+        table is built of them, only how it is broken being drawn."""
+        return self.known_rules[-4:]
+
     def _msg_id(self) -> str:
         self.count += 1
         return f"M{self.count}"
@@ -376,7 +381,7 @@ class DlqMachine(ConformanceMachine):
         """H1 restarted with a broken table is refused and stays stopped (DLQ-09); given its former
         table back and restarted, it runs again with a fresh memory (DLQ-30).  The table's valid part
         is rules the case already has, spelt another way: only how it is broken is drawn anew."""
-        table = broken_at([{"RETRYINT": retryint}] + self.known_rules[-4:], style, *how)
+        table = broken_at([{"RETRYINT": retryint}] + self._recent_rules(), style, *how)
         self.execute(L.ChangeDlqTable(handler="H1", table=table))
         self.execute(L.RestartDlqHandler(handler="H1"))
         self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
@@ -387,7 +392,7 @@ class DlqMachine(ConformanceMachine):
         """H1 restarted with each of four tables, each broken in another way (a quarter of the ways a
         table can be broken, spread over them), every one refused (DLQ-09); then its own table back.
         The tables' valid part is rules the case already has."""
-        rules = self.known_rules[-4:]
+        rules = self._recent_rules()
         step = len(ALL_BROKEN) // 4
         for k in range(4):
             line = ALL_BROKEN[(first + k * step) % len(ALL_BROKEN)]

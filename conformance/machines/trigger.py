@@ -41,8 +41,7 @@ class TriggerMachine(ConformanceMachine):
     def set_up(self, ttype, depth, threshold, fifo, defprty, trigint, monitor, group):
         self.n = 0
         self.generation = 0
-        self.group = group and self.session.platform == C.PLATFORM_ZOS \
-            and self.can_run(L.DefineQueueSharingGroup(qmgrs=(QM2,)))
+        self.group = group and self.can_group(self.session)
         if self.group:
             self.execute(L.DefineQueueSharingGroup(qmgrs=(QM2,)))
             self.execute(L.DefineQueue(queue=INIT, qmgr=QM2))
@@ -265,13 +264,16 @@ class TriggerMachine(ConformanceMachine):
 
     # ------------------------------------------------------------ a queue-sharing group (z/OS)
     # (its rules are GroupTriggerMachine's, below)
+    @staticmethod
+    def can_group(session) -> bool:
+        """Whether a case may define a queue-sharing group: on z/OS, through an adapter that can."""
+        return session.platform == C.PLATFORM_ZOS and session.capabilities.can(L.DefineQueueSharingGroup) \
+            and session.expressible(L.DefineQueueSharingGroup(qmgrs=(QM2,)))
+
     @classmethod
     def on(cls, session) -> type["TriggerMachine"]:
-        """The group's rules only where a case may define a group: on z/OS, through an adapter that can."""
-        if session.platform == C.PLATFORM_ZOS and session.capabilities.can(L.DefineQueueSharingGroup) \
-                and session.expressible(L.DefineQueueSharingGroup(qmgrs=(QM2,))):
-            return GroupTriggerMachine
-        return cls
+        """The group's rules only where a case may define a group (:meth:`can_group`)."""
+        return GroupTriggerMachine if cls.can_group(session) else cls
 
     def _input_counts(self) -> None:
         """The shared queue's OpenInputCount as each member sees it: its own handles only (TRIG-08)."""
