@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 
 from conformance.machines.base import ConformanceMachine
+from conformance.machines.draws import Some, absent_or, record
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -41,50 +42,52 @@ REASONS = {"MQRC_Q_FULL": C.MQRC_Q_FULL, "MQRC_PUT_INHIBITED": C.MQRC_PUT_INHIBI
 
 # ---------------------------------------------------------------------------- rules tables
 
-patterns = st.fixed_dictionaries({}, optional={
-    "REASON": st.sampled_from(list(REASONS) + ["2053", "*"]),
-    "DESTQ": st.sampled_from(["A", "B", "A*", "?", MISSING, "*", "'PAR?'"]),
-    "MSGTYPE": st.sampled_from(["MQMT_REQUEST", "MQMT_DATAGRAM", "8"]),
-    "PERSIST": st.sampled_from(["MQPER_PERSISTENT", "MQPER_NOT_PERSISTENT"]),
+#: A rules-table entry's pattern keywords: an entry has some of them (none as often as any number).
+PATTERNS = Some(
+    REASON=(*REASONS, "2053", "*"),
+    DESTQ=("A", "B", "A*", "?", MISSING, "*", "'PAR?'"),
+    MSGTYPE=("MQMT_REQUEST", "MQMT_DATAGRAM", "8"),
+    PERSIST=("MQPER_PERSISTENT", "MQPER_NOT_PERSISTENT"),
     # A pattern's trailing blanks do not count (blank-padded comparison): 'bob ' matches bob.
-    "USERID": st.sampled_from(["'alice'", "'bob '", "'al*'"]),
-    "APPLNAME": st.sampled_from(["'payroll*'", "'payroll?batch'", "'billing?'", "'payroll?'"]),
-    "REPLYQ": st.sampled_from(["?*", "' '", "B"]),
-    "FORMAT": st.sampled_from(["MQSTR", "' '"]),
-})
+    USERID=("'alice'", "'bob '", "'al*'"),
+    APPLNAME=("'payroll*'", "'payroll?batch'", "'billing?'", "'payroll?'"),
+    REPLYQ=("?*", "' '", "B"),
+    FORMAT=("MQSTR", "' '"),
+)
+
+
+def _entry(pattern: dict, action: str, retry: dict, fwdq: str, forward: dict) -> dict:
+    """A rules-table entry: its pattern, its action and the action's own keywords."""
+    keywords = {"ACTION": action}
+    if action == "RETRY":
+        keywords.update(retry)
+    elif action == "FWD":
+        keywords.update({"FWDQ": fwdq, **forward})
+    return {**pattern, **keywords}
+
+
+entries = record(_entry, pattern=PATTERNS, action=("DISCARD", "IGNORE", "RETRY", "FWD"),
+                 retry=Some(RETRY=("1", "2", "3")),
+                 fwdq=("A", "B", "PARK", "PARK", MISSING, "&DESTQ", "&REPLYQ", "&destq", LONGEST),
+                 forward=Some(FWDQM=("&REPLYQM", "' '", "&DESTQM", "&replyqm"), HEADER=("YES", "NO"),
+                              PUTAUT=("DEF", "CTX"), RETRY=("1", "2")))
 
 #: Pattern keywords the other rules never carry: the context's ApplType and ApplIdentityData, the
 #: MQDLH's DestQMgrName, the descriptor's Feedback and ReplyToQMgr (DLQ-41).  Half the tables have
 #: one more rule matching on one of them, at a drawn place; each value matches some of the dead
 #: letters drawn and not others, and the rules around it keep the patterns their tries and
 #: fall-through are tried with.
-rare_patterns = st.sampled_from([
-    ("APPLTYPE", "MQAT_UNIX"), ("APPLTYPE", "28"), ("APPLIDAT", "'a 1'"), ("APPLIDAT", "' '"),
-    ("DESTQM", "FAR.QM"), ("DESTQM", "' '"), ("FEEDBACK", "MQFB_NONE"), ("FEEDBACK", "MQRC_Q_FULL"),
-    ("REPLYQM", "FAR*"), ("REPLYQM", "' '")])
-rare_rules = st.one_of(st.none(), st.builds(
-    lambda kv, action: {kv[0]: kv[1], "ACTION": action}, rare_patterns, st.sampled_from(["DISCARD", "IGNORE"])))
-
-actions = st.one_of(
-    st.just({"ACTION": "DISCARD"}),
-    st.just({"ACTION": "IGNORE"}),
-    st.fixed_dictionaries({"ACTION": st.just("RETRY")}, optional={"RETRY": st.sampled_from(["1", "2", "3"])}),
-    st.fixed_dictionaries(
-        {"ACTION": st.just("FWD"),
-         "FWDQ": st.sampled_from(["A", "B", "PARK", "PARK", MISSING, "&DESTQ", "&REPLYQ", "&destq", LONGEST])},
-        optional={"FWDQM": st.sampled_from(["&REPLYQM", "' '", "&DESTQM", "&replyqm"]),
-                  "HEADER": st.sampled_from(["YES", "NO"]),
-                  "PUTAUT": st.sampled_from(["DEF", "CTX"]),
-                  "RETRY": st.sampled_from(["1", "2"])}),
-)
+RARE_PATTERNS = (("APPLTYPE", "MQAT_UNIX"), ("APPLTYPE", "28"), ("APPLIDAT", "'a 1'"), ("APPLIDAT", "' '"),
+                 ("DESTQM", "FAR.QM"), ("DESTQM", "' '"), ("FEEDBACK", "MQFB_NONE"), ("FEEDBACK", "MQRC_Q_FULL"),
+                 ("REPLYQM", "FAR*"), ("REPLYQM", "' '"))
+rare_rules = record(lambda pattern, action: {pattern[0]: pattern[1], "ACTION": action} if pattern else None,
+                    pattern=absent_or(*RARE_PATTERNS), action=("DISCARD", "IGNORE"))
 
 table_rules = st.builds(
     lambda rules, extra, at: rules[:at] + [extra] + rules[at:] if extra else rules,
-    st.lists(st.tuples(patterns, actions).map(lambda pa: {**pa[0], **pa[1]}), min_size=1, max_size=4),
-    rare_rules, st.integers(0, 4))
-control = st.fixed_dictionaries({"RETRYINT": st.sampled_from(["1", "10", "30"])},
-                                optional={"WAIT": st.sampled_from(["YES", "NO", "20"]),
-                                          "INPUTQ": st.sampled_from([DLQ, "' '"]), "INPUTQM": st.just("' '")})
+    st.lists(entries, min_size=1, max_size=4), rare_rules, st.integers(0, 4))
+control = record(lambda RETRYINT, more: {"RETRYINT": RETRYINT, **more}, RETRYINT=("1", "10", "30"),
+                 more=Some(WAIT=("YES", "NO", "20"), INPUTQ=(DLQ, "' '"), INPUTQM=("' '",)))
 
 
 def render(entries: list[dict], style: int) -> str:
@@ -188,23 +191,20 @@ def broken_tables() -> st.SearchStrategy[str]:
 
 # ---------------------------------------------------------------------------- messages
 
-contexts = st.builds(L.MessageContext, user_id=st.sampled_from(USERS), appl_identity_data=st.sampled_from(["", "a 1"]),
-                     put_appl_type=st.sampled_from([C.MQAT_UNIX, C.MQAT_JAVA]),
-                     put_appl_name=st.sampled_from(APPL_NAMES))
-headers = st.builds(L.DeadLetterHeader, reason=st.sampled_from(list(REASONS.values())),
-                    dest_q=st.sampled_from(["A", "B", "A", MISSING, "PARK"]),
-                    dest_qmgr=st.sampled_from(["", "", "", "FAR.QM"]),
-                    format=st.sampled_from([C.MQFMT_STRING, C.MQFMT_NONE]))
-descriptors = st.fixed_dictionaries({
-    "msg_type": st.sampled_from([C.MQMT_DATAGRAM, C.MQMT_REQUEST]),
-    "persistence": st.sampled_from([C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT]),
-    "reply_to_q": st.sampled_from(["", "B", "PARK"]),
-    "reply_to_qmgr": st.sampled_from(["", "", "FAR.QM"]),
-    "priority": st.integers(0, 9),
-    "context": contexts,
+def _descriptor(user_id, appl_identity_data, put_appl_type, put_appl_name, **fields) -> dict:
+    return {**fields, "context": L.MessageContext(user_id=user_id, appl_identity_data=appl_identity_data,
+                                                  put_appl_type=put_appl_type, put_appl_name=put_appl_name)}
+
+
+headers = record(L.DeadLetterHeader, reason=tuple(REASONS.values()), dest_q=("A", "B", "A", MISSING, "PARK"),
+                 dest_qmgr=("", "", "", "FAR.QM"), format=(C.MQFMT_STRING, C.MQFMT_NONE))
+#: A dead letter's descriptor fields (a dict) with its context.
+descriptors = record(
+    _descriptor, msg_type=(C.MQMT_DATAGRAM, C.MQMT_REQUEST), persistence=(C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT),
+    reply_to_q=("", "B", "PARK"), reply_to_qmgr=("", "", "FAR.QM"), priority=range(10),
     # a report's Feedback (none on most messages), which FEEDBACK patterns match
-    "feedback": st.sampled_from([C.MQFB_NONE, C.MQFB_NONE, C.MQRC_Q_FULL]),
-})
+    feedback=(C.MQFB_NONE, C.MQFB_NONE, C.MQRC_Q_FULL),
+    user_id=USERS, appl_identity_data=("", "a 1"), put_appl_type=(C.MQAT_UNIX, C.MQAT_JAVA), put_appl_name=APPL_NAMES)
 
 
 #: For each pattern the tables carry, what makes a dead letter match it: (where, field, value) with
