@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 
 from conformance.machines.base import ConformanceMachine
-from conformance.machines.draws import Some, absent_or, record
+from conformance.machines.draws import Record, Some, absent_or, drawn_rule, record
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -66,11 +66,12 @@ def _entry(pattern: dict, action: str, retry: dict, fwdq: str, forward: dict) ->
     return {**pattern, **keywords}
 
 
-entries = record(_entry, pattern=PATTERNS, action=("DISCARD", "IGNORE", "RETRY", "FWD"),
+ENTRY = Record(_entry, pattern=PATTERNS, action=("DISCARD", "IGNORE", "RETRY", "FWD"),
                  retry=Some(RETRY=("1", "2", "3")),
                  fwdq=("A", "B", "PARK", "PARK", MISSING, "&DESTQ", "&REPLYQ", "&destq", LONGEST),
                  forward=Some(FWDQM=("&REPLYQM", "' '", "&DESTQM", "&replyqm"), HEADER=("YES", "NO"),
                               PUTAUT=("DEF", "CTX"), RETRY=("1", "2")))
+entries = ENTRY.strategy
 
 #: Pattern keywords the other rules never carry: the context's ApplType and ApplIdentityData, the
 #: MQDLH's DestQMgrName, the descriptor's Feedback and ReplyToQMgr (DLQ-41).  Half the tables have
@@ -80,14 +81,23 @@ entries = record(_entry, pattern=PATTERNS, action=("DISCARD", "IGNORE", "RETRY",
 RARE_PATTERNS = (("APPLTYPE", "MQAT_UNIX"), ("APPLTYPE", "28"), ("APPLIDAT", "'a 1'"), ("APPLIDAT", "' '"),
                  ("DESTQM", "FAR.QM"), ("DESTQM", "' '"), ("FEEDBACK", "MQFB_NONE"), ("FEEDBACK", "MQRC_Q_FULL"),
                  ("REPLYQM", "FAR*"), ("REPLYQM", "' '"))
-rare_rules = record(lambda pattern, action: {pattern[0]: pattern[1], "ACTION": action} if pattern else None,
-                    pattern=absent_or(*RARE_PATTERNS), action=("DISCARD", "IGNORE"))
+RARE = Record(lambda pattern, action: {pattern[0]: pattern[1], "ACTION": action} if pattern else None,
+              pattern=absent_or(*RARE_PATTERNS), action=("DISCARD", "IGNORE"))
 
-table_rules = st.builds(
-    lambda rules, extra, at: rules[:at] + [extra] + rules[at:] if extra else rules,
-    st.lists(entries, min_size=1, max_size=4), rare_rules, st.integers(0, 4))
-control = record(lambda RETRYINT, more: {"RETRYINT": RETRYINT, **more}, RETRYINT=("1", "10", "30"),
+
+def _rules(first: dict, more: dict, rare: dict | None, at: int) -> list[dict]:
+    rules = [first, *more.values()]
+    return rules[:at] + [rare] + rules[at:] if rare else rules
+
+
+#: A table's rules: one to four entries (two and a half on average), and in half the tables a rule on a
+#: rare keyword at a drawn place.
+RULES = Record(_rules, first=ENTRY, more=Some(second=ENTRY, third=ENTRY, fourth=ENTRY), rare=RARE, at=range(5))
+table_rules = RULES.strategy
+CONTROL = Record(lambda RETRYINT, more: {"RETRYINT": RETRYINT, **more}, RETRYINT=("1", "10", "30"),
                  more=Some(WAIT=("YES", "NO", "20"), INPUTQ=(DLQ, "' '"), INPUTQM=("' '",)))
+#: How a table is spelt (:func:`render`'s style, 0 the plainest): two bytes.
+STYLE = Record(lambda high, low: high << 8 | low, high=range(256), low=range(256))
 
 
 def render(entries: list[dict], style: int) -> str:
@@ -120,10 +130,14 @@ def render(entries: list[dict], style: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: A valid rules table, rendered with the freedoms the syntax allows, and its rules (dicts).
+TABLE = Record(lambda control, rules, style: (render([control] + rules, style), rules),
+               control=CONTROL, rules=RULES, style=STYLE)
+
+
 def tables_with_rules() -> st.SearchStrategy[tuple[str, list[dict]]]:
     """A valid rules table, rendered with the freedoms the syntax allows, and its rules (dicts)."""
-    return st.builds(lambda c, rules, style: (render([c] + rules, style), rules),
-                     control, table_rules, st.integers(0, 2**16))
+    return TABLE.strategy
 
 
 def tables() -> st.SearchStrategy[str]:
@@ -179,14 +193,22 @@ def broken_at(entries: list[dict], style: int, bad: list[str], places: tuple[int
 
 
 #: How a table is broken: one or two broken lines and where each goes (:func:`broken_at`).
-breakage = st.tuples(st.lists(st.sampled_from(ALL_BROKEN), min_size=1, max_size=2),
-                     st.tuples(st.integers(0, 7), st.integers(0, 7)))
+BREAKAGE = Record(lambda first, second, place, other: ([first] + ([second] if second else []), (place, other)),
+                  first=ALL_BROKEN, second=absent_or(*ALL_BROKEN), place=range(8), other=range(8))
+breakage = BREAKAGE.strategy
+#: A table with one or two syntax errors, or without rules: a handler must refuse it (DLQ-09, DLQ-13).
+BROKEN = Record(lambda control, rules, style, how: broken_at([control] + rules, style, *how),
+                control=CONTROL, rules=RULES, style=STYLE, how=BREAKAGE)
 
 
 def broken_tables() -> st.SearchStrategy[str]:
     """A table with one or two syntax errors, or without rules: a handler must refuse it (DLQ-09, DLQ-13)."""
-    return st.builds(lambda c, entries, style, how: broken_at([c] + entries, style, *how),
-                     control, table_rules, st.integers(0, 2**16), breakage)
+    return BROKEN.strategy
+
+
+#: A new table for a running handler: valid two times in three (with its rules), else broken (no rules).
+EDIT = Record(lambda valid, table, broken: table if valid else (broken, []),
+              valid=(True, True, False), table=TABLE, broken=BROKEN)
 
 
 # ---------------------------------------------------------------------------- messages
@@ -196,15 +218,16 @@ def _descriptor(user_id, appl_identity_data, put_appl_type, put_appl_name, **fie
                                                   put_appl_type=put_appl_type, put_appl_name=put_appl_name)}
 
 
-headers = record(L.DeadLetterHeader, reason=tuple(REASONS.values()), dest_q=("A", "B", "A", MISSING, "PARK"),
-                 dest_qmgr=("", "", "", "FAR.QM"), format=(C.MQFMT_STRING, C.MQFMT_NONE))
+HEADER = Record(L.DeadLetterHeader, reason=tuple(REASONS.values()), dest_q=("A", "B", "A", MISSING, "PARK"),
+                dest_qmgr=("", "", "", "FAR.QM"), format=(C.MQFMT_STRING, C.MQFMT_NONE))
 #: A dead letter's descriptor fields (a dict) with its context.
-descriptors = record(
+DESCRIPTOR = Record(
     _descriptor, msg_type=(C.MQMT_DATAGRAM, C.MQMT_REQUEST), persistence=(C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT),
     reply_to_q=("", "B", "PARK"), reply_to_qmgr=("", "", "FAR.QM"), priority=range(10),
     # a report's Feedback (none on most messages), which FEEDBACK patterns match
     feedback=(C.MQFB_NONE, C.MQFB_NONE, C.MQRC_Q_FULL),
     user_id=USERS, appl_identity_data=("", "a 1"), put_appl_type=(C.MQAT_UNIX, C.MQAT_JAVA), put_appl_name=APPL_NAMES)
+headers, descriptors = HEADER.strategy, DESCRIPTOR.strategy
 
 
 #: For each pattern the tables carry, what makes a dead letter match it: (where, field, value) with
@@ -258,10 +281,10 @@ def fitted(rule: dict, dlh: L.DeadLetterHeader, md: dict) -> tuple[L.DeadLetterH
 class DlqMachine(ConformanceMachine):
     area = "dlq"
 
-    @initialize(table=tables_with_rules(), fifo=st.booleans(), maxdepth=st.sampled_from([1, 2, 4]),
-                inhibited=st.sets(st.sampled_from(TARGETS)))
-    def set_up(self, table, fifo, maxdepth, inhibited):
-        table, self.known_rules = table
+    @initialize(drawn=record(table=TABLE, fifo=(False, True), maxdepth=(1, 2, 4),
+                             inhibited=Some(**{q: (True,) for q in TARGETS})))
+    def set_up(self, drawn):
+        (table, self.known_rules), fifo, maxdepth, inhibited = drawn.values()
         self.count = 0
         self.missing_defined = False
         self.second = False
@@ -287,14 +310,17 @@ class DlqMachine(ConformanceMachine):
         self.count += 1
         return f"M{self.count}"
 
-    @rule(dlh=headers, md=descriptors)
-    def dead_letter(self, dlh, md):
+    def _dead_letter(self, dlh: L.DeadLetterHeader, md: dict) -> None:
         mid = self._msg_id()
         desc = L.MessageDescriptor(msg_id=mid, format=C.MQFMT_DEAD_LETTER_HEADER, **md)
         self.execute(L.Put1(conn=APP, queue=DLQ, body=f"dead letter {mid}", md=desc, dlh=dlh))
 
-    @rule(dlh=headers, md=descriptors, expiry=st.sampled_from([20, 100, 600]), report=st.booleans(),
-          wait=st.sampled_from([0, 50, 150]), then=st.sampled_from((None,) + TARGETS + (REPORTS,)))
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR)
+    def dead_letter(self, dlh, md):
+        self._dead_letter(dlh, md)
+
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, expiry=(20, 100, 600), report=(False, True), wait=(0, 50, 150),
+                then=(None,) + TARGETS + (REPORTS,))
     def expiring_dead_letter(self, dlh, md, expiry, report, wait, then):
         """A dead letter with an expiry (and perhaps an expiration report), time, a handler run, and
         perhaps a queue drained to see what arrived (with what is left of its expiry)."""
@@ -324,23 +350,25 @@ class DlqMachine(ConformanceMachine):
     def time_passes(self, tenths):
         self.execute(L.AdvanceClock(tenths=tenths))
 
-    @rule(which=st.integers(0, 1), tenths=st.sampled_from([100, 300]))
+    @drawn_rule(which=(0, 1), tenths=(100, 300))
     def rescan(self, which, tenths):
         """Time for a rescan (RETRYINT is at most 30 seconds), then a run."""
         self.execute(L.AdvanceClock(tenths=tenths))
         self.run_handler(which)
 
-    @rule(dlh=headers, md=descriptors, which=st.integers(0, 1), then=st.sampled_from((None,) + TARGETS))
-    def dead_letter_and_run(self, dlh, md, which, then):
-        """A dead letter, a handler run, and perhaps a destination drained: what arrived there is
-        checked (its MQDLH, format, context and expiry) while it is still the message just handled."""
-        self.dead_letter(dlh, md)
+    def _dead_letter_and_run(self, dlh, md, which, then) -> None:
+        self._dead_letter(dlh, md)
         self.run_handler(which)
         if then:
             self.drain(then)
 
-    @rule(dlh=headers, md=descriptors, which=st.integers(0, 7), also=st.integers(0, 7),
-          then=st.sampled_from((None,) + TARGETS))
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, which=(0, 1), then=(None,) + TARGETS)
+    def dead_letter_and_run(self, dlh, md, which, then):
+        """A dead letter, a handler run, and perhaps a destination drained: what arrived there is
+        checked (its MQDLH, format, context and expiry) while it is still the message just handled."""
+        self._dead_letter_and_run(dlh, md, which, then)
+
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, which=range(8), also=range(8), then=(None,) + TARGETS)
     def dead_letter_for_a_rule(self, dlh, md, which, also, then):
         """A dead letter made to match one of the rules the handlers' tables have had and, where their
         patterns agree, a later one too (most drawn dead letters match few rules, so that actions,
@@ -350,9 +378,9 @@ class DlqMachine(ConformanceMachine):
         if later > first:
             dlh, md = fitted(self.known_rules[later], dlh, md)
         dlh, md = fitted(self.known_rules[first], dlh, md)
-        self.dead_letter_and_run(dlh, md, which, then)
+        self._dead_letter_and_run(dlh, md, which, then)
 
-    @rule(queue=st.sampled_from(TARGETS), inhibited=st.booleans())
+    @drawn_rule(queue=TARGETS, inhibited=(False, True))
     def put_inhibit(self, queue, inhibited):
         self.execute(L.AlterQueue(queue=queue, attrs={"PUT": int(inhibited)}))
 
@@ -369,14 +397,14 @@ class DlqMachine(ConformanceMachine):
         self.missing_defined = True
         self.execute(L.DefineQueue(queue=MISSING))
 
-    @rule(table=st.one_of(tables_with_rules(), tables_with_rules(), broken_tables().map(lambda t: (t, []))))
+    @rule(table=EDIT.strategy)
     def edit_table(self, table):
         table, rules = table
         self.execute(L.ChangeDlqTable(handler="H1", table=table))
         self.h1_table = table
         self.known_rules = self.known_rules + rules
 
-    @rule(style=st.integers(0, 2**16), how=breakage, retryint=st.sampled_from(["1", "10", "30"]))
+    @drawn_rule(style=STYLE, how=BREAKAGE, retryint=("1", "10", "30"))
     def refused_table(self, style, how, retryint):
         """H1 restarted with a broken table is refused and stays stopped (DLQ-09); given its former
         table back and restarted, it runs again with a fresh memory (DLQ-30).  The table's valid part
@@ -387,7 +415,7 @@ class DlqMachine(ConformanceMachine):
         self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
         self.execute(L.RestartDlqHandler(handler="H1"))
 
-    @rule(style=st.integers(0, 2**16), first=st.integers(0, len(ALL_BROKEN) - 1))
+    @drawn_rule(style=STYLE, first=range(len(ALL_BROKEN)))
     def refused_tables(self, style, first):
         """H1 restarted with each of four tables, each broken in another way (a quarter of the ways a
         table can be broken, spread over them), every one refused (DLQ-09); then its own table back.
@@ -406,7 +434,7 @@ class DlqMachine(ConformanceMachine):
         self.execute(L.RestartDlqHandler(handler=self.handlers[which % len(self.handlers)]))
 
     @precondition(lambda self: not self.second)
-    @rule(table=tables_with_rules(), exclusive=st.booleans())
+    @drawn_rule(table=TABLE, exclusive=(False, True))
     def second_handler(self, table, exclusive):
         """A second handler on the same queue; with DEFSOPT(EXCL) it cannot open it while H1 runs (DLQ-14)."""
         table, rules = table

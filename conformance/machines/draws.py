@@ -20,6 +20,7 @@ import itertools
 from typing import Any, Callable, Sequence
 
 from hypothesis import strategies as st
+from hypothesis.stateful import rule
 
 
 def option(options: Sequence, byte: int) -> Any:
@@ -54,47 +55,77 @@ def _counts(n: int) -> tuple[int, ...]:
 
 
 class Some:
-    """A group of optional fields (name: options) of which a drawn value has some: how many (none
-    most often, half of them on average) and which are drawn, then each one's option.  Its value
-    is a dict of the fields present, in the order given."""
+    """A group of optional fields of which a drawn value has some: how many (none most often, half
+    of them on average) and which are drawn, then each one's value (a field as :class:`Record` takes
+    it).  Its value is a dict of the fields present, in the order given."""
 
-    def __init__(self, **fields: Sequence) -> None:
-        self.names = tuple(fields)
-        self.options = tuple(_check(name, values) for name, values in fields.items())
-        self.counts = _counts(len(self.names))
-        self.subsets = [list(itertools.combinations(range(len(self.names)), k)) for k in range(len(self.names) + 1)]
-
-    @property
-    def width(self) -> int:
-        """Bytes taken: how many, which, and one per field."""
-        return 2 + len(self.names)
+    def __init__(self, **fields: Sequence | Some | Record) -> None:
+        self.record = Record(**fields)
+        self.counts = _counts(len(fields))
+        self.subsets = [list(itertools.combinations(range(len(fields)), k)) for k in range(len(fields) + 1)]
+        #: Bytes taken: how many, which, and the fields'.
+        self.width = 2 + self.record.width
 
     def decode(self, raw: bytes) -> dict:
         chosen = option(self.subsets[self.counts[raw[0]]], raw[1])
-        return {self.names[i]: option(self.options[i], raw[2 + i]) for i in chosen}
+        values = self.record.values(raw[2:])
+        return {name: values[name] for name in (self.record.parts[i][0] for i in chosen)}
 
 
-def record(build: Callable[..., Any] = dict, **fields: Sequence | Some) -> st.SearchStrategy:
-    """``build(**values)`` with each field's value one of its options (the first the plainest), or
-    for a :class:`Some` field the dict of those of its fields present.
+class Record:
+    """A value built of fields, each drawn from its own bytes of one bytes choice.
+
+    A field is a sequence of options (a byte), a :class:`Some` group or another :class:`Record`
+    (their bytes); its value is the option picked, the dict of the group's fields present, or the
+    value the record builds.  :attr:`strategy` draws ``build(**values)``.
+    """
+
+    def __init__(self, build: Callable[..., Any] = dict, **fields: Sequence | Some | Record) -> None:
+        self.build = build
+        self.parts: list[tuple[str, Any, int]] = []
+        at = 0
+        for name, values in fields.items():
+            if not isinstance(values, (Some, Record)):
+                values = _check(name, values)
+            self.parts.append((name, values, at))
+            at += values.width if isinstance(values, (Some, Record)) else 1
+        #: Bytes taken.
+        self.width = at
+        self.strategy = st.binary(min_size=at, max_size=at).map(self.decode)
+
+    def values(self, raw: bytes) -> dict:
+        """Each field's value in ``raw`` (the record's bytes), by name."""
+        return {name: option(values, raw[i]) if isinstance(values, tuple) else values.decode(raw[i:i + values.width])
+                for name, values, i in self.parts}
+
+    def decode(self, raw: bytes) -> Any:
+        return self.build(**self.values(raw))
+
+
+def record(build: Callable[..., Any] = dict, **fields: Sequence | Some | Record) -> st.SearchStrategy:
+    """A strategy for ``build(**values)`` with each field's value drawn as :class:`Record` draws it
+    (an option, the first the plainest; the fields of a :class:`Some` present; a nested record's value).
 
     An option may repeat, to weigh it; at most 256 options a field.
     """
-    parts = []
-    at = 0
-    for name, values in fields.items():
-        if isinstance(values, Some):
-            parts.append((name, values, at))
-            at += values.width
-        else:
-            parts.append((name, _check(name, values), at))
-            at += 1
+    return Record(build, **fields).strategy
 
-    def decode(raw: bytes) -> Any:
-        return build(**{name: values.decode(raw[i:i + values.width]) if isinstance(values, Some)
-                        else option(values, raw[i]) for name, values, i in parts})
 
-    return st.binary(min_size=at, max_size=at).map(decode)
+def drawn_rule(**fields: Sequence | Some | Record) -> Callable:
+    """Hypothesis's ``@rule`` with all the rule's arguments drawn as one :class:`Record` (fields as
+    :func:`record` takes them): one strategy a step instead of one an argument.  The method is called
+    with the arguments by name, as under ``@rule``; what Hypothesis keeps as the class's attribute is
+    its rule, so another method calls a shared helper rather than the rule itself."""
+    arguments = record(**fields)
+
+    def decorate(function: Callable) -> Callable:
+        def drawn(self, arguments: dict) -> Any:
+            return function(self, **arguments)
+
+        drawn.__name__, drawn.__qualname__, drawn.__doc__ = function.__name__, function.__qualname__, function.__doc__
+        return rule(arguments=arguments)(drawn)
+
+    return decorate
 
 
 def absent_or(*values: Any) -> tuple:
