@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from conformance.machines.draws import Some, _counts, absent_or, option, record
+from conformance.machines.draws import OneOf, Record, Some, _counts, absent_or, option, record
 
 QUIET = settings(database=None, suppress_health_check=list(HealthCheck), max_examples=2000)
 
@@ -108,3 +108,36 @@ def test_a_drawn_value_is_the_same_for_the_same_choices():
     values = [find(strategy, lambda v: v["a"] == 3 and v["b"] == "y") for _ in range(2)]
     assert values[0] == values[1] == {"a": 3, "b": "y"}
     assert isinstance(strategy, st.SearchStrategy)
+
+
+def test_one_of_several_fields_each_drawn_only_the_chosen_one_decoded():
+    decoded = collections.Counter()
+
+    def built(kind):
+        def build(**values):
+            decoded[kind] += 1
+            return (kind, values)
+        return build
+
+    either = OneOf(Record(built("small"), n=range(3)), Record(built("pair"), a=("x", "y"), b=("p", "q")), ("plain",))
+    assert either.width == 3
+    seen = set()
+
+    @QUIET
+    @given(record(value=either))
+    def draw(value):
+        seen.add(value["value"] if value["value"] == "plain" else value["value"][0])
+
+    draw()
+    assert seen == {"small", "pair", "plain"}
+    drawn = sum(decoded.values())
+    assert drawn and decoded["small"] < drawn and decoded["pair"] < drawn, "only the chosen alternative is decoded"
+    assert find(record(value=either), lambda v: True) == {"value": ("small", {"n": 0})}
+    assert find(record(value=either), lambda v: v["value"][0] == "pair") == {"value": ("pair", {"a": "x", "b": "p"})}
+
+
+def test_records_nest_and_take_their_fields_bytes_in_order():
+    outer = Record(a=("p", "q"), inner=Record(lambda x, y: (x, y), x=range(4), y=range(4)), some=Some(s=("t",)))
+    assert (Record(x=range(4)).width, outer.width) == (1, 1 + 2 + 3)
+    assert outer.decode(bytes([255, 64, 128, 255, 0, 0])) == {"a": "q", "inner": (1, 2), "some": {"s": "t"}}
+    assert outer.decode(bytes(6)) == {"a": "p", "inner": (0, 0), "some": {}}

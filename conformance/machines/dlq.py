@@ -21,10 +21,10 @@ import random
 import attrs
 
 from hypothesis import strategies as st
-from hypothesis.stateful import initialize, precondition, rule
+from hypothesis.stateful import precondition, rule
 
 from conformance.machines.base import ConformanceMachine
-from conformance.machines.draws import Record, Some, absent_or, drawn_rule, record
+from conformance.machines.draws import OneOf, Record, Some, absent_or, drawn_initialize, drawn_rule
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -207,8 +207,7 @@ def broken_tables() -> st.SearchStrategy[str]:
 
 
 #: A new table for a running handler: valid two times in three (with its rules), else broken (no rules).
-EDIT = Record(lambda valid, table, broken: table if valid else (broken, []),
-              valid=(True, True, False), table=TABLE, broken=BROKEN)
+EDIT = Record(lambda table: table, table=OneOf(TABLE, TABLE, Record(lambda table: (table, []), table=BROKEN)))
 
 
 # ---------------------------------------------------------------------------- messages
@@ -281,10 +280,10 @@ def fitted(rule: dict, dlh: L.DeadLetterHeader, md: dict) -> tuple[L.DeadLetterH
 class DlqMachine(ConformanceMachine):
     area = "dlq"
 
-    @initialize(drawn=record(table=TABLE, fifo=(False, True), maxdepth=(1, 2, 4),
-                             inhibited=Some(**{q: (True,) for q in TARGETS})))
-    def set_up(self, drawn):
-        (table, self.known_rules), fifo, maxdepth, inhibited = drawn.values()
+    @drawn_initialize(table=TABLE, fifo=(False, True), maxdepth=(1, 2, 4),
+                      inhibited=Some(**{q: (True,) for q in TARGETS}))
+    def set_up(self, table, fifo, maxdepth, inhibited):
+        table, self.known_rules = table
         self.count = 0
         self.missing_defined = False
         self.second = False

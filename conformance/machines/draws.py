@@ -20,19 +20,12 @@ import itertools
 from typing import Any, Callable, Sequence
 
 from hypothesis import strategies as st
-from hypothesis.stateful import rule
+from hypothesis.stateful import initialize, rule
 
 
 def option(options: Sequence, byte: int) -> Any:
     """The option ``byte`` (0-255) picks: the first for 0, the last for 255, each about as often."""
     return options[byte * len(options) >> 8]
-
-
-def _check(name: str, options: Sequence) -> tuple:
-    options = tuple(options)
-    if not 0 < len(options) <= 256:
-        raise ValueError(f"field {name!r} needs 1 to 256 options, not {len(options)}")
-    return options
 
 
 def _size_weights(n: int, more: float) -> list[float]:
@@ -54,55 +47,81 @@ def _counts(n: int) -> tuple[int, ...]:
                  for byte in range(256))
 
 
+class Options:
+    """A field that is one of its options (a byte)."""
+
+    width = 1
+
+    def __init__(self, name: str, options: Sequence) -> None:
+        self.options = tuple(options)
+        if not 0 < len(self.options) <= 256:
+            raise ValueError(f"field {name!r} needs 1 to 256 options, not {len(self.options)}")
+
+    def decode(self, raw: bytes) -> Any:
+        return option(self.options, raw[0])
+
+
+def _field(name: str, values: Any) -> Any:
+    return values if isinstance(values, (Options, Some, OneOf, Record)) else Options(name, values)
+
+
 class Some:
     """A group of optional fields of which a drawn value has some: how many (none most often, half
     of them on average) and which are drawn, then each one's value (a field as :class:`Record` takes
     it).  Its value is a dict of the fields present, in the order given."""
 
-    def __init__(self, **fields: Sequence | Some | Record) -> None:
+    def __init__(self, **fields: Any) -> None:
         self.record = Record(**fields)
         self.counts = _counts(len(fields))
-        self.subsets = [list(itertools.combinations(range(len(fields)), k)) for k in range(len(fields) + 1)]
+        self.subsets = [list(itertools.combinations(self.record.parts, k)) for k in range(len(fields) + 1)]
         #: Bytes taken: how many, which, and the fields'.
         self.width = 2 + self.record.width
 
     def decode(self, raw: bytes) -> dict:
         chosen = option(self.subsets[self.counts[raw[0]]], raw[1])
-        values = self.record.values(raw[2:])
-        return {name: values[name] for name in (self.record.parts[i][0] for i in chosen)}
+        return {name: field.decode(raw[2 + at:2 + at + field.width]) for name, field, at in chosen}
+
+
+class OneOf:
+    """A field that is one of several fields (each as :class:`Record` takes it; repeat one to weigh
+    it): a byte picks which, the first the plainest; only that one is decoded."""
+
+    def __init__(self, *alternatives: Any) -> None:
+        self.alternatives = tuple(_field(f"alternative {i}", a) for i, a in enumerate(alternatives))
+        #: Bytes taken: which, and the widest alternative's.
+        self.width = 1 + max(a.width for a in self.alternatives)
+
+    def decode(self, raw: bytes) -> Any:
+        chosen = option(self.alternatives, raw[0])
+        return chosen.decode(raw[1:1 + chosen.width])
 
 
 class Record:
     """A value built of fields, each drawn from its own bytes of one bytes choice.
 
-    A field is a sequence of options (a byte), a :class:`Some` group or another :class:`Record`
-    (their bytes); its value is the option picked, the dict of the group's fields present, or the
-    value the record builds.  :attr:`strategy` draws ``build(**values)``.
+    A field is a sequence of options (a byte), a :class:`Some` group, a :class:`OneOf` or another
+    :class:`Record` (their bytes); its value is the option picked, the dict of the group's fields
+    present, the chosen alternative's value, or the value the record builds.  :attr:`strategy`
+    draws ``build(**values)``.
     """
 
-    def __init__(self, build: Callable[..., Any] = dict, **fields: Sequence | Some | Record) -> None:
+    def __init__(self, build: Callable[..., Any] = dict, **fields: Any) -> None:
         self.build = build
         self.parts: list[tuple[str, Any, int]] = []
         at = 0
         for name, values in fields.items():
-            if not isinstance(values, (Some, Record)):
-                values = _check(name, values)
-            self.parts.append((name, values, at))
-            at += values.width if isinstance(values, (Some, Record)) else 1
+            field = _field(name, values)
+            self.parts.append((name, field, at))
+            at += field.width
         #: Bytes taken.
         self.width = at
         self.strategy = st.binary(min_size=at, max_size=at).map(self.decode)
 
-    def values(self, raw: bytes) -> dict:
-        """Each field's value in ``raw`` (the record's bytes), by name."""
-        return {name: option(values, raw[i]) if isinstance(values, tuple) else values.decode(raw[i:i + values.width])
-                for name, values, i in self.parts}
-
     def decode(self, raw: bytes) -> Any:
-        return self.build(**self.values(raw))
+        return self.build(**{name: field.decode(raw[at:at + field.width]) for name, field, at in self.parts})
 
 
-def record(build: Callable[..., Any] = dict, **fields: Sequence | Some | Record) -> st.SearchStrategy:
+def record(build: Callable[..., Any] = dict, **fields: Any) -> st.SearchStrategy:
     """A strategy for ``build(**values)`` with each field's value drawn as :class:`Record` draws it
     (an option, the first the plainest; the fields of a :class:`Some` present; a nested record's value).
 
@@ -111,11 +130,7 @@ def record(build: Callable[..., Any] = dict, **fields: Sequence | Some | Record)
     return Record(build, **fields).strategy
 
 
-def drawn_rule(**fields: Sequence | Some | Record) -> Callable:
-    """Hypothesis's ``@rule`` with all the rule's arguments drawn as one :class:`Record` (fields as
-    :func:`record` takes them): one strategy a step instead of one an argument.  The method is called
-    with the arguments by name, as under ``@rule``; what Hypothesis keeps as the class's attribute is
-    its rule, so another method calls a shared helper rather than the rule itself."""
+def _drawn(decorator: Callable, fields: dict) -> Callable:
     arguments = record(**fields)
 
     def decorate(function: Callable) -> Callable:
@@ -123,9 +138,22 @@ def drawn_rule(**fields: Sequence | Some | Record) -> Callable:
             return function(self, **arguments)
 
         drawn.__name__, drawn.__qualname__, drawn.__doc__ = function.__name__, function.__qualname__, function.__doc__
-        return rule(arguments=arguments)(drawn)
+        return decorator(arguments=arguments)(drawn)
 
     return decorate
+
+
+def drawn_rule(**fields: Any) -> Callable:
+    """Hypothesis's ``@rule`` with all the rule's arguments drawn as one :class:`Record` (fields as
+    :func:`record` takes them): one strategy a step instead of one an argument.  The method is called
+    with the arguments by name, as under ``@rule``; what Hypothesis keeps as the class's attribute is
+    its rule, so another method calls a shared helper rather than the rule itself."""
+    return _drawn(rule, fields)
+
+
+def drawn_initialize(**fields: Any) -> Callable:
+    """Hypothesis's ``@initialize`` with all the arguments drawn as one :class:`Record` (see :func:`drawn_rule`)."""
+    return _drawn(initialize, fields)
 
 
 def absent_or(*values: Any) -> tuple:
