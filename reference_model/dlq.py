@@ -329,7 +329,14 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     fields = message_fields(m)
     index, rules, decisive = choose_rule(h.table, fields, tries)
     if index is None or h.table.rules[index].action == "IGNORE":
-        return [settle(o.state, h, KEPT, rules + ("DLQ-16",), busy=False, primary=decisive)]
+        out = settle(o.state, h, KEPT, rules + ("DLQ-16",), busy=False, primary=decisive)
+        if index is not None and "DLQ-38" in decisive:
+            # Acted on where the IGNORE it reached keeps it, when an earlier rule that acts was passed
+            # over only because of a wildcard: a system that acted most likely matched that rule (DLQ-38).
+            lead = tuple(dict.fromkeys(("DLQ-38",) + out.field_rules[key]))
+            acted = (DISCARDED, BACKED_OUT, *(f"put:{q}" for q in o.state.queues))
+            out = attrs.evolve(out, field_rules={**out.field_rules, **{f"{key}={fate}": lead for fate in acted}})
+        return [out]
     rule = h.table.rules[index]
     done = h.with_tries(mid, None)   # a successful action ends the message's record
     queue = h.input_q

@@ -377,3 +377,28 @@ def test_a_message_discarded_by_a_rule_its_wildcard_should_have_passed_over_name
     mm = tracker.advance(L.RunDlqHandler(handler="H1"),
                          L.Observation(attrs={"M1": "discarded", "HANDLER": "ENDED"})).mismatch
     assert mm is not None and mm.fields == ("attrs.HANDLER", "attrs.M1") and mm.rules[0] == "DLQ-38", mm
+
+
+@pytest.mark.parametrize("table, first", [
+    # an earlier FWD passed over only because '?' does not match a trailing blank: acting names DLQ-38
+    ("RETRYINT(30)\nAPPLNAME('payroll?') ACTION(FWD) FWDQ(PARK)\nACTION(IGNORE)\n", "DLQ-38"),
+    # no rule passed over by a wildcard: a system that acted broke the IGNORE (DLQ-19)
+    ("RETRYINT(30)\nAPPLNAME('billing') ACTION(FWD) FWDQ(PARK)\nACTION(IGNORE)\n", "DLQ-19"),
+])
+def test_a_message_acted_on_where_an_ignore_keeps_it_names_a_wildcard_passed_over_first(table, first):
+    """MQ passes over FWD APPLNAME('payroll?') for 'payroll' and reaches IGNORE: the message stays.  A
+    system whose forward failed (backed out) or that discarded it most likely matched the rule the
+    wildcard kept from matching (DLQ-38); without such a rule, the IGNORE it did not honour leads."""
+    from conformance.checker import ModelTracker
+
+    for fate in ("backed-out", "discarded"):
+        s = Dlq()
+        tracker = ModelTracker(C.PLATFORM_DISTRIBUTED)
+        tracker.candidates[0] = s.state
+        assert tracker.advance(L.StartDlqHandler(handler="H1", table=table), L.OK).mismatch is None
+        s.state = tracker.candidates[0]
+        s.dead("M1", context=attrs_ctx(put_appl_name="payroll"))
+        tracker.candidates[0] = s.state
+        mm = tracker.advance(L.RunDlqHandler(handler="H1"),
+                             L.Observation(attrs={"M1": fate, "HANDLER": "RUNNING"})).mismatch
+        assert mm is not None and mm.fields == ("attrs.M1",) and mm.rules[0] == first, (fate, mm)
