@@ -4,7 +4,8 @@ A queue manager has a dead-letter queue (FIFO or priority), three destination
 queues with small MAXDEPTHs and a queue that may not exist yet.  The machine
 generates a rules table (rendered with the syntax's freedoms: any keyword case,
 commas, continuations, comments), starts a handler with it, and interleaves:
-dead-letter messages with MQDLHs and varied descriptors and contexts, messages
+dead-letter messages with MQDLHs and varied descriptors and contexts (some made
+to match one of the tables' rules, some to miss one by a single keyword), messages
 without an MQDLH, handler runs, clock advances past RETRYINT, destinations
 put-inhibited or filled and drained (each drained message is checked: its
 header, format and context), a second handler on the same queue, table edits
@@ -264,17 +265,63 @@ FITS: dict[tuple[str, str], tuple[tuple[str, str, object], ...]] = {
 }
 
 
-def fitted(rule: dict, dlh: L.DeadLetterHeader, md: dict) -> tuple[L.DeadLetterHeader, dict]:
-    """``dlh`` and ``md`` changed just enough that the rules-table entry ``rule`` matches them."""
+#: For each pattern a dead letter can fail to match, a value that does not match it (where, field,
+#: value as in :data:`FITS`): a dead letter fitted to a rule and then given one of these misses that
+#: rule by that keyword alone.  Patterns every value matches ('*') have none, nor do those whose
+#: nearest miss depends on how blanks pad a field ('?*', 'billing?' against 'billing').
+MISSES: dict[tuple[str, str], tuple[str, str, object]] = {
+    ("REASON", "MQRC_Q_FULL"): ("dlh", "reason", C.MQRC_PUT_INHIBITED),
+    ("REASON", "MQRC_PUT_INHIBITED"): ("dlh", "reason", C.MQRC_Q_FULL),
+    ("REASON", "MQRC_UNKNOWN_OBJECT_NAME"): ("dlh", "reason", C.MQRC_Q_FULL),
+    ("REASON", "2053"): ("dlh", "reason", C.MQRC_PUT_INHIBITED),
+    ("DESTQ", "A"): ("dlh", "dest_q", "B"), ("DESTQ", "B"): ("dlh", "dest_q", "A"),
+    ("DESTQ", "A*"): ("dlh", "dest_q", "B"), ("DESTQ", "?"): ("dlh", "dest_q", "PARK"),
+    ("DESTQ", MISSING): ("dlh", "dest_q", "A"), ("DESTQ", "'PAR?'"): ("dlh", "dest_q", "A"),
+    ("MSGTYPE", "MQMT_REQUEST"): ("md", "msg_type", C.MQMT_DATAGRAM),
+    ("MSGTYPE", "MQMT_DATAGRAM"): ("md", "msg_type", C.MQMT_REQUEST),
+    ("MSGTYPE", "8"): ("md", "msg_type", C.MQMT_REQUEST),
+    ("PERSIST", "MQPER_PERSISTENT"): ("md", "persistence", C.MQPER_NOT_PERSISTENT),
+    ("PERSIST", "MQPER_NOT_PERSISTENT"): ("md", "persistence", C.MQPER_PERSISTENT),
+    ("USERID", "'alice'"): ("ctx", "user_id", "bob"), ("USERID", "'bob '"): ("ctx", "user_id", "alice"),
+    ("USERID", "'al*'"): ("ctx", "user_id", "bob"),
+    ("APPLNAME", "'payroll*'"): ("ctx", "put_appl_name", "billing"),
+    ("APPLNAME", "'payroll?batch'"): ("ctx", "put_appl_name", "billing"),
+    ("APPLNAME", "'payroll?'"): ("ctx", "put_appl_name", "billing"),
+    ("REPLYQ", "' '"): ("md", "reply_to_q", "B"), ("REPLYQ", "B"): ("md", "reply_to_q", "PARK"),
+    ("FORMAT", "MQSTR"): ("dlh", "format", C.MQFMT_NONE), ("FORMAT", "' '"): ("dlh", "format", C.MQFMT_STRING),
+    ("APPLTYPE", "MQAT_UNIX"): ("ctx", "put_appl_type", C.MQAT_JAVA),
+    ("APPLTYPE", "28"): ("ctx", "put_appl_type", C.MQAT_UNIX),
+    ("APPLIDAT", "'a 1'"): ("ctx", "appl_identity_data", ""), ("APPLIDAT", "' '"): ("ctx", "appl_identity_data", "a 1"),
+    ("DESTQM", "FAR.QM"): ("dlh", "dest_qmgr", ""), ("DESTQM", "' '"): ("dlh", "dest_qmgr", "FAR.QM"),
+    ("FEEDBACK", "MQFB_NONE"): ("md", "feedback", C.MQRC_Q_FULL),
+    ("FEEDBACK", "MQRC_Q_FULL"): ("md", "feedback", C.MQFB_NONE),
+    ("REPLYQM", "FAR*"): ("md", "reply_to_qmgr", ""), ("REPLYQM", "' '"): ("md", "reply_to_qmgr", "FAR.QM"),
+}
+
+
+def _changed(dlh: L.DeadLetterHeader, md: dict, changes) -> tuple[L.DeadLetterHeader, dict]:
+    """``dlh`` and ``md`` with ``changes`` made ((where, field, value), where "dlh", "md" or "ctx")."""
     header: dict = {}
     desc = dict(md)
     ctx: dict = {}
-    for key, pattern in rule.items():
-        for where, name, value in FITS.get((key, pattern), ()):
-            {"dlh": header, "md": desc, "ctx": ctx}[where][name] = value
+    for where, name, value in changes:
+        {"dlh": header, "md": desc, "ctx": ctx}[where][name] = value
     if ctx:
         desc["context"] = attrs.evolve(desc["context"], **ctx)
     return attrs.evolve(dlh, **header), desc
+
+
+def fitted(rule: dict, dlh: L.DeadLetterHeader, md: dict) -> tuple[L.DeadLetterHeader, dict]:
+    """``dlh`` and ``md`` changed just enough that the rules-table entry ``rule`` matches them."""
+    return _changed(dlh, md, [change for key, pattern in rule.items() for change in FITS.get((key, pattern), ())])
+
+
+def near_miss(rule: dict, dlh: L.DeadLetterHeader, md: dict, which: int) -> tuple[L.DeadLetterHeader, dict]:
+    """``dlh`` and ``md`` made to match ``rule`` in every pattern keyword but one (the ``which``-th of
+    those :data:`MISSES` can miss, in the rule's order), which they miss; or fitted, if none can."""
+    dlh, md = fitted(rule, dlh, md)
+    missable = [(key, pattern) for key, pattern in rule.items() if (key, pattern) in MISSES]
+    return _changed(dlh, md, [MISSES[missable[which % len(missable)]]]) if missable else (dlh, md)
 
 
 class DlqMachine(ConformanceMachine):
@@ -378,6 +425,14 @@ class DlqMachine(ConformanceMachine):
             dlh, md = fitted(self.known_rules[later], dlh, md)
         dlh, md = fitted(self.known_rules[first], dlh, md)
         self._dead_letter_and_run(dlh, md, which, then)
+
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, which=range(8), miss=range(8), then=(None,) + TARGETS)
+    def dead_letter_near_a_rule(self, dlh, md, which, miss, then):
+        """A dead letter that matches one of the case's rules in every pattern keyword but one: a
+        keyword the handler ignores, or compares with another field, shows only where it alone decides
+        whether a rule matches (a dead letter drawn at random rarely meets a rule's other keywords)."""
+        rule = self.known_rules[which % len(self.known_rules)]
+        self._dead_letter_and_run(*near_miss(rule, dlh, md, miss), which, then)
 
     @drawn_rule(queue=TARGETS, inhibited=(False, True))
     def put_inhibit(self, queue, inhibited):
