@@ -68,11 +68,10 @@ def _entry(pattern: dict, action: str, retry: dict, fwdq: str, forward: dict) ->
 
 
 ENTRY = Record(_entry, pattern=PATTERNS, action=("DISCARD", "IGNORE", "RETRY", "FWD"),
-                 retry=Some(RETRY=("1", "2", "3")),
-                 fwdq=("A", "B", "PARK", "PARK", MISSING, "&DESTQ", "&REPLYQ", "&destq", LONGEST),
-                 forward=Some(FWDQM=("&REPLYQM", "' '", "&DESTQM", "&replyqm"), HEADER=("YES", "NO"),
-                              PUTAUT=("DEF", "CTX"), RETRY=("1", "2")))
-entries = ENTRY.strategy
+               retry=Some(RETRY=("1", "2", "3")),
+               fwdq=("A", "B", "PARK", "PARK", MISSING, "&DESTQ", "&REPLYQ", "&destq", LONGEST),
+               forward=Some(FWDQM=("&REPLYQM", "' '", "&DESTQM", "&replyqm"), HEADER=("YES", "NO"),
+                            PUTAUT=("DEF", "CTX"), RETRY=("1", "2")))
 
 #: Pattern keywords the other rules never carry: the context's ApplType and ApplIdentityData, the
 #: MQDLH's DestQMgrName, the descriptor's Feedback and ReplyToQMgr (DLQ-41).  Half the tables have
@@ -196,7 +195,6 @@ def broken_at(entries: list[dict], style: int, bad: list[str], places: tuple[int
 #: How a table is broken: one or two broken lines and where each goes (:func:`broken_at`).
 BREAKAGE = Record(lambda first, second, place, other: ([first] + ([second] if second else []), (place, other)),
                   first=ALL_BROKEN, second=absent_or(*ALL_BROKEN), place=range(8), other=range(8))
-breakage = BREAKAGE.strategy
 #: A table with one or two syntax errors, or without rules: a handler must refuse it (DLQ-09, DLQ-13).
 BROKEN = Record(lambda control, rules, style, how: broken_at([control] + rules, style, *how),
                 control=CONTROL, rules=RULES, style=STYLE, how=BREAKAGE)
@@ -208,7 +206,7 @@ def broken_tables() -> st.SearchStrategy[str]:
 
 
 #: A new table for a running handler: valid two times in three (with its rules), else broken (no rules).
-EDIT = Record(lambda table: table, table=OneOf(TABLE, TABLE, Record(lambda table: (table, []), table=BROKEN)))
+EDIT = OneOf(TABLE, TABLE, Record(lambda table: (table, []), table=BROKEN))
 
 
 # ---------------------------------------------------------------------------- messages

@@ -11,11 +11,14 @@ first option, which is to be its plainest.
 
 A field may also be :class:`Some`: a few of a group of optional fields, as many
 as ``st.fixed_dictionaries(optional=...)`` would draw (often none, half of them on
-average), shrinking towards none.
+average), shrinking towards none; a :class:`OneOf` of several fields; or another
+:class:`Record`.  :func:`drawn_rule` gives a state machine's rule all its arguments
+as one record.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any, Callable, Sequence
 
@@ -47,7 +50,21 @@ def _counts(n: int) -> tuple[int, ...]:
                  for byte in range(256))
 
 
-class Options:
+class Field:
+    """What a record is built of: ``width`` bytes that :meth:`decode` makes a value of."""
+
+    width: int
+
+    def decode(self, raw: bytes) -> Any:
+        raise NotImplementedError
+
+    @functools.cached_property
+    def strategy(self) -> st.SearchStrategy:
+        """The field's values, drawn as one bytes choice."""
+        return st.binary(min_size=self.width, max_size=self.width).map(self.decode)
+
+
+class Options(Field):
     """A field that is one of its options (a byte)."""
 
     width = 1
@@ -62,10 +79,10 @@ class Options:
 
 
 def _field(name: str, values: Any) -> Any:
-    return values if isinstance(values, (Options, Some, OneOf, Record)) else Options(name, values)
+    return values if isinstance(values, Field) else Options(name, values)
 
 
-class Some:
+class Some(Field):
     """A group of optional fields of which a drawn value has some: how many (none most often, half
     of them on average) and which are drawn, then each one's value (a field as :class:`Record` takes
     it).  Its value is a dict of the fields present, in the order given."""
@@ -82,7 +99,7 @@ class Some:
         return {name: field.decode(raw[2 + at:2 + at + field.width]) for name, field, at in chosen}
 
 
-class OneOf:
+class OneOf(Field):
     """A field that is one of several fields (each as :class:`Record` takes it; repeat one to weigh
     it): a byte picks which, the first the plainest; only that one is decoded."""
 
@@ -96,7 +113,7 @@ class OneOf:
         return chosen.decode(raw[1:1 + chosen.width])
 
 
-class Record:
+class Record(Field):
     """A value built of fields, each drawn from its own bytes of one bytes choice.
 
     A field is a sequence of options (a byte), a :class:`Some` group, a :class:`OneOf` or another
@@ -115,7 +132,6 @@ class Record:
             at += field.width
         #: Bytes taken.
         self.width = at
-        self.strategy = st.binary(min_size=at, max_size=at).map(self.decode)
 
     def decode(self, raw: bytes) -> Any:
         return self.build(**{name: field.decode(raw[at:at + field.width]) for name, field, at in self.parts})
