@@ -306,3 +306,61 @@ def test_replay_minimise_options_are_checked(replay_file, capsys):
         code, out = run_cli("replay", str(replay_file), *argv)
         err = capsys.readouterr().err
         assert code == 2 and needle in err and "Traceback" not in err and out == "", (argv, err)
+
+
+class _ShowsOnCase:
+    """The simulated queue manager with the priority fault on its ``n``th case only, faultless before and
+    after: a departure a real system's timing shows in some replays and not in others."""
+
+    def __init__(self, n: int) -> None:
+        from adapters.registry import create_adapter
+        self.n, self.cases = n, 0
+        self.faulty = create_adapter("simulated", {"faults": "priority-ignored", "platform": "distributed"})
+        self.sound = create_adapter("simulated", {"platform": "distributed"})
+        self.name = "simulated"
+
+    def _now(self):
+        return self.faulty if self.cases == self.n else self.sound
+
+    def start_case(self, *args):
+        self.cases += 1
+        return self._now().start_case(*args)
+
+    def close(self):
+        self.faulty.close()
+        self.sound.close()
+
+    def __getattr__(self, name):
+        return getattr(self._now(), name)
+
+
+@pytest.mark.parametrize("shown_on, tries, code, needle", [
+    (3, 5, 1, "shown on try 3 of at most 5"),
+    (3, 2, 0, "2 times: conformant every time"),
+    (1, 1, 1, "Still failing"),
+])
+def test_replay_tries_until_an_unsteady_departure_shows(replay_file, monkeypatch, shown_on, tries, code, needle):
+    """``--tries N`` replays on fresh cases until one shows the departure, and says which try did; when
+    none does, it says how many ran, without calling the departure fixed outright."""
+    from conformance.cli import run as run_cmd
+    made = []
+
+    def create(name, options):
+        made.append(_ShowsOnCase(shown_on))
+        return made[-1]
+
+    monkeypatch.setattr(run_cmd, "create_adapter", create)
+    got, out = run_cli("replay", str(replay_file), "--tries", str(tries))
+    assert (got, needle in out) == (code, True), out
+    [adapter] = made
+    assert adapter.cases == min(shown_on, tries)
+    if code == 1:
+        assert "CORE-" in out
+
+
+def test_replay_tries_is_checked(replay_file, capsys):
+    for argv, needle in ((("--tries", "0"), "must be at least 1"),
+                         (("--tries", "3", "--as-pytest", "t.py"), "one at a time")):
+        code, out = run_cli("replay", str(replay_file), *argv)
+        err = capsys.readouterr().err
+        assert code == 2 and needle in err and "Traceback" not in err and out == "", (argv, err)

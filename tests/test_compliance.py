@@ -19,6 +19,7 @@ COMPLIANCE = Path("docs/compliance")   # relative to ROOT, as scripts/compliance
 BROKERS = ("rabbitmq", "activemq")
 #: A fresh run's budget per area: small, so the suite stays short; the committed runs used more.
 FRESH_EXAMPLES = "2"
+REPLAY_TRIES = "30"
 #: The rules about faults from outside the program, which only the nemesis run reaches.
 FAULT_RULES = ("CORE-32", "CORE-45", "CORE-46", "CORE-47", "CORE-48")
 
@@ -108,15 +109,11 @@ def test_a_fresh_run_agrees_with_the_published_verdicts(broker, tmp_path, monkey
         for failure in distinct.values():
             if json.loads(failure.read_text()).get("reproduced") is False:
                 continue   # the broker showed it once and not again: published as such, not replayed here
-            # A departure on a real broker may depend on timing (which message a broker redelivers
-            # first after a cut connection, on a loaded machine): up to five tries to show it again.
-            codes = []
-            for _ in range(5):
-                code, out, err, _ = mqconform("replay", failure, env=env, timeout=300)
-                codes.append(code)
-                if code == 1:
-                    break
-            assert codes[-1] == 1, (failure.name, codes, out[-2000:] + err)
+            # A departure on a real broker may depend on timing: which message ActiveMQ redelivers first
+            # after a cut connection varies (7 replays of 20 showed it on an idle machine), so up to
+            # REPLAY_TRIES fresh cases, one process (at one in three, all conformant about once in 10^5).
+            code, out, err, _ = mqconform("replay", failure, "--tries", REPLAY_TRIES, env=env, timeout=600)
+            assert code == 1, (failure.name, code, out[-2000:] + err)
     finally:
         gen.close()
     assert srv.status().ready is False

@@ -55,6 +55,9 @@ def add_parsers(sub) -> None:
     replay.add_argument("--minimise", action="store_true",
                         help="if the history still fails, minimise it on the adapter and save the smaller "
                              "counterexample beside FILE (never over it)")
+    replay.add_argument("--tries", type=_positive, default=1, metavar="N",
+                        help="replay up to N times, each on a fresh case, stopping at the first that shows the "
+                             "departure: for a real system whose timing decides whether it shows (default 1)")
     replay.add_argument("--replays", type=_positive, metavar="N",
                         help=f"with --minimise: replays the search may make (default: {REPLAYS_VIRTUAL} on a "
                              f"virtual clock, {REPLAYS_REALTIME} on a system that runs on real time)")
@@ -154,6 +157,8 @@ def cmd_replay(args, out) -> int:
         raise UsageError("--replays bounds --minimise: give both")
     if args.minimise and args.as_pytest is not None:
         raise UsageError("--minimise and --as-pytest: one at a time")
+    if args.tries > 1 and args.as_pytest is not None:
+        raise UsageError("--tries and --as-pytest: one at a time (a regression test replays once)")
     failure = load_failure(args.file)
     name = args.adapter or failure.adapter
     options = _adapter_options(args) if args.adapter else dict(failure.adapter_options)
@@ -162,8 +167,12 @@ def cmd_replay(args, out) -> int:
     if args.as_pytest is not None:
         return _replay_as_pytest(args, out, failure, name, options)
     adapter = create_adapter(name, options)
+    tries = 0
     try:
-        found = replay_on(adapter, failure, options)
+        found = None
+        while found is None and tries < args.tries:
+            tries += 1
+            found = replay_on(adapter, failure, options)
         smaller = None
         if found is not None and args.minimise:
             smaller = minimise(found, adapter, replays=args.replays)
@@ -173,7 +182,8 @@ def cmd_replay(args, out) -> int:
         if smaller is not None:
             found = smaller
         out.write(render_failure(found) + "\n")
-        out.write(f"\nStill failing: {args.file}\n")
+        shown = f" (shown on try {tries} of at most {args.tries})" if args.tries > 1 else ""
+        out.write(f"\nStill failing: {args.file}{shown}\n")
         if smaller is not None:
             if smaller.size < failure.size:
                 try:
@@ -184,7 +194,11 @@ def cmd_replay(args, out) -> int:
             else:
                 out.write(f"Minimised: no smaller history shows it ({failure.size} calls)\n")
         return EXIT_NONCONFORMANT
-    out.write(f"Replayed {len(failure.steps)} steps on adapter {name}: conformant (fixed).\n")
+    if args.tries > 1:
+        out.write(f"Replayed {len(failure.steps)} steps on adapter {name} {tries} times: conformant every time "
+                  "(fixed, or a departure this system's timing did not show in these tries).\n")
+    else:
+        out.write(f"Replayed {len(failure.steps)} steps on adapter {name}: conformant (fixed).\n")
     return EXIT_OK
 
 
