@@ -36,7 +36,7 @@ from typing import Callable, Iterable, Iterator
 
 import attrs
 
-from conformance.history import Failure, write_json_atomic
+from conformance.history import Failure, with_alternatives, write_json_atomic
 from conformance.session import HarnessError
 
 CAMPAIGN_FORMAT, CAMPAIGN_VERSION = "mqconform-campaign", 1
@@ -224,6 +224,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
         if budget is None or budget > 1.0:
             failure = minimise(failure, adapter, budget=budget)
+        failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance)
 
         coverage.failed.update(failure.rules)
         result["failures"].append(failure.to_json())
@@ -236,7 +237,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
             if budget is None or budget > 1.0:
                 other = minimise(other, adapter, budget=budget)
-            result["failures"].append(other.to_json())
+            result["failures"].append(with_alternatives(other, adapter.capabilities().expiry_tolerance).to_json())
         return True
 
     try:

@@ -24,6 +24,32 @@ MAX_CANDIDATES = 64
 
 
 @attrs.frozen(kw_only=True)
+class Alternative:
+    """Another reading of a failing history: a departure at an earlier step instead.
+
+    Where MQ allows several outcomes, an observation picks some and rules the others out (a
+    depth that is lower by an expired message MQ may have removed in the background, say).  If,
+    from the state of an outcome ruled out at step ``index``, the rest of the history, the failing
+    step included, is what MQ gives, then the system may as well have departed there, from
+    ``rules``, observing ``fields`` other than ``expected``: the history cannot tell the two apart.
+    """
+
+    index: int
+    expected: L.Observation
+    fields: tuple[str, ...]
+    rules: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "expected": L.to_json(self.expected), "fields": list(self.fields),
+                "rules": list(self.rules)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Alternative":
+        return cls(index=data["index"], expected=L.from_json(data["expected"]), fields=tuple(data["fields"]),
+                   rules=tuple(data["rules"]))
+
+
+@attrs.frozen(kw_only=True)
 class Mismatch:
     """An observation outside the model's allowed set."""
 
@@ -35,6 +61,9 @@ class Mismatch:
     fields: tuple[str, ...]
     #: The rules the observation breaks.
     rules: tuple[str, ...]
+    #: Earlier steps where a departure explains the history as well (:func:`alternatives`); not
+    #: part of what the mismatch is, so not compared.
+    alternatives: tuple[Alternative, ...] = attrs.field(default=(), eq=False)
 
     def to_json(self) -> dict:
         return {
@@ -44,6 +73,7 @@ class Mismatch:
             "allowed": [L.to_json(o) for o in self.allowed],
             "fields": list(self.fields),
             "rules": list(self.rules),
+            **({"alternatives": [a.to_json() for a in self.alternatives]} if self.alternatives else {}),
         }
 
     @classmethod
@@ -55,6 +85,7 @@ class Mismatch:
             allowed=tuple(L.from_json(o) for o in data["allowed"]),
             fields=tuple(data["fields"]),
             rules=tuple(data["rules"]),
+            alternatives=tuple(Alternative.from_json(a) for a in data.get("alternatives") or ()),
         )
 
 
@@ -390,3 +421,61 @@ def check_history(platform: str, steps: Iterable[tuple[L.Op, L.Observation]]) ->
         if check.mismatch:
             break
     return out
+
+
+#: Model steps :func:`alternatives` may spend following the rest of a history from ruled-out outcomes.
+ALTERNATIVE_STEPS = 20_000
+
+
+def alternatives(steps, mismatch: Mismatch, platform: str, expiry_tolerance: int = 0,
+                 set_aside: frozenset[str] = frozenset()) -> tuple[Alternative, ...]:
+    """The earlier steps of a failing history where a departure explains it as well as ``mismatch``.
+
+    ``steps`` are the history's (op, observed) pairs (:class:`~conformance.history.Step` or tuples),
+    the last at ``mismatch.index``.  At each earlier step the outcomes MQ allows that the observation
+    ruled out are followed: one from whose state every later step, the failing one included, is
+    what MQ gives is an :class:`Alternative`, with the rules the observation breaks against it.  A
+    reader then sees both readings (say, the report of a message MQ may have expired in the
+    background is missing; or it was not expired and the depth that left it out was wrong), instead
+    of only the one the checker happened to follow.  Pure: the model alone, no system.  The search
+    is bounded by :data:`ALTERNATIVE_STEPS` model steps; what it finds within them is returned.
+    """
+    pairs = [(s.op, s.observed) if hasattr(s, "op") else tuple(s) for s in steps][:mismatch.index + 1]
+    budget = [ALTERNATIVE_STEPS]
+    found: dict[tuple, Alternative] = {}
+
+    def consistent(state: ModelState, rest) -> bool:
+        follower = ModelTracker(platform, initial=state, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
+        for op, observed in rest:
+            budget[0] -= len(follower.candidates)
+            if budget[0] < 0:
+                return False
+            if not _follow(follower, op, observed, set_aside):
+                return False
+        return True
+
+    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
+    for k, (op, observed) in enumerate(pairs[:-1]):
+        ruled_out = [b for state in tracker.candidates for b in model.step(state, op)
+                     if not _matches(b.observation, observed)]
+        for branch in ruled_out:
+            if budget[0] < 0:
+                break
+            fields = differing_fields(branch.observation, observed)
+            rules = _implicated(branch, fields, observed)
+            if (k, rules) in found or (set_aside and set(rules) <= set_aside):
+                continue
+            if consistent(branch.state, pairs[k + 1:]):
+                found[(k, rules)] = Alternative(index=k, expected=branch.observation, fields=tuple(fields),
+                                                rules=rules)
+        if not _follow(tracker, op, observed, set_aside):
+            break
+    return tuple(found.values())
+
+
+def _follow(tracker: ModelTracker, op: L.Op, observed: L.Observation, set_aside: frozenset[str]) -> bool:
+    """Advance ``tracker`` as a session does: past a departure only from set-aside rules."""
+    check = tracker.advance(op, observed)
+    if check.mismatch is None:
+        return True
+    return bool(set_aside) and set(check.mismatch.rules) <= set_aside and tracker.step_past(op, observed)

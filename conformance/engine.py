@@ -16,6 +16,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from adapters.base import Adapter, AdapterError, Capabilities
 from conformance.machines import MACHINES
 from conformance.machines.base import bind
+from conformance.history import with_alternatives
 from conformance.minimise import minimise
 from conformance.results import RunRecord
 from conformance.session import HarnessError, NonConformance, Session, ShrinkSpent
@@ -208,6 +209,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         nonlocal outcome, unsteady
         if minimise_histories:
             failure = minimise(failure, adapter, set_aside=aside)
+        failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside)
         not_reproduced = not_reproduced or not failure.reproduced
         if not_reproduced:
             failure = attrs.evolve(failure, reproduced=False)

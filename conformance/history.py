@@ -11,7 +11,7 @@ from pathlib import Path
 import attrs
 
 from conformance import __version__
-from conformance.checker import Mismatch
+from conformance.checker import Mismatch, alternatives
 from reference_model import language as L
 
 REPLAY_FORMAT = "mqconform-replay"
@@ -108,6 +108,14 @@ class Failure:
             raise ReplayFileError(f"{origin}: corrupt replay file ({exc})") from None
 
 
+def with_alternatives(failure: Failure, expiry_tolerance: int = 0,
+                      set_aside: frozenset[str] = frozenset()) -> Failure:
+    """``failure`` with the earlier steps where a departure explains its history as well
+    (:func:`conformance.checker.alternatives`; ``set_aside``: the rules the run stepped past)."""
+    found = alternatives(failure.steps, failure.mismatch, failure.platform, expiry_tolerance, set_aside)
+    return attrs.evolve(failure, mismatch=attrs.evolve(failure.mismatch, alternatives=found))
+
+
 def _replay_schema() -> dict:
     from reference_model import mqconst as C
     from reference_model.rules import AREAS
@@ -135,7 +143,17 @@ def _replay_schema() -> dict:
                                             "type": "object", "properties": {"type": {"const": "Observation"}},
                                             "required": ["type"]}},
                                         "fields": {"type": "array", "items": {"type": "string"}},
-                                        "rules": {**rules, "minItems": 1}}},
+                                        "rules": {**rules, "minItems": 1},
+                                        "alternatives": {"type": "array", "items": {
+                                            "type": "object", "additionalProperties": False,
+                                            "required": ["index", "expected", "fields", "rules"],
+                                            "properties": {
+                                                "index": {"type": "integer", "minimum": 0},
+                                                "expected": {"type": "object",
+                                                             "properties": {"type": {"const": "Observation"}},
+                                                             "required": ["type"]},
+                                                "fields": {"type": "array", "items": {"type": "string"}},
+                                                "rules": {**rules, "minItems": 1}}}}}},
         },
     }
 
@@ -162,11 +180,16 @@ def replay_problem(data: dict) -> str | None:
     why = one_line(Draft7Validator(_replay_schema(), registry=registry).iter_errors(data), "the file", deepest=False)
     if why:
         return why
-    unknown = [r for r in [*data.get("rules", []), *data["mismatch"]["rules"]] if r not in RULES]
+    others = data["mismatch"].get("alternatives") or []
+    unknown = [r for r in [*data.get("rules", []), *data["mismatch"]["rules"], *(r for a in others for r in a["rules"])]
+               if r not in RULES]
     if unknown:
         return f"unknown rule {unknown[0]}"
     if data["mismatch"]["index"] > len(data["steps"]):
         return f"the failing step {data['mismatch']['index']} is beyond its {len(data['steps'])} steps"
+    late = [a["index"] for a in others if a["index"] >= data["mismatch"]["index"]]
+    if late:
+        return f"an alternative's step {late[0]} is not before the failing step {data['mismatch']['index']}"
     return None
 
 

@@ -164,7 +164,7 @@ def mq_record(pytestconfig, mq_adapter):
 def mq_run_area(pytestconfig, mq_adapter, mq_record):
     """Run one area's machine against the adapter; fails the test on a non-conformance."""
     from conformance.engine import area_platforms, bound_machine, run_machine
-    from conformance.history import save_failure
+    from conformance.history import save_failure, with_alternatives
     from conformance.minimise import minimise
     from conformance.render import render_failure
     from conformance.session import HarnessError, NonConformance
@@ -182,14 +182,15 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
                 run_machine(machine, settings(settings.default, deadline=None,
                                               suppress_health_check=list(HealthCheck)))
         except NonConformance as exc:
-            failure = minimise(exc.failure, mq_adapter)
+            tolerance = mq_adapter.capabilities().expiry_tolerance
+            failure = with_alternatives(minimise(exc.failure, mq_adapter), tolerance)
             mq_record.add_failure(failure)
             where = Path(pytestconfig.getoption("--mq-results") or ".mqconform") / "failures"
             path = save_failure(failure, where)
             problem = f"{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
             # Departures from other rules met while Hypothesis shrank this one: reported too.
             for other in machine.session.departures_besides(failure.rules):
-                other = minimise(other, mq_adapter)
+                other = with_alternatives(minimise(other, mq_adapter), tolerance)
                 mq_record.add_failure(other)
                 problem += (f"\n\nAlso broken ({', '.join(other.rules)}), met while shrinking: "
                             f"mqconform replay {save_failure(other, where)}")

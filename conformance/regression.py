@@ -6,7 +6,7 @@ import json
 import re
 
 from adapters.base import Adapter
-from conformance.history import Failure
+from conformance.history import Failure, with_alternatives
 from conformance.render import render_failure
 from conformance.session import HarnessError, NonConformance, Session
 
@@ -37,6 +37,8 @@ def check_history(data: dict, adapter: str, options: dict | None = None) -> None
     system = create_adapter(adapter, dict(options or {}))
     try:
         found = replay_on(system, failure, dict(options or {}))
+        if found is not None:
+            found = with_alternatives(found, system.capabilities().expiry_tolerance)
     finally:
         system.close()
     if found is not None:

@@ -157,6 +157,7 @@ def render_failure(failure) -> str:
     for rid in mm.rules:
         rule = RULES[rid] if rid in RULES else None
         lines.append(f"  {rid}  {rule.summary if rule else ''}" + (f"  [{rule.source}]" if rule else ""))
+    lines += alternatives_text(failure)
     rows = []
     for i, step in enumerate(failure.steps):
         mark = ">>" if i == mm.index else ""
@@ -171,6 +172,25 @@ def render_failure(failure) -> str:
     for path in dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]):
         lines.append(f"    {path}: expected {field_text(closest, path)}, observed {field_text(mm.observed, path)}")
     return "\n".join(lines)
+
+
+def alternatives_text(failure) -> list[str]:
+    """Lines naming the earlier steps where a departure explains the history as well (none: no lines)."""
+    alts = failure.mismatch.alternatives
+    if not alts:
+        return []
+    lines = ["", "A departure at an earlier step explains the same history as well: there MQ allows several "
+                 "outcomes and the answer fits only some; from one it rules out, every later step, this one "
+                 "included, is what MQ gives:"]
+    for alt in alts:
+        step = failure.steps[alt.index]
+        what = "; ".join(f"{path} {field_text(step.observed, path)} where MQ gives {field_text(alt.expected, path)}"
+                         for path in alt.fields)
+        lines.append(f"  step {alt.index + 1} ({op_text(step.op)}): {what}")
+        for rid in alt.rules:
+            rule = RULES[rid] if rid in RULES else None
+            lines.append(f"    {rid}  {rule.summary if rule else ''}" + (f"  [{rule.source}]" if rule else ""))
+    return lines
 
 
 def differences(expected: L.Observation | None, observed: L.Observation) -> list[str]:

@@ -62,6 +62,13 @@ def expected_vs_observed(failure: Failure) -> list[tuple[str, str]]:
     closest = mm.allowed[0] if mm.allowed else None
     for path in dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]):
         rows.append((path, f"expected {field_text(closest, path)}, observed {field_text(mm.observed, path)}"))
+    for alt in mm.alternatives:
+        observed = failure.steps[alt.index].observed
+        what = "; ".join(f"{path} {field_text(observed, path)} where MQ gives {field_text(alt.expected, path)}"
+                         for path in alt.fields)
+        rows.append((f"or a departure at step {alt.index + 1}",
+                     f"{', '.join(alt.rules)}: {what} (MQ allows several outcomes there; from this one every "
+                     "later step is what MQ gives)"))
     return rows
 
 

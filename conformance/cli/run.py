@@ -16,7 +16,7 @@ from conformance.cli.common import (_RESULTS, DEFAULT_EXAMPLES, EXIT_INTERRUPTED
                                     _positive, _results_dir, _seconds, _seed, _stop)
 from conformance.engine import (BY_SYSTEM, SHRINK_CASES, SHRINK_CASES_REALTIME, SHRINK_SECONDS_REALTIME,
                                Interrupted, run_areas)
-from conformance.history import load_failure, save_failure
+from conformance.history import load_failure, save_failure, with_alternatives
 from conformance.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
 from conformance.regression import pytest_source, replay_on
 from conformance.render import render_failure
@@ -176,6 +176,8 @@ def cmd_replay(args, out) -> int:
         smaller = None
         if found is not None and args.minimise:
             smaller = minimise(found, adapter, replays=args.replays)
+        tolerance = adapter.capabilities().expiry_tolerance
+        found, smaller = (None if f is None else with_alternatives(f, tolerance) for f in (found, smaller))
     finally:
         adapter.close()
     if found is not None:
