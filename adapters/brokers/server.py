@@ -353,7 +353,8 @@ class BrokerServer:
         end = time.monotonic() + deadline
         try:
             for group, proc in enumerate(processes):
-                pid = self._start(proc, max(1.0, end - time.monotonic()))
+                # what is left of the deadline (a sliver at least, for a process started right at its end)
+                pid = self._start(proc, max(0.05, end - time.monotonic()))
                 state["processes"].extend(dict(entry, group=group) for entry in _tree(pid))
                 self._write(state)
         except (TimeoutExpired, ProcessExitedWithError, AlreadyRunning, OSError) as exc:
