@@ -160,6 +160,7 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     focused = _focus(ops)
     if len(focused) < len(ops):
         ops = search.reduce(focused) or ops
+    ops = _plainer_gets(ops, search)
     ops = _ddmin(search, ops)
     ops = _one_by_one(ops, search)
     merged = _merge(ops, search)
@@ -326,6 +327,40 @@ def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:
             if search.replay(candidate) is not None:
                 ops = candidate
     return ops
+
+
+#: The rules of gets that select by MsgId and CorrelId.
+SELECTION_RULES = frozenset({"CORE-51", "CORE-52", "CORE-53", "CORE-54"})
+
+
+def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Gets that select (MatchOptions) made plain gets where the failure stays, less the selection's rules:
+    then it was not about selecting, and the reader is spared MatchOptions.  All at once, else one by one;
+    once one goes, the failure being minimised is the one without those rules."""
+    chosen = [i for i, op in enumerate(ops) if isinstance(op, L.GetMatching)]
+    original = search.failure
+    rules = tuple(r for r in original.rules if r not in SELECTION_RULES)
+    if not chosen or not rules:
+        return ops
+
+    def plain(op: L.Op) -> L.Op:
+        return L.Get(conn=op.conn, handle=op.handle, options=op.options, wait_interval=op.wait_interval)
+
+    search.failure = attrs.evolve(original, mismatch=attrs.evolve(original.mismatch, rules=rules))
+    found = search.reduce([plain(op) if i in chosen else op for i, op in enumerate(ops)])
+    if found is not None:
+        return found
+    kept = None
+    for i in reversed(chosen):
+        if search.out_of_time() or i >= len(ops):
+            break
+        candidate = _try(ops if kept is None else kept, i, plain(ops[i] if kept is None else kept[i]), search)
+        if candidate is not None:
+            kept = candidate
+    if kept is None:
+        search.failure = original
+        return ops
+    return kept
 
 
 def _try(ops: list[L.Op], i: int, op: L.Op, search: _Search) -> list[L.Op] | None:

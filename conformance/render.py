@@ -84,7 +84,15 @@ def op_text(op: L.Op) -> str:
     name = type(op).__name__
     if isinstance(op, L.Get):
         wait = f" wait={op.wait_interval}ms" if op.options & C.MQGMO_WAIT else ""
-        return f"{name} {op.conn} {op.handle} {flags(op.options, _GMO)}{wait}"
+        match = ""
+        if isinstance(op, L.GetMatching):
+            names = [n for bit, n in ((C.MQMO_MATCH_MSG_ID, "MQMO_MATCH_MSG_ID"),
+                                      (C.MQMO_MATCH_CORREL_ID, "MQMO_MATCH_CORREL_ID")) if op.match_options & bit]
+            undefined = op.match_options & ~C.MQMO_DEFINED
+            names += [str(undefined)] if undefined else []
+            match = (f" match={'+'.join(names) or 'MQMO_NONE'} msg_id={op.msg_id or 'MQMI_NONE'!r}"
+                     f" correl_id={op.correl_id or 'MQCI_NONE'!r}")
+        return f"{name} {op.conn} {op.handle} {flags(op.options, _GMO)}{wait}{match}"
     if isinstance(op, (L.Put, L.Put1)):
         target = op.handle if isinstance(op, L.Put) else op.queue
         if isinstance(op, L.Put1) and op.qmgr:

@@ -104,14 +104,31 @@ def _head(q: ModelQueue) -> list:
     return q.ordered[:SCAN]
 
 
-def _available(state: ModelState, op: L.Op) -> list:
+def _available(state: ModelState, op: L.Op, selected: bool = True) -> list:
     """Messages a get on ``op``'s handle could return (not got in a unit of work, not another's
-    uncommitted put, not locked by another handle), among the first :data:`SCAN` in delivery order."""
+    uncommitted put, not locked by another handle, and, unless ``selected`` is False, satisfying
+    the get's selection criteria), among the first :data:`SCAN` in delivery order."""
     h, q = _handle(state, op), _queue(state, op)
     if h is None or q is None:
         return []
+    msg_id, correl_id = _criteria(op) if selected else ("", "")
     return [m for m in _head(q) if m.got_by is None and m.put_by in (None, h.conn)
-            and m.locked_by in (None, h.name)]
+            and m.locked_by in (None, h.name) and (not msg_id or m.md.msg_id == msg_id)
+            and (not correl_id or m.md.correl_id == correl_id)]
+
+
+def _selecting(op: L.Op) -> bool:
+    """A get with match options it does not ignore (under the cursor it ignores them)."""
+    return isinstance(op, L.GetMatching) and bool(op.match_options & C.MQMO_MODELLED) \
+        and not op.options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+
+
+def _criteria(op: L.Op) -> tuple[str, str]:
+    """The (MsgId, CorrelId) a selecting get asks for, "" for any."""
+    if not _selecting(op):
+        return "", ""
+    return (op.msg_id if op.match_options & C.MQMO_MATCH_MSG_ID else "",
+            op.correl_id if op.match_options & C.MQMO_MATCH_CORREL_ID else "")
 
 
 def _priority(q: ModelQueue, md: L.MessageDescriptor) -> int:
@@ -295,6 +312,32 @@ def _core36(state, op):
         msgs = sorted(_available(state, op), key=lambda m: m.order_key)
         if msgs:
             yield "persistent message" if msgs[0].md.persistence == C.MQPER_PERSISTENT else "non-persistent message"
+
+
+@declare("CORE-51", "by MsgId", "by CorrelId", "by MsgId and CorrelId", "MQMI_NONE or MQCI_NONE given")
+def _core51(state, op):
+    if not _selecting(op):
+        return
+    msg_id, correl_id = _criteria(op)
+    if msg_id or correl_id:
+        yield "by MsgId and CorrelId" if msg_id and correl_id else "by MsgId" if msg_id else "by CorrelId"
+    if (op.match_options & C.MQMO_MATCH_MSG_ID and not op.msg_id) \
+            or (op.match_options & C.MQMO_MATCH_CORREL_ID and not op.correl_id):
+        yield "MQMI_NONE or MQCI_NONE given"
+
+
+@declare("CORE-52", "the first message selected", "a message behind others selected", "several selected",
+         "none selected")
+def _core52(state, op):
+    if not _selecting(op) or not any(_criteria(op)):
+        return
+    every, chosen = _available(state, op, selected=False), _available(state, op)
+    if not chosen:
+        yield "none selected"
+        return
+    yield "the first message selected" if every[0] is chosen[0] else "a message behind others selected"
+    if len(chosen) > 1:
+        yield "several selected"
 
 
 @declare("CORE-38", "just below MQWI_UNLIMITED", "far below MQWI_UNLIMITED")

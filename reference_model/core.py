@@ -781,7 +781,21 @@ def _get_option_errors(op: L.Get) -> list[tuple[int, str]]:
         errors.append((C.MQRC_OPTIONS_ERROR, "CORE-21"))
     if o & C.MQGMO_WAIT and op.wait_interval < C.MQWI_UNLIMITED:
         errors.append((C.MQRC_WAIT_INTERVAL_ERROR, "CORE-38"))
+    if getattr(op, "match_options", 0) & ~C.MQMO_DEFINED:
+        errors.append((C.MQRC_MATCH_OPTIONS_ERROR, "CORE-54"))
     return errors
+
+
+def _criteria(op: L.Get) -> tuple[str, str]:
+    """The (MsgId, CorrelId) a get selects by, "" for a field it does not select by (CORE-51)."""
+    mo = getattr(op, "match_options", C.MQMO_NONE)
+    return (op.msg_id if mo & C.MQMO_MATCH_MSG_ID else "", op.correl_id if mo & C.MQMO_MATCH_CORREL_ID else "")
+
+
+def _selected(criteria: tuple[str, str], m: ModelMessage) -> bool:
+    """Does ``m`` satisfy a get's selection criteria?  MQMI_NONE and MQCI_NONE ("") match any value."""
+    msg_id, correl_id = criteria
+    return (not msg_id or m.md.msg_id == msg_id) and (not correl_id or m.md.correl_id == correl_id)
 
 
 def _visibility(state: ModelState, m: ModelMessage, h: ModelHandle,
@@ -816,7 +830,7 @@ def _order_rules(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitt
     return tuple(rules)
 
 
-@handles(L.Get)
+@handles(L.Get, L.GetMatching)
 def get(state: ModelState, op: L.Get) -> list[Branch]:
     err = _handle_or_error(state, op.conn, op.handle)
     if err:
@@ -841,7 +855,12 @@ def get(state: ModelState, op: L.Get) -> list[Branch]:
 
         return syncpoint.marked_get(state, op, h)
     # reports of messages removed in the background may have arrived on this queue (EXP-26, EXP-08)
-    return _after_report_removals(state, h.queue, False, lambda s: plain_get(s, op, s.handles[op.handle]))
+    branches = _after_report_removals(state, h.queue, False, lambda s: plain_get(s, op, s.handles[op.handle]))
+    if state.platform == C.PLATFORM_ZOS and any(_criteria(op)) \
+            and not o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+        # z/OS: the criteria that can be used "might be restricted by the type of index" (CORE-51's note)
+        branches.append(_fail(state, C.MQRC_MATCH_OPTIONS_ERROR, "CORE-51"))
+    return branches
 
 
 def plain_get(state: ModelState, op: L.Get, h: ModelHandle, mark: bool = False) -> list[Branch]:
@@ -870,13 +889,16 @@ def _unlock(state: ModelState, h: ModelHandle) -> list[Branch]:
     return [Branch(observation=L.OK, state=s, rules=("CORE-21",))]
 
 
-def _excluded(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool) -> dict:
+def _excluded(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool,
+              criteria: tuple[str, str] = ("", "")) -> dict:
     """Messages (by body) a get does not return to ``h``, and the rules why, over the whole queue."""
     table = {}
     for m in q.ordered:
         hidden = _visibility(state, m, h, own_uncommitted)
         if hidden is not None:
             table[m.body] = hidden
+        elif not _selected(criteria, m):
+            table[m.body] = ("CORE-51", "CORE-52")
         elif q.expiring and expiry.status(state, m) != expiry.LIVE:
             # if returned anyway; one backed out kept its original expiry and may have expired since (EXP-14)
             table[m.body] = ("EXP-06", "EXP-04") + (("EXP-14",) if m.backout_count else ()) + (
@@ -885,12 +907,14 @@ def _excluded(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted:
     return table
 
 
-def _visible_from(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool, start: int):
-    """Messages available to ``h`` in delivery order, from index ``start`` of the queue's order."""
+def _visible_from(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted: bool, start: int,
+                  criteria: tuple[str, str] = ("", "")):
+    """Messages available to ``h`` in delivery order, from index ``start`` of the queue's order, that
+    satisfy the get's selection ``criteria`` (CORE-52: the others are passed over)."""
     ordered = q.ordered
     for i in range(start, len(ordered)):
         m = ordered[i]
-        if _visibility(state, m, h, own_uncommitted) is None:
+        if _visibility(state, m, h, own_uncommitted) is None and _selected(criteria, m):
             yield m
 
 
@@ -898,15 +922,22 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
               keep_lock: bool = True, mark: bool = False) -> list[Branch]:
     o = op.options
     q = state.queues[h.queue]
+    under_cursor = o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    # CORE-53: under the cursor the match options are ignored
+    criteria = ("", "") if under_cursor else _criteria(op)
+    # a get that selects: even by MQMI_NONE / MQCI_NONE, which match any message (CORE-51)
+    selecting = ("CORE-51", "CORE-52") if not under_cursor and isinstance(op, L.GetMatching) \
+        and op.match_options & C.MQMO_MODELLED else ()
     # A get looks only as far down the queue as it must; what it passed over is worked out
     # when a failure (or a get that found nothing) needs it.
-    excluded = Lazy(lambda: _excluded(state, q, h, own_uncommitted))
-    under_cursor = o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    excluded = Lazy(lambda: _excluded(state, q, h, own_uncommitted, criteria))
     if under_cursor:
+        # a get that would select, here ignoring its selection: the message under the cursor it is
+        ignored = ("CORE-53",) if isinstance(op, L.GetMatching) and op.match_options & C.MQMO_MODELLED else ()
         target = q.find(h.cursor_seq) if h.cursor_seq is not None else None
         if target is None or _visibility(state, target, h, own_uncommitted) is not None:
             return [Branch(observation=L.Observation.of(C.MQRC_NO_MSG_UNDER_CURSOR), state=state,
-                           rules=("CORE-20",), excluded=excluded)]
+                           rules=("CORE-20",) + ignored, excluded=excluded)]
         out = []
         if expiry.status(state, target) != expiry.LIVE:
             # EXP-15: it expired under the cursor; whether this call also discards it is not said.
@@ -918,7 +949,7 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
                 out.append(Branch(observation=L.Observation.of(C.MQRC_NO_MSG_UNDER_CURSOR), state=st_,
                                   rules=("EXP-15", "CORE-20"), excluded=under))
         if expiry.status(state, target) != expiry.EXPIRED:
-            out.append(_deliver(state, op, h, [], target, ("CORE-20",), excluded, keep_lock, mark))
+            out.append(_deliver(state, op, h, [], target, ignored + ("CORE-20",), excluded, keep_lock, mark))
         return out
     if o & C.MQGMO_BROWSE_NEXT and h.cursor is not None:
         # past the cursor: the first position after it (order keys are unique)
@@ -931,7 +962,7 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
             order_base = ("CORE-19",)
     # The get walks down the queue only as far as its first unexpired message (EXP-04/05).
     walked: list[ModelMessage] = []
-    for m in _visible_from(state, q, h, own_uncommitted, start):
+    for m in _visible_from(state, q, h, own_uncommitted, start, criteria):
         walked.append(m)
         if not q.expiring or expiry.status(state, m) == expiry.LIVE:
             break
@@ -941,10 +972,12 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
             # BROWSE_FIRST returns what delivery order puts first: the order rule leads.
             rules = _order_rules(state, q, h, own_uncommitted, chosen)
             order = rules + order_base if order_base == ("CORE-18",) else order_base + rules
-            out.append(_deliver(state, op, h, discarded, chosen, order, excluded, keep_lock, mark))
+            # among the messages selected, delivery order decides (CORE-52); MQMI_NONE and MQCI_NONE select all
+            order += ("CORE-52",) if any(criteria) else ()
+            out.append(_deliver(state, op, h, discarded, chosen, order, excluded, keep_lock, mark, lead=selecting))
             continue
         s = state.clone()
-        rules = ("CORE-13",) + order_base + _discard_all(s, q, h.queue, discarded)
+        rules = ("CORE-13",) + selecting + order_base + _discard_all(s, q, h.queue, discarded)
         if o & C.MQGMO_WAIT and op.wait_interval > 0:
             s.clock += op.wait_interval // 100
         rules += tuple(sorted({r for rs in excluded.values() for r in rs}))
@@ -976,14 +1009,15 @@ def _discard_all(s: ModelState, q: ModelQueue, queue: str, discarded: list[Model
 
 def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[ModelMessage],
              chosen: ModelMessage, order: tuple[str, ...], excluded: dict,
-             keep_lock: bool, mark: bool) -> Branch:
-    """The branch in which the get returns ``chosen`` after discarding ``discarded``."""
+             keep_lock: bool, mark: bool, lead: tuple[str, ...] = ()) -> Branch:
+    """The branch in which the get returns ``chosen`` after discarding ``discarded``; ``lead``: the rules
+    that say a get returns a message at all here (a selection that matches it, CORE-51)."""
     o = op.options
     q = state.queues[h.queue]
     s = state.clone()
     sq = s.queues[h.queue]
     sh = s.handles[h.name]
-    rules = list(order) + list(_discard_all(s, sq, h.queue, discarded))
+    rules = list(lead) + list(order) + list(_discard_all(s, sq, h.queue, discarded))
     m = s.find(h.queue, chosen.seq)
     rules += list(m.provenance)
     browse = o & C.MQGMO_BROWSE_ANY
@@ -1036,6 +1070,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     # what else the counterexample happened to hold).
     special = [r for r in chosen.provenance if r not in ("CORE-01", "CORE-02")]
     presence = tuple(dict.fromkeys(special + [r for r in identity if r not in order])) if special else identity
+    presence = tuple(dict.fromkeys(lead + presence))
     field_rules = {
         "rc": presence,
         "message": presence,

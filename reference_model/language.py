@@ -412,6 +412,25 @@ class Get(Op):
     wait_interval: int = 0
 
 
+def _match_modelled(instance, attribute, value) -> None:
+    if value & C.MQMO_DEFINED & ~C.MQMO_MODELLED:
+        raise ValueError("match_options: the language carries MsgId and CorrelId only (MQMO_MATCH_MSG_ID, "
+                         "MQMO_MATCH_CORREL_ID); GroupId, MsgSeqNumber, Offset and MsgToken have no field")
+
+
+@value_class
+class GetMatching(Get):
+    """MQGET selecting the message by its MQMD: ``match_options`` (MQGMO MatchOptions, MQMO_*) say which of
+    ``msg_id`` and ``correl_id`` (the MsgDesc's MsgId and CorrelId on input, "" for MQMI_NONE / MQCI_NONE)
+    a message must have.  A system that cannot select leaves it out of its operations; every other field
+    is Get's."""
+
+    match_options: int = attrs.field(default=C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID,
+                                     validator=_match_modelled)
+    msg_id: str = ""
+    correl_id: str = ""
+
+
 @value_class
 class Commit(Op):
     """MQCMIT."""

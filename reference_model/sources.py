@@ -296,6 +296,21 @@ GMO_OPTIONS = _add(
     covers="The get-message options: syncpoint control and its default per platform, SYNCPOINT_IF_PERSISTENT, "
            "browse options, LOCK and UNLOCK, MSG_UNDER_CURSOR.",
 )
+MATCH_OPTIONS = _add(
+    key="mqgmo-matchoptions", title="MatchOptions (MQLONG)", within="MQGMO",
+    part="Reference > Developing applications reference > MQI > Data types > MQGMO - Get-message options",
+    versions=CURRENT, topic="q096750_",
+    covers="Which MQMD fields select the message a get returns: MQMO_MATCH_MSG_ID and MQMO_MATCH_CORREL_ID, "
+           "MQMI_NONE and MQCI_NONE matching any value, fields without their option ignored, the options "
+           "ignored under the cursor, and on z/OS criteria the queue's index type may restrict.",
+)
+PARTICULAR_MESSAGE = _add(
+    key="getting-particular-message", title="Getting a particular message",
+    part="Developing applications > Getting messages from a queue", versions=CURRENT,
+    url=f"{DOCS}/ibm-mq/10.0.x?topic=queue-getting-particular-message",
+    covers="Which message a get returns for each setting of MsgId and CorrelId: the first that satisfies the "
+           "selection criteria, or with MQGMO_BROWSE_NEXT the next in the sequence that does.",
+)
 PMO_OPTIONS = _add(
     key="mqpmo-options", title="Options (MQLONG)", within="MQPMO",
     part="Reference > Developing applications reference > MQI > Data types > MQPMO - Put-message options",
@@ -442,6 +457,9 @@ MQRC_2085 = _reason(2085, "MQRC_UNKNOWN_OBJECT_NAME")
 MQRC_2087 = _reason(2087, "MQRC_UNKNOWN_REMOTE_Q_MGR")
 MQRC_2090 = _reason(2090, "MQRC_WAIT_INTERVAL_ERROR")
 MQRC_2046 = _reason(2046, "MQRC_OPTIONS_ERROR")
+MQRC_2247 = _reason(2247, "MQRC_MATCH_OPTIONS_ERROR", topic="q042800_",
+                    covers="An MQGET whose MatchOptions holds an undefined option (or criteria the queue cannot "
+                           "select by).")
 MQRC_2042 = _reason(2042, "MQRC_OBJECT_IN_USE")
 MQRC_2036 = _reason(2036, "MQRC_NOT_OPEN_FOR_BROWSE")
 MQRC_2037 = _reason(2037, "MQRC_NOT_OPEN_FOR_INPUT")

@@ -566,8 +566,15 @@ class Queue:
                                     options=options, xmit_header=header, dlh=dlh))
 
     def get(self, max_length, md: MD, gmo: GMO) -> bytes:
-        obs = self.qmgr.server.run(L.Get(conn=self.qmgr.conn, handle=self.handle, options=gmo.Options,
-                                         wait_interval=gmo.WaitInterval))
+        if gmo.Version >= 2 and gmo.MatchOptions:
+            # MQGMO version 2 or later: MatchOptions select by the MQMD's MsgId and CorrelId on input
+            op = L.GetMatching(conn=self.qmgr.conn, handle=self.handle, options=gmo.Options,
+                               wait_interval=gmo.WaitInterval, match_options=gmo.MatchOptions,
+                               msg_id=bytes(md.MsgId).rstrip(b"\0").decode("ascii", "replace"),
+                               correl_id=bytes(md.CorrelId).rstrip(b"\0").decode("ascii", "replace"))
+        else:
+            op = L.Get(conn=self.qmgr.conn, handle=self.handle, options=gmo.Options, wait_interval=gmo.WaitInterval)
+        obs = self.qmgr.server.run(op)
         m = obs.message
         if m is None:
             if obs.rc == MQ.MQRC_NO_MSG_AVAILABLE and gmo.Options & MQ.MQGMO_WAIT and gmo.WaitInterval > 0:

@@ -24,7 +24,9 @@ from conformance.session import NonConformance, Session
 from reference_model import language as L
 from reference_model import mqconst as C
 
-FAULTS = "priority-ignored,backout-count-not-incremented,q-full-ignored,get-inhibit-ignored,browse-next-skips"
+#: Several faults a short run meets together.  (Not q-full-ignored: a queue of MAXDEPTH(3) fills within
+#: a case or two, and every smaller case Hypothesis then tries fails the same way.)
+FAULTS = "priority-ignored,backout-count-not-incremented,get-inhibit-ignored,browse-next-skips"
 
 
 def _seen_broken(monkeypatch) -> list[Failure]:

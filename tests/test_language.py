@@ -83,7 +83,7 @@ observations = st.builds(
 def test_every_operation_class_is_generated():
     assert {c.__name__ for c in L.OPERATIONS} == {
         "DefineQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open", "Close",
-        "Put", "Put1", "Get", "Commit", "Backout", "Restart", "AdvanceClock", "AlterQueueManager",
+        "Put", "Put1", "Get", "GetMatching", "Commit", "Backout", "Restart", "AdvanceClock", "AlterQueueManager",
         "RefreshExpiry", "DefineProcess", "DefineRemoteQueue",
  "SetClusterQueueManager", "SetClusterInstance", "SetClusterAlias", "RemoveClusterInstance",
         "SetClusterChannel", "ClusterPut", "StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler",

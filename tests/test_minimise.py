@@ -50,7 +50,7 @@ def test_minimised_history_is_one_minimal_and_still_fails_the_same_way(fault):
 
 def test_the_priority_fault_is_shown_in_six_operations_with_its_queue_attribute(tmp_path):
     code, out, _ = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core",
-                           "--seed", "3", "--keep-going", "0", "--adapter-opt", "platform=distributed",
+                           "--seed", "7", "--keep-going", "0", "--adapter-opt", "platform=distributed",
                            "--results", tmp_path / "r")
     assert code == 1
     replay = json.loads(next((tmp_path / "r" / "failures").glob("core-*.json")).read_text())
@@ -74,12 +74,9 @@ def test_no_minimise_keeps_what_hypothesis_shrank(tmp_path):
 
 
 #: Faults for which seed 7 gives no clear case within these tests' 100 cases, with a seed that does:
-#: for the first it finds a case where a rules-table change not yet in force would also have kept
-#: the message, so DLQ-10 explains the departure as well as DLQ-01 does and is named first; for the
-#: second, a FIFO queue returns a later message of higher priority where MQ returns one a disconnect
-#: committed, which a system ordering by priority (CORE-06) shows as well as one losing the commit
-#: (CORE-30).
-SHORT_RUN_SEEDS = {"dlq-rules-out-of-order": 1, "disconnect-backs-out": 12}
+#: it finds a case where a rules-table change not yet in force would also have kept the message, so
+#: DLQ-10 explains the departure as well as DLQ-01 does and is named first.
+SHORT_RUN_SEEDS = {"dlq-rules-out-of-order": 1}
 
 
 @pytest.mark.parametrize("fault", ["priority-ignored", "fifo-within-priority-broken", "uncommitted-put-visible",
@@ -333,3 +330,24 @@ def test_a_table_is_written_again_plainly_with_the_same_rules():
 
     assert rules(plain) == rules(text) and dlq_table.parse(plain)[0].control == dlq_table.parse(text)[0].control
     assert dlq_table.entries("ACTION(FWD)") is None and dlq_table.entries("") is None
+
+
+def test_a_get_that_selects_for_nothing_the_failure_needs_is_made_a_plain_get():
+    """A departure from delivery order shown by a get that selects by MQCI_NONE: the minimised
+    counterexample gets without MatchOptions, and names the order rule alone."""
+    adapter = create_adapter("simulated", {"faults": "priority-ignored", "platform": "distributed"})
+    ops = [L.DefineQueue(queue="Q", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT),
+           L.Put(conn="c1", handle="h1", body="low", md=L.MessageDescriptor(priority=0)),
+           L.Put(conn="c1", handle="h1", body="high", md=L.MessageDescriptor(priority=5)),
+           L.GetMatching(conn="c1", handle="h1", match_options=C.MQMO_MATCH_CORREL_ID, correl_id="")]
+    failure = failure_of(adapter, "core", ops)
+    assert failure.rules[0] == "CORE-04" and isinstance(failure.steps[-1].op, L.GetMatching)
+    small = minimise(failure, adapter)
+    assert type(small.steps[-1].op) is L.Get and "CORE-51" not in small.rules and small.rules[0] == "CORE-04"
+    # where the selection is what fails, the get stays a selecting one
+    adapter = create_adapter("simulated", {"faults": "match-correl-ignored", "platform": "distributed"})
+    ops[3] = attrs.evolve(ops[3], md=L.MessageDescriptor(priority=0, correl_id="r1"))
+    ops[5] = attrs.evolve(ops[5], correl_id="r1")
+    small = minimise(failure_of(adapter, "core", ops), adapter)
+    assert isinstance(small.steps[-1].op, L.GetMatching) and small.rules[0] == "CORE-51"

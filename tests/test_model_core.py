@@ -1,5 +1,6 @@
 """Hand-written cases for every ``core`` rule of the reference model."""
 
+import attrs
 import pytest
 
 from reference_model import language as L
@@ -491,6 +492,103 @@ def test_where_segments_fall_is_the_queue_managers_choice():
     s = two_conns(MAXMSGL=10)
     assert s.put("a", "Q1", "q" * 20, msg_flags=SEG).rc == C.MQRC_MSG_TOO_BIG_FOR_Q
 
+
+
+def _select(s: Script, conn: str, queue: str, options: int = NOSYNC, match: int = 3, msg_id: str = "",
+            correl_id: str = "", pick=None) -> L.Observation:
+    return s.do(L.GetMatching(conn=conn, handle=f"{conn}.{queue}", options=options, match_options=match,
+                              msg_id=msg_id, correl_id=correl_id), pick=pick)
+
+
+def _identified(s: Script) -> None:
+    """Four messages on Q1: two replies to request r1 (one with its own MsgId), one to r2, one plain."""
+    s.put("a", "Q1", "plain")
+    s.put("a", "Q1", "r1-first", correl_id="r1")
+    s.put("a", "Q1", "r2", correl_id="r2", msg_id="M2")
+    s.put("a", "Q1", "r1-second", correl_id="r1", msg_id="M3", priority=9)
+
+
+@covers("CORE-51")
+def test_a_get_selects_by_correl_id_by_msg_id_or_by_both():
+    s = two_conns(MSGDLVSQ=C.MQMDS_FIFO)
+    _identified(s)
+    assert _select(s, "b", "Q1", match=C.MQMO_MATCH_CORREL_ID, correl_id="r2").message.body == "r2"
+    assert _select(s, "b", "Q1", match=C.MQMO_MATCH_MSG_ID, msg_id="M3").message.body == "r1-second"
+    # both must match: r1 with MsgId M2 is nobody
+    assert _select(s, "b", "Q1", match=C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID, msg_id="M2",
+                   correl_id="r1").rc == C.MQRC_NO_MSG_AVAILABLE
+    assert "CORE-51" in s.last_rules and "CORE-52" in s.last_rules
+    # a field without its option is ignored: CorrelId r9 given, only MsgId asked for (none given: any)
+    assert _select(s, "b", "Q1", match=C.MQMO_MATCH_MSG_ID, correl_id="r9", options=C.MQGMO_BROWSE_FIRST
+                   | NOSYNC).message.body == "plain"
+    # MQMI_NONE and MQCI_NONE with their options match any message
+    assert _select(s, "b", "Q1", match=3).message.body == "plain"
+    # the messages passed over are still there, in their order
+    assert [s.body("b", "Q1") for _ in range(2)] == ["r1-first", None]
+
+
+@covers("CORE-52")
+def test_of_the_messages_selected_the_first_in_delivery_order_comes_first_and_browse_next_walks_on():
+    s = two_conns()   # MSGDLVSQ(PRIORITY)
+    _identified(s)
+    # r1-second has the higher priority: it is first of the two r1 replies
+    assert _select(s, "b", "Q1", options=C.MQGMO_BROWSE_FIRST | NOSYNC, match=C.MQMO_MATCH_CORREL_ID,
+                   correl_id="r1").message.body == "r1-second"
+    assert _select(s, "b", "Q1", options=C.MQGMO_BROWSE_NEXT | NOSYNC, match=C.MQMO_MATCH_CORREL_ID,
+                   correl_id="r1").message.body == "r1-first"
+    assert _select(s, "b", "Q1", options=C.MQGMO_BROWSE_NEXT | NOSYNC, match=C.MQMO_MATCH_CORREL_ID,
+                   correl_id="r1").rc == C.MQRC_NO_MSG_AVAILABLE
+    assert _select(s, "b", "Q1", match=C.MQMO_MATCH_CORREL_ID, correl_id="r9").rc == C.MQRC_NO_MSG_AVAILABLE
+    assert s.depth("Q1") == 4
+
+
+def test_a_selecting_get_discards_only_the_expired_messages_it_would_have_returned():
+    """EXP-04 with selection: an expired message the get passes over because it does not match stays."""
+    # z/OS without EXPRYINT: nothing removes expired messages in the background
+    s = Script(C.PLATFORM_ZOS, Q1={"MSGDLVSQ": C.MQMDS_FIFO})
+    s.connect("a", "Q1")
+    s.connect("b", "Q1")
+    s.put("a", "Q1", "old-other", correl_id="x", expiry=5)
+    s.put("a", "Q1", "old-mine", correl_id="r1", expiry=5)
+    s.put("a", "Q1", "mine", correl_id="r1")
+    s.do(L.AdvanceClock(tenths=10))
+    got = _select(s, "b", "Q1", match=C.MQMO_MATCH_CORREL_ID, correl_id="r1", pick=0)
+    assert got.message.body == "mine"
+    # old-mine was discarded on the way; old-other, never walked past, still counts
+    assert s.depth("Q1") == 1
+
+
+@covers("CORE-53")
+def test_under_the_cursor_the_selection_is_ignored():
+    s = two_conns(MSGDLVSQ=C.MQMDS_FIFO)
+    _identified(s)
+    assert s.get("b", "Q1", C.MQGMO_BROWSE_FIRST | NOSYNC).message.body == "plain"
+    obs = _select(s, "b", "Q1", options=C.MQGMO_MSG_UNDER_CURSOR | NOSYNC, match=C.MQMO_MATCH_CORREL_ID,
+                  correl_id="r2")
+    assert obs.message.body == "plain" and "CORE-53" in s.last_rules
+
+
+@covers("CORE-54")
+def test_an_undefined_match_option_fails():
+    s = two_conns()
+    _identified(s)
+    obs = _select(s, "b", "Q1", match=C.MQMO_MATCH_CORREL_ID | 256, correl_id="r1")
+    assert obs.rc == C.MQRC_MATCH_OPTIONS_ERROR and s.last_rules == ("CORE-54",)
+    assert s.depth("Q1") == 4
+    # the fields the language has no field for are refused where the operation is made, not judged
+    with pytest.raises(ValueError):
+        L.GetMatching(conn="b", handle="b.Q1", match_options=C.MQMO_MATCH_GROUP_ID)
+
+
+def test_on_zos_a_selecting_get_may_also_fail_for_want_of_an_index():
+    s = Script(C.PLATFORM_ZOS, Q1={})
+    s.connect("a", "Q1")
+    s.put("a", "Q1", "r", correl_id="r1")
+    op = L.GetMatching(conn="a", handle="a.Q1", options=NOSYNC, match_options=C.MQMO_MATCH_CORREL_ID,
+                       correl_id="r1")
+    assert {o.rc for o in s.allowed(op)} == {0, C.MQRC_MATCH_OPTIONS_ERROR}
+    # nothing selected (MQCI_NONE): no index needed
+    assert {o.rc for o in s.allowed(attrs.evolve(op, correl_id=""))} == {0}
 
 def test_every_core_rule_has_a_hand_written_case():
     import tests.test_model_syncpoint  # noqa: F401 - its cases cover CORE-45 (BackoutCount across a restart)

@@ -37,7 +37,7 @@ def test_fault_fails_with_counterexample_and_replay_file(tmp_path):
 
 
 def test_departures_met_while_shrinking_are_reported_with_their_replay_files(tmp_path):
-    faults = "priority-ignored,backout-count-not-incremented,q-full-ignored,get-inhibit-ignored,browse-next-skips"
+    faults = "priority-ignored,backout-count-not-incremented,get-inhibit-ignored,browse-next-skips"
     code, out = pytest_run(tmp_path, "--mq-adapter", "simulated", "--mq-adapter-opt", f"faults={faults}",
                            "--mq-area", "core", "--mq-seed", "1", "--mq-results", str(tmp_path / "res"))
     assert code == 1, out

@@ -55,7 +55,7 @@ AREA_REASONS = {
 }
 #: Rules that need a queue-manager feature no broker has, with the reason (verdict "not applicable").
 #: Operations with no broker equivalent at all.
-NO_EQUIVALENT = frozenset({"DefineRemoteQueue", "SetClusterAlias", "DefineQueueSharingGroup"})
+NO_EQUIVALENT = frozenset({"DefineRemoteQueue", "SetClusterAlias", "DefineQueueSharingGroup", "GetMatching"})
 
 NOT_APPLICABLE_COMMON = {
     "CORE-25": "no get inhibition on the broker (GET(DISABLED) has no equivalent)",

@@ -91,7 +91,7 @@ QMGR_SELECTORS = {"EXPRYINT": "MQIA_EXPIRY_INTERVAL", "TRIGINT": "MQIA_TRIGGER_I
 #: kit's own, or the program the ``dlq_handler`` option names), its calls made through this adapter.
 HANDLER_OPERATIONS = ("StartDlqHandler", "ChangeDlqTable", "RestartDlqHandler", "RunDlqHandler")
 OPERATIONS = ("DefineQueue", "DefineRemoteQueue", "DefineProcess", "AlterQueue", "InquireQueue", "Connect",
-              "Disconnect", "Open", "Close", "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock",
+              "Disconnect", "Open", "Close", "Put", "Put1", "Get", "GetMatching", "Commit", "Backout", "AdvanceClock",
               "AlterQueueManager", "RefreshExpiry") + HANDLER_OPERATIONS
 
 #: The cluster operations (with the cluster options: adapters/ibmmq/cluster.py).
@@ -526,6 +526,10 @@ class IbmMqAdapter:
         if isinstance(op, L.Get):
             md = self.client.MD()
             gmo = self.client.GMO(Options=op.options, WaitInterval=op.wait_interval)
+            if isinstance(op, L.GetMatching):
+                # MatchOptions need MQGMO version 2; the MQMD's MsgId and CorrelId are the criteria
+                gmo.Version, gmo.MatchOptions = 2, op.match_options
+                md.MsgId, md.CorrelId = _identifier(op.msg_id), _identifier(op.correl_id)
             try:
                 body = q.get(None, md, gmo)
             except self.client.MQMIError as exc:

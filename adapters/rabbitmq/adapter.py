@@ -119,6 +119,8 @@ class RabbitMQAdapter(BrokerShim):
         "CORE-21": "no browse locks in AMQP 0-9-1",
         "CORE-24": "no open-handle counts for pulling clients (consumer counts cover subscriptions only)",
         "CORE-34": "AMQP has no get or publish options to combine wrongly",
+        **{rule: "AMQP 0-9-1's basic.get takes the head of the queue: no get selecting by message or correlation "
+                 "identifier (MatchOptions)" for rule in ("CORE-51", "CORE-52", "CORE-53", "CORE-54")},
         "CORE-38": "AMQP has no wait interval to give wrongly",
         "EXP-15": "no browse locks in AMQP 0-9-1",
     }

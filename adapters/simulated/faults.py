@@ -37,6 +37,16 @@ _fault("get-inhibit-ignored", "core", ("CORE-25",),
        "gets and browses succeed on a GET(DISABLED) queue")
 _fault("uncommitted-put-visible", "core", ("CORE-02",),
        "a message put under syncpoint is available to other connections before commit")
+_fault("match-correl-ignored", "core", ("CORE-51",),
+       "a get that selects by CorrelId (MQMO_MATCH_CORREL_ID) returns the first message whatever its CorrelId")
+_fault("match-none-is-literal", "core", ("CORE-51",),
+       "MQMI_NONE or MQCI_NONE given with its match option matches only messages whose identifier is blank")
+_fault("match-in-arrival-order", "core", ("CORE-52",),
+       "of the messages a selecting get may return, the first to arrive comes first, whatever its priority")
+_fault("match-browse-next-restarts", "core", ("CORE-52",),
+       "a selecting BROWSE_NEXT starts again from the head of the queue instead of after the cursor")
+_fault("match-under-cursor-honoured", "core", ("CORE-53",),
+       "under the cursor a get's match options still apply: a message there that does not match is not returned")
 _fault("browse-next-skips", "core", ("CORE-19",),
        "BROWSE_NEXT skips a message when two or more follow the cursor")
 _fault("disconnect-backs-out", "core", ("CORE-30",),

@@ -694,6 +694,9 @@ class SimulatedQueueManager:
             elif level == after[0]:
                 yield from bucket[bisect.bisect_right(bucket, after[1], key=_seq):]
 
+    def _op_GetMatching(self, op: L.GetMatching):
+        return self._op_Get(op)
+
     def _op_Get(self, op: L.Get):
         h = self._handle(op.conn, op.handle)
         q = self.queues[h.queue]
@@ -704,6 +707,7 @@ class SimulatedQueueManager:
             raise MQError(C.MQRC_OPTIONS_ERROR)
         if o & C.MQGMO_WAIT and op.wait_interval < -1:
             raise MQError(C.MQRC_WAIT_INTERVAL_ERROR)
+        wanted = self._wanted(op)
         if o & C.MQGMO_UNLOCK:
             if o & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_SYNCPOINT | C.MQGMO_WAIT):
                 raise MQError(C.MQRC_OPTIONS_ERROR)
@@ -732,7 +736,7 @@ class SimulatedQueueManager:
                 o &= ~C.MQGMO_NO_SYNCPOINT
             if conn.skipped is not None or (conn.marked is not None and not self._fault("second-mark-accepted")):
                 raise MQError(C.MQRC_SECOND_MARK_NOT_ALLOWED)
-        m = self._select(h, q, o, conn)
+        m = self._select(h, q, o, conn, wanted)
         if m is None:
             if o & C.MQGMO_WAIT and op.wait_interval > 0:
                 self.clock += op.wait_interval // 100
@@ -786,19 +790,43 @@ class SimulatedQueueManager:
             and self._fault("last-segment-unmarked") else m.segment, offset=m.offset,
         ))
 
-    def _select(self, h: SimHandle, q: SimQueue, o: int, conn: SimConnection) -> SimMessage | None:
+    def _wanted(self, op: L.Get):
+        """The selection test of a get's MatchOptions (None: every message will do)."""
+        if not isinstance(op, L.GetMatching):
+            return None
+        if op.match_options not in range(C.MQMO_DEFINED + 1):
+            raise MQError(C.MQRC_MATCH_OPTIONS_ERROR)
+        by_id = op.msg_id if op.match_options & C.MQMO_MATCH_MSG_ID else None
+        by_correl = op.correl_id if op.match_options & C.MQMO_MATCH_CORREL_ID else None
+        if self._fault("match-correl-ignored"):
+            by_correl = None
+        if not self._fault("match-none-is-literal"):
+            by_id, by_correl = by_id or None, by_correl or None   # MQMI_NONE, MQCI_NONE: any value
+        if by_id is None and by_correl is None:
+            return None
+        return lambda m: (by_id is None or m.md.msg_id == by_id) and (by_correl is None or m.md.correl_id == by_correl)
+
+    def _select(self, h: SimHandle, q: SimQueue, o: int, conn: SimConnection, wanted=None) -> SimMessage | None:
         if o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             m = q.at(h.cursor) if h.cursor is not None else None
+            if m is not None and wanted is not None and self._fault("match-under-cursor-honoured") and not wanted(m):
+                m = None
             if m is not None and self._visible(h, m):
                 if not (self._expired(m) and not self._fault("lock-expired-returned")):
                     return m
                 self._discard(q, m, conn)
             raise MQError(C.MQRC_NO_MSG_UNDER_CURSOR)
-        after = h.cursor if o & C.MQGMO_BROWSE_NEXT else None
+        after = h.cursor if o & C.MQGMO_BROWSE_NEXT and not (wanted and self._fault("match-browse-next-restarts")) \
+            else None
         skipped = 0
         present = None   # until something is discarded, every message walked is still on the queue
-        for m in self._ordered(q, after):
+        walk = self._ordered(q, after)
+        if wanted is not None and self._fault("match-in-arrival-order"):
+            walk = sorted(walk, key=_seq)
+        for m in walk:
             if (present is not None and id(m) not in present) or not self._visible(h, m):
+                continue
+            if wanted is not None and not wanted(m):
                 continue
             if after is not None and not _after((m.level, m.seq), after):
                 continue

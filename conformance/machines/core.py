@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 
 from conformance.machines.base import ConformanceMachine
+from conformance.machines.draws import Record, drawn_rule
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -56,6 +57,22 @@ queue_attributes = st.fixed_dictionaries({
 })
 conns = st.sampled_from(CONNS)
 queues = st.sampled_from(QUEUES)
+
+#: Identifiers the programs give their messages ("": MQMI_NONE / MQCI_NONE, the queue manager's or none),
+#: and one no message carries.
+MSG_IDS = ("", "id-1", "id-2")
+CORREL_IDS = ("", "corr-1", "corr-2")
+#: MatchOptions a selecting get uses: by MsgId, CorrelId, both, neither, and an undefined option.
+MATCHES = (C.MQMO_MATCH_CORREL_ID, C.MQMO_MATCH_MSG_ID, C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID,
+           C.MQMO_NONE, C.MQMO_MATCH_CORREL_ID | 256)
+#: How it gets: destructively (in and out of syncpoint) or browsing, walking, under the cursor.
+MATCH_GETS = (C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT, C.MQGMO_SYNCPOINT_IF_PERSISTENT,
+              C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT,
+              C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT, C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT,
+              C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT)
+identified = Record(lambda msg_id, correl_id, priority, persistence: (msg_id, correl_id, priority, persistence),
+                    msg_id=MSG_IDS, correl_id=CORREL_IDS, priority=(4, 0, 9),
+                    persistence=(C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT))
 
 
 class CoreMachine(ConformanceMachine):
@@ -432,3 +449,37 @@ class CoreMachine(ConformanceMachine):
     @rule(queue=queues)
     def inquire(self, queue):
         self.execute(L.InquireQueue(queue=queue, names=INQUIRED))
+
+    @classmethod
+    def on(cls, session) -> type["CoreMachine"]:
+        """Gets that select by MsgId and CorrelId only where the system can make them (:class:`SelectingCoreMachine`)."""
+        return SelectingCoreMachine if session.capabilities.can(L.GetMatching) else CoreMachine
+
+
+class SelectingCoreMachine(CoreMachine):
+    """The core machine with gets that select by MsgId and CorrelId (MQGMO MatchOptions), for a system
+    that can make them: elsewhere Hypothesis would draw the rule and refuse it at every step."""
+
+    @drawn_rule(conn=CONNS, queue=QUEUES, puts=(2, 1, 0), first=identified, second=identified,
+                alike=(True, False), match=MATCHES, select=("second", "first", "absent", "none"), how=MATCH_GETS,
+                again=(False, True))
+    def get_matching(self, conn, queue, puts, first, second, alike, match, select, how, again):
+        """Messages the program identifies (its own MsgId, a CorrelId, a priority), put behind whatever is
+        there (``alike``: the second with the first's identifiers), then gets or browses that select by
+        MsgId, CorrelId, both or neither (CORE-51, CORE-52): the identifiers of the second message put, of
+        the first, of none there, or MQMI_NONE and MQCI_NONE.  ``again``: a second such call (the next
+        match, or a browse walking on from the cursor).  Under the cursor, put there by a browse first,
+        the selection is ignored (CORE-53); an undefined option fails (CORE-54)."""
+        handle = self._handle(conn, queue)
+        if alike:
+            second = (first[0], first[1], *second[2:])
+        for mid, cid, priority, persistence in (first, second)[:puts]:
+            self.execute(L.Put(conn=conn, handle=handle, body=self._body(), options=C.MQPMO_NO_SYNCPOINT,
+                               md=L.MessageDescriptor(msg_id=mid, correl_id=cid, priority=priority,
+                                                      persistence=persistence)))
+        mid, cid = {"second": second[:2], "first": first[:2], "absent": ("id-9", "corr-9"), "none": ("", "")}[select]
+        if how & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
+            self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT))
+        for _ in range(2 if again else 1):
+            self.execute(L.GetMatching(conn=conn, handle=handle, options=how, match_options=match, msg_id=mid,
+                                       correl_id=cid))

@@ -126,4 +126,20 @@ RULES.add(
           note="Where the segments fall is the queue manager's choice: the model allows every split into segments "
                "of 16 bytes or more. Whether a last, remaining segment may be shorter is not said: where no other "
                "split exists the model allows that split and also the put failing with MQRC_MSG_TOO_BIG_FOR_Q."),
+    _core(51, (Cite(S.MATCH_OPTIONS, "MQMO_MATCH_MSG_ID, MQMO_MATCH_CORREL_ID"), Cite(S.PARTICULAR_MESSAGE, "table 1")),
+          "With MQMO_MATCH_MSG_ID or MQMO_MATCH_CORREL_ID a get considers only messages whose MsgId or CorrelId "
+          "equals the one given (both, with both options); MQMI_NONE or MQCI_NONE given matches any, and a "
+          "field without its option is ignored.",
+          note="On z/OS the criteria that can be used 'might be restricted by the type of index used for the "
+               "queue'; the kit has no IndexType, so on z/OS the model also allows a selecting get to fail with "
+               "MQRC_MATCH_OPTIONS_ERROR."),
+    _core(52, (Cite(S.PARTICULAR_MESSAGE, "table 1 and the paragraph after it"), Cite(S.MATCH_OPTIONS)),
+          "Of the messages that satisfy the selection criteria a get returns the first in delivery order (with "
+          "MQGMO_BROWSE_NEXT the next after the cursor that does), passing over those that do not; if none does, "
+          "MQRC_NO_MSG_AVAILABLE."),
+    _core(53, Cite(S.MATCH_OPTIONS, "MQGMO_MSG_UNDER_CURSOR, MQGMO_BROWSE_MSG_UNDER_CURSOR"),
+          "With MQGMO_MSG_UNDER_CURSOR or MQGMO_BROWSE_MSG_UNDER_CURSOR the match options are ignored: the message "
+          "under the cursor is the one returned."),
+    _core(54, (Cite(S.MQRC_2247, "explanation"), Cite(S.MATCH_OPTIONS)),
+          "A get whose MatchOptions holds an option MQ does not define fails with MQRC_MATCH_OPTIONS_ERROR."),
 )
