@@ -18,6 +18,7 @@ const RC = {
   OBJECT_IN_USE: 2042, OPTIONS_ERROR: 2046, PERSISTENCE_ERROR: 2047, PRIORITY_EXCEEDS_MAXIMUM: 2049,
   PRIORITY_ERROR: 2050, PUT_INHIBITED: 2051, Q_FULL: 2053, UNKNOWN_OBJECT_NAME: 2085,
   UNKNOWN_REMOTE_Q_MGR: 2087, WAIT_INTERVAL_ERROR: 2090, NO_MSG_LOCKED: 2209, EXPIRY_ERROR: 2013,
+  MATCH_OPTIONS_ERROR: 2247,
 };
 const WARNINGS = new Set([RC.PRIORITY_EXCEEDS_MAXIMUM]);
 const OO = { INPUT_AS_Q_DEF: 1, INPUT_SHARED: 2, INPUT_EXCLUSIVE: 4, BROWSE: 8, OUTPUT: 16, INQUIRE: 32 };
@@ -31,7 +32,8 @@ const DEFAULTS = { DEFPRTY: 0, DEFPSIST: 0, DEFSOPT: OO.INPUT_SHARED, MSGDLVSQ: 
   MAXDEPTH: 5000, USAGE: 0, BOTHRESH: 0, BOQNAME: "", TRIGGER: 0, TRIGTYPE: 1, TRIGDPTH: 1, TRIGMPRI: 0,
   TRIGDATA: "", PROCESS: "", INITQ: "" };
 const OPERATIONS = ["DefineQueue", "AlterQueue", "InquireQueue", "Connect", "Disconnect", "Open", "Close",
-  "Put", "Put1", "Get", "Commit", "Backout", "AdvanceClock"];
+  "Put", "Put1", "Get", "GetMatching", "Commit", "Backout", "AdvanceClock"];
+const MO = { MATCH_MSG_ID: 1, MATCH_CORREL_ID: 2, DEFINED: 63 };
 
 // ---- the queue manager
 let queues, conns, clock, seq, ids;
@@ -199,6 +201,11 @@ function get(op) {
   const browse = o & (GMO.BROWSE_FIRST | GMO.BROWSE_NEXT | GMO.BROWSE_MSG_UNDER_CURSOR);
   if ((o & GMO.SYNCPOINT) && (o & GMO.NO_SYNCPOINT)) fail(RC.OPTIONS_ERROR);
   if (op.wait_interval < -1) fail(RC.WAIT_INTERVAL_ERROR);
+  // GetMatching: MatchOptions select by MsgId and CorrelId ("" is MQMI_NONE / MQCI_NONE: any)
+  const match = op.match_options || 0;
+  if (match & ~MO.DEFINED) fail(RC.MATCH_OPTIONS_ERROR);
+  const selected = (m) => (!(match & MO.MATCH_MSG_ID) || !op.msg_id || m.md.msg_id === op.msg_id)
+    && (!(match & MO.MATCH_CORREL_ID) || !op.correl_id || m.md.correl_id === op.correl_id);
   if (browse && !(h.options & OO.BROWSE)) fail(RC.NOT_OPEN_FOR_BROWSE);
   if (!browse && !(o & GMO.UNLOCK) && !h.input) fail(RC.NOT_OPEN_FOR_INPUT);
   if (q.attrs.GET === 1) fail(RC.GET_INHIBITED);
@@ -216,9 +223,9 @@ function get(op) {
     m = h.cursor && candidates.find((x) => x.seq === h.cursor.seq);
     if (!m) fail(RC.NO_MSG_UNDER_CURSOR);
   } else if (o & GMO.BROWSE_NEXT && h.cursor) {
-    m = candidates.find((x) => after(position(q, x), h.cursor.pos));
+    m = candidates.find((x) => selected(x) && after(position(q, x), h.cursor.pos));
   } else {
-    m = candidates[0];
+    m = candidates.find(selected);   // under the cursor (above) the selection is ignored
   }
   if (!m) fail(RC.NO_MSG_AVAILABLE);
   if (browse) {
@@ -253,7 +260,7 @@ function endUnitOfWork(c, commit) {
 
 const OPS = {
   DefineQueue: defineQueue, AlterQueue: alterQueue, InquireQueue: inquireQueue, Connect: connect,
-  Disconnect: disconnect, Open: open, Close: close, Put: put, Put1: put1, Get: get,
+  Disconnect: disconnect, Open: open, Close: close, Put: put, Put1: put1, Get: get, GetMatching: get,
   Commit: (op) => { endUnitOfWork(conn(op.conn), true); return observation(); },
   Backout: (op) => { endUnitOfWork(conn(op.conn), false); return observation(); },
   AdvanceClock: (op) => { clock += op.tenths; return observation(); },
