@@ -912,9 +912,10 @@ def _visible_from(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommit
     """Messages available to ``h`` in delivery order, from index ``start`` of the queue's order, that
     satisfy the get's selection ``criteria`` (CORE-52: the others are passed over)."""
     ordered = q.ordered
+    selecting = any(criteria)
     for i in range(start, len(ordered)):
         m = ordered[i]
-        if _visibility(state, m, h, own_uncommitted) is None and _selected(criteria, m):
+        if _visibility(state, m, h, own_uncommitted) is None and (not selecting or _selected(criteria, m)):
             yield m
 
 
