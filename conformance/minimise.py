@@ -350,17 +350,14 @@ def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
     found = search.reduce([plain(op) if i in chosen else op for i, op in enumerate(ops)])
     if found is not None:
         return found
-    kept = None
+    current = ops
     for i in reversed(chosen):
-        if search.out_of_time() or i >= len(ops):
+        if search.out_of_time() or i >= len(current):
             break
-        candidate = _try(ops if kept is None else kept, i, plain(ops[i] if kept is None else kept[i]), search)
-        if candidate is not None:
-            kept = candidate
-    if kept is None:
+        current = _try(current, i, plain(current[i]), search) or current
+    if current is ops:
         search.failure = original
-        return ops
-    return kept
+    return current
 
 
 def _try(ops: list[L.Op], i: int, op: L.Op, search: _Search) -> list[L.Op] | None:

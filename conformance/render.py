@@ -162,9 +162,7 @@ def render_failure(failure) -> str:
     lines += [
         "Rules broken:",
     ]
-    for rid in mm.rules:
-        rule = RULES[rid] if rid in RULES else None
-        lines.append(f"  {rid}  {rule.summary if rule else ''}" + (f"  [{rule.source}]" if rule else ""))
+    lines += [_rule_line(rid, "  ") for rid in mm.rules]
     lines += alternatives_text(failure)
     rows = []
     for i, step in enumerate(failure.steps):
@@ -182,6 +180,19 @@ def render_failure(failure) -> str:
     return "\n".join(lines)
 
 
+def _rule_line(rid: str, indent: str) -> str:
+    rule = RULES[rid] if rid in RULES else None
+    return f"{indent}{rid}  {rule.summary if rule else ''}" + (f"  [{rule.source}]" if rule else "")
+
+
+def alternative_differences(failure, alt) -> str:
+    """What the system answered at an :class:`~conformance.checker.Alternative`'s step against the outcome
+    it ruled out: ``attrs.CURDEPTH 0 where MQ gives 1``."""
+    observed = failure.steps[alt.index].observed
+    return "; ".join(f"{path} {field_text(observed, path)} where MQ gives {field_text(alt.expected, path)}"
+                     for path in alt.fields)
+
+
 def alternatives_text(failure) -> list[str]:
     """Lines naming the earlier steps where a departure explains the history as well (none: no lines)."""
     alts = failure.mismatch.alternatives
@@ -191,13 +202,9 @@ def alternatives_text(failure) -> list[str]:
                  "outcomes and the answer fits only some; from one it rules out, every later step, this one "
                  "included, is what MQ gives:"]
     for alt in alts:
-        step = failure.steps[alt.index]
-        what = "; ".join(f"{path} {field_text(step.observed, path)} where MQ gives {field_text(alt.expected, path)}"
-                         for path in alt.fields)
-        lines.append(f"  step {alt.index + 1} ({op_text(step.op)}): {what}")
-        for rid in alt.rules:
-            rule = RULES[rid] if rid in RULES else None
-            lines.append(f"    {rid}  {rule.summary if rule else ''}" + (f"  [{rule.source}]" if rule else ""))
+        lines.append(f"  step {alt.index + 1} ({op_text(failure.steps[alt.index].op)}): "
+                     f"{alternative_differences(failure, alt)}")
+        lines += [_rule_line(rid, "    ") for rid in alt.rules]
     return lines
 
 

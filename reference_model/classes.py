@@ -22,7 +22,7 @@ import attrs
 
 from reference_model import language as L
 from reference_model import dlq_table as T
-from reference_model import expiry
+from reference_model import core, expiry
 from reference_model import mqconst as C
 from reference_model.state import ModelHandle, ModelQueue, ModelState
 
@@ -111,24 +111,14 @@ def _available(state: ModelState, op: L.Op, selected: bool = True) -> list:
     h, q = _handle(state, op), _queue(state, op)
     if h is None or q is None:
         return []
-    msg_id, correl_id = _criteria(op) if selected else ("", "")
+    criteria = core.selection(op) if selected else ("", "")
     return [m for m in _head(q) if m.got_by is None and m.put_by in (None, h.conn)
-            and m.locked_by in (None, h.name) and (not msg_id or m.md.msg_id == msg_id)
-            and (not correl_id or m.md.correl_id == correl_id)]
+            and m.locked_by in (None, h.name) and core.satisfies(criteria, m)]
 
 
 def _selecting(op: L.Op) -> bool:
-    """A get with match options it does not ignore (under the cursor it ignores them)."""
-    return isinstance(op, L.GetMatching) and bool(op.match_options & C.MQMO_MODELLED) \
-        and not op.options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
-
-
-def _criteria(op: L.Op) -> tuple[str, str]:
-    """The (MsgId, CorrelId) a selecting get asks for, "" for any."""
-    if not _selecting(op):
-        return "", ""
-    return (op.msg_id if op.match_options & C.MQMO_MATCH_MSG_ID else "",
-            op.correl_id if op.match_options & C.MQMO_MATCH_CORREL_ID else "")
+    """A get whose match options apply (not one under the cursor, which ignores them)."""
+    return core.selects(op) and not op.options & core.UNDER_CURSOR
 
 
 def _priority(q: ModelQueue, md: L.MessageDescriptor) -> int:
@@ -318,7 +308,7 @@ def _core36(state, op):
 def _core51(state, op):
     if not _selecting(op):
         return
-    msg_id, correl_id = _criteria(op)
+    msg_id, correl_id = core.selection(op)
     if msg_id or correl_id:
         yield "by MsgId and CorrelId" if msg_id and correl_id else "by MsgId" if msg_id else "by CorrelId"
     if (op.match_options & C.MQMO_MATCH_MSG_ID and not op.msg_id) \
@@ -329,7 +319,7 @@ def _core51(state, op):
 @declare("CORE-52", "the first message selected", "a message behind others selected", "several selected",
          "none selected")
 def _core52(state, op):
-    if not _selecting(op) or not any(_criteria(op)):
+    if not any(core.selection(op)):
         return
     every, chosen = _available(state, op, selected=False), _available(state, op)
     if not chosen:

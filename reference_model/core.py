@@ -786,14 +786,26 @@ def _get_option_errors(op: L.Get) -> list[tuple[int, str]]:
     return errors
 
 
-def _criteria(op: L.Get) -> tuple[str, str]:
-    """The (MsgId, CorrelId) a get selects by, "" for a field it does not select by (CORE-51)."""
-    mo = getattr(op, "match_options", C.MQMO_NONE)
+#: The get options that get or browse the message under the cursor.
+UNDER_CURSOR = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+
+
+def selects(op: L.Op) -> bool:
+    """A get with match options the language carries (MsgId, CorrelId), even ones given MQMI_NONE or
+    MQCI_NONE: a get that selects, unless it is under the cursor, which ignores them (CORE-53)."""
+    return isinstance(op, L.GetMatching) and bool(op.match_options & C.MQMO_MODELLED)
+
+
+def selection(op: L.Op) -> tuple[str, str]:
+    """The (MsgId, CorrelId) a get selects by, "" for any (CORE-51); none under the cursor (CORE-53)."""
+    if not selects(op) or op.options & UNDER_CURSOR:
+        return "", ""
+    mo = op.match_options
     return (op.msg_id if mo & C.MQMO_MATCH_MSG_ID else "", op.correl_id if mo & C.MQMO_MATCH_CORREL_ID else "")
 
 
-def _selected(criteria: tuple[str, str], m: ModelMessage) -> bool:
-    """Does ``m`` satisfy a get's selection criteria?  MQMI_NONE and MQCI_NONE ("") match any value."""
+def satisfies(criteria: tuple[str, str], m: ModelMessage) -> bool:
+    """Does ``m`` satisfy a get's selection ``criteria``?  MQMI_NONE and MQCI_NONE ("") match any value."""
     msg_id, correl_id = criteria
     return (not msg_id or m.md.msg_id == msg_id) and (not correl_id or m.md.correl_id == correl_id)
 
@@ -856,8 +868,7 @@ def get(state: ModelState, op: L.Get) -> list[Branch]:
         return syncpoint.marked_get(state, op, h)
     # reports of messages removed in the background may have arrived on this queue (EXP-26, EXP-08)
     branches = _after_report_removals(state, h.queue, False, lambda s: plain_get(s, op, s.handles[op.handle]))
-    if state.platform == C.PLATFORM_ZOS and any(_criteria(op)) \
-            and not o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+    if state.platform == C.PLATFORM_ZOS and any(selection(op)):
         # z/OS: the criteria that can be used "might be restricted by the type of index" (CORE-51's note)
         branches.append(_fail(state, C.MQRC_MATCH_OPTIONS_ERROR, "CORE-51"))
     return branches
@@ -897,7 +908,7 @@ def _excluded(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommitted:
         hidden = _visibility(state, m, h, own_uncommitted)
         if hidden is not None:
             table[m.body] = hidden
-        elif not _selected(criteria, m):
+        elif not satisfies(criteria, m):
             table[m.body] = ("CORE-51", "CORE-52")
         elif q.expiring and expiry.status(state, m) != expiry.LIVE:
             # if returned anyway; one backed out kept its original expiry and may have expired since (EXP-14)
@@ -915,7 +926,7 @@ def _visible_from(state: ModelState, q: ModelQueue, h: ModelHandle, own_uncommit
     selecting = any(criteria)
     for i in range(start, len(ordered)):
         m = ordered[i]
-        if _visibility(state, m, h, own_uncommitted) is None and (not selecting or _selected(criteria, m)):
+        if _visibility(state, m, h, own_uncommitted) is None and (not selecting or satisfies(criteria, m)):
             yield m
 
 
@@ -923,18 +934,16 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
               keep_lock: bool = True, mark: bool = False) -> list[Branch]:
     o = op.options
     q = state.queues[h.queue]
-    under_cursor = o & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
-    # CORE-53: under the cursor the match options are ignored
-    criteria = ("", "") if under_cursor else _criteria(op)
+    under_cursor = o & UNDER_CURSOR
+    criteria = selection(op)
     # a get that selects: even by MQMI_NONE / MQCI_NONE, which match any message (CORE-51)
-    selecting = ("CORE-51", "CORE-52") if not under_cursor and isinstance(op, L.GetMatching) \
-        and op.match_options & C.MQMO_MODELLED else ()
+    selecting = ("CORE-51", "CORE-52") if selects(op) and not under_cursor else ()
     # A get looks only as far down the queue as it must; what it passed over is worked out
     # when a failure (or a get that found nothing) needs it.
     excluded = Lazy(lambda: _excluded(state, q, h, own_uncommitted, criteria))
     if under_cursor:
         # a get that would select, here ignoring its selection: the message under the cursor it is
-        ignored = ("CORE-53",) if isinstance(op, L.GetMatching) and op.match_options & C.MQMO_MODELLED else ()
+        ignored = ("CORE-53",) if selects(op) else ()
         target = q.find(h.cursor_seq) if h.cursor_seq is not None else None
         if target is None or _visibility(state, target, h, own_uncommitted) is not None:
             return [Branch(observation=L.Observation.of(C.MQRC_NO_MSG_UNDER_CURSOR), state=state,

@@ -6,7 +6,7 @@ import time
 
 from conformance import __version__
 from conformance.history import Failure
-from conformance.render import differences, explain, field_text, observation_text, op_text
+from conformance.render import alternative_differences, differences, explain, field_text, observation_text, op_text
 from reports.matrix import VERDICTS, Column
 
 VERDICT_ORDER = VERDICTS
@@ -63,12 +63,9 @@ def expected_vs_observed(failure: Failure) -> list[tuple[str, str]]:
     for path in dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]):
         rows.append((path, f"expected {field_text(closest, path)}, observed {field_text(mm.observed, path)}"))
     for alt in mm.alternatives:
-        observed = failure.steps[alt.index].observed
-        what = "; ".join(f"{path} {field_text(observed, path)} where MQ gives {field_text(alt.expected, path)}"
-                         for path in alt.fields)
         rows.append((f"or a departure at step {alt.index + 1}",
-                     f"{', '.join(alt.rules)}: {what} (MQ allows several outcomes there; from this one every "
-                     "later step is what MQ gives)"))
+                     f"{', '.join(alt.rules)}: {alternative_differences(failure, alt)} (MQ allows several "
+                     "outcomes there; from this one every later step is what MQ gives)"))
     return rows
 
 

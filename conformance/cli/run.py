@@ -174,22 +174,20 @@ def cmd_replay(args, out) -> int:
             tries += 1
             found = replay_on(adapter, failure, options)
         smaller = None
-        if found is not None and args.minimise:
-            smaller = minimise(found, adapter, replays=args.replays)
-        tolerance = adapter.capabilities().expiry_tolerance
-        found, smaller = (None if f is None else with_alternatives(f, tolerance) for f in (found, smaller))
+        if found is not None:
+            if args.minimise:
+                smaller = found = minimise(found, adapter, replays=args.replays)
+            found = with_alternatives(found, adapter.capabilities().expiry_tolerance)
     finally:
         adapter.close()
     if found is not None:
-        if smaller is not None:
-            found = smaller
         out.write(render_failure(found) + "\n")
         shown = f" (shown on try {tries} of at most {args.tries})" if args.tries > 1 else ""
         out.write(f"\nStill failing: {args.file}{shown}\n")
         if smaller is not None:
             if smaller.size < failure.size:
                 try:
-                    path = save_failure(smaller, args.file.parent)
+                    path = save_failure(found, args.file.parent)
                 except OSError as exc:
                     raise UsageError(f"--minimise: cannot write beside {args.file} ({exc.strerror})") from None
                 out.write(f"Minimised: {failure.size} calls to {smaller.size}: {path}\n")
