@@ -266,7 +266,9 @@ class StepMemo:
     candidate states after it and every check along it.  Hypothesis builds most cases from
     parts of earlier ones, and shrinking replays the same beginnings again and again: a
     tracker that is still on a prefix already followed takes its checks from here instead of
-    stepping the model.  Only steps that matched are kept (a mismatch ends the walk, and a
+    stepping the model.  A machine's run empties it at its end (its cases are what share
+    beginnings; held longer, its many objects cost the collector more than they save).
+    Only steps that matched are kept (a mismatch ends the walk, and a
     keep-going run's step past it leaves the memo).  The memo holds at most ``limit`` steps
     (a step holds its candidate states: 3 to 8 KB); past that it starts again empty (a limit
     of 0 turns it off).

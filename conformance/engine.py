@@ -14,6 +14,7 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import run_state_machine_as_test
 
 from adapters.base import Adapter, AdapterError, Capabilities
+from conformance.checker import MEMO
 from conformance.machines import MACHINES
 from conformance.machines.base import bind
 from conformance.history import with_alternatives
@@ -121,13 +122,19 @@ COLLECTOR_THRESHOLDS = (50_000, 20, 100)
 
 
 @contextlib.contextmanager
-def collector_tuned():
+def collector_tuned(release: Callable[[], None] | None = None):
     """Run the body with :data:`COLLECTOR_THRESHOLDS`, the objects alive before it left out of the
     collector's walks; the thresholds and those objects are given back at the end, after one
-    whole collection (what the run left in cycles is collected within its time).  The
-    MQCONFORM_GC environment variable set to ``default`` leaves the collector as it is."""
+    collection of what the body made (what the run left in cycles is collected within its time).
+    ``release``, called before that collection, lets go of what the body kept and no longer needs
+    (freed then without the collector walking it).  The MQCONFORM_GC environment variable set to
+    ``default`` leaves the collector as it is."""
     if os.environ.get("MQCONFORM_GC") == "default":
-        yield
+        try:
+            yield
+        finally:
+            if release is not None:
+                release()
         return
     thresholds = gc.get_threshold()
     gc.freeze()
@@ -135,9 +142,11 @@ def collector_tuned():
     try:
         yield
     finally:
+        if release is not None:
+            release()
+        gc.collect()   # what the run left in cycles is its own to collect, not what runs next
         gc.set_threshold(*thresholds)
         gc.unfreeze()
-        gc.collect()   # what the run left in cycles is its own to collect, not what runs next
 
 
 def run_machine(machine, settings) -> None:
@@ -160,7 +169,8 @@ def run_machine(machine, settings) -> None:
     session = machine.session
     session.stop_when_spent = True
     try:
-        with collector_tuned():
+        # The step memo serves one run (its cases share beginnings); let go of it at the end.
+        with collector_tuned(release=MEMO.clear):
             run_state_machine_as_test(machine, settings=settings)
     except ShrinkSpent:
         if session.broken is not None:
@@ -203,12 +213,18 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
 
     unsteady = False
 
-    def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset()) -> None:
-        """Record ``failure``, found with the rules ``aside`` set aside (its history may pass through
-        departures from them, as the round that found it stepped past them)."""
+    def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset(),
+              unless_within: set[str] | None = None):
+        """Record ``failure`` (and return it as recorded), found with the rules ``aside`` set aside (its history may pass through
+        departures from them, as the round that found it stepped past them).  With ``unless_within``,
+        a failure whose minimal form names none but those rules is not recorded: a failure already
+        recorded shows it (minimising may name fewer rules: a get that selects, made a plain get,
+        no longer implicates the selection's)."""
         nonlocal outcome, unsteady
         if minimise_histories:
             failure = minimise(failure, adapter, set_aside=aside)
+        if unless_within is not None and set(failure.rules) <= unless_within:
+            return None
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside)
         not_reproduced = not_reproduced or not failure.reproduced
         if not_reproduced:
@@ -220,6 +236,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         unsteady = unsteady or not_reproduced
         how = "NON-CONFORMANT, not reproduced on a second run" if unsteady else "NON-CONFORMANT"
         outcome = f"{how} (" + ", ".join(broken) + ")"
+        return failure
 
     rounds = keep_going + 1
     for earlier in [f for f in record.failures if f.area == area and f.platform != platform]:
@@ -238,9 +255,16 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
         departure, takes any other for the same failure and keeps only the smallest)."""
         nonlocal set_aside
-        for other in session.departures_besides(set(broken) | set_aside):
-            found(other, aside=session.set_aside)
-            set_aside = set_aside | set(other.rules)
+        handled: set[frozenset[str]] = set()
+        while True:
+            pending = [d for d in session.departures_besides(set(broken) | set_aside)
+                       if frozenset(d.rules) not in handled]
+            if not pending:
+                return
+            handled.add(frozenset(pending[0].rules))
+            recorded = found(pending[0], aside=session.set_aside, unless_within=set(broken) | set_aside)
+            if recorded is not None:
+                set_aside = set_aside | set(recorded.rules)
 
     sessions = []
     for _round in range(rounds):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+import typing
 
 import attrs
 
@@ -128,8 +129,8 @@ class TableInvalid(ValueError):
 # --------------------------------------------------------------------------- lines
 
 
-@attrs.frozen
-class _Char:
+class _Char(typing.NamedTuple):
+    """A character of the table's text and where it stands (a tuple: a table has thousands)."""
     ch: str
     line: int
     column: int

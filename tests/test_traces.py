@@ -19,7 +19,7 @@ def run_cli(*argv):
 def traced_run(tmp_path, monkeypatch, name, *extra):
     trace = tmp_path / f"{name}.jsonl"
     monkeypatch.setenv("MQCONFORM_TRACE", str(trace))
-    run_cli("run", "--adapter", "simulated", "--area", "core", "--seed", "5", "--examples", "8",
+    run_cli("run", "--adapter", "simulated", "--area", "core", "--seed", "7", "--examples", "8",
             "--adapter-opt", "platform=distributed", "--keep-going", "0", "--results", str(tmp_path / name), *extra)
     monkeypatch.delenv("MQCONFORM_TRACE")
     return trace

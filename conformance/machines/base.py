@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from hypothesis.stateful import RuleBasedStateMachine
 
+from conformance.machines.steps import StepStrategy
 from conformance.session import Session
 from reference_model import language as L
 
@@ -24,6 +25,7 @@ class ConformanceMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
+        self._rules_strategy = StepStrategy(self)
         self.session.start_case()
 
     @classmethod

@@ -483,3 +483,22 @@ class SelectingCoreMachine(CoreMachine):
         for _ in range(2 if again else 1):
             self.execute(L.GetMatching(conn=conn, handle=handle, options=how, match_options=match, msg_id=mid,
                                        correl_id=cid))
+
+    @drawn_rule(conn=CONNS, queue=QUEUES, msg_id=MSG_IDS[1:], correl_id=CORREL_IDS[1:],
+                priorities=Record(lambda a, b, c: (a, b, c), a=(0, 4, 9), b=(9, 0, 4), c=(4, 9, 0)), count=(3, 2),
+                match=MATCHES[:3], browse=(False, True))
+    def get_matching_in_order(self, conn, queue, msg_id, correl_id, priorities, count, match, browse):
+        """Several messages with the same identifiers and mixed priorities, then gets (or a browse from
+        the first on) that select by them, one more than were put: every match comes back, in the
+        queue's delivery order, and then none (CORE-52, CORE-51); a browse walks on from its cursor."""
+        handle = self._handle(conn, queue)
+        for priority in priorities[:count]:
+            self.execute(L.Put(conn=conn, handle=handle, body=self._body(), options=C.MQPMO_NO_SYNCPOINT,
+                               md=L.MessageDescriptor(msg_id=msg_id, correl_id=correl_id, priority=priority)))
+        options = C.MQGMO_BROWSE_FIRST if browse else 0
+        for _ in range(count + 1):
+            obs = self.execute(L.GetMatching(conn=conn, handle=handle, options=options | C.MQGMO_NO_SYNCPOINT,
+                                             match_options=match, msg_id=msg_id, correl_id=correl_id))
+            if obs.message is None:
+                break
+            options = C.MQGMO_BROWSE_NEXT if browse else 0

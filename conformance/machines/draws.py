@@ -9,9 +9,8 @@ so the options are about equally likely, and a lower byte a lower option).  The
 shrinker lowers each byte on its own, so every field still shrinks towards its
 first option, which is to be its plainest.
 
-A field may also be :class:`Some`: a few of a group of optional fields, as many
-as ``st.fixed_dictionaries(optional=...)`` would draw (often none, half of them on
-average), shrinking towards none; a :class:`OneOf` of several fields; or another
+A field may also be :class:`Some`: a few of a group of optional fields (often
+none, half of them on average), each shrinking away on its own; a :class:`OneOf` of several fields; or another
 :class:`Record`.  :func:`drawn_rule` gives a state machine's rule all its arguments
 as one record.
 """
@@ -19,7 +18,6 @@ as one record.
 from __future__ import annotations
 
 import functools
-import itertools
 from typing import Any, Callable, Sequence
 
 from hypothesis import strategies as st
@@ -29,25 +27,6 @@ from hypothesis.stateful import initialize, rule
 def option(options: Sequence, byte: int) -> Any:
     """The option ``byte`` (0-255) picks: the first for 0, the last for 255, each about as often."""
     return options[byte * len(options) >> 8]
-
-
-def _size_weights(n: int, more: float) -> list[float]:
-    """How likely each size 0..n is when each further field comes with probability ``more``."""
-    return [(1 - more) * more ** k for k in range(n)] + [more ** n]
-
-
-def _counts(n: int) -> tuple[int, ...]:
-    """How many of ``n`` optional fields each byte keeps (none for the lowest bytes): sizes as
-    Hypothesis draws a collection's of at most ``n`` with an average of ``n / 2`` (each further field
-    with a fixed probability, found here so that the average is ``n / 2``; the rest at ``n``)."""
-    low, high = 0.0, 1.0
-    for _ in range(50):
-        more = (low + high) / 2
-        mean = sum(k * w for k, w in enumerate(_size_weights(n, more)))
-        low, high = (more, high) if mean < n / 2 else (low, more)
-    bounds = list(itertools.accumulate(_size_weights(n, low)))
-    return tuple(next((k for k, bound in enumerate(bounds) if (byte + 0.5) / 256 <= bound), n)
-                 for byte in range(256))
 
 
 class Field:
@@ -83,20 +62,26 @@ def _field(name: str, values: Any) -> Any:
 
 
 class Some(Field):
-    """A group of optional fields of which a drawn value has some: how many (none most often, half
-    of them on average) and which are drawn, then each one's value (a field as :class:`Record` takes
-    it).  Its value is a dict of the fields present, in the order given."""
+    """A group of optional fields of which a drawn value has some: none in about one draw in n + 1
+    (n fields), half of them on average, each field's value as :class:`Record` takes it.  Its value
+    is a dict of the fields present, in the order given.
+
+    A byte says how sparse the draw is, and each field has a byte of its own: the field is present
+    when its byte is above the first.  So each field leaves a draw on its own when shrinking lowers
+    its byte, and the plainest draw has none; the first fields' bytes come last, so that where some
+    fields must stay the first ones do.
+    """
 
     def __init__(self, **fields: Any) -> None:
         self.record = Record(**fields)
-        self.counts = _counts(len(fields))
-        self.subsets = [list(itertools.combinations(self.record.parts, k)) for k in range(len(fields) + 1)]
-        #: Bytes taken: how many, which, and the fields'.
-        self.width = 2 + self.record.width
+        self.n = len(fields)
+        #: Bytes taken: how sparse, whether each is present, and the fields'.
+        self.width = 1 + self.n + self.record.width
 
     def decode(self, raw: bytes) -> dict:
-        chosen = option(self.subsets[self.counts[raw[0]]], raw[1])
-        return {name: field.decode(raw[2 + at:2 + at + field.width]) for name, field, at in chosen}
+        sparse, n, at0 = raw[0], self.n, 1 + self.n
+        return {name: field.decode(raw[at0 + at:at0 + at + field.width])
+                for i, (name, field, at) in enumerate(self.record.parts) if raw[n - i] > sparse}
 
 
 class OneOf(Field):
