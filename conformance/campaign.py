@@ -229,27 +229,15 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         coverage.failed.update(failure.rules)
         result["failures"].append(failure.to_json())
         # Departures from other rules the shrinking met (Hypothesis keeps only the smallest one).
-        # One whose minimal form names only rules a failure recorded before names is not recorded
-        # again (minimising may name fewer rules: a get that selects, made a plain get, no longer
-        # implicates the selection's).
-        named, handled = set(failure.rules), set()
-        while True:
-            pending = [d for d in machine.session.departures_besides(named) if frozenset(d.rules) not in handled]
-            if not pending:
-                break
-            other = pending[0]
-            handled.add(frozenset(other.rules))
+        def tidy(other):
             if known_as(fingerprint(other), known) is not None:
                 coverage.failed.update(other.rules)
-                named |= set(other.rules)
                 result["duplicates"].append(fingerprint(other))
-                continue
+                return None
             budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
-            if budget is None or budget > 1.0:
-                other = minimise(other, adapter, budget=budget)
-            if set(other.rules) <= named:
-                continue
-            named |= set(other.rules)
+            return minimise(other, adapter, budget=budget) if budget is None or budget > 1.0 else other
+
+        for other in machine.session.other_departures(failure.rules, tidy):
             coverage.failed.update(other.rules)
             result["failures"].append(with_alternatives(other, adapter.capabilities().expiry_tolerance).to_json())
         return True

@@ -82,7 +82,8 @@ def area_platforms(area: str, caps: Capabilities) -> list[str]:
 def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                   adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset(),
                   deadline: float | None = None, shrink_budget=BY_SYSTEM,
-                  shrink_until: float | None = None, shrink_seconds=BY_SYSTEM) -> type:
+                  shrink_until: float | None = None, shrink_seconds=BY_SYSTEM,
+                  named: frozenset[str] | None = None) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
 
     After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`);
@@ -94,7 +95,8 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     stall = None if adapter.capabilities().realtime else SHRINK_STALL
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
                       set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
-                      shrink_until=shrink_until, shrink_seconds=shrink_seconds, shrink_stall=stall)
+                      shrink_until=shrink_until, shrink_seconds=shrink_seconds, shrink_stall=stall,
+                      named=named)
 
     machine = bind(MACHINES[area].on(session), session)
     if seed is not None:
@@ -213,17 +215,19 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
 
     unsteady = False
 
+    def tidy(failure, aside: frozenset[str] = frozenset()):
+        return minimise(failure, adapter, set_aside=aside) if minimise_histories else failure
+
     def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset(),
-              unless_within: set[str] | None = None):
-        """Record ``failure`` (and return it as recorded), found with the rules ``aside`` set aside (its history may pass through
-        departures from them, as the round that found it stepped past them).  With ``unless_within``,
-        a failure whose minimal form names none but those rules is not recorded: a failure already
-        recorded shows it (minimising may name fewer rules: a get that selects, made a plain get,
-        no longer implicates the selection's)."""
+              tidied: bool = False):
+        """Record ``failure`` (minimised unless ``tidied``) and return it as recorded, found with the
+        rules ``aside`` set aside (its history may pass through departures from them, as the round
+        that found it stepped past them).  One whose minimal form names only rules a failure
+        recorded before names is not recorded again (None)."""
         nonlocal outcome, unsteady
-        if minimise_histories:
-            failure = minimise(failure, adapter, set_aside=aside)
-        if unless_within is not None and set(failure.rules) <= unless_within:
+        if not tidied:
+            failure = tidy(failure, aside)
+        if broken and set(failure.rules) <= set(broken):
             return None
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside)
         not_reproduced = not_reproduced or not failure.reproduced
@@ -255,21 +259,15 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
         departure, takes any other for the same failure and keeps only the smallest)."""
         nonlocal set_aside
-        handled: set[frozenset[str]] = set()
-        while True:
-            pending = [d for d in session.departures_besides(set(broken) | set_aside)
-                       if frozenset(d.rules) not in handled]
-            if not pending:
-                return
-            handled.add(frozenset(pending[0].rules))
-            recorded = found(pending[0], aside=session.set_aside, unless_within=set(broken) | set_aside)
-            if recorded is not None:
-                set_aside = set_aside | set(recorded.rules)
+        for other in session.other_departures(set(broken) | set_aside, lambda f: tidy(f, session.set_aside)):
+            found(other, aside=session.set_aside, tidied=True)
+            set_aside = set_aside | set(other.rules)
 
     sessions = []
     for _round in range(rounds):
         machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside,
-                                shrink_budget=shrink_cases, shrink_seconds=shrink_seconds)
+                                shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
+                                named=frozenset(r for f in record.failures for r in f.rules))
         sessions.append(machine.session)
         try:
             run_machine(machine, machine_settings(examples))

@@ -189,8 +189,8 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             path = save_failure(failure, where)
             problem = f"{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
             # Departures from other rules met while Hypothesis shrank this one: reported too.
-            for other in machine.session.departures_besides(failure.rules):
-                other = with_alternatives(minimise(other, mq_adapter), tolerance)
+            for other in machine.session.other_departures(failure.rules, lambda f: minimise(f, mq_adapter)):
+                other = with_alternatives(other, tolerance)
                 mq_record.add_failure(other)
                 problem += (f"\n\nAlso broken ({', '.join(other.rules)}), met while shrinking: "
                             f"mqconform replay {save_failure(other, where)}")

@@ -8,6 +8,7 @@ import os
 import threading
 import time
 import uuid
+from typing import Callable, Iterator
 
 from adapters.base import Adapter, AdapterError
 from conformance.checker import Mismatch, ModelTracker
@@ -59,7 +60,7 @@ class Session:
                  platform: str | None = None, set_aside: frozenset[str] = frozenset(),
                  deadline: float | None = None, shrink_budget: int | None = None,
                  shrink_until: float | None = None, shrink_seconds: float | None = None,
-                 shrink_stall: int | None = None) -> None:
+                 shrink_stall: int | None = None, named: frozenset[str] | None = None) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -75,6 +76,10 @@ class Session:
         #: is not reported again; the model follows the system past it when the difference
         #: cannot change what happens next, else the rest of the case is not run.
         self.set_aside = frozenset(set_aside)
+        #: Of those, the rules a recorded failure names: a departure stepped past counts as failing
+        #: these only (a rule set aside because a departure implicated it, where the departure's
+        #: minimal form did not, stays unfailed; None: all of them).
+        self.named = self.set_aside if named is None else frozenset(named)
         self._derailed = False
         #: Set once the adapter or the system fails: every later call fails the same way at once.
         self.broken: HarnessError | None = None
@@ -228,7 +233,7 @@ class Session:
                     self._stalled = 0
                 self.remember(failure)
                 raise NonConformance(failure)
-            self.coverage.failed.update(failure.rules)
+            self.coverage.failed.update(r for r in failure.rules if r in self.named)
             if not self.tracker.step_past(op, observed):
                 self._derailed = True
         return observed
@@ -253,6 +258,25 @@ class Session:
             chosen.append(best)
             covered.update(best.rules)
             left.remove(best)
+
+    def other_departures(self, reported, tidy: Callable[[Failure], Failure | None]) -> Iterator[Failure]:
+        """The departures to report besides those naming ``reported`` rules, as :meth:`departures_besides`
+        chooses them, each made by ``tidy`` (minimised) into what is reported; None from ``tidy``: not to
+        be reported (known already), its rules counted as named.  A departure whose tidied form names
+        only rules already named is left out (minimising may name fewer rules: a get that selects, made
+        a plain get, no longer implicates the selection's), and the choice goes on over what is left."""
+        named, handled = set(reported), set()
+        while True:
+            pending = [d for d in self.departures_besides(named) if frozenset(d.rules) not in handled]
+            if not pending:
+                return
+            handled.add(frozenset(pending[0].rules))
+            tidied = tidy(pending[0])
+            if tidied is None:
+                named.update(pending[0].rules)
+            elif not set(tidied.rules) <= named:
+                named.update(tidied.rules)
+                yield tidied
 
     def failure(self, mismatch: Mismatch) -> Failure:
         return Failure(

@@ -42,7 +42,7 @@ def test_without_ibms_client_a_run_ends_with_one_line_and_exit_2(tmp_path):
 @pytest.mark.parametrize("platform", [C.PLATFORM_DISTRIBUTED, C.PLATFORM_ZOS])
 def test_a_conforming_queue_manager_passes_and_every_object_is_removed(platform, tmp_path):
     server = ibmmq_standin.reset(platform=platform)
-    code, out, err = run_cli("run", *STANDIN, "--area", "core,syncpoint", "--examples", "5", "--seed", "3",
+    code, out, err = run_cli("run", *STANDIN, "--area", "core,syncpoint", "--examples", "5", "--seed", "7",
                              "--results", tmp_path / "r")
     assert code == 0, out[-3000:] + err
     verdicts = _verdicts(tmp_path / "r")
@@ -67,7 +67,7 @@ def test_a_conforming_queue_manager_passes_and_every_object_is_removed(platform,
 @pytest.mark.parametrize("fault", ["backout-count-not-incremented", "get-inhibit-ignored"])
 def test_a_faulty_queue_manager_is_found_through_the_adapter(fault, tmp_path, fast):
     ibmmq_standin.reset(faults=fault, fast=True)
-    code, out, err = run_cli("run", *STANDIN, "--area", FAULTS[fault].area, "--examples", "30", "--seed", "3",
+    code, out, err = run_cli("run", *STANDIN, "--area", FAULTS[fault].area, "--examples", "30", "--seed", "7",
                              "--keep-going", "0", "--results", tmp_path / "r")
     assert code == 1, out[-3000:] + err
     assert {r for r, v in _verdicts(tmp_path / "r").items() if v == "fail"} & set(FAULTS[fault].rules)
@@ -155,7 +155,7 @@ def test_the_trigger_area_passes_on_a_conforming_queue_manager(platform, alter_q
 def test_a_trigger_fault_is_found_through_the_adapter(fault, alter_qmgr, tmp_path, fast):
     ibmmq_standin.reset(faults=fault, fast=True)
     code, out, err = run_cli("run", *STANDIN, "--adapter-opt", f"alter_qmgr={alter_qmgr}", "--area", "trigger",
-                             "--examples", "30", "--seed", "3", "--keep-going", "0", "--results", tmp_path / "r")
+                             "--examples", "30", "--seed", "7", "--keep-going", "0", "--results", tmp_path / "r")
     assert code == 1, out[-3000:] + err
     assert {r for r, v in _verdicts(tmp_path / "r").items() if v == "fail"} & set(FAULTS[fault].rules)
 
