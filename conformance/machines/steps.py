@@ -30,18 +30,21 @@ step unchanged); only the choices that pick it are fewer.
 
 from __future__ import annotations
 
-from typing import Any
-
 import functools
+from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidDefinition
 from hypothesis.stateful import RuleStrategy
-from hypothesis.strategies._internal.misc import BooleansStrategy
-from hypothesis.strategies._internal.numbers import IntegersStrategy
-from hypothesis.strategies._internal.strategies import SampledFromStrategy
 
 from conformance.machines.draws import Record
+
+try:   # Hypothesis's own strategy classes: where they move, every argument is drawn as Hypothesis draws it
+    from hypothesis.strategies._internal.misc import BooleansStrategy
+    from hypothesis.strategies._internal.numbers import IntegersStrategy
+    from hypothesis.strategies._internal.strategies import SampledFromStrategy
+except ImportError:  # pragma: no cover - depends on the Hypothesis release
+    BooleansStrategy = IntegersStrategy = SampledFromStrategy = ()
 
 
 def options(strategy: st.SearchStrategy) -> tuple | None:
@@ -49,7 +52,8 @@ def options(strategy: st.SearchStrategy) -> tuple | None:
     ``sampled_from`` without a map or filter, ``booleans``, ``integers`` over at most 256 values);
     otherwise None."""
     inner = getattr(strategy, "wrapped_strategy", strategy)
-    if isinstance(inner, SampledFromStrategy) and not inner._transformations and 0 < len(inner.elements) <= 256:
+    if isinstance(inner, SampledFromStrategy) and not getattr(inner, "_transformations", True) \
+            and 0 < len(inner.elements) <= 256:
         return tuple(inner.elements)
     if isinstance(inner, BooleansStrategy):
         return (False, True)
@@ -89,7 +93,11 @@ class StepStrategy(st.SearchStrategy):
     @staticmethod
     def rules_of(machine_type) -> list:
         """A machine class's rules in Hypothesis's order (fewer arguments first, then by name)."""
-        return RuleStrategy._setup_for(machine_type)[0]
+        setup = getattr(RuleStrategy, "_setup_for", None)
+        if setup is not None:
+            return setup(machine_type)[0]
+        return sorted(machine_type.setup_state().rules, key=lambda rule: (
+            sorted(rule.targets), len(rule.arguments), rule.function.__name__))  # pragma: no cover
 
     def __repr__(self) -> str:
         return f"StepStrategy({type(self.machine).__name__})"
