@@ -131,24 +131,20 @@ def collector_tuned(release: Callable[[], None] | None = None):
     ``release``, called before that collection, lets go of what the body kept and no longer needs
     (freed then without the collector walking it).  The MQCONFORM_GC environment variable set to
     ``default`` leaves the collector as it is."""
-    if os.environ.get("MQCONFORM_GC") == "default":
-        try:
-            yield
-        finally:
-            if release is not None:
-                release()
-        return
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    tuned = os.environ.get("MQCONFORM_GC") != "default"
+    if tuned:
+        thresholds = gc.get_threshold()
+        gc.freeze()
+        gc.set_threshold(*COLLECTOR_THRESHOLDS)
     try:
         yield
     finally:
         if release is not None:
             release()
-        gc.collect()   # what the run left in cycles is its own to collect, not what runs next
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        if tuned:
+            gc.collect()   # what the run left in cycles is its own to collect, not what runs next
+            gc.set_threshold(*thresholds)
+            gc.unfreeze()
 
 
 def run_machine(machine, settings) -> None:

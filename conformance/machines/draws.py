@@ -10,8 +10,8 @@ shrinker lowers each byte on its own, so every field still shrinks towards its
 first option, which is to be its plainest.
 
 A field may also be :class:`Some`: a few of a group of optional fields (often
-none, half of them on average), each shrinking away on its own; a :class:`OneOf` of several fields; or another
-:class:`Record`.  :func:`drawn_rule` gives a state machine's rule all its arguments
+none, half of them on average), each shrinking away on its own; a :class:`OneOf`
+of several fields; or another :class:`Record`.  :func:`drawn_rule` gives a state machine's rule all its arguments
 as one record.
 """
 

@@ -77,16 +77,23 @@ def arguments(rule) -> tuple[st.SearchStrategy | None, tuple]:
     return (Record(**picked).strategy if picked else None), tuple(others)
 
 
+@functools.lru_cache(maxsize=None)
+def _plan(machine_type) -> tuple[list, list, st.SearchStrategy]:
+    """What :class:`StepStrategy` needs of a machine class, worked out once."""
+    rules = StepStrategy.rules_of(machine_type)
+    entries = [(i, rule, bool(rule.bundles or rule.preconditions)) for i, rule in enumerate(rules)]
+    return rules, entries, st.binary(min_size=len(rules) + 1, max_size=len(rules) + 1)
+
+
 class StepStrategy(st.SearchStrategy):
     """A machine's next step: ``(rule, arguments)``, as Hypothesis's rule strategy draws it."""
 
     def __init__(self, machine) -> None:
         super().__init__()
         self.machine = machine
-        self.rules = self.rules_of(type(machine))
-        self.swarm = st.binary(min_size=len(self.rules) + 1, max_size=len(self.rules) + 1)
-        #: Each rule's place, the rule, and whether it has preconditions or bundles to ask first.
-        self.entries = [(i, rule, bool(rule.bundles or rule.preconditions)) for i, rule in enumerate(self.rules)]
+        #: The rules; each rule's place, the rule, and whether it has preconditions or bundles to ask
+        #: first; and the swarm's strategy (the same for every case of a machine class).
+        self.rules, self.entries, self.swarm = _plan(type(machine))
         #: For each rule, whether this case's swarm left it out (drawn at the case's first step).
         self.disabled: list[bool] | None = None
 
