@@ -14,6 +14,8 @@ cursor (DLQ-17).
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from reference_model import core
@@ -21,7 +23,7 @@ from reference_model import dlq_table as T
 from reference_model import expiry
 from reference_model import language as L
 from reference_model import mqconst as C
-from reference_model.model import Branch, HistoryError, handles
+from reference_model.model import Branch, HistoryError, Lazy, handles
 from reference_model.state import ModelMessage, ModelState
 
 KEPT, DISCARDED, BACKED_OUT = "kept", "discarded", "backed-out"
@@ -327,7 +329,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     # the model decides again rather than keep the handler's record (DLQ-16).
     tries = h.tries(mid)
     fields = message_fields(m)
-    index, rules, decisive = choose_rule(h.table, fields, tries)
+    index, rules, decisive = _choice(h.table, m, tries)
     if index is None or h.table.rules[index].action == "IGNORE":
         out = settle(o.state, h, KEPT, rules + ("DLQ-16",), busy=False, primary=decisive)
         if index is not None and "DLQ-38" in decisive:
@@ -387,17 +389,36 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
                                   provenance=rules, decided=decided)]
 
 
+#: choose_rule's answers by (table, message, tries): a pass reaches the same messages with the same
+#: table in every candidate state, and again at every pass while they stay on the queue.
+_CHOICES: dict[tuple, tuple] = {}
+
+
+def _choice(table: T.RulesTable, m: ModelMessage, tries: int) -> tuple[int | None, tuple[str, ...], tuple[str, ...]]:
+    """:func:`choose_rule` for message ``m`` (a table is keyed by identity: tables are never changed,
+    and the entry keeps it alive, so its id is not reused while the entry is there)."""
+    key = (id(table), m, tries)
+    hit = _CHOICES.get(key)
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    if len(_CHOICES) >= 20_000:
+        _CHOICES.clear()
+    chosen = choose_rule(table, message_fields(m), tries)
+    _CHOICES[key] = (table, chosen)
+    return chosen
+
+
 def _actionable(h: HandlerState, m: ModelMessage) -> tuple[bool, tuple[str, ...]]:
     """Would a later scan act on ``m``?  (And the rules that say so, those that decide first.)"""
     if m.dlh is None:
         return False, ("DLQ-07",)
-    index, rules, decisive = choose_rule(h.table, message_fields(m), h.tries(m.md.msg_id))
+    index, rules, decisive = _choice(h.table, m, h.tries(m.md.msg_id))
     return index is not None and h.table.rules[index].action != "IGNORE", decisive + rules
 
 
-def _ends(o: _Outcome) -> tuple[bool, tuple[str, ...]]:
-    """Whether WAIT(NO) or WAIT(n) ends the handler now (DLQ-29), and the rules that decide it."""
-    h, s = o.handler, o.state
+def _ends(h: HandlerState, s: ModelState, busy: bool) -> tuple[bool, tuple[str, ...]]:
+    """Whether WAIT(NO) or WAIT(n) ends handler ``h`` in state ``s`` now (DLQ-29), after a pass that
+    acted on a message or not (``busy``), and the rules that decide it."""
     wait = h.table.control.wait
     if wait == "NO":
         rules: tuple[str, ...] = ()
@@ -407,7 +428,7 @@ def _ends(o: _Outcome) -> tuple[bool, tuple[str, ...]]:
             left |= actionable
             rules += why
         return not left, rules
-    return not o.busy and s.clock - h.busy_at >= wait * 10, ()
+    return not busy and s.clock - h.busy_at >= wait * 10, ()
 
 
 @handles(L.RunDlqHandler)
@@ -470,14 +491,21 @@ def _run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
     # The outcomes after the first k messages, for every k a branch needs: each prefix is the one
     # before it taken one message further, so a pass costs one step per message, not one per
     # message and length.
-    prefixes = [[_Outcome(state=state.clone(), handler=h, fates={}, field_rules={}, rules=list(base_rules))]]
+    # A prefix's outcome holds the state it reached; _process clones before it changes one, so the
+    # first holds the state the pass starts from.
+    prefixes = [[_Outcome(state=state, handler=h, fates={}, field_rules={}, rules=list(base_rules))]]
     for m in todo:
         prefixes.append([nxt for o in prefixes[-1] for nxt in _process(o, m, scan)])
+    keys = {mid: f"attrs.{mid.upper()}" for mid in ids if mid}
+    # Outcomes alike in every fate give one observation (a pass that left every message alone may
+    # have stopped after any of them): each is made once.
+    observations: dict[tuple, L.Observation] = {}
     branches = []
     for k in lengths:
         for o in prefixes[k]:
+            handler = o.handler
             if o.busy:
-                o.handler = attrs.evolve(o.handler, busy_at=state.clock)
+                handler = attrs.evolve(handler, busy_at=state.clock)
             status = RUNNING
             rules = list(o.rules)
             # A table changed since the handler started is not in force (DLQ-10): when it is
@@ -486,20 +514,36 @@ def _run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
             handler_rules: tuple[str, ...] = pending + ("DLQ-29",) + scan
             if table.control.wait != "YES":
                 rules.append("DLQ-29")
-                ends, why = _ends(o)
+                ends, why = _ends(handler, o.state, o.busy)
                 handler_rules = pending + why + handler_rules
                 if ends:
                     status = ENDED
-                    o.handler = attrs.evolve(o.handler, running=False)
-            fates = {mid: o.fates.get(mid, KEPT) for mid in ids if mid}
-            for mid in ids:
-                if mid and mid not in o.fates:  # not reached in this pass
-                    o.field_rules[f"attrs.{mid.upper()}"] = tuple(base_rules) or ("DLQ-17",)
-            o.field_rules["attrs.HANDLER"] = tuple(dict.fromkeys(handler_rules))
-            # whether the handler goes on follows from what became of the messages
-            o.field_rules["fields:last"] = ("attrs.HANDLER",)
-            o.state = o.state.clone()
-            o.state.dlq_handlers[op.handler] = attrs.evolve(o.handler, scanned=True)
-            branches.append(Branch(observation=L.Observation(attrs={**fates, "HANDLER": status}), state=o.state,
-                                   rules=tuple(dict.fromkeys(rules)), field_rules=o.field_rules))
+                    handler = attrs.evolve(handler, running=False)
+            fates = tuple(o.fates.get(mid, KEPT) for mid in keys)
+            obs = observations.get((fates, status))
+            if obs is None:
+                obs = observations[fates, status] = L.Observation(attrs={**dict(zip(keys, fates)),
+                                                                         "HANDLER": status})
+            # What decided each field is read only to explain a departure: worked out then.
+            field_rules = Lazy(functools.partial(_pass_field_rules, o.field_rules, o.fates, keys,
+                                                 tuple(base_rules) or ("DLQ-17",),
+                                                 tuple(dict.fromkeys(handler_rules))))
+            # The branch's state: the outcome's with this handler's memory; the rest is shared, as the
+            # model changes a state only in a copy of it.
+            after = o.state.with_handler(op.handler, attrs.evolve(handler, scanned=True))
+            branches.append(Branch(observation=obs, state=after, rules=tuple(dict.fromkeys(rules)),
+                                   field_rules=field_rules))
     return branches
+
+
+def _pass_field_rules(reached: dict, fates: dict, keys: dict, unreached: tuple[str, ...],
+                      handler_rules: tuple[str, ...]) -> dict:
+    """A pass's field rules: those of the messages it reached, ``unreached`` for the others."""
+    out = dict(reached)
+    for mid, key in keys.items():
+        if mid not in fates:
+            out[key] = unreached
+    out["attrs.HANDLER"] = handler_rules
+    # whether the handler goes on follows from what became of the messages
+    out["fields:last"] = ("attrs.HANDLER",)
+    return out

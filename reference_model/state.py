@@ -16,7 +16,7 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 
-@attrs.frozen(eq=True, slots=True)
+@attrs.frozen(eq=True, slots=True, cache_hash=True)
 class ModelMessage:
     """A message on a queue as the model sees it (immutable: states share it)."""
 
@@ -137,7 +137,7 @@ class ModelQueue:
         """Replace ``m`` with a copy carrying ``changes``; returns the copy."""
         if "seq" in changes or "order_priority" in changes:
             raise ValueError("a message keeps its place")
-        new = attrs.evolve(m, **changes)
+        new = shared(attrs.evolve(m, **changes))
         self.messages[self.index(m.seq)] = new
         self.ordered[self.position(m.order_key)] = new
         self._count(m, -1)
@@ -152,6 +152,7 @@ class ModelQueue:
     def append(self, m: ModelMessage) -> None:
         if self.messages and self.messages[-1].seq >= m.seq:
             raise ValueError("messages must arrive in seq order")
+        m = shared(m)
         self.messages.append(m)
         self.ordered.insert(self.position(m.order_key), m)
         self._count(m, +1)
@@ -161,6 +162,24 @@ class ModelQueue:
         if self.locked:
             for m in [m for m in self.messages if m.locked_by == handle]:
                 self.update(m, locked_by=None)
+
+
+#: Every message a queue holds, by value: branches that put or change a message alike in different
+#: candidate states hold one object, so comparing those states finds it identical at once instead
+#: of comparing it field by field.  Values only: dropping it changes nothing but speed.
+_SHARED: dict[ModelMessage, ModelMessage] = {}
+SHARED_LIMIT = 200_000
+
+
+def shared(m: ModelMessage) -> ModelMessage:
+    """The one object of ``m``'s value that queues hold."""
+    found = _SHARED.get(m)
+    if found is not None:
+        return found
+    if len(_SHARED) >= SHARED_LIMIT:
+        _SHARED.clear()
+    _SHARED[m] = m
+    return m
 
 
 def _seq(m: ModelMessage) -> int:
@@ -306,6 +325,15 @@ class ModelState:
             peers=self.peers,
         )
 
+    def with_handler(self, name: str, handler) -> "ModelState":
+        """This state with DLQ handler ``name``'s memory replaced: a new state sharing everything else
+        with this one (for a state no one changes any more: the model changes only a state it cloned)."""
+        new = object.__new__(ModelState)
+        for field in _STATE_FIELDS:
+            setattr(new, field, getattr(self, field))
+        new.dlq_handlers = {**self.dlq_handlers, name: handler}
+        return new
+
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
         """Remove ``m`` for good, remembering which rules removed it."""
         q = self.queues[queue]
@@ -316,3 +344,6 @@ class ModelState:
 
     def find(self, queue: str, seq: int) -> ModelMessage | None:
         return self.queues[queue].find(seq)
+
+
+_STATE_FIELDS = tuple(f.name for f in attrs.fields(ModelState))
