@@ -129,23 +129,32 @@ class TableInvalid(ValueError):
 # --------------------------------------------------------------------------- lines
 
 
-class _Char(typing.NamedTuple):
-    """A character of the table's text and where it stands (a tuple: a table has thousands)."""
-    ch: str
-    line: int
-    column: int
+class _Line(typing.NamedTuple):
+    """A logical line: its characters, and where in the source each physical line's part of it begins."""
+    text: str
+    #: (offset in ``text``, source line, source column), one for each physical line joined in
+    parts: tuple[tuple[int, int, int], ...]
+
+    def at(self, i: int) -> tuple[int, int]:
+        """Source line and column of character ``i``."""
+        for offset, line, column in reversed(self.parts):
+            if offset <= i:
+                return line, column + i - offset
+        raise IndexError(i)
 
 
 def _logical_lines(text: str, used: set[str] | None = None,
-                   continuations: set[str] | None = None) -> list[list[_Char]]:
+                   continuations: set[str] | None = None) -> list[_Line]:
     """Join continuation lines and drop comments and blank lines; characters keep their source position.
 
     The syntax rules the text relies on go to ``used``, the continuation characters it uses to
     ``continuations``."""
     used = set() if used is None else used
     continuations = set() if continuations is None else continuations
-    out: list[list[_Char]] = []
-    current: list[_Char] | None = None
+    out: list[_Line] = []
+    current: list[str] | None = None
+    parts: list[tuple[int, int, int]] = []
+    length = 0
     keep_leading = False
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.rstrip("\r\n")
@@ -155,25 +164,29 @@ def _logical_lines(text: str, used: set[str] | None = None,
                 used.add("DLQ-34")
                 continue
             start = 0
+            current, parts, length = [], [], 0
         else:
             start = 0 if keep_leading else len(line) - len(line.lstrip())
-        chars = [_Char(ch, number, col + 1) for col, ch in enumerate(line) if col >= start]
-        while chars and chars[-1].ch.isspace():
-            chars.pop()
-        cont = chars[-1].ch if chars and chars[-1].ch in "+-" else None
+        part = line[start:].rstrip()
+        cont = part[-1] if part and part[-1] in "+-" else None
         if cont:
-            chars.pop()
-        current = (current or []) + chars
+            part = part[:-1]
+        parts.append((length, number, start + 1))
+        current.append(part)
+        length += len(part)
         if cont:
             used.add("DLQ-33")
             continuations.add(cont)
             keep_leading = cont == "-"
             continue
-        if any(not c.ch.isspace() for c in current):
-            out.append(current)
+        joined = "".join(current)
+        if joined.strip():
+            out.append(_Line(joined, tuple(parts)))
         current = None
-    if current and any(not c.ch.isspace() for c in current):
-        out.append(current)
+    if current:
+        joined = "".join(current)
+        if joined.strip():
+            out.append(_Line(joined, tuple(parts)))
     return out
 
 
@@ -191,68 +204,67 @@ class _Keyword:
     value_column: int
 
 
-def _tokens(chars: list[_Char], errors: list[TableError]) -> list[_Keyword]:
+def _tokens(line: _Line, errors: list[TableError]) -> list[_Keyword]:
     """``KEYWORD(value)`` items of one logical line; syntax errors go to ``errors``."""
     out: list[_Keyword] = []
-    i, n = 0, len(chars)
+    s = line.text
+    i, n = 0, len(s)
     while i < n:
-        c = chars[i]
-        if c.ch.isspace() or c.ch == ",":
+        c = s[i]
+        if c.isspace() or c == ",":
             i += 1
             continue
-        if not (c.ch.isalpha()):
-            errors.append(TableError(c.line, c.column, f"unexpected character {c.ch!r}", CHAR))
+        if not c.isalpha():
+            errors.append(TableError(*line.at(i), f"unexpected character {c!r}", CHAR))
             return out
         j = i
-        while j < n and chars[j].ch.isalnum():
+        while j < n and s[j].isalnum():
             j += 1
-        name = "".join(x.ch for x in chars[i:j]).upper()
+        name = s[i:j].upper()
         k = j
-        while k < n and chars[k].ch.isspace():
+        while k < n and s[k].isspace():
             k += 1
-        if k >= n or chars[k].ch != "(":
-            errors.append(TableError(c.line, c.column, f"keyword {name} must be followed by a value in parentheses",
+        if k >= n or s[k] != "(":
+            errors.append(TableError(*line.at(i), f"keyword {name} must be followed by a value in parentheses",
                                      CHAR))
             return out
         k += 1
-        while k < n and chars[k].ch.isspace():
+        while k < n and s[k].isspace():
             k += 1
-        vstart = chars[k] if k < n else chars[-1]
-        quoted = k < n and chars[k].ch == "'"
+        vstart = line.at(k if k < n else n - 1)
+        quoted = k < n and s[k] == "'"
         if quoted:
             k += 1
             buf = []
             while True:
                 if k >= n:
-                    errors.append(TableError(vstart.line, vstart.column, f"{name}: quoted value is not closed",
-                                             UNCLOSED))
+                    errors.append(TableError(*vstart, f"{name}: quoted value is not closed", UNCLOSED))
                     return out
-                if chars[k].ch == "'":
-                    if k + 1 < n and chars[k + 1].ch == "'":
+                if s[k] == "'":
+                    if k + 1 < n and s[k + 1] == "'":
                         buf.append("'")
                         k += 2
                         continue
                     k += 1
                     break
-                buf.append(chars[k].ch)
-                k += 1
+                end = s.find("'", k)
+                end = n if end < 0 else end
+                buf.append(s[k:end])
+                k = end
             value = "".join(buf)
-            while k < n and chars[k].ch.isspace():
+            while k < n and s[k].isspace():
                 k += 1
-            if k >= n or chars[k].ch != ")":
-                errors.append(TableError(vstart.line, vstart.column, f"{name}: expected ')' after the quoted value",
-                                         UNCLOSED))
+            if k >= n or s[k] != ")":
+                errors.append(TableError(*vstart, f"{name}: expected ')' after the quoted value", UNCLOSED))
                 return out
         else:
-            m = k
-            while m < n and chars[m].ch != ")":
-                m += 1
-            if m >= n:
-                errors.append(TableError(c.line, c.column, f"{name}: missing ')'", UNCLOSED))
+            m = s.find(")", k)
+            if m < 0:
+                errors.append(TableError(*line.at(i), f"{name}: missing ')'", UNCLOSED))
                 return out
-            value = "".join(x.ch for x in chars[k:m]).strip()
+            value = s[k:m].strip()
             k = m
-        out.append(_Keyword(name, value, quoted, c.line, c.column, vstart.line, vstart.column))
+        out.append(_Keyword(name, value, quoted, *line.at(i), *vstart))
         i = k + 1
     return out
 
@@ -466,9 +478,9 @@ def _parse(text: str) -> tuple[RulesTable | None, tuple[TableError, ...]]:
     rules: list[DlqRule] = []
     used = {"DLQ-31", "DLQ-32", "DLQ-35", "DLQ-40"}
     continuations: set[str] = set()
-    for index, chars in enumerate(_logical_lines(text, used, continuations)):
+    for index, line in enumerate(_logical_lines(text, used, continuations)):
         line_errors: list[TableError] = []
-        kws = _tokens(chars, line_errors)
+        kws = _tokens(line, line_errors)
         used.update(_features(kws))
         seen: set[str] = set()
         unique: list[_Keyword] = []
@@ -487,7 +499,7 @@ def _parse(text: str) -> tuple[RulesTable | None, tuple[TableError, ...]]:
                 line_errors.append(TableError(unique[0].line, unique[0].column,
                                               "control data must be the first entry of the table", MISPLACED))
             else:
-                rule = _rule(unique, chars[0].line, line_errors)
+                rule = _rule(unique, line.at(0)[0], line_errors)
                 if rule is not None and not line_errors:
                     rules.append(rule)
         errors += line_errors
@@ -530,7 +542,7 @@ def entries(text: str) -> list[Entry] | None:
     """
     if _parse(text)[1]:
         return None
-    return [tuple((kw.name, kw.value, kw.quoted) for kw in _tokens(chars, [])) for chars in _logical_lines(text)]
+    return [tuple((kw.name, kw.value, kw.quoted) for kw in _tokens(line, [])) for line in _logical_lines(text)]
 
 
 def spell(table: list[Entry]) -> str:
