@@ -1071,46 +1071,52 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         rules.append("EXP-17")   # a trigger message: its Expiry is checked to be unlimited
     if q.attr("BOTHRESH") and chosen.backout_count >= q.attr("BOTHRESH"):
         rules.append("CORE-42")
-    identity = tuple(dict.fromkeys(list(order) + list(chosen.provenance) + ["CORE-42"] * ("CORE-42" in rules)))
-    # No message at all where MQ returns this one: what put it there (its provenance) is what the
-    # system broke; the order and browse rules only say which message comes first.
-    # (A message an application simply put has nothing more specific than CORE-01/CORE-02 to show.)
-    # When such a rule exists, the order rules are left out: with nothing returned, which message
-    # comes first was not what went wrong (and naming them would make a verdict on them depend on
-    # what else the counterexample happened to hold).
-    special = [r for r in chosen.provenance if r not in ("CORE-01", "CORE-02")]
-    presence = tuple(dict.fromkeys(special + [r for r in identity if r not in order])) if special else identity
-    presence = tuple(dict.fromkeys(lead + presence))
-    field_rules = {
-        "rc": presence,
-        "message": presence,
-        "message.body": identity,
-        # The system returned another message that is there and available, only later in delivery
-        # order: the order rules alone decide which comes first (the checker uses this then).
-        "message.body:later": order,
-        "message.body:queue": (h.queue,),
-        # A count above 0 comes from backouts (CORE-15), kept across a restart (CORE-45); 0 is what a
-        # first delivery shows.
-        # (in the order its history gives them: a count kept from before a restart leads with its survival)
-        "message.backout_count": tuple(dict.fromkeys(
-            tuple(r for r in chosen.provenance if r in ("SYNC-19", "CORE-45", "CORE-15"))
-            + (("CORE-15", "CORE-17") if chosen.backout_count else ("CORE-12", "CORE-17")))),
-
-        "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
-        else ("CORE-07", "CORE-08"),
-        "message.persistence": ("CORE-10",),
-    }
-    for f in MESSAGE_FIELDS + ("msg_id",):
-        field_rules[f"message.{f}"] = ("CORE-11",)
+    core42 = "CORE-42" in rules
     rules += ["CORE-11", "CORE-12"]
-    field_rules["message.expiry"] = (("TRIG-30", "EXP-17") if chosen.tm else ()) + (
-        "EXP-03", "EXP-02", "EXP-06") + (("EXP-14",) if chosen.backout_count else ())
-    field_rules["message.xmit_header"] = ("EXP-20", "EXP-22", "EXP-21")
-    for name, deciders in chosen.decided:
-        field = f"message.{name}"
-        field_rules[field] = tuple(dict.fromkeys(deciders + field_rules.get(field, identity)))
+
+    def why() -> dict:
+        """Which rules decide each field of the message returned: read only to explain a departure."""
+        identity = tuple(dict.fromkeys(list(order) + list(chosen.provenance) + ["CORE-42"] * core42))
+        # No message at all where MQ returns this one: what put it there (its provenance) is what the
+        # system broke; the order and browse rules only say which message comes first.
+        # (A message an application simply put has nothing more specific than CORE-01/CORE-02 to show.)
+        # When such a rule exists, the order rules are left out: with nothing returned, which message
+        # comes first was not what went wrong (and naming them would make a verdict on them depend on
+        # what else the counterexample happened to hold).
+        special = [r for r in chosen.provenance if r not in ("CORE-01", "CORE-02")]
+        presence = tuple(dict.fromkeys(special + [r for r in identity if r not in order])) if special else identity
+        presence = tuple(dict.fromkeys(lead + presence))
+        field_rules = {
+            "rc": presence,
+            "message": presence,
+            "message.body": identity,
+            # The system returned another message that is there and available, only later in delivery
+            # order: the order rules alone decide which comes first (the checker uses this then).
+            "message.body:later": order,
+            "message.body:queue": (h.queue,),
+            # A count above 0 comes from backouts (CORE-15), kept across a restart (CORE-45); 0 is what a
+            # first delivery shows.
+            # (in the order its history gives them: a count kept from before a restart leads with its survival)
+            "message.backout_count": tuple(dict.fromkeys(
+                tuple(r for r in chosen.provenance if r in ("SYNC-19", "CORE-45", "CORE-15"))
+                + (("CORE-15", "CORE-17") if chosen.backout_count else ("CORE-12", "CORE-17")))),
+
+            "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
+            else ("CORE-07", "CORE-08"),
+            "message.persistence": ("CORE-10",),
+        }
+        for f in MESSAGE_FIELDS + ("msg_id",):
+            field_rules[f"message.{f}"] = ("CORE-11",)
+        field_rules["message.expiry"] = (("TRIG-30", "EXP-17") if chosen.tm else ()) + (
+            "EXP-03", "EXP-02", "EXP-06") + (("EXP-14",) if chosen.backout_count else ())
+        field_rules["message.xmit_header"] = ("EXP-20", "EXP-22", "EXP-21")
+        for name, deciders in chosen.decided:
+            field = f"message.{name}"
+            field_rules[field] = tuple(dict.fromkeys(deciders + field_rules.get(field, identity)))
+        return field_rules
+
     return Branch(observation=L.Observation(message=returned), state=s,
-                  rules=tuple(dict.fromkeys(rules)), field_rules=field_rules, excluded=excluded)
+                  rules=tuple(dict.fromkeys(rules)), field_rules=Lazy(why), excluded=excluded)
 
 
 def _get_syncpoint(state: ModelState, options: int, m: ModelMessage) -> bool | None:
