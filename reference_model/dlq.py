@@ -205,16 +205,15 @@ def _handler(state: ModelState, name: str) -> HandlerState:
 
 def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...], restart: bool = False,
            forgotten: tuple[str, ...] = ()) -> list[Branch]:
-    s = state.clone()
     table, errors = T.parse(text)
     if errors:
-        s.dlq_handlers[name] = HandlerState(table_file=text)
+        s = state.with_handler(name, HandlerState(table_file=text))
         obs = L.Observation(cc=C.MQCC_FAILED, rc=C.MQRC_NONE, attrs={"TABLE": "INVALID"})
         return [Branch(observation=obs, state=s, rules=rules + ("DLQ-09", "DLQ-13"))]
     rules += ("DLQ-09", "DLQ-27") + table.syntax_rules
     queue = table.control.inputq or state.qmgr.get("DEADQ", "")
     if not queue or queue not in state.queues:
-        s.dlq_handlers[name] = HandlerState(table_file=text)
+        s = state.with_handler(name, HandlerState(table_file=text))
         return [Branch(observation=L.Observation.of(C.MQRC_UNKNOWN_OBJECT_NAME), state=s, rules=rules)]
     # The handler opens its input queue MQOO_INPUT_AS_Q_DEF (DLQ-14): exclusively when the queue's
     # DEFSOPT says so, and then not while anything else has it open for input (CORE-23).
@@ -224,15 +223,15 @@ def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...], rest
     exclusive = state.queues[queue].attr("DEFSOPT") == C.MQOO_INPUT_EXCLUSIVE
     if (exclusive and (holders or apps)) or any(h.exclusive for h in holders) \
             or any(h.input_mode == C.MQOO_INPUT_EXCLUSIVE for h in apps):
-        s.dlq_handlers[name] = HandlerState(table_file=text, input_q=queue)
+        s = state.with_handler(name, HandlerState(table_file=text, input_q=queue))
         opened = {"rc": ("DLQ-14", "CORE-23"), "cc": ("DLQ-14", "CORE-23")}
         return [Branch(observation=L.Observation.of(C.MQRC_OBJECT_IN_USE), state=s, rules=rules + ("CORE-23",),
                        field_rules=opened)]
     # Others have it open: a refusal would be about how the handler opened it.
     shared = {"rc": ("DLQ-14", "CORE-23"), "cc": ("DLQ-14", "CORE-23")} if holders or apps else {}
-    s.dlq_handlers[name] = HandlerState(table_file=text, started_text=text, table=table, running=True, input_q=queue,
-                                        last_rescan=state.clock, busy_at=state.clock, restarted=restart,
-                                        exclusive=exclusive, forgotten=forgotten)
+    s = state.with_handler(name, HandlerState(table_file=text, started_text=text, table=table, running=True,
+                                              input_q=queue, last_rescan=state.clock, busy_at=state.clock,
+                                              restarted=restart, exclusive=exclusive, forgotten=forgotten))
     return [Branch(observation=L.OK, state=s, rules=rules, field_rules=shared)]
 
 
@@ -247,9 +246,8 @@ def start_handler(state: ModelState, op: L.StartDlqHandler) -> list[Branch]:
 @handles(L.ChangeDlqTable)
 def change_table(state: ModelState, op: L.ChangeDlqTable) -> list[Branch]:
     h = _handler(state, op.handler)
-    s = state.clone()
-    s.dlq_handlers[op.handler] = attrs.evolve(h, table_file=op.table)
-    return [Branch(observation=L.OK, state=s, rules=("DLQ-10",))]
+    return [Branch(observation=L.OK, state=state.with_handler(op.handler, attrs.evolve(h, table_file=op.table)),
+                   rules=("DLQ-10",))]
 
 
 @handles(L.RestartDlqHandler)
