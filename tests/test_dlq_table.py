@@ -133,6 +133,15 @@ def test_seeded_errors_each_reported_with_line_and_column():
     assert found[2] == (5, 18, "keyword DESTQ appears more than once")
 
 
+def test_errors_on_continued_lines_name_the_source_line_and_column():
+    # "+" drops the continuation's leading blanks, "-" keeps them: positions are the source's either way
+    assert errors("DESTQ(A) +\n   REASON(MQRC_NOPE) ACTION(DISCARD)") == [
+        (2, 11, "REASON: unknown symbolic value MQRC_NOPE")]
+    assert errors("DESTQ('A-\n  B') RETRY(0) -\n    ACTION(RETRY)") == [(2, 13, "RETRY: '0' is out of range (1-999999999)")]
+    assert errors("ACTION(DISCARD)\n* c\nDESTQ(X) +\n  FWDQ(Y) ACTION(RETRY)") == [
+        (4, 3, "FWDQ is allowed only with ACTION(FWD)")]
+
+
 def test_error_render_format():
     (err,) = T.parse("ACTION(FWD)")[1]
     assert err.render("rules.tbl") == "rules.tbl:1:1: ACTION(FWD) needs FWDQ"
