@@ -226,10 +226,14 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
         rules = list(branch.rules)
     want = branch.observation.message
     if "message.body" in fields and want is not None and observed.message is not None \
-            and isinstance(want.priority, int) and want.priority != observed.message.priority:
+            and isinstance(want.priority, int) and want.priority != observed.message.priority \
+            and not (branch.field_rules.get("message.body:later", ())[:1] == ("CORE-19",)
+                     and _available_later(branch, body)):
         # The wrong message came back and it has another priority: the order rule chose it
         # (CORE-04 priority order, CORE-06 FIFO whatever the priority); a browse or cursor
-        # rule only passed along what that order chose.
+        # rule only passed along what that order chose.  Not so for a browse-next that returned
+        # a message further on than the one MQ returns next: the cursor passed that one over
+        # (CORE-19 leads), the order having put both where they are.
         rules = [r for r in ("CORE-04", "CORE-06") if r in rules] + [r for r in rules if r not in ("CORE-04", "CORE-06")]
     return tuple(dict.fromkeys(rules))
 
