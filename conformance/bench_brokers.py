@@ -53,8 +53,10 @@ def _kit_round(session, n: int) -> None:
 
 
 class _RawRabbit:
-    """pika as the adapter drives it: a confirm channel for work outside syncpoint and every get, a
-    transaction channel for puts under syncpoint; a get under syncpoint is acknowledged at commit."""
+    """pika doing on the wire what the adapter does: a confirm channel for work outside syncpoint, a
+    transaction channel for puts and gets under syncpoint (a get's ack goes in the transaction), and
+    after each commit a round trip on the confirm channel (the adapter's, so that what it acknowledged
+    is processed before the next call)."""
 
     def __init__(self, adapter) -> None:
         import pika
@@ -70,14 +72,16 @@ class _RawRabbit:
 
     def round(self, n: int) -> None:
         props = self.pika.BasicProperties(priority=4, delivery_mode=1, message_id=uuid.uuid4().hex)
-        self.now.basic_publish("", self.queue, f"n{n}".encode(), props, mandatory=True)
-        method, _, _ = self.now.basic_get(self.queue)
+        self.now.basic_publish("", self.queue, f"n{n}".encode(), props, mandatory=True)   # put
+        method, _, _ = self.now.basic_get(self.queue)                                      # get
         self.now.basic_ack(method.delivery_tag)
-        self.tx.basic_publish("", self.queue, f"s{n}".encode(), props, mandatory=True)
+        self.tx.basic_publish("", self.queue, f"s{n}".encode(), props)                     # put, syncpoint
+        self.tx.tx_commit()                                                                # commit
+        self.now.basic_qos(prefetch_count=0)
+        method, _, _ = self.tx.basic_get(self.queue)                                       # get, syncpoint
+        self.tx.basic_ack(method.delivery_tag, multiple=True)                              # commit
         self.tx.tx_commit()
-        method, _, _ = self.now.basic_get(self.queue)
-        self.tx.tx_commit()
-        self.now.basic_ack(method.delivery_tag)
+        self.now.basic_qos(prefetch_count=0)
 
     def close(self) -> None:
         try:
