@@ -326,7 +326,6 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     # round: the table does not change while the handler runs and its tries stay as they were, so
     # the model decides again rather than keep the handler's record (DLQ-16).
     tries = h.tries(mid)
-    fields = message_fields(m)
     index, rules, decisive = _choice(h.table, m, tries)
     if index is None or h.table.rules[index].action == "IGNORE":
         out = settle(o.state, h, KEPT, rules + ("DLQ-16",), busy=False, primary=decisive)
@@ -338,6 +337,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
             out = attrs.evolve(out, field_rules={**out.field_rules, **{f"{key}={fate}": lead for fate in acted}})
         return [out]
     rule = h.table.rules[index]
+    fields = message_fields(m)
     done = h.with_tries(mid, None)   # a successful action ends the message's record
     queue = h.input_q
     s = o.state.clone()
@@ -387,23 +387,11 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
                                   provenance=rules, decided=decided)]
 
 
-#: choose_rule's answers by (table, message, tries): a pass reaches the same messages with the same
-#: table in every candidate state, and again at every pass while they stay on the queue.
-_CHOICES: dict[tuple, tuple] = {}
-
-
+@functools.lru_cache(maxsize=20_000)
 def _choice(table: T.RulesTable, m: ModelMessage, tries: int) -> tuple[int | None, tuple[str, ...], tuple[str, ...]]:
-    """:func:`choose_rule` for message ``m`` (a table is keyed by identity: tables are never changed,
-    and the entry keeps it alive, so its id is not reused while the entry is there)."""
-    key = (id(table), m, tries)
-    hit = _CHOICES.get(key)
-    if hit is not None and hit[0] is table:
-        return hit[1]
-    if len(_CHOICES) >= 20_000:
-        _CHOICES.clear()
-    chosen = choose_rule(table, message_fields(m), tries)
-    _CHOICES[key] = (table, chosen)
-    return chosen
+    """:func:`choose_rule` for message ``m``, kept: a pass reaches the same messages with the same
+    table in every candidate state, and again at every pass while they stay on the queue."""
+    return choose_rule(table, message_fields(m), tries)
 
 
 def _actionable(h: HandlerState, m: ModelMessage) -> tuple[bool, tuple[str, ...]]:

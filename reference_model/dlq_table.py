@@ -110,7 +110,7 @@ class DlqRule:
         return " ".join(parts)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, cache_hash=True)
 class RulesTable:
     control: ControlData = ControlData()
     rules: tuple[DlqRule, ...]
