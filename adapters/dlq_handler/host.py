@@ -9,7 +9,10 @@ external program speaking the handler protocol
 
 The host does not take a handler's word for what it did: it browses the queue
 before and after a run and watches the handler's puts and commits, and reports
-each message's fate from that (``kept``, ``discarded`` or ``put:QUEUE``).
+each message's fate from that (``kept``, ``discarded`` or ``put:QUEUE``).  An
+adapter whose queue manager can walk a queue as such a browse would without the
+calls around it (connect, open, a get per message, close, disconnect) gives the
+host that walk instead (``read``): the simulated queue manager does.
 """
 
 from __future__ import annotations
@@ -50,12 +53,16 @@ class DlqHost:
 
     ``execute`` runs an op on the queue manager; ``clock`` and ``dead_q`` read its
     virtual clock and DEADQ; ``make_handler`` builds a handler instance (the kit's,
-    with the adapter's faults, by default).
+    with the adapter's faults, by default); ``read``, where given, finds what the
+    host's browse of a queue would (MsgId: BackoutCount), with the same effects on
+    the queue manager, in place of the browse's calls.
     """
 
     def __init__(self, execute: Execute, clock: Callable[[], int], dead_q: Callable[[], str],
-                 faults: frozenset[str] = frozenset(), make_handler=None) -> None:
+                 faults: frozenset[str] = frozenset(), make_handler=None,
+                 read: Callable[[str], dict[str, int]] | None = None) -> None:
         self.execute = execute
+        self.read = read or self._browse
         self.clock = clock
         self.dead_q = dead_q
         self.faults = faults
@@ -103,10 +110,10 @@ class DlqHost:
     def _run(self, name: str) -> L.Observation:
         handler, watch = self.handlers[name], self.watches[name]
         queue = getattr(handler, "queue", "")
-        before = self._browse(queue) if queue else {}
+        before = self.read(queue) if queue else {}
         watch.committed.clear()
         status = handler.run(self.clock())
-        after = self._browse(queue) if queue else {}
+        after = self.read(queue) if queue else {}
         fates: dict[str, str] = {}
         for mid in before:
             if mid in after:

@@ -138,6 +138,10 @@ class SimConnection:
 
 
 class SimulatedQueueManager:
+    #: The DLQ handler host reads the dead-letter queue with :meth:`host_browse` (False: by the calls of
+    #: a browse, as on any other adapter).
+    HOST_READS_DIRECTLY = True
+
     def __init__(self, platform: str = C.PLATFORM_DISTRIBUTED, faults: tuple[str, ...] = (),
                  dlq_handler: list[str] | None = None) -> None:
         self.platform = platform
@@ -164,7 +168,8 @@ class SimulatedQueueManager:
         make = None
         if dlq_handler:
             make = lambda name, text, execute, dead_q: ExternalHandler(dlq_handler, name, text, execute, dead_q)  # noqa: E731
-        self.dlq = DlqHost(self.execute, lambda: self.clock, lambda: self.dead_q, self.faults, make)
+        self.dlq = DlqHost(self.execute, lambda: self.clock, lambda: self.dead_q, self.faults, make,
+                           self.host_browse if self.HOST_READS_DIRECTLY else None)
 
     # ------------------------------------------------------------ dispatch
     def execute(self, op: L.Op) -> L.Observation:
@@ -842,6 +847,24 @@ class SimulatedQueueManager:
                 continue
             return m
         return None
+
+    def host_browse(self, queue: str) -> dict[str, int]:
+        """MsgId and BackoutCount of each message a browse of ``queue`` by a connection of its own finds,
+        as the DLQ handler host's browse (connect, open for browse, browse first and next until none is
+        left, close, disconnect) would: the same walk through :meth:`_select`, so with the same faults
+        and the same expired messages discarded on the way, without the calls around it."""
+        q = self.queues.get(queue)
+        if q is None or (q.attrs["GET"] == C.MQQA_GET_INHIBITED and not self._fault("get-inhibit-ignored")):
+            return {}
+        h = SimHandle("dlq.host.browse", "dlq.host", q.name, C.MQOO_BROWSE)
+        ids: dict[str, int] = {}
+        option = C.MQGMO_BROWSE_FIRST
+        while (m := self._select(h, q, option | C.MQGMO_NO_SYNCPOINT, None)) is not None:
+            h.cursor = (m.level, m.seq)
+            option = C.MQGMO_BROWSE_NEXT
+            if m.md.msg_id:
+                ids[m.md.msg_id] = m.backout_count
+        return ids
 
     def _remaining(self, h: SimHandle, q: SimQueue, start: SimMessage) -> int:
         seen = False
