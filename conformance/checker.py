@@ -276,11 +276,20 @@ class StepMemo:
     keep-going run's step past it leaves the memo).  The memo holds at most ``limit`` steps
     (a step holds its candidate states: 3 to 8 KB); past that it starts again empty (a limit
     of 0 turns it off).
+
+    Histories that differ may reach the same candidate states (a put then a get, where another
+    put nothing; a trigger message made and read): what follows depends on the states alone,
+    so the tree's places are merged where the states after them are equal (found by their
+    :meth:`~reference_model.state.ModelState.digest` first), and a step taken after one history
+    is found again after the other.
     """
 
     def __init__(self, limit: int = 10_000) -> None:
         self.limit = limit
         self._roots: dict[tuple, dict] = {}
+        #: The places of each tree by the candidate states after them: (root key, hash of their
+        #: digests) -> [(states, place)].
+        self._places: dict[tuple, list[tuple[list, dict]]] = {}
         self.size = 0
         #: Steps taken from the memo, and steps the model had to compute (for benchmarks).
         self.hits = 0
@@ -291,12 +300,32 @@ class StepMemo:
         if self.limit <= 0:
             return None
         if self.size >= self.limit:
-            self._roots.clear()
-            self.size = 0
+            self.clear()
         return self._roots.setdefault(key, {})
 
+    def place(self, root: tuple, states: list) -> dict:
+        """The place in ``root``'s tree after which the candidates are ``states``: one another history
+        already reached with equal states, or a new one."""
+        key = (root, hash(tuple(s.digest() for s in states)))
+        alike = self._places.get(key)
+        if alike is None:
+            alike = self._places[key] = []
+        for reached, place in alike:
+            if reached == states:
+                return place
+        place: dict = {}
+        alike.append((states, place))
+        return place
+
     def clear(self) -> None:
+        # Merged places make the trees a graph with cycles (a step that changes nothing leads back to
+        # its own place): emptying every place lets each go when the last reference does, rather
+        # than waiting for the cycle collector.
+        for alike in self._places.values():
+            for _, place in alike:
+                place.clear()
         self._roots.clear()
+        self._places.clear()
         self.size = 0
 
 
@@ -318,9 +347,9 @@ class ModelTracker:
         #: Rules already found broken (keep-going rounds): an observation they decide is known to
         #: depart, so it never rules out a state the history is otherwise consistent with.
         self.set_aside = frozenset(set_aside)
-        #: This history's place in the memo (None: off it, or no memo).
-        self._node: dict | None = MEMO.root((platform, expiry_tolerance, self.set_aside)) \
-            if memo and initial is None else None
+        #: This history's place in the memo (None: off it, or no memo), and the key of its tree.
+        self._root = (platform, expiry_tolerance, self.set_aside)
+        self._node: dict | None = MEMO.root(self._root) if memo and initial is None else None
 
     def expect(self, op: L.Op) -> list[model.Branch]:
         branches: list[model.Branch] = []
@@ -337,6 +366,8 @@ class ModelTracker:
         if known is not None:
             MEMO.hits += 1
             check, self.candidates, self._node = known
+            if check.index != self.index:   # a place reached at another step by another history
+                check = attrs.evolve(check, index=self.index)
             self.index += 1
             return check
         MEMO.misses += 1
@@ -344,7 +375,7 @@ class ModelTracker:
         if check.mismatch is not None:
             self._node = None
             return check
-        self._node = {}
+        self._node = MEMO.place(self._root, self.candidates)
         node[key] = (check, self.candidates, self._node)
         MEMO.size += 1
         return check

@@ -130,3 +130,46 @@ def test_the_bench_measures_each_run_without_the_memo_of_the_last(fresh_memo):
     first = fresh_memo.hits
     _kit_run("core", C.PLATFORM_DISTRIBUTED, 5, 1)
     assert fresh_memo.hits - first == first
+
+
+def _depth(n):
+    return L.InquireQueue(queue="Q", names=["CURDEPTH"]), L.Observation(attrs={"CURDEPTH": n})
+
+
+def test_histories_that_reach_equal_states_share_what_follows(fresh_memo):
+    """Two histories that differ (a depth inquired before or after a message came and went) reach
+    equal states: a step taken after one is found in the memo after the other, at its own index."""
+    put = (L.Put(conn="a", handle="h", body="y", md=L.MessageDescriptor(priority=1)), L.OK)
+    got = L.Observation(message=L.ReturnedMessage(body="x", priority=1, persistence=0, msg_id="M"))
+    first = PREFIX + [_depth(1), (GET, got), put]
+    second = PREFIX + [(GET, got), _depth(0), _depth(0), put]
+    plain, _ = _follow(second, memo=False)
+    _follow(first)
+    hits, misses = fresh_memo.hits, fresh_memo.misses
+    checks, tracker = _follow(second)
+    # The inquiry in ``first`` changed nothing, so GET was taken from the place after the prefix;
+    # the first depth 0 is new, and leads back to the place after GET, where the second depth 0
+    # (from that step) and the put (from ``first``) are found.
+    assert fresh_memo.misses == misses + 1
+    assert fresh_memo.hits == hits + len(PREFIX) + 3
+    assert checks == plain and [c.index for c in checks] == list(range(len(second)))
+    assert tracker.index == len(second)
+
+
+def test_a_memo_of_merged_places_is_let_go_without_the_cycle_collector(fresh_memo):
+    """A step that changes nothing leads back to its own place; emptying the memo breaks such cycles."""
+    import gc
+    import weakref
+
+    _follow(PREFIX + [_depth(1), _depth(1)])
+    tracker = ModelTracker(C.PLATFORM_DISTRIBUTED, memo=True)
+    for op, obs in PREFIX:
+        tracker.advance(op, obs)
+    state = weakref.ref(tracker.candidates[0])
+    del tracker
+    gc.disable()
+    try:
+        fresh_memo.clear()
+        assert state() is None
+    finally:
+        gc.enable()
