@@ -155,10 +155,13 @@ class Choice:
 
 @attrs.frozen(kw_only=True)
 class WorkloadHistory:
-    """Step 12's state: DestSeqFactor and DestSeqNumber per destination, and what they were computed for."""
+    """Step 12's state: DestSeqFactor and DestSeqNumber per destination, and what they were computed for.
 
-    factors: dict = attrs.field(factory=dict, eq=False)
-    numbers: dict = attrs.field(factory=dict, eq=False)
+    Equal histories have equal factors and numbers (which decide the next choice); the hash leaves
+    those dicts out."""
+
+    factors: dict = attrs.field(factory=dict, hash=False)
+    numbers: dict = attrs.field(factory=dict, hash=False)
     last_number: int = 0
     #: The workload attributes of the available destinations when the factors were last reset.
     signature: tuple = ()

@@ -173,3 +173,54 @@ def test_a_memo_of_merged_places_is_let_go_without_the_cycle_collector(fresh_mem
         assert state() is None
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("area", AREAS)
+def test_states_the_memo_takes_for_equal_behave_alike(area, fresh_memo, monkeypatch):
+    """Where the memo merges two histories (their candidate states compare equal), the operation the
+    run went on to make, and others of the run, have the same outcomes from either: equality leaves
+    out nothing that decides what happens next (say, a cluster queue's round-robin numbers)."""
+    merged, ops, followed = [], [], []
+    real_place, real_step, real_advance = checker.StepMemo.place, model.step, ModelTracker.advance
+
+    def place(self, root, states):
+        before = {id(p) for alike in self._places.values() for _, p in alike}
+        found = real_place(self, root, states)
+        if id(found) in before:
+            twin = next(s for alike in self._places.values() for s, p in alike if p is found)
+            if twin is not states:
+                merged.append((twin, states))
+        return found
+
+    def advance(self, op, observed):
+        if getattr(self, "twins", None) is not None:
+            followed.append((*self.twins, op))
+            self.twins = None
+        count = len(merged)
+        check = real_advance(self, op, observed)
+        if len(merged) > count:
+            self.twins = merged[-1]
+        return check
+
+    def step(state, op):
+        if len(ops) < 5000:
+            ops.append(op)
+        return real_step(state, op)
+
+    monkeypatch.setattr(checker.StepMemo, "place", place)
+    monkeypatch.setattr(ModelTracker, "advance", advance)
+    monkeypatch.setattr(checker.model, "step", step)
+    record = run_areas(create_adapter("simulated", {}), [area], examples=60, seed=20261124)
+    assert not record.failures and record.error is None
+    assert followed
+    probes = list(dict.fromkeys(ops))[::11][:30]
+
+    def outcomes(states, op):
+        try:
+            return sorted(repr(b.observation) for s in states for b in model.step(s, op))
+        except model.HistoryError as exc:   # an operation this history cannot make (a handle in use)
+            return str(exc)
+
+    for k, (twin, states, op) in enumerate(followed[:2000]):
+        for probe in [op] + (probes if k % 50 == 0 else []):
+            assert outcomes(twin, probe) == outcomes(states, probe), probe
