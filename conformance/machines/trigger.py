@@ -64,12 +64,14 @@ class TriggerMachine(ConformanceMachine):
             self.start_monitor()
 
     #: Operations that may change the application queue's TriggerControl or the initiation queue
-    #: without a trigger message coming or going: after them the watch looks at everything.
+    #: without a trigger message coming or going: after them the watch inquires TriggerControl
+    #: whatever the depth.
     CHANGES = (L.AlterQueue, L.AlterQueueManager, L.Restart, L.DefineQueue)
-    #: The initiation queue's depth at the watch's last look, and whether it must look at everything
-    #: next time whatever the depth.
+    #: The initiation queue's depth at the watch's last look; whether it must inquire TriggerControl
+    #: next time whatever the depth; whether the watcher's handle has browsed nothing yet.
     _watched: int | None = None
     _look_again = True
+    _fresh = True
 
     def execute(self, op: L.Op) -> L.Observation:
         if isinstance(op, self.CHANGES):
@@ -96,6 +98,7 @@ class TriggerMachine(ConformanceMachine):
             self._watched_qm2 = None
         self.execute(L.Open(conn="watcher", handle=self._handle("watcher", INIT), queue=INIT,
                             options=C.MQOO_BROWSE | C.MQOO_INQUIRE))
+        self._fresh = True
 
     # ------------------------------------------------------------ putter
     @rule(queue=st.sampled_from((APP, APP, XQ)), priority=st.sampled_from((0, 2, 4, 8)), sync=st.booleans())
@@ -242,7 +245,8 @@ class TriggerMachine(ConformanceMachine):
         self.server_drains()
         self.execute(L.AlterQueue(queue=APP, attrs={"TRIGGER": C.MQTC_ON, "TRIGTYPE": ttype, "TRIGDPTH": depth,
                                                     "GET": C.MQQA_GET_ALLOWED}))
-        self.alter_initiation_queue(False)
+        if self.init_inhibited:
+            self.alter_initiation_queue(False)
         if not self.monitor_running:
             self.start_monitor()
         count = depth + 1 if ttype == C.MQTT_DEPTH else 2
@@ -253,10 +257,14 @@ class TriggerMachine(ConformanceMachine):
                 self.put(APP, priority, False)
             self.watch()
 
+    #: Whether the machine last inhibited puts to the initiation queue (a restart keeps the attribute).
+    init_inhibited = False
+
     @rule(inhibit=st.booleans())
     def alter_initiation_queue(self, inhibit):
         self.execute(L.AlterQueue(queue=INIT, attrs={
             "PUT": C.MQQA_PUT_INHIBITED if inhibit else C.MQQA_PUT_ALLOWED}))
+        self.init_inhibited = inhibit
 
     @rule(tenths=st.integers(min_value=1, max_value=20))
     def time_passes(self, tenths):
@@ -299,23 +307,29 @@ class TriggerMachine(ConformanceMachine):
         """After every step: the initiation queue's contents and the application queue's trigger state."""
         if not getattr(self, "generation", 0):
             return
-        # The depth first, after every step: a trigger message coming or going changes it.  Only
-        # when it changed, or after a step that may change TriggerControl otherwise (an alter, a
-        # restart), are the messages browsed (one more than the depth, to see that none is hidden)
-        # and TriggerControl inquired: again after an unchanged depth they would show nothing new.
+        # The depth first, after every step: a trigger message coming or going changes it.  When it
+        # changed, the watcher browses on from where its last browse ended: the trigger messages that
+        # came since (they all have the initiation queue's default priority, so each goes to the
+        # back), and one more to see that none is hidden; and TriggerControl is inquired.  After a
+        # step that may change TriggerControl otherwise (an alter, a restart) it is inquired whatever
+        # the depth.  An unchanged depth after any other step would show nothing new.
         if self.group:
             # QM2's initiation queue: how many trigger messages the other queue manager wrote
             self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"], qmgr=QM2))
         depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
-        if depth == self._watched and not self._look_again:
+        changed = depth != self._watched
+        if not changed and not self._look_again:
             return
+        if depth and (changed or self._fresh):
+            came = depth if self._fresh or self._watched is None else max(depth - self._watched, 0)
+            mode = C.MQGMO_BROWSE_FIRST if self._fresh else C.MQGMO_BROWSE_NEXT
+            self._fresh = False
+            for _ in range(min(came, 3) + 1):
+                if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
+                                      options=mode | C.MQGMO_NO_SYNCPOINT)).message is None:
+                    break
+                mode = C.MQGMO_BROWSE_NEXT
         self._watched, self._look_again = depth, False
-        mode = C.MQGMO_BROWSE_FIRST
-        for _ in range(min(depth, 3) + 1 if depth else 0):
-            if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
-                                  options=mode | C.MQGMO_NO_SYNCPOINT)).message is None:
-                break
-            mode = C.MQGMO_BROWSE_NEXT
         self.execute(L.InquireQueue(queue=APP, names=["TRIGGER"]))
 
 
