@@ -66,17 +66,23 @@ class Coverage:
             self.shares_expected.update(expected)
 
     def record(self, check: StepCheck) -> None:
-        # Called at every step: counted key by key (``Counter.update`` first asks whether its
-        # argument is a mapping, which costs more than the few keys a step has).
+        # Called at every step: counted key by key, inline (``Counter.update`` first asks whether its
+        # argument is a mapping, and a call per counter costs more than the few keys a step has).
         self.steps += 1
-        _count(self.exercised, check.rules)
-        _count(self.exercised, check.decided)
-        _count(self.checked, check.decided)
+        exercised, checked = self.exercised, self.checked
+        for rule in check.rules:
+            exercised[rule] += 1
+        if check.decided:
+            _count(exercised, check.decided)
+            _count(checked, check.decided)
         if check.in_doubt:
             _count(self.indeterminate, check.rules)
         elif check.mismatch is None:
-            _count(self.checked, check.rules)
-            _count(self.classes, check.classes)
+            for rule in check.rules:
+                checked[rule] += 1
+            classes = self.classes
+            for name in check.classes:
+                classes[name] += 1
 
     def class_counts(self, rule: str) -> dict[str, int]:
         """Checked steps in each input class ``rule`` declares, in declaration order (0: never reached)."""

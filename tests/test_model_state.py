@@ -133,3 +133,14 @@ def test_states_whose_round_robin_differs_are_not_equal():
     b.workload["Q"] = WorkloadHistory(numbers={"QM1": 0, "QM2": 1}, last_number=1)
     assert a != b
     assert hash(a.workload["Q"]) == hash(b.workload["Q"])   # still hashable: the dicts are left out of it
+
+
+def test_states_differing_in_any_one_field_are_not_equal():
+    """ModelState compares its fields in an order of its own: every field, each one deciding."""
+    base = _put(_ready(), "m1")
+    assert base == base.clone() and not (base != base.clone())
+    for field in attrs.fields(S.ModelState):
+        other = base.clone()
+        setattr(other, field.name, object())
+        assert base != other and not (base == other), field.name
+    assert base.__eq__("a state") is NotImplemented

@@ -137,6 +137,11 @@ class SimConnection:
     qmgr: str = ""   # the member of the queue-sharing group connected to ("": this queue manager)
 
 
+#: The method that carries out each type of operation (``_op_`` and the type's name) for each class
+#: of queue manager, found once.
+_METHODS: dict[tuple[type, type], object] = {}
+
+
 class SimulatedQueueManager:
     #: The DLQ handler host reads the dead-letter queue with :meth:`host_browse` (False: by the calls of
     #: a browse, as on any other adapter).
@@ -188,11 +193,15 @@ class SimulatedQueueManager:
         return self._dispatch(op)
 
     def _dispatch(self, op: L.Op) -> L.Observation:
-        method = getattr(self, "_op_" + type(op).__name__, None)
+        key = (type(self), type(op))
+        method = _METHODS.get(key)
         if method is None:
-            raise NotImplementedError(type(op).__name__)
+            method = getattr(type(self), "_op_" + type(op).__name__, None)
+            if method is None:
+                raise NotImplementedError(type(op).__name__)
+            _METHODS[key] = method
         try:
-            result = method(op)
+            result = method(self, op)
         except MQError as e:
             return L.Observation.of(e.rc)
         return result if isinstance(result, L.Observation) else L.OK
@@ -270,7 +279,8 @@ class SimulatedQueueManager:
         out = {}
         # a shared queue's open counts are the asking queue manager's own
         mine = [h for h in self.handles.values() if h.queue == q.name
-                and (not q.shared or self.triggering.member(h) == op.qmgr)]
+                and (not q.shared or self.triggering.member(h) == op.qmgr)] \
+            if "IPPROCS" in op.names or "OPPROCS" in op.names else []
         for name in op.names:
             if name == "CURDEPTH":
                 out[name] = q.depth(self._depth_counter())
