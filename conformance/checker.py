@@ -290,6 +290,8 @@ class StepMemo:
         #: The places of each tree by the candidate states after them: (root key, hash of their
         #: digests) -> [(states, place)].
         self._places: dict[tuple, list[tuple[list, dict]]] = {}
+        #: Every place made since the memo was last emptied (a place may outlive its entry in _places).
+        self._made: list[dict] = []
         self.size = 0
         #: Steps taken from the memo, and steps the model had to compute (for benchmarks).
         self.hits = 0
@@ -314,20 +316,29 @@ class StepMemo:
             if reached == states:
                 return place
         place: dict = {}
+        if len(alike) >= PLACES_PER_DIGEST:
+            # states a digest does not tell apart (say, the same queues, and channels that differ
+            # only in their attributes): only the latest are compared, so a step costs the same
+            # however many there were
+            alike.pop(0)
         alike.append((states, place))
+        self._made.append(place)
         return place
 
     def clear(self) -> None:
         # Merged places make the trees a graph with cycles (a step that changes nothing leads back to
         # its own place): emptying every place lets each go when the last reference does, rather
         # than waiting for the cycle collector.
-        for alike in self._places.values():
-            for _, place in alike:
-                place.clear()
+        for place in self._made:
+            place.clear()
+        self._made.clear()
         self._roots.clear()
         self._places.clear()
         self.size = 0
 
+
+#: Places the memo keeps for merging under one digest of candidate states (the latest).
+PLACES_PER_DIGEST = 8
 
 #: The memo :class:`ModelTracker` uses when asked to (``memo=True``).
 MEMO = StepMemo()
@@ -371,11 +382,15 @@ class ModelTracker:
             self.index += 1
             return check
         MEMO.misses += 1
+        before = self.candidates
         check = self._advance(op, observed)
         if check.mismatch is not None:
             self._node = None
             return check
-        self._node = MEMO.place(self._root, self.candidates)
+        # A step that changed nothing (an inquiry, a call refused) stays at its place; another
+        # goes to the place of the states it reached.
+        if len(before) != len(self.candidates) or any(a is not b for a, b in zip(before, self.candidates)):
+            self._node = MEMO.place(self._root, self.candidates)
         node[key] = (check, self.candidates, self._node)
         MEMO.size += 1
         return check

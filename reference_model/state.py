@@ -295,7 +295,14 @@ class ModelState:
             return True
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in _EQ_ORDER)
+        return (self.clock == other.clock and self.next_seq == other.next_seq and self.qmgr == other.qmgr
+                and self.broken == other.broken and self.armed == other.armed and self.handles == other.handles
+                and self.dlq_handlers == other.dlq_handlers and self.conns == other.conns
+                and self.platform == other.platform and self.expiry_tolerance == other.expiry_tolerance
+                and self.queues == other.queues and self.removed == other.removed
+                and self.processes == other.processes and self.remotes == other.remotes
+                and self.cluster == other.cluster and self.workload == other.workload
+                and self.group == other.group and self.peers == other.peers)
 
     def __ne__(self, other) -> bool:
         result = self.__eq__(other)
@@ -312,7 +319,10 @@ class ModelState:
                                              for name, q in self.queues.items()),
                 # the DLQ handlers' memory (reference_model.dlq.HandlerState): which message each is at
                 frozenset((name, h.running, h.attempts, h.cursor, h.busy_at, h.last_rescan)
-                          for name, h in self.dlq_handlers.items()))
+                          for name, h in self.dlq_handlers.items()),
+                # what the queue manager knows of its clusters, and step 12's round-robin numbers
+                tuple(len(table) for table in self.cluster.values()),
+                frozenset((name, w.last_number, frozenset(w.numbers.items())) for name, w in self.workload.items()))
 
     def clone(self) -> "ModelState":
         """An independent copy (descriptors and log entries are never mutated, so they are shared)."""
@@ -363,6 +373,3 @@ class ModelState:
 
 
 _STATE_FIELDS = tuple(f.name for f in attrs.fields(ModelState))
-_FIRST = ("clock", "next_seq", "qmgr", "broken", "armed", "handles", "dlq_handlers", "conns")
-#: The order :meth:`ModelState.__eq__` compares fields in: every field, once.
-_EQ_ORDER = _FIRST + tuple(f for f in _STATE_FIELDS if f not in _FIRST)

@@ -224,3 +224,27 @@ def test_states_the_memo_takes_for_equal_behave_alike(area, fresh_memo, monkeypa
     for k, (twin, states, op) in enumerate(followed[:2000]):
         for probe in [op] + (probes if k % 50 == 0 else []):
             assert outcomes(twin, probe) == outcomes(states, probe), probe
+
+
+def test_merging_compares_a_bounded_number_of_states_per_step(fresh_memo, monkeypatch):
+    """States a digest does not tell apart (here: cluster channels differing in an attribute) are
+    compared with the latest few only, so a step's cost does not grow with the run."""
+    from reference_model.state import ModelState
+
+    compared = [0]
+    real_eq = ModelState.__eq__
+
+    def eq(self, other):
+        compared[0] += 1
+        return real_eq(self, other)
+
+    monkeypatch.setattr(ModelState, "__eq__", eq)
+    root = ("test",)
+    base = model.initial_state()
+    for n in range(200):
+        s = base.clone()
+        s.cluster = {**s.cluster, "channels": {"TO.QM2": {"weight": n}}}
+        assert fresh_memo.place(root, [s]) is not fresh_memo.place(root, [base])
+    assert compared[0] <= 2 * 200 * checker.PLACES_PER_DIGEST
+    again = base.clone()
+    assert fresh_memo.place(root, [again]) is fresh_memo.place(root, [base])
