@@ -17,6 +17,7 @@ message's fate after each run is checked against the model.
 
 from __future__ import annotations
 
+import functools
 import random
 
 import attrs
@@ -103,13 +104,20 @@ STYLE = Record(lambda high, low: high << 8 | low, high=range(256), low=range(256
 def render(entries: list[dict], style: int) -> str:
     """A table's text, in one of the many spellings the syntax allows (``style`` 0 is the plainest).
 
-    The spelling is derived from one number so that Hypothesis shrinks it in one step.
+    The spelling is derived from one number so that Hypothesis shrinks it in one step.  A case
+    spells the same entries again and again (each broken table of :meth:`DlqMachine.refused_tables`
+    is its valid one and a line), so texts are kept.
     """
+    return _render(tuple(tuple(entry.items()) for entry in entries), style)
+
+
+@functools.lru_cache(maxsize=1024)
+def _render(entries: tuple[tuple[tuple[str, str], ...], ...], style: int) -> str:
     rnd = random.Random(style)
     plain = style == 0
     lines = [] if plain or rnd.random() < 0.5 else ["* generated rules table"]
     for entry in entries:
-        items = list(entry.items())
+        items = list(entry)
         if not plain:
             rnd.shuffle(items)
         words = []
