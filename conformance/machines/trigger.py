@@ -63,19 +63,25 @@ class TriggerMachine(ConformanceMachine):
         if monitor:
             self.start_monitor()
 
-    #: Operations that may change the application queue's TriggerControl or the initiation queue
-    #: without a trigger message coming or going: after them the watch inquires TriggerControl
-    #: whatever the depth.
-    CHANGES = (L.AlterQueue, L.AlterQueueManager, L.Restart, L.DefineQueue)
+    #: Operations that may change the application queue's TriggerControl without a trigger message
+    #: coming or going (an alter of a queue other than the initiation queue, a restart): after them
+    #: the watch inquires TriggerControl whatever the depth.
+    CHANGES = (L.AlterQueue, L.Restart, L.DefineQueue)
     #: The initiation queue's depth at the watch's last look; whether it must inquire TriggerControl
     #: next time whatever the depth; whether the watcher's handle has browsed nothing yet.
     _watched: int | None = None
     _look_again = True
     _fresh = True
 
+    #: Operations run so far, and how many had run at the watch's last look (with none since, nothing
+    #: can have changed: the watch after a rule that ended watching does nothing).
+    _ran = 0
+    _ran_at_watch = -1
+
     def execute(self, op: L.Op) -> L.Observation:
-        if isinstance(op, self.CHANGES):
+        if isinstance(op, self.CHANGES) and getattr(op, "queue", "") != INIT:
             self._look_again = True
+        self._ran += 1
         return super().execute(op)
 
     def _handle(self, conn: str, queue: str) -> str:
@@ -305,7 +311,7 @@ class TriggerMachine(ConformanceMachine):
     @invariant()
     def watch(self):
         """After every step: the initiation queue's contents and the application queue's trigger state."""
-        if not getattr(self, "generation", 0):
+        if not getattr(self, "generation", 0) or self._ran == self._ran_at_watch:
             return
         # The depth first, after every step: a trigger message coming or going changes it.  When it
         # changed, the watcher browses on from where its last browse ended: the trigger messages that
@@ -319,6 +325,7 @@ class TriggerMachine(ConformanceMachine):
         depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
         changed = depth != self._watched
         if not changed and not self._look_again:
+            self._ran_at_watch = self._ran
             return
         if depth and (changed or self._fresh):
             came = depth if self._fresh or self._watched is None else max(depth - self._watched, 0)
@@ -331,6 +338,7 @@ class TriggerMachine(ConformanceMachine):
                 mode = C.MQGMO_BROWSE_NEXT
         self._watched, self._look_again = depth, False
         self.execute(L.InquireQueue(queue=APP, names=["TRIGGER"]))
+        self._ran_at_watch = self._ran
 
 
 class GroupTriggerMachine(TriggerMachine):
