@@ -256,7 +256,7 @@ _UNREQUESTED_BACKOUTS = ("CORE-31", "CORE-32", *_BROKEN_RULES)
 
 def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
     """Commit or back out ``conn``'s unit of work in ``s``; returns the rules applied."""
-    c = s.conns[conn]
+    c = s.conn(conn)
     applied: list[str] = []
     marked_rules: tuple[str, ...] = ()
     if not commit and (c.marked is not None or c.skipped is not None) and rule in _UNREQUESTED_BACKOUTS:
@@ -675,7 +675,7 @@ def _placed(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         q.append(m)
         placed.append(m)
         if sync:
-            s.conns[conn].uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
+            s.conn(conn).uow.append(UowEntry(kind="put", queue=queue, seq=m.seq))
     # The reason code of an accepted put is decided by the priority rule alone (a warning or none):
     # a system that gets it wrong breaks CORE-08, not the syncpoint or context rules of the same put,
     # nor MQPUT1's "same rules as a put" when a put would have done the same.
@@ -1047,7 +1047,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
             sync = m.md.persistence == C.MQPER_PERSISTENT
         m = sq.update(m, locked_by=None, got_by=h.conn if sync else m.got_by)
         if sync:
-            conn = s.conns[h.conn]
+            conn = s.conn(h.conn)
             if any(e.kind == "get" for e in conn.uow) and (mark or conn.marked is not None):
                 rules.append("SYNC-11")
             conn.uow.append(UowEntry(kind="get", queue=h.queue, seq=m.seq))

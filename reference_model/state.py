@@ -271,6 +271,9 @@ class ModelState:
     group: tuple = ()
     #: Their queue-manager attributes as altered (EXPRYINT): {qmgr: {name: value}}, replaced on change.
     peers: dict = attrs.Factory(dict)
+    #: Connections this state has its own copy of (bookkeeping, not state): a clone shares its
+    #: connections with the state it copies until :meth:`conn` gives it its own to change.
+    _own: set = attrs.field(factory=set, init=False, eq=False, repr=False)
 
     def where(self, qmgr: str, queue: str) -> str:
         """The key in :attr:`queues` of queue ``queue`` as queue manager ``qmgr`` sees it: a shared queue
@@ -332,10 +335,7 @@ class ModelState:
             clock=self.clock,
             next_seq=self.next_seq,
             queues={n: q.clone() for n, q in self.queues.items()},
-            conns={n: ModelConnection(name=c.name, environment=c.environment, uow=list(c.uow),
-                                      marked=c.marked, skipped=c.skipped, loose_mark=c.loose_mark,
-                                      pending_triggers=list(c.pending_triggers), qmgr=c.qmgr)
-                   for n, c in self.conns.items()},
+            conns=dict(self.conns),   # shared until changed: see conn()
             handles=dict(self.handles),
             removed=dict(self.removed),
             qmgr=dict(self.qmgr),
@@ -351,12 +351,24 @@ class ModelState:
             peers=self.peers,
         )
 
+    def conn(self, name: str) -> ModelConnection:
+        """Connection ``name``, to change: this state's own copy (connections are shared between a
+        state and its clones until one of them is to change; every change goes through here)."""
+        c = self.conns[name]
+        if name not in self._own:
+            c = self.conns[name] = ModelConnection(
+                name=c.name, environment=c.environment, uow=list(c.uow), marked=c.marked, skipped=c.skipped,
+                loose_mark=c.loose_mark, pending_triggers=list(c.pending_triggers), qmgr=c.qmgr)
+            self._own.add(name)
+        return c
+
     def with_handler(self, name: str, handler) -> "ModelState":
         """This state with DLQ handler ``name``'s memory replaced: a new state sharing everything else
         with this one (for a state no one changes any more: the model changes only a state it cloned)."""
         new = object.__new__(ModelState)
         for field in _STATE_FIELDS:
             setattr(new, field, getattr(self, field))
+        new.conns, new._own = dict(self.conns), set()   # its own dict: conn() copies into it, not into this one's
         new.dlq_handlers = {**self.dlq_handlers, name: handler}
         return new
 
@@ -372,4 +384,4 @@ class ModelState:
         return self.queues[queue].find(seq)
 
 
-_STATE_FIELDS = tuple(f.name for f in attrs.fields(ModelState))
+_STATE_FIELDS = tuple(f.name for f in attrs.fields(ModelState) if f.eq)

@@ -43,7 +43,7 @@ def marked_get(state: ModelState, op: L.Get, h: ModelHandle) -> list[Branch]:
                    for b in _tag(core.plain_get(state, unmarked, h), "SYNC-10")]
         for b in ignored:
             _blame_removal(b, h.queue, "SYNC-10")
-            b.state.conns[op.conn].loose_mark = True
+            b.state.conn(op.conn).loose_mark = True
         # Under RRS (SYNC-08) too: which of the two MQ checks first is not documented.
         return ([_refused(state, C.MQRC_OPTION_ENVIRONMENT_ERROR, "SYNC-08")] if rrs else []) \
             + [_refused(state, C.MQRC_OPTIONS_ERROR, "SYNC-10")] + ignored
@@ -110,7 +110,7 @@ def _queue_of(c, seq: int) -> str | None:
 def _skip(state: ModelState, conn: str, bump: int) -> Branch:
     """The application backs out a unit of work with a marked get (steps 5-7)."""
     s = state.clone()
-    c = s.conns[conn]
+    c = s.conn(conn)
     seq = c.marked
     keep = [e for e in c.uow if e.kind == "get" and e.seq == seq]
     c.uow = [e for e in c.uow if e not in keep]

@@ -135,7 +135,7 @@ def _write(s: ModelState, q: ModelQueue, conn: str | None = None, rules: tuple[s
     if ttype == C.MQTT_DEPTH:
         q.attrs["TRIGGER"] = C.MQTC_OFF  # TRIG-28
     if conn is not None:
-        s.conns[conn].pending_triggers.append((iq.name, tm, ttype, rules))
+        s.conn(conn).pending_triggers.append((iq.name, tm, ttype, rules))
     else:
         deliver(s, iq.name, tm, rules)
 
@@ -329,7 +329,7 @@ def _interval_elapsed(s: ModelState, q: ModelQueue, qm: str = "") -> list[bool]:
 
 def end_of_unit_of_work(s: ModelState, conn: str, commit: bool) -> tuple[str, ...]:
     """TRIG-15: held trigger messages become available at commit, and for FIRST/DEPTH at backout."""
-    c = s.conns[conn]
+    c = s.conn(conn)
     for initq, tm, ttype, why in c.pending_triggers:
         if commit or ttype in (C.MQTT_FIRST, C.MQTT_DEPTH):
             deliver(s, initq, tm, ("TRIG-15",) + why)   # held for the unit of work, caused by the put

@@ -75,6 +75,7 @@ DERIVED = {
     ("RulesTable", "syntax_rules"),       # read from the table's text, which a handler's state holds
     ("RulesTable", "continuations"),
     ("TableError", "kind"),               # its message says it
+    ("ModelState", "_own"),               # bookkeeping: which connections the state has its own copy of
 }
 
 
@@ -139,8 +140,22 @@ def test_states_differing_in_any_one_field_are_not_equal():
     """ModelState compares its fields in an order of its own: every field, each one deciding."""
     base = _put(_ready(), "m1")
     assert base == base.clone() and not (base != base.clone())
-    for field in attrs.fields(S.ModelState):
+    for field in (f for f in attrs.fields(S.ModelState) if f.eq):
         other = base.clone()
         setattr(other, field.name, object())
         assert base != other and not (base == other), field.name
     assert base.__eq__("a state") is NotImplemented
+
+
+def test_a_clone_shares_connections_until_it_changes_one():
+    s = _ready()
+    t = s.clone()
+    assert t.conns["c"] is s.conns["c"]
+    t.conn("c").uow.append(S.UowEntry(kind="put", queue="Q", seq=1))
+    assert t.conns["c"] is not s.conns["c"] and s.conns["c"].uow == [] and len(t.conns["c"].uow) == 1
+    assert t.conn("c") is t.conns["c"]            # its own now: changed in place from here on
+    assert t.with_handler("H", None).conn("c") is not t.conns["c"]
+    # a put under syncpoint leaves the state it started from as it was
+    (branch,) = model.step(s, L.Put(conn="c", handle="h", body="m", md=L.MessageDescriptor(),
+                                    options=C.MQPMO_SYNCPOINT))
+    assert s.conns["c"].uow == [] and [e.kind for e in branch.state.conns["c"].uow] == ["put"]
