@@ -25,7 +25,7 @@ from reference_model import mqconst as C
 
 def _attr_pairs(value: Any) -> tuple[tuple[str, Any], ...]:
     """Normalise a mapping or a sequence of pairs to a sorted tuple of pairs."""
-    if isinstance(value, dict) or isinstance(value, Mapping):   # a dict first: typing's check is slow
+    if isinstance(value, (dict, Mapping)):   # a dict first: typing's Mapping check is slow
         items = value.items()
     else:
         items = (tuple(pair) for pair in value)

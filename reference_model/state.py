@@ -307,10 +307,6 @@ class ModelState:
                 and self.cluster == other.cluster and self.workload == other.workload
                 and self.group == other.group and self.peers == other.peers)
 
-    def __ne__(self, other) -> bool:
-        result = self.__eq__(other)
-        return result if result is NotImplemented else not result
-
     __hash__ = None   # mutable
 
     def digest(self) -> tuple:

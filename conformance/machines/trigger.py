@@ -324,20 +324,19 @@ class TriggerMachine(ConformanceMachine):
             self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"], qmgr=QM2))
         depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
         changed = depth != self._watched
-        if not changed and not self._look_again:
-            self._ran_at_watch = self._ran
-            return
-        if depth and (changed or self._fresh):
-            came = depth if self._fresh or self._watched is None else max(depth - self._watched, 0)
-            mode = C.MQGMO_BROWSE_FIRST if self._fresh else C.MQGMO_BROWSE_NEXT
-            self._fresh = False
-            for _ in range(min(came, 3) + 1):
-                if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
-                                      options=mode | C.MQGMO_NO_SYNCPOINT)).message is None:
-                    break
-                mode = C.MQGMO_BROWSE_NEXT
-        self._watched, self._look_again = depth, False
-        self.execute(L.InquireQueue(queue=APP, names=["TRIGGER"]))
+        if changed or self._look_again:
+            if depth and (changed or self._fresh):
+                # a fresh handle has browsed nothing: everything came since
+                came = depth if self._fresh else max(depth - self._watched, 0)
+                mode = C.MQGMO_BROWSE_FIRST if self._fresh else C.MQGMO_BROWSE_NEXT
+                self._fresh = False
+                for _ in range(min(came, 3) + 1):
+                    if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
+                                          options=mode | C.MQGMO_NO_SYNCPOINT)).message is None:
+                        break
+                    mode = C.MQGMO_BROWSE_NEXT
+            self._watched, self._look_again = depth, False
+            self.execute(L.InquireQueue(queue=APP, names=["TRIGGER"]))
         self._ran_at_watch = self._ran
 
 
