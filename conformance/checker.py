@@ -247,6 +247,13 @@ def _nothing_changes_next(fields: list[str], expected: L.Observation, observed: 
     return "rc" not in fields or C.MQCC_FAILED not in (expected.cc, observed.cc)
 
 
+def _armed(state: ModelState, conn: str) -> ModelState:
+    """``state`` with connection ``conn`` cut by the network while its call was in flight."""
+    s = state.clone()
+    s.armed = s.armed | {conn}
+    return s
+
+
 def _distinct_states(branches: Iterable[model.Branch]) -> list[ModelState]:
     """The branches' states, each once, at most :data:`MAX_CANDIDATES`."""
     if isinstance(branches, list) and len(branches) == 1:
@@ -399,8 +406,7 @@ class ModelTracker:
         if observed.rc == C.MQRC_CONNECTION_BROKEN and isinstance(op, IN_DOUBT_OPS) \
                 and not any(op.conn in s.armed | s.broken for s in self.candidates):
             # The connection broke by itself while the call was in flight: as if the network had cut it.
-            self.candidates = [attrs.evolve(s, armed=s.armed | {op.conn}) if op.conn in s.conns else s
-                               for s in self.candidates]
+            self.candidates = [_armed(s, op.conn) if op.conn in s.conns else s for s in self.candidates]
         before = self.candidates[0] if self.candidates else None
         per_state = [model.step(state, op) for state in self.candidates]
         branches = [b for bs in per_state for b in bs]

@@ -85,7 +85,7 @@ def define_queue(state: ModelState, op: L.DefineQueue) -> list[Branch]:
     if key in state.queues or op.queue in state.remotes or (sharing and op.queue in state.queues):
         return [_fail(state, C.MQRCCF_OBJECT_ALREADY_EXISTS, "CORE-41")]
     s = state.clone()
-    s.queues[key] = ModelQueue(name=key, attrs=values)
+    s.add_queue(ModelQueue(name=key, attrs=values))
     return [Branch(observation=L.OK, state=s, rules=("CORE-41",))]
 
 
@@ -95,7 +95,7 @@ def alter_queue(state: ModelState, op: L.AlterQueue) -> list[Branch]:
         return [_fail(state, C.MQRC_UNKNOWN_OBJECT_NAME, "CORE-33")]
     s = state.clone()
     before = dict(s.queues[op.queue].attrs)
-    s.queues[op.queue].attrs.update(dict(op.attrs))
+    s.queue(op.queue).attrs.update(dict(op.attrs))
     return [Branch(observation=L.OK, state=t, rules=("CORE-41",) + extra)
             for t, extra in trigger.after_alter(s, op.queue, before)]
 
@@ -164,7 +164,7 @@ def _inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     out = []
     for depth, removed in depth_choices:
         s = state.clone()
-        s.queues[q.name].background_removed = removed
+        s.queue(q.name).background_removed = removed
         out.append(Branch(observation=L.Observation(attrs={**values, "CURDEPTH": depth}), state=s,
                           rules=rules + ("EXP-11", "EXP-26"), field_rules=field_rules))
     return out
@@ -270,7 +270,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
             continue
         if entry.kind == "put":
             if commit:
-                s.queues[entry.queue].update(m, put_by=None, provenance=(rule,))
+                s.queue(entry.queue).update(m, put_by=None, provenance=(rule,))
                 applied.append(rule)
             else:
                 s.discard(entry.queue, m, _most_specific_first("CORE-03", rule))
@@ -284,7 +284,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
             else:
                 # A restart's or a broken connection's backout is a backout: CORE-15 explains what it restores first.
                 ended = ("CORE-15", rule) if rule in ("CORE-32", *_BROKEN_RULES) else (rule, "CORE-15")
-                s.queues[entry.queue].update(
+                s.queue(entry.queue).update(
                     m, got_by=None, backout_count=m.backout_count + 1,
                     provenance=(marked_rules if m.seq in special else ()) + ended + ("CORE-17",))
 
@@ -305,7 +305,8 @@ def _most_specific_first(core_rule: str, rule: str) -> tuple[str, ...]:
 def _release_handle(s: ModelState, name: str) -> list[tuple[ModelState, tuple[str, ...]]]:
     """Close handle ``name`` in ``s``; returns the alternatives condition 12 allows."""
     h = s.handles.pop(name)
-    s.queues[h.queue].unlock(name)
+    if s.queues[h.queue].locked:
+        s.queue(h.queue).unlock(name)
     return trigger.after_close(s, h.queue, h.can_input, s.qmgr_of(h.conn))
 
 
@@ -399,7 +400,10 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
     s.armed = frozenset()
     trigger.on_restart(s)
     unhardened = s.platform == C.PLATFORM_ZOS
-    for q in s.queues.values():
+    for name in list(s.queues):
+        if not s.queues[name].messages:
+            continue
+        q = s.queue(name)
         for m in list(q.messages):
             if m.locked_by is not None:
                 m = q.update(m, locked_by=None)
@@ -618,7 +622,7 @@ def _placed(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
             decided: tuple, embedded: int | None) -> list[Branch]:
     """The put accepted, the message placed whole (``sizes`` None) or as segments of those sizes."""
     s = state.clone()
-    q = s.queues[queue]
+    q = s.queue(queue)
     if any(rc == C.MQRC_Q_FULL for rc, _ in maybe):
         # accepted: enough expired messages must already have gone for the depth to be below MAXDEPTH
         q.background_removed = max(q.background_removed, _curdepth(q) - q.attr("MAXDEPTH") + 1)
@@ -896,7 +900,7 @@ def _unlock(state: ModelState, h: ModelHandle) -> list[Branch]:
     if not locked:
         return [_fail(state, C.MQRC_NO_MSG_LOCKED, "CORE-21")]
     s = state.clone()
-    s.queues[h.queue].unlock(h.name)
+    s.queue(h.queue).unlock(h.name)
     return [Branch(observation=L.OK, state=s, rules=("CORE-21",))]
 
 
@@ -1034,10 +1038,11 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     if browse:
         s.handles[h.name] = attrs.evolve(sh, cursor=m.order_key, cursor_seq=m.seq)
         if o & C.MQGMO_LOCK or not keep_lock:
+            sq = s.queue(h.queue)
             sq.unlock(h.name)
             m = sq.find(m.seq)
         if o & C.MQGMO_LOCK:
-            m = sq.update(m, locked_by=h.name)
+            m = s.queue(h.queue).update(m, locked_by=h.name)
             rules.append("CORE-21")
         rules.append("CORE-17")
     else:
@@ -1045,7 +1050,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         if sync is None:
             rules.append("CORE-36")
             sync = m.md.persistence == C.MQPER_PERSISTENT
-        m = sq.update(m, locked_by=None, got_by=h.conn if sync else m.got_by)
+        m = s.queue(h.queue).update(m, locked_by=None, got_by=h.conn if sync else m.got_by)
         if sync:
             conn = s.conn(h.conn)
             if any(e.kind == "get" for e in conn.uow) and (mark or conn.marked is not None):

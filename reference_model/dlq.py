@@ -355,7 +355,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         """The put failed: the get is backed out and the message stays with BackoutCount + 1 (DLQ-24)."""
         back = o.state.clone()
         held = back.find(queue, m.seq)
-        back.queues[queue].update(held, backout_count=held.backout_count + 1)
+        back.queue(queue).update(held, backout_count=held.backout_count + 1)
         out = settle(back, tried, BACKED_OUT, rules + extra, primary=decisive + ("DLQ-24",), index=index)
         # Gone after its action's put failed: the get was not backed out (DLQ-24) before anything
         # else, unless this was another try of the rule and a later rule would discard it: then

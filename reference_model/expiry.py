@@ -189,11 +189,11 @@ def discard(s: ModelState, queue: str, m: ModelMessage, rules: tuple[str, ...],
             report_rules: tuple[str, ...] = ()) -> None:
     """Discard an expired message outside any unit of work (EXP-13), with its report (EXP-08/12;
     ``report_rules``: what else requires the report, such as EXP-09 for a program's discard)."""
-    q = s.queues[queue]
-    if q.find(m.seq) is m:
+    if s.queues[queue].find(m.seq) is m:
         s.discard(queue, m, rules)
+    q = s.queues[queue]
     if background_removal(s, q) and q.background_removed:
-        q.background_removed -= 1  # it may have been one of those removed in the background
+        s.queue(queue).background_removed -= 1  # it may have been one of those removed in the background
     _report(s, m, report_rules)
 
 
@@ -212,7 +212,7 @@ def _report(s: ModelState, m: ModelMessage, extra: tuple[str, ...] = ()) -> None
         msg_type=C.MQMT_REPORT, feedback=C.MQFB_EXPIRATION, format=m.md.format if body else C.MQFMT_NONE,
         msg_id="", correl_id=m.md.msg_id,
     )
-    target = s.queues[m.md.reply_to_q]
+    target = s.queue(m.md.reply_to_q)
     order = target.attr("DEFPRTY") if target.attr("MSGDLVSQ") == C.MQMDS_FIFO else min(md.priority, C.MAX_PRIORITY)
     target.append(ModelMessage(seq=s.next_seq, body=body, md=md, order_priority=order, put_time=s.clock,
                                provenance=("EXP-08", "EXP-12", "EXP-13") + extra))

@@ -274,6 +274,9 @@ class ModelState:
     #: Connections this state has its own copy of (bookkeeping, not state): a clone shares its
     #: connections with the state it copies until :meth:`conn` gives it its own to change.
     _own: set = attrs.field(factory=set, init=False, eq=False, repr=False)
+    #: The same for queues: a clone shares each queue with the state it copies until :meth:`queue`
+    #: gives it its own to change.
+    _ownq: set = attrs.field(factory=set, init=False, eq=False, repr=False)
 
     def where(self, qmgr: str, queue: str) -> str:
         """The key in :attr:`queues` of queue ``queue`` as queue manager ``qmgr`` sees it: a shared queue
@@ -324,13 +327,19 @@ class ModelState:
                 frozenset((name, w.last_number, frozenset(w.numbers.items())) for name, w in self.workload.items()))
 
     def clone(self) -> "ModelState":
-        """An independent copy (descriptors and log entries are never mutated, so they are shared)."""
+        """An independent copy (descriptors and log entries are never mutated, so they are shared;
+        connections and queues are shared until one of the two states is to change them)."""
+        # what this state owned it now shares with the copy: from here on it copies before changing too
+        if self._own:
+            self._own = set()
+        if self._ownq:
+            self._ownq = set()
         return ModelState(
             platform=self.platform,
             expiry_tolerance=self.expiry_tolerance,
             clock=self.clock,
             next_seq=self.next_seq,
-            queues={n: q.clone() for n, q in self.queues.items()},
+            queues=dict(self.queues),   # shared until changed: see queue()
             conns=dict(self.conns),   # shared until changed: see conn()
             handles=dict(self.handles),
             removed=dict(self.removed),
@@ -358,19 +367,36 @@ class ModelState:
             self._own.add(name)
         return c
 
+    def queue(self, name: str) -> ModelQueue:
+        """Queue ``name``, to change: this state's own copy (as :meth:`conn` for connections; every
+        change to a queue, its messages or its attributes goes through here)."""
+        q = self.queues[name]
+        if name not in self._ownq:
+            q = self.queues[name] = q.clone()
+            self._ownq.add(name)
+        return q
+
+    def add_queue(self, q: ModelQueue) -> None:
+        """Define ``q`` (a new queue, this state's own)."""
+        self.queues[q.name] = q
+        self._ownq.add(q.name)
+
     def with_handler(self, name: str, handler) -> "ModelState":
         """This state with DLQ handler ``name``'s memory replaced: a new state sharing everything else
         with this one (for a state no one changes any more: the model changes only a state it cloned)."""
         new = object.__new__(ModelState)
         for field in _STATE_FIELDS:
             setattr(new, field, getattr(self, field))
-        new.conns, new._own = dict(self.conns), set()   # its own dict: conn() copies into it, not into this one's
+        # its own dicts: conn() and queue() copy into them, not into this one's; and what this one
+        # owned is shared now
+        new.conns, new._own, new.queues, new._ownq = dict(self.conns), set(), dict(self.queues), set()
+        self._own, self._ownq = set(), set()
         new.dlq_handlers = {**self.dlq_handlers, name: handler}
         return new
 
     def discard(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
         """Remove ``m`` for good, remembering which rules removed it."""
-        q = self.queues[queue]
+        q = self.queue(queue)
         q.remove(m)
         rules = tuple(dict.fromkeys(rules + m.provenance))  # how it got here explains its leaving too
         self.removed[m.body] = rules

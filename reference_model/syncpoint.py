@@ -69,7 +69,7 @@ def _blame_removal(b: Branch, queue: str, rule: str) -> None:
     m = b.observation.message
     if m is not None and m.body in b.state.removed:
         b.state.removed[m.body] = (rule,) + b.state.removed[m.body]
-        q = b.state.queues[queue]
+        q = b.state.queue(queue)
         q.departures = tuple(dict.fromkeys((rule,) + q.departures))[:6]
 
 
@@ -95,7 +95,7 @@ def end_unit_of_work(state: ModelState, conn: str, commit: bool) -> list[Branch]
         rules = ["CORE-15", "SYNC-05", "SYNC-17", "SYNC-18"] + core._end_uow(s, conn, False, "CORE-15")
         m = s.find(queue, seq) if queue else None
         if m is not None:
-            s.queues[queue].update(m, provenance=("SYNC-17", "SYNC-05"))
+            s.queue(queue).update(m, provenance=("SYNC-17", "SYNC-05"))
         return [Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(rules)))]
     return [_skip(state, conn, bump) for bump in (0, 1)]
 
@@ -121,5 +121,5 @@ def _skip(state: ModelState, conn: str, bump: int) -> Branch:
         c.uow = keep
         c.skipped = seq
         # SYNC-18 note: whether the count goes up is undocumented, both allowed
-        s.queues[keep[0].queue].update(m, backout_count=m.backout_count + bump, provenance=("SYNC-14", "SYNC-03"))
+        s.queue(keep[0].queue).update(m, backout_count=m.backout_count + bump, provenance=("SYNC-14", "SYNC-03"))
     return Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(rules)))

@@ -120,10 +120,11 @@ def _too_few(s: ModelState, q: ModelQueue, qm: str = "") -> tuple[str, ...]:
     return (("TRIG-03",) if _ttype(s, q, qm) == C.MQTT_DEPTH else ()) + ("TRIG-02",)
 
 
-def _write(s: ModelState, q: ModelQueue, conn: str | None = None, rules: tuple[str, ...] = (), qm: str = "") -> None:
-    """Write (or, in a unit of work, hold) the trigger message for ``q`` on ``qm``'s initiation queue."""
+def _write(s: ModelState, queue: str, conn: str | None = None, rules: tuple[str, ...] = (), qm: str = "") -> None:
+    """Write (or, in a unit of work, hold) the trigger message for ``queue`` on ``qm``'s initiation queue."""
+    q = s.queue(queue)
     if conn is not None:
-        _note(q, ("TRIG-15",))
+        _note(s, queue, ("TRIG-15",))
     tm = _trigger_message(s, q)
     iq = _initiation_queue(s, q, qm)
     ttype = _ttype(s, q, qm)
@@ -141,9 +142,9 @@ def _write(s: ModelState, q: ModelQueue, conn: str | None = None, rules: tuple[s
 
 
 def deliver(s: ModelState, initq: str, tm: L.TriggerMessage, rules: tuple[str, ...] = ()) -> None:
-    iq = s.queues.get(initq)
-    if iq is None:
+    if initq not in s.queues:
         return
+    iq = s.queue(initq)
     md = L.MessageDescriptor(priority=iq.attr("DEFPRTY"), persistence=C.MQPER_NOT_PERSISTENT,
                              expiry=C.MQEI_UNLIMITED, format=C.MQFMT_TRIGGER)
     iq.append(ModelMessage(seq=s.next_seq, body="", md=md, order_priority=iq.attr("DEFPRTY"),
@@ -152,8 +153,9 @@ def deliver(s: ModelState, initq: str, tm: L.TriggerMessage, rules: tuple[str, .
     s.next_seq += 1
 
 
-def _note(q: ModelQueue, rules: tuple[str, ...]) -> None:
-    """Remember why the queue was not triggered (newest first, bounded)."""
+def _note(s: ModelState, queue: str, rules: tuple[str, ...]) -> None:
+    """Remember why ``queue`` was not triggered (newest first, bounded)."""
+    q = s.queue(queue)
     q.trigger_notes = tuple(dict.fromkeys(rules + q.trigger_notes))[:16]
 
 
@@ -163,13 +165,13 @@ def _alternatives(s: ModelState, outcomes: list[bool], rules: tuple[str, ...], c
     for fire in outcomes:
         t = s.clone() if len(outcomes) > 1 else s
         if fire:
-            _write(t, t.queues[q_name], conn, rules, qm)
+            _write(t, q_name, conn, rules, qm)
             if "TRIG-26" in rules:
-                _note(t.queues[q_name], ("TRIG-26",))  # one trigger message for the event, even for EVERY
+                _note(t, q_name, ("TRIG-26",))  # one trigger message for the event, even for EVERY
             if "TRIG-27" in rules:
-                _note(t.queues[q_name], ("TRIG-27",))  # one trigger message for all the segments of a put
+                _note(t, q_name, ("TRIG-27",))  # one trigger message for all the segments of a put
         else:
-            _note(t.queues[q_name], rules)
+            _note(t, q_name, rules)
         out.append((t, rules + (("TRIG-09",) if len(outcomes) > 1 else ())))
     return out
 
@@ -183,12 +185,12 @@ def _per_qmgr(alts: Alternatives, qms, judge, queue: str) -> Alternatives:
     for qm in qms:
         out = []
         for state, done, was in tracked:
-            attrs_ = state.queues[queue].attrs
-            off = attrs_["TRIGGER"] != was
-            attrs_["TRIGGER"] = was
+            off = state.queues[queue].attrs["TRIGGER"] != was
+            if off:
+                state.queue(queue).attrs["TRIGGER"] = was
             for t, r in judge(state, qm):
                 if off:
-                    t.queues[queue].attrs["TRIGGER"] = C.MQTC_OFF
+                    t.queue(queue).attrs["TRIGGER"] = C.MQTC_OFF
                 out.append((t, tuple(dict.fromkeys(done + r)), was))
         tracked = out
     return [(state, done) for state, done, _ in tracked]
@@ -214,9 +216,9 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
     if m.order_priority < q.attr("TRIGMPRI"):
         if "TRIG-24" in rules and m.md.priority >= q.attr("TRIGMPRI"):
             # its own priority would do: the queue's DefPriority, which FIFO compares, decides
-            _note(q, ("TRIG-24", "TRIG-02", "TRIG-25"))
+            _note(s, queue, ("TRIG-24", "TRIG-02", "TRIG-25"))
         else:
-            _note(q, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
+            _note(s, queue, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
         return [(s, rules + ("TRIG-25",))]
     qm = q.owner
     # a FIFO queue's DefPriority let in a message whose own priority would not have: that decides first
@@ -228,7 +230,7 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
     out: Alternatives = []
     for count, gone in ways:
         t = s.clone()
-        t.queues[queue].background_removed = gone
+        t.queue(queue).background_removed = gone
         out += _after_put_counted(t, queue, count, rules + ("EXP-26",), conn, sync, added, qm, decisive)
     return out
 
@@ -250,10 +252,10 @@ def _shared_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: boo
     if added > 1:
         rules += ("TRIG-27",)
     if _exclusive_anywhere(s, q):
-        _note(q, rules)
+        _note(s, queue, rules)
         return [(s, rules)]
     if m.order_priority < _threshold(s, q, qm):
-        _note(q, ("TRIG-02", "TRIG-25") + rules)
+        _note(s, queue, ("TRIG-02", "TRIG-25") + rules)
         return [(s, rules + ("TRIG-25",))]
     count = _eligible(s, q, qm)
     if not sync:
@@ -261,7 +263,7 @@ def _shared_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: boo
     # Not yet committed, the message does not count (TRIG-05); whether its put is a trigger event now,
     # its trigger message held until the unit of work ends, or none, the topic does not say: both.
     t = s.clone()
-    _note(q, rules)
+    _note(s, queue, rules)
     return [(s, rules)] + _after_put_counted(t, queue, count + added, rules, conn, True, added, qm)
 
 
@@ -311,7 +313,7 @@ def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, 
         outcomes = sorted({c and i for c in _conditions(s, q, qm=qm) for i in interval})
         return _alternatives(s, outcomes, rules + (("TRIG-17",) if q.interval_reset and not qm else ()),
                              conn if sync else None, queue, qm)
-    _note(q, tuple(dict.fromkeys(lead + ("TRIG-03",) + rules)))
+    _note(s, queue, tuple(dict.fromkeys(lead + ("TRIG-03",) + rules)))
     return [(s, rules)]
 
 
@@ -351,7 +353,7 @@ def after_close(s: ModelState, queue: str, had_input: bool, qm: str = "") -> Alt
         return [(s, ())]
     rules = ("TRIG-18", "TRIG-19", "TRIG-26") + BASE + (("TRIG-08", "TRIG-05") if q.shared else ())
     if not _enough(s, q, qm):
-        _note(q, rules + _too_few(s, q, qm))
+        _note(s, queue, rules + _too_few(s, q, qm))
         return [(s, rules)]
     return _alternatives(s, _conditions(s, q, skip=(4, 5), qm=qm), rules, None, queue, qm)
 
@@ -405,7 +407,7 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
         extra = ("TRIG-08", "TRIG-05") + (("TRIG-07",) if _overridden(state, q, qm) else ()) if q.shared else ()
         if not _enough(state, q, qm):
             few = rules + _too_few(state, q, qm) + extra
-            _note(q, few)
+            _note(state, queue, few)
             return [(state, few)]
         # a shared queue's trigger message comes of this queue manager's own judging (TRIG-08): it leads
         return _alternatives(state, _conditions(state, q, skip, qm), rules + extra + BASE, None, queue, qm)
@@ -415,8 +417,9 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
 
 def on_restart(s: ModelState) -> None:
     """TRIG-17: a restart resets the TriggerInterval timer (and trigger messages, non-persistent, are lost)."""
-    for q in s.queues.values():
+    for name, q in list(s.queues.items()):
         if q.last_trigger is not None:
+            q = s.queue(name)
             q.interval_reset = True
             q.last_trigger = None
 

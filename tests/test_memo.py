@@ -3,6 +3,7 @@
 The memo is sound only because the model is pure: a step never changes the state it starts from.
 """
 
+import collections
 import copy
 
 import pytest
@@ -53,6 +54,29 @@ def test_no_model_step_changes_the_state_it_starts_from(monkeypatch, memo_off):
     record = run_areas(create_adapter("simulated", {}), list(AREAS), examples=8, seed=11)
     assert not record.failures and record.error is None
     assert steps[0] > 1000
+    assert changed == []
+
+
+def test_no_state_changes_once_its_step_is_over(monkeypatch, fresh_memo):
+    """States share queues and connections until one of them changes its own copy: every state a
+    step started from or gave stays as it was through the steps that follow (the latest few dozen
+    compared with copies taken when their step ended), with the memo handing states on as it does."""
+    real_step = model.step
+    recent, steps, changed = collections.deque(maxlen=48), [0], []
+
+    def checked_step(state, op):
+        branches = real_step(state, op)
+        steps[0] += 1
+        for earlier, kept, after in recent:
+            if earlier != kept:
+                changed.append((after, type(op).__name__))
+        recent.extend((s, copy.deepcopy(s), type(op).__name__) for s in [state] + [b.state for b in branches])
+        return branches
+
+    monkeypatch.setattr(checker.model, "step", checked_step)
+    record = run_areas(create_adapter("simulated", {}), list(AREAS), examples=8, seed=12)
+    assert not record.failures and record.error is None
+    assert steps[0] > 1000 and fresh_memo.hits > 0
     assert changed == []
 
 

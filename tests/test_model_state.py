@@ -60,7 +60,7 @@ def test_with_handler_replaces_only_the_handler_and_leaves_the_state_as_it_was()
     (started,) = model.step(s, L.StartDlqHandler(handler="H", table="INPUTQ(Q)\nACTION(DISCARD)"))
     t = started.state
     assert t.dlq_handlers["H"].running and "H" not in s.dlq_handlers
-    assert t.queues is s.queues            # nothing else was copied ...
+    assert t.queues["Q"] is s.queues["Q"]  # nothing else was copied ...
     u = t.with_handler("H", t.dlq_handlers["H"].__class__(table_file="changed"))
     assert u.dlq_handlers["H"].table_file == "changed" and t.dlq_handlers["H"].table_file != "changed"
     # ... and a step from the new state changes a copy, never the state it shares queues with
@@ -76,6 +76,7 @@ DERIVED = {
     ("RulesTable", "continuations"),
     ("TableError", "kind"),               # its message says it
     ("ModelState", "_own"),               # bookkeeping: which connections the state has its own copy of
+    ("ModelState", "_ownq"),              # ... and which queues
 }
 
 
