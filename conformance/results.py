@@ -42,12 +42,28 @@ def _count(counter: Counter, keys) -> None:
         counter[key] += 1
 
 
+def _pend(pending: dict, keys: tuple) -> None:
+    """One more step with ``keys`` in ``pending`` (by the tuple's identity; see Coverage._pending_rules)."""
+    entry = pending.get(id(keys))
+    if entry is not None and entry[0] is keys:
+        entry[1] += 1
+    elif entry is None:
+        pending[id(keys)] = [keys, 1]
+    else:   # another tuple that once had this identity (a copy of the coverage made elsewhere)
+        pending[object()] = entry
+        pending[id(keys)] = [keys, 1]
+
+
 @attrs.define
 class Coverage:
-    """Per-rule counters accumulated over a run."""
+    """Per-rule counters accumulated over a run.
 
-    exercised: Counter = attrs.Factory(Counter)
-    checked: Counter = attrs.Factory(Counter)
+    The steps that matched are added to ``exercised``, ``checked`` and ``classes`` when those are
+    read: read them again after more steps rather than holding on to a counter read before.
+    """
+
+    _exercised: Counter = attrs.Factory(Counter)
+    _checked: Counter = attrs.Factory(Counter)
     failed: Counter = attrs.Factory(Counter)
     indeterminate: Counter = attrs.Factory(Counter)
     examples: int = 0
@@ -58,7 +74,43 @@ class Coverage:
     #: Operations the adapter could not express, by operation type (not run, not checked).
     not_expressible: Counter = attrs.Factory(Counter)
     #: Checked steps per input class of a rule (``RULE:class``, :mod:`reference_model.classes`).
-    classes: Counter = attrs.Factory(Counter)
+    _classes: Counter = attrs.Factory(Counter)
+    #: Checked steps not yet added to the counters: by the identity of their rules' (or classes')
+    #: tuple, [that tuple, steps].  Steps the memo gives share their check's tuples, so a step costs
+    #: one lookup here instead of a counter update per rule; the counters take them when read.
+    _pending_rules: dict = attrs.field(factory=dict, init=False, eq=False, repr=False)
+    _pending_classes: dict = attrs.field(factory=dict, init=False, eq=False, repr=False)
+
+    @property
+    def exercised(self) -> Counter:
+        self._settle()
+        return self._exercised
+
+    @property
+    def checked(self) -> Counter:
+        self._settle()
+        return self._checked
+
+    @property
+    def classes(self) -> Counter:
+        self._settle()
+        return self._classes
+
+    def _settle(self) -> None:
+        """Add the pending steps to the counters."""
+        if self._pending_rules:
+            exercised, checked = self._exercised, self._checked
+            for rules, n in self._pending_rules.values():
+                for rule in rules:
+                    exercised[rule] += n
+                    checked[rule] += n
+            self._pending_rules.clear()
+        if self._pending_classes:
+            classes = self._classes
+            for names, n in self._pending_classes.values():
+                for name in names:
+                    classes[name] += n
+            self._pending_classes.clear()
 
     def record_share(self, chosen: str, expected: dict[str, float]) -> None:
         if chosen and expected:
@@ -66,23 +118,24 @@ class Coverage:
             self.shares_expected.update(expected)
 
     def record(self, check: StepCheck) -> None:
-        # Called at every step: counted key by key, inline (``Counter.update`` first asks whether its
-        # argument is a mapping, and a call per counter costs more than the few keys a step has).
+        # Called at every step: a step that matched with nothing left in doubt (nearly all) is only
+        # noted against its check's tuples (see _pending_rules).
         self.steps += 1
-        exercised, checked = self.exercised, self.checked
-        for rule in check.rules:
-            exercised[rule] += 1
+        if check.mismatch is None and not check.in_doubt and not check.decided:
+            _pend(self._pending_rules, check.rules)
+            if check.classes:
+                _pend(self._pending_classes, check.classes)
+            return
+        exercised, checked = self._exercised, self._checked
+        _count(exercised, check.rules)
         if check.decided:
             _count(exercised, check.decided)
             _count(checked, check.decided)
         if check.in_doubt:
             _count(self.indeterminate, check.rules)
         elif check.mismatch is None:
-            for rule in check.rules:
-                checked[rule] += 1
-            classes = self.classes
-            for name in check.classes:
-                classes[name] += 1
+            _count(checked, check.rules)
+            _count(self._classes, check.classes)
 
     def class_counts(self, rule: str) -> dict[str, int]:
         """Checked steps in each input class ``rule`` declares, in declaration order (0: never reached)."""

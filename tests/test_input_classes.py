@@ -58,7 +58,7 @@ def test_a_get_is_classed_by_whether_the_higher_priority_came_first_or_after():
     _put(session, "high first", 5)
     _put(session, "low after", 1)
     session.execute(L.Get(conn="a", handle="h"))
-    assert reached["CORE-04:the higher priority put first"] == 1
+    assert session.coverage.classes["CORE-04:the higher priority put first"] == 1   # counts are added when read
 
 
 def test_a_step_that_breaks_the_rule_reaches_no_class():
@@ -77,15 +77,17 @@ def test_a_get_that_finds_nothing_is_classed_by_what_the_queue_held_and_how_it_w
     _priority_queue(session)
     session.execute(L.Connect(conn="b"))
     session.execute(L.Open(conn="b", handle="hb", queue="Q1", options=STD))
-    reached = session.coverage.classes
     session.execute(L.Get(conn="a", handle="h", options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, wait_interval=0))
+    reached = session.coverage.classes
     assert reached["CORE-13:queue empty"] == 1 and reached["CORE-13:MQGMO_WAIT with a zero interval"] == 1
     _put(session, "mine", 3)   # outside syncpoint (the default on distributed platforms)
     session.execute(L.Put(conn="a", handle="h", body="own", options=C.MQPMO_SYNCPOINT))
     session.execute(L.Get(conn="b", handle="hb", options=C.MQGMO_NO_SYNCPOINT))   # takes "mine"
     session.execute(L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT))
+    reached = session.coverage.classes   # read again: counts are added when read
     assert reached["CORE-13:only its own uncommitted puts"] == 1 and reached["CORE-13:no wait"] == 1
     session.execute(L.Get(conn="b", handle="hb", options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, wait_interval=5))
+    reached = session.coverage.classes
     assert reached["CORE-13:only another's uncommitted puts"] == 1 and reached["CORE-13:a wait interval"] == 1
 
 
