@@ -42,18 +42,6 @@ def _count(counter: Counter, keys) -> None:
         counter[key] += 1
 
 
-def _pend(pending: dict, keys: tuple) -> None:
-    """One more step with ``keys`` in ``pending`` (by the tuple's identity; see Coverage._pending_rules)."""
-    entry = pending.get(id(keys))
-    if entry is not None and entry[0] is keys:
-        entry[1] += 1
-    elif entry is None:
-        pending[id(keys)] = [keys, 1]
-    else:   # another tuple that once had this identity (a copy of the coverage made elsewhere)
-        pending[object()] = entry
-        pending[id(keys)] = [keys, 1]
-
-
 @attrs.define
 class Coverage:
     """Per-rule counters accumulated over a run.
@@ -75,9 +63,9 @@ class Coverage:
     not_expressible: Counter = attrs.Factory(Counter)
     #: Checked steps per input class of a rule (``RULE:class``, :mod:`reference_model.classes`).
     _classes: Counter = attrs.Factory(Counter)
-    #: Checked steps not yet added to the counters: by the identity of their rules' (or classes')
-    #: tuple, [that tuple, steps].  Steps the memo gives share their check's tuples, so a step costs
-    #: one lookup here instead of a counter update per rule; the counters take them when read.
+    #: Checked steps not yet added to the counters, by their rules (or classes): a step costs one
+    #: lookup here instead of a counter update per rule (a run has few sets of rules that steps
+    #: check together); the counters take them when read.
     _pending_rules: dict = attrs.field(factory=dict, init=False, eq=False, repr=False)
     _pending_classes: dict = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
@@ -100,14 +88,14 @@ class Coverage:
         """Add the pending steps to the counters."""
         if self._pending_rules:
             exercised, checked = self._exercised, self._checked
-            for rules, n in self._pending_rules.values():
+            for rules, n in self._pending_rules.items():
                 for rule in rules:
                     exercised[rule] += n
                     checked[rule] += n
             self._pending_rules.clear()
         if self._pending_classes:
             classes = self._classes
-            for names, n in self._pending_classes.values():
+            for names, n in self._pending_classes.items():
                 for name in names:
                     classes[name] += n
             self._pending_classes.clear()
@@ -119,12 +107,14 @@ class Coverage:
 
     def record(self, check: StepCheck) -> None:
         # Called at every step: a step that matched with nothing left in doubt (nearly all) is only
-        # noted against its check's tuples (see _pending_rules).
+        # noted against its rules and classes (see _pending_rules).
         self.steps += 1
         if check.mismatch is None and not check.in_doubt and not check.decided:
-            _pend(self._pending_rules, check.rules)
+            pending = self._pending_rules
+            pending[check.rules] = pending.get(check.rules, 0) + 1
             if check.classes:
-                _pend(self._pending_classes, check.classes)
+                pending = self._pending_classes
+                pending[check.classes] = pending.get(check.classes, 0) + 1
             return
         exercised, checked = self._exercised, self._checked
         _count(exercised, check.rules)
