@@ -317,8 +317,8 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         if index is not None and (index, mid) not in handler.acted \
                 and sum(i == index for i, _ in handler.acted) < 2:
             handler = attrs.evolve(handler, acted=handler.acted + ((index, mid),))
-        return attrs.evolve(o, state=state, handler=handler, fates={**o.fates, mid: fate},
-                            field_rules=field_rules, rules=o.rules + list(rules), busy=o.busy or busy)
+        return _Outcome(state=state, handler=handler, fates={**o.fates, mid: fate},
+                        field_rules=field_rules, rules=o.rules + list(rules), busy=o.busy or busy)
 
     if m.dlh is None:
         return [settle(o.state, h, KEPT, ("DLQ-07",), busy=False, primary=("DLQ-07",))]
@@ -334,7 +334,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
             # over only because of a wildcard: a system that acted most likely matched that rule (DLQ-38).
             lead = tuple(dict.fromkeys(("DLQ-38",) + out.field_rules[key]))
             acted = (DISCARDED, BACKED_OUT, *(f"put:{q}" for q in o.state.queues))
-            out = attrs.evolve(out, field_rules={**out.field_rules, **{f"{key}={fate}": lead for fate in acted}})
+            out.field_rules = {**out.field_rules, **{f"{key}={fate}": lead for fate in acted}}   # out is new
         return [out]
     rule = h.table.rules[index]
     fields = message_fields(m)
@@ -366,7 +366,8 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         passed_over = ("DLQ-38",) if any(r.action == "DISCARD" and _by_wildcard(_unmatched(r, fields))
                                          for r in h.table.rules[:index]) else ()
         gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(gave_up + passed_over + ("DLQ-24",) + out.field_rules[key]))}
-        return attrs.evolve(out, field_rules={**out.field_rules, **gone})
+        out.field_rules = {**out.field_rules, **gone}   # out is new
+        return out
 
 
     qname, qmgr = target(rule, m)

@@ -702,6 +702,8 @@ class SimulatedQueueManager:
         reverse = self._fault("fifo-within-priority-broken")
         for level in range(C.MAX_PRIORITY, -1, -1):
             bucket = q.buckets[level]
+            if not bucket:
+                continue
             if reverse:
                 yield from reversed(tuple(bucket))
             elif after is None or level < after[0]:

@@ -53,14 +53,21 @@ class Triggering:
         return 0 if self.first_by_others(q, qm) else q.attrs["TRIGMPRI"]
 
     def qualifies(self, q, m, qm: str = "") -> bool:
+        return self._qualifier(q, qm)(m)
+
+    def _qualifier(self, q, qm: str = ""):
+        """Whether a message of ``q`` counts for triggering (its priority against the threshold)."""
         if self.fault("trigmpri-ignored"):
-            return True
-        level = m.md.priority if self.fault("fifo-uses-message-priority") else m.level
-        return min(level, C.MAX_PRIORITY) >= self.threshold_level(q, qm)
+            return lambda m: True
+        threshold = self.threshold_level(q, qm)
+        if self.fault("fifo-uses-message-priority"):
+            return lambda m: min(m.md.priority, C.MAX_PRIORITY) >= threshold
+        return lambda m: min(m.level, C.MAX_PRIORITY) >= threshold
 
     def depth(self, q, qm: str = "") -> int:
         committed_only = q.shared and not self.fault("shared-counts-uncommitted")
-        return sum(1 for m in q.all_messages() if m.pending_get is None and self.qualifies(q, m, qm)
+        counts = self._qualifier(q, qm)
+        return sum(1 for m in q.all_messages() if m.pending_get is None and counts(m)
                    and not (committed_only and m.pending_put is not None))
 
     def readers(self, name: str, qm: str | None = None) -> int:
