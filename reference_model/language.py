@@ -124,7 +124,7 @@ def _register(cls: type) -> type:
 
 def value_class(cls: type) -> type:
     """Declare a frozen, keyword-only value class of the language."""
-    return _register(attrs.frozen(kw_only=True)(cls))
+    return _register(attrs.frozen(kw_only=True, cache_hash=True)(cls))
 
 
 # --------------------------------------------------------------------------
