@@ -31,6 +31,13 @@ MAXMSGL = 16
 LETTERS = "abcdefghijklmnopqrstuvwxyz" * 2
 
 
+#: The watch's inquiries, made once: the same operation object at every step is found at once in the
+#: step memo (its hash kept, equal by identity).
+_INIT_DEPTH = L.InquireQueue(queue=INIT, names=("CURDEPTH",))
+_INIT_DEPTH_QM2 = L.InquireQueue(queue=INIT, names=("CURDEPTH",), qmgr=QM2)
+_APP_TRIGGER = L.InquireQueue(queue=APP, names=("TRIGGER",))
+
+
 class TriggerMachine(ConformanceMachine):
     area = "trigger"
 
@@ -89,6 +96,7 @@ class TriggerMachine(ConformanceMachine):
 
     def _connect_all(self) -> None:
         self.generation += 1
+        self._browses: dict[tuple[int, int], L.Get] = {}
         self.monitor_running = False
         self.server_open = False
         for conn in ("putter", "server", "monitor", "watcher"):
@@ -321,8 +329,8 @@ class TriggerMachine(ConformanceMachine):
         # the depth.  An unchanged depth after any other step would show nothing new.
         if self.group:
             # QM2's initiation queue: how many trigger messages the other queue manager wrote
-            self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"], qmgr=QM2))
-        depth = dict(self.execute(L.InquireQueue(queue=INIT, names=["CURDEPTH"])).attrs or ()).get("CURDEPTH", 0)
+            self.execute(_INIT_DEPTH_QM2)
+        depth = dict(self.execute(_INIT_DEPTH).attrs or ()).get("CURDEPTH", 0)
         changed = depth != self._watched
         if changed or self._look_again:
             if depth and (changed or self._fresh):
@@ -331,13 +339,22 @@ class TriggerMachine(ConformanceMachine):
                 mode = C.MQGMO_BROWSE_FIRST if self._fresh else C.MQGMO_BROWSE_NEXT
                 self._fresh = False
                 for _ in range(min(came, 3) + 1):
-                    if self.execute(L.Get(conn="watcher", handle=self._handle("watcher", INIT),
-                                          options=mode | C.MQGMO_NO_SYNCPOINT)).message is None:
+                    if self.execute(self._browse(mode)).message is None:
                         break
                     mode = C.MQGMO_BROWSE_NEXT
             self._watched, self._look_again = depth, False
-            self.execute(L.InquireQueue(queue=APP, names=["TRIGGER"]))
+            self.execute(_APP_TRIGGER)
         self._ran_at_watch = self._ran
+
+    def _browse(self, mode: int) -> L.Get:
+        """The watcher's browse (``mode``: first or next) on its current handle: one operation object
+        for each, made once a generation (the same object each time is found at once in the memo)."""
+        key = (self.generation, mode)
+        op = self._browses.get(key)
+        if op is None:
+            op = self._browses[key] = L.Get(conn="watcher", handle=self._handle("watcher", INIT),
+                                            options=mode | C.MQGMO_NO_SYNCPOINT)
+        return op
 
 
 class GroupTriggerMachine(TriggerMachine):
