@@ -305,6 +305,23 @@ MISSES: dict[tuple[str, str], tuple[str, str, object]] = {
 }
 
 
+# Operations a case repeats, each made once: the same object every time is found at once in the
+# step memo (its hash kept, equal by identity).
+@functools.lru_cache(maxsize=None)
+def _run(handler: str) -> L.RunDlqHandler:
+    return L.RunDlqHandler(handler=handler)
+
+
+@functools.lru_cache(maxsize=None)
+def _restart(handler: str) -> L.RestartDlqHandler:
+    return L.RestartDlqHandler(handler=handler)
+
+
+@functools.lru_cache(maxsize=None)
+def _advance(tenths: int) -> L.AdvanceClock:
+    return L.AdvanceClock(tenths=tenths)
+
+
 def _changed(dlh: L.DeadLetterHeader, md: dict, changes) -> tuple[L.DeadLetterHeader, dict]:
     """``dlh`` and ``md`` with ``changes`` made ((where, field, value), where "dlh", "md" or "ctx")."""
     header: dict = {}
@@ -383,7 +400,7 @@ class DlqMachine(ConformanceMachine):
                                    report=C.MQRO_EXPIRATION if report else C.MQRO_NONE, **md)
         self.execute(L.Put1(conn=APP, queue=DLQ, body=f"expiring {mid}", md=desc, dlh=dlh))
         if wait:
-            self.execute(L.AdvanceClock(tenths=wait))
+            self.execute(_advance(wait))
         self.run_handler(0)
         if then:
             self.drain(then)
@@ -396,16 +413,16 @@ class DlqMachine(ConformanceMachine):
 
     @rule(which=st.integers(0, 1))
     def run_handler(self, which):
-        self.execute(L.RunDlqHandler(handler=self.handlers[which % len(self.handlers)]))
+        self.execute(_run(self.handlers[which % len(self.handlers)]))
 
     @rule(tenths=st.sampled_from([10, 50, 100, 300, 600]))
     def time_passes(self, tenths):
-        self.execute(L.AdvanceClock(tenths=tenths))
+        self.execute(_advance(tenths))
 
     @drawn_rule(which=(0, 1), tenths=(100, 300))
     def rescan(self, which, tenths):
         """Time for a rescan (RETRYINT is at most 30 seconds), then a run."""
-        self.execute(L.AdvanceClock(tenths=tenths))
+        self.execute(_advance(tenths))
         self.run_handler(which)
 
     def _dead_letter_and_run(self, dlh, md, which, then) -> None:
@@ -471,9 +488,9 @@ class DlqMachine(ConformanceMachine):
         is rules the case already has, spelt another way: only how it is broken is drawn anew."""
         table = broken_at([{"RETRYINT": retryint}] + self._recent_rules(), style, *how)
         self.execute(L.ChangeDlqTable(handler="H1", table=table))
-        self.execute(L.RestartDlqHandler(handler="H1"))
+        self.execute(_restart("H1"))
         self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
-        self.execute(L.RestartDlqHandler(handler="H1"))
+        self.execute(_restart("H1"))
 
     @drawn_rule(style=STYLE, first=range(len(ALL_BROKEN)))
     def refused_tables(self, style, first):
@@ -485,13 +502,13 @@ class DlqMachine(ConformanceMachine):
         for k in range(4):
             line = ALL_BROKEN[(first + k * step) % len(ALL_BROKEN)]
             self.execute(L.ChangeDlqTable(handler="H1", table=broken([{"RETRYINT": "10"}] + rules, style, line)))
-            self.execute(L.RestartDlqHandler(handler="H1"))
+            self.execute(_restart("H1"))
         self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
-        self.execute(L.RestartDlqHandler(handler="H1"))
+        self.execute(_restart("H1"))
 
     @rule(which=st.integers(0, 1))
     def restart_handler(self, which):
-        self.execute(L.RestartDlqHandler(handler=self.handlers[which % len(self.handlers)]))
+        self.execute(_restart(self.handlers[which % len(self.handlers)]))
 
     @precondition(lambda self: not self.second)
     @drawn_rule(table=TABLE, exclusive=(False, True))
