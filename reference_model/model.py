@@ -55,8 +55,11 @@ class Lazy(Mapping):
         return len(self._all())
 
 
-@attrs.frozen(kw_only=True)
+@attrs.define(kw_only=True)
 class Branch:
+    """One outcome MQ allows for an operation: what the system returns, the state after it, and why.
+    (Not frozen, so that making one costs less: nothing changes a branch once the model has made it.)"""
+
     observation: L.Observation
     state: ModelState = attrs.field(eq=False)
     #: Rules exercised by this outcome.

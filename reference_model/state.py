@@ -334,27 +334,30 @@ class ModelState:
             self._own = set()
         if self._ownq:
             self._ownq = set()
-        return ModelState(
-            platform=self.platform,
-            expiry_tolerance=self.expiry_tolerance,
-            clock=self.clock,
-            next_seq=self.next_seq,
-            queues=dict(self.queues),   # shared until changed: see queue()
-            conns=dict(self.conns),   # shared until changed: see conn()
-            handles=dict(self.handles),
-            removed=dict(self.removed),
-            qmgr=dict(self.qmgr),
-            processes=dict(self.processes),
-            remotes=self.remotes,
-
-            cluster=self.cluster,
-            workload=self.workload,
-            dlq_handlers=dict(self.dlq_handlers),
-            broken=self.broken,
-            armed=self.armed,
-            group=self.group,
-            peers=self.peers,
-        )
+        # built field by field: the generated __init__ costs twice as much (a state is cloned at
+        # nearly every step); every field is set (tests/test_model_state.py checks)
+        new = object.__new__(ModelState)
+        new.platform = self.platform
+        new.expiry_tolerance = self.expiry_tolerance
+        new.clock = self.clock
+        new.next_seq = self.next_seq
+        new.queues = dict(self.queues)   # shared until changed: see queue()
+        new.conns = dict(self.conns)     # shared until changed: see conn()
+        new.handles = dict(self.handles)
+        new.removed = dict(self.removed)
+        new.qmgr = dict(self.qmgr)
+        new.processes = dict(self.processes)
+        new.remotes = self.remotes
+        new.cluster = self.cluster
+        new.workload = self.workload
+        new.dlq_handlers = dict(self.dlq_handlers)
+        new.broken = self.broken
+        new.armed = self.armed
+        new.group = self.group
+        new.peers = self.peers
+        new._own = set()
+        new._ownq = set()
+        return new
 
     def conn(self, name: str) -> ModelConnection:
         """Connection ``name``, to change: this state's own copy (connections are shared between a

@@ -160,3 +160,27 @@ def test_a_clone_shares_connections_until_it_changes_one():
     (branch,) = model.step(s, L.Put(conn="c", handle="h", body="m", md=L.MessageDescriptor(),
                                     options=C.MQPMO_SYNCPOINT))
     assert s.conns["c"].uow == [] and [e.kind for e in branch.state.conns["c"].uow] == ["put"]
+
+
+def test_a_clone_has_every_field_and_equals_its_original():
+    base = _put(_ready(), "m1")
+    copy_ = base.clone()
+    for field in attrs.fields(S.ModelState):
+        assert getattr(copy_, field.name) == getattr(base, field.name), field.name
+    assert copy_ == base
+
+
+def test_a_clone_shares_queues_until_it_changes_one_and_so_does_its_original():
+    s = _put(_ready(), "m1")
+    t = s.clone()
+    assert t.queues["Q"] is s.queues["Q"]
+    (put,) = model.step(t, L.Put(conn="c", handle="h", body="m2", md=L.MessageDescriptor()))
+    assert [m.body for m in s.queues["Q"].messages] == ["m1"] == [m.body for m in t.queues["Q"].messages]
+    assert [m.body for m in put.state.queues["Q"].messages] == ["m1", "m2"]
+    # a state that owned a queue shares it once cloned: a change to either leaves the other as it was
+    u = put.state
+    own = u.queue("Q")
+    v = u.clone()
+    assert v.queues["Q"] is own
+    u.queue("Q").attrs["MAXDEPTH"] = 7
+    assert v.queues["Q"].attrs["MAXDEPTH"] != 7 and u.queues["Q"] is not own
