@@ -479,29 +479,12 @@ def _parse(text: str) -> tuple[RulesTable | None, tuple[TableError, ...]]:
     used = {"DLQ-31", "DLQ-32", "DLQ-35", "DLQ-40"}
     continuations: set[str] = set()
     for index, line in enumerate(_logical_lines(text, used, continuations)):
-        line_errors: list[TableError] = []
-        kws = _tokens(line, line_errors)
-        used.update(_features(kws))
-        seen: set[str] = set()
-        unique: list[_Keyword] = []
-        for kw in kws:
-            if kw.name in seen:
-                line_errors.append(TableError(kw.line, kw.column, f"keyword {kw.name} appears more than once",
-                                               TWICE))
-            else:
-                seen.add(kw.name)
-                unique.append(kw)
-        if unique:
-            is_control = all(kw.name in CONTROL_KEYWORDS for kw in unique)
-            if is_control and index == 0:
-                control = _control(unique, line_errors)
-            elif is_control:
-                line_errors.append(TableError(unique[0].line, unique[0].column,
-                                              "control data must be the first entry of the table", MISPLACED))
-            else:
-                rule = _rule(unique, line.at(0)[0], line_errors)
-                if rule is not None and not line_errors:
-                    rules.append(rule)
+        features, line_errors, entry = _entry(line, index == 0)
+        used.update(features)
+        if isinstance(entry, ControlData):
+            control = entry
+        elif entry is not None:
+            rules.append(entry)
         errors += line_errors
     if not rules and not errors:
         errors.append(TableError(1, 1, "the table has no rules", NO_RULES))
@@ -509,6 +492,38 @@ def _parse(text: str) -> tuple[RulesTable | None, tuple[TableError, ...]]:
         return None, tuple(sorted(errors, key=lambda e: (e.line, e.column)))
     return RulesTable(control=control, rules=tuple(rules), syntax_rules=tuple(sorted(used)),
                       continuations=tuple(sorted(continuations))), ()
+
+
+@functools.lru_cache(maxsize=4096)
+def _entry(line: _Line, first: bool) -> tuple[frozenset[str], tuple[TableError, ...], ControlData | DlqRule | None]:
+    """One logical line of a table read: the syntax rules it relies on, its errors, and the control
+    data (``first``: it is the table's first entry) or rule it gives (None where it gives neither or
+    has errors).  What a line gives depends on the line alone, where it stands included: tables that
+    differ in a line or two (a table edited, or broken in one place) read the others once."""
+    line_errors: list[TableError] = []
+    kws = _tokens(line, line_errors)
+    features = frozenset(_features(kws))
+    seen: set[str] = set()
+    unique: list[_Keyword] = []
+    for kw in kws:
+        if kw.name in seen:
+            line_errors.append(TableError(kw.line, kw.column, f"keyword {kw.name} appears more than once", TWICE))
+        else:
+            seen.add(kw.name)
+            unique.append(kw)
+    entry: ControlData | DlqRule | None = None
+    if unique:
+        is_control = all(kw.name in CONTROL_KEYWORDS for kw in unique)
+        if is_control and first:
+            entry = _control(unique, line_errors)
+        elif is_control:
+            line_errors.append(TableError(unique[0].line, unique[0].column,
+                                          "control data must be the first entry of the table", MISPLACED))
+        else:
+            rule = _rule(unique, line.at(0)[0], line_errors)
+            if rule is not None and not line_errors:
+                entry = rule
+    return features, tuple(line_errors), entry
 
 
 def _features(kws: list[_Keyword]) -> set[str]:

@@ -207,15 +207,25 @@ def _rule(line: int, items: dict) -> Rule:
 def _read(text: str) -> Table:
     control, rules = Control(), []
     for index, (line, entry) in enumerate(_entries(text)):
-        items = _items(entry)
-        if not items:
-            continue
-        if set(items) <= CONTROL:
-            if index:
-                raise Invalid("control data after the first entry")
-            control = _control(items)
-        else:
-            rules.append(_rule(line, items))
+        read_ = _entry(line, entry, index == 0)
+        if isinstance(read_, Control):
+            control = read_
+        elif read_ is not None:
+            rules.append(read_)
     if not rules:
         raise Invalid("no rules")
     return Table(control=control, rules=tuple(rules))
+
+
+@functools.lru_cache(maxsize=4096)
+def _entry(line: int, entry: str, first: bool) -> Control | Rule | None:
+    """What one entry (starting on ``line``) gives: control data, a rule, or nothing; Invalid if it is
+    not valid.  Kept: tables that differ in an entry or two read the others once."""
+    items = _items(entry)
+    if not items:
+        return None
+    if set(items) <= CONTROL:
+        if not first:
+            raise Invalid("control data after the first entry")
+        return _control(items)
+    return _rule(line, items)
