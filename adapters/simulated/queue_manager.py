@@ -700,7 +700,9 @@ class SimulatedQueueManager:
         bucket is a snapshot, so the caller may remove messages as it goes.
         """
         reverse = self._fault("fifo-within-priority-broken")
-        for level in range(C.MAX_PRIORITY, -1, -1):
+        # the buckets above the cursor's give nothing (unless the walk is reversed: then all are walked)
+        top = after[0] if after is not None and not reverse else C.MAX_PRIORITY
+        for level in range(top, -1, -1):
             bucket = q.buckets[level]
             if not bucket:
                 continue
@@ -708,7 +710,7 @@ class SimulatedQueueManager:
                 yield from reversed(tuple(bucket))
             elif after is None or level < after[0]:
                 yield from tuple(bucket)
-            elif level == after[0]:
+            else:   # the cursor's own bucket: past the cursor
                 yield from bucket[bisect.bisect_right(bucket, after[1], key=_seq):]
 
     def _op_GetMatching(self, op: L.GetMatching):
