@@ -22,6 +22,8 @@ The parts, each usable alone:
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import statistics
 import time
 from typing import Callable
@@ -106,9 +108,25 @@ def bare_counted(examples: int, steps: int | None = None, seed: int = 1) -> tupl
     from conformance.engine import STEPS_PER_CASE
 
     machine = type("DictMachine", (DictMachine,), {"_hypothesis_internal_use_seed": seed, "steps": 0})
-    started = time.perf_counter()
-    run_state_machine_as_test(machine, settings=_bare_settings(examples, steps or STEPS_PER_CASE))
-    return time.perf_counter() - started, machine.steps
+    with heap_aside():
+        started = time.perf_counter()
+        run_state_machine_as_test(machine, settings=_bare_settings(examples, steps or STEPS_PER_CASE))
+        took = time.perf_counter() - started
+    return took, machine.steps
+
+
+@contextlib.contextmanager
+def heap_aside():
+    """Leave what the process already holds (what earlier figures made and kept: the model's caches,
+    Hypothesis's) out of the cyclic collector's walks while a measurement runs, as the kit's own
+    runs do (:func:`conformance.engine.collector_tuned`): a figure then does not depend on what was
+    measured before it in the same process.  Not to be nested in a kit run."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def calibration_unit(seed: int = 1) -> float:

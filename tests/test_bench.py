@@ -7,6 +7,7 @@ not how fast.
 
 from __future__ import annotations
 
+import gc
 import io
 import multiprocessing
 import time
@@ -23,6 +24,22 @@ def test_the_bare_machine_runs_the_cases_asked_for():
     seconds, steps = bench.bare_counted(20, steps=10)
     assert seconds > 0 and 20 <= steps <= 200
     assert bench.calibration_unit() > 0
+
+
+def test_a_bare_run_leaves_what_the_process_held_out_of_the_collectors_walks(monkeypatch):
+    """What earlier figures left alive is frozen while a bare run is measured, and given back after."""
+    held = [[i] for i in range(2000)]   # containers alive before the measurement
+    frozen, before = [], gc.get_freeze_count()
+    real = bench.run_state_machine_as_test
+
+    def run(*args, **kwargs):
+        frozen.append(gc.get_freeze_count())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bench, "run_state_machine_as_test", run)
+    bench.bare_counted(5, steps=5)
+    assert frozen and frozen[0] >= before + len(held)
+    assert gc.get_freeze_count() == before
 
 
 def test_throughput_runs_the_same_cases_on_both_sides():
