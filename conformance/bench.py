@@ -22,6 +22,7 @@ The parts, each usable alone:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import statistics
@@ -104,23 +105,87 @@ def bare_run(examples: int, steps: int | None = None, seed: int = 1) -> float:
 
 
 def bare_counted(examples: int, steps: int | None = None, seed: int = 1) -> tuple[float, int]:
-    """(seconds, steps run) of the bare machine's ``examples`` cases of up to ``steps`` steps."""
+    """(seconds, steps run) of the bare machine's ``examples`` cases of up to ``steps`` steps.
+
+    It runs in a process of its own (:class:`_BareWorker`), as a plain Hypothesis user's machine
+    would: the cyclic collector there walks only what that process holds, whatever this process
+    has measured and kept before (the model's caches, Hypothesis's), so a figure does not depend on
+    what was measured before it."""
+    return _worker().run(examples, steps, seed)
+
+
+def _bare_counted_here(examples: int, steps: int | None, seed: int) -> tuple[float, int]:
     from conformance.engine import STEPS_PER_CASE
 
     machine = type("DictMachine", (DictMachine,), {"_hypothesis_internal_use_seed": seed, "steps": 0})
-    with heap_aside():
-        started = time.perf_counter()
-        run_state_machine_as_test(machine, settings=_bare_settings(examples, steps or STEPS_PER_CASE))
-        took = time.perf_counter() - started
-    return took, machine.steps
+    started = time.perf_counter()
+    run_state_machine_as_test(machine, settings=_bare_settings(examples, steps or STEPS_PER_CASE))
+    return time.perf_counter() - started, machine.steps
+
+
+def _serve_bare_runs(conn) -> None:
+    """The bare worker's loop: (examples, steps, seed) in, (seconds, steps run) out, None to end."""
+    while True:
+        request = conn.recv()
+        if request is None:
+            return
+        conn.send(_bare_counted_here(*request))
+
+
+class _BareWorker:
+    """A fresh interpreter (spawned, not forked) that runs the bare machine on request."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve_bare_runs, args=(child,), daemon=True,
+                                       name="mqconform-bench-bare")
+        self.process.start()
+        child.close()
+
+    def run(self, examples: int, steps: int | None, seed: int) -> tuple[float, int]:
+        self.conn.send((examples, steps, seed))
+        return self.conn.recv()
+
+    def close(self) -> None:
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.process.join(timeout=10)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=5)
+        self.conn.close()
+
+
+_WORKER: _BareWorker | None = None
+
+
+def _worker() -> _BareWorker:
+    global _WORKER
+    if _WORKER is None or not _WORKER.process.is_alive():
+        _WORKER = _BareWorker()
+        atexit.register(_WORKER.close)
+    return _WORKER
+
+
+def close_bare_worker() -> None:
+    """Stop the bare machine's process, if one was started."""
+    global _WORKER
+    if _WORKER is not None:
+        _WORKER.close()
+        _WORKER = None
 
 
 @contextlib.contextmanager
 def heap_aside():
     """Leave what the process already holds (what earlier figures made and kept: the model's caches,
     Hypothesis's) out of the cyclic collector's walks while a measurement runs, as the kit's own
-    runs do (:func:`conformance.engine.collector_tuned`): a figure then does not depend on what was
-    measured before it in the same process.  Not to be nested in a kit run."""
+    runs do (:func:`conformance.engine.collector_tuned`): a figure taken in this process then does not
+    depend on what was measured before it.  Not to be nested in a kit run."""
     gc.collect()
     gc.freeze()
     try:
@@ -424,6 +489,14 @@ def run(out, figures: list[str], faults: list[str], areas: list[str], examples: 
     import os
 
     out.write(f"mqconform bench on {os.cpu_count()} cores; every figure a ratio measured side by side\n\n")
+    try:
+        _report(out, figures, faults, areas, examples, seed, task_seconds)
+    finally:
+        close_bare_worker()
+
+
+def _report(out, figures: list[str], faults: list[str], areas: list[str], examples: int, seed: int,
+            task_seconds: float) -> None:
     if "detect" in figures:
         report_detect(out, faults, examples, seed)
     if "throughput" in figures:

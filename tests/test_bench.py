@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import io
 import multiprocessing
+import os
 import time
 
 from conformance import bench
@@ -26,19 +27,22 @@ def test_the_bare_machine_runs_the_cases_asked_for():
     assert bench.calibration_unit() > 0
 
 
-def test_a_bare_run_leaves_what_the_process_held_out_of_the_collectors_walks(monkeypatch):
-    """What earlier figures left alive is frozen while a bare run is measured, and given back after."""
+def test_the_bare_machine_runs_in_a_process_of_its_own():
+    """So that the collector there walks only what that process holds, not what this one measured before."""
+    seconds, steps = bench.bare_counted(5, steps=5)
+    worker = bench._WORKER
+    assert seconds > 0 and steps >= 5
+    assert worker is not None and worker.process.is_alive() and worker.process.pid != os.getpid()
+    assert bench.bare_counted(5, steps=5)[1] == steps and bench._WORKER is worker   # one process, reused
+    bench.close_bare_worker()
+    assert bench._WORKER is None and not worker.process.is_alive()
+
+
+def test_a_measurement_here_leaves_what_the_process_held_out_of_the_collectors_walks():
     held = [[i] for i in range(2000)]   # containers alive before the measurement
-    frozen, before = [], gc.get_freeze_count()
-    real = bench.run_state_machine_as_test
-
-    def run(*args, **kwargs):
-        frozen.append(gc.get_freeze_count())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(bench, "run_state_machine_as_test", run)
-    bench.bare_counted(5, steps=5)
-    assert frozen and frozen[0] >= before + len(held)
+    before = gc.get_freeze_count()
+    with bench.heap_aside():
+        assert gc.get_freeze_count() >= before + len(held)
     assert gc.get_freeze_count() == before
 
 
