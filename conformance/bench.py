@@ -23,8 +23,6 @@ The parts, each usable alone:
 from __future__ import annotations
 
 import atexit
-import contextlib
-import gc
 import statistics
 import time
 from typing import Callable
@@ -167,31 +165,18 @@ _WORKER: _BareWorker | None = None
 def _worker() -> _BareWorker:
     global _WORKER
     if _WORKER is None or not _WORKER.process.is_alive():
+        close_bare_worker()
         _WORKER = _BareWorker()
-        atexit.register(_WORKER.close)
     return _WORKER
 
 
+@atexit.register
 def close_bare_worker() -> None:
     """Stop the bare machine's process, if one was started."""
     global _WORKER
     if _WORKER is not None:
         _WORKER.close()
         _WORKER = None
-
-
-@contextlib.contextmanager
-def heap_aside():
-    """Leave what the process already holds (what earlier figures made and kept: the model's caches,
-    Hypothesis's) out of the cyclic collector's walks while a measurement runs, as the kit's own
-    runs do (:func:`conformance.engine.collector_tuned`): a figure taken in this process then does not
-    depend on what was measured before it.  Not to be nested in a kit run."""
-    gc.collect()
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def calibration_unit(seed: int = 1) -> float:

@@ -7,7 +7,6 @@ not how fast.
 
 from __future__ import annotations
 
-import gc
 import io
 import multiprocessing
 import os
@@ -36,14 +35,6 @@ def test_the_bare_machine_runs_in_a_process_of_its_own():
     assert bench.bare_counted(5, steps=5)[1] == steps and bench._WORKER is worker   # one process, reused
     bench.close_bare_worker()
     assert bench._WORKER is None and not worker.process.is_alive()
-
-
-def test_a_measurement_here_leaves_what_the_process_held_out_of_the_collectors_walks():
-    held = [[i] for i in range(2000)]   # containers alive before the measurement
-    before = gc.get_freeze_count()
-    with bench.heap_aside():
-        assert gc.get_freeze_count() >= before + len(held)
-    assert gc.get_freeze_count() == before
 
 
 def test_throughput_runs_the_same_cases_on_both_sides():

@@ -96,7 +96,7 @@ class TriggerMachine(ConformanceMachine):
 
     def _connect_all(self) -> None:
         self.generation += 1
-        self._browses: dict[tuple[int, int], L.Get] = {}
+        self._browses: dict[int, L.Get] = {}   # the watcher's browses on this generation's handle
         self.monitor_running = False
         self.server_open = False
         for conn in ("putter", "server", "monitor", "watcher"):
@@ -349,10 +349,9 @@ class TriggerMachine(ConformanceMachine):
     def _browse(self, mode: int) -> L.Get:
         """The watcher's browse (``mode``: first or next) on its current handle: one operation object
         for each, made once a generation (the same object each time is found at once in the memo)."""
-        key = (self.generation, mode)
-        op = self._browses.get(key)
+        op = self._browses.get(mode)
         if op is None:
-            op = self._browses[key] = L.Get(conn="watcher", handle=self._handle("watcher", INIT),
+            op = self._browses[mode] = L.Get(conn="watcher", handle=self._handle("watcher", INIT),
                                             options=mode | C.MQGMO_NO_SYNCPOINT)
         return op
 
