@@ -171,18 +171,21 @@ def walk(state: ModelState, candidates: list[ModelMessage]) -> Iterator[tuple[li
     EXP-04/05: expired messages the get would have returned are discarded until
     the first unexpired one; a message within the tolerance may go either way.
     """
-    def go(i: int, discarded: list[ModelMessage]):
-        if i == len(candidates):
-            yield discarded, None
-            return
-        m = candidates[i]
-        st = status(state, m)
-        if st in (LIVE, MAYBE):
-            yield discarded, m
-        if st in (EXPIRED, MAYBE):
-            yield from go(i + 1, discarded + [m])
+    return _walk(state, candidates, 0, [])
 
-    yield from go(0, [])
+
+def _walk(state: ModelState, candidates: list[ModelMessage], i: int, discarded: list[ModelMessage]):
+    # a function of the module rather than a nested one: a nested generator calling itself is a
+    # reference cycle, left to the cyclic collector at every get
+    if i == len(candidates):
+        yield discarded, None
+        return
+    m = candidates[i]
+    st = status(state, m)
+    if st in (LIVE, MAYBE):
+        yield discarded, m
+    if st in (EXPIRED, MAYBE):
+        yield from _walk(state, candidates, i + 1, discarded + [m])
 
 
 def discard(s: ModelState, queue: str, m: ModelMessage, rules: tuple[str, ...],

@@ -30,24 +30,25 @@ def _wildcard(pattern: str, value: str, fault_blank: bool) -> bool:
     """Blank-padded string comparison with ``?`` (one non-trailing-blank character) and ``*``."""
     value = value.rstrip(" ")
     pattern = pattern.rstrip(" ")
-    # dynamic programming over (pattern index, value index)
-    memo: dict[tuple[int, int], bool] = {}
-
-    def go(i: int, j: int) -> bool:
-        if (i, j) in memo:
-            return memo[i, j]
-        if i == len(pattern):
-            ok = j == len(value)
-        elif pattern[i] == "*":
-            ok = go(i + 1, j) or (j < len(value) and go(i, j + 1))
-        elif pattern[i] == "?":
-            ok = (j < len(value) and go(i + 1, j + 1)) or (fault_blank and j == len(value) and go(i + 1, j))
-        else:
-            ok = j < len(value) and value[j] == pattern[i] and go(i + 1, j + 1)
-        memo[i, j] = ok
-        return ok
-
-    return go(0, 0)
+    if "*" not in pattern and "?" not in pattern:
+        return pattern == value
+    # dynamic programming over (pattern index, value index), from the ends back: ``ok[j]`` is
+    # whether pattern[i + 1:] matches value[j:] (``nxt``), then pattern[i:] (no closures: a nested
+    # function calling itself is a reference cycle left to the cyclic collector, at every call)
+    n = len(value)
+    nxt = [False] * n + [True]          # the empty rest of the pattern matches the empty rest
+    for i in range(len(pattern) - 1, -1, -1):
+        c = pattern[i]
+        ok = [False] * (n + 1)
+        for j in range(n, -1, -1):
+            if c == "*":
+                ok[j] = nxt[j] or (j < n and ok[j + 1])
+            elif c == "?":
+                ok[j] = (j < n and nxt[j + 1]) or (fault_blank and j == n and nxt[j])
+            else:
+                ok[j] = j < n and value[j] == c and nxt[j + 1]
+        nxt = ok
+    return nxt[0]
 
 
 class DlqHandler:

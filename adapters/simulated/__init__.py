@@ -63,7 +63,7 @@ class SimulatedAdapter:
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self.platform = platform or self.platforms[0]
-        self.qm.dlq.close()
+        self.qm.close()
         self.qm = SimulatedQueueManager(self.platform, self.faults, self.dlq_handler)
 
     def execute(self, op: L.Op) -> L.Observation:
@@ -73,4 +73,4 @@ class SimulatedAdapter:
         self.qm.dlq.close()
 
     def close(self) -> None:
-        self.qm.dlq.close()
+        self.qm.close()

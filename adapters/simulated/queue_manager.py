@@ -176,6 +176,15 @@ class SimulatedQueueManager:
         self.dlq = DlqHost(self.execute, lambda: self.clock, lambda: self.dead_q, self.faults, make,
                            self.host_browse if self.HOST_READS_DIRECTLY else None)
 
+    def close(self) -> None:
+        """Stop the DLQ handlers and let go of the parts that refer back to this queue manager (the
+        DLQ handler host and the trigger monitor's view hold its methods): without those cycles, a
+        case's queue manager, its queues and messages are freed as soon as the next one replaces it,
+        rather than by the cyclic collector.  The queue manager runs nothing after this."""
+        if self.dlq is not None:
+            self.dlq.close()
+        self.dlq = self.triggering = None
+
     # ------------------------------------------------------------ dispatch
     def execute(self, op: L.Op) -> L.Observation:
         if self.dlq.handles(op):
