@@ -257,7 +257,7 @@ def alter_queue_manager(state: ModelState, op: L.AlterQueueManager) -> list[Bran
     if op.qmgr:
         s.peers = {**s.peers, op.qmgr: {**s.peers.get(op.qmgr, {}), **attrs_}}
     else:
-        s.qmgr.update(attrs_)
+        s.qmgr = {**s.qmgr, **attrs_}
     rules = ("EXP-23",) if "EXPRYINT" in attrs_ else ()
     if rules and s.group:
         rules += ("EXP-25",)   # which member scans the shared queues

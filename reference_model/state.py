@@ -250,7 +250,8 @@ class ModelState:
     queues: dict[str, ModelQueue] = attrs.Factory(dict)
     conns: dict[str, ModelConnection] = attrs.Factory(dict)
     handles: dict[str, ModelHandle] = attrs.Factory(dict)
-    #: body -> rules that removed the message for good (for diagnosing failures).
+    #: body -> rules that removed the message for good (for diagnosing failures).  This map, ``qmgr``
+    #: and ``processes`` are replaced on change, never changed in place: a clone shares them.
     removed: dict[str, tuple[str, ...]] = attrs.Factory(dict)
     qmgr: dict = attrs.Factory(lambda: {"EXPRYINT": 0, "TRIGINT": C.DEFAULT_TRIGGER_INTERVAL, "DEADQ": ""})
     #: Process definitions by name (DefineProcess ops, never mutated).
@@ -344,9 +345,9 @@ class ModelState:
         new.queues = dict(self.queues)   # shared until changed: see queue()
         new.conns = dict(self.conns)     # shared until changed: see conn()
         new.handles = dict(self.handles)
-        new.removed = dict(self.removed)
-        new.qmgr = dict(self.qmgr)
-        new.processes = dict(self.processes)
+        new.removed = self.removed       # these three are replaced on change, never changed in place
+        new.qmgr = self.qmgr
+        new.processes = self.processes
         new.remotes = self.remotes
         new.cluster = self.cluster
         new.workload = self.workload
@@ -402,7 +403,7 @@ class ModelState:
         q = self.queue(queue)
         q.remove(m)
         rules = tuple(dict.fromkeys(rules + m.provenance))  # how it got here explains its leaving too
-        self.removed[m.body] = rules
+        self.removed = {**self.removed, m.body: rules}
         q.departures = tuple(dict.fromkeys(rules + q.departures))[:6]
 
     def find(self, queue: str, seq: int) -> ModelMessage | None:

@@ -68,7 +68,7 @@ def _blame_removal(b: Branch, queue: str, rule: str) -> None:
     """Name ``rule`` first among the reasons the message a branch removed is gone (b.state is its own)."""
     m = b.observation.message
     if m is not None and m.body in b.state.removed:
-        b.state.removed[m.body] = (rule,) + b.state.removed[m.body]
+        b.state.removed = {**b.state.removed, m.body: (rule,) + b.state.removed[m.body]}
         q = b.state.queue(queue)
         q.departures = tuple(dict.fromkeys((rule,) + q.departures))[:6]
 

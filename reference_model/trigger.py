@@ -444,5 +444,5 @@ def define_process(state: ModelState, op: L.DefineProcess) -> list[Branch]:
     if op.process in state.processes:
         raise HistoryError(f"process {op.process!r} is already defined")
     s = state.clone()
-    s.processes[op.process] = op
+    s.processes = {**s.processes, op.process: op}
     return [Branch(observation=L.OK, state=s, rules=("TRIG-10",))]

@@ -69,6 +69,18 @@ def test_with_handler_replaces_only_the_handler_and_leaves_the_state_as_it_was()
     assert [m.body for m in s.queues["Q"].messages] == ["m1"]
 
 
+def test_a_clone_shares_what_is_replaced_on_change_and_changing_it_leaves_the_original():
+    s = _put(_put(_ready(), "m1"), "m2")
+    t = s.clone()
+    assert t.removed is s.removed and t.qmgr is s.qmgr and t.processes is s.processes
+    (got,) = model.step(t, L.Get(conn="c", handle="h", options=C.MQGMO_NO_SYNCPOINT))
+    (altered,) = model.step(t, L.AlterQueueManager(attrs={"TRIGINT": 5}))
+    (defined,) = model.step(t, L.DefineProcess(process="P", appl_id="app"))
+    assert "m1" in got.state.removed and altered.state.qmgr["TRIGINT"] == 5 and "P" in defined.state.processes
+    for before in (s, t):   # the state each step started from, and the one it was cloned from, as they were
+        assert "m1" not in before.removed and before.qmgr["TRIGINT"] != 5 and "P" not in before.processes
+
+
 #: Fields of a state's parts left out of equality, each worked out from fields that take part in it.
 DERIVED = {
     ("ModelQueue", "ordered"),            # the messages in delivery order
