@@ -21,7 +21,7 @@ BROWSE_FAULTS = ("", "dead-letter-expired-no-report", "uncommitted-put-visible",
                  "expired-message-returned", "get-inhibit-ignored", "lock-expired-returned")
 
 
-def _loaded(faults: str) -> SimulatedQueueManager:
+def _loaded(faults: str, aged: bool = True) -> SimulatedQueueManager:
     """A queue manager whose dead-letter queue holds messages of every kind a browse treats apart:
     priorities, expired ones asking for reports, one put but not committed, one locked by another
     browse, one without a MsgId, and one with a backout count."""
@@ -47,7 +47,8 @@ def _loaded(faults: str) -> SimulatedQueueManager:
     qm.execute(L.Get(conn="other", handle="peek", options=C.MQGMO_BROWSE_NEXT | C.MQGMO_LOCK))
     qm.execute(L.Put(conn="c", handle="out", body="uncommitted", md=L.MessageDescriptor(msg_id="U"),
                      options=C.MQPMO_SYNCPOINT))
-    qm.execute(L.AdvanceClock(tenths=20))
+    if aged:
+        qm.execute(L.AdvanceClock(tenths=20))
     return qm
 
 
@@ -58,8 +59,9 @@ def _state(qm: SimulatedQueueManager):
 
 @pytest.mark.parametrize("faults", BROWSE_FAULTS)
 @pytest.mark.parametrize("inhibited", [False, True])
-def test_the_direct_walk_finds_and_does_what_the_browse_calls_do(faults, inhibited):
-    qm = _loaded(faults)
+@pytest.mark.parametrize("aged", [True, False], ids=["some-expired", "none-expired"])
+def test_the_direct_walk_finds_and_does_what_the_browse_calls_do(faults, inhibited, aged):
+    qm = _loaded(faults, aged)
     if inhibited:
         qm.execute(L.AlterQueue(queue="DLQ", attrs={"GET": C.MQQA_GET_INHIBITED}))
     by_calls = copy.deepcopy(qm)
@@ -67,7 +69,9 @@ def test_the_direct_walk_finds_and_does_what_the_browse_calls_do(faults, inhibit
     browsed = by_calls.dlq._browse("DLQ")
     assert direct == browsed
     assert _state(qm) == _state(by_calls)
-    if not inhibited and not faults:
+    if not inhibited and not faults and not aged:
+        assert {"M0", "M1", "M3", "M4", "M6"} < set(direct) and len(direct) == 6
+    if not inhibited and not faults and aged:
         # what the queue holds, less the expired, the uncommitted and the locked message; the one
         # without a MsgId was given one by the put
         assert {"M0", "M4", "M6"} < set(direct) and len(direct) == 4

@@ -879,8 +879,22 @@ class SimulatedQueueManager:
         q = self.queues.get(queue)
         if q is None or (q.attrs["GET"] == C.MQQA_GET_INHIBITED and not self._fault("get-inhibit-ignored")):
             return {}
+        if not self.faults:
+            # Without faults, browse first and next visit the messages in delivery order, each
+            # available one once: one walk does, unless it meets an expired message (the browse
+            # discards it, with its report, and goes on from there: done below, call by call).
+            ids: dict[str, int] = {}
+            for m in self._ordered(q):
+                if m.pending_get is not None or m.pending_put is not None or m.lock is not None:
+                    continue
+                if self._expired(m):
+                    break
+                if m.md.msg_id:
+                    ids[m.md.msg_id] = m.backout_count
+            else:
+                return ids
         h = SimHandle("dlq.host.browse", "dlq.host", q.name, C.MQOO_BROWSE)
-        ids: dict[str, int] = {}
+        ids = {}
         option = C.MQGMO_BROWSE_FIRST
         while (m := self._select(h, q, option | C.MQGMO_NO_SYNCPOINT, None)) is not None:
             h.cursor = (m.level, m.seq)
