@@ -879,26 +879,30 @@ class SimulatedQueueManager:
         q = self.queues.get(queue)
         if q is None or (q.attrs["GET"] == C.MQQA_GET_INHIBITED and not self._fault("get-inhibit-ignored")):
             return {}
-        if not self.faults:
-            # Without faults, browse first and next visit the messages in delivery order, each
-            # available one once: one walk does, unless it meets an expired message (the browse
-            # discards it, with its report, and goes on from there: done below, call by call).
-            ids: dict[str, int] = {}
-            for m in self._ordered(q):
-                if m.pending_get is not None or m.pending_put is not None or m.lock is not None:
-                    continue
-                if self._expired(m):
-                    break
-                if m.md.msg_id:
-                    ids[m.md.msg_id] = m.backout_count
-            else:
-                return ids
         h = SimHandle("dlq.host.browse", "dlq.host", q.name, C.MQOO_BROWSE)
-        ids = {}
+        if not self.faults:
+            found = self._walk_once(h, q)
+            if found is not None:
+                return found
+        ids: dict[str, int] = {}
         option = C.MQGMO_BROWSE_FIRST
         while (m := self._select(h, q, option | C.MQGMO_NO_SYNCPOINT, None)) is not None:
             h.cursor = (m.level, m.seq)
             option = C.MQGMO_BROWSE_NEXT
+            if m.md.msg_id:
+                ids[m.md.msg_id] = m.backout_count
+        return ids
+
+    def _walk_once(self, h: SimHandle, q: SimQueue) -> dict[str, int] | None:
+        """What :meth:`host_browse` finds, in one walk: without faults, browse first and next visit the
+        messages ``h`` sees in delivery order, each once.  None where the walk meets an expired message
+        (the browse discards it, with its report, and goes on from there: that is for the calls)."""
+        ids: dict[str, int] = {}
+        for m in self._ordered(q):
+            if not self._visible(h, m):
+                continue
+            if self._expired(m):
+                return None
             if m.md.msg_id:
                 ids[m.md.msg_id] = m.backout_count
         return ids
