@@ -16,6 +16,7 @@ from adapters.dlq_handler.handler import _wildcard
 from adapters.registry import create_adapter
 from adapters.simulated import SimulatedAdapter
 from conformance import bench
+from conformance.checker import MEMO
 from conformance.engine import area_platforms
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -25,7 +26,9 @@ KIT = ("reference_model", "adapters", "conformance")
 
 def _kits_cyclic_garbage(body) -> collections.Counter:
     """What of the kit's own (functions and closures, queue managers and their parts, model states)
-    the cyclic collector finds unreachable after ``body`` runs with automatic collection off."""
+    the cyclic collector finds unreachable after ``body`` runs with automatic collection off.  The
+    step memo is emptied first: what an earlier test left in it is not this body's doing."""
+    MEMO.clear()
     gc.collect()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)
