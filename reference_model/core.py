@@ -511,15 +511,23 @@ def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, optio
     return errors, maybe, accept
 
 
-def _full_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
-    """Why the queue is full besides MAXDEPTH itself: uncommitted puts count (CORE-28), expired
-    messages not yet discarded count (EXP-11) where the queue holds any, and what kept or put each
-    counted message there beyond a plain put (a disconnect's commit, a backout, a restart): a system
-    that has room lost one of them."""
-    expired = q.expiring and any(m.got_by is None and expiry.status(state, m) != expiry.LIVE for m in q.messages)
-    kept = dict.fromkeys(r for m in q.messages if m.got_by is None for r in m.provenance
-                         if r not in ("CORE-01", "CORE-02", "CORE-28"))
-    return ("CORE-28",) + (("EXP-11",) if expired else ()) + tuple(kept)[:4]
+def _full_rules(state: ModelState, q: ModelQueue) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Why the queue is full besides MAXDEPTH itself, as (lead, rest): uncommitted puts count (CORE-28),
+    expired messages not yet discarded count (EXP-11) where the queue holds any, and what kept or put
+    each counted message there beyond a plain put (a disconnect's commit, a backout, a restart): a
+    system that has room lost one of them.  Such a rule without which the queue would not be full
+    leads, before MAXDEPTH: a system that mishandles MAXDEPTH itself fails with plain puts alone, so
+    a minimal history that still needs the disconnect, the backout or the restart points at it.
+    (Uncommitted puts do not lead: a put's syncpoint option is not dropped by minimising, so a
+    minimal history of a MAXDEPTH fault may well count uncommitted puts.)"""
+    counted = [m for m in q.messages if m.got_by is None]
+    expired = q.expiring and any(expiry.status(state, m) != expiry.LIVE for m in counted)
+    special = {id(m): [r for r in m.provenance if r not in ("CORE-01", "CORE-02", "CORE-28")] for m in counted}
+    kept = tuple(dict.fromkeys(r for m in counted for r in special[id(m)]))[:4]
+    maxdepth = q.attr("MAXDEPTH")
+    needed = [r for r in kept if sum(r not in special[id(m)] for m in counted) < maxdepth]
+    rest = ("CORE-28",) + (("EXP-11",) if expired else ()) + kept
+    return tuple(needed), tuple(r for r in rest if r not in needed)
 
 
 #: How many ways of splitting one message into segments the model follows; more is refused as a history
@@ -597,10 +605,10 @@ def _do_put(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
     failures = [
         # the rule that refuses the put is what a system that accepts it breaks; MQPUT1's "same rules
         # as a put" (CORE-37) is exercised but not broken when a put would have been accepted too
-        Branch(observation=L.Observation.of(rc), state=state, rules=(rule,) + extra_rules + depth,
-               field_rules={"rc": (rule,) + depth})
+        Branch(observation=L.Observation.of(rc), state=state, rules=lead + (rule,) + extra_rules + rest,
+               field_rules={"rc": lead + (rule,) + rest})
         for rc, rule in errors + maybe
-        for depth in [_full_rules(state, q) if rc == C.MQRC_Q_FULL else ()]
+        for lead, rest in [_full_rules(state, q) if rc == C.MQRC_Q_FULL else ((), ())]
     ]
     if errors:
         return failures
