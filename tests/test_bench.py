@@ -12,6 +12,8 @@ import multiprocessing
 import os
 import time
 
+import pytest
+
 from conformance import bench
 from conformance import bench_campaign as BC
 from conformance.cli import main
@@ -106,6 +108,13 @@ def test_campaign_tasks_cover_every_area_and_are_sized_by_time():
     specs = BC.tasks(seconds=2.0)
     assert {s.area for s in specs} == {"core", "syncpoint", "expiry", "trigger", "cluster", "dlq"}
     assert all(s.seconds == 2.0 and s.examples > 1000 for s in specs)
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 4, 8])
+def test_campaign_tasks_divide_by_the_cores_so_no_core_idles_for_a_whole_last_task(cores):
+    specs = BC.tasks(seconds=2.0, cores=cores)
+    assert len(specs) % cores == 0 and len({s.id for s in specs}) == len(specs)
+    assert len(specs) - len(BC.tasks(seconds=2.0, cores=1)) < cores
 
 
 def test_the_command_offers_the_figures_bench_prints():
