@@ -121,3 +121,23 @@ def test_the_command_offers_the_figures_bench_prints():
     from conformance.cli import BENCH_FIGURES
 
     assert BENCH_FIGURES == bench.FIGURES
+
+
+def test_the_campaign_figure_keeps_the_fastest_of_interleaved_rounds(monkeypatch, tmp_path):
+    """A drift of the machine's speed falls on every way alike: the order turns round every other
+    round, and each way's fastest round is the one reported."""
+    ran = []
+    rates = iter([10, 20, 40, 45, 22, 9])   # plain, one, all; then all, one, plain
+
+    def fake(how):
+        def run(*args):
+            ran.append(how)
+            return BC.Measured(how, 1.0, next(rates), 1.0, 0.0)
+        return run
+
+    monkeypatch.setattr(BC, "plain", fake("plain"))
+    monkeypatch.setattr(BC, "on_spark", lambda specs, cores, workdir: fake(f"local[{cores}]")())
+    monkeypatch.setattr(BC.os, "cpu_count", lambda: 2)
+    got = BC.measure(seconds=0.1, rounds=2)
+    assert ran == ["plain", "local[1]", "local[2]", "local[2]", "local[1]", "plain"]
+    assert [(m.how, m.examples) for m in got] == [("plain", 10), ("local[1]", 22), ("local[2]", 45)]
