@@ -150,12 +150,14 @@ def on_spark(specs, cores: int, workdir: Path) -> Measured:
     return Measured(f"Spark local[{cores}]", took, examples, busy, elsewhere, startup)
 
 
-def measure(seconds: float = TASK_SECONDS, rounds: int = ROUNDS) -> list[Measured]:
-    """Each way (one plain process, local[1], local[N]) run ``rounds`` times, the order reversed
-    every other round, the fastest of each kept: a drift of the machine's speed over the minutes
-    the figure takes falls on every way alike, not on whichever ran last."""
+def measure(seconds: float = TASK_SECONDS, rounds: int = ROUNDS, specs: list | None = None) -> list[Measured]:
+    """Each way (one plain process, local[1], local[N]) run ``rounds`` times over ``specs`` (by
+    default :func:`tasks`), the order reversed every other round, the fastest of each kept: a drift
+    of the machine's speed over the minutes the figure takes falls on every way alike, not on
+    whichever ran last."""
     cores = os.cpu_count() or 1
-    specs = tasks(seconds=seconds, cores=cores)
+    if specs is None:
+        specs = tasks(seconds=seconds, cores=cores)
     ways = [("plain", lambda _: plain(specs)), ("one", lambda d: on_spark(specs, 1, d))]
     if cores > 1:
         ways.append(("all", lambda d: on_spark(specs, cores, d)))
@@ -180,7 +182,7 @@ def report(out, seconds: float = TASK_SECONDS) -> list[Measured]:
               f"them) in one plain process, on Spark local[1] and local[N]; each the fastest of {ROUNDS}, "
               "interleaved\n")
     out.flush()
-    got = measure(seconds)
+    got = measure(seconds, specs=specs)
     base, one = got[0], got[1]
     rows = [(m.how, m.examples, m.seconds, m.rate, m.rate / base.rate, m.rate / one.rate, m.cores_busy,
              m.elsewhere, f"{m.startup:.2f}" if m.startup else "-") for m in got]

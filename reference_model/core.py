@@ -522,10 +522,11 @@ def _full_rules(state: ModelState, q: ModelQueue) -> tuple[tuple[str, ...], tupl
     minimal history of a MAXDEPTH fault may well count uncommitted puts.)"""
     counted = [m for m in q.messages if m.got_by is None]
     expired = q.expiring and any(expiry.status(state, m) != expiry.LIVE for m in counted)
-    special = {id(m): [r for r in m.provenance if r not in ("CORE-01", "CORE-02", "CORE-28")] for m in counted}
-    kept = tuple(dict.fromkeys(r for m in counted for r in special[id(m)]))[:4]
+    # each counted message's rules beyond a plain put
+    special = [[r for r in m.provenance if r not in ("CORE-01", "CORE-02", "CORE-28")] for m in counted]
+    kept = tuple(dict.fromkeys(r for rules in special for r in rules))[:4]
     maxdepth = q.attr("MAXDEPTH")
-    needed = [r for r in kept if sum(r not in special[id(m)] for m in counted) < maxdepth]
+    needed = [r for r in kept if sum(r not in rules for rules in special) < maxdepth]
     rest = ("CORE-28",) + (("EXP-11",) if expired else ()) + kept
     return tuple(needed), tuple(r for r in rest if r not in needed)
 
