@@ -105,7 +105,7 @@ def bare_run(examples: int, steps: int | None = None, seed: int = 1) -> float:
 def bare_counted(examples: int, steps: int | None = None, seed: int = 1) -> tuple[float, int]:
     """(seconds, steps run) of the bare machine's ``examples`` cases of up to ``steps`` steps.
 
-    It runs in a process of its own (:class:`_BareWorker`), as a plain Hypothesis user's machine
+    It runs in a process of its own (:class:`_Worker`), as a plain Hypothesis user's machine
     would: the cyclic collector there walks only what that process holds, whatever this process
     has measured and kept before (the model's caches, Hypothesis's), so a figure does not depend on
     what was measured before it."""
@@ -121,31 +121,45 @@ def _bare_counted_here(examples: int, steps: int | None, seed: int) -> tuple[flo
     return time.perf_counter() - started, machine.steps
 
 
-def _serve_bare_runs(conn) -> None:
-    """The bare worker's loop: (examples, steps, seed) in, (seconds, steps run) out, None to end."""
+def _serve(conn) -> None:
+    """A worker's loop: (what, arguments) in, (True, result) or (False, the exception) out, None to end."""
     while True:
         request = conn.recv()
         if request is None:
             return
-        conn.send(_bare_counted_here(*request))
+        what, arguments = request
+        try:
+            answer = (True, _SERVED[what](*arguments))
+        except Exception as exc:   # the caller raises it: one failed measurement does not end the worker
+            answer = (False, exc)
+        conn.send(answer)
 
 
-class _BareWorker:
-    """A fresh interpreter (spawned, not forked) that runs the bare machine on request."""
+class _Worker:
+    """A fresh interpreter (spawned, not forked) that runs measured work on request.
 
-    def __init__(self) -> None:
+    Each side of a figure runs in one, so that what the bench process has measured and kept
+    before (the model's caches, Hypothesis's, the heap the cyclic collector walks) weighs on
+    neither side."""
+
+    def __init__(self, name: str) -> None:
         import multiprocessing
 
         context = multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve_bare_runs, args=(child,), daemon=True,
-                                       name="mqconform-bench-bare")
+        self.process = context.Process(target=_serve, args=(child,), daemon=True, name=f"mqconform-bench-{name}")
         self.process.start()
         child.close()
 
+    def call(self, what: str, *arguments):
+        self.conn.send((what, arguments))
+        ok, answer = self.conn.recv()
+        if not ok:
+            raise answer
+        return answer
+
     def run(self, examples: int, steps: int | None, seed: int) -> tuple[float, int]:
-        self.conn.send((examples, steps, seed))
-        return self.conn.recv()
+        return self.call("bare", examples, steps, seed)
 
     def close(self) -> None:
         try:
@@ -158,15 +172,21 @@ class _BareWorker:
             self.process.join(timeout=5)
         self.conn.close()
 
+    def __enter__(self) -> "_Worker":
+        return self
 
-_WORKER: _BareWorker | None = None
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
-def _worker() -> _BareWorker:
+_WORKER: _Worker | None = None
+
+
+def _worker() -> _Worker:
     global _WORKER
     if _WORKER is None or not _WORKER.process.is_alive():
         close_bare_worker()
-        _WORKER = _BareWorker()
+        _WORKER = _Worker("bare")
     return _WORKER
 
 
@@ -226,6 +246,10 @@ def _kit_run(area: str, platform: str, examples: int, seed: int) -> tuple[int, f
     return record.coverage.examples, took, record.coverage.steps
 
 
+#: What a :class:`_Worker` runs on request.
+_SERVED: dict[str, Callable] = {"bare": _bare_counted_here, "kit": _kit_run}
+
+
 #: Seeds of the throughput figure: one seed's cases may happen to be light or heavy (a dlq run's
 #: cases per second differ by half from one seed to the next), so the figure sums several.
 THROUGHPUT_SEEDS = (1, 2, 3)
@@ -236,7 +260,9 @@ def throughput(area: str, examples: int = 100, seeds: tuple[int, ...] = THROUGHP
     """The kit's cases per second in ``area`` against the bare machine's, measured alternately.
 
     For each seed each side is run ``repeats`` times, interleaved, and its fastest run counts;
-    the figure sums the seeds' cases, seconds, operations and steps.
+    the figure sums the seeds' cases, seconds, operations and steps.  Each side runs in a spawned
+    process of its own, the kit's fresh for each area, so the figure is the same whatever the bench
+    measured before it.
     """
     from adapters.registry import create_adapter
     from conformance.engine import area_platforms
@@ -244,15 +270,16 @@ def throughput(area: str, examples: int = 100, seeds: tuple[int, ...] = THROUGHP
     platform = area_platforms(area, create_adapter("simulated", {}).capabilities())[0]
     cases = operations = steps = 0
     kit_seconds = bare_seconds = 0.0
-    for seed in seeds:
-        kit, bare = [], []
-        for _ in range(repeats):
-            n, took, ops = _kit_run(area, platform, examples, seed)
-            kit.append(took)
-            took, bare_steps = bare_counted(n, seed=seed)
-            bare.append(took)
-        cases, operations, steps = cases + n, operations + ops, steps + bare_steps
-        kit_seconds, bare_seconds = kit_seconds + min(kit), bare_seconds + min(bare)
+    with _Worker("kit") as kit_worker:
+        for seed in seeds:
+            kit, bare = [], []
+            for _ in range(repeats):
+                n, took, ops = kit_worker.call("kit", area, platform, examples, seed)
+                kit.append(took)
+                took, bare_steps = bare_counted(n, seed=seed)
+                bare.append(took)
+            cases, operations, steps = cases + n, operations + ops, steps + bare_steps
+            kit_seconds, bare_seconds = kit_seconds + min(kit), bare_seconds + min(bare)
     return Throughput(area, platform, cases, kit_seconds, bare_seconds, operations, steps)
 
 

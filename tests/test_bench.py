@@ -47,6 +47,34 @@ def test_throughput_runs_the_same_cases_on_both_sides():
     assert t.kit_operations > t.cases and t.cases <= t.bare_steps <= t.cases * STEPS_PER_CASE
 
 
+def test_the_kits_side_runs_in_a_fresh_process_for_each_area(monkeypatch):
+    """What the bench measured before (detect's caches, heap) weighs on neither side of a throughput figure."""
+    pids = []
+    real = bench._Worker
+
+    class Recording(real):
+        def call(self, what, *arguments):
+            pids.append((what, self.process.pid))
+            return super().call(what, *arguments)
+
+    monkeypatch.setattr(bench, "_Worker", Recording)
+    for area in ("core", "core"):
+        bench.throughput(area, examples=3, seeds=(1,), repeats=2)
+    kit = [pid for what, pid in pids if what == "kit"]
+    assert len(kit) == 4 and os.getpid() not in kit
+    assert kit[0] == kit[1] and kit[2] == kit[3] and kit[0] != kit[2]   # one process per area
+
+
+def test_a_measurement_that_fails_in_a_worker_is_raised_and_the_worker_lives_on():
+    with bench._Worker("kit") as worker:
+        with pytest.raises(Exception):
+            worker.call("kit", "no-such-area", "distributed", 1, 1)
+        assert worker.process.is_alive()
+        cases, seconds, operations = worker.call("kit", "core", "distributed", 2, 1)
+        assert cases >= 2 and seconds > 0 and operations >= cases
+    assert not worker.process.is_alive()
+
+
 def test_the_deep_queue_workload_does_the_same_work_at_every_depth():
     """The same operations succeed at 10 and at 1,000 messages (the model agrees with the simulated queue manager)."""
     for depth in (10, 1000):
