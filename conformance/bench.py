@@ -247,7 +247,21 @@ def _kit_run(area: str, platform: str, examples: int, seed: int) -> tuple[int, f
 
 
 #: What a :class:`_Worker` runs on request.
-_SERVED: dict[str, Callable] = {"bare": _bare_counted_here, "kit": _kit_run}
+def _import(*modules: str) -> None:
+    import importlib
+
+    for name in modules:
+        importlib.import_module(name)
+
+
+def _plain_campaign(specs: list[dict]) -> int:
+    from conformance import bench_campaign
+
+    return bench_campaign.plain_here(specs)
+
+
+_SERVED: dict[str, Callable] = {"bare": _bare_counted_here, "kit": _kit_run, "import": _import,
+                                "plain": _plain_campaign}
 
 
 #: Seeds of the throughput figure: one seed's cases may happen to be light or heavy (a dlq run's

@@ -113,14 +113,26 @@ def tasks(seed: int = 11, seconds: float = TASK_SECONDS, cores: int | None = Non
     return [attrs.evolve(t, examples=CP.TASK_EXAMPLES_TIMED, seconds=seconds) for t in specs]
 
 
-def plain(specs) -> Measured:
+def plain_here(specs: list[dict]) -> int:
+    """Runs the tasks (their JSON form) one after the other in this process; the examples they ran."""
     from conformance import campaign as CP
 
-    sampler = Sampler().start()
-    started = time.monotonic()
-    examples = sum(CP._run_machine(s.to_json(), "simulated", OPTIONS, [], False)["examples"] for s in specs)
-    took = time.monotonic() - started
-    busy, elsewhere = sampler.stop()
+    return sum(CP._run_machine(s, "simulated", OPTIONS, [], False)["examples"] for s in specs)
+
+
+def plain(specs) -> Measured:
+    """The tasks in one plain Python process, started afresh (spawned) with the engine imported
+    before the clock starts, as a Spark worker is: not in the bench's own process, whose heap and
+    caches from the figures before would slow it and flatter the Spark ways against it."""
+    from conformance.bench import _Worker
+
+    with _Worker("plain") as worker:
+        worker.call("import", "conformance.campaign", "conformance.engine", "adapters.registry")
+        sampler = Sampler().start()
+        started = time.monotonic()
+        examples = worker.call("plain", [s.to_json() for s in specs])
+        took = time.monotonic() - started
+        busy, elsewhere = sampler.stop()
     return Measured("one plain process", took, examples, busy, elsewhere)
 
 

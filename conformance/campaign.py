@@ -166,7 +166,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
 
     from adapters.base import AdapterError
     from adapters.registry import create_adapter
-    from conformance.engine import bound_machine, machine_settings, run_machine
+    from conformance.engine import bound_machine, collector_tuned, machine_settings, run_machine
     from conformance.minimise import minimise, minimise_budget
     from conformance.results import Coverage
     from conformance.session import HarnessError, NonConformance
@@ -196,8 +196,9 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
                                 deadline=deadline)
         try:
             # first without shrinking: a failure already known elsewhere is not shrunk again
-            run_state_machine_as_test(machine, settings=settings(machine_settings(examples, database=db),
-                                                                 phases=(Phase.explicit, Phase.generate)))
+            with collector_tuned():
+                run_state_machine_as_test(machine, settings=settings(machine_settings(examples, database=db),
+                                                                     phases=(Phase.explicit, Phase.generate)))
         except NonConformance as exc:
             unshrunk = exc.failure
         else:

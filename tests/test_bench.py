@@ -145,6 +145,25 @@ def test_campaign_tasks_divide_by_the_cores_so_no_core_idles_for_a_whole_last_ta
     assert len(specs) - len(BC.tasks(seconds=2.0, cores=1)) < cores
 
 
+def test_the_plain_way_runs_the_tasks_in_a_fresh_process_and_counts_its_core(monkeypatch):
+    """Not in the bench's own process, whose heap from the figures before would slow the baseline
+    the Spark ways are compared with."""
+    pids = []
+    real = bench._Worker
+
+    class Recording(real):
+        def call(self, what, *arguments):
+            pids.append((what, self.process.pid))
+            return super().call(what, *arguments)
+
+    monkeypatch.setattr(bench, "_Worker", Recording)
+    specs = [s for s in BC.tasks(seconds=0.3, cores=1) if s.area == "core"][:2]
+    got = BC.plain(specs)
+    assert [what for what, _ in pids] == ["import", "plain"] and os.getpid() not in {p for _, p in pids}
+    # each task ran for its time, one after the other; the child's busy core is counted as the tree's
+    assert got.examples >= len(specs) and got.seconds >= 0.6 and got.cores_busy > 0.5
+
+
 def test_the_command_offers_the_figures_bench_prints():
     from conformance.cli import BENCH_FIGURES
 

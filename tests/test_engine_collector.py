@@ -48,3 +48,25 @@ def test_what_the_process_held_before_is_frozen_meanwhile():
     with collector_tuned():
         assert gc.get_freeze_count() >= before + len(held)
     assert gc.get_freeze_count() == before
+
+
+def test_a_campaign_tasks_machine_runs_with_the_collector_tuned_too(monkeypatch):
+    """Its first pass (without shrinking) runs the machine itself, not through the engine's runner."""
+    import hypothesis.stateful
+
+    from conformance import campaign as CP
+
+    before = gc.get_threshold()
+    seen = []
+    real = hypothesis.stateful.run_state_machine_as_test
+
+    def watching(machine, settings):
+        seen.append((gc.get_threshold(), gc.get_freeze_count() > 0))
+        return real(machine, settings=settings)
+
+    monkeypatch.setattr(hypothesis.stateful, "run_state_machine_as_test", watching)
+    spec = CP.plan_tasks(3, [("core", "distributed")], 3, 3)[0]
+    result = CP._run_machine(spec.to_json(), "simulated", {}, [], False)
+    assert result["examples"] >= 3 and not result["error"]
+    assert seen and all(s == (COLLECTOR_THRESHOLDS, True) for s in seen)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
