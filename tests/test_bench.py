@@ -47,17 +47,24 @@ def test_throughput_runs_the_same_cases_on_both_sides():
     assert t.kit_operations > t.cases and t.cases <= t.bare_steps <= t.cases * STEPS_PER_CASE
 
 
-def test_the_kits_side_runs_in_a_fresh_process_for_each_area(monkeypatch):
-    """What the bench measured before (detect's caches, heap) weighs on neither side of a throughput figure."""
-    pids = []
+@pytest.fixture
+def worker_calls(monkeypatch):
+    """(what, the worker's pid) of each call made to a bench worker process while the test runs."""
+    calls = []
     real = bench._Worker
 
     class Recording(real):
         def call(self, what, *arguments):
-            pids.append((what, self.process.pid))
+            calls.append((what, self.process.pid))
             return super().call(what, *arguments)
 
     monkeypatch.setattr(bench, "_Worker", Recording)
+    return calls
+
+
+def test_the_kits_side_runs_in_a_fresh_process_for_each_area(worker_calls):
+    """What the bench measured before (detect's caches, heap) weighs on neither side of a throughput figure."""
+    pids = worker_calls
     for area in ("core", "core"):
         bench.throughput(area, examples=3, seeds=(1,), repeats=2)
     kit = [pid for what, pid in pids if what == "kit"]
@@ -145,18 +152,10 @@ def test_campaign_tasks_divide_by_the_cores_so_no_core_idles_for_a_whole_last_ta
     assert len(specs) - len(BC.tasks(seconds=2.0, cores=1)) < cores
 
 
-def test_the_plain_way_runs_the_tasks_in_a_fresh_process_and_counts_its_core(monkeypatch):
+def test_the_plain_way_runs_the_tasks_in_a_fresh_process_and_counts_its_core(worker_calls):
     """Not in the bench's own process, whose heap from the figures before would slow the baseline
     the Spark ways are compared with."""
-    pids = []
-    real = bench._Worker
-
-    class Recording(real):
-        def call(self, what, *arguments):
-            pids.append((what, self.process.pid))
-            return super().call(what, *arguments)
-
-    monkeypatch.setattr(bench, "_Worker", Recording)
+    pids = worker_calls
     specs = [s for s in BC.tasks(seconds=0.3, cores=1) if s.area == "core"][:2]
     got = BC.plain(specs)
     assert [what for what, _ in pids] == ["import", "plain"] and os.getpid() not in {p for _, p in pids}
