@@ -109,7 +109,7 @@ def bare_counted(examples: int, steps: int | None = None, seed: int = 1) -> tupl
     would: the cyclic collector there walks only what that process holds, whatever this process
     has measured and kept before (the model's caches, Hypothesis's), so a figure does not depend on
     what was measured before it."""
-    return _worker().run(examples, steps, seed)
+    return _worker().call("bare", examples, steps, seed)
 
 
 def _bare_counted_here(examples: int, steps: int | None, seed: int) -> tuple[float, int]:
@@ -157,9 +157,6 @@ class _Worker:
         if not ok:
             raise answer
         return answer
-
-    def run(self, examples: int, steps: int | None, seed: int) -> tuple[float, int]:
-        return self.call("bare", examples, steps, seed)
 
     def close(self) -> None:
         try:
@@ -246,7 +243,6 @@ def _kit_run(area: str, platform: str, examples: int, seed: int) -> tuple[int, f
     return record.coverage.examples, took, record.coverage.steps
 
 
-#: What a :class:`_Worker` runs on request.
 def _import(*modules: str) -> None:
     import importlib
 
@@ -260,6 +256,7 @@ def _plain_campaign(specs: list[dict]) -> int:
     return bench_campaign.plain_here(specs)
 
 
+#: What a :class:`_Worker` runs on request.
 _SERVED: dict[str, Callable] = {"bare": _bare_counted_here, "kit": _kit_run, "import": _import,
                                 "plain": _plain_campaign}
 
