@@ -36,7 +36,7 @@ from typing import Callable, Iterable, Iterator
 
 import attrs
 
-from conformance.history import Failure, with_alternatives, write_json_atomic
+from conformance.history import Failure, blamed_rules, with_alternatives, write_json_atomic
 from conformance.session import HarnessError
 
 CAMPAIGN_FORMAT, CAMPAIGN_VERSION = "mqconform-campaign", 1
@@ -204,7 +204,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         else:
             return False
         if known_as(fingerprint(unshrunk), known) is not None:
-            coverage.failed.update(unshrunk.rules)
+            coverage.failed.update(blamed_rules(unshrunk, adapter.capabilities().expiry_tolerance))
             result["duplicates"].append(fingerprint(unshrunk))
             return True
         # the same seed finds it again, and this time it is shrunk (within the shrinking budget;
@@ -227,20 +227,21 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             failure = minimise(failure, adapter, budget=budget)
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance)
 
-        coverage.failed.update(failure.rules)
+        coverage.failed.update(failure.blamed)
         result["failures"].append(failure.to_json())
         # Departures from other rules the shrinking met (Hypothesis keeps only the smallest one).
         def tidy(other):
             if known_as(fingerprint(other), known) is not None:
-                coverage.failed.update(other.rules)
+                coverage.failed.update(blamed_rules(other, adapter.capabilities().expiry_tolerance))
                 result["duplicates"].append(fingerprint(other))
                 return None
             budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
             return minimise(other, adapter, budget=budget) if budget is None or budget > 1.0 else other
 
         for other in machine.session.other_departures(failure.rules, tidy):
-            coverage.failed.update(other.rules)
-            result["failures"].append(with_alternatives(other, adapter.capabilities().expiry_tolerance).to_json())
+            other = with_alternatives(other, adapter.capabilities().expiry_tolerance)
+            coverage.failed.update(other.blamed)
+            result["failures"].append(other.to_json())
         return True
 
     try:

@@ -64,6 +64,11 @@ class Mismatch:
     #: Earlier steps where a departure explains the history as well (:func:`alternatives`); not
     #: part of what the mismatch is, so not compared.
     alternatives: tuple[Alternative, ...] = attrs.field(default=(), eq=False)
+    #: The rules the history breaks, by counterfactual (:mod:`conformance.blame`): each alone, relaxed,
+    #: makes it pass (or together the smallest set that does); empty until worked out.
+    blamed: tuple[str, ...] = attrs.field(default=(), eq=False)
+    #: False when no relaxation explained the history (``blamed`` is then the first rule, unconfirmed).
+    confirmed: bool = attrs.field(default=True, eq=False)
 
     def to_json(self) -> dict:
         return {
@@ -74,6 +79,7 @@ class Mismatch:
             "fields": list(self.fields),
             "rules": list(self.rules),
             **({"alternatives": [a.to_json() for a in self.alternatives]} if self.alternatives else {}),
+            **({"blamed": list(self.blamed), "confirmed": self.confirmed} if self.blamed else {}),
         }
 
     @classmethod
@@ -86,6 +92,8 @@ class Mismatch:
             fields=tuple(data["fields"]),
             rules=tuple(data["rules"]),
             alternatives=tuple(Alternative.from_json(a) for a in data.get("alternatives") or ()),
+            blamed=tuple(data.get("blamed") or ()),
+            confirmed=data.get("confirmed", True) is not False,
         )
 
 

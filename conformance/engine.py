@@ -211,7 +211,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     """
     started = time.monotonic()
     set_aside: frozenset[str] = frozenset()
-    broken: list[str] = []
+    broken: list[str] = []   # the rules the recorded failures break
+    named: set[str] = set()   # every rule they name (a later departure naming only these is not new)
     outcome = "conformant"
 
     unsteady = False
@@ -228,7 +229,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         nonlocal outcome, unsteady
         if not tidied:
             failure = tidy(failure, aside)
-        if broken and set(failure.rules) <= set(broken):
+        if named and set(failure.rules) <= named:
             return None
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside)
         not_reproduced = not_reproduced or not failure.reproduced
@@ -237,7 +238,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         record.add_failure(failure)
         if on_update is not None:
             on_update(record)
-        broken.extend(r for r in failure.rules if r not in broken)
+        broken.extend(r for r in failure.blamed if r not in broken)
+        named.update(failure.rules)
         unsteady = unsteady or not_reproduced
         how = "NON-CONFORMANT, not reproduced on a second run" if unsteady else "NON-CONFORMANT"
         outcome = f"{how} (" + ", ".join(broken) + ")"
@@ -260,7 +262,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
         departure, takes any other for the same failure and keeps only the smallest)."""
         nonlocal set_aside
-        for other in session.other_departures(set(broken) | set_aside, lambda f: tidy(f, session.set_aside)):
+        for other in session.other_departures(named | set_aside, lambda f: tidy(f, session.set_aside)):
             found(other, aside=session.set_aside, tidied=True)
             set_aside = set_aside | set(other.rules)
 
@@ -268,7 +270,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     for _round in range(rounds):
         machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside,
                                 shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
-                                named=frozenset(r for f in record.failures for r in f.rules))
+                                named=frozenset(r for f in record.failures for r in f.blamed))
         sessions.append(machine.session)
         try:
             run_machine(machine, machine_settings(examples))

@@ -49,10 +49,27 @@ class Failure:
     #: False when the system did not show the departure again when the same operations were run a
     #: second time (a real broker's timing): the history is what it did once, and may not replay.
     reproduced: bool = attrs.field(default=True, eq=False)
+    #: Rules the run that found it had already found broken and stepped past (keep-going rounds): the
+    #: history may pass through departures from them before its own step.
+    set_aside: tuple[str, ...] = attrs.field(default=(), eq=False)
 
     @property
     def rules(self) -> tuple[str, ...]:
+        """Every rule the checker named for the departure (what a keep-going search sets aside)."""
         return self.mismatch.rules
+
+    @property
+    def blamed(self) -> tuple[str, ...]:
+        """The rules the history breaks, the verdict's failures (:mod:`conformance.blame`): the checker's
+        rules until the failure is diagnosed (:func:`with_alternatives`)."""
+        return self.mismatch.blamed or self.mismatch.rules
+
+    @property
+    def mentioned(self) -> tuple[str, ...]:
+        """Rules the checker named, or that an earlier reading of the history implicates, that the history
+        does not break (relaxing them alone does not make it pass): shown, never failed."""
+        others = [*self.mismatch.rules, *(r for a in self.mismatch.alternatives for r in a.rules)]
+        return tuple(r for r in dict.fromkeys(others) if r not in self.blamed)
 
     @property
     def size(self) -> int:
@@ -75,10 +92,12 @@ class Failure:
             "adapter_options": dict(self.adapter_options),
             "platform": self.platform,
             "seed": self.seed,
-            "rules": list(self.rules),
+            "rules": list(self.blamed),
+            **({"mentioned": list(self.mentioned)} if self.mentioned else {}),
             "steps": [s.to_json() for s in self.steps],
             "mismatch": self.mismatch.to_json(),
             **({} if self.reproduced else {"reproduced": False}),
+            **({"set_aside": list(self.set_aside)} if self.set_aside else {}),
         }
 
     @classmethod
@@ -103,6 +122,7 @@ class Failure:
                 steps=tuple(Step.from_json(s) for s in data["steps"]),
                 mismatch=Mismatch.from_json(data["mismatch"]),
                 reproduced=data.get("reproduced", True) is not False,
+                set_aside=tuple(data.get("set_aside") or ()),
             )
         except (KeyError, TypeError, L.LanguageError) as exc:
             raise ReplayFileError(f"{origin}: corrupt replay file ({exc})") from None
@@ -110,10 +130,27 @@ class Failure:
 
 def with_alternatives(failure: Failure, expiry_tolerance: int = 0,
                       set_aside: frozenset[str] = frozenset()) -> Failure:
-    """``failure`` with the earlier steps where a departure explains its history as well
-    (:func:`conformance.checker.alternatives`; ``set_aside``: the rules the run stepped past)."""
+    """``failure`` diagnosed: with the earlier steps where a departure explains its history as well
+    (:func:`conformance.checker.alternatives`), and the rules it breaks by counterfactual
+    (:func:`conformance.blame.blame`); ``set_aside``: the rules the run stepped past."""
+    from conformance.blame import blame
+
+    set_aside = frozenset(set_aside) | frozenset(failure.set_aside)
     found = alternatives(failure.steps, failure.mismatch, failure.platform, expiry_tolerance, set_aside)
-    return attrs.evolve(failure, mismatch=attrs.evolve(failure.mismatch, alternatives=found))
+    mismatch = attrs.evolve(failure.mismatch, alternatives=found)
+    verdict = blame(failure.steps, mismatch, failure.platform, expiry_tolerance, set_aside)
+    mismatch = attrs.evolve(mismatch, blamed=verdict.rules, confirmed=verdict.confirmed)
+    return attrs.evolve(failure, mismatch=mismatch, set_aside=tuple(sorted(set_aside)))
+
+
+def blamed_rules(failure: Failure, expiry_tolerance: int = 0,
+                 set_aside: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The rules ``failure`` breaks (:func:`conformance.blame.blame`), without the search for alternatives."""
+    from conformance.blame import blame
+
+    if failure.mismatch.blamed:
+        return failure.mismatch.blamed
+    return blame(failure.steps, failure.mismatch, failure.platform, expiry_tolerance, set_aside).rules
 
 
 def _replay_schema() -> dict:
@@ -133,8 +170,8 @@ def _replay_schema() -> dict:
             "kit_version": {"type": "string"}, "area": {"enum": list(AREAS)},
             "adapter": {"type": "string", "minLength": 1}, "adapter_options": {"type": ["object", "null"]},
             "platform": {"enum": list(C.PLATFORMS)}, "seed": {"type": ["integer", "null"]},
-            "rules": rules, "steps": {"type": "array", "minItems": 1, "items": step},
-            "reproduced": {"type": "boolean"},
+            "rules": rules, "mentioned": rules, "steps": {"type": "array", "minItems": 1, "items": step},
+            "reproduced": {"type": "boolean"}, "set_aside": rules,
             "mismatch": {"type": "object", "required": ["index", "op", "observed", "allowed", "fields", "rules"],
                          "properties": {"index": {"type": "integer", "minimum": 0},
                                         "op": {"$ref": lang + "Op"}, "observed": {"$ref": lang + "Observation"},
@@ -144,6 +181,7 @@ def _replay_schema() -> dict:
                                             "required": ["type"]}},
                                         "fields": {"type": "array", "items": {"type": "string"}},
                                         "rules": {**rules, "minItems": 1},
+                                        "blamed": rules, "confirmed": {"type": "boolean"},
                                         "alternatives": {"type": "array", "items": {
                                             "type": "object", "additionalProperties": False,
                                             "required": ["index", "expected", "fields", "rules"],
@@ -181,7 +219,8 @@ def replay_problem(data: dict) -> str | None:
     if why:
         return why
     others = data["mismatch"].get("alternatives") or []
-    unknown = [r for r in [*data.get("rules", []), *data["mismatch"]["rules"], *(r for a in others for r in a["rules"])]
+    unknown = [r for r in [*data.get("rules", []), *data.get("mentioned", []), *data.get("set_aside", []), *data["mismatch"]["rules"], *(data["mismatch"].get("blamed") or []),
+                           *(r for a in others for r in a["rules"])]
                if r not in RULES]
     if unknown:
         return f"unknown rule {unknown[0]}"
@@ -206,7 +245,7 @@ def write_json_atomic(path: Path, data: object) -> None:
 def save_failure(failure: Failure, directory: Path) -> Path:
     """Write ``failure`` as a replay file named by its area, platform and rules; never over another failure."""
     digest = hashlib.sha1(failure.fingerprint().encode("utf-8", "surrogatepass")).hexdigest()[:10]
-    stem = f"{failure.area}-{failure.platform}-{'_'.join(failure.rules[:3]) or 'unknown'}-{digest}"
+    stem = f"{failure.area}-{failure.platform}-{'_'.join(failure.blamed[:3]) or 'unknown'}-{digest}"
     data = failure.to_json()
     as_read = json.loads(json.dumps(data))
     for n in itertools.count(1):

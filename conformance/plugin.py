@@ -192,7 +192,7 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             for other in machine.session.other_departures(failure.rules, lambda f: minimise(f, mq_adapter)):
                 other = with_alternatives(other, tolerance)
                 mq_record.add_failure(other)
-                problem += (f"\n\nAlso broken ({', '.join(other.rules)}), met while shrinking: "
+                problem += (f"\n\nAlso broken ({', '.join(other.blamed)}), met while shrinking: "
                             f"mqconform replay {save_failure(other, where)}")
         except HarnessError as exc:
             mq_record.error = str(exc)

@@ -17,7 +17,10 @@ def replay_on(adapter: Adapter, failure: Failure, options: dict) -> Failure | No
     if failure.platform not in platforms:
         raise HarnessError(f"adapter {adapter.name!r} cannot show platform {failure.platform!r} "
                            f"of this replay (it shows {', '.join(platforms)})")
-    session = Session(adapter, failure.area, options, failure.seed, platform=failure.platform)
+    # the rules the run that found it had set aside stay set aside: the history passes through departures
+    # from them as that run did, and reaches its own step
+    session = Session(adapter, failure.area, options, failure.seed, platform=failure.platform,
+                      set_aside=frozenset(failure.set_aside))
     session.start_case()
     try:
         for step in failure.steps:
@@ -26,6 +29,13 @@ def replay_on(adapter: Adapter, failure: Failure, options: dict) -> Failure | No
         return exc.failure
     session.end_case()
     return None
+
+
+def same_departure(found: Failure, recorded: Failure) -> bool:
+    """``found`` is ``recorded``'s departure again: at the same step, the same rules named, the same
+    fields differing (another departure on the way, or at the same step for other rules, is not)."""
+    return (found.mismatch.index == recorded.mismatch.index and set(found.rules) == set(recorded.rules)
+            and set(found.mismatch.fields) == set(recorded.mismatch.fields))
 
 
 def check_history(data: dict, adapter: str, options: dict | None = None) -> None:
@@ -47,8 +57,8 @@ def check_history(data: dict, adapter: str, options: dict | None = None) -> None
 
 def pytest_source(failure: Failure, data: dict, adapter: str, options: dict, origin: str) -> str:
     """A standalone pytest module that replays ``failure``'s history on ``adapter`` (no Hypothesis needed)."""
-    name = re.sub(r"\W+", "_", f"{failure.area}_{failure.platform}_{'_'.join(failure.rules[:3])}").lower()
-    rules = ", ".join(failure.rules)
+    name = re.sub(r"\W+", "_", f"{failure.area}_{failure.platform}_{'_'.join(failure.blamed[:3])}").lower()
+    rules = ", ".join(failure.blamed)
     return f'''"""Regression test for a departure mqconform found: area {failure.area}, platform {failure.platform},
 rules {rules}.
 

@@ -162,7 +162,13 @@ def render_failure(failure) -> str:
     lines += [
         "Rules broken:",
     ]
-    lines += [_rule_line(rid, "  ") for rid in mm.rules]
+    lines += [_rule_line(rid, "  ") for rid in failure.blamed]
+    if not mm.confirmed:
+        lines.append("  (no single rule's relaxation, nor any pair's, makes this history pass: the rule shown is "
+                     "the checker's first, unconfirmed)")
+    if failure.mentioned:
+        lines += ["Also mentioned (the history passes with none of these relaxed alone, so none is failed):"]
+        lines += [_rule_line(rid, "  ") for rid in failure.mentioned]
     lines += alternatives_text(failure)
     rows = []
     for i, step in enumerate(failure.steps):
@@ -236,7 +242,7 @@ def explain(failure) -> str:
     paths = list(dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]))
     did = "; ".join(f"{_field_name(p)} was {field_text(mm.observed, p)} where MQ gives {field_text(closest, p)}"
                     for p in paths[:3]) or "the outcome was not one MQ allows"
-    head = mm.rules[0] if mm.rules else None
+    head = failure.blamed[0] if failure.blamed else None
     rule = RULES[head] if head in RULES else None
     requires = f"MQ requires ({head}, {rule.source}): {rule.summary.rstrip('.')}." if rule else "MQ requires otherwise."
     return f"{requires} Instead, at step {mm.index + 1} ({type(mm.op).__name__}), {did}."

@@ -511,6 +511,11 @@ def _put_errors(state: ModelState, q: ModelQueue, md: L.MessageDescriptor, optio
     return errors, maybe, accept
 
 
+#: Rules of a message's past that leave it counted in CURDEPTH as a plain put would: a full queue is never
+#: theirs to explain.
+_COUNTED_ALIKE = ("CORE-01", "CORE-02", "CORE-28", "CORE-29", "CORE-30", "CORE-17")
+
+
 def _full_rules(state: ModelState, q: ModelQueue) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Why the queue is full besides MAXDEPTH itself, as (lead, rest): uncommitted puts count (CORE-28),
     expired messages not yet discarded count (EXP-11) where the queue holds any, and what kept or put
@@ -522,12 +527,15 @@ def _full_rules(state: ModelState, q: ModelQueue) -> tuple[tuple[str, ...], tupl
     minimal history of a MAXDEPTH fault may well count uncommitted puts.)"""
     counted = [m for m in q.messages if m.got_by is None]
     expired = q.expiring and any(expiry.status(state, m) != expiry.LIVE for m in counted)
-    # each counted message's rules beyond a plain put
-    special = [[r for r in m.provenance if r not in ("CORE-01", "CORE-02", "CORE-28")] for m in counted]
+    # each counted message's rules beyond a plain put; a commit of its put is not one (committed or
+    # not, a put counts alike), nor the count of its backouts
+    special = [[r for r in m.provenance if r not in _COUNTED_ALIKE] for m in counted]
     kept = tuple(dict.fromkeys(r for rules in special for r in rules))[:4]
     maxdepth = q.attr("MAXDEPTH")
     needed = [r for r in kept if sum(r not in rules for rules in special) < maxdepth]
-    rest = ("CORE-28",) + (("EXP-11",) if expired else ()) + kept
+    # uncommitted puts count (CORE-28) only where some are counted
+    uncommitted = ("CORE-28",) if any(m.put_by is not None for m in counted) else ()
+    rest = uncommitted + (("EXP-11",) if expired else ()) + kept
     return tuple(needed), tuple(r for r in rest if r not in needed)
 
 
@@ -700,6 +708,9 @@ def _placed(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
         # filled it exactly: then MAXDEPTH itself leads).
         filled = _curdepth(q) >= q.attr("MAXDEPTH")
         decides_rc["rc:full"] = ("CORE-27", *q.departures) if filled else (*q.departures, "CORE-27")
+    else:
+        # Refused as full with room: MAXDEPTH, or messages got under syncpoint counted (CORE-28 leaves them out).
+        decides_rc["rc:full"] = ("CORE-27",) + (("CORE-28",) if any(m.got_by is not None for m in q.messages) else ())
     return [
         Branch(observation=L.Observation.of(rc), state=t, rules=tuple(dict.fromkeys(rules + list(extra))),
                field_rules=decides_rc)

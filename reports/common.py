@@ -59,6 +59,9 @@ def expected_vs_observed(failure: Failure) -> list[tuple[str, str]]:
     rows = [("in one sentence", explain(failure)), ("observed", observation_text(mm.observed))]
     rows += [("allowed", observation_text(a)) for a in mm.allowed]
     rows.append(("differing fields", ", ".join(mm.fields)))
+    if failure.mentioned:
+        rows.append(("also mentioned, not failed", ", ".join(failure.mentioned)
+                     + " (the history passes with none of these relaxed alone)"))
     closest = mm.allowed[0] if mm.allowed else None
     for path in dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]):
         rows.append((path, f"expected {field_text(closest, path)}, observed {field_text(mm.observed, path)}"))
@@ -76,7 +79,7 @@ def deviation_rows(report) -> list[tuple[str, str, str, str]]:
 
 def failure_note(col: Column, failure: Failure) -> str:
     """"" or, for a failure naming rules that are known deviations of its system, a note naming them."""
-    known = [r for r in failure.rules if col.cells.get(r) is not None and col.cells[r].deviation is not None]
+    known = [r for r in failure.blamed if col.cells.get(r) is not None and col.cells[r].deviation is not None]
     return f"known deviation: {', '.join(known)}" if known else ""
 
 
@@ -85,7 +88,7 @@ def replay_command(path: str) -> str:
 
 
 def title(failure: Failure) -> str:
-    return (f"{'+'.join(failure.rules)} in area {failure.area} (platform {failure.platform}): "
+    return (f"{'+'.join(failure.blamed)} in area {failure.area} (platform {failure.platform}): "
             f"step {failure.mismatch.index + 1} of {len(failure.steps)}"
             + ("" if failure.reproduced else "; not shown again when the same operations ran a second time"))
 

@@ -145,7 +145,7 @@ def _column(report: Report, col: Column) -> list[str]:
                     "<p>Rules broken:</p>",
                     _table([[f'<a href="#{esc(col.anchor)}-{esc(rid)}">{esc(rid)}</a>',
                              esc(rules[rid].summary) if rid in rules else "",
-                             _source(rules[rid]) if rid in rules else ""] for rid in failure.rules],
+                             _source(rules[rid]) if rid in rules else ""] for rid in failure.blamed],
                            ["rule", "summary", "source"]),
                     _plain_table(steps, ["", "#", "operation", "observed"],
                                  row_class=lambda i, s=steps: "broke" if s[i][0] else ""),

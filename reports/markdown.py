@@ -125,7 +125,7 @@ def _deviations(report: Report) -> list[str]:
     columns = {c.label: c for c in report.columns}
     for d in report.deviations:
         col = columns[d.system]
-        numbers = [str(n) for n, (_, f) in enumerate(col.failures, start=1) if d.deviation.rule in f.rules]
+        numbers = [str(n) for n, (_, f) in enumerate(col.failures, start=1) if d.deviation.rule in f.blamed]
         where = (f" Counterexample: failure {', '.join(numbers)} of {_cell(col.label)}." if numbers else "")
         heading = f"### {d.deviation.rule} on {_cell(col.label)}: {d.status}"
         stale = (f" This entry is stale: the rule's verdict is now {d.verdict}." if d.status == STALE else "")

@@ -211,7 +211,7 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
                     cell.classes[name] = cell.classes.get(name, 0) + n
         for path, failure in run.failures:
             col.failures.append((str(path), failure))
-            for rid in failure.rules:
+            for rid in failure.blamed:
                 if rid in col.cells:
                     col.cells[rid].failures.append((str(path), failure))
     order = {r.id: i for i, r in enumerate(RULES.all())}

@@ -325,28 +325,3 @@ def test_a_mark_kept_from_a_get_outside_syncpoint_names_the_rule_that_ignores_it
     history[-1:-1] = [(L.Commit(conn="a"), L.OK)]
     mm = check_history(C.PLATFORM_ZOS, history)[-1].mismatch
     assert mm is not None and "SYNC-10" not in mm.rules[:1], mm
-
-
-def test_a_put_accepted_on_a_queue_a_disconnect_filled_names_the_disconnect_s_commit():
-    """A normal MQDISC commits (CORE-30): with MAXDEPTH 1 the committed message fills the queue and the
-    next put is refused. A system that accepts it has lost that message: the commit that kept it is
-    named first, then the depth rules (a system that ignores MAXDEPTH fails without the disconnect,
-    so a minimal history keeps it only where it matters)."""
-    history = [(L.DefineQueue(queue="Q1", attrs=(("MAXDEPTH", 1),)), L.OK),
-               (L.Connect(conn="a"), L.OK), (L.Open(conn="a", handle="a1", queue="Q1", options=STD), L.OK),
-               (L.Connect(conn="b"), L.OK), (L.Open(conn="b", handle="b1", queue="Q1", options=STD), L.OK),
-               (put("a", "a1", "kept", options=C.MQPMO_SYNCPOINT), L.OK), (L.Disconnect(conn="a"), L.OK),
-               (put("b", "b1", "more"), L.OK)]
-    mm = check_history(C.PLATFORM_DISTRIBUTED, history)[-1].mismatch
-    assert mm is not None and mm.fields == ("rc",) and mm.rules[:2] == ("CORE-30", "CORE-27"), mm
-    # a plain message as well, and MAXDEPTH lowered to 1: the queue is full without the disconnect's
-    # message, and MAXDEPTH leads again
-    more = [(L.DefineQueue(queue="Q1", attrs=(("MAXDEPTH", 2),)), L.OK)] + history[1:5] + [
-        (put("b", "b1", "plain"), L.OK)] + history[5:7] + [
-        (L.AlterQueue(queue="Q1", attrs=(("MAXDEPTH", 1),)), L.OK)] + history[7:]
-    mm = check_history(C.PLATFORM_DISTRIBUTED, more)[-1].mismatch
-    assert mm is not None and mm.rules[0] == "CORE-27" and "CORE-30" in mm.rules, mm
-    # committed by MQCMIT instead: the commit's own rule, not the disconnect's
-    history[6] = (L.Commit(conn="a"), L.OK)
-    mm = check_history(C.PLATFORM_DISTRIBUTED, history)[-1].mismatch
-    assert mm is not None and "CORE-30" not in mm.rules, mm

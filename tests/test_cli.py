@@ -364,3 +364,67 @@ def test_replay_tries_is_checked(replay_file, capsys):
         code, out = run_cli("replay", str(replay_file), *argv)
         err = capsys.readouterr().err
         assert code == 2 and needle in err and "Traceback" not in err and out == "", (argv, err)
+
+
+def test_replay_says_still_failing_only_for_the_recorded_departure(replay_file, tmp_path):
+    """The same step, rules and fields: "Still failing".  A file recording other rules (or another step)
+    for the same history is told what departed instead, still with exit 1."""
+    code, out = run_cli("replay", str(replay_file))
+    assert code == 1 and "Still failing" in out, out
+    data = json.loads(replay_file.read_text())
+    data["mismatch"]["rules"] = data["mismatch"]["blamed"] = data["rules"] = ["CORE-05"]
+    data.pop("mentioned", None)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data))
+    code, out = run_cli("replay", str(other))
+    assert code == 1 and "Still failing" not in out and "Departs, but not as recorded" in out, out
+    assert f"step {data['mismatch']['index'] + 1} (CORE-05" in out
+
+
+def test_a_replay_passes_through_the_departures_its_run_had_set_aside(tmp_path):
+    """A keep-going round's counterexample may pass through a departure from a rule found earlier (here a
+    BackoutCount left at 0) before its own (priority order); the replay file says which rules were set
+    aside, and the replay steps past them to reach its own step.  Without them it departs earlier."""
+    from adapters.registry import create_adapter
+    from conformance.history import save_failure, with_alternatives
+    from conformance.session import NonConformance, Session
+    from reference_model import language as L
+    from reference_model import mqconst as C
+
+    options = {"faults": "priority-ignored,backout-count-not-incremented", "platform": "distributed"}
+    std = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    ops = [L.DefineQueue(queue="Q1"), L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q1", options=std),
+           L.Put(conn="c1", handle="h1", body="m1", md=L.MessageDescriptor(priority=0), options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_SYNCPOINT), L.Backout(conn="c1"),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT),
+           L.Put(conn="c1", handle="h1", body="low", md=L.MessageDescriptor(priority=1), options=C.MQPMO_NO_SYNCPOINT),
+           L.Put(conn="c1", handle="h1", body="high", md=L.MessageDescriptor(priority=7), options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT)]
+
+    def run(aside):
+        adapter = create_adapter("simulated", options)
+        session = Session(adapter, "core", options, platform="distributed", set_aside=aside)
+        session.start_case()
+        try:
+            for op in ops:
+                session.execute(op)
+        except NonConformance as exc:
+            return exc.failure
+        finally:
+            adapter.close()
+        raise AssertionError("the faulty queue manager departs nowhere")
+
+    first = run(frozenset())
+    assert first.mismatch.index == 6 and "message.backout_count" in first.mismatch.fields
+    aside = frozenset(first.rules)
+    later = with_alternatives(run(aside), 0, aside)
+    assert later.mismatch.index == 9 and later.blamed == ("CORE-04",) and set(later.set_aside) == aside
+    path = save_failure(later, tmp_path)
+    code, out = run_cli("replay", str(path))
+    assert code == 1 and "Still failing" in out, out
+    data = json.loads(path.read_text())
+    del data["set_aside"]
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(data))
+    code, out = run_cli("replay", str(bare))
+    assert code == 1 and "Departs, but not as recorded: at step 7" in out, out

@@ -179,7 +179,7 @@ def _campaign(args, out, started: float, managed) -> int:
         record.error = f"{len(errors)} task(s) ended in error; first: {errors[0]}"
     record.ended = time.time()
     return finish(record, outdir, out, lambda failure, path: (
-        f"\nDistinct failure: {'+'.join(failure.rules)} ({len(failure.steps)} steps)\n"
+        f"\nDistinct failure: {'+'.join(failure.blamed)} ({len(failure.steps)} steps)\n"
         f"Replay with: mqconform replay {path}\n"))
 
 

@@ -18,7 +18,7 @@ from conformance.engine import (BY_SYSTEM, SHRINK_CASES, SHRINK_CASES_REALTIME, 
                                Interrupted, run_areas)
 from conformance.history import load_failure, save_failure, with_alternatives
 from conformance.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
-from conformance.regression import pytest_source, replay_on
+from conformance.regression import pytest_source, replay_on, same_departure
 from conformance.render import render_failure
 from conformance.results import PASS, RunRecord
 from conformance.session import STOP, HarnessError
@@ -174,6 +174,8 @@ def cmd_replay(args, out) -> int:
             tries += 1
             found = replay_on(adapter, failure, options)
         smaller = None
+        # compared before minimising, which may name fewer rules at an earlier step
+        same = found is not None and same_departure(found, failure)
         if found is not None:
             if args.minimise:
                 smaller = found = minimise(found, adapter, replays=args.replays)
@@ -183,7 +185,13 @@ def cmd_replay(args, out) -> int:
     if found is not None:
         out.write(render_failure(found) + "\n")
         shown = f" (shown on try {tries} of at most {args.tries})" if args.tries > 1 else ""
-        out.write(f"\nStill failing: {args.file}{shown}\n")
+        if same:
+            out.write(f"\nStill failing: {args.file}{shown}\n")
+        else:
+            mm = failure.mismatch
+            out.write(f"\nDeparts, but not as recorded{shown}: at step {found.mismatch.index + 1} "
+                      f"({'+'.join(found.blamed)}; fields {', '.join(found.mismatch.fields)}), where {args.file} "
+                      f"records step {mm.index + 1} ({'+'.join(failure.blamed)}; fields {', '.join(mm.fields)}).\n")
         if smaller is not None:
             if smaller.size < failure.size:
                 try:

@@ -1,0 +1,234 @@
+"""Blame by counterfactual: which rules a failing history really breaks.
+
+The checker names the rules that decide the fields where an observation differs from
+MQ's closest outcome (:attr:`~conformance.checker.Mismatch.rules`).  That list says
+where to look; it is not yet a verdict.  A rule is *blamed* (reported failed) only
+when the history passes once that rule alone is relaxed: the model follows the whole
+history again, allowing besides MQ's own outcomes every outcome that rule constrains,
+and no step departs any more.  A departure that no single relaxation explains is
+blamed on the smallest set of rules whose relaxation together does.  Rules the checker
+mentioned but whose relaxation does not explain the history are *also mentioned*:
+shown, never failed.
+
+What relaxing a rule allows:
+
+* at any step, an observation that differs from one of MQ's outcomes only in fields
+  the rule decides (:func:`deciders`: the model's own account of which rules decide
+  each field, made exact for delivery order: CORE-04 only where the message that came
+  back has another priority, CORE-05 only where it has the same one); the history goes
+  on from that outcome's state where what differs cannot change what happens next;
+* for the rules that say how a unit of work ends (:data:`OTHER_END`), the other
+  ending: a commit that backs out, a backout that commits, a normal MQDISC that backs
+  out, an abnormal end that commits.  Later steps then decide whether the system
+  really ended the unit of work the other way; an observation alone never blames them.
+
+The rule named first is the one whose relaxation is first needed along the history
+(the earliest step that departs from MQ's outcomes under every other reading).  Pure:
+the model alone, no system.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import attrs
+
+from conformance import checker as K
+from reference_model import language as L
+from reference_model import model
+from reference_model import mqconst as C
+from reference_model.state import ModelState
+
+#: The rules of how a unit of work ends, relaxed by letting the other ending happen instead: for each,
+#: the operation whose ending it decides and the operation that ends it the other way.
+OTHER_END = {
+    "CORE-29": (L.Commit, lambda op: L.Backout(conn=op.conn)),
+    "CORE-15": (L.Backout, lambda op: L.Commit(conn=op.conn)),
+    "CORE-03": (L.Backout, lambda op: L.Commit(conn=op.conn)),
+    "CORE-30": (L.Disconnect, lambda op: None if op.abnormal else attrs.evolve(op, abnormal=True)),
+    "CORE-31": (L.Disconnect, lambda op: attrs.evolve(op, abnormal=False) if op.abnormal else None),
+}
+#: Rules whose effect is the state a unit of work leaves: an observation elsewhere never blames them
+#: alone (the state that other ending leaves is followed instead).
+ENDINGS_ONLY = frozenset({"CORE-29", "CORE-30", "CORE-31"})
+ORDER_RULES = ("CORE-04", "CORE-05", "CORE-06")
+#: Rules that decide a count a message carries (BackoutCount), never whether or which message comes back.
+COUNT_ONLY = frozenset({"CORE-12", "CORE-17"})
+#: Rules tried alone, and pairs among the first of them, at most (each a walk of the model over the history).
+MAX_RULES = 12
+MAX_PAIR_RULES = 7
+
+
+@attrs.frozen(kw_only=True)
+class Blame:
+    """What a failing history breaks: ``rules`` (each alone explains it, or together the smallest set
+    that does), first the one first needed; ``mentioned``: rules the checker named that do not;
+    ``confirmed``: False when no relaxation within the bounds explained it (``rules`` is then the
+    checker's first rule, unconfirmed)."""
+
+    rules: tuple[str, ...]
+    mentioned: tuple[str, ...] = ()
+    confirmed: bool = True
+
+
+def _message(state: ModelState, queue: str, body) -> object:
+    q = state.queues.get(queue)
+    if q is None:
+        return None
+    return next((m for m in q.messages if m.body == body), None)
+
+
+def _order_deciders(branch: model.Branch, observed: L.Observation) -> list[frozenset[str]] | None:
+    """Which order rules, relaxed, let the get return the observed message instead of MQ's: None when
+    the observed message is not one that was there and available later in delivery order."""
+    later = branch.field_rules.get("message.body:later")
+    body = observed.message.body if observed.message is not None else None
+    if not later or not K._available_later(branch, body):
+        return None
+    queue = branch.field_rules.get("message.body:queue", ("",))[0]
+    q = branch.state.queues.get(queue)
+    got = _message(branch.state, queue, body)
+    want = branch.observation.message
+    if q is None or got is None or want is None:
+        return None
+    if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
+        return [frozenset({"CORE-06"})]
+    expected_priority = min(want.priority, C.MAX_PRIORITY) if isinstance(want.priority, int) else None
+    if expected_priority == got.order_priority:
+        return [frozenset({"CORE-05"})]   # the same priority: only arrival order put the other first
+    available = [m for m in q.messages if m.order_priority == got.order_priority and m.got_by is None
+                 and m.put_by is None and m.body not in branch.excluded]
+    first_of_its_priority = min(available, key=lambda m: m.seq, default=got) is got
+    return [frozenset({"CORE-04"})] if first_of_its_priority else [frozenset({"CORE-04", "CORE-05"})]
+
+
+def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op) -> list[frozenset[str]]:
+    """The ways of relaxing rules that allow ``observed``'s value of ``field`` where ``branch`` is MQ's
+    outcome: each a set of rules, any one set relaxed suffices."""
+    named = K._implicated(branch, [field], observed)
+    own = isinstance(op, (L.Commit, L.Backout, L.Disconnect))
+    out: list[frozenset[str]] = []
+    if field == "message.body":
+        order = _order_deciders(branch, observed)
+        if order is not None:
+            out += order
+            named = tuple(r for r in named if r not in ORDER_RULES)
+    if field in ("message", "message.body", "rc"):
+        named = tuple(r for r in named if r not in COUNT_ONLY)
+    out += [frozenset({r}) for r in named if own or r not in ENDINGS_ONLY]
+    return list(dict.fromkeys(out))
+
+
+def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: frozenset[str]) -> bool:
+    """``observed`` differs from ``branch``'s outcome only in fields that ``relaxed`` rules decide."""
+    fields = K.differing_fields(branch.observation, observed)
+    return bool(fields) and all(any(ways <= relaxed for ways in deciders(branch, f, observed, op))
+                                for f in fields)
+
+
+def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple[list, list]:
+    """MQ's outcomes of ``op``, and those the relaxed unit-of-work rules add (the other ending)."""
+    plain = model.step(state, op)
+    extra: list[model.Branch] = []
+    for rule in relaxed:
+        kind, other = OTHER_END.get(rule, (None, None))
+        if kind is not None and isinstance(op, kind):
+            instead = other(op)
+            if instead is not None and op.conn in state.conns and not (state.broken | state.armed) & {op.conn}:
+                extra += [b for b in model.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
+    return plain, extra
+
+
+def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int = 0,
+            set_aside: frozenset[str] = frozenset()) -> int | None:
+    """Whether the history ``pairs`` ((op, observed), ...) passes with ``relaxed`` rules relaxed: the
+    index of the first step whose outcome needed the relaxation, or None when some step still departs
+    (``set_aside``: rules a keep-going run stepped past, relaxed as well but never counted as needed)."""
+    loose = relaxed | set_aside
+    # each candidate with the first step at which a relaxation of ``relaxed`` entered its past (None: none)
+    candidates: list[tuple[ModelState, int | None]] = [(model.initial_state(platform, expiry_tolerance), None)]
+    last = len(pairs) - 1
+    for i, (op, observed) in enumerate(pairs):
+        if observed.rc == C.MQRC_CONNECTION_BROKEN and isinstance(op, K.IN_DOUBT_OPS) \
+                and not any(op.conn in s.armed | s.broken for s, _ in candidates):
+            candidates = [(K._armed(s, op.conn) if op.conn in s.conns else s, at) for s, at in candidates]
+        nxt: list[tuple[model.Branch, int | None]] = []
+        for state, at in candidates:
+            plain, extra = _relaxed_step(state, op, relaxed)
+            for b in plain:
+                if K._matches(b.observation, observed):
+                    nxt.append((b, at))
+                elif explained(b, observed, op, loose):
+                    fields = K.differing_fields(b.observation, observed)
+                    if i == last or K._nothing_changes_next(fields, b.observation, observed):
+                        needed = explained(b, observed, op, set_aside) is False
+                        nxt.append((b, (i if at is None else at) if needed else at))
+            for b in extra:
+                if K._matches(b.observation, observed):
+                    nxt.append((b, i if at is None else at))
+        if not nxt:
+            return None
+        if i == last:
+            used = [at for _, at in nxt if at is not None]
+            # passes: the first step the relaxation was needed at along the readings that pass without
+            # any later departure (a reading needing none means the history passes unrelaxed)
+            return min(used) if len(used) == len(nxt) else -1
+        seen: list[tuple[ModelState, int | None]] = []
+        for b, at in nxt:
+            for k, (s, a) in enumerate(seen):
+                if s is b.state or s == b.state:
+                    # one state reached two ways: the reading that needed the relaxation least
+                    seen[k] = (s, None if at is None or a is None else min(at, a))
+                    break
+            else:
+                if len(seen) < K.MAX_CANDIDATES:
+                    seen.append((b.state, at))
+        candidates = seen
+    return -1
+
+
+def _deciding(pairs, platform: str, expiry_tolerance: int, set_aside: frozenset[str]) -> list[str]:
+    """Every rule that, with others, decides a differing field at the failing step (the last of ``pairs``)."""
+    tracker = K.ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
+    for op, observed in pairs[:-1]:
+        if not K._follow(tracker, op, observed, set_aside):
+            return []
+    op, observed = pairs[-1]
+    out: list[str] = []
+    for b in tracker.expect(op):
+        for f in K.differing_fields(b.observation, observed):
+            for ways in deciders(b, f, observed, op):
+                out += sorted(ways)
+    return list(dict.fromkeys(out))
+
+
+def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
+          set_aside: frozenset[str] = frozenset()) -> Blame:
+    """The rules the failing history ``steps`` (ending at ``mismatch.index``) breaks, by counterfactual."""
+    pairs = [(s.op, s.observed) if hasattr(s, "op") else tuple(s) for s in steps][:mismatch.index + 1]
+    mentioned = list(dict.fromkeys([*mismatch.rules, *(r for a in mismatch.alternatives for r in a.rules)]))
+    # besides the rules the checker mentioned, how each unit of work in the history ended: a system that
+    # ended one the other way explains any later step that shows it
+    endings = [rule for op, _ in pairs[:-1] for rule, (kind, other) in OTHER_END.items()
+               if isinstance(op, kind) and other(op) is not None and rule in ENDINGS_ONLY]
+    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *_deciding(pairs, platform, expiry_tolerance, set_aside),
+                                       *endings]) if r not in set_aside]
+    alone: list[tuple[int, int, str]] = []
+    for n, rule in enumerate(tried):
+        at = follows(pairs, platform, frozenset({rule}), expiry_tolerance, set_aside)
+        if at is not None and at >= 0:
+            alone.append((at, n, rule))
+    if alone:
+        rules = tuple(r for _, _, r in sorted(alone))
+    else:
+        together: list[tuple[int, int, tuple[str, ...]]] = []
+        for n, pair in enumerate(itertools.combinations(tried[:MAX_PAIR_RULES], 2)):
+            at = follows(pairs, platform, frozenset(pair), expiry_tolerance, set_aside)
+            if at is not None and at >= 0:
+                together.append((at, n, pair))
+        if not together:
+            first = tried[0] if tried else (mismatch.rules[0] if mismatch.rules else "")
+            return Blame(rules=(first,) if first else (), mentioned=tuple(r for r in mentioned if r != first),
+                         confirmed=False)
+        rules = min(together)[2]
+    return Blame(rules=rules, mentioned=tuple(r for r in mentioned if r not in rules))
