@@ -32,7 +32,9 @@ NOT_APPLICABLE = "not applicable"
 NOT_EXERCISED = "not exercised"
 INDETERMINATE = "indeterminate"
 ERROR = "error"
-VERDICTS = (PASS, FAIL, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
+#: Checked and never broken, but some of the rule's input classes were never reached: not a pass.
+PARTLY = "partly exercised"
+VERDICTS = (PASS, FAIL, PARTLY, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
 RESULTS_FORMAT = "mqconform-results"
 RESULTS_VERSION = 1
 
@@ -155,14 +157,16 @@ class Coverage:
 
 
 def verdict_for(rule: Rule, coverage: Coverage, applicable: bool, error: bool) -> str:
-    if not applicable:
-        return NOT_APPLICABLE
+    """A rule's verdict.  A recorded failure is a fail whatever the adapter declared (a system that
+    broke a rule could express it); a pass needs every input class the rule declares reached."""
     if coverage.failed[rule.id]:
         return FAIL
+    if not applicable:
+        return NOT_APPLICABLE
     if error:
         return ERROR
     if coverage.checked[rule.id]:
-        return PASS
+        return PARTLY if coverage.unreached(rule.id) else PASS
     if coverage.indeterminate[rule.id]:
         return INDETERMINATE
     return NOT_EXERCISED
@@ -243,6 +247,9 @@ class RunRecord:
                 "checked": self.coverage.checked[rule.id],
                 "failed": self.coverage.failed[rule.id],
                 **({"not_applicable": self.why_not_applicable(rule)} if verdict == NOT_APPLICABLE else {}),
+                # declared not applicable, and broken all the same: the declaration is contradicted
+                **({"declared_not_applicable": self.why_not_applicable(rule)}
+                   if verdict == FAIL and not self.applicable(rule) else {}),
                 **({"classes": self.coverage.class_counts(rule.id)} if names_of(rule.id) else {}),
             })
         return rows

@@ -41,6 +41,11 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
         ("cases and steps run", f"{m['examples_run']} cases, {m['steps_run']} steps"),
         ("run", f"{when(m['started'])} to {when(m['ended'])}"),
         ("result directories", ", ".join(m["directories"])),
+        ("what a verdict means",
+         f"pass: no departure found in these {m['examples_run']} cases, which reached every input class the "
+         "rule distinguishes; partly exercised: none found, but some input classes never reached; fail: a "
+         "recorded history breaks the rule (it passes once the rule alone is relaxed); rules only mentioned by "
+         "a failure are not failed"),
     ]
     for err in m["errors"]:
         rows.append(("error", err))

@@ -22,7 +22,7 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
       overflow-wrap:anywhere;max-width:60em}
 th{background:#f0f0f0}
 td.v{font-weight:600}
-.pass{color:#2e7d32}.fail{color:#c62828}.not-applicable{color:#757575}.not-exercised{color:#a36a00}
+.pass{color:#2e7d32}.fail{color:#c62828}.not-applicable{color:#757575}.not-exercised{color:#a36a00}.partly-exercised{color:#558b2f}
 .indeterminate{color:#6a1b9a}.error{color:#37474f}.known-deviation{color:#ef6c00}.stale{color:#c62828}
 tr.broke{background:#ffebee}
 code,pre{font-family:ui-monospace,monospace;font-size:90%}
@@ -33,7 +33,7 @@ pre{background:#f7f7f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;overflo
 span.c{padding:0 .35em;white-space:nowrap}
 .c.pass{background:#c8e6c9;color:#1b5e20}.c.fail{background:#ef9a9a;color:#7f0000;font-weight:700}
 .c.known-deviation{background:#ffcc80;color:#6d3600}.c.not-applicable{background:#eee;color:#616161}
-.c.not-exercised{background:#fff59d;color:#6d5800}.c.indeterminate{background:#e1bee7;color:#4a148c}
+.c.not-exercised{background:#fff59d;color:#6d5800}.c.partly-exercised{background:#e6ee9c;color:#33691e}.c.indeterminate{background:#e1bee7;color:#4a148c}
 .c.error{background:#b0bec5;color:#263238}.c.not-run{background:#fff;color:#9e9e9e;font-style:italic}
 table.summary td,table.summary th{padding:.15em .5em}
 table.m{table-layout:fixed;width:100%;margin:.3em 0 .8em}
@@ -131,8 +131,8 @@ def _column(report: Report, col: Column) -> list[str]:
     partly = col.partly_exercised(report.rules)
     if partly:
         out += ["<h3>Input classes never reached</h3>",
-                f"<p>{len(partly)} rules passed (or deviated as known) without every kind of input their text "
-                "distinguishes: they are not fully exercised.</p>",
+                f"<p>{len(partly)} rules were checked and not broken (or deviated as known) without every kind "
+                "of input their text distinguishes: they are partly exercised, not passed.</p>",
                 _table([[esc(r.id), esc(cell.verdict), esc("; ".join(cell.unreached))] for r, cell in partly],
                        ["rule", "verdict", "input classes never reached"])]
     if col.failures:
@@ -180,7 +180,7 @@ def _deviations(report: Report) -> list[str]:
 
 #: The matrix's cell text per verdict (the legend gives the full names).
 SHORT = {"pass": "pass", "fail": "FAIL", "known deviation": "known dev.", "not applicable": "n/a",
-         "not exercised": "not exer.", "indeterminate": "indet.", "error": "error", NOT_RUN: "not run"}
+         "partly exercised": "partly", "not exercised": "not exer.", "indeterminate": "indet.", "error": "error", NOT_RUN: "not run"}
 
 
 def _legend() -> str:

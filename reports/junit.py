@@ -39,7 +39,8 @@ def render_junit(report: Report) -> str:
                 ET.SubElement(case, "error", message=_text("; ".join(col.meta["errors"]) or "harness error"))
             elif cell.verdict != PASS:
                 counts["skipped"] += 1
-                why = cell.deviation.seen if cell.deviation else cell.reason
+                why = cell.deviation.seen if cell.deviation else cell.reason or (
+                    "input classes never reached: " + "; ".join(cell.unreached) if cell.unreached else "")
                 ET.SubElement(case, "skipped", message=_text(f"{cell.verdict}: {why}" if why else cell.verdict))
         for key, value in counts.items():
             suite.set(key, str(value))

@@ -13,7 +13,7 @@ from reports.matrix import NOT_RUN, Report
 
 #: The matrix's symbol per verdict (the legend above it names them).
 SYMBOLS = {"pass": "✅ pass", "fail": "❌ FAIL", "known deviation": "⚠️ known", "not applicable": "➖ n/a",
-           "not exercised": "⭕ not exer.", "indeterminate": "❔ indet.", "error": "💥 error", NOT_RUN: "· not run"}
+           "partly exercised": "◐ partly", "not exercised": "⭕ not exer.", "indeterminate": "❔ indet.", "error": "💥 error", NOT_RUN: "· not run"}
 
 
 def _cell(text) -> str:
@@ -95,8 +95,8 @@ def render_markdown(report: Report, generated: float) -> str:
         partly = col.partly_exercised(report.rules)
         if partly:
             out += ["### Input classes never reached", "",
-                    f"{len(partly)} rules passed (or deviated as known) without every kind of input their text "
-                    "distinguishes: they are not fully exercised.", "",
+                    f"{len(partly)} rules were checked and not broken (or deviated as known) without every kind of "
+                    "input their text distinguishes: they are partly exercised, not passed.", "",
                     _table([[r.id, cell.verdict, "; ".join(cell.unreached)] for r, cell in partly],
                            ["rule", "verdict", "input classes never reached"]), ""]
         if col.failures:

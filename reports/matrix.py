@@ -2,7 +2,7 @@
 
 Result directories of the same system (the same adapter with the same faults)
 are merged into one column: counts add up, and a rule's verdict is the most
-telling of its verdicts (fail, then error, pass, indeterminate, not exercised,
+telling of its verdicts (fail, then error, pass, partly exercised, indeterminate, not exercised,
 not applicable).  Every output format renders this one structure, so they agree.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import attrs
 
 from conformance.history import Failure
-from conformance.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PASS
+from conformance.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PARTLY, PASS
 from reference_model.rules import AREAS, RULES
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE, DeviationStatus, KnownDeviation
 from reports.inputs import RunResult
@@ -19,9 +19,9 @@ from reports.inputs import RunResult
 #: A failure the known-deviations file explains: reported apart from pass and from an unexplained failure.
 KNOWN_DEVIATION = "known deviation"
 #: Every verdict a report shows, in the order it shows them.
-VERDICTS = (PASS, FAIL, KNOWN_DEVIATION, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
+VERDICTS = (PASS, FAIL, KNOWN_DEVIATION, PARTLY, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
 #: Which verdict wins when several runs of one system disagree.
-PRECEDENCE = (FAIL, ERROR, PASS, INDETERMINATE, NOT_EXERCISED, NOT_APPLICABLE)
+PRECEDENCE = (FAIL, ERROR, PASS, PARTLY, INDETERMINATE, NOT_EXERCISED, NOT_APPLICABLE)
 NEW_FAIL, FIXED, STILL_FAILING = "new-fail", "fixed", "still-failing"
 #: Shown where a system's runs left a rule's area out: no verdict, and not a rule of zero counts.
 NOT_RUN = "not run"
@@ -66,9 +66,10 @@ class Column:
         return "col-" + "".join(ch if ch.isalnum() else "-" for ch in self.label.lower()).strip("-")
 
     def partly_exercised(self, rules: list["RuleInfo"]) -> list[tuple["RuleInfo", Cell]]:
-        """Rules with a verdict from checked steps (pass, known deviation) but input classes never reached."""
+        """Rules with a verdict from checked steps (partly exercised, known deviation) but input classes never
+        reached."""
         return [(r, self.cells[r.id]) for r in rules if r.id in self.cells and self.cells[r.id].unreached
-                and self.cells[r.id].verdict in (PASS, KNOWN_DEVIATION)]
+                and self.cells[r.id].verdict in (PARTLY, KNOWN_DEVIATION)]
 
     def counts(self) -> dict[str, int]:
         out = {v: 0 for v in VERDICTS}
@@ -209,6 +210,10 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
                 cell.failed += row["failed"]
                 for name, n in (row.get("classes") or {}).items():
                     cell.classes[name] = cell.classes.get(name, 0) + n
+        for cell in col.cells.values():
+            # runs of one system add up their input classes: a pass needs every class reached in one of them
+            if cell.verdict in (PASS, PARTLY):
+                cell.verdict = PARTLY if cell.unreached else PASS
         for path, failure in run.failures:
             col.failures.append((str(path), failure))
             for rid in failure.blamed:
@@ -233,7 +238,7 @@ def _apply(report: Report, deviations: tuple[KnownDeviation, ...]) -> None:
             verdict = cell.verdict if cell else NOT_EXERCISED
             if verdict == FAIL:
                 status = MATCHED
-            elif verdict == PASS:
+            elif verdict in (PASS, PARTLY):
                 status = NOT_SHOWN if dev.counterexample else STALE
             else:
                 status = NOT_REACHED
@@ -259,5 +264,5 @@ def _diff(report: Report, base: Report) -> None:
                 cell.change = FIXED
 
 
-__all__ = ["Report", "Column", "Cell", "build", "PASS", "FAIL", "ERROR", "INDETERMINATE", "NOT_APPLICABLE",
+__all__ = ["Report", "Column", "Cell", "build", "PASS", "PARTLY", "FAIL", "ERROR", "INDETERMINATE", "NOT_APPLICABLE",
            "NOT_EXERCISED", "KNOWN_DEVIATION", "VERDICTS", "NEW_FAIL", "FIXED", "STILL_FAILING", "NOT_RUN"]

@@ -26,6 +26,9 @@ STANDIN = ("--adapter", "ibmmq", "--adapter-opt", "client=tests.ibmmq_standin")
 EXPIRY_CALLS = {"DefineRemoteQueue", "AlterQueueManager", "RefreshExpiry"}
 TRIGGER_CALLS = {"DefineProcess", "AlterQueueManager"}
 
+#: Checked and never broken: a pass, or partly exercised where a short run left an input class unreached.
+CLEAN = {"pass", "partly exercised"}
+
 
 def _verdicts(results) -> dict[str, str]:
     return {r["rule"]: r["verdict"] for r in map(json.loads, (results / "rules.jsonl").read_text().splitlines())}
@@ -46,7 +49,7 @@ def test_a_conforming_queue_manager_passes_and_every_object_is_removed(platform,
                              "--results", tmp_path / "r")
     assert code == 0, out[-3000:] + err
     verdicts = _verdicts(tmp_path / "r")
-    assert {r for r, v in verdicts.items() if v == "pass"} >= {"CORE-01", "CORE-02", "CORE-04", "CORE-15", "CORE-29"}
+    assert {r for r, v in verdicts.items() if v in CLEAN} >= {"CORE-01", "CORE-02", "CORE-04", "CORE-15", "CORE-29"}
     # Every MQI call the adapter maps for these areas reached the queue manager (a clock advance is a
     # wait, not a call; the expiry area's calls are checked by its own test below).
     assert set(server.calls) == set(OPERATIONS) - {"AdvanceClock"} - EXPIRY_CALLS - TRIGGER_CALLS \
@@ -91,13 +94,13 @@ def test_the_expiry_area_passes_on_a_conforming_queue_manager(platform, alter_qm
                              "--examples", "4", "--seed", "3", "--results", tmp_path / "r")
     assert code == 0, out[-3000:] + err
     verdicts = _verdicts(tmp_path / "r")
-    assert {r for r, v in verdicts.items() if v == "pass"} >= {"EXP-01", "EXP-02", "EXP-03", "EXP-06", "EXP-19"}
+    assert {r for r, v in verdicts.items() if v in CLEAN} >= {"EXP-01", "EXP-02", "EXP-03", "EXP-06", "EXP-19"}
     assert {"DefineRemoteQueue", "Put1", "Put", "Get"} <= set(server.calls)
     if alter_qmgr == "yes":
         # Each case turned the scans off (and on where the machine asked), then put the value back.
         assert EXPIRY_CALLS <= set(server.calls)
         assert server.qmgr_attrs["EXPRYINT"] == 30
-        assert verdicts["EXP-23"] == "pass"
+        assert verdicts["EXP-23"] in CLEAN
     else:
         assert verdicts["EXP-23"] == "not applicable" and "AlterQueueManager" not in server.calls
     assert verdicts["EXP-25"] == "not applicable"
@@ -141,7 +144,7 @@ def test_the_trigger_area_passes_on_a_conforming_queue_manager(platform, alter_q
                              "--examples", "10", "--seed", "3", "--results", tmp_path / "r")
     assert code == 0, out[-3000:] + err
     verdicts = _verdicts(tmp_path / "r")
-    assert {r for r, v in verdicts.items() if v == "pass"} >= {
+    assert {r for r, v in verdicts.items() if v in CLEAN} >= {
         "TRIG-01", "TRIG-02", "TRIG-03", "TRIG-06", "TRIG-10", "TRIG-12", "TRIG-13", "TRIG-20", "TRIG-23", "TRIG-30"}
     assert verdicts["TRIG-17"] == "not applicable"   # a restart
     assert ("AlterQueueManager" in server.calls) == (alter_qmgr == "yes") and "DefineProcess" in server.calls
@@ -282,7 +285,7 @@ def test_the_dlq_area_passes_on_a_conforming_queue_manager(platform, fast, tmp_p
     code, out, err = _dlq_run(tmp_path)
     assert code == 0, out[-3000:] + err
     verdicts = _verdicts(tmp_path / "r")
-    assert {r for r, v in verdicts.items() if v == "pass"} >= {
+    assert {r for r, v in verdicts.items() if v in CLEAN} >= {
         "DLQ-01", "DLQ-02", "DLQ-06", "DLQ-07", "DLQ-09", "DLQ-11", "DLQ-12", "DLQ-20", "DLQ-21", "DLQ-22"}
     assert {"Put1", "Get", "AlterQueueManager"} <= set(server.calls)
     assert server.qmgr_attrs["DEADQ"] == "" and sorted(server.deleted) == sorted(server.defined)
@@ -387,7 +390,7 @@ def test_the_group_rules_run_on_the_members_the_group_option_names(fast, tmp_pat
                              "--results", tmp_path / "r")
     assert code == 0, out[-3000:] + err
     verdicts = _verdicts(tmp_path / "r")
-    assert {verdicts[r] for r in ("TRIG-05", "TRIG-07", "TRIG-08")} == {"pass"}
+    assert {verdicts[r] for r in ("TRIG-05", "TRIG-07", "TRIG-08")} <= CLEAN
     # The member's own initiation queue, the group's shared queue and its process were defined where
     # they belong (QSGDISP), and removed with the same disposition when each case ended.
     assert any(k.endswith(".INIT.Q@QMB") for k in server.defined)
@@ -404,7 +407,7 @@ def test_another_members_expiry_scans_are_checked_and_its_attribute_put_back(fas
     code, out, err = run_cli("run", *STANDIN, *GROUP, "--adapter-opt", "alter_qmgr=yes", "--area", "expiry",
                              "--examples", "12", "--seed", "3", "--results", tmp_path / "r")
     assert code == 0, out[-3000:] + err
-    assert _verdicts(tmp_path / "r")["EXP-25"] == "pass"
+    assert _verdicts(tmp_path / "r")["EXP-25"] in CLEAN
     assert server.member_attrs["QMB"]["EXPRYINT"] == 45 and not server.placement
 
 
@@ -474,7 +477,7 @@ def test_the_cluster_area_runs_on_the_members_and_puts_everything_back(fast, tmp
     code, out, err = _cluster_run(tmp_path)
     assert code == 0, out[-3000:] + err
     verdicts = _verdicts(tmp_path / "r")
-    assert {verdicts[r] for r in ("CLWL-01", "CLWL-03", "CLWL-04a", "CLWL-04b", "CLWL-06", "CLWL-12")} == {"pass"}
+    assert {verdicts[r] for r in ("CLWL-01", "CLWL-03", "CLWL-04a", "CLWL-04b", "CLWL-06", "CLWL-12")} <= CLEAN
     from adapters.ibmmq.cluster import NOT_EXPRESSIBLE
     assert {verdicts[r] for r in NOT_EXPRESSIBLE} == {"not applicable"}
     # Everything the cases changed was put back: instances deleted, channels' attributes as they were

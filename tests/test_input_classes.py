@@ -172,10 +172,12 @@ def test_a_small_run_lists_the_classes_it_never_reached_and_reports_show_them(tm
     out = capsys.readouterr().out
     assert code == 0, out
     rows = {r["rule"]: r for r in map(json.loads, (results / "rules.jsonl").read_text().splitlines())}
-    partly = {rid for rid, r in rows.items() if r["verdict"] == "pass" and "classes" in r
-              and not all(r["classes"].values())}
+    partly = {rid for rid, r in rows.items() if r["verdict"] == "partly exercised"}
     assert partly, "three cases should leave some input class unreached"
-    assert "input classes never reached" in out and all(rid in out for rid in partly)
+    # checked and never broken, yet a class unreached: partly exercised, never a pass
+    assert all("classes" in rows[rid] and not all(rows[rid]["classes"].values()) for rid in partly)
+    assert not [rid for rid, r in rows.items() if r["verdict"] == "pass" and not all(r.get("classes", {1: 1}).values())]
+    assert "partly exercised" in out and "input classes never reached" in out and all(rid in out for rid in partly)
     assert all(set(rows[rid]["classes"]) == set(CLASSES[rid].names) for rid in CLASSES if rid in rows)
 
     md = tmp_path / "r.md"
@@ -197,3 +199,28 @@ def test_a_rule_record_with_malformed_classes_is_refused_in_one_line(tmp_path):
     (results / "rules.jsonl").write_text("\n".join([json.dumps(row)] + lines[1:]) + "\n")
     with pytest.raises(ReportInputError, match="classes must map"):
         build([load_run(results)])
+
+
+def test_a_verdict_is_earned_a_failure_beats_a_declaration_and_a_pass_needs_every_class():
+    """A recorded failure is a fail even where the adapter declared the rule not applicable (the declaration
+    is contradicted and the row says so); checked with a class never reached is partly exercised, not pass."""
+    from conformance.results import FAIL, NOT_APPLICABLE, PARTLY, PASS, RunRecord, verdict_for
+    from reference_model.rules import RULES
+
+    rule = RULES["CORE-23"]
+    coverage = Coverage()
+    coverage.checked["CORE-23"] += 5
+    coverage.classes["CORE-23:queue not open for input"] += 3
+    coverage.classes["CORE-23:queue open for shared input"] += 2
+    assert verdict_for(rule, coverage, applicable=True, error=False) == PARTLY
+    coverage.classes["CORE-23:queue open for exclusive input"] += 1
+    assert verdict_for(rule, coverage, applicable=True, error=False) == PASS
+    assert verdict_for(rule, coverage, applicable=False, error=False) == NOT_APPLICABLE
+    coverage.failed["CORE-23"] += 1
+    assert verdict_for(rule, coverage, applicable=False, error=False) == FAIL
+
+    record = RunRecord(adapter="x", describe={}, capabilities={"areas": ["core"], "platforms": ["distributed"],
+                                                                "not_applicable": {"CORE-23": "no exclusive input"}},
+                       areas=["core"], seed=1, examples=1, coverage=coverage)
+    row = next(r for r in record.rule_rows() if r["rule"] == "CORE-23")
+    assert row["verdict"] == FAIL and row["declared_not_applicable"] == "no exclusive input"

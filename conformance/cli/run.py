@@ -20,7 +20,7 @@ from conformance.history import load_failure, save_failure, with_alternatives
 from conformance.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
 from conformance.regression import pytest_source, replay_on, same_departure
 from conformance.render import render_failure
-from conformance.results import PASS, RunRecord
+from conformance.results import PARTLY, PASS, RunRecord
 from conformance.session import STOP, HarnessError
 
 DEFAULT_KEEP_GOING = 2
@@ -120,7 +120,7 @@ def _summary(record: RunRecord, out) -> None:
     for row in rows:
         counts = by_area.setdefault(row["area"], {})
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
-    verdicts = ["pass", "fail", "not applicable", "not exercised", "indeterminate", "error"]
+    verdicts = ["pass", "fail", "partly exercised", "not applicable", "not exercised", "indeterminate", "error"]
     table = [[area] + [counts.get(v, 0) for v in verdicts] for area, counts in by_area.items()]
     out.write(f"\n{record.coverage.examples} cases, {record.coverage.steps} steps\n")
     out.write(tabulate(table, headers=["area"] + verdicts) + "\n")
@@ -132,16 +132,16 @@ def _summary(record: RunRecord, out) -> None:
             whole[area] = reasons.pop()
     for area, reason in whole.items():
         out.write(f"{area}: not applicable: {reason}\n")
-    flagged = [r for r in rows if r["verdict"] not in (PASS,) and r["area"] not in whole]
+    flagged = [r for r in rows if r["verdict"] not in (PASS, PARTLY) and r["area"] not in whole]
     if flagged:
         out.write("\n" + tabulate(
             [[r["rule"], r["verdict"], r["exercised"],
               ("why: " + r["not_applicable"] if "not_applicable" in r else r["summary"])[:90]] for r in flagged],
             headers=["rule", "verdict", "exercised", "summary (or why not applicable)"]) + "\n")
-    partly = [(r["rule"], record.coverage.unreached(r["rule"])) for r in rows if r["verdict"] == PASS]
-    partly = [(rule, names) for rule, names in partly if names]
+    partly = [(r["rule"], record.coverage.unreached(r["rule"])) for r in rows if r["verdict"] == PARTLY]
     if partly:
-        out.write(f"\n{len(partly)} rules passed without every input class reached (not fully exercised):\n")
+        out.write(f"\n{len(partly)} rules partly exercised (checked, never broken, but not every input class "
+                  "reached: not a pass):\n")
         out.write(tabulate([[rule, "; ".join(names)] for rule, names in partly],
                            headers=["rule", "input classes never reached"]) + "\n")
     if record.timed_shrinks:
