@@ -84,7 +84,8 @@ def deviation_rows(report) -> list[tuple[str, str, str, str]]:
 
 def failure_note(col: Column, failure: Failure) -> str:
     """"" or, for a failure naming rules that are known deviations of its system, a note naming them."""
-    known = [r for r in failure.blamed if col.cells.get(r) is not None and col.cells[r].deviation is not None]
+    known = [r for r in failure.blamed if col.cells.get(r) is not None and col.cells[r].deviation is not None
+             and col.cells[r].deviation.why_not(failure) is None]
     return f"known deviation: {', '.join(known)}" if known else ""
 
 

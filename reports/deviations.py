@@ -11,8 +11,19 @@ A known-deviations file is TOML, one ``[[deviation]]`` table per rule and adapte
 An entry may name a recorded ``counterexample`` (a replay file, relative to the
 deviations file): the evidence that the system departs.
 
-In a report, a rule the file names for a system's adapter that *fails* there is
-shown as *known deviation* (it no longer makes the report fail).  One that
+A deviation describes a behaviour, not a rule: it matches a failure only when the
+failure is blamed on its rule *and* shows its signature: the operation at the
+breaking step, the fields that differ, and optionally values of what the system
+answered and of what MQ gives (``[deviation.match]``: ``op``, ``fields``,
+``observed``, ``expected``, ``lower``, ``higher``, ``history``).  An entry with a
+counterexample takes the operation and the fields from it unless ``match`` says
+otherwise; the counterexample must still depart, at its own step, from the rule
+the entry names (the model is checked, not the system), or the entry is *stale*.
+
+In a report, a rule the file names for a system's adapter that *fails* there only
+in failures matching the entry is shown as *known deviation* (it no longer makes
+the report fail); a failure of the rule that does not match stays a failure, and
+the entry is *does not match* for that system.  One that
 *passes* there is *not shown* when the entry has a recorded counterexample: a run
 on a real system samples cases, and a pass says only that its cases did not show
 the departure; whether the system now conforms is for the counterexample to say
@@ -33,6 +44,22 @@ import attrs
 from reports.inputs import ReportInputError
 
 MATCHED, STALE, NOT_REACHED, NOT_SHOWN = "matched", "stale", "not reached", "not shown"
+#: The rule fails, but in a failure the entry's signature does not describe: an unexplained failure.
+UNMATCHED = "does not match"
+
+_PATH = {"type": "string", "pattern": r"^(rc|cc|message|message\.[a-z_]+|attrs\.[A-Z0-9_]+)$"}
+_VALUES = {"type": "object", "propertyNames": _PATH,
+           "additionalProperties": {"type": ["integer", "string", "boolean"]}}
+_MATCH = {
+    "type": "object", "additionalProperties": False,
+    "properties": {
+        "op": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        "fields": {"type": "array", "items": _PATH, "minItems": 1},
+        "observed": _VALUES, "expected": _VALUES,
+        "lower": {"type": "array", "items": _PATH}, "higher": {"type": "array", "items": _PATH},
+        "history": {"type": "array", "items": {"type": "string", "minLength": 1}},
+    },
+}
 
 _SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -51,11 +78,87 @@ _SCHEMA = {
                     "seen": {"type": "string", "minLength": 1},
                     "reason": {"type": "string", "minLength": 1},
                     "counterexample": {"type": "string", "minLength": 1},
+                    "match": _MATCH,
                 },
             },
         },
     },
 }
+
+
+def value_at(observation, path: str):
+    """The value at a field path (``rc``, ``message.priority``, ``attrs.CURDEPTH``) of an observation;
+    ``message`` alone: whether a message came back."""
+    if observation is None:
+        return None
+    if path in ("rc", "cc"):
+        return getattr(observation, path)
+    if path == "message":
+        return observation.message is not None
+    if path.startswith("message."):
+        return getattr(observation.message, path[len("message."):], None) if observation.message is not None else None
+    if path.startswith("attrs."):
+        return dict(observation.attrs or ()).get(path[len("attrs."):])
+    return None
+
+
+@attrs.frozen
+class Signature:
+    """What a departure looks like: the operation at the breaking step, the fields that differ, and values."""
+
+    #: Operation types (``Put``, ``Get``, ...) at the breaking step; empty: any.
+    ops: tuple[str, ...] = ()
+    #: The differing fields, exactly; empty: any.
+    fields: tuple[str, ...] = ()
+    #: Values of what the system answered, and of an outcome MQ allows, by field path.
+    observed: tuple[tuple[str, object], ...] = ()
+    expected: tuple[tuple[str, object], ...] = ()
+    #: Numeric fields the system answered lower (higher) than an outcome MQ allows.
+    lower: tuple[str, ...] = ()
+    higher: tuple[str, ...] = ()
+    #: Operation types the history up to the breaking step must hold (a ``Restart``, say).
+    history: tuple[str, ...] = ()
+
+    def why_not(self, failure) -> str | None:
+        """Why ``failure``'s departure is not this one (None: it is)."""
+        mm = failure.mismatch
+        op = type(mm.op).__name__
+        if self.ops and op not in self.ops:
+            return f"the breaking step is {op}, not {' or '.join(self.ops)}"
+        if self.fields and set(mm.fields) != set(self.fields):
+            return f"the differing fields are {', '.join(mm.fields) or 'none'}, not {', '.join(self.fields)}"
+        for path, want in self.observed:
+            got = value_at(mm.observed, path)
+            if got != want:
+                return f"the system answered {path} {got!r}, not {want!r}"
+        for path, want in self.expected:
+            if not any(value_at(a, path) == want for a in mm.allowed):
+                return f"MQ's outcome has no {path} {want!r}"
+        for paths, below in ((self.lower, True), (self.higher, False)):
+            for path in paths:
+                got = value_at(mm.observed, path)
+                allowed = [value_at(a, path) for a in mm.allowed]
+                if not isinstance(got, int) or not any(isinstance(w, int) and (got < w if below else got > w)
+                                                        for w in allowed):
+                    return f"{path} is not {'lower' if below else 'higher'} than MQ's"
+        ops = {type(s.op).__name__ for s in failure.steps[:mm.index + 1]}
+        missing = [t for t in self.history if t not in ops]
+        if missing:
+            return f"the history holds no {', '.join(missing)}"
+        return None
+
+    def describe(self) -> str:
+        parts = []
+        if self.ops:
+            parts.append(f"at a {' or '.join(self.ops)}")
+        if self.fields:
+            parts.append(f"differing in {', '.join(self.fields)}")
+        parts += [f"observed {p} = {v!r}" for p, v in self.observed]
+        parts += [f"MQ gives {p} = {v!r}" for p, v in self.expected]
+        parts += [f"{p} lower than MQ's" for p in self.lower] + [f"{p} higher than MQ's" for p in self.higher]
+        if self.history:
+            parts.append(f"after a {', '.join(self.history)}")
+        return "; ".join(parts) or "any failure of the rule"
 
 
 @attrs.frozen
@@ -74,6 +177,16 @@ class KnownDeviation:
     counterexample: str = ""
     #: ... and where it is.
     counterexample_path: Path | None = attrs.field(default=None, eq=False)
+    #: The departure it describes (from ``match`` and the counterexample).
+    signature: Signature = attrs.field(factory=Signature, eq=False)
+    #: Why the entry is stale whatever the runs show (its counterexample no longer departs as it says), or "".
+    stale_because: str = attrs.field(default="", eq=False)
+
+    def why_not(self, failure) -> str | None:
+        """Why ``failure`` is not this deviation (None: it is): another rule, or another shape of departure."""
+        if self.rule not in failure.blamed:
+            return f"it is not blamed on {self.rule}"
+        return self.signature.why_not(failure)
 
 
 @attrs.define
@@ -85,6 +198,8 @@ class DeviationStatus:
     status: str
     #: The rule's verdict in that system's runs, before the deviation was applied.
     verdict: str
+    #: Why it is stale or does not match (the counterexample's problem, or a failure it does not describe).
+    note: str = ""
 
 
 def load_deviations(path: str | Path) -> tuple[KnownDeviation, ...]:
@@ -121,10 +236,58 @@ def load_deviations(path: str | Path) -> tuple[KnownDeviation, ...]:
         example_path = (p.parent / example) if example else None
         if example_path is not None and not example_path.is_file():
             raise ReportInputError(f"{origin}: counterexample {example}: no such file (relative to {p.parent})")
+        signature, stale = _signature(entry, example_path, origin)
         out.append(KnownDeviation(rule=entry["rule"], adapter=entry["adapter"], seen=" ".join(entry["seen"].split()),
                                   reason=" ".join(entry["reason"].split()), origin=origin,
-                                  counterexample=example, counterexample_path=example_path))
+                                  counterexample=example, counterexample_path=example_path,
+                                  signature=signature, stale_because=stale))
     return tuple(out)
+
+
+def _signature(entry: dict, example: Path | None, origin: str) -> tuple[Signature, str]:
+    """The entry's signature (its ``match``, the rest from its counterexample), and why the counterexample no
+    longer shows the departure ("" where it does, or there is none)."""
+    from conformance.history import ReplayFileError, load_failure
+
+    match = entry.get("match") or {}
+    ops, fields, stale = tuple(match.get("op", ())), tuple(match.get("fields", ())), ""
+    if example is not None:
+        try:
+            failure = load_failure(example)
+        except ReplayFileError as exc:
+            raise ReportInputError(f"{origin}: counterexample: {exc}") from None
+        stale = _no_longer_shows(failure, entry["rule"])
+        mm = failure.mismatch
+        ops = ops or (type(mm.op).__name__,)
+        fields = fields or tuple(mm.fields)
+    return Signature(ops=ops, fields=fields, observed=tuple(sorted((match.get("observed") or {}).items())),
+                     expected=tuple(sorted((match.get("expected") or {}).items())),
+                     lower=tuple(match.get("lower", ())), higher=tuple(match.get("higher", ())),
+                     history=tuple(match.get("history", ()))), stale
+
+
+def _no_longer_shows(failure, rule: str) -> str:
+    """Why a deviation's counterexample no longer shows a departure from ``rule`` at its own step ("": it does).
+    The model is what is checked: the history, the system's answers included, against today's rules."""
+    from conformance.checker import ModelTracker
+    from conformance.history import with_alternatives
+
+    aside = frozenset(failure.set_aside)
+    tracker = ModelTracker(failure.platform, set_aside=aside)
+    for i, step in enumerate(failure.steps[:failure.mismatch.index + 1]):
+        check = tracker.advance(step.op, step.observed)
+        if check.mismatch is None:
+            continue
+        if i < failure.mismatch.index:
+            if aside and set(check.mismatch.rules) <= aside and tracker.step_past(step.op, step.observed):
+                continue
+            return (f"its counterexample departs at step {i + 1} ({', '.join(check.mismatch.rules)}), before its "
+                    f"own step {failure.mismatch.index + 1}")
+        blamed = with_alternatives(failure).blamed
+        if rule not in blamed:
+            return f"its counterexample's departure is blamed on {', '.join(blamed)}, not {rule}"
+        return ""
+    return f"its counterexample no longer departs at step {failure.mismatch.index + 1}"
 
 
 def load_all(paths) -> tuple[KnownDeviation, ...]:
@@ -139,5 +302,5 @@ def load_all(paths) -> tuple[KnownDeviation, ...]:
     return tuple(out)
 
 
-__all__ = ["KnownDeviation", "DeviationStatus", "load_deviations", "load_all", "MATCHED", "STALE", "NOT_REACHED",
-           "NOT_SHOWN"]
+__all__ = ["KnownDeviation", "DeviationStatus", "Signature", "load_deviations", "load_all", "MATCHED", "STALE",
+           "NOT_REACHED", "NOT_SHOWN", "UNMATCHED"]

@@ -167,14 +167,17 @@ def _deviations(report: Report) -> list[str]:
         status = f'<span class="{"stale" if d.status == STALE else "known-deviation"}">{esc(d.status)}</span>'
         if d.status == STALE:
             status += f" (now {esc(d.verdict)})"
+        if d.note:
+            status += f"<br>{esc(d.note)}"
         rows.append([f'<a href="#{esc(col.anchor)}-{esc(rule)}">{esc(rule)}</a>', esc(d.system), status,
                      esc(d.deviation.seen), esc(d.deviation.reason)])
     return ['<h2 id="deviations">Known deviations</h2>',
             "<p>Departures explained in a known-deviations file: <em>matched</em> (the system still departs), "
             "<em>not shown</em> (these runs passed the rule; the entry's recorded counterexample is the evidence, "
             "and replaying it says whether the system still departs), "
-            "<em>stale</em> (the rule passed and the entry has no counterexample: the system now conforms and the "
-            "entry should go), <em>not reached</em> (these runs did not reach the rule).</p>",
+            "<em>stale</em> (the rule passed and the entry has no counterexample, or its counterexample no longer "
+            "shows the departure), <em>does not match</em> (the rule fails in a departure the entry does not "
+            "describe: the failure stands), <em>not reached</em> (these runs did not reach the rule).</p>",
             _table(rows, ["rule", "system", "status", "behaviour seen", "why"])]
 
 

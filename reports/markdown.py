@@ -119,8 +119,9 @@ def _deviations(report: Report) -> list[str]:
            "Departures explained in a known-deviations file: *matched* (the system still departs; its verdict is "
            "*known deviation*), *not shown* (these runs passed the rule; the entry's recorded counterexample is "
            "the evidence, and replaying it says whether the system still departs), *stale* (the rule passed and "
-           "the entry has no counterexample: the system now conforms and the entry should go), *not reached* "
-           "(these runs did not reach the rule).", "",
+           "the entry has no counterexample, or its counterexample no longer shows the departure: the entry should "
+           "go or be recorded again), *does not match* (the rule fails in a departure the entry does not describe: "
+           "the failure stands), *not reached* (these runs did not reach the rule).", "",
            _table(deviation_rows(report), ["rule", "system", "status", "behaviour seen"]), ""]
     columns = {c.label: c for c in report.columns}
     for d in report.deviations:
@@ -128,9 +129,11 @@ def _deviations(report: Report) -> list[str]:
         numbers = [str(n) for n, (_, f) in enumerate(col.failures, start=1) if d.deviation.rule in f.blamed]
         where = (f" Counterexample: failure {', '.join(numbers)} of {_cell(col.label)}." if numbers else "")
         heading = f"### {d.deviation.rule} on {_cell(col.label)}: {d.status}"
-        stale = (f" This entry is stale: the rule's verdict is now {d.verdict}." if d.status == STALE else "")
+        stale = (f" This entry is stale: {d.note or 'the rule' + chr(39) + 's verdict is now ' + d.verdict}."
+                 if d.status == STALE else f" It does not explain the failure: {d.note}." if d.note else "")
+        signature = f" It describes a departure {d.deviation.signature.describe()}."
         example = (f" Recorded counterexample: `{_cell(d.deviation.counterexample)}` (`mqconform replay` it)."
                    if d.deviation.counterexample else "")
         out += [heading, "", f"*Seen:* {_cell(d.deviation.seen)}", "",
-                _cell(d.deviation.reason) + where + example + stale, ""]
+                _cell(d.deviation.reason) + _cell(signature) + where + example + _cell(stale), ""]
     return out

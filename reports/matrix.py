@@ -13,7 +13,7 @@ import attrs
 from conformance.history import Failure
 from conformance.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PARTLY, PASS
 from reference_model.rules import AREAS, RULES
-from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE, DeviationStatus, KnownDeviation
+from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE, UNMATCHED, DeviationStatus, KnownDeviation
 from reports.inputs import RunResult
 
 #: A failure the known-deviations file explains: reported apart from pass and from an unexplained failure.
@@ -144,6 +144,11 @@ class Report:
         return [d for d in self.deviations if d.status == STALE]
 
     @property
+    def unmatched(self) -> list[DeviationStatus]:
+        """Entries whose rule fails in a departure they do not describe (the failure stays a failure)."""
+        return [d for d in self.deviations if d.status == UNMATCHED]
+
+    @property
     def any_failure(self) -> bool:
         return any(c.verdict == FAIL for col in self.columns for c in col.cells.values())
 
@@ -236,16 +241,26 @@ def _apply(report: Report, deviations: tuple[KnownDeviation, ...]) -> None:
                 continue
             cell = col.cells.get(dev.rule)
             verdict = cell.verdict if cell else NOT_EXERCISED
+            note = ""
             if verdict == FAIL:
-                status = MATCHED
+                # every failure blamed on the rule must be the behaviour the entry describes
+                unmatched = [(n, why) for n, (_, failure) in enumerate(col.failures, start=1)
+                             if dev.rule in failure.blamed and (why := dev.why_not(failure))]
+                status = UNMATCHED if unmatched or not cell.failures else MATCHED
+                if unmatched:
+                    note = "; ".join(f"failure {n}: {why}" for n, why in unmatched)
+                elif not cell.failures:
+                    note = "no recorded failure shows it"
             elif verdict in (PASS, PARTLY):
                 status = NOT_SHOWN if dev.counterexample else STALE
             else:
                 status = NOT_REACHED
+            if dev.stale_because and status != UNMATCHED:
+                status, note = STALE, dev.stale_because
             if status == MATCHED:
                 cell.verdict, cell.deviation = KNOWN_DEVIATION, dev
             report.deviations.append(DeviationStatus(deviation=dev, system=col.label, status=status,
-                                                     verdict=verdict))
+                                                     verdict=verdict, note=note))
 
 
 def _diff(report: Report, base: Report) -> None:

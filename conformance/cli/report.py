@@ -40,7 +40,12 @@ def cmd_report(args, out) -> int:
     counts = [f"{c.label}: " + ", ".join(f"{n} {v}" for v, n in c.counts().items() if n) for c in report.columns]
     out.write(f"Report ({args.format}): {args.out}\n" + "".join(f"  {line}\n" for line in counts))
     for d in report.stale:
-        out.write(f"  stale known deviation: {d.deviation.rule} on {d.system} now {d.verdict} ({d.deviation.origin})\n")
+        why = f": {d.note}" if d.note else ""
+        out.write(f"  stale known deviation: {d.deviation.rule} on {d.system} now {d.verdict}{why} "
+                  f"({d.deviation.origin})\n")
+    for d in report.unmatched:
+        out.write(f"  known deviation {d.deviation.rule} on {d.system} does not explain its failure ({d.note}; "
+                  f"{d.deviation.origin}): the failure stands\n")
     return EXIT_NONCONFORMANT if report.any_failure and not args.report_only else EXIT_OK
 
 

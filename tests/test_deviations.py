@@ -1,0 +1,126 @@
+"""Known deviations describe a behaviour: they match only failures of that shape, and go stale when their
+counterexample no longer shows it."""
+
+import json
+
+import pytest
+
+from conformance.checker import check_history
+from conformance.history import Failure, Step, save_failure, with_alternatives
+from reference_model import language as L
+from reference_model import mqconst as C
+from reports import make_report
+from reports.deviations import Signature
+from tests.clikit import run_cli
+from tests.test_checker import SETUP, msg, put
+
+D = C.PLATFORM_DISTRIBUTED
+
+
+def _failure(history) -> Failure:
+    mm = check_history(D, history)[-1].mismatch
+    assert mm is not None
+    return with_alternatives(Failure(area="core", adapter="simulated", platform=D, seed=1,
+                                     steps=tuple(Step(op=o, observed=b) for o, b in history), mismatch=mm))
+
+
+ORDER = _failure(SETUP + [(put("a", "a1", "low", 1), L.OK), (put("a", "a1", "high", 7), L.OK),
+                          (L.Get(conn="b", handle="b1"), msg("low", priority=1))])
+FULL = _failure([(L.DefineQueue(queue="Q1", attrs=(("MAXDEPTH", 1),)), L.OK), (L.Connect(conn="a"), L.OK),
+                 (L.Open(conn="a", handle="a1", queue="Q1", options=C.MQOO_OUTPUT | C.MQOO_INQUIRE), L.OK),
+                 (put("a", "a1", "one"), L.OK), (put("a", "a1", "two"), L.OK)])
+
+
+def test_a_signature_names_what_differs_about_a_failure_of_another_shape():
+    assert Signature(ops=("Get",), fields=("message.body",)).why_not(ORDER) is None
+    assert "not Put" in Signature(ops=("Put",)).why_not(ORDER)
+    assert "not message.priority" in Signature(fields=("message.priority",)).why_not(ORDER)
+    assert Signature(observed=(("message.priority", 1),), expected=(("message.priority", 7),)).why_not(ORDER) is None
+    assert "answered message.priority 1" in Signature(observed=(("message.priority", 9),)).why_not(ORDER)
+    assert Signature(ops=("Put",), observed=(("rc", C.MQRC_NONE),), expected=(("rc", C.MQRC_Q_FULL),)).why_not(FULL) \
+        is None
+    assert "no Restart" in Signature(history=("Restart",)).why_not(FULL)
+    assert Signature(lower=("message.priority",)).why_not(ORDER) is None
+    assert "not higher" in Signature(higher=("message.priority",)).why_not(ORDER)
+
+
+@pytest.fixture
+def runs(tmp_path):
+    """A run of the simulated queue manager with a priority fault, and a replay file of its failure."""
+    code, _, _ = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core",
+                         "--seed", "7", "--keep-going", "0", "--adapter-opt", "platform=distributed",
+                         "--results", tmp_path / "bad")
+    assert code == 1
+    failure = next((tmp_path / "bad" / "failures").glob("*.json"))
+    (tmp_path / "evidence.json").write_text(failure.read_text())
+    return tmp_path / "bad", json.loads(failure.read_text())
+
+
+def _deviation(tmp_path, rule, extra=""):
+    known = tmp_path / "known.toml"
+    known.write_text(f'[[deviation]]\nrule = "{rule}"\nadapter = "simulated"\nseen = "s."\nreason = """Why."""\n'
+                     f'counterexample = "evidence.json"\n{extra}')
+    return known
+
+
+def test_a_deviation_explains_failures_of_its_shape_only(runs, tmp_path):
+    bad, data = runs
+    rule = data["rules"][0]
+    known = _deviation(tmp_path, rule)
+    report = make_report([bad], known_deviations=[known])
+    [status] = report.deviations
+    assert status.status == "matched" and report.columns[0].cells[rule].verdict == "known deviation"
+
+    # the same rule, described as another departure (a reason code where MQ gives another): the failure stands
+    known = _deviation(tmp_path, rule, '[deviation.match]\nfields = ["rc"]\n')
+    report = make_report([bad], known_deviations=[known])
+    [status] = report.deviations
+    assert status.status == "does not match" and "the differing fields are" in status.note
+    assert report.columns[0].cells[rule].verdict == "fail" and report.any_failure
+    code, out, _ = run_cli("report", bad, "--known-deviations", known, "--out", tmp_path / "r.md")
+    label = report.columns[0].label
+    assert code == 1 and f"known deviation {rule} on {label} does not explain its failure" in out, out
+    md = (tmp_path / "r.md").read_text()
+    assert f"on {label}: does not match" in md and "It does not explain the failure" in md
+
+
+def test_a_deviation_whose_counterexample_no_longer_shows_it_is_stale(runs, tmp_path):
+    """An entry for a rule its counterexample's departure is not blamed on describes nothing that file shows."""
+    bad, data = runs
+    other = next(r for r in ("CORE-05", "CORE-06") if r not in data["rules"])
+    known = _deviation(tmp_path, other)
+    report = make_report([bad], known_deviations=[known])
+    [status] = report.deviations
+    assert status.status == "stale" and f"not {other}" in status.note
+    # a counterexample that departs before its own step (a keep-going round's, its set-aside rules lost)
+    early = dict(data)
+    early["steps"] = [dict(s) for s in data["steps"]]
+    step = early["mismatch"]["index"]
+    early["steps"].insert(step, early["steps"][step])   # the failing get once more, before its own step
+    early["mismatch"] = dict(early["mismatch"], index=step + 1)
+    (tmp_path / "evidence.json").write_text(json.dumps(early))
+    known = _deviation(tmp_path, data["rules"][0])
+    [status] = make_report([bad], known_deviations=[known]).deviations
+    assert status.status == "stale" and f"before its own step {step + 2}" in status.note
+
+
+@pytest.mark.parametrize("match, message", [
+    ('fields = ["message.Body!"]', "does not match"),
+    ('observed = { "rc" = [1] }', "is not of type"),
+    ('op = []', "should be non-empty"),
+    ('colour = "red"', "Additional properties"),
+])
+def test_a_bad_signature_is_one_line_and_nothing_is_written(runs, tmp_path, match, message):
+    bad, data = runs
+    known = _deviation(tmp_path, data["rules"][0], f"[deviation.match]\n{match}\n")
+    out = tmp_path / "r.md"
+    code, _, err = run_cli("report", bad, "--known-deviations", known, "--out", out)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert not out.exists()
+
+
+def test_save_failure_keeps_blame_and_set_aside(tmp_path):
+    path = save_failure(ORDER, tmp_path)
+    data = json.loads(path.read_text())
+    assert data["rules"] == ["CORE-04"] and data["mismatch"]["blamed"] == ["CORE-04"]
+    assert path.name.startswith("core-distributed-CORE-04-")
