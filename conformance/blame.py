@@ -188,7 +188,8 @@ def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int
 
 
 def _deciding(pairs, platform: str, expiry_tolerance: int, set_aside: frozenset[str]) -> list[str]:
-    """Every rule that, with others, decides a differing field at the failing step (the last of ``pairs``)."""
+    """The order rules that, alone or together, decide which message the failing step (the last of
+    ``pairs``) returned: the checker may mention only one of a pair that is needed together."""
     tracker = K.ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
     for op, observed in pairs[:-1]:
         if not K._follow(tracker, op, observed, set_aside):
@@ -196,8 +197,8 @@ def _deciding(pairs, platform: str, expiry_tolerance: int, set_aside: frozenset[
     op, observed = pairs[-1]
     out: list[str] = []
     for b in tracker.expect(op):
-        for f in K.differing_fields(b.observation, observed):
-            for ways in deciders(b, f, observed, op):
+        if "message.body" in K.differing_fields(b.observation, observed):
+            for ways in _order_deciders(b, observed) or ():
                 out += sorted(ways)
     return list(dict.fromkeys(out))
 
