@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+from pathlib import Path
 
 from conformance import cli
 
@@ -17,3 +18,12 @@ def run_cli(*argv) -> tuple[int, str, str]:
     finally:
         sys.stderr = old
     return code, out.getvalue(), err.getvalue()
+
+
+def faulty_run(results, fault: str = "priority-ignored", seed: str = "7"):
+    """Run the core area on the simulated queue manager (distributed) with ``fault`` into ``results``; the
+    replay file of the first failure it recorded (the run must fail)."""
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", fault, "--area", "core", "--seed", seed,
+                             "--keep-going", "0", "--adapter-opt", "platform=distributed", "--results", results)
+    assert code == 1, out + err
+    return sorted((Path(results) / "failures").glob("*.json"))[0]

@@ -11,7 +11,7 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from reports import make_report
 from reports.deviations import Signature
-from tests.clikit import run_cli
+from tests.clikit import faulty_run, run_cli
 from tests.test_checker import SETUP, msg, put
 
 D = C.PLATFORM_DISTRIBUTED
@@ -47,11 +47,7 @@ def test_a_signature_names_what_differs_about_a_failure_of_another_shape():
 @pytest.fixture
 def runs(tmp_path):
     """A run of the simulated queue manager with a priority fault, and a replay file of its failure."""
-    code, _, _ = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core",
-                         "--seed", "7", "--keep-going", "0", "--adapter-opt", "platform=distributed",
-                         "--results", tmp_path / "bad")
-    assert code == 1
-    failure = next((tmp_path / "bad" / "failures").glob("*.json"))
+    failure = faulty_run(tmp_path / "bad")
     (tmp_path / "evidence.json").write_text(failure.read_text())
     return tmp_path / "bad", json.loads(failure.read_text())
 

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from tests.clikit import run_cli
+from tests.clikit import faulty_run, run_cli
 
 
 def _pytest(path):
@@ -13,11 +13,7 @@ def _pytest(path):
 
 
 def test_a_failure_becomes_a_pytest_test_that_fails_until_the_fault_is_gone(tmp_path):
-    code, _, _ = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core",
-                         "--seed", "3", "--keep-going", "0", "--adapter-opt", "platform=distributed",
-                         "--results", tmp_path / "r")
-    assert code == 1
-    replay = next((tmp_path / "r" / "failures").glob("core-*.json"))
+    replay = faulty_run(tmp_path / "r", seed="3")
     faulty, fixed = tmp_path / "test_faulty.py", tmp_path / "test_fixed.py"
     code, out, err = run_cli("replay", replay, "--as-pytest", faulty)
     assert code == 0 and str(faulty) in out, err
