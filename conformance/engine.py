@@ -387,7 +387,8 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
         if on_update is not None:
             on_update(record)
         for failure in record.failures[told:] if progress else ():
-            progress(f"{failure.area} on {failure.platform}: departure from {', '.join(failure.rules)}, "
+            also = f" (also mentioned: {', '.join(failure.mentioned)})" if failure.mentioned else ""
+            progress(f"{failure.area} on {failure.platform}: departure from {', '.join(failure.blamed)}{also}, "
                      f"{len(failure.steps)} steps")
         told = len(record.failures)
 
