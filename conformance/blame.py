@@ -69,6 +69,9 @@ class Blame:
     rules: tuple[str, ...]
     mentioned: tuple[str, ...] = ()
     confirmed: bool = True
+    #: The history passes with the rules its run had set aside relaxed alone: a departure already found,
+    #: that the checker named with other rules (``rules`` is then empty).
+    known: bool = False
 
 
 def _message(state: ModelState, queue: str, body) -> object:
@@ -208,6 +211,8 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     """The rules the failing history ``steps`` (ending at ``mismatch.index``) breaks, by counterfactual."""
     pairs = [(s.op, s.observed) if hasattr(s, "op") else tuple(s) for s in steps][:mismatch.index + 1]
     mentioned = list(dict.fromkeys([*mismatch.rules, *(r for a in mismatch.alternatives for r in a.rules)]))
+    if set_aside and follows(pairs, platform, frozenset(), expiry_tolerance, set_aside) is not None:
+        return Blame(rules=(), mentioned=tuple(mentioned), known=True)
     # besides the rules the checker mentioned, how each unit of work in the history ended: a system that
     # ended one the other way explains any later step that shows it
     endings = [rule for op, _ in pairs[:-1] for rule, (kind, other) in OTHER_END.items()

@@ -69,6 +69,8 @@ class Mismatch:
     blamed: tuple[str, ...] = attrs.field(default=(), eq=False)
     #: False when no relaxation explained the history (``blamed`` is then the first rule, unconfirmed).
     confirmed: bool = attrs.field(default=True, eq=False)
+    #: True when the rules the run had set aside explain the history alone: nothing new is broken.
+    known: bool = attrs.field(default=False, eq=False)
 
     def to_json(self) -> dict:
         return {

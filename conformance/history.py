@@ -139,7 +139,7 @@ def with_alternatives(failure: Failure, expiry_tolerance: int = 0,
     found = alternatives(failure.steps, failure.mismatch, failure.platform, expiry_tolerance, set_aside)
     mismatch = attrs.evolve(failure.mismatch, alternatives=found)
     verdict = blame(failure.steps, mismatch, failure.platform, expiry_tolerance, set_aside)
-    mismatch = attrs.evolve(mismatch, blamed=verdict.rules, confirmed=verdict.confirmed)
+    mismatch = attrs.evolve(mismatch, blamed=verdict.rules, confirmed=verdict.confirmed, known=verdict.known)
     return attrs.evolve(failure, mismatch=mismatch, set_aside=tuple(sorted(set_aside)))
 
 

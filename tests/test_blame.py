@@ -161,3 +161,19 @@ def _stepped_past(failure, pairs) -> frozenset:
             break
         else:
             return aside
+
+
+def test_a_departure_the_set_aside_rules_explain_alone_is_known_not_new():
+    """A keep-going round sets aside what it found (MAXDEPTH, say); a later history the checker names with
+    another rule too (the backout before it) but that passes with the set-aside rules alone relaxed is a
+    departure already found: nothing new is blamed, and the engine does not record it."""
+    history = [(L.DefineQueue(queue="Q1", attrs=(("MAXDEPTH", 1),)), L.OK), (L.Connect(conn="a"), L.OK),
+               (L.Open(conn="a", handle="a1", queue="Q1", options=STD), L.OK),
+               (put("a", "a1", "one"), L.OK), (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("one")),
+               (L.Backout(conn="a"), L.OK), (put("a", "a1", "two"), L.OK)]
+    mm = check_history(D, history)[-1].mismatch
+    assert mm is not None and "CORE-27" in mm.rules and set(mm.rules) - {"CORE-27"}
+    known = blame(history, mm, D, set_aside=frozenset({"CORE-27"}))
+    assert known.known and known.rules == ()
+    fresh = blame(history, mm, D)
+    assert not fresh.known and "CORE-27" in fresh.rules
