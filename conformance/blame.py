@@ -54,6 +54,8 @@ ENDINGS_ONLY = frozenset({"CORE-29", "CORE-30", "CORE-31"})
 ORDER_RULES = ("CORE-04", "CORE-05", "CORE-06")
 #: Rules that decide a count a message carries (BackoutCount), never whether or which message comes back.
 COUNT_ONLY = frozenset({"CORE-12", "CORE-17"})
+#: How an application's put placed a message: never why it should have left the queue.
+PLAIN_PUT = frozenset({"CORE-01", "CORE-02"})
 #: Rules tried alone, and pairs among the first of them, at most (each a walk of the model over the history).
 MAX_RULES = 12
 MAX_PAIR_RULES = 7
@@ -79,6 +81,11 @@ def _message(state: ModelState, queue: str, body) -> object:
     if q is None:
         return None
     return next((m for m in q.messages if m.body == body), None)
+
+
+def _anywhere(state: ModelState, body) -> bool:
+    """Whether a message ``body`` is, or was, in the model: on a queue, or removed from one."""
+    return body in state.removed or any(m.body == body for q in state.queues.values() for m in q.messages)
 
 
 def _order_deciders(branch: model.Branch, observed: L.Observation) -> list[frozenset[str]] | None:
@@ -118,6 +125,15 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             named = tuple(r for r in named if r not in ORDER_RULES)
     if field in ("message", "message.body", "rc"):
         named = tuple(r for r in named if r not in COUNT_ONLY)
+        body = observed.message.body if observed.message is not None else None
+        if body is not None and body in branch.state.removed and body not in branch.excluded:
+            # a message that had left the queue came back: what removed it is broken, not the plain put
+            # that once placed it there (its provenance, which the checker names along)
+            named = tuple(r for r in named if r not in PLAIN_PUT)
+        elif body is not None and body not in branch.excluded and not _anywhere(branch.state, body):
+            # a message MQ never had (a whole message where MQ holds its segments, say): no delivery order
+            # returns it, nor does the put that placed what MQ holds instead
+            named = tuple(r for r in named if r not in ORDER_RULES and r not in PLAIN_PUT)
     out += [frozenset({r}) for r in named if own or r not in ENDINGS_ONLY]
     return list(dict.fromkeys(out))
 

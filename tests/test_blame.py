@@ -177,3 +177,31 @@ def test_a_departure_the_set_aside_rules_explain_alone_is_known_not_new():
     assert known.known and known.rules == ()
     fresh = blame(history, mm, D)
     assert not fresh.known and "CORE-27" in fresh.rules
+
+
+def test_a_message_that_left_comes_back_blames_what_removed_it_not_its_put():
+    """A non-persistent message a restart must discard comes back: the restart (CORE-32) is broken; the
+    plain put that once placed it there (CORE-01, its provenance) is not."""
+    history = [(L.Connect(conn="c1"), L.OK), (L.DefineQueue(queue="QF"), L.OK),
+               (L.Open(conn="c1", handle="h1", queue="QF", options=STD), L.OK),
+               (L.Put(conn="c1", handle="h1", body="m4", md=L.MessageDescriptor(priority=0, persistence=0),
+                      options=C.MQPMO_NO_SYNCPOINT), L.OK),
+               (L.Restart(), L.OK), (L.Connect(conn="c1"), L.OK),
+               (L.Open(conn="c1", handle="h2", queue="QF", options=STD), L.OK),
+               (L.Get(conn="c1", handle="h2", options=C.MQGMO_NO_SYNCPOINT), msg("m4"))]
+    mm, b = blamed(history)
+    assert "CORE-01" in mm.rules and b.rules == ("CORE-32",)
+
+
+def test_a_message_mq_never_had_blames_neither_order_nor_put():
+    """A message put with segmentation allowed on a queue whose MAXMSGL it exceeds comes back whole where MQ
+    returns its first segment: segmentation (CORE-50) is broken, not FIFO order or the plain put."""
+    body = "L1-abcdefghijklmnopqrstuvwxyzabc"
+    history = [(L.DefineQueue(queue="Q", attrs=(("MAXMSGL", 16), ("MSGDLVSQ", C.MQMDS_FIFO))), L.OK),
+               (L.Connect(conn="p"), L.OK), (L.Open(conn="p", handle="h", queue="Q", options=STD), L.OK),
+               (L.Put(conn="p", handle="h", body=body, md=L.MessageDescriptor(msg_flags=C.MQMF_SEGMENTATION_ALLOWED),
+                      options=C.MQPMO_NO_SYNCPOINT), L.OK),
+               (L.Get(conn="p", handle="h", options=C.MQGMO_NO_SYNCPOINT), msg(body))]
+    mm, b = blamed(history)
+    assert {"CORE-06", "CORE-01"} & set(mm.rules)   # the checker names them along
+    assert b.rules == ("CORE-50",), (mm.rules, b)
