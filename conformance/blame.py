@@ -134,6 +134,9 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             # a message MQ never had (a whole message where MQ holds its segments, say): no delivery order
             # returns it, nor does the put that placed what MQ holds instead
             named = tuple(r for r in named if r not in ORDER_RULES and r not in PLAIN_PUT)
+    if field == "attrs.CURDEPTH":
+        # how a counted message was put says nothing of how it is counted (CORE-28 does)
+        named = tuple(r for r in named if r not in PLAIN_PUT)
     out += [frozenset({r}) for r in named if own or r not in ENDINGS_ONLY]
     return list(dict.fromkeys(out))
 

@@ -8,7 +8,7 @@ import pytest
 
 from conformance.blame import blame, follows
 from conformance.checker import ModelTracker, check_history
-from conformance.history import load_failure, with_alternatives
+from conformance.history import Failure, Step, load_failure, with_alternatives
 from reference_model import language as L
 from reference_model import mqconst as C
 from tests.test_checker import SETUP, STD, msg, put
@@ -205,3 +205,22 @@ def test_a_message_mq_never_had_blames_neither_order_nor_put():
     mm, b = blamed(history)
     assert {"CORE-06", "CORE-01"} & set(mm.rules)   # the checker names them along
     assert b.rules == ("CORE-50",), (mm.rules, b)
+
+
+def test_a_depth_never_blames_how_its_messages_were_put():
+    """An expired message that asked for a report is gone from its queue and no report is on the reply
+    queue: the missing report (EXP-08) or the depth (CORE-28) explains it, never the plain put (CORE-01)."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    history = [(L.DefineQueue(queue="APP.Q"), L.OK), (L.DefineQueue(queue="REPLY.Q"), L.OK),
+               (L.Connect(conn="p"), L.OK), (L.Open(conn="p", handle="h", queue="APP.Q", options=opts), L.OK),
+               (L.Put(conn="p", handle="h", body="m5", options=C.MQPMO_NO_SYNCPOINT,
+                      md=L.MessageDescriptor(expiry=3, report=C.MQRO_EXPIRATION, reply_to_q="REPLY.Q")), L.OK),
+               (L.Put(conn="p", handle="h", body="m6", options=C.MQPMO_NO_SYNCPOINT), L.OK),
+               (L.AdvanceClock(tenths=8), L.OK),
+               (L.InquireQueue(queue="APP.Q", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 1),))),
+               (L.InquireQueue(queue="REPLY.Q", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 0),)))]
+    mm = check_history(D, history)[-1].mismatch
+    assert mm is not None
+    diagnosed = with_alternatives(Failure(area="expiry", adapter="x", platform=D, seed=1, mismatch=mm,
+                                          steps=tuple(Step(op=o, observed=b) for o, b in history)))
+    assert "EXP-08" in diagnosed.blamed and "CORE-01" not in diagnosed.blamed, diagnosed.mismatch
