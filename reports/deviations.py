@@ -223,20 +223,22 @@ def load_deviations(path: str | Path) -> tuple[KnownDeviation, ...]:
         where = "/".join(str(x) for x in err.absolute_path)
         raise ReportInputError(f"{p}: {where + ': ' if where else ''}{' '.join(err.message.split())[:200]}")
     out: list[KnownDeviation] = []
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple, int] = {}
     for n, entry in enumerate(data.get("deviation", []), start=1):
         origin = f"{p} deviation {n}"
         if entry["rule"] not in RULES:
             raise ReportInputError(f"{origin}: unknown rule {entry['rule']} (mqconform rules lists them)")
-        key = (entry["rule"], entry["adapter"])
-        if key in seen:
-            raise ReportInputError(f"{origin}: {key[0]} on {key[1]} is already deviation {seen[key]}")
-        seen[key] = n
         example = entry.get("counterexample", "")
         example_path = (p.parent / example) if example else None
         if example_path is not None and not example_path.is_file():
             raise ReportInputError(f"{origin}: counterexample {example}: no such file (relative to {p.parent})")
         signature, stale = _signature(entry, example_path, origin)
+        # one rule may show several behaviours on one system: an entry each, told apart by their signatures
+        key = (entry["rule"], entry["adapter"], signature)
+        if key in seen:
+            raise ReportInputError(f"{origin}: {key[0]} on {key[1]} is already deviation {seen[key]}, "
+                                   "with the same signature")
+        seen[key] = n
         out.append(KnownDeviation(rule=entry["rule"], adapter=entry["adapter"], seen=" ".join(entry["seen"].split()),
                                   reason=" ".join(entry["reason"].split()), origin=origin,
                                   counterexample=example, counterexample_path=example_path,
@@ -291,11 +293,12 @@ def _no_longer_shows(failure, rule: str) -> str:
 
 
 def load_all(paths) -> tuple[KnownDeviation, ...]:
-    """Every file's deviations; the same rule and adapter in two files is an error."""
+    """Every file's deviations; the same rule, adapter and signature in two files is an error."""
     out: list[KnownDeviation] = []
     for path in paths or ():
         for d in load_deviations(path):
-            clash = next((o for o in out if (o.rule, o.adapter) == (d.rule, d.adapter)), None)
+            clash = next((o for o in out if (o.rule, o.adapter, o.signature) == (d.rule, d.adapter, d.signature)),
+                         None)
             if clash is not None:
                 raise ReportInputError(f"{d.origin}: {d.rule} on {d.adapter} is already {clash.origin}")
             out.append(d)

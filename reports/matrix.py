@@ -236,31 +236,40 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
 def _apply(report: Report, deviations: tuple[KnownDeviation, ...]) -> None:
     """Mark each failure a known deviation explains; say of every deviation for a shown adapter how it stands."""
     for col in report.columns:
-        for dev in deviations:
-            if dev.adapter != col.adapter:
-                continue
-            cell = col.cells.get(dev.rule)
-            verdict = cell.verdict if cell else NOT_EXERCISED
-            note = ""
-            if verdict == FAIL:
-                # every failure blamed on the rule must be the behaviour the entry describes
-                unmatched = [(n, why) for n, (_, failure) in enumerate(col.failures, start=1)
-                             if dev.rule in failure.blamed and (why := dev.why_not(failure))]
-                status = UNMATCHED if unmatched or not cell.failures else MATCHED
-                if unmatched:
-                    note = "; ".join(f"failure {n}: {why}" for n, why in unmatched)
-                elif not cell.failures:
-                    note = "no recorded failure shows it"
-            elif verdict in (PASS, PARTLY):
-                status = NOT_SHOWN if dev.counterexample else STALE
-            else:
-                status = NOT_REACHED
-            if dev.stale_because and status != UNMATCHED:
-                status, note = STALE, dev.stale_because
-            if status == MATCHED:
-                cell.verdict, cell.deviation = KNOWN_DEVIATION, dev
-            report.deviations.append(DeviationStatus(deviation=dev, system=col.label, status=status,
-                                                     verdict=verdict, note=note))
+        mine = [d for d in deviations if d.adapter == col.adapter]
+        for rule in dict.fromkeys(d.rule for d in mine):
+            _apply_rule(report, col, rule, [d for d in mine if d.rule == rule])
+
+
+def _apply_rule(report: Report, col: Column, rule: str, devs: list[KnownDeviation]) -> None:
+    """The deviations of one rule for one system: its failures are known only if each is one of them."""
+    cell = col.cells.get(rule)
+    verdict = cell.verdict if cell else NOT_EXERCISED
+    failures = [(n, failure) for n, (_, failure) in enumerate(col.failures, start=1) if rule in failure.blamed]
+    # each failure blamed on the rule must be a behaviour one of the entries describes
+    matched = {n: next((d for d in devs if not d.stale_because and d.why_not(f) is None), None) for n, f in failures}
+    unexplained = [(n, f) for n, f in failures if matched[n] is None]
+    for dev in devs:
+        note = ""
+        if verdict == FAIL:
+            mine = [n for n, d in matched.items() if d is dev]
+            status = MATCHED if mine and not unexplained else UNMATCHED
+            if unexplained:
+                note = "; ".join(f"failure {n}: {dev.why_not(f)}" for n, f in unexplained)
+            elif not mine:
+                note = ("no recorded failure shows it" if not failures
+                        else "the rule's failures are other entries' behaviours")
+                status = NOT_SHOWN if failures and dev.counterexample else status
+        elif verdict in (PASS, PARTLY):
+            status = NOT_SHOWN if dev.counterexample else STALE
+        else:
+            status = NOT_REACHED
+        if dev.stale_because:   # it explains nothing (a failure of its rule stands), and should go
+            status, note = STALE, dev.stale_because
+        report.deviations.append(DeviationStatus(deviation=dev, system=col.label, status=status,
+                                                 verdict=verdict, note=note))
+    if verdict == FAIL and failures and not unexplained:
+        cell.verdict, cell.deviation = KNOWN_DEVIATION, matched[failures[0][0]]
 
 
 def _diff(report: Report, base: Report) -> None:

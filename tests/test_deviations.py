@@ -120,3 +120,19 @@ def test_save_failure_keeps_blame_and_set_aside(tmp_path):
     data = json.loads(path.read_text())
     assert data["rules"] == ["CORE-04"] and data["mismatch"]["blamed"] == ["CORE-04"]
     assert path.name.startswith("core-distributed-CORE-04-")
+
+
+def test_one_rule_may_show_several_behaviours_each_an_entry_of_its_own(runs, tmp_path):
+    """Entries of one rule and system told apart by their signatures: a failure is known if one of them
+    describes it; two entries with the same signature are refused."""
+    bad, data = runs
+    rule = data["rules"][0]
+    known = _deviation(tmp_path, rule, '[deviation.match]\nfields = ["rc"]\n')
+    text = known.read_text()
+    known.write_text(text + "\n" + _deviation(tmp_path, rule).read_text())
+    report = make_report([bad], known_deviations=[known])
+    assert report.columns[0].cells[rule].verdict == "known deviation"
+    assert sorted(d.status for d in report.deviations) == ["matched", "not shown"]
+    known.write_text(_deviation(tmp_path, rule).read_text() * 2)
+    code, _, err = run_cli("report", bad, "--known-deviations", known, "--out", tmp_path / "r.md")
+    assert code == 2 and "is already deviation 1, with the same signature" in err
