@@ -157,7 +157,7 @@ class Signature:
         parts += [f"MQ gives {p} = {v!r}" for p, v in self.expected]
         parts += [f"{p} lower than MQ's" for p in self.lower] + [f"{p} higher than MQ's" for p in self.higher]
         if self.history:
-            parts.append(f"after a {', '.join(self.history)}")
+            parts.append(f"with {', '.join(self.history)} earlier in the history")
         return "; ".join(parts) or "any failure of the rule"
 
 

@@ -107,20 +107,12 @@ def test_a_history_that_passes_needs_no_relaxation_and_one_that_departs_needs_it
     assert follows(bad, D, frozenset({"CORE-04"})) == len(bad) - 1
 
 
-#: Committed counterexamples whose history departs, before its own step, in a way no keep-going round
-#: could have stepped past (which message came back): the file does not show the behaviour it is kept
-#: for, so its waiver is stale and the departure must be found and recorded again.
-INCOHERENT = {"expiry-distributed-EXP-04_EXP-13_EXP-14-68330a3546.json"}
-
-
 def _committed_counterexamples():
-    paths = sorted((ROOT / "docs" / "compliance").glob("**/failures/*.json")) + \
+    return sorted((ROOT / "docs" / "compliance").glob("**/failures/*.json")) + \
         sorted((ROOT / "docs" / "compliance" / "counterexamples").glob("**/*.json"))
-    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="departs earlier than its own step"))
-            if p.name in INCOHERENT else p for p in paths]
 
 
-@pytest.mark.parametrize("path", _committed_counterexamples(), ids=lambda p: getattr(p, "name", str(p)))
+@pytest.mark.parametrize("path", _committed_counterexamples(), ids=lambda p: p.name)
 def test_every_rule_a_committed_counterexample_fails_alone_explains_it(path):
     """Each committed counterexample, diagnosed afresh: the history departs as recorded, and relaxing
     each blamed rule (or the blamed set together, where no single rule does) makes it pass."""
