@@ -150,7 +150,7 @@ class Signature:
     def describe(self) -> str:
         parts = []
         if self.ops:
-            parts.append(f"at a {' or '.join(self.ops)}")
+            parts.append(f"breaking at {' or '.join(self.ops)}")
         if self.fields:
             parts.append(f"differing in {', '.join(self.fields)}")
         parts += [f"observed {p} = {v!r}" for p, v in self.observed]
