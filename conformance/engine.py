@@ -231,7 +231,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             failure = tidy(failure, aside)
         if named and set(failure.rules) <= named:
             return None
-        failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside)
+        failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside,
+                                    known_by=frozenset(broken) & frozenset(aside))
         if failure.mismatch.known:
             # the departures already found explain it: the checker only named it by other rules
             named.update(failure.rules)

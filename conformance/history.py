@@ -129,7 +129,7 @@ class Failure:
 
 
 def with_alternatives(failure: Failure, expiry_tolerance: int = 0,
-                      set_aside: frozenset[str] = frozenset()) -> Failure:
+                      set_aside: frozenset[str] = frozenset(), known_by: frozenset[str] | None = None) -> Failure:
     """``failure`` diagnosed: with the earlier steps where a departure explains its history as well
     (:func:`conformance.checker.alternatives`), and the rules it breaks by counterfactual
     (:func:`conformance.blame.blame`); ``set_aside``: the rules the run stepped past."""
@@ -138,7 +138,7 @@ def with_alternatives(failure: Failure, expiry_tolerance: int = 0,
     set_aside = frozenset(set_aside) | frozenset(failure.set_aside)
     found = alternatives(failure.steps, failure.mismatch, failure.platform, expiry_tolerance, set_aside)
     mismatch = attrs.evolve(failure.mismatch, alternatives=found)
-    verdict = blame(failure.steps, mismatch, failure.platform, expiry_tolerance, set_aside)
+    verdict = blame(failure.steps, mismatch, failure.platform, expiry_tolerance, set_aside, known_by)
     mismatch = attrs.evolve(mismatch, blamed=verdict.rules, confirmed=verdict.confirmed, known=verdict.known)
     return attrs.evolve(failure, mismatch=mismatch, set_aside=tuple(sorted(set_aside)))
 
