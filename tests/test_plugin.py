@@ -1,17 +1,23 @@
 """The pytest plugin: ``pytest --pyargs conformance`` with the --mq-* options, from any directory."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 
 def pytest_run(tmp_path, *args):
+    # Hypothesis's example database in the run's own directory: a storage directory some other test of
+    # this process set (a campaign sets one for its Spark workers) would let one run replay another's
+    # failing cases, and the run would not search as a fresh one does
+    env = {**os.environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(Path(tmp_path) / ".hypothesis")}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--pyargs", "conformance", "-p", "no:cacheprovider",
          "--hypothesis-profile", "dev", "-q", *args],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True, text=True, cwd=tmp_path, env=env,
     )
     return proc.returncode, proc.stdout + proc.stderr
 
