@@ -112,6 +112,18 @@ def _order_deciders(branch: model.Branch, observed: L.Observation) -> list[froze
     return [frozenset({"CORE-04"})] if first_of_its_priority else [frozenset({"CORE-04", "CORE-05"})]
 
 
+def _expiry_deciders(branch: model.Branch, observed: L.Observation, named: tuple[str, ...]) -> tuple[str, ...]:
+    """Of the rules named for a returned Expiry, those that could give the value observed: an expired message
+    returned (EXP-06) only with an Expiry of zero or less; a decrement by the time on the queue (EXP-02)
+    only where time passed; what trigger messages carry (EXP-17, TRIG-30) only for one."""
+    got = observed.message.expiry if observed.message is not None else None
+    if not (isinstance(got, int) and got <= 0 and got != C.MQEI_UNLIMITED):
+        named = tuple(r for r in named if r != "EXP-06")
+    if branch.field_rules.get("message.expiry:age") == 0:
+        named = tuple(r for r in named if r != "EXP-02")
+    return named
+
+
 def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op) -> list[frozenset[str]]:
     """The ways of relaxing rules that allow ``observed``'s value of ``field`` where ``branch`` is MQ's
     outcome: each a set of rules, any one set relaxed suffices."""
@@ -137,6 +149,14 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
     if field == "attrs.CURDEPTH":
         # how a counted message was put says nothing of how it is counted (CORE-28 does)
         named = tuple(r for r in named if r not in PLAIN_PUT)
+        # and CORE-28 alone moves it only so far: leaving out the uncommitted puts, counting the held gets
+        reach = branch.field_rules.get("attrs.CURDEPTH:CORE-28")
+        want, got = (dict(o.attrs or ()).get("CURDEPTH") for o in (branch.observation, observed))
+        if reach is not None and isinstance(want, int) and isinstance(got, int) \
+                and not reach[0] <= got - want <= reach[1]:
+            named = tuple(r for r in named if r != "CORE-28")
+    if field == "message.expiry":
+        named = _expiry_deciders(branch, observed, named)
     out += [frozenset({r}) for r in named if own or r not in ENDINGS_ONLY]
     return list(dict.fromkeys(out))
 

@@ -36,6 +36,7 @@ from conformance.history import Failure
 from conformance.results import Coverage
 from reference_model import dlq_table
 from reference_model import language as L
+from reference_model import mqconst as C
 from reference_model.rules import RULES
 
 #: Replays a minimisation may make on a system on a virtual clock (a replay takes milliseconds), so
@@ -82,8 +83,9 @@ class _Search:
             return False
         return True
 
-    def replay(self, ops: list[L.Op]) -> Failure | None:
-        """The failure ``ops`` lead to, when it is the same as the one being minimised."""
+    def replay(self, ops: list[L.Op], narrower: bool = False) -> Failure | None:
+        """The failure ``ops`` lead to, when it is the same as the one being minimised (``narrower``: when
+        it departs in the same fields and breaks fewer of its rules, none besides)."""
         from conformance.session import NonConformance, Session
 
         if self.broken or not self.well_formed(ops):
@@ -110,7 +112,12 @@ class _Search:
                 session.end_case()
             except Exception:  # noqa: BLE001
                 pass
-        return found if found is not None and self.same(found) else None
+        if found is None:
+            return None
+        if narrower:
+            fewer = set(found.rules) < set(f.rules) and bool(found.rules)
+            return found if fewer and found.mismatch.fields == f.mismatch.fields else None
+        return found if self.same(found) else None
 
     def reduce(self, ops: list[L.Op]) -> list[L.Op] | None:
         """``ops`` up to the step that fails, when they fail the same way (else None).
@@ -161,6 +168,7 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     if len(focused) < len(ops):
         ops = search.reduce(focused) or ops
     ops = _plainer_gets(ops, search)
+    ops = _plainer_failing_browse(ops, search)
     ops = _ddmin(search, ops)
     ops = _one_by_one(ops, search)
     merged = _merge(ops, search)
@@ -358,6 +366,24 @@ def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
     if current is ops:
         search.failure = original
     return current
+
+
+def _plainer_failing_browse(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """A failing BROWSE_FIRST made a destructive get where that shows the departure with fewer rules
+    broken (a delivery order broken shows in a browse as in a get; the browse adds its own rule, which a
+    get need not leave in doubt).  Only the failing call: an earlier one would change what follows."""
+    if not ops:
+        return ops
+    last = ops[-1]
+    browse = C.MQGMO_BROWSE_FIRST
+    if type(last) is not L.Get or not last.options & browse or last.options & (C.MQGMO_BROWSE_ANY & ~browse):
+        return ops
+    plain = attrs.evolve(last, options=last.options & ~(browse | C.MQGMO_LOCK | C.MQGMO_UNLOCK))
+    found = search.replay(ops[:-1] + [plain], narrower=True)
+    if found is None:
+        return ops
+    search.failure = found
+    return ops[:-1] + [plain]
 
 
 def _try(ops: list[L.Op], i: int, op: L.Op, search: _Search) -> list[L.Op] | None:

@@ -493,7 +493,9 @@ def cluster_put(state, op):
     except StopIteration:
         raise HistoryError("a cluster queue or channel names an undefined queue manager") from None
     steps = tuple(dict.fromkeys(step for step, _ in choice.trace if step.startswith("CLWL")))
-    field_rules = {f"attrs.DESTINATION={key}": (step,) for key, step in choice.eliminated.items()}
+    # A destination a step eliminated is what that step alone decides: relaxed (any subset of the candidates
+    # kept), the step could have kept that one alone, which every later step then chooses.
+    field_rules = {f"attrs.DESTINATION=={key}": (step,) for key, step in choice.eliminated.items()}
     field_rules["attrs.DESTINATION"] = ("CLWL-12",) + steps
     if not choice.allowed:
         # MQ reports no usable destination; which reason code is not in the topic.

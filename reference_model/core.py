@@ -198,7 +198,16 @@ def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
         + _depth_history_rules(state, q)
         + (("EXP-11",) + walked if lingering else ())
         + ("CORE-28",)))
-    out = {"attrs.CURDEPTH>": high, "attrs.CURDEPTH<": low, "attrs.CURDEPTH": tuple(dict.fromkeys(high + low))}
+    # Too high by no more than the messages got under syncpoint: counting them is what CORE-28 (and the
+    # rule that hid them) forbids; further than that, CORE-28 alone does not explain it.
+    got = sum(1 for m in q.messages if m.got_by is not None)
+    highest = max(d for d, _ in expiry.depth_range(state, q, _curdepth(q)))
+    beyond = tuple(r for r in high if r != "CORE-28" and r not in pending)
+    out = {"attrs.CURDEPTH>": beyond or high, "attrs.CURDEPTH<": low, "attrs.CURDEPTH": tuple(dict.fromkeys(high + low)),
+           # how far CORE-28 alone can move the depth: down by the uncommitted puts, up by the held gets
+           "attrs.CURDEPTH:CORE-28": (-sum(1 for m in q.messages if m.put_by is not None and m.got_by is None), got)}
+    for value in range(highest + 1, highest + got + 1):
+        out[f"attrs.CURDEPTH=={value}"] = high
     # A depth short by no more than the uncommitted puts: leaving them out (CORE-28) explains it all,
     # and the history of the committed messages is not blamed ("==": these rules alone).
     uncommitted = sum(1 for m in q.messages if m.put_by is not None and m.got_by is None)
@@ -1014,6 +1023,8 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
         rules = ("CORE-13",) + selecting + order_base + _discard_all(s, q, h.queue, discarded)
         if o & C.MQGMO_WAIT and op.wait_interval > 0:
             s.clock += op.wait_interval // 100
+        if start == 0 and not any(criteria):
+            trigger.drained(s, h.queue)   # the whole queue seen from its head, and nothing there
         rules += tuple(sorted({r for rs in excluded.values() for r in rs}))
 
         def why(rules=rules) -> dict:
@@ -1134,6 +1145,8 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
             field_rules[f"message.{f}"] = ("CORE-11",)
         field_rules["message.expiry"] = (("TRIG-30", "EXP-17") if chosen.tm else ()) + (
             "EXP-03", "EXP-02", "EXP-06") + (("EXP-14",) if chosen.backout_count else ())
+        # how long the message has been on the queue: no time, nothing to decrement (EXP-02)
+        field_rules["message.expiry:age"] = state.clock - chosen.put_time
         field_rules["message.xmit_header"] = ("EXP-20", "EXP-22", "EXP-21")
         for name, deciders in chosen.decided:
             field = f"message.{name}"

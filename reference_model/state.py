@@ -66,8 +66,8 @@ class ModelQueue:
     peer_triggers: tuple = ()
     #: True after a restart reset the TriggerInterval timer.
     interval_reset: bool = False
-    #: Rules behind the last decision not to trigger this queue (for diagnosing extra trigger messages).
-    trigger_notes: tuple[str, ...] = ()
+    #: Why events wrote no trigger message: per event, newest first, the rules that blocked it.
+    trigger_notes: tuple[tuple[str, ...], ...] = ()
     #: Kept up to date by append/update/remove: messages got under syncpoint (not in CURDEPTH),
     #: and messages with an expiry (the only ones expiry can remove).
     held: int = 0

@@ -109,6 +109,31 @@ def _conditions(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = (), qm: st
     return [True]
 
 
+def _blockers(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = (), qm: str = "") -> tuple[str, ...]:
+    """Every condition of 4-10 (less ``skip``) that stops a trigger message for ``q``, by rule: what,
+    relaxed together, would have let the event write one (:func:`_conditions` stops at the first)."""
+    ttype = _ttype(s, q, qm)
+    out: list[str] = []
+    if 9 not in skip and q.attr("TRIGGER") != C.MQTC_ON:
+        out.append("TRIG-13")
+    if ttype == C.MQTT_NONE:
+        out.append("TRIG-14")
+    if _exclusive_anywhere(s, q):
+        out.append("TRIG-08")
+    if 4 not in skip and ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and _open_input(s, q.name, qm if q.shared else None):
+        out.append("TRIG-08" if q.shared and not _open_input(s, q.name, qm) else "TRIG-06")
+    if _trigger_message(s, q) is None:
+        out.append("TRIG-10")
+    iq = _initiation_queue(s, q, qm)
+    if iq is None:
+        out.append("TRIG-11")
+    elif 8 not in skip and not _open_input(s, iq.name):
+        out.append("TRIG-12")
+    if 5 not in skip and q.attr("GET") == C.MQQA_GET_INHIBITED:
+        out.append("TRIG-09")
+    return tuple(dict.fromkeys(out))
+
+
 def _enough(s: ModelState, q: ModelQueue, qm: str = "") -> bool:
     need = q.attr("TRIGDPTH") if _ttype(s, q, qm) == C.MQTT_DEPTH else 1
     return _eligible(s, q, qm) >= need
@@ -121,7 +146,8 @@ def _too_few(s: ModelState, q: ModelQueue, qm: str = "") -> tuple[str, ...]:
 
 
 def _write(s: ModelState, queue: str, conn: str | None = None, rules: tuple[str, ...] = (), qm: str = "") -> None:
-    """Write (or, in a unit of work, hold) the trigger message for ``queue`` on ``qm``'s initiation queue."""
+    """Write (or, in a unit of work, hold) the trigger message for ``queue`` on ``qm``'s initiation queue;
+    ``rules``: the event's own rules, those that make MQ write it (a message missing breaks them)."""
     q = s.queue(queue)
     if conn is not None:
         _note(s, queue, ("TRIG-15",))
@@ -142,6 +168,8 @@ def _write(s: ModelState, queue: str, conn: str | None = None, rules: tuple[str,
 
 
 def deliver(s: ModelState, initq: str, tm: L.TriggerMessage, rules: tuple[str, ...] = ()) -> None:
+    """Put trigger message ``tm`` on ``initq``; ``rules``: the event's, and TRIG-15 for one held until a
+    unit of work ended (with TRIG-30, a trigger message stays until a restart, they are why it is there)."""
     if initq not in s.queues:
         return
     iq = s.queue(initq)
@@ -149,29 +177,34 @@ def deliver(s: ModelState, initq: str, tm: L.TriggerMessage, rules: tuple[str, .
                              expiry=C.MQEI_UNLIMITED, format=C.MQFMT_TRIGGER)
     iq.append(ModelMessage(seq=s.next_seq, body="", md=md, order_priority=iq.attr("DEFPRTY"),
                                     put_time=s.clock, tm=tm,
-                                    provenance=tuple(dict.fromkeys(rules[:3] + ("TRIG-29", "TRIG-30")))))
+                                    provenance=tuple(dict.fromkeys(rules + ("TRIG-30",)))))
     s.next_seq += 1
 
 
 def _note(s: ModelState, queue: str, rules: tuple[str, ...]) -> None:
-    """Remember why ``queue`` was not triggered (newest first, bounded)."""
+    """Remember why an event on ``queue`` wrote no trigger message: the rules that, relaxed together, would
+    have let it (one entry per event, newest first, bounded)."""
     q = s.queue(queue)
-    q.trigger_notes = tuple(dict.fromkeys(rules + q.trigger_notes))[:16]
+    if rules:
+        entry = tuple(dict.fromkeys(rules))
+        q.trigger_notes = tuple(dict.fromkeys((entry,) + q.trigger_notes))[:16]
 
 
 def _alternatives(s: ModelState, outcomes: list[bool], rules: tuple[str, ...], conn: str | None,
-                  q_name: str, qm: str = "") -> Alternatives:
+                  q_name: str, qm: str = "", event: tuple[str, ...] = (), blocked: tuple[str, ...] = ()) -> Alternatives:
+    """Each outcome of an event: ``rules`` exercised, ``event`` the rules by which it writes a trigger message,
+    ``blocked`` those by which it does not (where it does not)."""
     out: Alternatives = []
     for fire in outcomes:
         t = s.clone() if len(outcomes) > 1 else s
         if fire:
-            _write(t, q_name, conn, rules, qm)
+            _write(t, q_name, conn, event or rules[:1], qm)
             if "TRIG-26" in rules:
                 _note(t, q_name, ("TRIG-26",))  # one trigger message for the event, even for EVERY
             if "TRIG-27" in rules:
                 _note(t, q_name, ("TRIG-27",))  # one trigger message for all the segments of a put
         else:
-            _note(t, q_name, rules)
+            _note(t, q_name, blocked)
         out.append((t, rules + (("TRIG-09",) if len(outcomes) > 1 else ())))
     return out
 
@@ -216,9 +249,9 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
     if m.order_priority < q.attr("TRIGMPRI"):
         if "TRIG-24" in rules and m.md.priority >= q.attr("TRIGMPRI"):
             # its own priority would do: the queue's DefPriority, which FIFO compares, decides
-            _note(s, queue, ("TRIG-24", "TRIG-02", "TRIG-25"))
+            _note(s, queue, ("TRIG-24",))
         else:
-            _note(s, queue, ("TRIG-02", "TRIG-25") + (("TRIG-24",) if "TRIG-24" in rules else ()))
+            _note(s, queue, ("TRIG-02",))
         return [(s, rules + ("TRIG-25",))]
     qm = q.owner
     # a FIFO queue's DefPriority let in a message whose own priority would not have: that decides first
@@ -252,10 +285,10 @@ def _shared_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: boo
     if added > 1:
         rules += ("TRIG-27",)
     if _exclusive_anywhere(s, q):
-        _note(s, queue, rules)
+        _note(s, queue, ("TRIG-08",))
         return [(s, rules)]
     if m.order_priority < _threshold(s, q, qm):
-        _note(s, queue, ("TRIG-02", "TRIG-25") + rules)
+        _note(s, queue, ("TRIG-02",))
         return [(s, rules + ("TRIG-25",))]
     count = _eligible(s, q, qm)
     if not sync:
@@ -263,7 +296,7 @@ def _shared_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: boo
     # Not yet committed, the message does not count (TRIG-05); whether its put is a trigger event now,
     # its trigger message held until the unit of work ends, or none, the topic does not say: both.
     t = s.clone()
-    _note(s, queue, rules)
+    _note(s, queue, ("TRIG-05",))
     return [(s, rules)] + _after_put_counted(t, queue, count + added, rules, conn, True, added, qm)
 
 
@@ -301,9 +334,12 @@ def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, 
     # a segmented put: how its segments count leads what its trigger message (or its absence) depends on
     lead = decisive + (("TRIG-27",) if added > 1 else ())
     first = {C.MQTT_FIRST: before == 0, C.MQTT_EVERY: True, C.MQTT_DEPTH: before < depth <= count}[ttype]
+    # a shared queue's own counting (TRIG-05) and per queue manager handles (TRIG-08) lead there
+    shared = tuple(r for r in ("TRIG-07", "TRIG-05") if r in rules[:3]) if q.shared else ()
     if first:
         return _alternatives(s, _conditions(s, q, qm=qm), tuple(dict.fromkeys(
-            lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue, qm)
+            lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue, qm,
+            event=lead + shared + ("TRIG-03",), blocked=_blockers(s, q, qm=qm))
     # condition 11: FIRST not previously empty, DEPTH already at TriggerDepth or more
     if ttype == C.MQTT_FIRST or (ttype == C.MQTT_DEPTH and before >= depth):
         rules = tuple(dict.fromkeys(lead + ("TRIG-16", "TRIG-03") + rules))
@@ -311,10 +347,24 @@ def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, 
         if ttype == C.MQTT_FIRST:
             interval = _interval_elapsed(s, q, qm)
         outcomes = sorted({c and i for c in _conditions(s, q, qm=qm) for i in interval})
-        return _alternatives(s, outcomes, rules + (("TRIG-17",) if q.interval_reset and not qm else ()),
-                             conn if sync else None, queue, qm)
-    _note(s, queue, tuple(dict.fromkeys(lead + ("TRIG-03",) + rules)))
+        reset = ("TRIG-17",) if q.interval_reset and not qm else ()
+        # not written: conditions 4-10, else the interval (TRIG-16; after a restart TRIG-17 says how it counts)
+        blocked = _blockers(s, q, qm=qm) or ("TRIG-16",) + reset
+        if False in outcomes:
+            _overridden_note(s, queue, qm)
+        return _alternatives(s, outcomes, rules + reset, conn if sync else None, queue, qm,
+                             event=lead + shared + ("TRIG-16",), blocked=blocked)
+    _note(s, queue, lead + ("TRIG-03",))
+    _overridden_note(s, queue, qm)
     return [(s, rules)]
+
+
+def _overridden_note(s: ModelState, queue: str, qm: str) -> None:
+    """An event that FIRST with TriggerMsgPriority 0 did not trigger, where that was TRIG-07's override of the
+    queue's own trigger type: judged by those, it might have (another way, TRIG-07 alone, to a trigger)."""
+    q = s.queues[queue]
+    if _overridden(s, q, qm) and (q.attr("TRIGTYPE") != C.MQTT_FIRST or q.attr("TRIGMPRI")):
+        _note(s, queue, ("TRIG-07",))
 
 
 def _interval_elapsed(s: ModelState, q: ModelQueue, qm: str = "") -> list[bool]:
@@ -353,9 +403,10 @@ def after_close(s: ModelState, queue: str, had_input: bool, qm: str = "") -> Alt
         return [(s, ())]
     rules = ("TRIG-18", "TRIG-19", "TRIG-26") + BASE + (("TRIG-08", "TRIG-05") if q.shared else ())
     if not _enough(s, q, qm):
-        _note(s, queue, rules + _too_few(s, q, qm))
+        _note(s, queue, ("TRIG-18",))
         return [(s, rules)]
-    return _alternatives(s, _conditions(s, q, skip=(4, 5), qm=qm), rules, None, queue, qm)
+    return _alternatives(s, _conditions(s, q, skip=(4, 5), qm=qm), rules, None, queue, qm,
+                         event=("TRIG-18", "TRIG-19"), blocked=_blockers(s, q, skip=(4, 5), qm=qm))
 
 
 def after_alter(s: ModelState, queue: str, before: dict) -> Alternatives:
@@ -407,10 +458,12 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
         extra = ("TRIG-08", "TRIG-05") + (("TRIG-07",) if _overridden(state, q, qm) else ()) if q.shared else ()
         if not _enough(state, q, qm):
             few = rules + _too_few(state, q, qm) + extra
-            _note(state, queue, few)
+            # no note: these events (TRIG-20 to 23) say when they write a trigger message, not that a queue
+            # with too few messages never gives one; no rule relaxed alone writes one here
             return [(state, few)]
         # a shared queue's trigger message comes of this queue manager's own judging (TRIG-08): it leads
-        return _alternatives(state, _conditions(state, q, skip, qm), rules + extra + BASE, None, queue, qm)
+        return _alternatives(state, _conditions(state, q, skip, qm), rules + extra + BASE, None, queue, qm,
+                             event=rules[:1] + extra[:1], blocked=_blockers(state, q, skip, qm))
 
     return _per_qmgr(alts, qms, judge, queue)
 
@@ -425,13 +478,26 @@ def on_restart(s: ModelState) -> None:
 
 
 def missing_trigger_rules(s: ModelState, initq: str) -> tuple[str, ...]:
-    """Why no (further) trigger message is due on ``initq``: for diagnosing extra ones."""
-    rules: list[str] = []
+    """Why no (further) trigger message is due on ``initq``: for diagnosing extra ones.  Each rule alone
+    would have let an event write one: the single rule that blocked an event (newest first), and TRIG-15
+    for one held in a unit of work; an event several rules blocked together is named only when no event
+    was blocked by one alone (relaxing one of them would not write it)."""
+    alone: list[str] = []
+    together: list[str] = []
     for name, _qm in _served_by(s, initq):
-        rules += s.queues[name].trigger_notes
+        for entry in s.queues[name].trigger_notes:
+            (alone if len(entry) == 1 else together).extend(entry)
     if any(p[0] == initq for c in s.conns.values() for p in c.pending_triggers):
-        rules.append("TRIG-15")
-    return tuple(dict.fromkeys(rules))
+        alone.append("TRIG-15")
+    return tuple(dict.fromkeys(alone or together))
+
+
+def drained(s: ModelState, initq: str) -> None:
+    """A get found ``initq`` empty: no event before it wrote a trigger message there that is still to come,
+    so none of them explains one seen later (the notes of the queues it serves are forgotten)."""
+    for name, _qm in _served_by(s, initq):
+        if s.queues[name].trigger_notes:
+            s.queue(name).trigger_notes = ()
 
 
 def trigger_fields(m: ModelMessage) -> dict:

@@ -130,3 +130,30 @@ def check_priority_fifo_and_units_of_work(adapter, open_options=0) -> None:
     assert x(L.Backout(conn="b")) == L.OK
     again = x(get("b", "bF", C.MQGMO_SYNCPOINT))
     assert again.message.body == "tx" and again.message.backout_count == 1
+
+
+#: Values outside MQ's ranges that a broker client may still carry: each put with the rule that judges it.
+OUT_OF_RANGE = (("CORE-08", {"priority": 42}), ("CORE-09", {"priority": -2}), ("EXP-10", {"expiry": 0}),
+                ("EXP-10", {"expiry": -5}))
+
+
+def check_out_of_range_values_reach_the_broker(adapter) -> list[L.Observation]:
+    """Priorities above 9 or below -1 and an Expiry of zero or less are sent as they are (the client takes
+    them), so their rules are run, not declared not applicable: every put is expressed and answered, and a
+    get shows what the broker made of the first.  Returns the gets' observations, in put order."""
+    x = adapter.execute
+    assert x(L.DefineQueue(queue="R", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),))) == L.OK
+    assert x(L.Connect(conn="a")) == L.OK
+    assert x(L.Open(conn="a", handle="h", queue="R", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+    for rule, md in OUT_OF_RANGE:
+        assert rule not in adapter.not_applicable, rule
+        op = put("a", "h", f"{rule}:{md}", **md)
+        assert adapter.express(op) == op, (rule, md)
+        assert x(op).cc != C.MQCC_FAILED, (rule, md)   # taken by client and broker alike
+    got = []
+    for _ in OUT_OF_RANGE:
+        obs = x(get("a", "h"))
+        if obs.message is None:
+            break
+        got.append(obs)
+    return got

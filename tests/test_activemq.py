@@ -13,7 +13,8 @@ from adapters.brokers import server
 from adapters.brokers.server import free_port
 from reference_model import language as L
 from reference_model import mqconst as C
-from tests.brokerkit import (assert_rules_reported, check_priority_fifo_and_units_of_work, check_restart_matches_mq,
+from tests.brokerkit import (assert_rules_reported, check_out_of_range_values_reach_the_broker,
+                             check_priority_fifo_and_units_of_work, check_restart_matches_mq,
                              get, mqconform, running_broker)
 
 pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
@@ -85,3 +86,14 @@ def test_a_peer_that_never_answers_connect_is_unavailable_not_a_hang():
         with pytest.raises(AdapterUnavailable, match="activemq"):
             ActiveMQAdapter(port=str(silent.getsockname()[1]))
         assert time.monotonic() - started < 20
+
+
+def test_priorities_and_expiries_outside_mqs_ranges_are_sent_and_judged(adapter):
+    """STOMP's priority and expires headers take any integer: ActiveMQ caps a priority at 9 and raises -2 to 0,
+    and a message whose expiry time is already past is never delivered; CORE-08, CORE-09 and EXP-10 are run."""
+    adapter.start_case("st-range")
+    got = check_out_of_range_values_reach_the_broker(adapter)
+    adapter.end_case()
+    bodies = [o.message.body for o in got]
+    assert [b.split(":")[0] for b in bodies] == ["CORE-08", "CORE-09"], bodies
+    assert [o.message.priority for o in got] == [9, 0]

@@ -15,7 +15,8 @@ from adapters.brokers.server import free_port
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import (assert_rules_reported, check_priority_fifo_and_units_of_work, check_restart_matches_mq,
+from tests.brokerkit import (assert_rules_reported, check_out_of_range_values_reach_the_broker,
+                             check_priority_fifo_and_units_of_work, check_restart_matches_mq,
                              get, mqconform, put, running_broker)
 
 pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
@@ -207,3 +208,17 @@ def test_cost_against_the_raw_jms_client_is_measured_side_by_side(broker):
     cost = measure("activemq", rounds=5, options={"host": host, "port": str(port)})
     assert cost.rounds == 5 and cost.kit_ops_per_s > 0 and cost.raw_ops_per_s > 0
     assert cost.system.startswith("ActiveMQ")
+
+
+def test_priorities_and_expiries_outside_mqs_ranges_are_sent_and_judged(adapter):
+    """The JMS client's send takes any priority and any time to live (ActiveMQ caps a priority at 9, raises a
+    negative one to 0, and keeps a message with a time to live of zero or less for ever), so CORE-08, CORE-09
+    and EXP-10 are run on this adapter: MQ's answers (a warning, two refusals) are what the kit compares."""
+    adapter.start_case("ow-range")
+    got = check_out_of_range_values_reach_the_broker(adapter)
+    adapter.end_case()
+    bodies = [o.message.body for o in got]
+    # every put stayed (an expiry of zero or less never expires here), the capped priority first
+    assert len(got) == 4 and bodies[0].startswith("CORE-08"), bodies
+    assert got[0].message.priority == 9
+    assert {o.message.priority for o in got if o.message.body.startswith("CORE-09")} == {0}

@@ -41,8 +41,9 @@ def test_minimised_history_is_one_minimal_and_still_fails_the_same_way(fault):
     failure, adapter = shrunk_failure(fault, seed=SHORT_RUN_SEEDS.get(fault, 7))
     small = minimise(failure, adapter)
     assert len(small.steps) <= len(failure.steps)
-    # the same rules (a get that selects may become a plain get, no longer naming the selection's)
-    assert small.rules and set(small.rules) - SELECTION_RULES == set(failure.rules) - SELECTION_RULES
+    # the same rules, or fewer: a get that selects may become a plain get, no longer naming the selection's,
+    # and a failing BROWSE_FIRST a destructive get, no longer naming the browse's
+    assert small.rules and set(small.rules) - SELECTION_RULES <= set(failure.rules) - SELECTION_RULES
     assert small.mismatch.fields == failure.mismatch.fields
     search = _Search(small, adapter, budget=60)
     ops = [s.op for s in small.steps]
@@ -67,6 +68,29 @@ def test_the_priority_fault_is_shown_in_six_operations_with_its_queue_attribute(
     # The minimal history still replays as a failure.
     code, out, _ = run_cli("replay", next((tmp_path / "r" / "failures").glob("core-*.json")))
     assert code == 1 and "Still failing" in out
+
+
+def test_a_failing_browse_first_becomes_a_get_when_that_breaks_fewer_rules():
+    """Priorities ignored, seen first through BROWSE_FIRST: the browse's own rule (CORE-18) is named beside
+    the order's (CORE-04); as a destructive get the same departure names the order alone, and the
+    counterexample is that one.  A browse that breaks its own rule stays a browse (browse-next-skips)."""
+    failure = next(f for f in _failures("priority-ignored") if "CORE-18" in f.rules)
+    small = minimise(failure, create_adapter("simulated", {"faults": "priority-ignored", "platform": "distributed"}))
+    assert small.rules == ("CORE-04",), small.rules
+    assert not small.steps[-1].op.options & C.MQGMO_BROWSE_ANY
+    skips = next(f for f in _failures("browse-next-skips") if "CORE-19" in f.rules)
+    small = minimise(skips, create_adapter("simulated", {"faults": "browse-next-skips", "platform": "distributed"}))
+    assert "CORE-19" in small.rules and small.steps[-1].op.options & C.MQGMO_BROWSE_NEXT
+
+
+def _failures(fault):
+    """The failures a few seeds of a short run find, unminimised."""
+    for seed in range(8):
+        adapter = create_adapter("simulated", {"faults": fault, "platform": "distributed"})
+        record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
+                           areas=["core"], seed=seed, examples=60)
+        run_area(adapter, "core", "distributed", 60, seed, {"faults": fault}, record, minimise_histories=False)
+        yield from record.failures
 
 
 def test_no_minimise_keeps_what_hypothesis_shrank(tmp_path):
@@ -249,9 +273,9 @@ def test_on_real_time_minimising_is_bounded_by_a_count_of_replays(monkeypatch):
     made = []
     real = M._Search.replay
 
-    def counted(self, ops):
+    def counted(self, ops, **kw):
         made.append(len(ops))
-        return real(self, ops)
+        return real(self, ops, **kw)
 
     monkeypatch.setattr(M._Search, "replay", counted)
     first = minimise(failure, Ticking("priority-ignored"), replays=4)

@@ -97,8 +97,6 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
     scheme = "tcp"
     default_port = 61616
     not_applicable = {
-        "CORE-08": "JMS priorities are 0 to 9: the client refuses a larger one before the broker sees it",
-        "CORE-09": "JMS priorities are 0 to 9: a negative one cannot be sent",
         "CORE-21": "no browse locks in JMS",
         "CORE-24": "no open-handle counts for JMS clients",
         "CORE-27": "no per-destination message-count limit (ActiveMQ limits memory and store size)",
@@ -106,8 +104,6 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         "CORE-36": "a JMS consumer's session (transacted or not) is chosen before the message, and so its "
                    "persistence, is seen: MQGMO_SYNCPOINT_IF_PERSISTENT cannot be expressed",
         "CORE-38": "JMS has no wait interval to give wrongly",
-        "EXP-10": "a JMS time-to-live of zero means the message never expires and a negative one is not "
-                  "sent: no put can carry an expiry of zero or less",
         "EXP-15": "no browse locks in JMS",
     }
 
@@ -373,10 +369,6 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
 
     def express(self, op: L.Op) -> L.Op | None:
         out = super().express(op)
-        if isinstance(out, (L.Put, L.Put1)) and out.md.priority > C.MAX_PRIORITY:
-            return None   # JMS priorities are 0 to 9
-        if isinstance(out, (L.Put, L.Put1)) and out.md.expiry == 0:
-            return None   # a JMS time-to-live of 0 means "never expires"
         if isinstance(out, L.Get) and out.options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
             return None   # a JMS session is chosen before the message, and its persistence, is seen
         return out

@@ -149,7 +149,6 @@ class ActiveMQAdapter(ActiveMQShim):
     scheme = "stomp"
     default_port = 61613
     not_applicable = {
-        "CORE-09": "a negative priority cannot be sent: STOMP's priority header is a JMS priority, 0 to 9",
         "CORE-21": "no browse locks in STOMP",
         "CORE-27": "no per-destination message-count limit (ActiveMQ limits memory and store size)",
         "CORE-24": "no open-handle counts for STOMP clients",

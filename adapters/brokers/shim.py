@@ -323,10 +323,8 @@ class BrokerShim:
             md = op.md
             if op.xmit_header is not None or op.dlh is not None or md.format == C.MQFMT_XMIT_Q_HEADER:
                 return None
-            if md.priority < C.MQPRI_PRIORITY_AS_Q_DEF or md.expiry < C.MQEI_UNLIMITED \
-                    or md.persistence not in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT,
-                                              C.MQPER_PERSISTENCE_AS_Q_DEF):
-                return None  # values a broker client cannot even encode
+            if not self.encodable(md):
+                return None  # values this broker's client cannot even encode
             if op.options & C.MQPMO_SYNCPOINT and op.options & C.MQPMO_NO_SYNCPOINT:
                 return None  # an invalid MQI call has no broker equivalent
             if isinstance(op, L.Put1) and op.qmgr:
@@ -352,6 +350,14 @@ class BrokerShim:
         if isinstance(op, (L.Connect, L.Disconnect, L.Close, L.Commit, L.Backout, L.AdvanceClock)):
             return op
         return None
+
+    def encodable(self, md: L.MessageDescriptor) -> bool:
+        """Whether the broker's client can carry ``md``'s priority, expiry and persistence at all (a value it
+        can carry is sent as it is, and what the broker makes of it is observed).  By default: no priority
+        below MQPRI_PRIORITY_AS_Q_DEF and no expiry below MQEI_UNLIMITED (an unsigned field), and only
+        MQ's persistence values."""
+        return (md.priority >= C.MQPRI_PRIORITY_AS_Q_DEF and md.expiry >= C.MQEI_UNLIMITED
+                and md.persistence in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF))
 
     #: Attributes fixed when the broker queue is declared (cannot be altered afterwards).
     fixed_attributes: frozenset[str] = frozenset({"MSGDLVSQ", "MAXDEPTH"})
