@@ -34,6 +34,7 @@ import itertools
 import attrs
 
 from conformance import checker as K
+from reference_model import core
 from reference_model import language as L
 from reference_model import model
 from reference_model import mqconst as C
@@ -157,6 +158,23 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             named = tuple(r for r in named if r != "CORE-28")
     if field == "message.expiry":
         named = _expiry_deciders(branch, observed, named)
+    if field.startswith("message.") and field != "message.body":
+        # a field of a message that came back: how available the message was (its put) and which came
+        # first decide nothing in it, except where the model names them for that field itself
+        own_rules = branch.field_rules.get(field, ())
+        named = tuple(r for r in named if r in own_rules or (r not in PLAIN_PUT and r not in ORDER_RULES))
+    if field in ("message", "message.body") and core.selects(op) and observed.message is not None:
+        # a get that selects: a message outside the selection breaks the selection (CORE-51), never the
+        # order among the messages selected (CORE-52 and the order rules); one inside it, the order alone
+        msg_id, correl_id = core.selection(op)
+        inside = (not msg_id or observed.message.msg_id == msg_id) and \
+                 (not correl_id or observed.message.correl_id == correl_id)
+        if inside:
+            named = tuple(r for r in named if r != "CORE-51")
+        else:
+            named = tuple(dict.fromkeys(("CORE-51",) + tuple(r for r in named if r not in ORDER_RULES
+                                                               and r != "CORE-52")))
+            out = [w for w in out if not w & {*ORDER_RULES, "CORE-52"}]
     out += [frozenset({r}) for r in named if own or r not in ENDINGS_ONLY]
     return list(dict.fromkeys(out))
 

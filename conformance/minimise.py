@@ -5,8 +5,12 @@ case of a machine does first (defining queues, connecting, opening handles), nor
 an operation a later one happens to lean on.  Histories are data, so after
 shrinking the kit minimises the history itself: it replays candidate
 sub-histories against the adapter (a fresh case each, checked against the model
-as in a run) and keeps a candidate only if it still fails in the same way: the
-same differing fields and the same rules broken.
+as in a run) and keeps a candidate only if it still fails in the same way (the
+same differing fields and the same rules named) or names fewer of those rules,
+the first still first, and none besides: a counterexample that leaves less in
+doubt about which rule the system breaks (a backed-out disconnect shown by a
+message missing, not by another one in its place that delivery order might also
+explain), which is then the failure minimised.
 
 The result is 1-minimal (removing any single remaining operation makes the
 failure disappear or change), queue attributes the failure does not need are
@@ -83,9 +87,9 @@ class _Search:
             return False
         return True
 
-    def replay(self, ops: list[L.Op], narrower: bool = False) -> Failure | None:
-        """The failure ``ops`` lead to, when it is the same as the one being minimised (``narrower``: when
-        it departs in the same fields and breaks fewer of its rules, none besides)."""
+    def replay(self, ops: list[L.Op]) -> Failure | None:
+        """The failure ``ops`` lead to, when it is the same as the one being minimised, or names fewer of
+        its rules, its first still first, and none besides (which then becomes the one being minimised)."""
         from conformance.session import NonConformance, Session
 
         if self.broken or not self.well_formed(ops):
@@ -114,10 +118,15 @@ class _Search:
                 pass
         if found is None:
             return None
-        if narrower:
-            fewer = set(found.rules) < set(f.rules) and bool(found.rules)
-            return found if fewer and found.mismatch.fields == f.mismatch.fields else None
-        return found if self.same(found) else None
+        if self.same(found):
+            return found
+        if set(found.rules) < set(f.rules) and found.rules[0] == f.rules[0]:
+            # the departure with fewer of its rules in play: a counterexample that leaves less in doubt
+            # (which fields differ may change with it: a message missing instead of another in its place);
+            # from here on it is the failure being minimised
+            self.failure = found
+            return found
+        return None
 
     def reduce(self, ops: list[L.Op]) -> list[L.Op] | None:
         """``ops`` up to the step that fails, when they fail the same way (else None).
@@ -379,10 +388,9 @@ def _plainer_failing_browse(ops: list[L.Op], search: _Search) -> list[L.Op]:
     if type(last) is not L.Get or not last.options & browse or last.options & (C.MQGMO_BROWSE_ANY & ~browse):
         return ops
     plain = attrs.evolve(last, options=last.options & ~(browse | C.MQGMO_LOCK | C.MQGMO_UNLOCK))
-    found = search.replay(ops[:-1] + [plain], narrower=True)
-    if found is None:
+    before = search.failure.rules
+    if search.replay(ops[:-1] + [plain]) is None or search.failure.rules == before:
         return ops
-    search.failure = found
     return ops[:-1] + [plain]
 
 

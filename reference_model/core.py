@@ -1112,14 +1112,18 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
 
     def why() -> dict:
         """Which rules decide each field of the message returned: read only to explain a departure."""
-        identity = tuple(dict.fromkeys(list(order) + list(chosen.provenance) + ["CORE-42"] * core42))
+        provenance = chosen.provenance
+        if chosen.tm is not None and state.clock == chosen.put_time:
+            # a trigger message written no time ago: that it never expires (TRIG-30) cannot be why it is missing
+            provenance = tuple(r for r in provenance if r != "TRIG-30")
+        identity = tuple(dict.fromkeys(list(order) + list(provenance) + ["CORE-42"] * core42))
         # No message at all where MQ returns this one: what put it there (its provenance) is what the
         # system broke; the order and browse rules only say which message comes first.
         # (A message an application simply put has nothing more specific than CORE-01/CORE-02 to show.)
         # When such a rule exists, the order rules are left out: with nothing returned, which message
         # comes first was not what went wrong (and naming them would make a verdict on them depend on
         # what else the counterexample happened to hold).
-        special = [r for r in chosen.provenance if r not in ("CORE-01", "CORE-02")]
+        special = [r for r in provenance if r not in ("CORE-01", "CORE-02")]
         presence = tuple(dict.fromkeys(special + [r for r in identity if r not in order])) if special else identity
         presence = tuple(dict.fromkeys(lead + presence))
         field_rules = {

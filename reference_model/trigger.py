@@ -121,7 +121,7 @@ def _blockers(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = (), qm: str 
     if _exclusive_anywhere(s, q):
         out.append("TRIG-08")
     if 4 not in skip and ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and _open_input(s, q.name, qm if q.shared else None):
-        out.append("TRIG-08" if q.shared and not _open_input(s, q.name, qm) else "TRIG-06")
+        out.append("TRIG-06")
     if _trigger_message(s, q) is None:
         out.append("TRIG-10")
     iq = _initiation_queue(s, q, qm)
@@ -336,6 +336,8 @@ def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, 
     first = {C.MQTT_FIRST: before == 0, C.MQTT_EVERY: True, C.MQTT_DEPTH: before < depth <= count}[ttype]
     # a shared queue's own counting (TRIG-05) and per queue manager handles (TRIG-08) lead there
     shared = tuple(r for r in ("TRIG-07", "TRIG-05") if r in rules[:3]) if q.shared else ()
+    if q.shared and _open_input(s, queue) > _open_input(s, queue, qm):
+        shared += ("TRIG-08",)   # another member's input handles, which do not count here
     if first:
         return _alternatives(s, _conditions(s, q, qm=qm), tuple(dict.fromkeys(
             lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue, qm,
