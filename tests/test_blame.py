@@ -216,3 +216,55 @@ def test_a_depth_never_blames_how_its_messages_were_put():
     diagnosed = with_alternatives(Failure(area="expiry", adapter="x", platform=D, seed=1, mismatch=mm,
                                           steps=tuple(Step(op=o, observed=b) for o, b in history)))
     assert "EXP-08" in diagnosed.blamed and "CORE-01" not in diagnosed.blamed, diagnosed.mismatch
+
+
+DEPTH = L.InquireQueue(queue="Q1", names=("CURDEPTH",))
+
+
+def depth(n):
+    return L.Observation(attrs=(("CURDEPTH", n),))
+
+
+def test_curdepth_blames_the_depth_rule_only_as_far_as_uncommitted_puts_and_held_gets_reach():
+    """CORE-28 decides whether uncommitted puts count and held gets do not: relaxed, it moves the depth by
+    at most their number.  A depth higher than MQ's with nothing held, or lower by more than the
+    uncommitted puts, is not CORE-28's; within their reach it is."""
+    held = SETUP + [(put("a", "a1", "m1"), L.OK),
+                    (L.Get(conn="b", handle="b1", options=C.MQGMO_SYNCPOINT), msg("m1"))]
+    _, b = blamed(held + [(DEPTH, depth(1))])      # the held get counted
+    assert "CORE-28" in b.rules
+    plain = SETUP + [(put("a", "a1", "m1"), L.OK)]
+    pending = SETUP + [(put("a", "a1", "p", options=C.MQPMO_SYNCPOINT), L.OK)]
+    _, b = blamed(plain + [(DEPTH, depth(2))])     # one too many, nothing held or uncommitted
+    # no relaxation explains a message from nowhere: the depth rule is named, unconfirmed, for want of one
+    assert not b.confirmed and b.rules == ("CORE-28",)
+    _, b = blamed(pending + [(DEPTH, depth(3))])   # two too many: CORE-28 moves it by none upwards
+    assert not (b.confirmed and "CORE-28" in b.rules)
+    _, b = blamed(pending + [(DEPTH, depth(0))])   # the uncommitted put not counted
+    assert b.rules == ("CORE-28",) and b.confirmed
+
+
+def test_a_returned_expiry_blames_the_expired_message_rule_only_for_a_value_of_zero_or_less():
+    """EXP-06 says an expired message is never returned (Expiry after a get above zero): a positive Expiry
+    that differs from MQ's is the remaining time's rules' (EXP-02/03), never EXP-06's; with no time
+    on the queue there is nothing to decrement, so EXP-02 is not blamed either."""
+    timed = SETUP + [(L.Put(conn="a", handle="a1", body="t", md=L.MessageDescriptor(expiry=50)), L.OK)]
+    _, b = blamed(timed + [(L.Get(conn="b", handle="b1"), msg("t", expiry=70))])
+    assert "EXP-06" not in b.rules and "EXP-02" not in b.rules and "EXP-03" in b.rules
+    _, b = blamed(timed + [(L.AdvanceClock(tenths=10), L.OK), (L.Get(conn="b", handle="b1"), msg("t", expiry=50))])
+    assert "EXP-06" not in b.rules and {"EXP-02", "EXP-03"} <= set(b.rules)
+    _, b = blamed(timed + [(L.Get(conn="b", handle="b1"), msg("t", expiry=0))])
+    assert "EXP-06" in b.rules
+
+
+def test_a_get_that_selects_blames_the_selection_or_the_order_never_both():
+    """A message outside MsgId's selection came back: CORE-51 alone (no order among the selected returns it);
+    a selected message out of delivery order: the order among the selected (CORE-52), not CORE-51."""
+    ids = SETUP + [(L.Put(conn="a", handle="a1", body="one", md=L.MessageDescriptor(msg_id="id-1")), L.OK),
+                   (L.Put(conn="a", handle="a1", body="two", md=L.MessageDescriptor(msg_id="id-2")), L.OK),
+                   (L.Put(conn="a", handle="a1", body="three", md=L.MessageDescriptor(msg_id="id-2")), L.OK)]
+    pick = L.GetMatching(conn="b", handle="b1", match_options=C.MQMO_MATCH_MSG_ID, msg_id="id-2")
+    _, b = blamed(ids + [(pick, msg("one", msg_id="id-1"))])
+    assert b.rules == ("CORE-51",)
+    _, b = blamed(ids + [(pick, msg("three", msg_id="id-2"))])
+    assert "CORE-51" not in b.rules and "CORE-52" in b.rules
