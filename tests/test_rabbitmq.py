@@ -81,6 +81,24 @@ def test_what_amqp_cannot_express_is_left_out_not_failed(adapter):
     assert dict(kept.attrs) == {"MAXDEPTH": 5, "MSGDLVSQ": C.MQMDS_FIFO}
 
 
+def test_a_negative_priority_is_not_applicable_because_the_client_cannot_encode_it():
+    """CORE-09's reason, tried on the client: AMQP's priority is an unsigned octet, and pika refuses to encode
+    -2 (or anything past 255) before a broker sees it; 10 and 42 it encodes, so CORE-08 is run."""
+    import pika
+
+    assert "CORE-09" in RabbitMQAdapter.not_applicable and "CORE-08" not in RabbitMQAdapter.not_applicable
+    for refused in (-2, -5, 256):
+        with pytest.raises(Exception, match="ubyte|0 <= number <= 255"):
+            pika.BasicProperties(priority=refused).encode()
+    for taken in (10, 42, 255):
+        assert pika.BasicProperties(priority=taken).encode()
+    # and the adapter leaves such a put out (not applicable), but sends one above 9
+    shim = RabbitMQAdapter.__new__(RabbitMQAdapter)
+    assert shim.encodable(L.MessageDescriptor(priority=-2)) is False
+    assert shim.encodable(L.MessageDescriptor(priority=42)) is True
+    assert shim.encodable(L.MessageDescriptor(priority=256)) is False
+
+
 def test_uncommitted_puts_missing_from_depth_are_reported_as_core_28(adapter):
     """RabbitMQ's queue depth leaves out uncommitted publishes; MQ's CURDEPTH counts them."""
     from conformance.session import NonConformance, Session

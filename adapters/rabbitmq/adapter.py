@@ -110,6 +110,10 @@ class RabbitMQAdapter(BrokerShim):
     default_port = 5672
     expiry_tolerance = 3
     can_browse = False
+    def encodable(self, md: L.MessageDescriptor) -> bool:
+        """AMQP's priority is an unsigned octet: pika refuses to encode one below 0 or above 255."""
+        return super().encodable(md) and md.priority <= 255
+
     not_applicable = {
         "CORE-09": "a negative priority cannot be encoded in AMQP (priority is an unsigned octet)",
         "CORE-17": "no browse in AMQP 0-9-1 (a basic.get with requeue marks the message redelivered)",
