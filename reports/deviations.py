@@ -15,7 +15,9 @@ A deviation describes a behaviour, not a rule: it matches a failure only when th
 failure is blamed on its rule *and* shows its signature: the operation at the
 breaking step, the fields that differ, and optionally values of what the system
 answered and of what MQ gives (``[deviation.match]``: ``op``, ``fields``,
-``observed``, ``expected``, ``lower``, ``higher``, ``history``).  An entry with a
+``observed``, ``expected``, ``lower``, ``higher``, ``history``).  An operation in
+``op`` or ``history`` may carry option flags that must be set or not:
+``Put+MQPMO_SYNCPOINT`` (a put under syncpoint), ``Put-MQPMO_SYNCPOINT``.  An entry with a
 counterexample takes the operation and the fields from it unless ``match`` says
 otherwise; the counterexample must still depart, at its own step, from the rule
 the entry names (the model is checked, not the system), or the entry is *stale*.
@@ -36,6 +38,7 @@ failure of any other rule or adapter.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -122,9 +125,8 @@ class Signature:
     def why_not(self, failure) -> str | None:
         """Why ``failure``'s departure is not this one (None: it is)."""
         mm = failure.mismatch
-        op = type(mm.op).__name__
-        if self.ops and op not in self.ops:
-            return f"the breaking step is {op}, not {' or '.join(self.ops)}"
+        if self.ops and not any(op_matches(spec, mm.op) for spec in self.ops):
+            return f"the breaking step is {type(mm.op).__name__}, not {' or '.join(self.ops)}"
         if self.fields and set(mm.fields) != set(self.fields):
             return f"the differing fields are {', '.join(mm.fields) or 'none'}, not {', '.join(self.fields)}"
         for path, want in self.observed:
@@ -141,8 +143,8 @@ class Signature:
                 if not isinstance(got, int) or not any(isinstance(w, int) and (got < w if below else got > w)
                                                         for w in allowed):
                     return f"{path} is not {'lower' if below else 'higher'} than MQ's"
-        ops = {type(s.op).__name__ for s in failure.steps[:mm.index + 1]}
-        missing = [t for t in self.history if t not in ops]
+        earlier = [s.op for s in failure.steps[:mm.index + 1]]
+        missing = [t for t in self.history if not any(op_matches(t, op) for op in earlier)]
         if missing:
             return f"the history holds no {', '.join(missing)}"
         return None
@@ -246,6 +248,34 @@ def load_deviations(path: str | Path) -> tuple[KnownDeviation, ...]:
     return tuple(out)
 
 
+_OP_SPEC = re.compile(r"^([A-Za-z0-9]+)((?:[+-]MQ[A-Z0-9_]+)*)$")
+
+
+def _flags(spec: str) -> tuple[str, list[tuple[str, int]]]:
+    """An operation spec ``Type``, ``Type+MQXXX_FLAG`` (the flag set), ``Type-MQXXX_FLAG`` (not set), parsed."""
+    from reference_model import mqconst as C
+
+    found = _OP_SPEC.match(spec)
+    if found is None:
+        raise ValueError(f"{spec!r} is not an operation (Put, Get+MQGMO_SYNCPOINT, Put-MQPMO_SYNCPOINT)")
+    flags = []
+    for sign, name in re.findall(r"([+-])(MQ[A-Z0-9_]+)", found.group(2)):
+        value = getattr(C, name, None)
+        if not isinstance(value, int):
+            raise ValueError(f"{spec!r}: {name} is no MQ option the kit knows")
+        flags.append((sign, value))
+    return found.group(1), flags
+
+
+def op_matches(spec: str, op) -> bool:
+    """Whether ``op`` is the operation ``spec`` describes: its type, and each option flag set (``+``) or not (``-``)."""
+    name, flags = _flags(spec)
+    if type(op).__name__ != name:
+        return False
+    options = getattr(op, "options", 0) or 0
+    return all(bool(options & value) == (sign == "+") for sign, value in flags)
+
+
 def _signature(entry: dict, example: Path | None, origin: str) -> tuple[Signature, str]:
     """The entry's signature (its ``match``, the rest from its counterexample), and why the counterexample no
     longer shows the departure ("" where it does, or there is none)."""
@@ -253,6 +283,11 @@ def _signature(entry: dict, example: Path | None, origin: str) -> tuple[Signatur
 
     match = entry.get("match") or {}
     ops, fields, stale = tuple(match.get("op", ())), tuple(match.get("fields", ())), ""
+    for spec in ops + tuple(match.get("history", ())):
+        try:
+            _flags(spec)
+        except ValueError as exc:
+            raise ReportInputError(f"{origin}: match: {exc}") from None
     if example is not None:
         try:
             failure = load_failure(example)

@@ -44,6 +44,17 @@ def test_a_signature_names_what_differs_about_a_failure_of_another_shape():
     assert "not higher" in Signature(higher=("message.priority",)).why_not(ORDER)
 
 
+def test_a_signature_tells_operations_apart_by_their_options():
+    """Two causes of one rule's departure on one system (puts under syncpoint not counted, or a limit applied
+    late to puts outside it) are two behaviours: an operation in a signature may say which option flags
+    its call had, at the breaking step and earlier in the history."""
+    assert Signature(ops=("Put-MQPMO_SYNCPOINT",)).why_not(FULL) is None
+    assert "not Put+MQPMO_SYNCPOINT" in Signature(ops=("Put+MQPMO_SYNCPOINT",)).why_not(FULL)
+    assert Signature(ops=("Put+MQPMO_NO_SYNCPOINT",)).why_not(FULL) is None
+    assert Signature(history=("Open+MQOO_OUTPUT+MQOO_INQUIRE",)).why_not(FULL) is None
+    assert "no Open+MQOO_INPUT_SHARED" in Signature(history=("Open+MQOO_INPUT_SHARED",)).why_not(FULL)
+
+
 @pytest.fixture
 def runs(tmp_path):
     """A run of the simulated queue manager with a priority fault, and a replay file of its failure."""
@@ -105,6 +116,8 @@ def test_a_deviation_whose_counterexample_no_longer_shows_it_is_stale(runs, tmp_
     ('observed = { "rc" = [1] }', "is not of type"),
     ('op = []', "should be non-empty"),
     ('colour = "red"', "Additional properties"),
+    ('op = ["Put+MQPMO_NO_SUCH_FLAG"]', "MQPMO_NO_SUCH_FLAG is no MQ option"),
+    ('history = ["Put with syncpoint"]', "is not an operation"),
 ])
 def test_a_bad_signature_is_one_line_and_nothing_is_written(runs, tmp_path, match, message):
     bad, data = runs
