@@ -55,8 +55,8 @@ class HandlerState:
     #: any pass: another message such a rule then leaves alone is what counting tries per rule does
     #: (DLQ-02).  Two are enough to tell whether a rule acted on a message other than any given one.
     acted: tuple[tuple[int, str], ...] = ()
-    #: MsgIds whose tries the handler had counted when it was restarted: only for them does its fresh
-    #: memory (DLQ-30) decide anything.
+    #: MsgIds whose tries the handler had counted, or that its passes had reached, when it was restarted:
+    #: only for them does its fresh memory (DLQ-30) decide anything.
     forgotten: tuple[str, ...] = ()
     #: Has made a pass since it (re)started.  Before that every message is reached by the pass's
     #: first browse: neither a rescan (DLQ-18) nor the cursor (DLQ-17) decides whether it is.
@@ -253,8 +253,12 @@ def change_table(state: ModelState, op: L.ChangeDlqTable) -> list[Branch]:
 @handles(L.RestartDlqHandler)
 def restart_handler(state: ModelState, op: L.RestartDlqHandler) -> list[Branch]:
     h = _handler(state, op.handler)
+    # what its fresh memory (DLQ-30) can decide: the tries it had counted, and the messages its passes had
+    # reached (one it left alone, it considers again)
+    reached = tuple(m.md.msg_id for m in state.queues[h.input_q].messages) \
+        if h.scanned and h.input_q in state.queues else ()
     return _start(state, op.handler, h.table_file, ("DLQ-10", "DLQ-30"), restart=True,
-                  forgotten=tuple(mid for mid, n in h.attempts if n))
+                  forgotten=tuple(dict.fromkeys([mid for mid, n in h.attempts if n] + list(reached))))
 
 
 def _visible(state: ModelState, queue: str) -> list[ModelMessage]:
@@ -312,7 +316,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
             shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
             restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
             again = tuple(r for r in primary if r in ("DLQ-01", "DLQ-03", "DLQ-04"))
-            field_rules[f"{key}={KEPT}"] = tuple(dict.fromkeys(pending + again + restarted + shared + reach
+            field_rules[f"{key}=={KEPT}"] = tuple(dict.fromkeys(pending + again + restarted + shared + reach
                                                                + primary))
         if index is not None and (index, mid) not in handler.acted \
                 and sum(i == index for i, _ in handler.acted) < 2:

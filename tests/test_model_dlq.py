@@ -343,7 +343,7 @@ def test_a_rule_passed_over_by_a_wildcard_alone_names_the_wildcard_rule():
 
 def test_a_restart_names_its_fresh_memory_only_for_messages_it_had_tried():
     """DLQ-30 (a restarted handler forgets its tries) explains a message kept where MQ acts on it only when
-    the handler had tried that message before the restart."""
+    the handler had tried that message, or reached it, before the restart."""
     s = Dlq()
     s.do(L.AlterQueue(queue="A", attrs={"PUT": C.MQQA_PUT_INHIBITED}))
     s.start("RETRYINT(1)\nDESTQ(A) ACTION(FWD) FWDQ(A) RETRY(1)\nACTION(IGNORE)\n")
@@ -354,8 +354,8 @@ def test_a_restart_names_its_fresh_memory_only_for_messages_it_had_tried():
     assert s.state.dlq_handlers["H1"].forgotten == ("M1",)   # M2 came after: nothing of it was forgotten
     (branch,) = s.branches(L.RunDlqHandler(handler="H1"))
     assert dict(branch.observation.attrs)["M1"] == dict(branch.observation.attrs)["M2"] == "backed-out"
-    assert "DLQ-30" in branch.field_rules["attrs.M1=kept"]
-    assert "DLQ-30" not in branch.field_rules["attrs.M2=kept"]
+    assert "DLQ-30" in branch.field_rules["attrs.M1==kept"]
+    assert "DLQ-30" not in branch.field_rules["attrs.M2==kept"]
 
 
 def test_a_message_discarded_by_a_rule_its_wildcard_should_have_passed_over_names_the_wildcard_rule():
