@@ -165,6 +165,20 @@ def choose_rule(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | No
     return None, rules + ("DLQ-06",), missed + ("DLQ-06",)
 
 
+def _matching(h: HandlerState, index: int | None) -> tuple[str, ...]:
+    """The rules by which table rule ``index`` matched a message (a system that left the message alone may not
+    have matched it): its keywords compared with their fields (DLQ-41), string patterns padded (DLQ-37),
+    wildcards (DLQ-38), or no pattern at all matching every message (DLQ-08)."""
+    if index is None or h.table is None:
+        return ()
+    rule = h.table.rules[index]
+    given = [(k, v) for k, v in rule.patterns if v is not None]
+    if not given:
+        return ("DLQ-08",)
+    strings = [v for k, v in given if k in T.STRING_PATTERNS]
+    return ("DLQ-41",) + (("DLQ-37",) if strings else ()) + (("DLQ-38",) if any(_wild(v) for _, v in given) else ())
+
+
 def _order_decides(table: T.RulesTable, index: int, fields: dict) -> tuple[str, ...]:
     """DLQ-01 when a later rule matches too and would act otherwise: the table's order decided."""
     rule = table.rules[index]
@@ -317,7 +331,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
             restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
             again = tuple(r for r in primary if r in ("DLQ-01", "DLQ-03", "DLQ-04"))
             field_rules[f"{key}=={KEPT}"] = tuple(dict.fromkeys(pending + again + restarted + shared + reach
-                                                               + primary))
+                                                               + _matching(o.handler, index) + primary))
         if index is not None and (index, mid) not in handler.acted \
                 and sum(i == index for i, _ in handler.acted) < 2:
             handler = attrs.evolve(handler, acted=handler.acted + ((index, mid),))
