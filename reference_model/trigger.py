@@ -386,8 +386,14 @@ def end_of_unit_of_work(s: ModelState, conn: str, commit: bool) -> tuple[str, ..
     c = s.conn(conn)
     for initq, tm, ttype, why in c.pending_triggers:
         if commit or ttype in (C.MQTT_FIRST, C.MQTT_DEPTH):
-            deliver(s, initq, tm, ("TRIG-15",) + why)   # held for the unit of work, caused by the put
+            deliver(s, initq, tm, why + ("TRIG-15",))   # caused by the put, held for the unit of work
     rules = ("TRIG-15",) if c.pending_triggers else ()
+    for _initq, tm, ttype, _why in c.pending_triggers:
+        q = s.queues.get(tm.q_name)
+        if (commit or ttype in (C.MQTT_FIRST, C.MQTT_DEPTH)) and q is not None and ("TRIG-15",) in q.trigger_notes:
+            # delivered: a trigger message seen from now on is not one shown before its unit of work ended
+            # (one the backout discarded is still TRIG-15's to explain)
+            s.queue(tm.q_name).trigger_notes = tuple(n for n in q.trigger_notes if n != ("TRIG-15",))
     c.pending_triggers = []
     return rules
 
