@@ -1138,7 +1138,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
             # first delivery shows.
             # (in the order its history gives them: a count kept from before a restart leads with its survival)
             "message.backout_count": tuple(dict.fromkeys(
-                tuple(r for r in chosen.provenance if r in ("SYNC-19", "CORE-45", "CORE-15"))
+                tuple(r for r in ("SYNC-19", "CORE-45", "CORE-46", "CORE-15") if r in chosen.provenance)
                 + (("CORE-15", "CORE-17") if chosen.backout_count else ("CORE-12", "CORE-17")))),
 
             "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO

@@ -98,7 +98,9 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
     default_port = 61616
     not_applicable = {
         "CORE-21": "no browse locks in JMS",
-        "CORE-24": "no open-handle counts for JMS clients",
+        "CORE-24": "an MQOPEN has no JMS counterpart the broker counts: the adapter makes a consumer only for a "
+                   "get and a producer only for a put, so ActiveMQ's consumer and producer counts are not "
+                   "counts of open handles",
         "CORE-27": "no per-destination message-count limit (ActiveMQ limits memory and store size)",
         "CORE-34": "JMS has no get or send options to combine wrongly",
         "CORE-36": "a JMS consumer's session (transacted or not) is chosen before the message, and so its "

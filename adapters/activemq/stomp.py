@@ -151,7 +151,8 @@ class ActiveMQAdapter(ActiveMQShim):
     not_applicable = {
         "CORE-21": "no browse locks in STOMP",
         "CORE-27": "no per-destination message-count limit (ActiveMQ limits memory and store size)",
-        "CORE-24": "no open-handle counts for STOMP clients",
+        "CORE-24": "an MQOPEN has no STOMP counterpart the broker counts: the adapter subscribes only for a "
+                   "get, so ActiveMQ's consumer counts are not counts of open handles",
         "CORE-34": "STOMP has no get or send options to combine wrongly",
         "CORE-38": "STOMP has no wait interval to give wrongly",
         "EXP-15": "no browse locks in STOMP",
