@@ -55,6 +55,8 @@ ENDINGS_ONLY = frozenset({"CORE-29", "CORE-30", "CORE-31"})
 ORDER_RULES = ("CORE-04", "CORE-05", "CORE-06")
 #: Rules that decide a count a message carries (BackoutCount), never whether or which message comes back.
 COUNT_ONLY = frozenset({"CORE-12", "CORE-17"})
+#: How MQ discards an expired message and reports it: never that a get returns it (EXP-06 says that).
+DISCARD_ONLY = frozenset({"EXP-04", "EXP-05", "EXP-08", "EXP-12", "EXP-13"})
 #: How an application's put placed a message: never why it should have left the queue.
 PLAIN_PUT = frozenset({"CORE-01", "CORE-02"})
 #: Rules tried alone, and pairs among the first of them, at most (each a walk of the model over the history).
@@ -139,6 +141,13 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
     if field in ("message", "message.body", "rc"):
         named = tuple(r for r in named if r not in COUNT_ONLY)
         body = observed.message.body if observed.message is not None else None
+        why_gone = (*branch.state.removed.get(body, ()), *branch.excluded.get(body, ())) if body is not None else ()
+        if "EXP-04" in why_gone or "EXP-06" in why_gone:
+            # an expired message came back: that it is never returned (EXP-06) is broken, not how MQ discards
+            # it and reports it (those decide what happens to it, never that a get returns it)
+            # (besides, what else hid it there: a browse lock, a transmission queue), never how it was put
+            named = tuple(dict.fromkeys(("EXP-06",) + tuple(r for r in named if r in why_gone and r not in DISCARD_ONLY
+                                                            and r not in PLAIN_PUT)))
         if body is not None and body in branch.state.removed and body not in branch.excluded:
             # a message that had left the queue came back: what removed it is broken, not the plain put
             # that once placed it there (its provenance, which the checker names along)
