@@ -1151,10 +1151,13 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
             "EXP-03", "EXP-02", "EXP-06") + (("EXP-14",) if chosen.backout_count else ())
         # how long the message has been on the queue: no time, nothing to decrement (EXP-02)
         field_rules["message.expiry:age"] = state.clock - chosen.put_time
-        field_rules["message.xmit_header"] = ("EXP-20", "EXP-22", "EXP-21")
+        # (EXP-21, which Expiry decides a discard, says whether the message comes back, not what its header holds)
+        field_rules["message.xmit_header"] = ("EXP-20", "EXP-22")
         for name, deciders in chosen.decided:
+            # a field whoever put the message decided (a DLQ handler's context, a remote put's expiry): those
+            # rules, and the field's own where it has any; which message it is (identity) decides nothing in it
             field = f"message.{name}"
-            field_rules[field] = tuple(dict.fromkeys(deciders + field_rules.get(field, identity)))
+            field_rules[field] = tuple(dict.fromkeys(deciders + field_rules.get(field, ())))
         return field_rules
 
     return Branch(observation=L.Observation(message=returned), state=s,
