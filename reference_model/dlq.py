@@ -165,6 +165,22 @@ def choose_rule(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | No
     return None, rules + ("DLQ-06",), missed + ("DLQ-06",)
 
 
+def _not_matching(table: T.RulesTable, fields: dict, upto: int | None) -> tuple[str, ...]:
+    """How the rules before ``upto`` (all, for None) that do not match ``fields`` fail to: a keyword compared
+    with its field (DLQ-41), a string pattern padded (DLQ-37), a wildcard (DLQ-38)."""
+    out: list[str] = []
+    for rule in table.rules[:len(table.rules) if upto is None else upto]:
+        unmatched = _unmatched(rule, fields)
+        if not unmatched:
+            continue
+        out.append("DLQ-41")
+        if any(k in T.STRING_PATTERNS for k, _ in unmatched):
+            out.append("DLQ-37")
+        if any(k in T.STRING_PATTERNS and _wild(v) for k, v in unmatched):
+            out.append("DLQ-38")
+    return tuple(dict.fromkeys(out))
+
+
 def _matching(h: HandlerState, index: int | None) -> tuple[str, ...]:
     """The rules by which table rule ``index`` matched a message (a system that left the message alone may not
     have matched it): its keywords compared with their fields (DLQ-41), string patterns padded (DLQ-37),
@@ -347,12 +363,14 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     index, rules, decisive = _choice(h.table, m, tries)
     if index is None or h.table.rules[index].action == "IGNORE":
         out = settle(o.state, h, KEPT, rules + ("DLQ-16",), busy=False, primary=decisive)
-        if index is not None and "DLQ-38" in decisive:
-            # Acted on where the IGNORE it reached keeps it, when an earlier rule that acts was passed
-            # over only because of a wildcard: a system that acted most likely matched that rule (DLQ-38).
-            lead = tuple(dict.fromkeys(("DLQ-38",) + out.field_rules[key]))
-            acted = (DISCARDED, BACKED_OUT, *(f"put:{q}" for q in o.state.queues))
-            out.field_rules = {**out.field_rules, **{f"{key}={fate}": lead for fate in acted}}   # out is new
+        # Acted on where MQ leaves it: what kept it (an IGNORE reached, no rule with tries left), or a rule
+        # before that the handler should not have matched (how its patterns compare: DLQ-41, 37, 38).
+        # (a wildcard that kept an earlier rule from matching leads: a system that acted most likely matched it)
+        pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
+        missed = ("DLQ-38",) if "DLQ-38" in decisive else ()
+        instead = tuple(dict.fromkeys(pending + missed + decisive + _not_matching(h.table, message_fields(m), index)))
+        acted = (DISCARDED, BACKED_OUT, *(f"put:{q}" for q in o.state.queues))
+        out.field_rules = {**out.field_rules, **{f"{key}=={fate}": instead for fate in acted}}   # out is new
         return [out]
     rule = h.table.rules[index]
     fields = message_fields(m)
