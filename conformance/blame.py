@@ -287,11 +287,14 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # ended one the other way explains any later step that shows it
     endings = [rule for op, _ in pairs[:-1] for rule, (kind, other) in OTHER_END.items()
                if isinstance(op, kind) and other(op) is not None and rule in ENDINGS_ONLY]
+    # A rule the run set aside only because an earlier departure mentioned it (not found broken) may well be
+    # what this one breaks: it is tried like any other, no longer set aside while it is (a rule found broken
+    # is not: a history it alone explained would have been known).
     tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *_deciding(pairs, platform, expiry_tolerance, set_aside),
-                                       *endings]) if r not in set_aside]
+                                       *endings]) if r not in known_by]
     alone: list[tuple[int, int, str]] = []
     for n, rule in enumerate(tried):
-        at = follows(pairs, platform, frozenset({rule}), expiry_tolerance, set_aside)
+        at = follows(pairs, platform, frozenset({rule}), expiry_tolerance, set_aside - {rule})
         if at is not None and at >= 0:
             alone.append((at, n, rule))
     if alone:
@@ -299,7 +302,7 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     else:
         together: list[tuple[int, int, tuple[str, ...]]] = []
         for n, pair in enumerate(itertools.combinations(tried[:MAX_PAIR_RULES], 2)):
-            at = follows(pairs, platform, frozenset(pair), expiry_tolerance, set_aside)
+            at = follows(pairs, platform, frozenset(pair), expiry_tolerance, set_aside - set(pair))
             if at is not None and at >= 0:
                 together.append((at, n, pair))
         if not together:

@@ -268,3 +268,16 @@ def test_a_get_that_selects_blames_the_selection_or_the_order_never_both():
     assert b.rules == ("CORE-51",)
     _, b = blamed(ids + [(pick, msg("three", msg_id="id-2"))])
     assert "CORE-51" not in b.rules and "CORE-52" in b.rules
+
+
+def test_a_rule_set_aside_only_because_it_was_mentioned_can_still_be_blamed():
+    """A keep-going run sets aside every rule a departure named, broken or only mentioned.  A later departure
+    that breaks one of the merely mentioned ones is blamed on it (an expired message returned: EXP-06), not
+    on a rule it mentions beside (EXP-04, which says how MQ discards it); one found broken makes it known."""
+    history = SETUP + [(L.Put(conn="a", handle="a1", body="old", md=L.MessageDescriptor(expiry=5)), L.OK),
+                       (L.AdvanceClock(tenths=10), L.OK), (L.Get(conn="b", handle="b1"), msg("old", expiry=1))]
+    mm = check_history(D, history)[-1].mismatch
+    aside = frozenset({"EXP-06", "EXP-02", "EXP-03"})
+    b = blame(history, mm, D, set_aside=aside, known_by=frozenset({"EXP-02"}))
+    assert b.rules == ("EXP-06",) and b.confirmed and not b.known, b
+    assert blame(history, mm, D, set_aside=aside, known_by=frozenset({"EXP-06"})).known
