@@ -143,6 +143,10 @@ class Outcome:
     counts: dict
     expected: dict
     eliminated: dict
+    #: Every candidate was dropped (or there was none): MQ fails each put, and ``eliminated`` says why each went.
+    nowhere: bool = False
+    #: The candidates the algorithm started from (destination keys).
+    candidates: tuple = ()
 
 
 def simulate(scenario: Scenario, messages: int) -> Outcome:
@@ -150,6 +154,11 @@ def simulate(scenario: Scenario, messages: int) -> Outcome:
     history = W.WorkloadHistory()
     counts: Counter = Counter()
     first = W.choose(scenario.cluster, scenario.message, history)
+    start = next((keys for step, keys in first.trace if step == "start"), ())
+    if not first.allowed:
+        # no eligible destination: MQ fails the put (the workload topic names no reason code for it)
+        return Outcome(messages=messages, counts={}, expected={}, eliminated=dict(first.eliminated), nowhere=True,
+                       candidates=tuple(start))
     for _ in range(messages):
         choice = W.choose(scenario.cluster, scenario.message, history)
         pick = sorted(choice.allowed)[0]
@@ -158,7 +167,7 @@ def simulate(scenario: Scenario, messages: int) -> Outcome:
     return Outcome(messages=messages, counts=dict(counts),
                    expected=W.expected_shares(scenario.cluster, scenario.message)
                    if len(first.finalists) > 1 else {k: 1.0 for k in first.allowed},
-                   eliminated={k: v for k, v in first.eliminated.items() if v != "CLWL-12"})
+                   eliminated={k: v for k, v in first.eliminated.items() if v != "CLWL-12"}, candidates=tuple(start))
 
 
 def rows(outcome: Outcome) -> list[list]:

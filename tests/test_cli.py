@@ -5,11 +5,14 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from conformance import cli
 from reference_model.rules import RULES
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_cli(*argv):
@@ -179,6 +182,31 @@ def test_cluster_simulator_example_and_plot(tmp_path):
     assert lines["QM3/SALES.QM3"][1:3] == ["25.0%", "24.6%"]
     assert lines["QM4/SALES.QM4"][-1] == "CLWL-05" and lines["QM5/SALES.QM5"][-1] == "CLWL-01"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("change, needle", [
+    ("channel", "no instance of it is reachable"),
+    ("instance", "no instance of it is reachable"),
+    ("disabled", "every candidate was dropped"),
+])
+def test_cluster_simulator_says_why_there_is_no_destination(tmp_path, change, needle):
+    """The example without its channels, without its instances, or with every instance PUT(DISABLED): no eligible
+    destination, the answer an administrator runs the what-if for, with why each candidate was dropped."""
+    import re
+
+    blocks = re.split(r"(?m)^(?=\[\[)", (ROOT / "docs" / "cluster-example.toml").read_text())
+    if change == "disabled":
+        text = "".join(b.replace("put_enabled = false", "") + ("put_enabled = false\n" if b.startswith("[[instance]]")
+                                                               else "") for b in blocks)
+    else:
+        text = "".join(b for b in blocks if not b.startswith(f"[[{change}]]"))
+    f = tmp_path / "c.toml"
+    f.write_text(text)
+    code, out = run_cli("cluster", "simulate", str(f), "--messages", "10", "--plot", str(tmp_path / "p.png"))
+    assert code == 0 and needle in out and "MQ fails every put" in out, out
+    assert "internal error" not in out and not (tmp_path / "p.png").exists()
+    if change == "disabled":
+        assert out.count("CLWL-01") == 4   # each of the four instances, dropped at step 1
 
 
 def test_cluster_simulator_puts_naming_a_queue_manager_through_aliases(tmp_path):

@@ -42,6 +42,21 @@ def cmd_cluster(args, out) -> int:
     if why:
         raise UsageError(f"--plot {why}")
     outcome = WI.simulate(scenario, args.messages)
+    target = scenario.message.qmgr or scenario.message.queue
+    if outcome.nowhere:
+        # the answer an administrator runs the what-if for: nowhere to go, and why each candidate was dropped
+        if not outcome.candidates:
+            out.write(f"No destination for {target} from {scenario.cluster.local}: no instance of it is reachable "
+                      "(no [[instance]] hosts it, or no cluster channel leads to the queue managers that do); "
+                      "MQ fails every put\n")
+        else:
+            out.write(f"No eligible destination for {target} from {scenario.cluster.local}: every candidate was "
+                      "dropped, so MQ fails every put (the workload-management topic names no reason code)\n")
+            out.write(tabulate([[k, outcome.eliminated.get(k, "")] for k in outcome.candidates],
+                               headers=["candidate", "dropped at"]) + "\n")
+        if args.plot:
+            out.write(f"No plot: there are no shares to draw ({args.plot} not written)\n")
+        return EXIT_OK
     out.write(f"{args.messages} messages to {scenario.message.queue} from {scenario.cluster.local}\n")
     out.write(tabulate(WI.rows(outcome), headers=["destination", "expected share", "simulated share",
                                                     "messages", "eliminated at"]) + "\n")
