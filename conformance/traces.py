@@ -62,6 +62,8 @@ def load(path: Path) -> list[TraceStep]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise TraceFileError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise TraceFileError(f"{path}: not UTF-8 text: a trace is JSON lines (MQCONFORM_TRACE=FILE writes one)") from None
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -73,6 +75,9 @@ def load(path: Path) -> list[TraceStep]:
             rows.append(dict(row, op=L.from_json(row["op"]), observed=L.from_json(row["observed"])))
         except ValueError as exc:
             raise TraceFileError(f"{path}: line {number} is not a step of a trace of the kit ({exc})") from None
+    if not rows:
+        # two empty files are not two runs that went alike: there is nothing to compare
+        raise TraceFileError(f"{path}: holds no step of a trace (MQCONFORM_TRACE=FILE writes one as a run goes)")
     return steps(rows)
 
 

@@ -74,3 +74,20 @@ def test_a_file_that_is_not_a_trace_is_one_line_and_exit_2(tmp_path, capsys):
         code, out = run_cli("compare-traces", *map(str, args))
         err = capsys.readouterr().err
         assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_a_binary_or_empty_trace_is_one_line_and_exit_2_never_the_same(tmp_path, capsys):
+    """A binary file is not UTF-8 text (it was an internal error); two empty files are not two runs that went
+    alike (they were called "the same", exit 0): nothing was compared."""
+    binary = tmp_path / "bin.jsonl"
+    binary.write_bytes(bytes(range(256)))
+    empty, blank = tmp_path / "empty.jsonl", tmp_path / "blank.jsonl"
+    empty.write_text("")
+    blank.write_text("\n  \n")
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps(row(L.Connect(conn="a"))) + "\n")
+    for args, needle in (((binary, good), "not UTF-8 text"), ((empty, blank), "holds no step"),
+                         ((good, empty), "holds no step")):
+        code, out = run_cli("compare-traces", *map(str, args))
+        err = capsys.readouterr().err
+        assert code == 2 and out == "" and needle in err and err.count("\n") == 1 and "internal error" not in err, err
