@@ -456,3 +456,17 @@ def test_a_replay_passes_through_the_departures_its_run_had_set_aside(tmp_path):
     bare.write_text(json.dumps(data))
     code, out = run_cli("replay", str(bare))
     assert code == 1 and "Departs, but not as recorded: at step 7" in out, out
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--faults", "dlq-retry-ignored", "--area", "core"], "dlq-retry-ignored (dlq): not in the areas run (core)"),
+    (["--area", "core,,expiry"], "an empty area name"),
+    (["--area", ",core"], "an empty area name"),
+])
+def test_run_refuses_a_fault_it_would_not_run_and_an_empty_area_name(argv, needle, tmp_path):
+    """A fault injected into an area the run leaves out used to give a conformant run with no word of it;
+    an empty area between commas was accepted.  Both are one line and exit 2, before anything runs."""
+    code, out, err = run_process("run", "--adapter", "simulated", *argv, "--examples", "1",
+                                 "--results", str(tmp_path / "r"))
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "r").exists()

@@ -66,6 +66,7 @@ def add_parsers(sub) -> None:
 def cmd_run(args, out) -> int:
     areas = _areas(args.area)
     options = _adapter_options(args)
+    _faults_in_areas(options.get("faults"), areas)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     results = _results_dir(args.results)
     adapter = create_adapter(args.adapter, options)
@@ -99,6 +100,22 @@ def cmd_run(args, out) -> int:
         keep_artifacts(adapter, results)
     return finish(record, results, out, lambda failure, path: (
         f"\n{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}\n"))
+
+
+def _faults_in_areas(faults: str | None, areas: list[str]) -> None:
+    """A fault injected into an area the run leaves out could not show: refused, not a silent conformant run."""
+    if not faults:
+        return
+    from adapters.simulated.faults import FAULTS, parse_faults
+
+    try:
+        names = parse_faults(faults)
+    except ValueError:
+        return   # the simulated adapter names the unknown fault
+    outside = [f"{n} ({FAULTS[n].area})" for n in names if FAULTS[n].area not in areas]
+    if outside:
+        raise UsageError(f"--faults {', '.join(outside)}: not in the areas run ({', '.join(areas)}); "
+                         "add the fault's area to --area, or leave --area out")
 
 
 def finish(record: RunRecord, results: Path, out, shown) -> int:

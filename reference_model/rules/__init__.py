@@ -114,9 +114,12 @@ def parse_areas(text: str | None) -> list[str]:
     known = RULES.areas()
     if text is None:
         return known
-    areas = [a.strip() for a in text.split(",") if a.strip()]
-    if not areas:
+    areas = [a.strip() for a in text.split(",")]
+    if not any(areas):
         raise ValueError(f"no area named (known: {', '.join(known)})")
+    if not all(areas):
+        raise ValueError(f"an empty area name in {text!r} (areas are separated by single commas; known: "
+                         f"{', '.join(known)})")
     for a in areas:
         if a not in known:
             raise ValueError(f"unknown area {a!r} (known: {', '.join(known)})")
