@@ -29,6 +29,11 @@ _PERSISTENCE = {C.MQPER_NOT_PERSISTENT: "MQPER_NOT_PERSISTENT", C.MQPER_PERSISTE
                 C.MQPER_PERSISTENCE_AS_Q_DEF: "MQPER_PERSISTENCE_AS_Q_DEF"}
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun`` agreeing: "1 rule", "2 rules", "1 departure"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def flags(value: int, table: list[tuple[int, str]]) -> str:
     """Option bits by their MQI names: ``MQGMO_SYNCPOINT+MQGMO_BROWSE_NEXT``."""
     names = [name for bit, name in table if value & bit]

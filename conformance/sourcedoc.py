@@ -11,6 +11,7 @@ from collections import defaultdict
 
 from reference_model.rules import AREAS, RULES, Rule
 from reference_model.sources import CATALOGUE, Source
+from conformance.render import counted
 
 
 def citing_rules() -> dict[str, list[tuple[Rule, str]]]:
@@ -41,7 +42,7 @@ def render(fmt: str) -> str:
         }, ensure_ascii=False) + "\n" for s in sources)
     if fmt == "markdown":
         return _markdown(sources, found)
-    return "".join(f"{s.key}\t{s.label}\t{s.versions}\t{len(found.get(s.key, []))} rules\n" for s in sources)
+    return "".join(f"{s.key}\t{s.label}\t{s.versions}\t{counted(len(found.get(s.key, [])), 'rule')}\n" for s in sources)
 
 
 def _markdown(sources: list[Source], found) -> str:

@@ -11,6 +11,7 @@ from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
 from reports.matrix import NOT_RUN, Column, Report
 from reports.plots import campaign_png, coverage_png, overview_png, shares_png
+from conformance.render import counted
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -131,7 +132,7 @@ def _column(report: Report, col: Column) -> list[str]:
     partly = col.partly_exercised(report.rules)
     if partly:
         out += ["<h3>Input classes never reached</h3>",
-                f"<p>{len(partly)} rules were checked and not broken (or deviated as known) without every kind "
+                f"<p>{counted(len(partly), 'rule')} {'was' if len(partly) == 1 else 'were'} checked and not broken (or deviated as known) without every kind "
                 "of input their text distinguishes: they are partly exercised, not passed.</p>",
                 _table([[esc(r.id), esc(cell.verdict), esc("; ".join(cell.unreached))] for r, cell in partly],
                        ["rule", "verdict", "input classes never reached"])]

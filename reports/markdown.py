@@ -10,6 +10,7 @@ from reports.common import (KIT, VERDICT_ORDER, claim_rows, deviation_rows, expe
                             failure_rows, replay_command, title, when)
 from reports.deviations import STALE
 from reports.matrix import NOT_RUN, Report
+from conformance.render import counted
 
 #: The matrix's symbol per verdict (the legend above it names them).
 SYMBOLS = {"pass": "✅ pass", "fail": "❌ FAIL", "known deviation": "⚠️ known", "not applicable": "➖ n/a",
@@ -95,7 +96,7 @@ def render_markdown(report: Report, generated: float) -> str:
         partly = col.partly_exercised(report.rules)
         if partly:
             out += ["### Input classes never reached", "",
-                    f"{len(partly)} rules were checked and not broken (or deviated as known) without every kind of "
+                    f"{counted(len(partly), 'rule')} {'was' if len(partly) == 1 else 'were'} checked and not broken (or deviated as known) without every kind of "
                     "input their text distinguishes: they are partly exercised, not passed.", "",
                     _table([[r.id, cell.verdict, "; ".join(cell.unreached)] for r, cell in partly],
                            ["rule", "verdict", "input classes never reached"]), ""]

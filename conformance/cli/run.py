@@ -19,7 +19,7 @@ from conformance.engine import (BY_SYSTEM, SHRINK_CASES, SHRINK_CASES_REALTIME, 
 from conformance.history import load_failure, save_failure, with_alternatives
 from conformance.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
 from conformance.regression import pytest_source, replay_on, same_departure
-from conformance.render import render_failure
+from conformance.render import counted, render_failure
 from conformance.results import PARTLY, PASS, RunRecord
 from conformance.session import STOP, HarnessError
 
@@ -91,7 +91,7 @@ def cmd_run(args, out) -> int:
     except Interrupted as stop:
         stop.record.write(results)
         out.write(f"\nInterrupted during {stop.record.interrupted[0]}: "
-                  f"{len(stop.record.failures)} departures found so far; results so far in {results}\n")
+                  f"{counted(len(stop.record.failures), 'departure')} found so far; results so far in {results}\n")
         return EXIT_INTERRUPTED
     finally:
         _on_signals(previous)
@@ -157,7 +157,7 @@ def _summary(record: RunRecord, out) -> None:
             headers=["rule", "verdict", "exercised", "summary (or why not applicable)"]) + "\n")
     partly = [(r["rule"], record.coverage.unreached(r["rule"])) for r in rows if r["verdict"] == PARTLY]
     if partly:
-        out.write(f"\n{len(partly)} rules partly exercised (checked, never broken, but not every input class "
+        out.write(f"\n{counted(len(partly), 'rule')} partly exercised (checked, never broken, but not every input class "
                   "reached: not a pass):\n")
         out.write(tabulate([[rule, "; ".join(names)] for rule, names in partly],
                            headers=["rule", "input classes never reached"]) + "\n")

@@ -8,6 +8,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from conformance.cli.common import EXIT_NONCONFORMANT, EXIT_OK, UsageError, _Parser, _positive
+from conformance.render import counted
 
 
 def add_parsers(sub) -> None:
@@ -81,7 +82,7 @@ def cmd_dlq(args, out) -> int:
             return EXIT_NONCONFORMANT
         if args.dlq_command == "check":
             out.write(f"{args.table}: valid: {'control data and ' if table.control != DT.T.ControlData() else ''}"
-                      f"{len(table.rules)} rule(s)\n")
+                      f"{counted(len(table.rules), 'rule')}\n")
             return EXIT_OK
         scenario = DT.load_messages(args.messages)
     except DT.MessagesFileError as exc:
