@@ -184,8 +184,11 @@ def render_failure(failure) -> str:
     lines.append(f"  observed: {observation_text(mm.observed)}")
     for allowed in mm.allowed:
         lines.append(f"  allowed:  {observation_text(allowed)}")
-    lines.append(f"  differing fields: {', '.join(mm.fields)}")
     closest = mm.allowed[0] if mm.allowed else None
+    # the fields judged, then those that differ only as they follow from them (another message: its priority)
+    along = [p for p in differences(closest, mm.observed) if p not in mm.fields and p != "cc"]
+    lines.append(f"  differing fields: {', '.join(mm.fields)}"
+                 + (f" (and, following from it, {', '.join(along)})" if along else ""))
     for path in dict.fromkeys([*mm.fields, *differences(closest, mm.observed)]):
         lines.append(f"    {path}: expected {field_text(closest, path)}, observed {field_text(mm.observed, path)}")
     return "\n".join(lines)
