@@ -149,3 +149,12 @@ def test_one_rule_may_show_several_behaviours_each_an_entry_of_its_own(runs, tmp
     known.write_text(_deviation(tmp_path, rule).read_text() * 2)
     code, _, err = run_cli("report", bad, "--known-deviations", known, "--out", tmp_path / "r.md")
     assert code == 2 and "is already deviation 1, with the same signature" in err
+
+
+def test_a_failure_text_names_the_fields_that_follow_from_the_judged_one():
+    """The low-priority message came first: message.body is judged, and its priority differs with it; the text
+    lists both, saying which is which, not "differing fields: message.body" alone."""
+    from conformance.render import render_failure
+
+    text = render_failure(ORDER)
+    assert "differing fields: message.body (and, following from it, message.priority)" in text, text
