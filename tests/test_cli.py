@@ -62,6 +62,17 @@ def test_faults_listing_takes_several_areas():
     assert code == 0 and {line.split("\t")[1] for line in out.splitlines()} == {"core", "dlq"}
 
 
+def test_faults_and_adapters_listings_in_json():
+    code, out = run_cli("faults", "--area", "dlq", "--format", "json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    from adapters.simulated.faults import FAULTS
+
+    assert code == 0 and {r["fault"] for r in rows} == {n for n, f in FAULTS.items() if f.area == "dlq"}
+    assert all(r["rules"] == list(FAULTS[r["fault"]].rules) and r["description"] for r in rows)
+    code, out = run_cli("adapters", "--format", "json")
+    assert code == 0 and {"reference", "simulated", "rabbitmq"} <= {json.loads(line)["adapter"] for line in out.splitlines()}
+
+
 def test_faults_and_adapters_listings():
     code, out = run_cli("faults", "--area", "core")
     assert code == 0 and len(out.splitlines()) >= 6

@@ -12,9 +12,11 @@ from reference_model.rules import RULES
 
 
 def add_parsers(sub) -> None:
-    sub.add_parser("adapters", help="list the adapters")
+    adapters = sub.add_parser("adapters", help="list the adapters")
+    adapters.add_argument("--format", choices=("text", "json"), default="text")
     faults = sub.add_parser("faults", help="list the simulated queue manager's faults")
     faults.add_argument("--area")
+    faults.add_argument("--format", choices=("text", "json"), default="text")
     rules = sub.add_parser("rules", help="list the rules: ID, area, IBM document and item, summary")
     rules.add_argument("--area")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -27,14 +29,22 @@ def cmd_adapters(args, out) -> int:
     for name in adapter_names():
         # the docstring's first paragraph, on one line
         summary = " ".join((adapter_class(name).__doc__ or "").strip().split("\n\n")[0].split())
-        out.write(f"{name}\t{summary}\n")
+        if args.format == "json":
+            out.write(json.dumps({"adapter": name, "summary": summary}, ensure_ascii=False) + "\n")
+        else:
+            out.write(f"{name}\t{summary}\n")
     return EXIT_OK
 
 
 def cmd_faults(args, out) -> int:
     areas = _areas(args.area)
     for f in FAULTS.values():
-        if f.area in areas:
+        if f.area not in areas:
+            continue
+        if args.format == "json":
+            out.write(json.dumps({"fault": f.name, "area": f.area, "rules": list(f.rules),
+                                  "description": f.description}, ensure_ascii=False) + "\n")
+        else:
             out.write(f"{f.name}\t{f.area}\t{f.description}\n")
     return EXIT_OK
 
