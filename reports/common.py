@@ -47,6 +47,10 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
          "recorded history breaks the rule (it passes once the rule alone is relaxed); rules only mentioned by "
          "a failure are not failed"),
     ]
+    if m.get("interrupted"):
+        rows.append(("INTERRUPTED", f"the run was stopped (Ctrl-C or a signal) during {', '.join(m['interrupted'])}: "
+                                    "the rules of those areas have no verdict (error), and the cases counted are "
+                                    "those run before the stop"))
     for err in m["errors"]:
         rows.append(("error", err))
     return rows

@@ -95,6 +95,8 @@ class Column:
             "started": min((r.meta.get("started") or 0 for r in self.runs), default=0),
             "ended": max((r.meta.get("ended") or 0 for r in self.runs), default=0),
             "errors": [r.meta["error"] for r in self.runs if r.meta.get("error")],
+            # areas a run was stopped in (Ctrl-C, a signal): their rules have "error", no verdict
+            "interrupted": sorted({a for r in self.runs for a in r.meta.get("interrupted") or []}, key=_area_key),
             "directories": [str(r.path) for r in self.runs],
         }
 

@@ -44,6 +44,13 @@ def test_an_interrupted_run_keeps_the_departure_it_found(tmp_path):
     assert run["interrupted"] == ["cluster", "trigger"] and run["status"] == "error"
 
     assert sorted(run["failures"]) == sorted(str(p.relative_to(results)) for p in replays)
+    # every report format says the run was interrupted, and where, beside its errors
+    for fmt in ("md", "html"):
+        code, text, err = run_cli("report", str(results), "--format", fmt, "--out", str(tmp_path / f"r.{fmt}"))
+        body = (tmp_path / f"r.{fmt}").read_text()
+        assert "INTERRUPTED" in body and "trigger, cluster" in body, (fmt, err)   # in the kit's order of areas
+    code, _, _ = run_cli("report", str(results), "--format", "json", "--out", str(tmp_path / "r.json"))
+    assert json.loads((tmp_path / "r.json").read_text())["columns"][0]["claim"]["interrupted"] == ["trigger", "cluster"]
 
 
 def test_two_runs_in_the_same_second_keep_two_result_directories(tmp_path, monkeypatch):
