@@ -113,7 +113,7 @@ class Failure:
         if why:
             raise ReplayFileError(f"{origin}: not a valid replay file: {why}")
         try:
-            return cls(
+            failure = cls(
                 area=data["area"],
                 adapter=data["adapter"],
                 adapter_options=dict(data.get("adapter_options") or {}),
@@ -126,6 +126,38 @@ class Failure:
             )
         except (KeyError, TypeError, L.LanguageError) as exc:
             raise ReplayFileError(f"{origin}: corrupt replay file ({exc})") from None
+        why = inconsistency(failure)
+        if why:
+            raise ReplayFileError(f"{origin}: the file contradicts itself: {why}")
+        return failure
+
+
+#: Areas whose rules a failure of an area may name besides its own: every area builds on the core calls, and
+#: messages expire in all of them.
+_AREAS_BESIDE = ("core", "expiry")
+
+
+def inconsistency(failure: Failure) -> str | None:
+    """Why ``failure`` cannot be what a run recorded (an edited label, step or answer), or None.  Checked before
+    any verdict is given on it: the failing step it records is the step of its history at that place, with the
+    answer recorded there, and every rule it names belongs to its area (or core, or expiry) and applies on its
+    platform."""
+    from reference_model.rules import RULES
+
+    mm = failure.mismatch
+    step = failure.steps[mm.index]
+    if step.op != mm.op:
+        return f"the failing step {mm.index + 1} of its history is not the operation its mismatch records"
+    if step.observed != mm.observed:
+        return f"the answer at its failing step {mm.index + 1} is not the one its mismatch records"
+    named = [*mm.rules, *mm.blamed]
+    foreign = [r for r in named if RULES[r].area not in (failure.area, *_AREAS_BESIDE)]
+    if foreign:
+        return f"it is labelled area {failure.area}, whose failures cannot break {foreign[0]} ({RULES[foreign[0]].area})"
+    elsewhere = [r for r in named if not RULES[r].applies_on(failure.platform)]
+    if elsewhere:
+        return f"it is labelled platform {failure.platform}, where {elsewhere[0]} does not apply"
+    return None
 
 
 def with_alternatives(failure: Failure, expiry_tolerance: int = 0,
@@ -224,7 +256,7 @@ def replay_problem(data: dict) -> str | None:
                if r not in RULES]
     if unknown:
         return f"unknown rule {unknown[0]}"
-    if data["mismatch"]["index"] > len(data["steps"]):
+    if data["mismatch"]["index"] >= len(data["steps"]):
         return f"the failing step {data['mismatch']['index']} is beyond its {len(data['steps'])} steps"
     late = [a["index"] for a in others if a["index"] >= data["mismatch"]["index"]]
     if late:

@@ -481,3 +481,32 @@ def test_run_refuses_a_fault_it_would_not_run_and_an_empty_area_name(argv, needl
                                  "--results", str(tmp_path / "r"))
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "r").exists()
+
+
+def _one_failure(tmp_path, fault, area, platform):
+    results = tmp_path / fault
+    code, out = run_cli("run", "--adapter", "simulated", "--faults", fault, "--area", area, "--seed", "7",
+                        "--keep-going", "0", "--adapter-opt", f"platform={platform}", "--results", str(results))
+    assert code == 1, out
+    return json.loads(next((results / "failures").glob("*.json")).read_text())
+
+
+def test_a_replay_file_that_contradicts_itself_is_refused_before_any_verdict(tmp_path):
+    """Labels and steps are checked against what the file itself records: a DLQ failure relabelled area core,
+    a z/OS skip-backout failure relabelled distributed, a failing get whose handle was edited.  Each is one
+    line and exit 2, never a verdict ("conformant (fixed)" or a failure judged in the wrong area)."""
+    dlq = _one_failure(tmp_path, "dlq-retry-ignored", "dlq", "distributed")
+    mark = _one_failure(tmp_path, "second-mark-accepted", "syncpoint", "zos")
+    edited = json.loads(json.dumps(mark))
+    index = edited["mismatch"]["index"]
+    op = edited["steps"][index]["op"]
+    key = "handle" if "handle" in op else "conn"
+    op[key] = op[key] + "x"
+    cases = [(dict(dlq, area="core"), "labelled area core"), (dict(mark, platform="distributed"), "labelled platform"),
+             (edited, f"failing step {index + 1}")]
+    for n, (data, needle) in enumerate(cases):
+        f = tmp_path / f"bad{n}.json"
+        f.write_text(json.dumps(data))
+        code, out, err = run_process("replay", str(f))
+        assert code == 2 and needle in err and "contradicts itself" in err and len(err.strip().splitlines()) == 1, err
+        assert "onformant" not in out and "Still failing" not in out
