@@ -510,3 +510,14 @@ def test_a_replay_file_that_contradicts_itself_is_refused_before_any_verdict(tmp
         code, out, err = run_process("replay", str(f))
         assert code == 2 and needle in err and "contradicts itself" in err and len(err.strip().splitlines()) == 1, err
         assert "onformant" not in out and "Still failing" not in out
+
+
+def test_a_counterexample_both_platforms_show_alike_is_printed_once(tmp_path):
+    """Priorities ignored, found on distributed and on z/OS with the same history: the second is one line naming
+    its replay file, not the whole counterexample again; both files are written."""
+    code, out = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core", "--seed", "7",
+                        "--keep-going", "0", "--results", str(tmp_path / "r"))
+    assert code == 1
+    assert out.count("Non-conformance in area") == 1, out
+    assert "The same counterexample on platform zos (as on distributed)" in out
+    assert len(list((tmp_path / "r" / "failures").glob("*.json"))) == 2

@@ -123,7 +123,15 @@ def finish(record: RunRecord, results: Path, out, shown) -> int:
     gives it; the exit code of the verdict (an error is raised as one)."""
     replay_paths = record.write(results)
     _summary(record, out)
+    printed: dict = {}
     for failure, path in zip(record.failures, replay_paths):
+        # the same history departing the same way on another platform: one line, not the whole of it again
+        same = (failure.area, failure.steps, failure.mismatch.index, failure.blamed)
+        if same in printed:
+            out.write(f"\nThe same counterexample on platform {failure.platform} (as on {printed[same]}): "
+                      f"replay file {path}\n")
+            continue
+        printed[same] = failure.platform
         out.write(shown(failure, path))
     out.write(f"\nResults: {results}\n")
     if record.error:
