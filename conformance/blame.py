@@ -275,12 +275,13 @@ def _deciding(pairs, platform: str, expiry_tolerance: int, set_aside: frozenset[
 def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
           set_aside: frozenset[str] = frozenset(), known_by: frozenset[str] | None = None) -> Blame:
     """The rules the failing history ``steps`` (ending at ``mismatch.index``) breaks, by counterfactual.
-    ``known_by``: the rules found broken already (default ``set_aside``); a history that passes with them
-    alone relaxed is :attr:`Blame.known`.  (A run sets aside every rule a departure named, found broken
-    or only mentioned; only those found broken make a departure known.)"""
+    ``known_by``: the rules found broken already (none by default: a recorded failure diagnosed again is
+    never known); a history that passes with them alone relaxed is :attr:`Blame.known`.  (A run sets aside
+    every rule a departure named, found broken or only mentioned; only those found broken make a departure
+    known.)"""
     pairs = [(s.op, s.observed) if hasattr(s, "op") else tuple(s) for s in steps][:mismatch.index + 1]
     mentioned = list(dict.fromkeys([*mismatch.rules, *(r for a in mismatch.alternatives for r in a.rules)]))
-    known_by = set_aside if known_by is None else frozenset(known_by)
+    known_by = frozenset(known_by or ())
     if known_by and follows(pairs, platform, frozenset(), expiry_tolerance, known_by) is not None:
         return Blame(rules=(), mentioned=tuple(mentioned), known=True)
     # besides the rules the checker mentioned, how each unit of work in the history ended: a system that
