@@ -72,6 +72,8 @@ class _Search:
         self.model = ReferenceAdapter(platform=failure.platform)
         #: Set when the system under test failed (not a verdict): the search stops there.
         self.broken = False
+        #: The failure the last replay found, the same as the one minimised or not.
+        self.last: Failure | None = None
 
     def out_of_time(self) -> bool:
         return (self.broken or time.monotonic() >= self.deadline
@@ -118,6 +120,7 @@ class _Search:
                 pass
         if found is None:
             return None
+        self.last = found
         if self.same(found):
             return found
         if set(found.rules) < set(f.rules) and found.rules[0] == f.rules[0]:
@@ -178,6 +181,7 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
         ops = search.reduce(focused) or ops
     ops = _plainer_gets(ops, search)
     ops = _plainer_failing_browse(ops, search)
+    ops = _outside_units_of_work(ops, search)
     ops = _ddmin(search, ops)
     ops = _one_by_one(ops, search)
     merged = _merge(ops, search)
@@ -374,6 +378,43 @@ def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
         current = _try(current, i, plain(current[i]), search) or current
     if current is ops:
         search.failure = original
+    return current
+
+
+def _outside_units_of_work(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Puts under syncpoint made puts outside it, where the same departure is then blamed on fewer rules (a
+    queue full by a committed put: how the unit of work ended was in doubt, now MAXDEPTH alone is broken).
+    All at once, then one by one."""
+    from conformance.history import blamed_rules
+
+    chosen = [i for i, op in enumerate(ops) if isinstance(op, (L.Put, L.Put1)) and op.options & C.MQPMO_SYNCPOINT]
+    if not chosen:
+        return ops
+    tolerance = search.adapter.capabilities().expiry_tolerance
+
+    def blamed(failure) -> set[str]:
+        return set(blamed_rules(failure, tolerance, search.set_aside))
+
+    def plain(op: L.Op) -> L.Op:
+        return attrs.evolve(op, options=(op.options & ~C.MQPMO_SYNCPOINT) | C.MQPMO_NO_SYNCPOINT)
+
+    def fewer(candidate: list[L.Op]) -> list[L.Op] | None:
+        """``candidate``, when it fails the same way with fewer rules blamed (else the search is as it was)."""
+        kept = search.failure
+        if search.replay(candidate) is not None and blamed(search.last) < blamed(kept):
+            search.failure = search.last   # from here on the failure minimised is the one with fewer rules
+            return list(candidate[:search.ran])
+        search.failure = kept
+        return None
+
+    current = fewer([plain(op) if i in chosen else op for i, op in enumerate(ops)])
+    if current is not None:
+        return current
+    current = ops
+    for i in reversed(chosen):
+        if search.out_of_time() or i >= len(current):
+            break
+        current = fewer(current[:i] + [plain(current[i])] + current[i + 1:]) or current
     return current
 
 

@@ -402,3 +402,28 @@ def test_a_get_that_selects_for_nothing_the_failure_needs_is_made_a_plain_get():
     ops[5] = attrs.evolve(ops[5], correl_id="r1")
     small = minimise(failure_of(adapter, "core", ops), adapter)
     assert isinstance(small.steps[-1].op, L.GetMatching) and small.rules[0] == "CORE-51"
+
+
+def test_a_put_under_syncpoint_becomes_a_plain_put_where_that_leaves_the_ending_out_of_doubt():
+    """A queue filled by a committed put and a put the system accepts past MAXDEPTH: a commit that had backed
+    out (CORE-29 relaxed) explains it as well as MAXDEPTH does, so both are blamed.  The same departure with
+    the put outside syncpoint blames CORE-27 alone, and the counterexample is that one."""
+    from conformance.checker import check_history
+    from conformance.history import Failure, Step
+
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+
+    def put(body, options):
+        return L.Put(conn="a", handle="h", body=body, md=L.MessageDescriptor(), options=options)
+
+    history = [(L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", 2),)), L.OK), (L.Connect(conn="a"), L.OK),
+               (L.Open(conn="a", handle="h", queue="Q", options=opts), L.OK), (put("m1", C.MQPMO_NO_SYNCPOINT), L.OK),
+               (put("m2", C.MQPMO_SYNCPOINT), L.OK), (L.Commit(conn="a"), L.OK), (put("m3", C.MQPMO_NO_SYNCPOINT), L.OK)]
+    failure = Failure(area="core", adapter="simulated", platform="distributed", seed=1,
+                      steps=tuple(Step(op=o, observed=b) for o, b in history),
+                      mismatch=check_history("distributed", history)[-1].mismatch)
+    assert with_alternatives(failure).blamed == ("CORE-29", "CORE-27")
+    small = minimise(failure, create_adapter("simulated", {"faults": "q-full-ignored", "platform": "distributed"}))
+    assert with_alternatives(small).blamed == ("CORE-27",)
+    assert not any(isinstance(s.op, (L.Put, L.Commit)) and getattr(s.op, "options", 0) & C.MQPMO_SYNCPOINT
+                   or isinstance(s.op, L.Commit) for s in small.steps)
