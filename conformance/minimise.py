@@ -368,14 +368,7 @@ def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
         return L.Get(conn=op.conn, handle=op.handle, options=op.options, wait_interval=op.wait_interval)
 
     search.failure = attrs.evolve(original, mismatch=attrs.evolve(original.mismatch, rules=rules))
-    found = search.reduce([plain(op) if i in chosen else op for i, op in enumerate(ops)])
-    if found is not None:
-        return found
-    current = ops
-    for i in reversed(chosen):
-        if search.out_of_time() or i >= len(current):
-            break
-        current = _try(current, i, plain(current[i]), search) or current
+    current = _all_then_each(ops, chosen, plain, search.reduce, search)
     if current is ops:
         search.failure = original
     return current
@@ -407,14 +400,20 @@ def _outside_units_of_work(ops: list[L.Op], search: _Search) -> list[L.Op]:
         search.failure = kept
         return None
 
-    current = fewer([plain(op) if i in chosen else op for i, op in enumerate(ops)])
-    if current is not None:
-        return current
+    return _all_then_each(ops, chosen, plain, fewer, search)
+
+
+def _all_then_each(ops: list[L.Op], chosen: list[int], plain, attempt, search: _Search) -> list[L.Op]:
+    """``ops`` with the operations at ``chosen`` made ``plain``: all at once where ``attempt`` (a candidate to
+    the operations kept, or None) takes that, else one by one, last first, each it takes."""
+    found = attempt([plain(op) if i in chosen else op for i, op in enumerate(ops)])
+    if found is not None:
+        return found
     current = ops
     for i in reversed(chosen):
         if search.out_of_time() or i >= len(current):
             break
-        current = fewer(current[:i] + [plain(current[i])] + current[i + 1:]) or current
+        current = attempt(current[:i] + [plain(current[i])] + current[i + 1:]) or current
     return current
 
 
