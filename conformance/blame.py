@@ -118,7 +118,7 @@ def _order_deciders(branch: model.Branch, observed: L.Observation) -> list[froze
 def _expiry_deciders(branch: model.Branch, observed: L.Observation, named: tuple[str, ...]) -> tuple[str, ...]:
     """Of the rules named for a returned Expiry, those that could give the value observed: an expired message
     returned (EXP-06) only with an Expiry of zero or less; a decrement by the time on the queue (EXP-02)
-    only where time passed; what trigger messages carry (EXP-17, TRIG-30) only for one."""
+    only where time passed."""
     got = observed.message.expiry if observed.message is not None else None
     if not (isinstance(got, int) and got <= 0 and got != C.MQEI_UNLIMITED):
         named = tuple(r for r in named if r != "EXP-06")
@@ -143,9 +143,9 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
         body = observed.message.body if observed.message is not None else None
         why_gone = (*branch.state.removed.get(body, ()), *branch.excluded.get(body, ())) if body is not None else ()
         if "EXP-04" in why_gone or "EXP-06" in why_gone:
-            # an expired message came back: that it is never returned (EXP-06) is broken, not how MQ discards
-            # it and reports it (those decide what happens to it, never that a get returns it)
-            # (besides, what else hid it there: a browse lock, a transmission queue), never how it was put
+            # an expired message came back: that it is never returned (EXP-06) is broken, with whatever else
+            # hid it there (a browse lock, a transmission queue); not how MQ discards and reports it (those
+            # decide what happens to it, never that a get returns it), nor how it was put
             named = tuple(dict.fromkeys(("EXP-06",) + tuple(r for r in named if r in why_gone and r not in DISCARD_ONLY
                                                             and r not in PLAIN_PUT)))
         if body is not None and body in branch.state.removed and body not in branch.excluded:
