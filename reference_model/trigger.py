@@ -335,9 +335,9 @@ def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, 
     lead = decisive + (("TRIG-27",) if added > 1 else ())
     first = {C.MQTT_FIRST: before == 0, C.MQTT_EVERY: True, C.MQTT_DEPTH: before < depth <= count}[ttype]
     # a shared queue's own counting (TRIG-05) and per queue manager handles (TRIG-08) lead there
-    shared = tuple(r for r in ("TRIG-07", "TRIG-05") if r in rules[:3]) if q.shared else ()
-    if q.shared and _open_input(s, queue) > _open_input(s, queue, qm):
-        shared += ("TRIG-08",)   # another member's input handles, which do not count here
+    # a shared queue: the group's counting (TRIG-05) and each queue manager's own judging for its own
+    # initiation queue (TRIG-08: one trigger message per queue manager whose conditions hold)
+    shared = tuple(r for r in ("TRIG-07", "TRIG-05") if r in rules[:3]) + ("TRIG-08",) if q.shared else ()
     if first:
         return _alternatives(s, _conditions(s, q, qm=qm), tuple(dict.fromkeys(
             lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue, qm,

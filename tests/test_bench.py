@@ -159,8 +159,10 @@ def test_the_plain_way_runs_the_tasks_in_a_fresh_process_and_counts_its_core(wor
     specs = [s for s in BC.tasks(seconds=0.3, cores=1) if s.area == "core"][:2]
     got = BC.plain(specs)
     assert [what for what, _ in pids] == ["import", "plain"] and os.getpid() not in {p for _, p in pids}
-    # each task ran for its time, one after the other; the child's busy core is counted as the tree's
-    assert got.examples >= len(specs) and got.seconds >= 0.6 and got.cores_busy > 0.5
+    # each task ran for its time, one after the other; the child's busy core is counted as the tree's (the
+    # parent only waits: uncounted, the tree would show next to none; how much of a core the child gets
+    # depends on what else the machine runs, another test worker say)
+    assert got.examples >= len(specs) and got.seconds >= 0.6 and got.cores_busy > 0.2
 
 
 def test_the_command_offers_the_figures_bench_prints():
