@@ -188,6 +188,11 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             where = Path(pytestconfig.getoption("--mq-results") or ".mqconform") / "failures"
             path = save_failure(failure, where)
             problem = f"{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
+            # the area stops at its first departure: the platforms after this one were not run, and say so
+            left = platforms[platforms.index(failure.platform) + 1:] if failure.platform in platforms else []
+            if left:
+                problem += (f"\n\nNot run after this departure: platform {', '.join(left)} (the area stops at its "
+                            f"first departure; mqconform run --area {area} --keep-going N runs every platform)")
             # Departures from other rules met while Hypothesis shrank this one: reported too.
             for other in machine.session.other_departures(failure.rules, lambda f: minimise(f, mq_adapter)):
                 other = with_alternatives(other, tolerance)

@@ -35,6 +35,8 @@ def test_fault_fails_with_counterexample_and_replay_file(tmp_path):
                            "--mq-area", "core", "--mq-seed", "3")
     assert code == 1, out
     assert "CORE-25" in out and "Replay file:" in out
+    # the area stopped at the departure on distributed: that z/OS was not run is said, not silent
+    assert "Not run after this departure: platform zos" in out
     # Printed once: no chained "During handling of the above exception" copy.
     # (pytest's short summary may repeat the message: under CI it is not cut to one line)
     details = out.split("short test summary info")[0]
