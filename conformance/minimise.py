@@ -388,14 +388,20 @@ def _outside_units_of_work(ops: list[L.Op], search: _Search) -> list[L.Op]:
     def blamed(failure) -> set[str]:
         return set(blamed_rules(failure, tolerance, search.set_aside))
 
+    # the failure minimised, diagnosed once, not again for every candidate measured against it
+    minimised = [search.failure, blamed(search.failure)]
+
     def plain(op: L.Op) -> L.Op:
         return attrs.evolve(op, options=(op.options & ~C.MQPMO_SYNCPOINT) | C.MQPMO_NO_SYNCPOINT)
 
     def fewer(candidate: list[L.Op]) -> list[L.Op] | None:
         """``candidate``, when it fails the same way with fewer rules blamed (else the search is as it was)."""
         kept = search.failure
-        if search.replay(candidate) is not None and blamed(search.last) < blamed(kept):
+        if kept is not minimised[0]:
+            minimised[:] = [kept, blamed(kept)]
+        if search.replay(candidate) is not None and (fewer_rules := blamed(search.last)) < minimised[1]:
             search.failure = search.last   # from here on the failure minimised is the one with fewer rules
+            minimised[:] = [search.last, fewer_rules]
             return list(candidate[:search.ran])
         search.failure = kept
         return None

@@ -198,20 +198,19 @@ def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
         + _depth_history_rules(state, q)
         + (("EXP-11",) + walked if lingering else ())
         + ("CORE-28",)))
-    # Too high by no more than the messages got under syncpoint: counting them is what CORE-28 (and the
-    # rule that hid them) forbids; further than that, CORE-28 alone does not explain it.
+    # How far CORE-28 alone can move the depth: down by the uncommitted puts, up by the held gets.
     got = sum(1 for m in q.messages if m.got_by is not None)
-    highest = max(d for d, _ in expiry.depth_range(state, q, _curdepth(q)))
+    uncommitted = sum(1 for m in q.messages if m.put_by is not None and m.got_by is None)
+    depths = [d for d, _ in expiry.depth_range(state, q, _curdepth(q))]
+    lowest, highest = min(depths), max(depths)
+    # Too high by more than the held gets: CORE-28 alone does not explain it, nor does what hid them.
     beyond = tuple(r for r in high if r != "CORE-28" and r not in pending)
     out = {"attrs.CURDEPTH>": beyond or high, "attrs.CURDEPTH<": low, "attrs.CURDEPTH": tuple(dict.fromkeys(high + low)),
-           # how far CORE-28 alone can move the depth: down by the uncommitted puts, up by the held gets
-           "attrs.CURDEPTH:CORE-28": (-sum(1 for m in q.messages if m.put_by is not None and m.got_by is None), got)}
+           "attrs.CURDEPTH:CORE-28": (-uncommitted, got)}
     for value in range(highest + 1, highest + got + 1):
         out[f"attrs.CURDEPTH=={value}"] = high
     # A depth short by no more than the uncommitted puts: leaving them out (CORE-28) explains it all,
     # and the history of the committed messages is not blamed ("==": these rules alone).
-    uncommitted = sum(1 for m in q.messages if m.put_by is not None and m.got_by is None)
-    lowest = min(d for d, _ in expiry.depth_range(state, q, _curdepth(q)))
     for value in range(max(0, lowest - uncommitted), lowest):
         out[f"attrs.CURDEPTH=={value}"] = ("CORE-28",)
     return out

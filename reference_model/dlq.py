@@ -165,34 +165,29 @@ def choose_rule(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | No
     return None, rules + ("DLQ-06",), missed + ("DLQ-06",)
 
 
+def _compared(patterns: list[tuple[str, object]]) -> tuple[str, ...]:
+    """The rules by which ``patterns`` (keyword, value) are compared with a message's fields: each keyword with
+    its field (DLQ-41), string patterns padded with blanks (DLQ-37), wildcards (DLQ-38)."""
+    strings = [v for k, v in patterns if k in T.STRING_PATTERNS]
+    return ("DLQ-41",) + (("DLQ-37",) if strings else ()) + (("DLQ-38",) if any(_wild(v) for v in strings) else ())
+
+
 def _not_matching(table: T.RulesTable, fields: dict, upto: int | None) -> tuple[str, ...]:
-    """How the rules before ``upto`` (all, for None) that do not match ``fields`` fail to: a keyword compared
-    with its field (DLQ-41), a string pattern padded (DLQ-37), a wildcard (DLQ-38)."""
-    out: list[str] = []
-    for rule in table.rules[:len(table.rules) if upto is None else upto]:
-        unmatched = _unmatched(rule, fields)
-        if not unmatched:
-            continue
-        out.append("DLQ-41")
-        if any(k in T.STRING_PATTERNS for k, _ in unmatched):
-            out.append("DLQ-37")
-        if any(k in T.STRING_PATTERNS and _wild(v) for k, v in unmatched):
-            out.append("DLQ-38")
-    return tuple(dict.fromkeys(out))
+    """How the rules before ``upto`` (all, for None) that do not match ``fields`` fail to (:func:`_compared`
+    of the patterns that do not match)."""
+    rules = table.rules[:len(table.rules) if upto is None else upto]
+    return tuple(dict.fromkeys(r for rule in rules if (unmatched := _unmatched(rule, fields))
+                               for r in _compared(unmatched)))
 
 
 def _matching(h: HandlerState, index: int | None) -> tuple[str, ...]:
     """The rules by which table rule ``index`` matched a message (a system that left the message alone may not
-    have matched it): its keywords compared with their fields (DLQ-41), string patterns padded (DLQ-37),
-    wildcards (DLQ-38), or no pattern at all matching every message (DLQ-08)."""
+    have matched it): how its patterns compare (:func:`_compared`), or, with no pattern at all, that it
+    matches every message (DLQ-08)."""
     if index is None or h.table is None:
         return ()
-    rule = h.table.rules[index]
-    given = [(k, v) for k, v in rule.patterns if v is not None]
-    if not given:
-        return ("DLQ-08",)
-    strings = [v for k, v in given if k in T.STRING_PATTERNS]
-    return ("DLQ-41",) + (("DLQ-37",) if strings else ()) + (("DLQ-38",) if any(_wild(v) for _, v in given) else ())
+    given = [(k, v) for k, v in h.table.rules[index].patterns if v is not None]
+    return _compared(given) if given else ("DLQ-08",)
 
 
 def _order_decides(table: T.RulesTable, index: int, fields: dict) -> tuple[str, ...]:

@@ -87,31 +87,9 @@ def _initiation_queue(s: ModelState, q: ModelQueue, qm: str = "") -> ModelQueue 
     return iq
 
 
-def _conditions(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = (), qm: str = "") -> list[bool]:
-    """Conditions 4-10 (less ``skip``) as queue manager ``qm`` judges them: the possible answers."""
-    ttype = _ttype(s, q, qm)
-    if 9 not in skip and q.attr("TRIGGER") != C.MQTC_ON:
-        return [False]
-    if ttype == C.MQTT_NONE or _exclusive_anywhere(s, q):
-        return [False]
-    if 4 not in skip and ttype in (C.MQTT_FIRST, C.MQTT_DEPTH) and _open_input(s, q.name, qm if q.shared else None):
-        return [False]
-    if _trigger_message(s, q) is None:
-        return [False]
-    iq = _initiation_queue(s, q, qm)
-    if iq is None:
-        return [False]
-    if 8 not in skip and not _open_input(s, iq.name):
-        return [False]
-    if 5 not in skip and q.attr("GET") == C.MQQA_GET_INHIBITED:
-        # TRIG-09: stated for z/OS; elsewhere undocumented, so both.
-        return [False] if s.platform == C.PLATFORM_ZOS else [False, True]
-    return [True]
-
-
 def _blockers(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = (), qm: str = "") -> tuple[str, ...]:
-    """Every condition of 4-10 (less ``skip``) that stops a trigger message for ``q``, by rule: what,
-    relaxed together, would have let the event write one (:func:`_conditions` stops at the first)."""
+    """Conditions 4-10 (less ``skip``) as queue manager ``qm`` judges them: every one that stops a trigger
+    message for ``q``, by rule (none: they hold).  Relaxed together, they would have let the event write one."""
     ttype = _ttype(s, q, qm)
     out: list[str] = []
     if 9 not in skip and q.attr("TRIGGER") != C.MQTC_ON:
@@ -132,6 +110,16 @@ def _blockers(s: ModelState, q: ModelQueue, skip: tuple[int, ...] = (), qm: str 
     if 5 not in skip and q.attr("GET") == C.MQQA_GET_INHIBITED:
         out.append("TRIG-09")
     return tuple(dict.fromkeys(out))
+
+
+def _outcomes(s: ModelState, blocked: tuple[str, ...]) -> list[bool]:
+    """Whether conditions 4-10 hold, the possible answers, given what blocks them (:func:`_blockers`)."""
+    if not blocked:
+        return [True]
+    if blocked == ("TRIG-09",):
+        # TRIG-09 (a get-inhibited queue): stated for z/OS; elsewhere undocumented, so both.
+        return [False] if s.platform == C.PLATFORM_ZOS else [False, True]
+    return [False]
 
 
 def _enough(s: ModelState, q: ModelQueue, qm: str = "") -> bool:
@@ -334,24 +322,25 @@ def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, 
     # a segmented put: how its segments count leads what its trigger message (or its absence) depends on
     lead = decisive + (("TRIG-27",) if added > 1 else ())
     first = {C.MQTT_FIRST: before == 0, C.MQTT_EVERY: True, C.MQTT_DEPTH: before < depth <= count}[ttype]
-    # a shared queue's own counting (TRIG-05) and per queue manager handles (TRIG-08) lead there
     # a shared queue: the group's counting (TRIG-05) and each queue manager's own judging for its own
     # initiation queue (TRIG-08: one trigger message per queue manager whose conditions hold)
     shared = tuple(r for r in ("TRIG-07", "TRIG-05") if r in rules[:3]) + ("TRIG-08",) if q.shared else ()
     if first:
-        return _alternatives(s, _conditions(s, q, qm=qm), tuple(dict.fromkeys(
+        blocked = _blockers(s, q, qm=qm)
+        return _alternatives(s, _outcomes(s, blocked), tuple(dict.fromkeys(
             lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue, qm,
-            event=lead + shared + ("TRIG-03",), blocked=_blockers(s, q, qm=qm))
+            event=lead + shared + ("TRIG-03",), blocked=blocked)
     # condition 11: FIRST not previously empty, DEPTH already at TriggerDepth or more
     if ttype == C.MQTT_FIRST or (ttype == C.MQTT_DEPTH and before >= depth):
         rules = tuple(dict.fromkeys(lead + ("TRIG-16", "TRIG-03") + rules))
         interval = [True]
         if ttype == C.MQTT_FIRST:
             interval = _interval_elapsed(s, q, qm)
-        outcomes = sorted({c and i for c in _conditions(s, q, qm=qm) for i in interval})
+        blocked = _blockers(s, q, qm=qm)
+        outcomes = sorted({c and i for c in _outcomes(s, blocked) for i in interval})
         reset = ("TRIG-17",) if q.interval_reset and not qm else ()
         # not written: conditions 4-10, else the interval (TRIG-16; after a restart TRIG-17 says how it counts)
-        blocked = _blockers(s, q, qm=qm) or ("TRIG-16",) + reset
+        blocked = blocked or ("TRIG-16",) + reset
         if False in outcomes:
             _overridden_note(s, queue, qm)
         return _alternatives(s, outcomes, rules + reset, conn if sync else None, queue, qm,
@@ -413,8 +402,9 @@ def after_close(s: ModelState, queue: str, had_input: bool, qm: str = "") -> Alt
     if not _enough(s, q, qm):
         _note(s, queue, ("TRIG-18",))
         return [(s, rules)]
-    return _alternatives(s, _conditions(s, q, skip=(4, 5), qm=qm), rules, None, queue, qm,
-                         event=("TRIG-18", "TRIG-19"), blocked=_blockers(s, q, skip=(4, 5), qm=qm))
+    blocked = _blockers(s, q, skip=(4, 5), qm=qm)
+    return _alternatives(s, _outcomes(s, blocked), rules, None, queue, qm, event=("TRIG-18", "TRIG-19"),
+                         blocked=blocked)
 
 
 def after_alter(s: ModelState, queue: str, before: dict) -> Alternatives:
@@ -470,8 +460,9 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
             # with too few messages never gives one; no rule relaxed alone writes one here
             return [(state, few)]
         # a shared queue's trigger message comes of this queue manager's own judging (TRIG-08): it leads
-        return _alternatives(state, _conditions(state, q, skip, qm), rules + extra + BASE, None, queue, qm,
-                             event=rules[:1] + extra[:1], blocked=_blockers(state, q, skip, qm))
+        blocked = _blockers(state, q, skip, qm)
+        return _alternatives(state, _outcomes(state, blocked), rules + extra + BASE, None, queue, qm,
+                             event=rules[:1] + extra[:1], blocked=blocked)
 
     return _per_qmgr(alts, qms, judge, queue)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from adapters.brokers.activemq import ActiveMQServer
 from adapters.brokers.shim import BrokerShim
-from reference_model import language as L
 from reference_model import mqconst as C
 
 
@@ -23,10 +22,8 @@ class ActiveMQShim(BrokerShim):
     can_browse = True
     # A handle's browse cursor is kept by the adapter, so getting the message under it can be expressed.
     unsupported_gmo = C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT
-
-    def encodable(self, md: L.MessageDescriptor) -> bool:
-        """Any priority and any expiry: the JMS client's send and STOMP's priority and expires headers take
-        any integer (the broker clamps a priority to 0-9; a time to live of zero or less, or an expiry time
-        already past, is taken as given), so CORE-08/09 and EXP-10 are run, not declared away.  Only MQ's
-        persistence values have a JMS delivery mode."""
-        return md.persistence in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF)
+    # Any priority and any expiry: the JMS client's send and STOMP's priority and expires headers take any
+    # integer (the broker clamps a priority to 0-9; a time to live of zero or less, or an expiry time already
+    # past, is taken as given), so CORE-08/09 and EXP-10 are run, not declared away.
+    priorities = (None, None)
+    expiries = (None, None)

@@ -351,12 +351,19 @@ class BrokerShim:
             return op
         return None
 
+    #: The priorities and the Expiry values the broker's client can carry, (lowest, highest), None where it has
+    #: no bound: by default no priority below MQPRI_PRIORITY_AS_Q_DEF and no expiry below MQEI_UNLIMITED.
+    priorities: tuple[int | None, int | None] = (C.MQPRI_PRIORITY_AS_Q_DEF, None)
+    expiries: tuple[int | None, int | None] = (C.MQEI_UNLIMITED, None)
+
     def encodable(self, md: L.MessageDescriptor) -> bool:
         """Whether the broker's client can carry ``md``'s priority, expiry and persistence at all (a value it
-        can carry is sent as it is, and what the broker makes of it is observed).  By default: no priority
-        below MQPRI_PRIORITY_AS_Q_DEF and no expiry below MQEI_UNLIMITED (an unsigned field), and only
-        MQ's persistence values."""
-        return (md.priority >= C.MQPRI_PRIORITY_AS_Q_DEF and md.expiry >= C.MQEI_UNLIMITED
+        can carry is sent as it is, and what the broker makes of it is observed): within :attr:`priorities`
+        and :attr:`expiries`, and one of MQ's persistence values."""
+        def within(value: int, bounds: tuple[int | None, int | None]) -> bool:
+            return (bounds[0] is None or value >= bounds[0]) and (bounds[1] is None or value <= bounds[1])
+
+        return (within(md.priority, self.priorities) and within(md.expiry, self.expiries)
                 and md.persistence in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF))
 
     #: Attributes fixed when the broker queue is declared (cannot be altered afterwards).

@@ -110,9 +110,9 @@ class RabbitMQAdapter(BrokerShim):
     default_port = 5672
     expiry_tolerance = 3
     can_browse = False
-    def encodable(self, md: L.MessageDescriptor) -> bool:
-        """AMQP's priority is an unsigned octet: pika refuses to encode one below 0 or above 255."""
-        return super().encodable(md) and md.priority <= 255
+    # AMQP's priority is an unsigned octet: pika refuses to encode one below 0 or above 255 (-1, the queue's
+    # default, is resolved by the adapter before it is sent).
+    priorities = (C.MQPRI_PRIORITY_AS_Q_DEF, 255)
 
     not_applicable = {
         "CORE-09": "a negative priority cannot be encoded in AMQP (priority is an unsigned octet)",
