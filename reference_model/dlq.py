@@ -434,9 +434,10 @@ def _actionable(h: HandlerState, m: ModelMessage) -> tuple[bool, tuple[str, ...]
     return index is not None and h.table.rules[index].action != "IGNORE", decisive + rules
 
 
-def _ends(h: HandlerState, s: ModelState, busy: bool) -> tuple[bool, tuple[str, ...]]:
+def _ends(h: HandlerState, s: ModelState, busy: bool) -> tuple[list[bool], tuple[str, ...]]:
     """Whether WAIT(NO) or WAIT(n) ends handler ``h`` in state ``s`` now (DLQ-29), after a pass that
-    acted on a message or not (``busy``), and the rules that decide it."""
+    acted on a message or not (``busy``): the answers allowed (WAIT(n)'s seconds are waited out on the
+    system's clock), and the rules that decide it."""
     wait = h.table.control.wait
     if wait == "NO":
         rules: tuple[str, ...] = ()
@@ -445,8 +446,8 @@ def _ends(h: HandlerState, s: ModelState, busy: bool) -> tuple[bool, tuple[str, 
             actionable, why = _actionable(h, m)
             left |= actionable
             rules += why
-        return not left, rules
-    return not busy and s.clock - h.busy_at >= wait * 10, ()
+        return [not left], rules
+    return [False] if busy else s.passed(h.busy_at, wait * 10), ()
 
 
 @handles(L.RunDlqHandler)
@@ -487,9 +488,15 @@ def _run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
         fates = {mid: KEPT for mid in ids if mid}
         obs = L.Observation(attrs={**fates, "HANDLER": ENDED})
         return [Branch(observation=obs, state=state, rules=("DLQ-29",) if h.table else ("DLQ-09",))]
+    # RETRYINT is waited out on the system's clock: near its end, either way (ModelState.passed).
+    rescans = [True] if h.cursor is None else state.passed(h.last_rescan, h.table.control.retryint * 10)
+    return [b for rescan in rescans for b in _pass(state, op, h, ids, rescan)]
+
+
+def _pass(state: ModelState, op: L.RunDlqHandler, h: HandlerState, ids: list, rescan: bool) -> list[Branch]:
+    """A pass of running handler ``h`` that rescans its queue from the start or goes on from its cursor."""
     table = h.table
     visible = _visible(state, h.input_q)
-    rescan = h.cursor is None or state.clock - h.last_rescan >= table.control.retryint * 10
     if rescan:
         todo = visible
         lengths = [len(todo)]
@@ -524,33 +531,32 @@ def _run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
             handler = o.handler
             if o.busy:
                 handler = attrs.evolve(handler, busy_at=state.clock)
-            status = RUNNING
             rules = list(o.rules)
             # A table changed since the handler started is not in force (DLQ-10): when it is
             # pending, it is what a system that ends or goes on wrongly most likely applied.
             pending = ("DLQ-10",) if "DLQ-10" in scan else ()
             handler_rules: tuple[str, ...] = pending + ("DLQ-29",) + scan
+            endings = [False]
             if table.control.wait != "YES":
                 rules.append("DLQ-29")
-                ends, why = _ends(handler, o.state, o.busy)
+                endings, why = _ends(handler, o.state, o.busy)
                 handler_rules = pending + why + handler_rules
-                if ends:
-                    status = ENDED
-                    handler = attrs.evolve(handler, running=False)
             fates = tuple(o.fates.get(mid, KEPT) for mid in keys)
-            obs = observations.get((fates, status))
-            if obs is None:
-                obs = observations[fates, status] = L.Observation(attrs={**dict(zip(keys, fates)),
-                                                                         "HANDLER": status})
             # What decided each field is read only to explain a departure: worked out then.
             field_rules = Lazy(functools.partial(_pass_field_rules, o.field_rules, o.fates, keys,
                                                  tuple(base_rules) or ("DLQ-17",),
                                                  tuple(dict.fromkeys(handler_rules))))
-            # The branch's state: the outcome's with this handler's memory; the rest is shared, as the
-            # model changes a state only in a copy of it.
-            after = o.state.with_handler(op.handler, attrs.evolve(handler, scanned=True))
-            branches.append(Branch(observation=obs, state=after, rules=tuple(dict.fromkeys(rules)),
-                                   field_rules=field_rules))
+            for ends in endings:
+                status = ENDED if ends else RUNNING
+                obs = observations.get((fates, status))
+                if obs is None:
+                    obs = observations[fates, status] = L.Observation(attrs={**dict(zip(keys, fates)),
+                                                                             "HANDLER": status})
+                # The branch's state: the outcome's with this handler's memory; the rest is shared, as
+                # the model changes a state only in a copy of it.
+                after = o.state.with_handler(op.handler, attrs.evolve(handler, scanned=True, running=not ends))
+                branches.append(Branch(observation=obs, state=after, rules=tuple(dict.fromkeys(rules)),
+                                       field_rules=field_rules))
     return branches
 
 

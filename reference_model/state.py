@@ -243,7 +243,8 @@ class ModelConnection:
 @attrs.define(eq=False)
 class ModelState:
     platform: str = C.PLATFORM_DISTRIBUTED
-    #: How far (tenths of a second) the system's idea of remaining expiry may be from the exact value.
+    #: How far (tenths of a second) the system's clock may be from the model's: its idea of remaining
+    #: expiry, and of the intervals it waits out (trigger intervals, a DLQ handler's RETRYINT and WAIT).
     expiry_tolerance: int = 0
     clock: int = 0
     next_seq: int = 1
@@ -359,6 +360,16 @@ class ModelState:
         new._own = set()
         new._ownq = set()
         return new
+
+    def passed(self, since: int, interval: float) -> list[bool]:
+        """Whether ``interval`` tenths of a second have passed since the clock read ``since``: on a
+        system whose clock is real (a tolerance above zero), near the boundary either way."""
+        gone = self.clock - since
+        if gone >= interval + self.expiry_tolerance:
+            return [True]
+        if gone < interval - self.expiry_tolerance:
+            return [False]
+        return [False, True]
 
     def conn(self, name: str) -> ModelConnection:
         """Connection ``name``, to change: this state's own copy (connections are shared between a

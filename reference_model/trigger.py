@@ -362,12 +362,12 @@ def _interval_elapsed(s: ModelState, q: ModelQueue, qm: str = "") -> list[bool]:
     if qm:
         # another queue manager of the group: its own interval (TRIGINT at its default), never restarted here
         last = dict(q.peer_triggers).get(qm)
-        return [True] if last is None else [(s.clock - last) * 100 >= C.DEFAULT_TRIGGER_INTERVAL]
+        return [True] if last is None else s.passed(last, C.DEFAULT_TRIGGER_INTERVAL / 100)
     if q.last_trigger is None and not q.interval_reset:
         return [True]
     if q.interval_reset:
         return [False, True]  # TRIG-17: what 'reset' means is not said
-    return [(s.clock - q.last_trigger) * 100 >= s.qmgr["TRIGINT"]]
+    return s.passed(q.last_trigger, s.qmgr["TRIGINT"] / 100)
 
 
 def end_of_unit_of_work(s: ModelState, conn: str, commit: bool) -> tuple[str, ...]:

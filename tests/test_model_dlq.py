@@ -402,3 +402,37 @@ def test_a_message_acted_on_where_an_ignore_keeps_it_names_a_wildcard_passed_ove
         mm = tracker.advance(L.RunDlqHandler(handler="H1"),
                              L.Observation(attrs={"M1": fate, "HANDLER": "RUNNING"})).mismatch
         assert mm is not None and mm.fields == ("attrs.M1",) and mm.rules[0] == first, (fate, mm)
+
+
+def test_on_a_real_clock_a_wait_near_its_end_may_have_ended_or_not():
+    """WAIT(n) and RETRYINT are waited out on the system's clock: within its tolerance of the end either
+    answer is allowed, outside it only the exact one."""
+    def handler_states(t):
+        return {dict(o.attrs)["HANDLER"] for o in t.allowed(L.RunDlqHandler(handler="H1"))}
+
+    t = Dlq()
+    t.state.expiry_tolerance = 10
+    t.start("WAIT(30)\nACTION(DISCARD)\n")
+    t.later(1)
+    assert handler_states(t) == {"RUNNING"}
+    t.later(28)
+    assert handler_states(t) == {"RUNNING", "ENDED"}
+    t.later(2)
+    assert handler_states(t) == {"ENDED"}
+    exact = Dlq()
+    exact.start("WAIT(30)\nACTION(DISCARD)\n")
+    exact.later(29)
+    assert handler_states(exact) == {"RUNNING"}
+
+    s = Dlq()
+    s.state.expiry_tolerance = 10
+    s.start("RETRYINT(5)\nACTION(DISCARD)\n")
+    s.dead("M1")
+    assert s.fates() == {"M1": "discarded"}
+    s.do(L.AlterQueue(queue="DLQ", attrs={"MSGDLVSQ": C.MQMDS_PRIORITY}))
+    s.dead("M2", priority=0)
+    s.dead("M3", priority=5)                      # before the cursor: only a rescan reaches it first
+    s.later(5)
+    outcomes = {tuple(sorted(dict(o.attrs).items())) for o in s.allowed(L.RunDlqHandler(handler="H1"))}
+    assert (("HANDLER", "RUNNING"), ("M2", "discarded"), ("M3", "discarded")) in outcomes   # rescanned
+    assert (("HANDLER", "RUNNING"), ("M2", "discarded"), ("M3", "kept")) in outcomes        # not yet

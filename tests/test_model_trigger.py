@@ -425,3 +425,20 @@ def test_a_trigger_a_fifo_queue_owes_its_default_priority_is_missed_as_trig_24()
     assert all(c.mismatch is None for c in good)
     bad = check_history(C.PLATFORM_DISTRIBUTED, history + [(depth, L.Observation(attrs=(("CURDEPTH", 0),)))])
     assert bad[-1].mismatch is not None and bad[-1].mismatch.rules[0] == "TRIG-24"
+
+
+def test_on_a_real_clock_the_trigger_interval_near_its_end_may_have_passed_or_not():
+    """TriggerInterval is waited out on the system's clock: within its tolerance of the end a FIRST
+    trigger message on a non-empty queue may be written or not; outside it only the exact answer."""
+    def written(s, tenths):
+        s.do(L.AdvanceClock(tenths=tenths))
+        put = L.Put(conn="p", handle="p.APP", body="x", md=L.MessageDescriptor(), options=C.MQPMO_NO_SYNCPOINT)
+        return {b.state.queues["INIT"].depth for b in s.branches(put)}
+
+    for tenths, expected in ((3, {1}), (10, {1, 2}), (20, {2})):
+        s = setup(TRIGTYPE=FIRST)
+        s.state.expiry_tolerance = 5
+        s.do(L.AlterQueueManager(attrs={"TRIGINT": 1000}))
+        s.put("p", "APP", "a")
+        assert triggers(s) == 1
+        assert written(s, tenths) == expected, tenths
