@@ -53,8 +53,9 @@ OTHER_END = {
 #: alone (the state that other ending leaves is followed instead).
 ENDINGS_ONLY = frozenset({"CORE-29", "CORE-30", "CORE-31"})
 ORDER_RULES = ("CORE-04", "CORE-05", "CORE-06")
-#: Rules that decide a count a message carries (BackoutCount), never whether or which message comes back.
-COUNT_ONLY = frozenset({"CORE-12", "CORE-17"})
+#: Rules that decide a count a message carries (BackoutCount, and what of it a restart keeps), never whether
+#: or which message comes back.
+COUNT_ONLY = frozenset({"CORE-12", "CORE-17", "CORE-45", "SYNC-19"})
 #: How MQ discards an expired message and reports it: never that a get returns it (EXP-06 says that).
 DISCARD_ONLY = frozenset({"EXP-04", "EXP-05", "EXP-08", "EXP-12", "EXP-13"})
 #: How an application's put placed a message: never why it should have left the queue.

@@ -285,3 +285,22 @@ def test_a_rule_set_aside_only_because_it_was_mentioned_can_still_be_blamed():
     b = blame(history, mm, D, set_aside=aside, known_by=frozenset({"EXP-02"}))
     assert b.rules == ("EXP-06",) and b.confirmed and not b.known, b
     assert blame(history, mm, D, set_aside=aside, known_by=frozenset({"EXP-06"})).known
+
+
+def test_a_message_lost_at_a_restart_names_the_restart_not_what_its_backout_count_would_have_been():
+    """A persistent message backed out once, then a restart, then a get finding nothing: the restart's rule
+    (CORE-32) is what lost it; the rules about the BackoutCount it would have carried (CORE-45, SYNC-19,
+    CORE-17) never decide whether a message comes back."""
+    persistent = L.Put(conn="a", handle="a1", body="m", md=L.MessageDescriptor(priority=0, persistence=1),
+                       options=C.MQPMO_NO_SYNCPOINT)
+    _, verdict = blamed(SETUP + [
+        (persistent, L.OK),
+        (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("m", persistence=1)),
+        (L.Backout(conn="a"), L.OK),
+        (L.Restart(abrupt=True), L.OK),
+        (L.Connect(conn="a"), L.OK),
+        (L.Open(conn="a", handle="a2", queue="Q1", options=STD), L.OK),
+        (L.Get(conn="a", handle="a2", options=C.MQGMO_NO_SYNCPOINT), L.Observation.of(C.MQRC_NO_MSG_AVAILABLE)),
+    ])
+    assert "CORE-32" in verdict.rules, verdict.rules
+    assert not {"CORE-45", "SYNC-19", "CORE-17", "CORE-12"} & set(verdict.rules), verdict.rules
