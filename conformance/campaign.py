@@ -65,6 +65,15 @@ class CampaignError(HarnessError):
 
 #: The part of a time budget kept for stopping Spark and writing the results.
 TEARDOWN_SHARE = 0.1
+#: Seconds a task costs beyond the time it runs cases for (its worker process started, the kit imported).
+TASK_OVERHEAD = 2.0
+#: The least time a time-boxed task runs new cases for: a budget that leaves less is refused.
+MIN_TASK_SECONDS = 3.0
+#: A task of a campaign's first round (each area and platform once) may shrink a departure for this share of
+#: its time again, no longer: the first round must reach every area before the budget ends.
+FIRST_ROUND_SHRINK = 0.5
+#: What starting Spark is reckoned to cost before it has started (local mode: about 5 s on an idle machine).
+SPARK_START_ESTIMATE = 10.0
 
 
 @attrs.frozen(kw_only=True)
@@ -106,11 +115,49 @@ def plan_tasks(seed: int, pairs: list[tuple[str, str]], total: int, per_task: in
 def endless_tasks(seed: int, pairs: list[tuple[str, str]], deadline: float,
                   seconds: float = TASK_SECONDS, examples: int = TASK_EXAMPLES_TIMED,
                   finish_by: float | None = None) -> Iterator[TaskSpec]:
-    """A time-boxed campaign's tasks: each (area, platform) in turn, task index 0, 1, ..., without end."""
+    """A time-boxed campaign's tasks: each (area, platform) in turn, task index 0, 1, ..., without end.
+
+    Each is made when it is about to start: a task of the first round shrinks a departure it finds for
+    :data:`FIRST_ROUND_SHRINK` of its time at most, so that the round reaches every pair in time."""
     for index in itertools.count():
         for area, platform in pairs:
+            end = finish_by
+            if index == 0:
+                own = time.time() + seconds * (1 + FIRST_ROUND_SHRINK)
+                end = own if end is None else min(end, own)
             yield _spec(seed, area, platform, index, examples, deadline=deadline, seconds=seconds,
-                        finish_by=finish_by)
+                        finish_by=end)
+
+
+def rounds(pairs: int, parallelism: int) -> int:
+    """Tasks each worker runs for every (area, platform) to have had one."""
+    return -(-pairs // max(1, parallelism))
+
+
+def task_seconds(left: float, pairs: int, parallelism: int) -> float:
+    """The seconds each task of a time-boxed campaign runs new cases for, with ``left`` seconds to its
+    deadline: short enough that the first round reaches every pair (its tasks' shrinking included),
+    :data:`TASK_SECONDS` at most."""
+    slot = left / rounds(pairs, parallelism) - TASK_OVERHEAD
+    return min(TASK_SECONDS, slot / (1 + FIRST_ROUND_SHRINK))
+
+
+def minimum_minutes(pairs: int, parallelism: int, spark_start: float = SPARK_START_ESTIMATE) -> float:
+    """The shortest time budget in which every pair runs :data:`MIN_TASK_SECONDS` at least."""
+    need = MIN_TASK_SECONDS * (1 + FIRST_ROUND_SHRINK) + TASK_OVERHEAD
+    return (spark_start + rounds(pairs, parallelism) * need) / (1 - TEARDOWN_SHARE) / 60
+
+
+def workers_of(master: str, partitions: int | None) -> int | None:
+    """How many tasks a master runs at once, as far as its URL says (None: only Spark knows)."""
+    if partitions:
+        return partitions
+    if master == "local":
+        return 1
+    inner = re.fullmatch(r"local\[(\d+|\*)(?:,\d+)?\]", master)
+    if inner:
+        return (os.cpu_count() or 1) if inner.group(1) == "*" else int(inner.group(1))
+    return None
 
 
 # --------------------------------------------------------------------------- inside a worker
@@ -273,12 +320,16 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
     return _finish(result, coverage, started)
 
 
+#: The coverage counters a task hands back: every one a verdict is made from (the input classes reached
+#: too: without them no rule that declares classes could pass).
+COVERAGE_COUNTERS = ("exercised", "checked", "failed", "indeterminate", "classes", "shares_observed",
+                     "shares_expected", "not_expressible")
+
+
 def _finish(result: dict, coverage, started: float) -> dict:
     result.update({
         "examples": coverage.examples, "steps": coverage.steps, "seconds": round(time.monotonic() - started, 3),
-        "coverage": {name: dict(getattr(coverage, name)) for name in ("exercised", "checked", "failed",
-                                                                        "indeterminate", "shares_observed",
-                                                                        "shares_expected")},
+        "coverage": {name: dict(getattr(coverage, name)) for name in COVERAGE_COUNTERS},
     })
     return result
 

@@ -19,7 +19,7 @@ from conformance.machines import MACHINES
 from conformance.machines.base import bind
 from conformance.history import with_alternatives
 from conformance.minimise import minimise
-from conformance.results import RunRecord
+from conformance.results import RunRecord, unreached_areas, vacuity
 from conformance.session import HarnessError, NonConformance, Session, ShrinkSpent
 from reference_model.rules import RULES
 
@@ -424,7 +424,11 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
         whys = {record.why_not_applicable(rule) for area in areas for rule in RULES.all(area)}
         record.error = "no test case ran: none of the areas " + ", ".join(areas) + \
             f" is applicable to adapter {adapter.name!r}" + (f": {whys.pop()}" if len(whys) == 1 else "")
-    elif record.error is None and not record.failures and not any(record.coverage.checked.values()):
-        record.error = (f"{record.coverage.examples} cases ran but no rule was exercised: adapter "
-                        f"{adapter.name!r} could express none of the operations the checks need")
+    elif record.error is None and not record.interrupted:
+        rows = record.rule_rows()
+        why = vacuity(rows, areas, record.coverage.examples)
+        if why is not None:
+            record.error = f"{why} (adapter {adapter.name!r} expressed none of the operations its checks need " \
+                "in the cases run)"
+            record.errored = unreached_areas(rows, areas)
     return record

@@ -98,20 +98,31 @@ def pytest_configure_node(node):
 
 
 def pytest_sessionfinish(session):
-    """pytest-xdist (controller): merge the workers' parts into one result directory."""
+    """pytest-xdist (controller): merge the workers' parts into one result directory.  A session whose
+    run record has an error (a harness error, or an area asked for that no case reached) exits 2, as
+    ``mqconform run`` does: its verdicts are not evidence."""
     config = session.config
+    if _worker(config) or getattr(config, "_mq_adapter", None) is None:
+        return
+    record = getattr(config, "_mq_record", None)
     results = config.getoption("--mq-results", default=None)
-    if _worker(config) or not results or getattr(config, "_mq_adapter", None) is None:
-        return
-    folder = Path(results) / WORKERS
-    parts = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
-    if not parts:
-        return
-    from conformance.results import RunRecord
+    folder = Path(results) / WORKERS if results else None
+    parts = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))] if folder else []
+    if parts:
+        from conformance.results import RunRecord
 
-    record = RunRecord.from_parts(parts)
-    record.write(Path(results))
-    shutil.rmtree(folder, ignore_errors=True)
+        record = RunRecord.from_parts(parts)
+        record.write(Path(results))
+        shutil.rmtree(folder, ignore_errors=True)
+    if record is not None and record.error is not None and session.exitstatus in (0, 1):
+        config._mq_error = record.error
+        session.exitstatus = 2
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    error = getattr(config, "_mq_error", None)
+    if error is not None:
+        terminalreporter.write_line(f"mqconform: not a verdict (exit 2): {error}")
 
 
 def pytest_generate_tests(metafunc):
@@ -210,6 +221,15 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             mq_record.error = str(broken)
             mq_record.errored.append(area)
             problem = f"harness error (not a verdict): {broken}"
+        if problem is None:
+            from conformance.results import unreached_areas
+
+            if unreached_areas(mq_record.rule_rows(), [area]):
+                # cases ran, yet none reached a rule of the area: no verdict, and never a pass
+                mq_record.error = (f"area {area}: {mq_record.coverage.examples} cases ran in the session but no "
+                                   f"rule of the area was exercised (adapter {mq_adapter.name!r})")
+                mq_record.errored.append(area)
+                problem = f"harness error (not a verdict): {mq_record.error}"
         if problem is not None:
             pytest.fail(problem, pytrace=False)
 

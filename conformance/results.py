@@ -172,6 +172,36 @@ def verdict_for(rule: Rule, coverage: Coverage, applicable: bool, error: bool) -
     return NOT_EXERCISED
 
 
+def unreached_areas(rows, areas) -> list[str]:
+    """Of ``areas`` (those a run was asked for), each whose rules ``rows`` (rule records) give no verdict
+    that needed a case to reach them: the system takes part in the area (some rule is not "not
+    applicable") yet no rule of it was checked, broken or left indeterminate.  An area in error is not
+    counted here: its error says why."""
+    out = []
+    for area in areas:
+        verdicts = {row["verdict"] for row in rows if row["area"] == area}
+        if NOT_EXERCISED in verdicts and verdicts <= {NOT_EXERCISED, NOT_APPLICABLE}:
+            out.append(area)
+    return out
+
+
+def vacuity(rows, areas, examples: int) -> str | None:
+    """Why a run's verdicts are no evidence at all, in one line, or None: no case ran, or an area asked
+    for was never reached (a pass elsewhere says nothing of it).  The one rule of every command that gives
+    verdicts (run, campaign, report, the pytest plugin): such a run exits 2."""
+    unreached = unreached_areas(rows, areas)
+    if not unreached:
+        return None
+    if examples == 0:
+        return "no test case ran"
+    taking_part = [a for a in areas if any(row["area"] == a and row["verdict"] != NOT_APPLICABLE for row in rows)]
+    if len(unreached) == len(taking_part):
+        return f"{examples} cases ran but no rule was exercised"
+    many = len(unreached) > 1
+    return (f"area{'s' if many else ''} {', '.join(unreached)} {'were' if many else 'was'} asked for, but no rule "
+            f"of {'them' if many else 'it'} was exercised")
+
+
 @attrs.define
 class RunRecord:
     """Everything one run produced, written to a result directory."""

@@ -223,13 +223,59 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
     assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
 
 
-def test_a_time_boxed_campaign_ends_within_ten_percent_of_its_budget(tmp_path):
+def test_a_time_boxed_campaign_says_what_it_does_at_once_and_ends_within_ten_percent_of_its_budget(tmp_path):
+    """Within 2 s: what it runs and that Spark is starting; then how the budget is shared out, a line per
+    task with the time left, and where the time went.  Every area and platform ran, and it ended within
+    10% of its budget, having used most of it."""
+    budget = 45
+    command = ["timeout", "300", sys.executable, "-m", "conformance.cli", "campaign", "--adapter", "simulated",
+               "--area", "core,dlq", "--minutes", str(budget / 60), "--task-examples", "40", "--seed", "3",
+               "--master", "local[2]", "--out", str(tmp_path / "c")]
     started = time.monotonic()
-    code, text, err = run_cli("campaign", "--adapter", "simulated", "--area", "core,dlq", "--minutes", "1.5",
-                              "--task-examples", "40", "--seed", "3", "--master", "local[2]", "--out", tmp_path / "c",
-                              *QUIET)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    lines = [(time.monotonic() - started, line) for line in proc.stdout]
+    err = proc.stderr.read()
     elapsed = time.monotonic() - started
-    assert code == 0, text + err
-    assert 90 * 0.8 <= elapsed <= 90 * 1.1, elapsed   # never past its budget by more than 10%, and it used it
+    text = "".join(line for _, line in lines)
+    assert proc.wait() == 0, text + err
+    early = [line for at, line in lines if at <= 2.0]
+    assert any("starting Spark" in line for line in early), lines[:3]
+    assert any("Spark started in" in line and "each of the 4 area/platform pairs first" in line for _, line in lines)
+    assert sum("of the time budget left" in line for _, line in lines) >= 4, text
+    assert f"of the {budget} s budget: starting Spark" in text, text
+    assert budget * 0.8 <= elapsed <= budget * 1.1, elapsed   # never past its budget by more than 10%, and it used it
+    tasks = [json.loads(p.read_text()) for p in (tmp_path / "c" / "tasks").glob("*.json")]
+    assert {(t["area"], t["platform"]) for t in tasks if t["examples"]} == {
+        ("core", "distributed"), ("core", "zos"), ("dlq", "distributed"), ("dlq", "zos")}
+    # the input classes the tasks reached count: a rule that declares classes can pass
+    verdicts = rules(tmp_path / "c")
+    assert verdicts["CORE-13"][0] == "pass", verdicts["CORE-13"]
     meta = json.loads((tmp_path / "c" / "run.json").read_text())
-    assert meta["examples_run"] > 0
+    assert meta["examples_run"] > 0 and meta["status"] == "pass"
+
+
+def test_a_budget_too_short_to_reach_every_area_is_refused_before_anything_is_written(tmp_path):
+    code, out, err = run_cli("campaign", "--adapter", "simulated", "--minutes", "0.05", "--out", tmp_path / "c")
+    assert code == 2 and err.count("\n") == 1 and "too short to run each of the" in err, err
+    assert "--minutes 1 or more" in err and not (tmp_path / "c").exists()
+    # the minimum it names is one it accepts: a budget that leaves every pair its least task time
+    pairs, workers = 11, 2
+    least = CP.minimum_minutes(pairs, workers)
+    after_spark = least * 60 * (1 - CP.TEARDOWN_SHARE) - CP.SPARK_START_ESTIMATE
+    assert CP.task_seconds(after_spark, pairs, workers) >= CP.MIN_TASK_SECONDS - 1e-9
+    assert CP.task_seconds(after_spark * 0.9, pairs, workers) < CP.MIN_TASK_SECONDS
+
+
+def test_a_campaign_that_reaches_no_rule_of_an_area_is_an_error_not_a_pass(tmp_path):
+    """Cases ran in every area, but no rule of the dlq area was reached (the system cannot run a handler):
+    exit 2 with the reason, and the report of the directory says the same and exits 2."""
+    server = f"{sys.executable} {ROOT / 'tests' / 'data' / 'servers' / 'no_dlq_handler.py'}"
+    code, out, err = run_cli("campaign", "--adapter", "subprocess", "--adapter-opt", f"command={server}",
+                             "--area", "core,dlq", "--examples", "4", "--task-examples", "4", "--seed", "3",
+                             "--master", "local[2]", "--out", tmp_path / "c")
+    assert code == 2, out + err
+    assert "area dlq was asked for, but no rule of it was exercised" in err and err.count("\n") == 1, err
+    meta = json.loads((tmp_path / "c" / "run.json").read_text())
+    assert meta["status"] != "pass"
+    code, _, err = run_cli("report", tmp_path / "c", "--out", tmp_path / "r.md")
+    assert code == 2 and "area dlq was asked for, but no rule of it was exercised" in err, err

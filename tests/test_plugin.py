@@ -100,3 +100,19 @@ def test_xdist_workers_records_are_merged_not_overwritten(tmp_path):
     assert sorted(p.name for p in (parallel / "res" / "failures").iterdir()) == \
         sorted(p.name for p in (alone / "res" / "failures").iterdir())
     assert not (parallel / "res" / ".mqconform-workers").exists()
+
+
+def test_an_area_no_case_reached_is_a_harness_error_and_the_session_exits_2(tmp_path):
+    """The one rule of every command that gives verdicts: cases of the dlq area ran, none reached a rule of
+    it (the system cannot run a handler), so the area's test fails as a harness error, the session exits 2
+    with the reason, and the core area keeps its verdicts."""
+    root = Path(__file__).resolve().parent.parent
+    server = f"{sys.executable} {root / 'tests' / 'data' / 'servers' / 'no_dlq_handler.py'}"
+    code, out = pytest_run(tmp_path, "--mq-adapter", "subprocess", "--mq-adapter-opt", f"command={server}",
+                           "--mq-area", "core,dlq", "--mq-seed", "3", "--hypothesis-profile", "ci",
+                           "--mq-results", str(tmp_path / "res"))
+    assert code == 2, out
+    assert "mqconform: not a verdict (exit 2): area dlq:" in out and "no rule of the area was exercised" in out, out
+    rows = {r["rule"]: r["verdict"] for r in map(json.loads, (tmp_path / "res" / "rules.jsonl").read_text().splitlines())}
+    assert {v for r, v in rows.items() if r.startswith("DLQ-")} == {"error"}
+    assert "pass" in {v for r, v in rows.items() if r.startswith("CORE-")}

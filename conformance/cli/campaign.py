@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 import shutil
 import signal
@@ -16,7 +17,7 @@ from conformance import __version__
 from conformance.cli.common import (UsageError, _adapter_args, _adapter_options, _areas,
                                     _minutes, _on_signals, _positive, _seed, _stop)
 from conformance.cli.run import finish
-from conformance.results import RunRecord
+from conformance.results import RunRecord, unreached_areas, vacuity
 from conformance.session import HarnessError
 
 
@@ -55,6 +56,7 @@ def cmd_campaign(args, out) -> int:
         shutil.rmtree(earlier, ignore_errors=True)
     base = Path(tempfile.mkdtemp(prefix="mqconform-campaign-"))
     managed = ManagedBroker(name, base)
+    say(out, f"campaign: starting a private {name} broker for the campaign")
     previous = _on_signals({signal.SIGTERM: _stop})   # so that the broker is stopped on SIGTERM too
     try:
         try:
@@ -98,6 +100,14 @@ def _campaign(args, out, started: float, managed) -> int:
         describe = adapter.describe()
     finally:
         adapter.close()
+    pairs = [(a, p) for a in areas for p in area_platforms(a, caps)]
+    if not pairs:
+        raise HarnessError(f"none of the areas {', '.join(areas)} is applicable to adapter {args.adapter!r}")
+    workers = CP.workers_of(args.master, args.partitions)
+    if args.minutes and workers and args.minutes < CP.minimum_minutes(len(pairs), workers):
+        raise UsageError(f"--minutes {args.minutes:g} is too short to run each of the {len(pairs)} area/platform "
+                         f"pairs once on {workers} worker(s) after starting Spark: give --minutes "
+                         f"{_ceil(CP.minimum_minutes(len(pairs), workers))} or more, or fewer areas")
     outdir = args.out
     plan_file = outdir / "campaign.json"
     wanted = {"adapter": args.adapter, "options": options, "areas": areas,
@@ -135,37 +145,51 @@ def _campaign(args, out, started: float, managed) -> int:
                                       "minutes": args.minutes, "master": args.master})
     if managed is not None:
         (outdir / LEFT_BROKER).write_text(str(managed.server.base) + "\n")
-    pairs = [(a, p) for a in areas for p in area_platforms(a, caps)]
-    if not pairs:
-        raise HarnessError(f"none of the areas {', '.join(areas)} is applicable to adapter {args.adapter!r}")
     state = CP.CampaignState(out=outdir)
     CP.load_finished(outdir, state)
     out.write(f"mqconform {__version__} campaign: adapter {args.adapter}, areas {', '.join(areas)}, seed {seed}, "
               f"master {args.master}" + (f", resuming with {len(state.results)} task(s) done" if state.results else "")
               + "\n")
+    say(out, f"  starting Spark (master {args.master}; its log: {outdir / 'spark.log'})")
+    spark_began = time.time()
     spark = CP.spark_session(args.master, outdir, args.task_attempts or CP.TASK_ATTEMPTS)
+    spark_seconds = time.time() - spark_began
     parallelism = args.partitions or max(1, spark.sparkContext.defaultParallelism)
     if args.examples:
         specs = CP.plan_tasks(seed, pairs, args.examples, per_task)
         deadline = None
+        todo = [s for s in specs if s.id not in state.results]
+        say(out, f"  Spark started in {CP._duration(spark_seconds)}: {len(todo)} task(s) of {len(specs)} to run "
+                 f"({sum(s.examples for s in todo)} cases), {parallelism} at a time")
     else:
         # tasks stop a little before the budget ends, leaving its last part to stopping Spark and writing
         deadline = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE)
         # a departure found near the deadline is shrunk into half of that last part, no further
         finish_by = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE / 2)
-        specs = CP.endless_tasks(seed, pairs, deadline, seconds=min(CP.TASK_SECONDS, args.minutes * 60 / 4),
+        seconds = CP.task_seconds(deadline - time.time(), len(pairs), parallelism)
+        if seconds < CP.MIN_TASK_SECONDS:
+            spark.stop()
+            raise CampaignTooShort(
+                f"starting Spark took {CP._duration(spark_seconds)} of the {args.minutes:g} minute budget: what is "
+                f"left cannot run each of the {len(pairs)} area/platform pairs once on {parallelism} worker(s) "
+                f"(give --minutes {_ceil(CP.minimum_minutes(len(pairs), parallelism, spark_seconds))} or more)")
+        specs = CP.endless_tasks(seed, pairs, deadline, seconds=seconds,
                                  examples=args.task_examples or CP.TASK_EXAMPLES_TIMED, finish_by=finish_by)
+        say(out, f"  Spark started in {CP._duration(spark_seconds)}: tasks of {seconds:.0f} s each, "
+                 f"{parallelism} at a time, each of the {len(pairs)} area/platform pairs first; the budget ends at "
+                 f"{time.strftime('%H:%M:%S', time.localtime(started + args.minutes * 60))}")
 
     try:
         CP.run_campaign(spark=spark, specs=specs, adapter_name=args.adapter, options=options, out=outdir,
                         state=state, deadline=deadline, parallelism=parallelism,
                         timeout=args.task_timeout or CP.TASK_TIMEOUT, attempts=args.task_attempts or CP.TASK_ATTEMPTS,
-                        crash_tasks=crash_tasks, progress=lambda line: out.write(f"  {line}\n"),
+                        crash_tasks=crash_tasks, progress=lambda line: say(out, f"  {line}"),
                         after_task=None if managed is None else lambda result: _revive(managed, result))
     finally:
+        tasks_ended = time.time()
         spark.stop()
     record = RunRecord(adapter=args.adapter, describe=describe, capabilities=caps.to_json(), areas=areas,
-                       seed=seed, examples=args.examples or 0)
+                       seed=seed, examples=args.examples or 0, started=started)
     coverage = Coverage()
     for result in state.results.values():
         for name, counts in result["coverage"].items():
@@ -177,10 +201,58 @@ def _campaign(args, out, started: float, managed) -> int:
     errors = [f"{r['task']}: {r['error']}" for r in state.results.values() if r["error"]]
     if errors:
         record.error = f"{len(errors)} task(s) ended in error; first: {errors[0]}"
+    else:
+        # verdicts are evidence only where cases ran: a pair the budget never reached, or an area none of
+        # whose rules a case reached, makes the campaign an error (exit 2), never a pass
+        ran = {(r["area"], r["platform"]) for r in state.results.values() if r["examples"]}
+        missed = [f"{a} on {p}" for a, p in pairs if (a, p) not in ran]
+        rows = record.rule_rows()
+        why = vacuity(rows, areas, coverage.examples)
+        if missed:
+            record.error = f"no case ran in {', '.join(missed)}: the budget ended first" + (f"; {why}" if why else "")
+            record.errored = [a for a in areas if not any(area == a for area, _ in ran) and
+                              any(area == a for area, _ in pairs)]
+        elif why:
+            record.error = why
+            record.errored = unreached_areas(rows, areas)
     record.ended = time.time()
+    _spent(out, record, state, started, spark_seconds, tasks_ended, args.minutes)
     return finish(record, outdir, out, lambda failure, path: (
         f"\nDistinct failure: {'+'.join(failure.blamed)} ({len(failure.steps)} steps)\n"
         f"Replay with: mqconform replay {path}\n"))
+
+
+class CampaignTooShort(UsageError):
+    """A time budget that starting Spark left too little of (one line, exit 2)."""
+
+
+def _ceil(minutes: float) -> str:
+    """Minutes rounded up to a tenth, as --minutes takes them."""
+    return f"{math.ceil(minutes * 10) / 10:g}"
+
+
+def say(out, line: str) -> None:
+    """One line of progress, shown at once (a pipe would otherwise hold it until the campaign ends)."""
+    out.write(line + "\n")
+    flush = getattr(out, "flush", None)
+    if flush is not None:
+        flush()
+
+
+def _spent(out, record, state, started: float, spark_seconds: float, tasks_ended: float,
+           minutes: float | None) -> None:
+    """Where the time went: starting Spark, the tasks (worker time per area), stopping and writing."""
+    from conformance.campaign import _duration
+
+    total = record.ended - started
+    by_area: dict[str, float] = {}
+    for r in state.results.values():
+        by_area[r["area"]] = by_area.get(r["area"], 0.0) + r["seconds"]
+    budget = f" of the {_duration(minutes * 60)} budget" if minutes else ""
+    areas = ", ".join(f"{a} {_duration(s)}" for a, s in by_area.items())
+    say(out, f"\nTime: {_duration(total)}{budget}: starting Spark {_duration(spark_seconds)}, tasks "
+             f"{_duration(max(0.0, tasks_ended - started - spark_seconds))} (worker time by area: {areas or 'none'}), "
+             f"stopping Spark and writing {_duration(max(0.0, record.ended - tasks_ended))}")
 
 
 def _revive(managed, result: dict) -> str | None:

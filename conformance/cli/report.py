@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.cli.common import EXIT_NONCONFORMANT, EXIT_OK, UsageError
+from conformance.session import HarnessError
 
 
 def add_parsers(sub) -> None:
@@ -46,7 +47,29 @@ def cmd_report(args, out) -> int:
     for d in report.unmatched:
         out.write(f"  known deviation {d.deviation.rule} on {d.system} does not explain its failure ({d.note}; "
                   f"{d.deviation.origin}): the failure stands\n")
+    problems = _not_evidence(report)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise HarnessError(f"{problems[0]}{more}: the report shows it, but its verdicts there are no evidence")
     return EXIT_NONCONFORMANT if report.any_failure and not args.report_only else EXIT_OK
+
+
+def _not_evidence(report) -> list[str]:
+    """Each result directory of ``report`` that recorded an error, or asked for an area no case reached
+    (the rule every command that gives verdicts follows: such verdicts exit 2)."""
+    from conformance.results import vacuity
+
+    out = []
+    for column in report.columns:
+        for run in column.runs:
+            meta = run.meta
+            stopped = meta.get("interrupted") or []
+            why = meta.get("error") or (
+                f"interrupted (no verdict in area {', '.join(stopped)})" if stopped else None) or vacuity(
+                run.rows, meta.get("areas", []), meta.get("examples_run", 0))
+            if why:
+                out.append(f"{run.path}: {why}")
+    return out
 
 
 
