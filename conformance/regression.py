@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
+
+import attrs
 
 from adapters.base import Adapter
 from conformance.history import Failure, with_alternatives
@@ -62,10 +63,68 @@ def check_history(data: dict, adapter: str, options: dict | None = None) -> None
         raise AssertionError(render_failure(found))
 
 
+def check_steps(steps, found: dict, adapter: str, options: dict | None = None) -> None:
+    """What a generated regression test calls: ``steps`` (operation, observation) pairs written as code and
+    ``found`` (the rest of the replay file) are the replay file again; fails as :func:`check_history` does."""
+    __tracebackhide__ = True
+    data = dict(found, steps=[{"op": L.to_json(op), "observed": L.to_json(observed)} for op, observed in steps])
+    mismatch = dict(data.get("mismatch") or {})
+    index = mismatch.get("index")
+    if isinstance(index, int) and 0 <= index < len(steps):
+        # the departing step's operation and answer are the history's own
+        mismatch.setdefault("op", data["steps"][index]["op"])
+        mismatch.setdefault("observed", data["steps"][index]["observed"])
+    data["mismatch"] = mismatch
+    check_history(data, adapter, options)
+
+
+def as_code(value) -> str:
+    """``value`` (an operation, an observation or anything they hold) as Python source that builds it again:
+    the kit's language classes as ``L.Name(...)`` with only the fields that differ from their defaults."""
+    if attrs.has(type(value)):
+        cls = type(value)
+        if getattr(L, cls.__name__, None) is not cls:
+            raise ValueError(f"{cls.__module__}.{cls.__name__} is not a class of the kit's language")
+        args = []
+        for field in attrs.fields(cls):
+            if not field.init:
+                continue
+            current = getattr(value, field.name)
+            default = field.default
+            if isinstance(default, attrs.Factory):   # type: ignore[arg-type]
+                default = attrs.NOTHING if default.takes_self else default.factory()
+            if default is not attrs.NOTHING and current == default and type(current) is type(default):
+                continue
+            args.append(f"{field.alias or field.name}={as_code(current)}")
+        return f"L.{cls.__name__}({', '.join(args)})"
+    if isinstance(value, tuple):
+        inner = ", ".join(as_code(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return f"[{', '.join(as_code(v) for v in value)}]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{as_code(k)}: {as_code(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, frozenset):
+        return f"frozenset({as_code(sorted(value, key=repr))})" if value else "frozenset()"
+    return repr(value)
+
+
 def pytest_source(failure: Failure, data: dict, adapter: str, options: dict, origin: str) -> str:
-    """A standalone pytest module that replays ``failure``'s history on ``adapter`` (no Hypothesis needed)."""
+    """A standalone pytest module that replays ``failure``'s history on ``adapter`` (no Hypothesis needed):
+    the history written as the kit's operations, one step a line with the kit's reading of it beside."""
+    from conformance.render import observation_text, op_text
+
     name = re.sub(r"\W+", "_", f"{failure.area}_{failure.platform}_{'_'.join(failure.blamed[:3])}").lower()
     rules = ", ".join(failure.blamed)
+    mark = failure.mismatch.index
+    lines = []
+    for i, step in enumerate(failure.steps):
+        lines.append(f"    # {i + 1}{'  <- the departure' if i == mark else ''}: {_comment(op_text(step.op))} -> "
+                     f"{_comment(observation_text(step.observed))}")
+        lines.append(f"    ({as_code(step.op)},\n     {as_code(step.observed)}),")
+    found = {k: v for k, v in data.items() if k != "steps"}
+    # the departing step's operation and answer are read from STEPS
+    found["mismatch"] = {k: v for k, v in found["mismatch"].items() if k not in ("op", "observed")}
     return f'''"""Regression test for a departure mqconform found: area {failure.area}, platform {failure.platform},
 rules {rules}.
 
@@ -75,16 +134,34 @@ description of the departure, for as long as the system still departs from MQ.
 Run it with plain pytest; it needs the mqconform kit installed, not Hypothesis.
 """
 
-import json
-
-from conformance.regression import check_history
+from conformance.regression import check_steps
+from reference_model import language as L
 
 ADAPTER = {adapter!r}
 OPTIONS = {options!r}
-HISTORY = json.loads({json.dumps(data, sort_keys=True)!r})
+
+#: The history: each operation in the kit's language with what the system answered when the departure was
+#: found (the comment above it is the kit's reading of the two).
+STEPS = [
+{chr(10).join(lines)}
+]
+
+#: The rest of the replay file: where the departure was, what MQ allows there, the rules it breaks.
+FOUND = {_literal(found)}
 
 
 def test_{name}():
-    check_history(HISTORY, ADAPTER, OPTIONS)
+    check_steps(STEPS, FOUND, ADAPTER, OPTIONS)
 '''
 
+
+def _comment(text: str) -> str:
+    """One line of a comment, whatever the text holds."""
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def _literal(data) -> str:
+    """JSON data as a Python literal, one key a line."""
+    import pprint
+
+    return pprint.pformat(data, indent=1, width=110, sort_dicts=True)

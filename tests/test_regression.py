@@ -39,3 +39,35 @@ def test_as_pytest_refuses_bad_targets_in_one_line(tmp_path):
         code, _, err = run_cli("replay", replay, "--as-pytest", target)
         assert code == 2 and needle in err and err.count("\n") == 1, err
     assert existing.read_text() == "# mine\n"
+
+
+def test_the_written_test_reads_as_the_kits_operations_and_rebuilds_the_replay_file_exactly(tmp_path):
+    """The history is code a reviewer can read (``L.Put(...)``, one step a line with the kit's reading beside
+    it), not one JSON string; loaded, it is the replay file again, step for step, for a failure of every area."""
+    import importlib.util
+    import json
+
+    from conformance.history import Failure
+    from conformance.regression import as_code
+    from reference_model import language as L
+
+    for area, fault in (("core", "priority-ignored"), ("syncpoint", "second-mark-accepted"),
+                        ("expiry", "expiry-not-decremented"), ("trigger", "trigmpri-ignored"),
+                        ("cluster", "clwlprty-ignored"), ("dlq", "dlq-ignore-not-assumed")):
+        results = tmp_path / area
+        code, out, err = run_cli("run", "--adapter", "simulated", "--faults", fault, "--area", area, "--seed", "7",
+                                 "--keep-going", "0", "--results", results, "--no-minimise")
+        assert code == 1, (area, out[-2000:] + err)
+        replay = sorted((results / "failures").glob("*.json"))[0]
+        target = tmp_path / f"test_{area}.py"
+        assert run_cli("replay", replay, "--as-pytest", target)[0] == 0
+        source = target.read_text()
+        assert "json.loads" not in source and "HISTORY" not in source
+        spec = importlib.util.spec_from_file_location(f"generated_{area}", target)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        recorded = Failure.from_json(json.loads(replay.read_text()))
+        assert [(s.op, s.observed) for s in recorded.steps] == [tuple(pair) for pair in module.STEPS], area
+        for step in recorded.steps:
+            assert eval(as_code(step.op), {"L": L}) == step.op   # noqa: S307 - the kit's own source
+        assert "<- the departure" in source and source.count("\n    # ") == len(recorded.steps)
