@@ -72,7 +72,13 @@ def load(path: Path) -> list[TraceStep]:
             row = json.loads(line)
             if not isinstance(row, dict) or not {"area", "platform", "case", "op", "observed"} <= row.keys():
                 raise ValueError("not a step of a trace")
-            rows.append(dict(row, op=L.from_json(row["op"]), observed=L.from_json(row["observed"])))
+            op, observed = L.from_json(row["op"]), L.from_json(row["observed"])
+            if not isinstance(op, L.Op) or not isinstance(observed, L.Observation):
+                raise ValueError("its op is not an operation or its observed not an observation")
+            if not isinstance(row["area"], str) or not isinstance(row["platform"], str) \
+                    or not isinstance(row["case"], int) or isinstance(row["case"], bool):
+                raise ValueError("its area, platform or case is not what a run writes")
+            rows.append(dict(row, op=op, observed=observed))
         except ValueError as exc:
             raise TraceFileError(f"{path}: line {number} is not a step of a trace of the kit ({exc})") from None
     if not rows:

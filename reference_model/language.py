@@ -694,7 +694,7 @@ def _decode(value: Any) -> Any:
 
 def from_json(data: Any) -> Any:
     """Rebuild a language value from :func:`to_json`'s form; raises LanguageError."""
-    if not isinstance(data, dict) or "type" not in data:
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise LanguageError(f"expected an object with a 'type', got {data!r:.80}")
     cls = _REGISTRY.get(data["type"])
     if cls is None:
@@ -704,9 +704,47 @@ def from_json(data: Any) -> Any:
     if unknown:
         raise LanguageError(f"{data['type']}: unknown field(s) {sorted(unknown)}")
     try:
-        return cls(**{k: _decode(v) for k, v in data.items() if k != "type"})
+        value = cls(**{k: _decode(v) for k, v in data.items() if k != "type"})
     except (TypeError, ValueError) as exc:
         raise LanguageError(f"{data['type']}: {exc}") from None
+    for name, kinds in _field_kinds(cls):
+        got = getattr(value, name)
+        if kinds is not None and (not isinstance(got, kinds) or (isinstance(got, bool) and bool not in kinds)):
+            raise LanguageError(f"{data['type']}: {name} is {got!r:.60}, not "
+                                f"{' or '.join('null' if k is type(None) else k.__name__ for k in kinds)}")
+    return value
+
+
+#: Per class of the language, each field's name and the types its value may have (None: not checked).
+_KINDS: dict[type, list[tuple[str, tuple | None]]] = {}
+
+
+def _field_kinds(cls) -> list[tuple[str, tuple | None]]:
+    """What each field of ``cls`` may hold, from its annotation: a JSON form whose value is of another kind
+    (a message that is a list, a priority that is text) is not a term of the language."""
+    kinds = _KINDS.get(cls)
+    if kinds is None:
+        import types
+        import typing
+
+        attrs.resolve_types(cls, globalns=globals())
+        # an expected message, or trigger message, leaves a field MQ does not pin down open: None, any value
+        open_fields = cls in (ReturnedMessage, TriggerMessage)
+        kinds = []
+        for field in attrs.fields(cls):
+            arms = typing.get_args(field.type) if isinstance(field.type, types.UnionType) else (field.type,)
+            allowed: list | None = []
+            for arm in arms:
+                arm = typing.get_origin(arm) or arm
+                if not isinstance(arm, type) or arm is Any:
+                    allowed = None
+                    break
+                allowed.append(arm)
+            if allowed is not None and open_fields and type(None) not in allowed:
+                allowed.append(type(None))
+            kinds.append((field.name, tuple(allowed) if allowed is not None else None))
+        _KINDS[cls] = kinds
+    return kinds
 
 
 def dumps(value: Any) -> str:
