@@ -149,6 +149,13 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             # decide what happens to it, never that a get returns it), nor how it was put
             named = tuple(dict.fromkeys(("EXP-06",) + tuple(r for r in named if r in why_gone and r not in DISCARD_ONLY
                                                             and r not in PLAIN_PUT)))
+            shown = branch.field_rules.get(f"message.expiry:expired:{body}")
+            got = observed.message.expiry
+            if shown is not None and isinstance(got, int) and got != C.MQEI_UNLIMITED and not K._value_ok(shown, got):
+                # it came back with more Expiry than its time on the queue left it: returning it (EXP-06) is
+                # not all that was broken, its decrement was too (EXP-03, EXP-02)
+                named = tuple(r for r in named if r != "EXP-06")
+                out += [frozenset({"EXP-06", "EXP-03"}), frozenset({"EXP-06", "EXP-02"})]
         if body is not None and body in branch.state.removed and body not in branch.excluded:
             # a message that had left the queue came back: what removed it is broken, not the plain put
             # that once placed it there (its provenance, which the checker names along)
@@ -257,20 +264,29 @@ def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int
     return -1
 
 
-def _deciding(pairs, platform: str, expiry_tolerance: int, set_aside: frozenset[str]) -> list[str]:
-    """The order rules that, alone or together, decide which message the failing step (the last of
-    ``pairs``) returned: the checker may mention only one of a pair that is needed together."""
+def _deciding(pairs, platform: str, expiry_tolerance: int,
+              set_aside: frozenset[str]) -> tuple[list[str], list[frozenset[str]]]:
+    """The rules that, alone or together, decide the failing step's (the last of ``pairs``) differing
+    fields, and the sets of rules needed together there: the checker may mention only one of a pair that
+    is needed together (two order rules; returning an expired message and not counting its time)."""
     tracker = K.ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
     for op, observed in pairs[:-1]:
         if not K._follow(tracker, op, observed, set_aside):
-            return []
+            return [], []
     op, observed = pairs[-1]
     out: list[str] = []
+    together: list[frozenset[str]] = []
     for b in tracker.expect(op):
-        if "message.body" in K.differing_fields(b.observation, observed):
+        fields = K.differing_fields(b.observation, observed)
+        if "message.body" in fields:
             for ways in _order_deciders(b, observed) or ():
                 out += sorted(ways)
-    return list(dict.fromkeys(out))
+        for field in fields:
+            for ways in deciders(b, field, observed, op):
+                if len(ways) > 1:
+                    out += sorted(ways)
+                    together.append(ways)
+    return list(dict.fromkeys(out)), list(dict.fromkeys(together))
 
 
 def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
@@ -292,8 +308,8 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # A rule the run set aside only because an earlier departure mentioned it (not found broken) may well be
     # what this one breaks: it is tried like any other, no longer set aside while it is (a rule found broken
     # is not: a history it alone explained would have been known).
-    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *_deciding(pairs, platform, expiry_tolerance, set_aside),
-                                       *endings]) if r not in known_by]
+    deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
+    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings]) if r not in known_by]
     alone: list[tuple[int, int, str]] = []
     for n, rule in enumerate(tried):
         at = follows(pairs, platform, frozenset({rule}), expiry_tolerance, set_aside - {rule})
@@ -303,7 +319,9 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         rules = tuple(r for _, _, r in sorted(alone))
     else:
         together: list[tuple[int, int, tuple[str, ...]]] = []
-        for n, pair in enumerate(itertools.combinations(tried[:MAX_PAIR_RULES], 2)):
+        candidates = [tuple(sorted(ways, key=tried.index)) for ways in needed_together if ways <= set(tried)]
+        candidates += [pair for pair in itertools.combinations(tried[:MAX_PAIR_RULES], 2) if pair not in candidates]
+        for n, pair in enumerate(candidates):
             at = follows(pairs, platform, frozenset(pair), expiry_tolerance, set_aside - set(pair))
             if at is not None and at >= 0:
                 together.append((at, n, pair))

@@ -1029,7 +1029,7 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
         def why(rules=rules) -> dict:
             reports = expiry.pending_report_rules(state, h.queue) + trigger.missing_trigger_rules(state, h.queue)
             because = tuple(dict.fromkeys(reports + rules))
-            return {"rc": because, "message": because}
+            return {"rc": because, "message": because, **expiry.expired_shown(state, discarded)}
 
         out.append(Branch(observation=L.Observation.of(C.MQRC_NO_MSG_AVAILABLE), state=s,
                           rules=tuple(dict.fromkeys(rules)), excluded=excluded, field_rules=Lazy(why)))
@@ -1152,6 +1152,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         field_rules["message.expiry:age"] = state.clock - chosen.put_time
         # (EXP-21, which Expiry decides a discard, says whether the message comes back, not what its header holds)
         field_rules["message.xmit_header"] = ("EXP-20", "EXP-22")
+        field_rules.update(expiry.expired_shown(state, discarded))
         for name, deciders in chosen.decided:
             # a field whoever put the message decided (a DLQ handler's context, a remote put's expiry): those
             # rules, and the field's own where it has any; which message it is (identity) decides nothing in it

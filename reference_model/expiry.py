@@ -55,6 +55,19 @@ def returned_expiry(state: ModelState, m: ModelMessage) -> int | L.IntRange:
     return C.MQEI_UNLIMITED if left is None else _approx(state, left, m.md.expiry)
 
 
+def expired_shown(state: ModelState, discarded) -> dict:
+    """For each expired message a get discarded, the Expiry it could show had it come back with its time on
+    the queue counted (``message.expiry:expired:BODY``): at most what is left of it (1 at least, as MQ never
+    returns less to a live message), within the system's tolerance.  A system that returns it with more broke
+    the decrement as well as EXP-06 (read only to explain a departure)."""
+    out = {}
+    for m in discarded:
+        left = remaining(state, m)
+        if left is not None:
+            out[f"message.expiry:expired:{m.body}"] = L.IntRange(lo=-(2 ** 31), hi=max(1, left + state.expiry_tolerance))
+    return out
+
+
 def returned_xmit_header(state: ModelState, m: ModelMessage) -> L.XmitHeader | None:
     """EXP-20/22: the embedded Expiry is decremented too, and returned as zero once elapsed."""
     if m.xmit_expiry is None:

@@ -304,3 +304,30 @@ def test_a_message_lost_at_a_restart_names_the_restart_not_what_its_backout_coun
     ])
     assert "CORE-32" in verdict.rules, verdict.rules
     assert not {"CORE-45", "SYNC-19", "CORE-17", "CORE-12"} & set(verdict.rules), verdict.rules
+
+
+def test_an_expired_message_returned_with_its_expiry_untouched_breaks_the_decrement_too():
+    """A message put with Expiry 8, got 2 s later: MQ has discarded it.  Returned with Expiry 8 (no time
+    counted), returning it (EXP-06) does not explain the history alone: its decrement (EXP-03) was broken too,
+    and the pair is what is blamed.  Returned with an Expiry its time on the queue could leave (0 or less), it
+    is EXP-06 alone.  On a system measured within 3 tenths, a message 1 tenth past its expiry may still be
+    live: there the Expiry left untouched is the decrement alone, returning it no departure."""
+    def history(expiry, wait):
+        return SETUP + [
+            (L.Put(conn="a", handle="a1", body="m1", md=L.MessageDescriptor(priority=0, expiry=8),
+                   options=C.MQPMO_NO_SYNCPOINT), L.OK),
+            (L.AdvanceClock(tenths=wait), L.OK),
+            (L.Get(conn="b", handle="b1", options=C.MQGMO_NO_SYNCPOINT), msg("m1", expiry=expiry)),
+        ]
+
+    _, b = blamed(history(8, 20))
+    assert set(b.rules) == {"EXP-06", "EXP-03"} and b.confirmed, b
+    _, b = blamed(history(-12, 20))
+    assert b.rules == ("EXP-06",) and b.confirmed, b
+    h = history(8, 9)
+    tracker = ModelTracker(D, expiry_tolerance=3)
+    checks = [tracker.advance(op, obs) for op, obs in h]
+    mm = checks[-1].mismatch
+    assert mm is not None
+    b = blame(h, mm, D, expiry_tolerance=3)
+    assert "EXP-03" in b.rules and "EXP-06" not in b.rules, b
