@@ -17,14 +17,37 @@ SYMBOLS = {"pass": "✅ pass", "fail": "❌ FAIL", "known deviation": "⚠️ kn
            "partly exercised": "◐ partly", "not exercised": "⭕ not exer.", "indeterminate": "❔ indet.", "error": "💥 error", NOT_RUN: "· not run"}
 
 
+#: Characters Markdown could read as markup in running text: each shown as itself by a backslash before it.
+_MARKUP = re.compile(r"([\\`*_\[\]~|#!])")
+
+
 def _cell(text) -> str:
-    """A value safe inside a Markdown table cell: no raw HTML (a system's text may hold any), no cell breaks."""
+    """Running text shown exactly as it is: no raw HTML (a system's text may hold any), no markup (a body's
+    ``*`` or backtick is that character, not emphasis or code), no cell or line breaks."""
     text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    return _MARKUP.sub(r"\\\1", text).replace("\r", " ").replace("\n", " ")
 
 
 class _Raw(str):
     """Cell text already made safe (escaped, links checked)."""
+
+
+def _prose(key: str) -> bool:
+    """Whether a row of a failure's "at step" table is a sentence (shown as text), not a value."""
+    return key in ("in one sentence", "differing fields", "also mentioned, not failed") or \
+        key.startswith("or a departure at step")
+
+
+def _code(text, in_table: bool = True) -> _Raw:
+    """``text`` (one line) as a code span that holds it exactly, whatever backticks it has: fenced by one
+    backtick more than its longest run, padded where it starts or ends with one; in a table its pipes
+    escaped (a table's cells split there first, code span or not)."""
+    text = str(text).replace("\r", " ").replace("\n", " ")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" or (text[:1] == " " and text[-1:] == " " and text.strip()) else ""
+    if in_table:
+        text = text.replace("|", "\\|")
+    return _Raw(f"{fence}{pad}{text or ' '}{pad}{fence}")
 
 
 _SAFE_URL = re.compile(r"^https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+$")
@@ -34,7 +57,7 @@ def _source(rule) -> _Raw:
     """A rule's citations, each linked to IBM's page where there is a safe address."""
     parts = []
     for text, url in rule.cites:
-        label = _cell(text).replace("[", "\\[").replace("]", "\\]")
+        label = _cell(text)
         parts.append(f"[{label}]({url})" if url and _SAFE_URL.match(url) else _cell(text))
     return _Raw("; ".join(parts))
 
@@ -105,9 +128,12 @@ def render_markdown(report: Report, generated: float) -> str:
             for n, (path, failure) in enumerate(col.failures, start=1):
                 note = failure_note(col, failure)
                 out += [f"#### Failure {n}: {_cell(title(failure))}" + (f" ({note})" if note else ""), ""]
-                out += [_table(failure_rows(failure), ["", "#", "operation", "observed"]), ""]
+                out += [_table([(mark, n, _code(op), _code(obs)) for mark, n, op, obs in failure_rows(failure)],
+                               ["", "#", "operation", "observed"]), ""]
+                # the outcomes and the values that differ exactly as they are; the sentences as text
                 out += [f"At step {failure.mismatch.index + 1}:", "",
-                        _table(expected_vs_observed(failure), ["", ""]), ""]
+                        _table([(key, value if _prose(key) else _code(value))
+                                for key, value in expected_vs_observed(failure)], ["", ""]), ""]
                 out += ["Replay:", "", "```bash", replay_command(path), "```", ""]
     return "\n".join(out)
 
@@ -133,7 +159,8 @@ def _deviations(report: Report) -> list[str]:
         stale = (f" This entry is stale: {d.note or 'the rule' + chr(39) + 's verdict is now ' + d.verdict}."
                  if d.status == STALE else f" It does not explain the failure: {d.note}." if d.note else "")
         signature = f" It describes a departure {d.deviation.signature.describe()}."
-        example = (f" Recorded counterexample: `{_cell(d.deviation.counterexample)}` (`mqconform replay` it)."
+        example = (f" Recorded counterexample: {_code(d.deviation.counterexample, in_table=False)} "
+                   "(`mqconform replay` it)."
                    if d.deviation.counterexample else "")
         out += [heading, "", f"*Seen:* {_cell(d.deviation.seen)}", "",
                 _cell(d.deviation.reason) + _cell(signature) + where + example + _cell(stale), ""]

@@ -56,7 +56,7 @@ def test_formats_agree_on_every_count(results, tmp_path):
                                              + c["known deviation"] + c["partly exercised"])
     # Markdown and HTML summaries show the same numbers
     md = (tmp_path / "r.md").read_text()
-    row = next(l for l in md.splitlines() if l.startswith(f"| {faulty}"))
+    row = next(l for l in md.splitlines() if l.startswith(f"| {faulty.replace('[', chr(92) + '[').replace(']', chr(92) + ']')}"))
     assert [int(x) for x in re.findall(r"\|\s+(\d+)", row)] == [counts[faulty][v] for v in VERDICTS]
     page = (tmp_path / "r.html").read_text()
     assert f">{counts[faulty]['fail']}</td>" in page and 'id="matrix"' in page
@@ -325,3 +325,37 @@ def test_bad_known_deviations_file_is_one_line_and_nothing_is_written(results, t
     code, _, err = run_cli("report", results[0], "--known-deviations", path, "--out", out)
     assert code == 2 and message in err and err.count("\n") == 1, err
     assert not out.exists()
+
+
+def test_markdown_shows_each_operation_and_outcome_exactly_as_recorded(tmp_path):
+    """Parsed as Markdown (tables on), every operation and observation of a counterexample reads back exactly
+    as the kit renders it, whatever backticks, stars, underscores, pipes or tags its body holds; running text
+    shows such characters as themselves, never as markup."""
+    from markdown_it import MarkdownIt
+
+    from reports.common import failure_rows
+
+    body = "a`b``c*d*_e_|f<b>g</b>\\h [x](y) ~~z~~"
+    op = L.Put1(conn="c1", queue="Q*1_", body=body)
+    observed = L.Observation(message=L.ReturnedMessage(body=body, priority=0, persistence=0))
+    allowed = L.Observation(rc=C.MQRC_UNKNOWN_OBJECT_NAME, cc=C.MQCC_FAILED)
+    failure = Failure(area="core", adapter="simulated", platform="distributed", seed=1,
+                      steps=(Step(op=op, observed=observed),),
+                      mismatch=Mismatch(index=0, op=op, observed=observed, allowed=(allowed,),
+                                        fields=("rc", "message"), rules=("CORE-33",)))
+    record = RunRecord(adapter="simulated", describe={"system": "sys*tem_`x`", "version": "1"},
+                       capabilities={"areas": ["core"], "platforms": ["distributed"]}, areas=["core"], seed=1,
+                       examples=1)
+    record.add_failure(failure)
+    record.coverage.examples = 1
+    record.write(tmp_path / "r")
+    text = render(make_report([tmp_path / "r"]), "md")
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    codes = [child.content for t in tokens if t.type == "inline" for child in t.children or () if child.type == "code_inline"]
+    _, _, op_shown, obs_shown = failure_rows(failure)[0]
+    assert op_shown in codes and obs_shown in codes, codes
+    assert body.replace("\\", "\\\\") in op_shown   # the body itself, as the kit writes it
+    # the system's own text in running text: its characters, never markup
+    plain = "".join(child.content for t in tokens if t.type == "inline" for child in t.children or ()
+                    if child.type == "text")
+    assert "sys*tem_`x`" in plain
