@@ -410,6 +410,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
                 record.interrupted = list(areas[index:])
                 record.ended = time.time()
                 raise Interrupted(record) from None
+            record.seconds[f"{area} on {platform}"] = round(seconds, 3)
             if progress:
                 progress(f"{area} on {platform}: {outcome} in {seconds:.1f}s")
             if record.error:

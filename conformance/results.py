@@ -224,6 +224,8 @@ class RunRecord:
     #: Areas (``"AREA on PLATFORM"``) whose shrinking a time limit ended before its cases were spent:
     #: there a seed does not fix which cases ran, nor the verdicts only those cases gave evidence for.
     timed_shrinks: list[str] = attrs.Factory(list)
+    #: Seconds spent per ``"AREA on PLATFORM"`` (a campaign's: its tasks' worker time).
+    seconds: dict = attrs.Factory(dict)
 
     def _in_error(self, area: str) -> bool:
         if area in self.interrupted:
@@ -295,7 +297,8 @@ class RunRecord:
                 "areas": self.areas, "seed": self.seed, "examples": self.examples,
                 "coverage": self.coverage.to_json(), "failures": [f.to_json() for f in self.failures],
                 "error": self.error, "errored": self.errored, "interrupted": self.interrupted,
-                "timed_shrinks": self.timed_shrinks, "started": self.started, "ended": self.ended}
+                "timed_shrinks": self.timed_shrinks, "seconds": self.seconds, "started": self.started,
+                "ended": self.ended}
 
     @classmethod
     def from_parts(cls, parts: list[dict]) -> "RunRecord":
@@ -320,6 +323,8 @@ class RunRecord:
             self.error = part["error"] if self.error is None else f"{self.error}; {part['error']}"
         self.interrupted = sorted(set(self.interrupted) | set(part.get("interrupted") or []))
         self.timed_shrinks += [t for t in part.get("timed_shrinks") or [] if t not in self.timed_shrinks]
+        for where, spent in (part.get("seconds") or {}).items():
+            self.seconds[where] = round(self.seconds.get(where, 0.0) + spent, 3)
         ended = [e for e in (self.ended, part.get("ended")) if e is not None]
         self.ended = max(ended) if ended else None
 
@@ -354,6 +359,7 @@ class RunRecord:
             "interrupted": self.interrupted,
             "errored": self.errored,
             "timed_shrinks": self.timed_shrinks,
+            "seconds": self.seconds,
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],

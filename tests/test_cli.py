@@ -521,3 +521,14 @@ def test_a_counterexample_both_platforms_show_alike_is_printed_once(tmp_path):
     assert out.count("Non-conformance in area") == 1, out
     assert "The same counterexample on platform zos (as on distributed)" in out
     assert len(list((tmp_path / "r" / "failures").glob("*.json"))) == 2
+
+
+def test_a_run_says_where_its_time_went(tmp_path):
+    code, out = run_cli("run", "--adapter", "simulated", "--area", "core,dlq", "--examples", "3", "--seed", "1",
+                        "--results", str(tmp_path / "r"))
+    assert code == 0, out
+    spent = json.loads((tmp_path / "r" / "run.json").read_text())["seconds"]
+    assert set(spent) == {"core on distributed", "core on zos", "dlq on distributed", "dlq on zos"}, spent
+    assert all(s > 0 for s in spent.values())
+    line = next(l for l in out.splitlines() if l.startswith("Time by area and platform"))
+    assert all(where in line for where in spent) and "%" in line, line

@@ -197,6 +197,9 @@ def _campaign(args, out, started: float, managed) -> int:
         coverage.examples += result["examples"]
         coverage.steps += result["steps"]
     record.coverage = coverage
+    for result in state.results.values():
+        where = f"{result['area']} on {result['platform']}"
+        record.seconds[where] = round(record.seconds.get(where, 0.0) + result["seconds"], 3)
     record.failures = [Failure.from_json(d) for d in state.failures.values()]
     errors = [f"{r['task']}: {r['error']}" for r in state.results.values() if r["error"]]
     if errors:

@@ -169,6 +169,12 @@ def _summary(record: RunRecord, out) -> None:
                   "reached: not a pass):\n")
         out.write(tabulate([[rule, "; ".join(names)] for rule, names in partly],
                            headers=["rule", "input classes never reached"]) + "\n")
+    if record.seconds:
+        # where the time went: each area and platform's share
+        total = sum(record.seconds.values())
+        out.write(f"\nTime by area and platform ({total:.1f} s in all): " + ", ".join(
+            f"{where} {spent:.1f} s ({100 * spent / total:.0f}%)" if total else f"{where} 0 s"
+            for where, spent in sorted(record.seconds.items(), key=lambda kv: -kv[1])) + "\n")
     if record.timed_shrinks:
         out.write(f"\nShrinking stopped at its time limit ({', '.join(record.timed_shrinks)}): which cases ran "
                   "depended on the clock, so rules reached only while shrinking may get another verdict from "
