@@ -188,6 +188,10 @@ def run_machine(machine, settings) -> None:
         conjecture.MAX_SHRINKING_SECONDS = hypothesis_limit
 
 
+#: Rounds an area may spend on departures that those already recorded explain, besides its --keep-going rounds.
+FREE_ROUNDS = 3
+
+
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
              adapter_options: dict | None, record: RunRecord, keep_going: int = 0,
              on_update: Callable[[RunRecord], None] | None = None,
@@ -272,7 +276,12 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             set_aside = set_aside | set(other.rules)
 
     sessions = []
-    for _round in range(rounds):
+    # A round whose departures the ones recorded already explain (known, or named by them) found nothing new:
+    # it does not use up a round, up to FREE_ROUNDS such rounds an area.
+    free = FREE_ROUNDS
+    while rounds > 0:
+        rounds -= 1
+        recorded = len(record.failures)
         machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside,
                                 shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
                                 named=frozenset(r for f in record.failures for r in f.blamed))
@@ -290,6 +299,9 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             found(exc.failure, aside=machine.session.set_aside)
             set_aside = set_aside | set(exc.failure.rules)
             besides(machine.session)
+            if len(record.failures) == recorded and free > 0:
+                free -= 1
+                rounds += 1
         except HarnessError as exc:
             record.error = str(exc)
             outcome = "error"
