@@ -204,7 +204,8 @@ def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: 
 
 
 def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple[list, list]:
-    """MQ's outcomes of ``op``, and those the relaxed unit-of-work rules add (the other ending)."""
+    """MQ's outcomes of ``op``, and those the relaxed rules add: a unit of work's other ending, a put that a
+    relaxed check of the queue (full, put-inhibited, message too long) did not refuse."""
     plain = model.step(state, op)
     extra: list[model.Branch] = []
     for rule in relaxed:
@@ -213,7 +214,37 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
             instead = other(op)
             if instead is not None and op.conn in state.conns and not (state.broken | state.armed) & {op.conn}:
                 extra += [b for b in model.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
+    waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
+    queue = _put_queue(state, op) if waived else None
+    if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
+        # the put the system accepted, on the queue as it is but for the checks relaxed: what it left
+        # (the message there, counted) is what the history goes on from
+        lifted = state.clone()
+        q = lifted.queue(queue)
+        kept = {name: q.attrs[name] for name in waived if name in q.attrs}
+        q.attrs.update({name: value for name, value in waived.items() if name in q.attrs})
+        for b in model.step(lifted, op):
+            if b.observation.cc != C.MQCC_FAILED:
+                b.state.queue(queue).attrs.update(kept)
+                extra.append(b)
     return plain, extra
+
+
+#: Checks of a put a relaxed rule waives: the queue attribute that refuses it, and a value with which it does not.
+WAIVED = {"CORE-27": ("MAXDEPTH", 10 ** 9), "CORE-26": ("PUT", C.MQQA_PUT_ALLOWED),
+          "CORE-49": ("MAXMSGL", 10 ** 9), "CORE-50": ("MAXMSGL", 10 ** 9)}
+
+
+def _put_queue(state: ModelState, op: L.Op) -> str | None:
+    """The local queue a put or put1 goes to, where the model knows it."""
+    if isinstance(op, L.Put):
+        h = state.handles.get(op.handle)
+        name = h.queue if h is not None else None
+    elif isinstance(op, L.Put1):
+        name = op.queue
+    else:
+        return None
+    return name if name in state.queues else None
 
 
 def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int = 0,
@@ -270,11 +301,17 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
     fields, and the sets of rules needed together there: the checker may mention only one of a pair that
     is needed together (two order rules; returning an expired message and not counting its time)."""
     tracker = K.ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
+    out: list[str] = []
     for op, observed in pairs[:-1]:
+        if observed.cc != C.MQCC_FAILED and _put_queue(tracker.candidates[0], op) is not None if tracker.candidates \
+                else False:
+            # a put the system accepted where MQ may have refused it: the check that refuses it, relaxed,
+            # lets the history go on with the message there (what the system did), not without it
+            out += [r for b in tracker.expect(op) if b.observation.cc == C.MQCC_FAILED
+                    for r in b.rules if r in WAIVED]
         if not K._follow(tracker, op, observed, set_aside):
             return [], []
     op, observed = pairs[-1]
-    out: list[str] = []
     together: list[frozenset[str]] = []
     for b in tracker.expect(op):
         fields = K.differing_fields(b.observation, observed)

@@ -254,7 +254,15 @@ def _nothing_changes_next(fields: list[str], expected: L.Observation, observed: 
     not which message came back, nor whether the call worked."""
     if {"message", "message.body", "attrs"} & set(fields):
         return False
+    if any(f.startswith("attrs.") for f in fields) and EFFECTS & {k for k, _ in (expected.attrs or ())}:
+        # attributes that say what a call did (a DLQ handler's fates, where a cluster put went), not what an
+        # inquiry saw: the state after it is another
+        return False
     return "rc" not in fields or C.MQCC_FAILED not in (expected.cc, observed.cc)
+
+
+#: Observation attributes that report a call's effect, not a value read.
+EFFECTS = frozenset({"HANDLER", "DESTINATION"})
 
 
 def _armed(state: ModelState, conn: str) -> ModelState:

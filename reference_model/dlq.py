@@ -396,7 +396,11 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         # ... or an earlier rule that discards was passed over only because of a wildcard (DLQ-38)
         passed_over = ("DLQ-38",) if any(r.action == "DISCARD" and _by_wildcard(_unmatched(r, fields))
                                          for r in h.table.rules[:index]) else ()
-        gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(gave_up + passed_over + ("DLQ-24",) + out.field_rules[key]))}
+        gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(gave_up + passed_over + ("DLQ-24",) + out.field_rules[key])),
+                # Seen as left alone: a backed-out get is told by the BackoutCount it raised (CORE-15, CORE-17),
+                # as well as by the handler having acted on it at all
+                f"{key}=={KEPT}": tuple(dict.fromkeys(out.field_rules.get(f"{key}=={KEPT}", out.field_rules[key])
+                                                      + ("CORE-15", "CORE-17")))}
         out.field_rules = {**out.field_rules, **gone}   # out is new
         return out
 

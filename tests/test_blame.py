@@ -331,3 +331,22 @@ def test_an_expired_message_returned_with_its_expiry_untouched_breaks_the_decrem
     assert mm is not None
     b = blame(h, mm, D, expiry_tolerance=3)
     assert "EXP-03" in b.rules and "EXP-06" not in b.rules, b
+
+
+def test_a_put_accepted_on_a_full_queue_is_followed_with_its_message_there():
+    """MAXDEPTH 1 and an expired message still on the queue: MQ refuses the next put (or has removed the
+    expired one in the background and accepts it).  A system that accepted it with both there shows depth 2:
+    the full queue's check (CORE-27), relaxed, lets the history go on with the message put, and is blamed."""
+    history = [
+        (L.DefineQueue(queue="Q1"), L.OK),
+        (L.Connect(conn="a"), L.OK),
+        (L.Open(conn="a", handle="a1", queue="Q1", options=STD), L.OK),
+        (L.Put(conn="a", handle="a1", body="m1", md=L.MessageDescriptor(expiry=3), options=C.MQPMO_NO_SYNCPOINT),
+         L.OK),
+        (L.AdvanceClock(tenths=5), L.OK),
+        (L.AlterQueue(queue="Q1", attrs={"MAXDEPTH": 1}), L.OK),
+        (L.Put(conn="a", handle="a1", body="m3", md=L.MessageDescriptor(), options=C.MQPMO_NO_SYNCPOINT), L.OK),
+        (L.InquireQueue(queue="Q1", names=["CURDEPTH"]), L.Observation(attrs={"CURDEPTH": 2})),
+    ]
+    _, b = blamed(history)
+    assert "CORE-27" in b.rules and b.confirmed, b

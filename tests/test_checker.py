@@ -325,3 +325,30 @@ def test_a_mark_kept_from_a_get_outside_syncpoint_names_the_rule_that_ignores_it
     history[-1:-1] = [(L.Commit(conn="a"), L.OK)]
     mm = check_history(C.PLATFORM_ZOS, history)[-1].mismatch
     assert mm is not None and "SYNC-10" not in mm.rules[:1], mm
+
+
+def test_a_dlq_handler_fate_set_aside_is_not_stepped_past():
+    """A handler that discarded a message MQ's handler had not reached yet: the fate is what the call did,
+    not a value read, so a keep-going run cannot go on from MQ's state (the message would still be there in
+    the model and gone from the system): the case stops there instead of failing later for it."""
+    tracker = ModelTracker(C.PLATFORM_DISTRIBUTED, set_aside=frozenset({"CORE-19", "CORE-04"}))
+    dead = L.MessageDescriptor(msg_id="M5", priority=7, format=C.MQFMT_DEAD_LETTER_HEADER)
+    steps = [
+        (L.DefineQueue(queue="DLQ"), L.OK),
+        (L.AlterQueueManager(attrs={"DEADQ": "DLQ"}), L.OK),
+        (L.Connect(conn="app"), L.OK),
+        (L.StartDlqHandler(handler="H1", table="ACTION(DISCARD)\n"), L.OK),
+        (L.Put1(conn="app", queue="DLQ", body="dead letter M4", options=C.MQPMO_NO_SYNCPOINT,
+                md=L.MessageDescriptor(msg_id="M4", format=C.MQFMT_DEAD_LETTER_HEADER),
+                dlh=L.DeadLetterHeader(reason=C.MQRC_Q_FULL, dest_q="A")), L.OK),
+        (L.RunDlqHandler(handler="H1"), L.Observation(attrs={"HANDLER": "RUNNING", "M4": "discarded"})),
+        (L.Put1(conn="app", queue="DLQ", body="dead letter M5", options=C.MQPMO_NO_SYNCPOINT, md=dead,
+                dlh=L.DeadLetterHeader(reason=C.MQRC_Q_FULL, dest_q="A")), L.OK),
+    ]
+    for op, observed in steps:
+        assert tracker.advance(op, observed).mismatch is None, op
+    run = L.RunDlqHandler(handler="H1")
+    seen = L.Observation(attrs={"HANDLER": "RUNNING", "M5": "discarded"})
+    check = tracker.advance(run, seen)
+    assert check.mismatch is not None and set(check.mismatch.rules) <= {"CORE-19", "CORE-04"}, check.mismatch
+    assert tracker.step_past(run, seen) is False
