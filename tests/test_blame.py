@@ -11,7 +11,7 @@ from conformance.checker import ModelTracker, check_history
 from conformance.history import Failure, Step, load_failure, with_alternatives
 from reference_model import language as L
 from reference_model import mqconst as C
-from tests.test_checker import SETUP, STD, msg, put
+from tests.test_checker import SETUP, STD, backed_out_then_restarted, msg, put
 
 D = C.PLATFORM_DISTRIBUTED
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,17 +291,7 @@ def test_a_message_lost_at_a_restart_names_the_restart_not_what_its_backout_coun
     """A persistent message backed out once, then a restart, then a get finding nothing: the restart's rule
     (CORE-32) is what lost it; the rules about the BackoutCount it would have carried (CORE-45, SYNC-19,
     CORE-17) never decide whether a message comes back."""
-    persistent = L.Put(conn="a", handle="a1", body="m", md=L.MessageDescriptor(priority=0, persistence=1),
-                       options=C.MQPMO_NO_SYNCPOINT)
-    _, verdict = blamed(SETUP + [
-        (persistent, L.OK),
-        (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("m", persistence=1)),
-        (L.Backout(conn="a"), L.OK),
-        (L.Restart(abrupt=True), L.OK),
-        (L.Connect(conn="a"), L.OK),
-        (L.Open(conn="a", handle="a2", queue="Q1", options=STD), L.OK),
-        (L.Get(conn="a", handle="a2", options=C.MQGMO_NO_SYNCPOINT), L.Observation.of(C.MQRC_NO_MSG_AVAILABLE)),
-    ])
+    _, verdict = blamed(backed_out_then_restarted(L.Observation.of(C.MQRC_NO_MSG_AVAILABLE)))
     assert "CORE-32" in verdict.rules, verdict.rules
     assert not {"CORE-45", "SYNC-19", "CORE-17", "CORE-12"} & set(verdict.rules), verdict.rules
 

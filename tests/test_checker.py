@@ -289,22 +289,28 @@ def test_an_observation_of_a_set_aside_rule_does_not_decide_an_in_doubt_commit()
     assert checks[-1].mismatch is not None
 
 
-def test_a_backout_count_lost_at_a_restart_names_the_count_rules_not_how_the_get_removes_it():
-    """A message backed out once, then a restart, then a get outside syncpoint returning BackoutCount 0
-    (a broker that keeps its redelivery counter in memory): the count's rules are named, the survival
-    of a count across a restart (CORE-45) among them; not CORE-16, which only says that this get
-    removes the message it returns, nor what the restart did to other messages."""
+def backed_out_then_restarted(last: L.Observation) -> list:
+    """A persistent message "m" got in a unit of work and backed out, an abrupt restart, then a get outside
+    syncpoint answered ``last``."""
     persistent = L.Put(conn="a", handle="a1", body="m", md=L.MessageDescriptor(priority=0, persistence=1),
                        options=C.MQPMO_NO_SYNCPOINT)
-    mm = check_history(C.PLATFORM_DISTRIBUTED, SETUP + [
+    return SETUP + [
         (persistent, L.OK),
         (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("m", persistence=1)),
         (L.Backout(conn="a"), L.OK),
         (L.Restart(abrupt=True), L.OK),
         (L.Connect(conn="a"), L.OK),
         (L.Open(conn="a", handle="a2", queue="Q1", options=STD), L.OK),
-        (L.Get(conn="a", handle="a2", options=C.MQGMO_NO_SYNCPOINT), msg("m", persistence=1)),
-    ])[-1].mismatch
+        (L.Get(conn="a", handle="a2", options=C.MQGMO_NO_SYNCPOINT), last),
+    ]
+
+
+def test_a_backout_count_lost_at_a_restart_names_the_count_rules_not_how_the_get_removes_it():
+    """A message backed out once, then a restart, then a get outside syncpoint returning BackoutCount 0
+    (a broker that keeps its redelivery counter in memory): the count's rules are named, the survival
+    of a count across a restart (CORE-45) among them; not CORE-16, which only says that this get
+    removes the message it returns, nor what the restart did to other messages."""
+    mm = check_history(C.PLATFORM_DISTRIBUTED, backed_out_then_restarted(msg("m", persistence=1)))[-1].mismatch
     assert mm is not None and mm.fields == ("message.backout_count",), mm
     assert mm.rules[0] == "CORE-45" and "CORE-15" in mm.rules, mm.rules
     assert not {"CORE-16", "CORE-32", "CORE-12"} & set(mm.rules), mm.rules

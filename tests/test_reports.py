@@ -157,24 +157,30 @@ def test_missing_directory_named(tmp_path):
 HOSTILE = "<script>alert('x')</script>&amp;\x00\x07|`pipe`" + "\u202e" + "A" * 3000
 
 
-@pytest.fixture
-def hostile_results(tmp_path):
-    """A result directory whose failure carries hostile bodies and queue names."""
-    op = L.Put1(conn="c1", queue="<img src=x onerror=alert(1)>", body=HOSTILE)
-    observed = L.Observation(message=L.ReturnedMessage(body=HOSTILE, priority=0, persistence=0))
+def one_failure_results(directory, body: str, queue: str, system: str):
+    """A result directory holding one failure: a put1 of ``body`` to ``queue`` whose answer came back with that
+    body, on a system called ``system``; returns the failure."""
+    op = L.Put1(conn="c1", queue=queue, body=body)
+    observed = L.Observation(message=L.ReturnedMessage(body=body, priority=0, persistence=0))
     allowed = L.Observation(rc=C.MQRC_UNKNOWN_OBJECT_NAME, cc=C.MQCC_FAILED)
     failure = Failure(area="core", adapter="simulated", platform="distributed", seed=1,
                       steps=(Step(op=op, observed=observed),),
                       mismatch=Mismatch(index=0, op=op, observed=observed, allowed=(allowed,),
                                         fields=("rc", "message"), rules=("CORE-33",)))
-    record = RunRecord(adapter="simulated", describe={"system": "<b>bold</b>", "version": "1"},
+    record = RunRecord(adapter="simulated", describe={"system": system, "version": "1"},
                        capabilities={"areas": ["core"], "platforms": ["distributed"]}, areas=["core"], seed=1,
                        examples=1)
     record.add_failure(failure)
     record.coverage.examples = 1
-    directory = tmp_path / "hostile"
     record.write(directory)
-    return directory
+    return failure
+
+
+@pytest.fixture
+def hostile_results(tmp_path):
+    """A result directory whose failure carries hostile bodies and queue names."""
+    one_failure_results(tmp_path / "hostile", HOSTILE, "<img src=x onerror=alert(1)>", "<b>bold</b>")
+    return tmp_path / "hostile"
 
 
 def test_hostile_text_is_escaped_in_every_format(hostile_results, tmp_path):
@@ -336,19 +342,7 @@ def test_markdown_shows_each_operation_and_outcome_exactly_as_recorded(tmp_path)
     from reports.common import failure_rows
 
     body = "a`b``c*d*_e_|f<b>g</b>\\h [x](y) ~~z~~"
-    op = L.Put1(conn="c1", queue="Q*1_", body=body)
-    observed = L.Observation(message=L.ReturnedMessage(body=body, priority=0, persistence=0))
-    allowed = L.Observation(rc=C.MQRC_UNKNOWN_OBJECT_NAME, cc=C.MQCC_FAILED)
-    failure = Failure(area="core", adapter="simulated", platform="distributed", seed=1,
-                      steps=(Step(op=op, observed=observed),),
-                      mismatch=Mismatch(index=0, op=op, observed=observed, allowed=(allowed,),
-                                        fields=("rc", "message"), rules=("CORE-33",)))
-    record = RunRecord(adapter="simulated", describe={"system": "sys*tem_`x`", "version": "1"},
-                       capabilities={"areas": ["core"], "platforms": ["distributed"]}, areas=["core"], seed=1,
-                       examples=1)
-    record.add_failure(failure)
-    record.coverage.examples = 1
-    record.write(tmp_path / "r")
+    failure = one_failure_results(tmp_path / "r", body, "Q*1_", "sys*tem_`x`")
     text = render(make_report([tmp_path / "r"]), "md")
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     codes = [child.content for t in tokens if t.type == "inline" for child in t.children or () if child.type == "code_inline"]
