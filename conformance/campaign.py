@@ -67,8 +67,10 @@ class CampaignError(HarnessError):
 TEARDOWN_SHARE = 0.1
 #: Seconds a task costs beyond the time it runs cases for (its worker process started, the kit imported).
 TASK_OVERHEAD = 2.0
-#: The least time a time-boxed task runs new cases for: a budget that leaves less is refused.
+#: The least time a time-boxed task runs new cases for: a budget that leaves less is refused.  On a system that
+#: runs on the wall clock a case takes seconds, and a task's run of cases ends only with its last case.
 MIN_TASK_SECONDS = 3.0
+MIN_TASK_SECONDS_REALTIME = 30.0
 #: A task of a campaign's first round (each area and platform once) may shrink a departure for this share of
 #: its time again, no longer: the first round must reach every area before the budget ends.
 FIRST_ROUND_SHRINK = 0.5
@@ -134,6 +136,10 @@ def rounds(pairs: int, parallelism: int) -> int:
     return -(-pairs // max(1, parallelism))
 
 
+def least_task_seconds(realtime: bool) -> float:
+    return MIN_TASK_SECONDS_REALTIME if realtime else MIN_TASK_SECONDS
+
+
 def task_seconds(left: float, pairs: int, parallelism: int) -> float:
     """The seconds each task of a time-boxed campaign runs new cases for, with ``left`` seconds to its
     deadline: short enough that the first round reaches every pair (its tasks' shrinking included),
@@ -142,9 +148,11 @@ def task_seconds(left: float, pairs: int, parallelism: int) -> float:
     return min(TASK_SECONDS, slot / (1 + FIRST_ROUND_SHRINK))
 
 
-def minimum_minutes(pairs: int, parallelism: int, spark_start: float = SPARK_START_ESTIMATE) -> float:
-    """The shortest time budget in which every pair runs :data:`MIN_TASK_SECONDS` at least."""
-    need = MIN_TASK_SECONDS * (1 + FIRST_ROUND_SHRINK) + TASK_OVERHEAD
+def minimum_minutes(pairs: int, parallelism: int, spark_start: float = SPARK_START_ESTIMATE,
+                    least: float = MIN_TASK_SECONDS) -> float:
+    """The shortest time budget in which every pair runs ``least`` seconds at least, after ``spark_start``
+    seconds (the time already spent, a broker's start-up, included)."""
+    need = least * (1 + FIRST_ROUND_SHRINK) + TASK_OVERHEAD
     return (spark_start + rounds(pairs, parallelism) * need) / (1 - TEARDOWN_SHARE) / 60
 
 

@@ -279,3 +279,18 @@ def test_a_campaign_that_reaches_no_rule_of_an_area_is_an_error_not_a_pass(tmp_p
     assert meta["status"] != "pass"
     code, _, err = run_cli("report", tmp_path / "c", "--out", tmp_path / "r.md")
     assert code == 2 and "area dlq was asked for, but no rule of it was exercised" in err, err
+
+
+def test_a_budget_is_reckoned_with_the_seconds_a_real_time_case_takes(tmp_path):
+    """Against a system that runs on the wall clock (here the IBM MQ stand-in) a task needs tens of seconds to
+    run any case to its end: a minute for two areas is refused, where the simulated queue manager gets it."""
+    from tests import ibmmq_standin
+
+    ibmmq_standin.reset()
+    code, out, err = run_cli("campaign", "--adapter", "ibmmq", "--adapter-opt", "client=tests.ibmmq_standin",
+                             "--area", "core,syncpoint", "--minutes", "1", "--master", "local[2]",
+                             "--out", tmp_path / "c")
+    assert code == 2 and "too short to run each of the" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "c").exists()
+    realtime = CP.minimum_minutes(4, 2, least=CP.least_task_seconds(True))
+    assert realtime > 1 > CP.minimum_minutes(4, 2, least=CP.least_task_seconds(False))

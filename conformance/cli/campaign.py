@@ -104,10 +104,14 @@ def _campaign(args, out, started: float, managed) -> int:
     if not pairs:
         raise HarnessError(f"none of the areas {', '.join(areas)} is applicable to adapter {args.adapter!r}")
     workers = CP.workers_of(args.master, args.partitions)
-    if args.minutes and workers and args.minutes < CP.minimum_minutes(len(pairs), workers):
+    least = CP.least_task_seconds(caps.realtime)
+    # what is spent already (a broker's start-up) counts: the budget runs from the command's start
+    before_spark = CP.SPARK_START_ESTIMATE + (time.time() - started)
+    if args.minutes and workers and args.minutes < CP.minimum_minutes(len(pairs), workers, before_spark, least):
         raise UsageError(f"--minutes {args.minutes:g} is too short to run each of the {len(pairs)} area/platform "
                          f"pairs once on {workers} worker(s) after starting Spark: give --minutes "
-                         f"{_ceil(CP.minimum_minutes(len(pairs), workers))} or more, or fewer areas")
+                         f"{_ceil(CP.minimum_minutes(len(pairs), workers, before_spark, least))} or more, "
+                         "or fewer areas")
     outdir = args.out
     plan_file = outdir / "campaign.json"
     wanted = {"adapter": args.adapter, "options": options, "areas": areas,
@@ -167,12 +171,13 @@ def _campaign(args, out, started: float, managed) -> int:
         # a departure found near the deadline is shrunk into half of that last part, no further
         finish_by = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE / 2)
         seconds = CP.task_seconds(deadline - time.time(), len(pairs), parallelism)
-        if seconds < CP.MIN_TASK_SECONDS:
+        if seconds < least:
             spark.stop()
             raise CampaignTooShort(
                 f"starting Spark took {CP._duration(spark_seconds)} of the {args.minutes:g} minute budget: what is "
                 f"left cannot run each of the {len(pairs)} area/platform pairs once on {parallelism} worker(s) "
-                f"(give --minutes {_ceil(CP.minimum_minutes(len(pairs), parallelism, spark_seconds))} or more)")
+                f"(give --minutes {_ceil(CP.minimum_minutes(len(pairs), parallelism, time.time() - started, least))}"
+                " or more)")
         specs = CP.endless_tasks(seed, pairs, deadline, seconds=seconds,
                                  examples=args.task_examples or CP.TASK_EXAMPLES_TIMED, finish_by=finish_by)
         say(out, f"  Spark started in {CP._duration(spark_seconds)}: tasks of {seconds:.0f} s each, "
