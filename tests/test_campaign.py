@@ -258,6 +258,11 @@ def test_a_budget_too_short_to_reach_every_area_is_refused_before_anything_is_wr
     code, out, err = run_cli("campaign", "--adapter", "simulated", "--minutes", "0.05", "--out", tmp_path / "c")
     assert code == 2 and err.count("\n") == 1 and "too short to run each of the" in err, err
     assert "--minutes 1 or more" in err and not (tmp_path / "c").exists()
+    # a cluster master, whose parallelism its URL does not say, gets at least the one-round bound (never a
+    # Spark start that a budget of seconds cannot cover)
+    code, out, err = run_cli("campaign", "--adapter", "simulated", "--minutes", "0.1", "--master", "yarn",
+                             "--out", tmp_path / "y")
+    assert code == 2 and "however many workers the master has" in err and not (tmp_path / "y").exists(), err
     # the minimum it names is one it accepts: a budget that leaves every pair its least task time
     pairs, workers = 11, 2
     least = CP.minimum_minutes(pairs, workers)

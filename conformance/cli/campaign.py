@@ -103,13 +103,16 @@ def _campaign(args, out, started: float, managed) -> int:
     pairs = [(a, p) for a in areas for p in area_platforms(a, caps)]
     if not pairs:
         raise HarnessError(f"none of the areas {', '.join(areas)} is applicable to adapter {args.adapter!r}")
-    workers = CP.workers_of(args.master, args.partitions)
+    known = CP.workers_of(args.master, args.partitions)
+    # a master whose parallelism its URL does not say (a cluster): at least the budget of one round
+    workers = known or len(pairs)
     least = CP.least_task_seconds(caps.realtime)
     # what is spent already (a broker's start-up) counts: the budget runs from the command's start
     before_spark = CP.SPARK_START_ESTIMATE + (time.time() - started)
-    if args.minutes and workers and args.minutes < CP.minimum_minutes(len(pairs), workers, before_spark, least):
+    if args.minutes and args.minutes < CP.minimum_minutes(len(pairs), workers, before_spark, least):
+        on = f"on {workers} worker(s)" if known else "however many workers the master has"
         raise UsageError(f"--minutes {args.minutes:g} is too short to run each of the {len(pairs)} area/platform "
-                         f"pairs once on {workers} worker(s) after starting Spark: give --minutes "
+                         f"pairs once {on} after starting Spark: give --minutes "
                          f"{_ceil(CP.minimum_minutes(len(pairs), workers, before_spark, least))} or more, "
                          "or fewer areas")
     outdir = args.out
