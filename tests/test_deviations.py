@@ -88,7 +88,8 @@ def test_a_deviation_explains_failures_of_its_shape_only(runs, tmp_path):
     label = report.columns[0].label
     assert code == 1 and f"known deviation {rule} on {label} does not explain its failure" in out, out
     md = (tmp_path / "r.md").read_text()
-    assert f"on {label}: does not match" in md and "It does not explain the failure" in md
+    shown = label.replace("[", "\\[").replace("]", "\\]")   # as Markdown shows it: brackets escaped
+    assert f"on {shown}: does not match" in md and "It does not explain the failure" in md
 
 
 def test_a_deviation_whose_counterexample_no_longer_shows_it_is_stale(runs, tmp_path):
