@@ -303,8 +303,7 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
     tracker = K.ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
     out: list[str] = []
     for op, observed in pairs[:-1]:
-        if observed.cc != C.MQCC_FAILED and _put_queue(tracker.candidates[0], op) is not None if tracker.candidates \
-                else False:
+        if tracker.candidates and observed.cc != C.MQCC_FAILED and _put_queue(tracker.candidates[0], op) is not None:
             # a put the system accepted where MQ may have refused it: the check that refuses it, relaxed,
             # lets the history go on with the message there (what the system did), not without it
             out += [r for b in tracker.expect(op) if b.observation.cc == C.MQCC_FAILED

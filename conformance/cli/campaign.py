@@ -227,7 +227,7 @@ def _campaign(args, out, started: float, managed) -> int:
             record.error = why
             record.errored = unreached_areas(rows, areas)
     record.ended = time.time()
-    _spent(out, record, state, started, spark_seconds, tasks_ended, args.minutes)
+    _spent(out, record, started, spark_seconds, tasks_ended, args.minutes)
     return finish(record, outdir, out, lambda failure, path: (
         f"\nDistinct failure: {'+'.join(failure.blamed)} ({len(failure.steps)} steps)\n"
         f"Replay with: mqconform replay {path}\n"))
@@ -250,19 +250,14 @@ def say(out, line: str) -> None:
         flush()
 
 
-def _spent(out, record, state, started: float, spark_seconds: float, tasks_ended: float,
-           minutes: float | None) -> None:
-    """Where the time went: starting Spark, the tasks (worker time per area), stopping and writing."""
+def _spent(out, record, started: float, spark_seconds: float, tasks_ended: float, minutes: float | None) -> None:
+    """Where the time went: starting Spark, the tasks, stopping and writing (the tasks' worker time by area and
+    platform follows in the summary)."""
     from conformance.campaign import _duration
 
-    total = record.ended - started
-    by_area: dict[str, float] = {}
-    for r in state.results.values():
-        by_area[r["area"]] = by_area.get(r["area"], 0.0) + r["seconds"]
     budget = f" of the {_duration(minutes * 60)} budget" if minutes else ""
-    areas = ", ".join(f"{a} {_duration(s)}" for a, s in by_area.items())
-    say(out, f"\nTime: {_duration(total)}{budget}: starting Spark {_duration(spark_seconds)}, tasks "
-             f"{_duration(max(0.0, tasks_ended - started - spark_seconds))} (worker time by area: {areas or 'none'}), "
+    say(out, f"\nTime: {_duration(record.ended - started)}{budget}: starting Spark {_duration(spark_seconds)}, tasks "
+             f"{_duration(max(0.0, tasks_ended - started - spark_seconds))}, "
              f"stopping Spark and writing {_duration(max(0.0, record.ended - tasks_ended))}")
 
 
