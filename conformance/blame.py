@@ -165,8 +165,9 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             # returns it, nor does the put that placed what MQ holds instead
             named = tuple(r for r in named if r not in ORDER_RULES and r not in PLAIN_PUT)
     if field == "attrs.CURDEPTH":
-        # how a counted message was put says nothing of how it is counted (CORE-28 does)
-        named = tuple(r for r in named if r not in PLAIN_PUT)
+        # how a counted message was put says nothing of how it is counted (CORE-28 does), nor does the count
+        # it carries
+        named = tuple(r for r in named if r not in PLAIN_PUT and r not in COUNT_ONLY)
         # and CORE-28 alone moves it only so far: leaving out the uncommitted puts, counting the held gets
         reach = branch.field_rules.get("attrs.CURDEPTH:CORE-28")
         want, got = (dict(o.attrs or ()).get("CURDEPTH") for o in (branch.observation, observed))
@@ -270,7 +271,7 @@ def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int
                     fields = K.differing_fields(b.observation, observed)
                     if i == last or K._nothing_changes_next(fields, b.observation, observed):
                         needed = explained(b, observed, op, set_aside) is False
-                        nxt.append((b, (i if at is None else at) if needed else at))
+                        nxt.append((_adopted(b, fields, observed), (i if at is None else at) if needed else at))
             for b in extra:
                 if K._matches(b.observation, observed):
                     nxt.append((b, i if at is None else at))
@@ -293,6 +294,25 @@ def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int
                     seen.append((b.state, at))
         candidates = seen
     return -1
+
+
+#: Fields of a returned message that the message carries on: a reading that let the system show another
+#: value goes on with the message holding what the system showed (a count not raised stays not raised).
+CARRIED = {"message.backout_count": "backout_count"}
+
+
+def _adopted(branch: model.Branch, fields: list[str], observed: L.Observation) -> model.Branch:
+    """``branch`` with the message ``observed`` returned carrying on the values of :data:`CARRIED` fields
+    it showed, where they differ from MQ's."""
+    carried = {CARRIED[f]: getattr(observed.message, CARRIED[f]) for f in fields if f in CARRIED}
+    if not carried or observed.message is None or any(not isinstance(v, int) for v in carried.values()):
+        return branch
+    state = branch.state.clone()
+    for name, q in list(state.queues.items()):
+        for m in q.messages:
+            if m.body == observed.message.body:
+                state.queue(name).update(m, **carried, backout_uncertain=0)
+    return attrs.evolve(branch, state=state)
 
 
 def _deciding(pairs, platform: str, expiry_tolerance: int,

@@ -26,6 +26,11 @@ minimises to the same history however fast the broker answers, with a time limit
 only as a safety net; it keeps the smallest history found so far. A result that
 does not reproduce once more is discarded in favour of the history Hypothesis
 gave.
+
+Where the minimal history still blames several rules for a value a message carries
+from call to call (its BackoutCount), a browse of the message put in earlier can
+show which step changed it: such a *witness* is added where the departure is then
+blamed on fewer rules (:func:`_witnessed`).
 """
 
 from __future__ import annotations
@@ -74,6 +79,9 @@ class _Search:
         self.broken = False
         #: The failure the last replay found, the same as the one minimised or not.
         self.last: Failure | None = None
+        #: Calls added to show which step changed a value (:func:`_witnessed`): the result may be longer
+        #: than the history given by as many.
+        self.witness = 0
 
     def out_of_time(self) -> bool:
         return (self.broken or time.monotonic() >= self.deadline
@@ -190,10 +198,11 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     ops = _fewer_attributes(ops, search)
     ops = _plainer_tables(ops, search)
     ops = _plainer_messages(ops, search)
+    ops = _witnessed(ops, search)
     renamed = _renumber(ops)
     search.max_replays = None   # the result is confirmed whatever the count
     final = search.replay(renamed) or search.replay(ops)
-    if final is None or final.size > failure.size:
+    if final is None or final.size > failure.size + search.witness:
         return failure
     return final
 
@@ -407,6 +416,95 @@ def _outside_units_of_work(ops: list[L.Op], search: _Search) -> list[L.Op]:
         return None
 
     return _all_then_each(ops, chosen, plain, fewer, search)
+
+
+#: Fields a message carries from call to call, whose rules the model names by what changed the value since a
+#: call last showed it (:func:`reference_model.core._count_rules`): a browse earlier in the history shows
+#: which step changed it.
+WITNESSED = frozenset({"message.backout_count"})
+#: Places tried for such a browse, latest first (each a replay).
+WITNESS_PLACES = 4
+
+
+def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """A browse of the failing call's message put in earlier, where the departure is then blamed on fewer
+    rules: a BackoutCount lost at a restart, with nothing between the backout and the restart that showed
+    the count, is explained as well by a backout that never counted (each rule's relaxation alone passes
+    the history); a browse after the backout that shows the count right leaves the restart alone to blame
+    (one that shows it wrong is the departure, earlier and blamed on the backout).  Places are tried
+    latest first, where the model says the message is on the queue for any connection to browse."""
+    from conformance.history import blamed_rules
+
+    f = search.failure
+    message = f.mismatch.observed.message
+    if not ops or message is None or not set(f.mismatch.fields) <= WITNESSED or not isinstance(ops[-1], L.Get):
+        return ops
+    tolerance = search.adapter.capabilities().expiry_tolerance
+    blamed = set(blamed_rules(f, tolerance, search.set_aside))
+    if len(blamed) < 2:
+        return ops
+    queue = next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == ops[-1].handle), None)
+    handles = {op.handle for op in ops if isinstance(op, L.Open)}
+    handle = next(f"w{n}" for n in range(1, len(handles) + 2) if f"w{n}" not in handles)
+    if queue is None:
+        return ops
+    search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
+        + WITNESS_PLACES
+    tried = 0
+    for place in range(len(ops) - 1, 0, -1):
+        if tried >= WITNESS_PLACES or search.broken:
+            break
+        probe = _browse_probe(ops[:place], queue, handle, message.body, search)
+        if probe is None:
+            continue
+        tried += 1
+        kept = search.failure
+        candidate = ops[:place] + probe + ops[place:]
+        search.last = None
+        search.replay(candidate)   # (whatever rules the checker names: the blame decides)
+        found = search.last
+        if found is not None and set(found.mismatch.fields) <= WITNESSED \
+                and 0 < len(set(blamed_rules(found, tolerance, search.set_aside))) < len(blamed):
+            search.failure = found
+            search.witness = len(probe)
+            return list(candidate[:search.ran])
+        search.failure = kept
+    return ops
+
+
+def _browse_probe(before: list[L.Op], queue: str, handle: str, body: str, search: _Search) -> list[L.Op] | None:
+    """Operations that browse message ``body`` on ``queue`` after ``before`` (a handle opened to browse,
+    browsed to the message, closed), on a connection open there; where a unit of work holds the message
+    (got under syncpoint, a restart to back it out), that unit of work backed out first, which counts as
+    the restart's backout would.  None where the model has the message nowhere a browse reaches."""
+    conns = list(dict.fromkeys(op.conn for op in reversed(before) if isinstance(op, L.Connect)))
+    model = search.model
+    for conn in conns:
+        model.start_case("witness", search.failure.platform)
+        try:
+            for op in before:
+                model.execute(op)
+            ops: list[L.Op] = []
+            for _ in range(2):   # a get marked to skip backout leaves its unit of work at the first backout
+                held = sorted({m.got_by for q in model.state.queues.values() for m in q.messages
+                               if m.body == body} - {None})
+                ops += [L.Backout(conn=c) for c in held]
+                if any(model.execute(L.Backout(conn=c)).cc == C.MQCC_FAILED for c in held):
+                    break
+            ops.append(L.Open(conn=conn, handle=handle, queue=queue, options=C.MQOO_BROWSE))
+            if model.execute(ops[-1]).cc == C.MQCC_FAILED:
+                continue
+            for n in range(4):
+                browse = C.MQGMO_BROWSE_NEXT if n else C.MQGMO_BROWSE_FIRST
+                ops.append(L.Get(conn=conn, handle=handle, options=browse | C.MQGMO_NO_SYNCPOINT, wait_interval=0))
+                got = model.execute(ops[-1])
+                if got.message is None:
+                    break
+                if got.message.body == body:
+                    return ops + [L.Close(conn=conn, handle=handle)]
+        except Exception:  # noqa: BLE001 - a history the model cannot run there: no probe
+            continue
+    return None
 
 
 def _all_then_each(ops: list[L.Op], chosen: list[int], plain, attempt, search: _Search) -> list[L.Op]:

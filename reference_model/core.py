@@ -231,7 +231,34 @@ def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
     uncommitted = ("CORE-28",) if any(m.put_by is not None for m in counted) else ()
     # Newest first: the messages that arrived since the queue was last seen right are the likelier missing.
     return uncommitted + tuple(dict.fromkeys(r for m in reversed(counted) if m.put_by is None
-                                             for r in m.provenance))
+                                             for r in m.provenance if r not in _timeless(state, m)))
+
+
+def _since(m: ModelMessage, rules: tuple[str, ...]) -> tuple[str, ...] | None:
+    """``m.count_since`` once ``rules`` changed or kept its BackoutCount (newest first)."""
+    return None if m.count_since is None else tuple(dict.fromkeys(rules + m.count_since))
+
+
+def _count_rules(m: ModelMessage) -> tuple[str, ...]:
+    """The rules that decide the BackoutCount a get or browse returns of ``m``.
+
+    A count above 0 comes from backouts (CORE-15, CORE-17), kept across a restart (CORE-45; SYNC-19 on
+    z/OS); 0 is what a first delivery shows (CORE-12), listed in the order its history gives them (a count
+    kept from before a restart leads with its survival).  Once a call has returned the message, only what
+    changed or kept its count since then decides it (the count shown then was right, or that call was
+    the departure): a count lost at a restart after a browse showed the backout's count is not the
+    backout's; one that changed with nothing to change it breaks CORE-17 (only backouts change it)."""
+    if m.count_since is not None:
+        return m.count_since or ("CORE-17",)
+    return tuple(dict.fromkeys(
+        tuple(r for r in ("SYNC-19", "CORE-45", "CORE-46", "CORE-15") if r in m.provenance)
+        + (("CORE-15", "CORE-17") if m.backout_count else ("CORE-12", "CORE-17"))))
+
+
+def _timeless(state: ModelState, m: ModelMessage) -> tuple[str, ...]:
+    """Of a message's provenance, the rules no time on the queue can yet have made a difference to: that a
+    trigger message never expires (TRIG-30) cannot be why one written no time ago is missing."""
+    return ("TRIG-30",) if m.tm is not None and state.clock == m.put_time else ()
 
 
 @handles(L.AdvanceClock)
@@ -294,7 +321,8 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
                 ended = ("CORE-15", rule) if rule in ("CORE-32", *_BROKEN_RULES) else (rule, "CORE-15")
                 s.queue(entry.queue).update(
                     m, got_by=None, backout_count=m.backout_count + 1,
-                    provenance=(marked_rules if m.seq in special else ()) + ended + ("CORE-17",))
+                    provenance=(marked_rules if m.seq in special else ()) + ended + ("CORE-17",),
+                    count_since=_since(m, ("CORE-15", "CORE-17") + ((rule,) if rule == "CORE-46" else ())))
 
                 applied += ["CORE-15", "CORE-17"]
     c.uow.clear()
@@ -426,7 +454,8 @@ def restart(state: ModelState, op: L.Restart) -> list[Branch]:
                     provenance = (rule, "CORE-32") + m.provenance   # a count from before: its survival first
                 else:
                     provenance = m.provenance + ("CORE-32", rule)   # the restart's own backout made it (CORE-15 first)
-                q.update(m, backout_uncertain=uncertain, provenance=tuple(dict.fromkeys(provenance)))
+                q.update(m, backout_uncertain=uncertain, provenance=tuple(dict.fromkeys(provenance)),
+                         count_since=_since(m, (rule,)))
                 applied.append(rule)
     return [Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(["CORE-32", *applied])))]
 
@@ -1065,6 +1094,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     m = s.find(h.queue, chosen.seq)
     rules += list(m.provenance)
     browse = o & C.MQGMO_BROWSE_ANY
+    m = s.queue(h.queue).update(m, count_since=())   # its BackoutCount, shown: what changes it from here on
     if browse:
         s.handles[h.name] = attrs.evolve(sh, cursor=m.order_key, cursor_seq=m.seq)
         if o & C.MQGMO_LOCK or not keep_lock:
@@ -1112,9 +1142,8 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     def why() -> dict:
         """Which rules decide each field of the message returned: read only to explain a departure."""
         provenance = chosen.provenance
-        if chosen.tm is not None and state.clock == chosen.put_time:
-            # a trigger message written no time ago: that it never expires (TRIG-30) cannot be why it is missing
-            provenance = tuple(r for r in provenance if r != "TRIG-30")
+        # a trigger message written no time ago: that it never expires (TRIG-30) cannot be why it is missing
+        provenance = tuple(r for r in provenance if r not in _timeless(state, chosen))
         identity = tuple(dict.fromkeys(list(order) + list(provenance) + ["CORE-42"] * core42))
         # No message at all where MQ returns this one: what put it there (its provenance) is what the
         # system broke; the order and browse rules only say which message comes first.
@@ -1136,9 +1165,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
             # A count above 0 comes from backouts (CORE-15), kept across a restart (CORE-45); 0 is what a
             # first delivery shows.
             # (in the order its history gives them: a count kept from before a restart leads with its survival)
-            "message.backout_count": tuple(dict.fromkeys(
-                tuple(r for r in ("SYNC-19", "CORE-45", "CORE-46", "CORE-15") if r in chosen.provenance)
-                + (("CORE-15", "CORE-17") if chosen.backout_count else ("CORE-12", "CORE-17")))),
+            "message.backout_count": _count_rules(chosen),
 
             "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
             else ("CORE-07", "CORE-08"),

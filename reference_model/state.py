@@ -45,6 +45,9 @@ class ModelMessage:
     #: A segment of a message the queue manager split (CORE-50): its SegmentStatus and Offset.
     segment: str = C.MQSS_NOT_A_SEGMENT
     offset: int = 0
+    #: The rules that changed or kept its BackoutCount since a get or browse last returned it (None: none
+    #: has yet): a count a call showed right is not what a later wrong one breaks (diagnosis only).
+    count_since: tuple[str, ...] | None = None
 
     @property
     def order_key(self) -> tuple[int, int]:

@@ -340,3 +340,58 @@ def test_a_put_accepted_on_a_full_queue_is_followed_with_its_message_there():
     ]
     _, b = blamed(history)
     assert "CORE-27" in b.rules and b.confirmed, b
+
+
+def _browsed_after_the_backout(count: int, last: L.Observation) -> list:
+    """:func:`backed_out_then_restarted` with a browse between the backout and the restart that shows the
+    message with BackoutCount ``count``."""
+    history = backed_out_then_restarted(last)
+    at = next(i for i, (op, _) in enumerate(history) if isinstance(op, L.Restart))
+    probe = [(L.Open(conn="b", handle="bw", queue="Q1", options=C.MQOO_BROWSE), L.OK),
+             (L.Get(conn="b", handle="bw", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT),
+              msg("m", persistence=1, backout_count=count)),
+             (L.Close(conn="b", handle="bw"), L.OK)]
+    return history[:at] + probe + history[at:]
+
+
+def test_a_count_lost_at_a_restart_blames_every_count_rule_until_a_call_showed_the_backout_counted():
+    """Without a call between the backout and the restart that shows the count, a backout that never
+    counted (CORE-15, CORE-17) explains a count of 0 after the restart as well as a count the restart lost
+    (CORE-45): each alone passes the history.  A browse after the backout that shows the count right leaves
+    the restart alone to blame; one that shows it wrong is the departure, and the backout's."""
+    lost = msg("m", persistence=1)   # BackoutCount 0 after the restart, where MQ keeps the backout's 1
+    _, b = blamed(backed_out_then_restarted(lost))
+    assert set(b.rules) == {"CORE-45", "CORE-15", "CORE-17"}, b
+    _, b = blamed(_browsed_after_the_backout(1, lost))
+    assert b.rules == ("CORE-45",), b
+    mm, b = blamed(_browsed_after_the_backout(0, lost))
+    assert isinstance(mm.op, L.Get) and mm.op.handle == "bw"   # the browse departs first
+    assert set(b.rules) == {"CORE-15", "CORE-17"}, b
+
+
+def test_a_count_a_reading_let_differ_is_carried_on_as_shown():
+    """The whole history with the browse's wrong count (0) and the restart keeping it: relaxing the
+    backout's count (CORE-17) lets the browse show 0, and the message goes on with 0, which the restart
+    keeps and the last get shows; the restart's rule is not needed."""
+    history = _browsed_after_the_backout(0, msg("m", persistence=1))
+    assert follows(history, D, frozenset({"CORE-17"})) is not None
+    assert follows(history, D, frozenset({"CORE-45"})) is None
+
+
+def test_a_trigger_message_written_no_time_ago_is_not_missing_because_it_expired():
+    """A DEPTH trigger that fires at the second put, its initiation queue then empty: the trigger condition
+    (TRIG-03) is broken; that trigger messages never expire (TRIG-30) is not, no time having passed."""
+    process = L.DefineProcess(process="P", appl_id="/bin/app", appl_type=6, env_data="", user_data="")
+    history = [(process, L.OK), (L.DefineQueue(queue="INIT.Q"), L.OK),
+               (L.DefineQueue(queue="APP.Q", attrs=(("INITQ", "INIT.Q"), ("PROCESS", "P"), ("TRIGGER", 1),
+                                                   ("TRIGTYPE", C.MQTT_DEPTH), ("TRIGDPTH", 2))), L.OK),
+               (L.Connect(conn="a"), L.OK), (L.Open(conn="a", handle="a1", queue="APP.Q", options=C.MQOO_OUTPUT), L.OK),
+               (L.Open(conn="a", handle="i", queue="INIT.Q", options=C.MQOO_INPUT_SHARED), L.OK),
+               (put("a", "a1", "m1"), L.OK), (put("a", "a1", "m2"), L.OK),
+               (L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 0),)))]
+    _, b = blamed(history)
+    assert "TRIG-03" in b.rules and "TRIG-30" not in b.rules, b
+    # the same two seconds later: a trigger message that expired would explain it (TRIG-30)
+    later = history[:-1] + [(L.AdvanceClock(tenths=20), L.OK), history[-1]]
+    mm, b = blamed(later)
+    assert "TRIG-30" in b.rules, (mm.rules, b)

@@ -22,7 +22,8 @@ ONE_PLATFORM = {"core": "distributed", "cluster": "distributed", "dlq": "distrib
 #: BackoutCount lost at a restart and a backout that never counted it), some because the model does not yet
 #: name the rules per value there (expiry's discards and reports, trigger events, the DLQ handler's choices).
 EXACT = frozenset({
-    "alias-put-disabled-chosen", "backout-count-not-incremented", "dlq-context-not-passed", "expired-message-returned",
+    "alias-put-disabled-chosen", "backout-count-lost-at-restart", "backout-count-not-incremented", "depth-off-by-one",
+    "hardenbo-ignored", "no-trigger-at-close", "dlq-context-not-passed", "expired-message-returned",
     "xmit-inner-not-zeroed", "backout-loses-get", "channel-state-ignored",
     "clwlprty-ignored", "define-replaces-queue", "disconnected-connection-works", "every-delivered-at-backout",
     "exclusive-blocks-own-qmgr-only", "expiry-zero-accepted", "fifo-within-priority-broken",

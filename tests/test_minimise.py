@@ -427,3 +427,35 @@ def test_a_put_under_syncpoint_becomes_a_plain_put_where_that_leaves_the_ending_
     assert with_alternatives(small).blamed == ("CORE-27",)
     assert not any(isinstance(s.op, (L.Put, L.Commit)) and getattr(s.op, "options", 0) & C.MQPMO_SYNCPOINT
                    or isinstance(s.op, L.Commit) for s in small.steps)
+
+
+@pytest.mark.parametrize("fault, platform, kept", [("backout-count-lost-at-restart", "distributed", "CORE-45"),
+                                                    ("hardenbo-ignored", "zos", "SYNC-19")])
+def test_a_count_lost_at_a_restart_is_shown_with_a_browse_that_saw_the_backout_count(fault, platform, kept):
+    """A get under syncpoint, a restart (which backs it out), and the message back with BackoutCount 0:
+    a backout that never counted explains that as well as a count the restart lost.  The counterexample
+    gets a browse before the restart (the unit of work backed out first, which counts as the restart's
+    backout would) that shows the count right, and the restart's rule alone is blamed."""
+    from conformance.checker import check_history
+    from conformance.history import Failure, Step
+
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    history = [(L.DefineQueue(queue="Q", attrs=(("HARDENBO", 1),)), L.OK), (L.Connect(conn="a"), L.OK),
+               (L.Open(conn="a", handle="h", queue="Q", options=opts), L.OK),
+               (L.Put(conn="a", handle="h", body="m", md=L.MessageDescriptor(persistence=1)), L.OK),
+               (L.Get(conn="a", handle="h", options=C.MQGMO_SYNCPOINT),
+                L.Observation(message=L.ReturnedMessage(body="m", persistence=1, priority=0, msg_id="X"))),
+               (L.Restart(abrupt=False), L.OK), (L.Connect(conn="a"), L.OK),
+               (L.Open(conn="a", handle="h2", queue="Q", options=opts), L.OK),
+               (L.Get(conn="a", handle="h2"), L.Observation(message=L.ReturnedMessage(body="m", persistence=1, priority=0,
+                                                                                         msg_id="X")))]
+    failure = Failure(area="core", adapter="simulated", platform=platform, seed=1,
+                      steps=tuple(Step(op=o, observed=b) for o, b in history),
+                      mismatch=check_history(platform, history)[-1].mismatch)
+    assert set(with_alternatives(failure).blamed) == {kept, "CORE-15", "CORE-17"}
+    small = minimise(failure, create_adapter("simulated", {"faults": fault, "platform": platform}))
+    assert with_alternatives(small).blamed == (kept,)
+    ops = [s.op for s in small.steps]
+    browse = next(i for i, op in enumerate(ops) if isinstance(op, L.Get) and op.options & C.MQGMO_BROWSE_FIRST)
+    assert browse < next(i for i, op in enumerate(ops) if isinstance(op, L.Restart))
+    assert small.steps[browse].observed.message.backout_count == 1
