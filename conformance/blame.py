@@ -215,6 +215,9 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
             instead = other(op)
             if instead is not None and op.conn in state.conns and not (state.broken | state.armed) & {op.conn}:
                 extra += [b for b in model.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
+    if relaxed & set(ORDER_RULES) and any(b.observation.message is not None for b in plain):
+        extra += _out_of_order(state, op, {b.observation.message.body for b in plain
+                                           if b.observation.message is not None}, relaxed)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
     queue = _put_queue(state, op) if waived else None
     if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
@@ -229,6 +232,41 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
                 b.state.queue(queue).attrs.update(kept)
                 extra.append(b)
     return plain, extra
+
+
+#: Get options under which delivery order does not pick the message alone (a cursor, a lock, a mark).
+#: (A browse is left out too: where its cursor stands after another message depends on the order it broke.)
+_NOT_BY_ORDER = C.MQGMO_BROWSE_ANY | core.UNDER_CURSOR | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT
+
+
+def _out_of_order(state: ModelState, op: L.Op, chosen: set, relaxed: frozenset[str]) -> list[model.Branch]:
+    """A destructive get returning another message available to it than delivery order puts first (the
+    order rules relaxed): one branch per such message (among those a selection matches), what follows
+    going on with that one gone.  Only on a queue without expiring messages, and without a browse, lock
+    or mark: where nothing but order chooses."""
+    if type(op) not in (L.Get, L.GetMatching) or op.options & _NOT_BY_ORDER:
+        return []
+    h = state.handles.get(op.handle)
+    q = state.queues.get(h.queue) if h is not None else None
+    if q is None or q.expiring:
+        return []
+    criteria = core.selection(op)
+    available = [m for m in q.ordered if core._visibility(state, m, h, False) is None and core.satisfies(criteria, m)]
+    want = next((m for m in available if m.body in chosen), None)
+    if want is None:
+        return []
+
+    def needs(m) -> set[str]:
+        """The order rules a get returning ``m`` instead of ``want`` breaks (as :func:`_order_deciders`)."""
+        if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
+            return {"CORE-06"}
+        if m.order_priority == want.order_priority:
+            return {"CORE-05"}
+        oldest = min((o for o in available if o.order_priority == m.order_priority), key=lambda o: o.seq)
+        return {"CORE-04"} if oldest is m else {"CORE-04", "CORE-05"}
+
+    return [core._deliver(state, op, h, [], m, (), {}, True, False) for m in available
+            if m.body not in chosen and needs(m) <= relaxed]
 
 
 #: Checks of a put a relaxed rule waives: the queue attribute that refuses it, and a value with which it does not.
@@ -264,6 +302,12 @@ def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int
         nxt: list[tuple[model.Branch, int | None]] = []
         for state, at in candidates:
             plain, extra = _relaxed_step(state, op, relaxed)
+            # what the set-aside rules, broken as relaxing them allows, let happen instead (a put accepted past
+            # a check, another message got): never counted as needed.  Not a unit of work ended the other way:
+            # a rule of how one ends is found broken in one way (a backed-out message put back out of order,
+            # say), and every backout of the history committing instead would explain away all else.
+            loose_aside = set_aside - relaxed - set(OTHER_END)
+            aside = _relaxed_step(state, op, loose_aside)[1] if loose_aside else []
             for b in plain:
                 if K._matches(b.observation, observed):
                     nxt.append((b, at))
@@ -275,6 +319,9 @@ def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int
             for b in extra:
                 if K._matches(b.observation, observed):
                     nxt.append((b, i if at is None else at))
+            for b in aside:
+                if K._matches(b.observation, observed):
+                    nxt.append((b, at))
         if not nxt:
             return None
         if i == last:

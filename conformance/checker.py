@@ -481,10 +481,27 @@ class ModelTracker:
         least = min(len(f) for f, _ in scored)
         closest = [(f, b) for f, b in scored if len(f) == least]
         if not all(_nothing_changes_next(fields, b.observation, observed) for fields, b in closest):
-            return False
+            # what the set-aside rules, broken, let happen instead (a put accepted past a check of the
+            # queue, a unit of work ended the other way), where that is exactly what the system did
+            followed = self._as_broken(op, observed)
+            if not followed:
+                return False
+            self._node = None
+            self.candidates = followed
+            return True
         self._node = None
         self.candidates = _distinct_states(b for _, b in closest)
         return True
+
+    def _as_broken(self, op: L.Op, observed: L.Observation) -> list[ModelState]:
+        """The states after ``op`` in which a set-aside rule was broken the way it is when relaxed
+        (:func:`conformance.blame._relaxed_step`) and the outcome is ``observed`` exactly."""
+        from conformance.blame import _relaxed_step
+
+        out: list[model.Branch] = []
+        for state in self.candidates:
+            out += [b for b in _relaxed_step(state, op, self.set_aside)[1] if _matches(b.observation, observed)]
+        return _distinct_states(out) if out else []
 
 
 def check_history(platform: str, steps: Iterable[tuple[L.Op, L.Observation]]) -> list[StepCheck]:

@@ -190,13 +190,18 @@ def run_machine(machine, settings) -> None:
 
 #: Rounds an area may spend on departures that those already recorded explain, besides its --keep-going rounds.
 FREE_ROUNDS = 3
+#: Cases of a round bounded by time, at most: it ends soon after the time is up, and the next goes on.
+TIME_CHUNK = 50
+#: Cases an area's rounds may run in all, in multiples of its budget: cases a departure already found cut
+#: short are not counted against the budget, but they still run.
+CUT_SHORT_BUDGET = 3
 
 
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
-             adapter_options: dict | None, record: RunRecord, keep_going: int = 0,
+             adapter_options: dict | None, record: RunRecord, keep_going: int | None = 0,
              on_update: Callable[[RunRecord], None] | None = None,
              minimise_histories: bool = True, shrink_seconds=BY_SYSTEM,
-             shrink_cases=BY_SYSTEM) -> tuple[str, float]:
+             shrink_cases=BY_SYSTEM, deadline: float | None = None) -> tuple[str, float]:
     """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
 
     ``shrink_cases`` and ``shrink_seconds`` bound the cases and the time Hypothesis may spend
@@ -204,10 +209,13 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     before its cases are spent is recorded (``record.timed_shrinks``): a seed no longer fixes
     which cases ran, nor the verdicts of rules only those cases reached.
 
-    A run stops at the first departure, which Hypothesis shrinks.  With
-    ``keep_going`` N, up to N more rounds (same seed) look for departures from
-    other rules: each round sets aside the rules already found broken, so a
-    system with one departure everywhere still gets a verdict on every other rule.
+    A round stops at the first departure, which Hypothesis shrinks.  Further rounds (each with the
+    seed plus its number, so that it runs cases of its own) look for departures from other rules: each sets aside the rules already found broken, so a
+    system with one departure everywhere still gets a verdict on every other rule.  The area's
+    ``examples`` are its budget of cases searched, shared by its rounds: a round gets what the
+    rounds before it left, and rounds go on until it is spent (``keep_going`` None), or for at
+    most ``keep_going`` rounds after the first.  ``deadline`` (``time.time()``): no case starts
+    searching after it, nor a round; shrinking a departure met before it is not cut by it.
 
     A departure ``record`` already holds for this area on another platform is first
     replayed here; where it shows again it is this platform's departure too, and is
@@ -222,7 +230,13 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     unsteady = False
 
     def tidy(failure, aside: frozenset[str] = frozenset()):
-        return minimise(failure, adapter, set_aside=aside) if minimise_histories else failure
+        if not minimise_histories:
+            return failure
+        began = time.monotonic()
+        try:
+            return minimise(failure, adapter, set_aside=aside)
+        finally:
+            record.spend("minimise", time.monotonic() - began)
 
     def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset(),
               tidied: bool = False):
@@ -233,12 +247,13 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         nonlocal outcome, unsteady
         if not tidied:
             failure = tidy(failure, aside)
-        if named and set(failure.rules) <= named:
+        if named and set(failure.rules) <= set(broken):
             return None
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside,
                                     known_by=frozenset(broken) & frozenset(aside))
-        if failure.mismatch.known:
-            # the departures already found explain it: the checker only named it by other rules
+        if failure.mismatch.known or (named and set(failure.blamed) <= set(broken)):
+            # the departures already found explain it: the checker only named it by other rules (a rule a
+            # departure merely mentioned before is new when this one is blamed on it)
             named.update(failure.rules)
             return None
         not_reproduced = not_reproduced or not failure.reproduced
@@ -254,9 +269,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         outcome = f"{how} (" + ", ".join(broken) + ")"
         return failure
 
-    rounds = keep_going + 1
+    # None: as many rounds as the budget allows (each spends at least one case)
+    rounds = None if keep_going is None else keep_going + 1
     for earlier in [f for f in record.failures if f.area == area and f.platform != platform]:
-        if rounds and not set(earlier.rules) <= set_aside:
+        if rounds != 0 and not set(earlier.rules) <= set_aside:
             try:
                 again = _again(adapter, earlier, platform, adapter_options, record)
             except HarnessError as exc:
@@ -265,7 +281,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             if again is not None:
                 found(again)
                 set_aside = set_aside | set(again.rules)
-                rounds -= 1
+                rounds = None if rounds is None else rounds - 1
 
     def besides(session) -> None:
         """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
@@ -279,17 +295,43 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     # A round whose departures the ones recorded already explain (known, or named by them) found nothing new:
     # it does not use up a round, up to FREE_ROUNDS such rounds an area (on a system on the virtual clock,
     # where a round costs little; on the wall clock a round and its shrinking take minutes).
-    free = 0 if adapter.capabilities().realtime else FREE_ROUNDS
-    while rounds > 0:
-        rounds -= 1
+    free = 0 if adapter.capabilities().realtime or rounds is None else FREE_ROUNDS
+    searched = ran = 0
+
+    def spent(session, began: float) -> None:
+        """Count a round's cases and its time: searching up to its first departure, shrinking after.  A
+        case a departure already found cut short is not counted against the budget (it searched little),
+        up to :data:`CUT_SHORT_BUDGET` times the budget in cases run in all."""
+        nonlocal searched, ran
+        searched += session.searched - session.cut_short
+        ran += session.searched
+        record.cut_short += session.cut_short
+        now = time.monotonic()
+        departed = session.departed_at if session.departed_at is not None else now
+        record.spend("search", departed - began)
+        record.spend("shrink", now - departed)
+
+    while (rounds is None or rounds > 0) and searched < examples and ran < CUT_SHORT_BUDGET * examples \
+            and not (deadline is not None and time.time() >= deadline):
         recorded = len(record.failures)
-        machine = bound_machine(adapter, area, platform, seed, adapter_options, record.coverage, set_aside,
-                                shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
+        # each round its own cases (the run's seed and the round's number): the cases of the rounds before
+        # ran already, up to the departure each met, and are not run again
+        machine = bound_machine(adapter, area, platform, None if seed is None else seed + len(sessions),
+                                adapter_options, record.coverage, set_aside,
+                                deadline=deadline, shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
                                 named=frozenset(r for f in record.failures for r in f.blamed))
         sessions.append(machine.session)
+        began = time.monotonic()
         try:
-            run_machine(machine, machine_settings(examples))
-            break
+            try:
+                cases = min(examples - searched, CUT_SHORT_BUDGET * examples - ran)
+                # bounded by time: in chunks, so that a round ends soon after the time is up (the cases
+                # Hypothesis still draws after it run nothing, but drawing them costs about as much)
+                run_machine(machine, machine_settings(cases if deadline is None else min(cases, TIME_CHUNK)))
+            finally:
+                spent(machine.session, began)
+            if deadline is None:
+                break   # the round spent the budget with no departure
         except KeyboardInterrupt:
             if machine.session.smallest is not None:  # found, not yet shrunk to the end: keep it
                 record.add_failure(machine.session.smallest)
@@ -297,12 +339,15 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                     record.add_failure(other)
             raise
         except NonConformance as exc:
+            rounds = None if rounds is None else rounds - 1
             found(exc.failure, aside=machine.session.set_aside)
             set_aside = set_aside | set(exc.failure.rules)
             besides(machine.session)
-            if len(record.failures) == recorded and free > 0:
+            if len(record.failures) == recorded and free > 0 and rounds is not None:
                 free -= 1
                 rounds += 1
+            if machine.session.searched == 0:
+                break   # a round that searched nothing (its time was up): the next would do the same
         except HarnessError as exc:
             record.error = str(exc)
             outcome = "error"
@@ -324,6 +369,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 outcome = "error"
                 break
             # The departure stands; like any other, it is set aside for the next round.
+            rounds = None if rounds is None else rounds - 1
             departure = min(departures, key=lambda f: len(f.steps))
             found(departure, not_reproduced=True, aside=machine.session.set_aside)
             set_aside = set_aside | set(departure.rules)
@@ -380,10 +426,15 @@ class Interrupted(KeyboardInterrupt):
 
 def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | None,
               adapter_options: dict | None = None,
-              progress: Callable[[str], None] | None = None, keep_going: int = 0,
+              progress: Callable[[str], None] | None = None, keep_going: int | None = 0,
               on_update: Callable[[RunRecord], None] | None = None,
-              minimise_histories: bool = True, shrink_seconds=BY_SYSTEM, shrink_cases=BY_SYSTEM) -> RunRecord:
+              minimise_histories: bool = True, shrink_seconds=BY_SYSTEM, shrink_cases=BY_SYSTEM,
+              seconds: float | None = None) -> RunRecord:
     """Run each area's machine against ``adapter``; returns the run's record.
+
+    ``seconds``: a time budget for searching, shared out among the areas and platforms still to run
+    (each gets an equal share of what is left when it starts); a departure met within its share is
+    shrunk and minimised to the end.
 
     ``on_update(record)`` is called after each departure found and each area, so
     the caller can write what was found so far.  On KeyboardInterrupt the record
@@ -410,22 +461,26 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
                      f"{len(failure.steps)} steps")
         told = len(record.failures)
 
+    end = None if seconds is None else time.time() + seconds
+    left = sum(len(area_platforms(area, caps)) for area in areas)
     for index, area in enumerate(areas):
         platforms = area_platforms(area, caps)
         if not platforms and progress:
             progress(f"{area}: not applicable to adapter {adapter.name!r}")
         for platform in platforms:
+            deadline = None if end is None else time.time() + max(0.0, end - time.time()) / left
+            left -= 1
             try:
-                outcome, seconds = run_area(adapter, area, platform, examples, seed, adapter_options, record,
-                                            keep_going, updated, minimise_histories, shrink_seconds,
-                                            shrink_cases)
+                outcome, spent = run_area(adapter, area, platform, examples, seed, adapter_options, record,
+                                          keep_going, updated, minimise_histories, shrink_seconds,
+                                          shrink_cases, deadline=deadline)
             except KeyboardInterrupt:
                 record.interrupted = list(areas[index:])
                 record.ended = time.time()
                 raise Interrupted(record) from None
-            record.seconds[f"{area} on {platform}"] = round(seconds, 3)
+            record.seconds[f"{area} on {platform}"] = round(spent, 3)
             if progress:
-                progress(f"{area} on {platform}: {outcome} in {seconds:.1f}s")
+                progress(f"{area} on {platform}: {outcome} in {spent:.1f}s")
             if record.error:
                 # the areas finished before keep their verdicts; this one and the rest have none
                 record.errored = list(areas[index:])

@@ -52,11 +52,19 @@ class Failure:
     #: Rules the run that found it had already found broken and stepped past (keep-going rounds): the
     #: history may pass through departures from them before its own step.
     set_aside: tuple[str, ...] = attrs.field(default=(), eq=False)
+    #: Of those, the rules found broken then (the others were only mentioned by a departure): a departure
+    #: naming only set-aside rules was stepped past where these, relaxed, explained the history.  A replay
+    #: steps past the same departures (empty: all set-aside rules but the failure's own).
+    found_broken: tuple[str, ...] = attrs.field(default=(), eq=False)
 
     @property
     def rules(self) -> tuple[str, ...]:
         """Every rule the checker named for the departure (what a keep-going search sets aside)."""
         return self.mismatch.rules
+
+    def stepped_past(self) -> frozenset[str]:
+        """The rules a replay of this history steps past a departure from outright (see :attr:`found_broken`)."""
+        return frozenset(self.found_broken) if self.found_broken else frozenset(self.set_aside) - set(self.rules)
 
     @property
     def blamed(self) -> tuple[str, ...]:
@@ -98,6 +106,7 @@ class Failure:
             "mismatch": self.mismatch.to_json(),
             **({} if self.reproduced else {"reproduced": False}),
             **({"set_aside": list(self.set_aside)} if self.set_aside else {}),
+            **({"found_broken": list(self.found_broken)} if self.found_broken else {}),
         }
 
     @classmethod
@@ -123,6 +132,7 @@ class Failure:
                 mismatch=Mismatch.from_json(data["mismatch"]),
                 reproduced=data.get("reproduced", True) is not False,
                 set_aside=tuple(data.get("set_aside") or ()),
+                found_broken=tuple(data.get("found_broken") or ()),
             )
         except (KeyError, TypeError, L.LanguageError) as exc:
             raise ReplayFileError(f"{origin}: corrupt replay file ({exc})") from None
@@ -203,7 +213,7 @@ def _replay_schema() -> dict:
             "adapter": {"type": "string", "minLength": 1}, "adapter_options": {"type": ["object", "null"]},
             "platform": {"enum": list(C.PLATFORMS)}, "seed": {"type": ["integer", "null"]},
             "rules": rules, "mentioned": rules, "steps": {"type": "array", "minItems": 1, "items": step},
-            "reproduced": {"type": "boolean"}, "set_aside": rules,
+            "reproduced": {"type": "boolean"}, "set_aside": rules, "found_broken": rules,
             "mismatch": {"type": "object", "required": ["index", "op", "observed", "allowed", "fields", "rules"],
                          "properties": {"index": {"type": "integer", "minimum": 0},
                                         "op": {"$ref": lang + "Op"}, "observed": {"$ref": lang + "Observation"},
@@ -251,7 +261,7 @@ def replay_problem(data: dict) -> str | None:
     if why:
         return why
     others = data["mismatch"].get("alternatives") or []
-    unknown = [r for r in [*data.get("rules", []), *data.get("mentioned", []), *data.get("set_aside", []), *data["mismatch"]["rules"], *(data["mismatch"].get("blamed") or []),
+    unknown = [r for r in [*data.get("rules", []), *data.get("mentioned", []), *data.get("set_aside", []), *data.get("found_broken", []), *data["mismatch"]["rules"], *(data["mismatch"].get("blamed") or []),
                            *(r for a in others for r in a["rules"])]
                if r not in RULES]
     if unknown:

@@ -107,7 +107,8 @@ class _Search:
         self.replays += 1
         f = self.failure
         session = Session(self.adapter, f.area, f.adapter_options, f.seed, coverage=Coverage(), platform=f.platform,
-                          set_aside=self.set_aside)
+                          set_aside=self.set_aside,
+                          named=frozenset(f.found_broken) if f.found_broken else self.set_aside - set(f.rules))
         found = None
         #: How many of ``ops`` ran, the failing one included (what :meth:`reduce` keeps).
         self.ran = 0

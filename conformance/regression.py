@@ -21,8 +21,9 @@ def replay_on(adapter: Adapter, failure: Failure, options: dict) -> Failure | No
                            f"of this replay (it shows {', '.join(platforms)})")
     # the rules the run that found it had set aside stay set aside: the history passes through departures
     # from them as that run did, and reaches its own step
+    # (its own rules among them only as mentioned: a departure from them is reported, not stepped past)
     session = Session(adapter, failure.area, options, failure.seed, platform=failure.platform,
-                      set_aside=frozenset(failure.set_aside))
+                      set_aside=frozenset(failure.set_aside), named=failure.stepped_past())
     session.start_case()
     try:
         for step in failure.steps:

@@ -202,6 +202,10 @@ def vacuity(rows, areas, examples: int) -> str | None:
             f"of {'them' if many else 'it'} was exercised")
 
 
+#: Where a run's time goes: new cases searched, a departure shrunk by Hypothesis, its history minimised.
+PHASES = ("search", "shrink", "minimise")
+
+
 @attrs.define
 class RunRecord:
     """Everything one run produced, written to a result directory."""
@@ -226,6 +230,16 @@ class RunRecord:
     timed_shrinks: list[str] = attrs.Factory(list)
     #: Seconds spent per ``"AREA on PLATFORM"`` (a campaign's: its tasks' worker time).
     seconds: dict = attrs.Factory(dict)
+    #: Of those, seconds per phase (:data:`PHASES`) in all: searching with new cases, Hypothesis shrinking a
+    #: departure, minimising its history.
+    phases: dict = attrs.Factory(dict)
+    #: Cases that a departure already found cut short: the model could not follow the system past it, so
+    #: the rest of the case was not run.
+    cut_short: int = 0
+
+    def spend(self, phase: str, seconds: float) -> None:
+        """Count ``seconds`` spent in ``phase`` (one of :data:`PHASES`)."""
+        self.phases[phase] = round(self.phases.get(phase, 0.0) + seconds, 3)
 
     def _in_error(self, area: str) -> bool:
         if area in self.interrupted:
@@ -297,8 +311,8 @@ class RunRecord:
                 "areas": self.areas, "seed": self.seed, "examples": self.examples,
                 "coverage": self.coverage.to_json(), "failures": [f.to_json() for f in self.failures],
                 "error": self.error, "errored": self.errored, "interrupted": self.interrupted,
-                "timed_shrinks": self.timed_shrinks, "seconds": self.seconds, "started": self.started,
-                "ended": self.ended}
+                "timed_shrinks": self.timed_shrinks, "seconds": self.seconds, "phases": self.phases,
+                "cut_short": self.cut_short, "started": self.started, "ended": self.ended}
 
     @classmethod
     def from_parts(cls, parts: list[dict]) -> "RunRecord":
@@ -325,6 +339,9 @@ class RunRecord:
         self.timed_shrinks += [t for t in part.get("timed_shrinks") or [] if t not in self.timed_shrinks]
         for where, spent in (part.get("seconds") or {}).items():
             self.seconds[where] = round(self.seconds.get(where, 0.0) + spent, 3)
+        for phase, spent in (part.get("phases") or {}).items():
+            self.spend(phase, spent)
+        self.cut_short += part.get("cut_short") or 0
         ended = [e for e in (self.ended, part.get("ended")) if e is not None]
         self.ended = max(ended) if ended else None
 
@@ -360,6 +377,8 @@ class RunRecord:
             "errored": self.errored,
             "timed_shrinks": self.timed_shrinks,
             "seconds": self.seconds,
+            "phases": self.phases,
+            "cut_short": self.cut_short,
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],

@@ -118,6 +118,13 @@ class Session:
         #: letting Hypothesis finish its shrink passes on cases that run nothing.
         self.stop_when_spent = False
         self._idle = False
+        #: Cases run searching, before any departure (what a budget of cases counts), and the moment
+        #: (``time.monotonic()``) the first departure was met, where shrinking starts.
+        self.searched = 0
+        self.departed_at: float | None = None
+        #: Cases searched that a departure already found (a set-aside rule's) cut short: the model could not
+        #: follow the system past it, and the rest of the case ran nothing.
+        self.cut_short = 0
         self._express = getattr(adapter, "express", None)
         #: MQCONFORM_TRACE=FILE appends every step run on the system to FILE as a JSON line (case
         #: number, operation, observation): the whole history of a run, to compare two runs of a seed.
@@ -156,6 +163,8 @@ class Session:
         if self._idle:   # a budget is spent: the case runs nothing and checks nothing
             return
         self.coverage.examples += 1
+        if self.smallest is None:
+            self.searched += 1
         try:
             self._case_no = next(self._cases)
             self.adapter.start_case(f"{self._prefix}{self._case_no}", self.platform)
@@ -224,7 +233,9 @@ class Session:
         self.coverage.record(check)
         if check.mismatch is not None:
             failure = self.failure(check.mismatch)
-            if not self.set_aside or not set(failure.rules) <= self.set_aside:
+            if self._new(failure):
+                if self.smallest is None:
+                    self.departed_at = time.monotonic()
                 if self.smallest is None and self.shrink_seconds is not None:
                     ends = time.time() + self.shrink_seconds
                     self.shrink_until = ends if self.shrink_until is None else min(self.shrink_until, ends)
@@ -236,7 +247,23 @@ class Session:
             self.coverage.failed.update(r for r in failure.rules if r in self.named)
             if not self.tracker.step_past(op, observed):
                 self._derailed = True
+                if self.smallest is None:
+                    self.cut_short += 1
         return observed
+
+    def _new(self, failure: Failure) -> bool:
+        """Whether ``failure`` is a departure to report: one naming a rule not set aside, or naming set-aside
+        rules that an earlier departure only mentioned (never found broken) where the rules found broken,
+        relaxed, do not explain the history (the rule it breaks may well be one merely mentioned before)."""
+        rules = set(failure.rules)
+        if not self.set_aside or not rules <= self.set_aside:
+            return True
+        if rules <= self.named:
+            return False
+        from conformance.blame import follows
+
+        pairs = [(s.op, s.observed) for s in self.history]
+        return follows(pairs, self.platform, frozenset(), self.capabilities.expiry_tolerance, self.named) is None
 
     def remember(self, failure: Failure) -> None:
         """Keep ``failure`` in :attr:`departures` if it is the smallest met for its rules."""
@@ -282,6 +309,7 @@ class Session:
         return Failure(
             area=self.area, adapter=self.adapter.name, adapter_options=self.adapter_options,
             platform=self.platform, seed=self.seed, steps=tuple(self.history), mismatch=mismatch,
+            found_broken=tuple(sorted(self.named & self.set_aside)),
         )
 
 

@@ -8,8 +8,9 @@
 # rules the first run cannot reach; the report merges the two (docs/compliance/results/BROKER and
 # BROKER-nemesis).  Failures docs/compliance/known-deviations.toml explains are shown as known
 # deviations.  Settings from the environment: MQCONFORM_SEED (default 20261125), MQCONFORM_EXAMPLES
-# (cases per area, default 20), MQCONFORM_KEEP_GOING (rounds after a departure, default 5),
-# MQCONFORM_NEMESIS_EXAMPLES (cases of the nemesis run, default 5: each restart costs seconds).
+# (cases searched per area, default 60), MQCONFORM_KEEP_GOING (a cap on the rounds after a departure,
+# default none), MQCONFORM_NEMESIS_EXAMPLES (cases of the nemesis run, default 15: each restart costs
+# seconds).
 # Exit 0 when the reports were written, 2 when a broker or a run broke (the committed reports are
 # then left as they were).
 set -euo pipefail
@@ -21,12 +22,14 @@ case "$which" in
     *) echo "compliance: unknown broker $which (rabbitmq, activemq or all)" >&2; exit 2 ;;
 esac
 seed=${MQCONFORM_SEED:-20261125}
-examples=${MQCONFORM_EXAMPLES:-20}
-nemesis_examples=${MQCONFORM_NEMESIS_EXAMPLES:-5}
-# Rounds after a departure: a broker's known departures come first in every round, and each round sets
-# aside what the last found, so that one departure does not keep the others (or the rules about faults
-# under the nemesis) from being reached.
-rounds=${MQCONFORM_KEEP_GOING:-5}
+# Cases searched per area, shared by the rounds after each departure: a broker's known departures come
+# first in every round, and each round sets aside what the last found, so that one departure does not keep
+# the others (or the rules about faults under the nemesis) from being reached.
+examples=${MQCONFORM_EXAMPLES:-60}
+nemesis_examples=${MQCONFORM_NEMESIS_EXAMPLES:-15}
+# A cap on the rounds after a departure (default: until the cases are spent).
+rounds=()
+if [ -n "${MQCONFORM_KEEP_GOING:-}" ]; then rounds=(--keep-going "$MQCONFORM_KEEP_GOING"); fi
 bash scripts/setup.sh --install
 mq=.venv/bin/mqconform
 work=$(mktemp -d)
@@ -64,8 +67,8 @@ run() {
 for b in "${brokers[@]}"; do
     echo "compliance: $b: starting the kit's private broker"
     timeout 120 "$mq" brokers up "$b"
-    run "$b" --adapter "$b" --examples "$examples" --keep-going "$rounds"
-    run "$b-nemesis" --adapter "$b" --area core --examples "$nemesis_examples" --keep-going "$rounds" \
+    run "$b" --adapter "$b" --examples "$examples" "${rounds[@]}"
+    run "$b-nemesis" --adapter "$b" --area core --examples "$nemesis_examples" "${rounds[@]}" \
         --adapter-opt nemesis=on --adapter-opt restart=on
     timeout 60 "$mq" brokers down "$b" >/dev/null
     for name in "$b" "$b-nemesis"; do

@@ -358,3 +358,48 @@ def test_a_dlq_handler_fate_set_aside_is_not_stepped_past():
     check = tracker.advance(run, seen)
     assert check.mismatch is not None and set(check.mismatch.rules) <= {"CORE-19", "CORE-04"}, check.mismatch
     assert tracker.step_past(run, seen) is False
+
+
+def _follow(tracker, steps):
+    """Advance ``tracker`` over ``steps``, stepping past each departure; the departures, in order."""
+    departed = []
+    for op, observed in steps:
+        check = tracker.advance(op, observed)
+        if check.mismatch is not None:
+            departed.append(check.mismatch)
+            assert tracker.step_past(op, observed), (op, observed)
+    return departed
+
+
+def test_a_put_accepted_past_a_set_aside_queue_full_is_followed_with_its_message_there():
+    """With CORE-27 set aside (a system that ignores MAXDEPTH was found), a put accepted on a full queue is
+    followed as the system did it, the message there: the depth read next, and the get after, agree."""
+    steps = [(L.DefineQueue(queue="Q1", attrs=(("MAXDEPTH", 1),)), L.OK)] + SETUP[1:3] + [
+        (put("a", "a1", "m1"), L.OK), (put("a", "a1", "m2"), L.OK),
+        (L.InquireQueue(queue="Q1", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 2),))),
+        (L.Get(conn="a", handle="a1"), msg("m1")), (L.Get(conn="a", handle="a1"), msg("m2"))]
+    departed = _follow(ModelTracker(C.PLATFORM_DISTRIBUTED, set_aside=frozenset({"CORE-27"})), steps)
+    assert len(departed) == 1 and "CORE-27" in departed[0].rules, departed
+    # without the rule set aside, the same put is not followed: the case stops there
+    tracker = ModelTracker(C.PLATFORM_DISTRIBUTED)
+    for op, observed in steps[:4]:
+        tracker.advance(op, observed)
+    assert tracker.advance(*steps[4]).mismatch is not None and tracker.step_past(*steps[4]) is False
+
+
+def test_a_get_out_of_priority_order_set_aside_is_followed_with_that_message_gone():
+    """With the order rules set aside (priorities ignored), a get that returns the older, lower-priority
+    message is followed with that message gone: the next get returns the higher one, as MQ would then."""
+    steps = SETUP + [(put("a", "a1", "low", 1), L.OK), (put("a", "a1", "high", 7), L.OK),
+                     (L.Get(conn="b", handle="b1"), msg("low", priority=1)),
+                     (L.Get(conn="b", handle="b1"), msg("high", priority=7)),
+                     (L.Get(conn="b", handle="b1"), L.Observation.of(C.MQRC_NO_MSG_AVAILABLE))]
+    departed = _follow(ModelTracker(C.PLATFORM_DISTRIBUTED, set_aside=frozenset({"CORE-04"})), steps)
+    assert len(departed) == 1 and departed[0].rules[0] == "CORE-04", departed
+    # a browse out of order is not followed: where its cursor stands depends on the order it broke
+    tracker = ModelTracker(C.PLATFORM_DISTRIBUTED, set_aside=frozenset({"CORE-04", "CORE-18"}))
+    for op, observed in steps[:7]:
+        tracker.advance(op, observed)
+    browse = L.Get(conn="b", handle="b1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT)
+    assert tracker.advance(browse, msg("low", priority=1)).mismatch is not None
+    assert tracker.step_past(browse, msg("low", priority=1)) is False

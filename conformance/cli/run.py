@@ -12,31 +12,36 @@ from adapters.registry import create_adapter
 from adapters.subprocess import keep_artifacts
 from conformance import __version__
 from conformance.cli.common import (_RESULTS, DEFAULT_EXAMPLES, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK,
-                                    UsageError, _adapter_args, _adapter_options, _areas, _count, _on_signals,
-                                    _positive, _results_dir, _seconds, _seed, _stop)
+                                    UsageError, _adapter_args, _adapter_options, _areas, _count, _minutes,
+                                    _on_signals, _positive, _results_dir, _seconds, _seed, _stop)
 from conformance.engine import (BY_SYSTEM, SHRINK_CASES, SHRINK_CASES_REALTIME, SHRINK_SECONDS_REALTIME,
                                Interrupted, run_areas)
 from conformance.history import load_failure, save_failure, with_alternatives
 from conformance.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
 from conformance.regression import pytest_source, replay_on, same_departure
 from conformance.render import counted, render_failure
-from conformance.results import PARTLY, PASS, RunRecord
+from conformance.results import PARTLY, PASS, PHASES, RunRecord
 from conformance.session import STOP, HarnessError
 
-DEFAULT_KEEP_GOING = 2
+#: Cases searched per area when only --minutes bounds a run: as many as its time allows.
+UNBOUNDED_EXAMPLES = 10 ** 6
 
 
 def add_parsers(sub) -> None:
     run = sub.add_parser("run", help="run the conformance machines against an adapter")
     _adapter_args(run, required=True)
     run.add_argument("--area", help="comma-separated areas (default: all)")
-    run.add_argument("--examples", type=_positive, default=DEFAULT_EXAMPLES,
-                     help=f"generated cases per area (default {DEFAULT_EXAMPLES})")
+    run.add_argument("--examples", type=_positive,
+                     help=f"cases searched per area and platform, shared by the rounds after each departure "
+                          f"(default {DEFAULT_EXAMPLES}; with --minutes alone: as many as its time allows)")
+    run.add_argument("--minutes", type=_minutes,
+                     help="a time budget for searching, shared out among the areas and platforms (a departure "
+                          "met in it is still shrunk and minimised)")
     run.add_argument("--seed", type=_seed, help="seed for reproducible generation (default: random)")
     run.add_argument("--results", type=Path, help="result directory (default: mqconform-results/run-TIME)")
-    run.add_argument("--keep-going", type=_count, default=DEFAULT_KEEP_GOING, metavar="N",
-                     help="after a departure, up to N more rounds per area looking for departures from other "
-                          f"rules (default {DEFAULT_KEEP_GOING}; 0 stops at the first)")
+    run.add_argument("--keep-going", type=_count, metavar="N",
+                     help="after a departure, at most N more rounds per area looking for departures from other "
+                          "rules (default: rounds until the area's cases or time are spent; 0 stops at the first)")
     run.add_argument("--no-minimise", action="store_true",
                      help="keep each counterexample as Hypothesis shrank it, without minimising its history")
     run.add_argument("--shrink-cases", type=_count, default=BY_SYSTEM, metavar="N",
@@ -76,18 +81,22 @@ def cmd_run(args, out) -> int:
     except OSError as exc:
         adapter.close()
         raise UsageError(f"cannot use results directory {results}: {exc.strerror}") from None
-    out.write(f"mqconform {__version__}: adapter {args.adapter}, areas {', '.join(areas)}, "
-              f"{args.examples} examples per area, seed {seed}\n")
+    examples = args.examples or (UNBOUNDED_EXAMPLES if args.minutes else DEFAULT_EXAMPLES)
+    budget = f"{examples} examples per area" if examples != UNBOUNDED_EXAMPLES else "cases until the time is spent"
+    if args.minutes:
+        budget += f", {args.minutes:g} minute(s) searching"
+    out.write(f"mqconform {__version__}: adapter {args.adapter}, areas {', '.join(areas)}, {budget}, seed {seed}\n")
     out.write(f"Results: {results}\n")
     out.flush()
     STOP.clear()
     previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
     try:
-        record = run_areas(adapter, areas, args.examples, seed, options,
+        record = run_areas(adapter, areas, examples, seed, options,
                            progress=lambda line: (out.write(f"  {line}\n"), out.flush()),
                            keep_going=args.keep_going, on_update=lambda r: r.write(results),
                            minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
-                           shrink_cases=args.shrink_cases)
+                           shrink_cases=args.shrink_cases,
+                           seconds=None if args.minutes is None else args.minutes * 60)
     except Interrupted as stop:
         stop.record.write(results)
         out.write(f"\nInterrupted during {stop.record.interrupted[0]}: "
@@ -175,6 +184,14 @@ def _summary(record: RunRecord, out) -> None:
         out.write(f"\nTime by area and platform ({total:.1f} s in all): " + ", ".join(
             f"{where} {spent:.1f} s ({100 * spent / total:.0f}%)" if total else f"{where} 0 s"
             for where, spent in sorted(record.seconds.items(), key=lambda kv: -kv[1])) + "\n")
+    if any(record.phases.values()):
+        total = sum(record.phases.values())
+        out.write(f"Time by phase: " + ", ".join(
+            f"{phase} {record.phases.get(phase, 0.0):.1f} s ({100 * record.phases.get(phase, 0.0) / total:.0f}%)"
+            for phase in PHASES) + "\n")
+    if record.cut_short:
+        out.write(f"{counted(record.cut_short, 'case')} cut short by a departure already found (the model could "
+                  "not follow the system past it; the rest of the case ran nothing)\n")
     if record.timed_shrinks:
         out.write(f"\nShrinking stopped at its time limit ({', '.join(record.timed_shrinks)}): which cases ran "
                   "depended on the clock, so rules reached only while shrinking may get another verdict from "
