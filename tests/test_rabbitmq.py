@@ -313,3 +313,26 @@ def test_cost_against_the_raw_client_is_measured_side_by_side(broker):
     cost = measure("rabbitmq", rounds=5, options={"host": host, "port": str(port)})
     assert cost.rounds == 5 and cost.kit_ops_per_s > 0 and cost.raw_ops_per_s > 0 and OPS_PER_ROUND == 6
     assert cost.ratio == cost.kit_ops_per_s / cost.raw_ops_per_s and cost.system.startswith("RabbitMQ")
+
+
+def test_a_commit_the_broker_completes_in_part_is_backed_out_and_the_connection_goes_on(adapter):
+    """A classic queue (MSGDLVSQ(PRIORITY)) with MAXDEPTH 1 and two puts under syncpoint: RabbitMQ refuses the
+    second at the commit, applies the first and closes the channel with PRECONDITION_FAILED "partial tx
+    completion".  The program sees MQ's answer to a commit that failed (MQRC_BACKED_OUT), the depth shows
+    what the broker kept, and the connection goes on: a later MQDISC whose commit fails the same way
+    answers MQCC_WARNING with MQRC_BACKED_OUT, as MQ's does."""
+    adapter.start_case("ptx")
+    x = adapter.execute
+    opts = C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE
+    assert x(L.DefineQueue(queue="Q", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY), ("MAXDEPTH", 1)))) == L.OK
+    assert x(L.Connect(conn="a")) == L.OK
+    assert x(L.Open(conn="a", handle="h", queue="Q", options=opts)) == L.OK
+    for body in ("m1", "m2"):
+        assert x(put("a", "h", body, C.MQPMO_SYNCPOINT)) == L.OK
+    assert x(L.Commit(conn="a")) == L.Observation.of(C.MQRC_BACKED_OUT)
+    assert x(L.InquireQueue(queue="Q", names=("CURDEPTH",))).attrs == (("CURDEPTH", 1),)
+    assert x(put("a", "h", "m3", C.MQPMO_SYNCPOINT)) == L.OK
+    answer = x(L.Disconnect(conn="a"))
+    assert answer.cc == C.MQCC_WARNING and answer.rc == C.MQRC_BACKED_OUT
+    assert x(L.InquireQueue(queue="Q", names=("CURDEPTH",))).attrs == (("CURDEPTH", 1),)
+    adapter.end_case()

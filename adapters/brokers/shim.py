@@ -72,6 +72,12 @@ NOT_APPLICABLE_COMMON = {
 }
 
 
+
+class CommitBackedOut(Exception):
+    """A broker refused to commit a program connection's transaction (RabbitMQ: a transaction that could
+    complete only in part) and the adapter made the connection usable again: the program sees what MQ
+    answers for a commit that failed, MQRC_BACKED_OUT."""
+
 class BrokerLost(AdapterUnavailable):
     """The broker went away during the case."""
 
@@ -457,13 +463,22 @@ class BrokerShim:
         if conn is None:
             return _fail(C.MQRC_HCONN_ERROR)
         if isinstance(op, L.Disconnect):
-            self._broker_disconnect(conn, abnormal=op.abnormal)
+            answer = L.OK
+            try:
+                self._broker_disconnect(conn, abnormal=op.abnormal)
+            except CommitBackedOut:
+                # the commit MQDISC makes failed and the connection is closed: MQ's MQCC_WARNING and
+                # MQRC_BACKED_OUT (what the broker kept of it is for later calls to show)
+                answer = L.Observation.of(C.MQRC_BACKED_OUT)
             del self.conns[op.conn]
             for name in [n for n, h in self.handles.items() if h.conn == op.conn]:
                 del self.handles[name]
-            return L.OK
+            return answer
         if isinstance(op, L.Commit):
-            self._broker_commit(conn)
+            try:
+                self._broker_commit(conn)
+            except CommitBackedOut:
+                return L.Observation.of(C.MQRC_BACKED_OUT)
             return L.OK
         if isinstance(op, L.Backout):
             self._broker_backout(conn)

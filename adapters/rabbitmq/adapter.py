@@ -29,7 +29,7 @@ import attrs
 
 from adapters.base import AdapterOptionError, AdapterUnavailable
 from adapters.brokers.rabbitmq import RabbitMQServer
-from adapters.brokers.shim import MAX_REAL_WAIT_MS, BrokerShim, Definition, Unanswered, _fail
+from adapters.brokers.shim import MAX_REAL_WAIT_MS, BrokerShim, CommitBackedOut, Definition, Unanswered, _fail
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -255,7 +255,12 @@ class RabbitMQAdapter(BrokerShim):
 
     def _broker_disconnect(self, c: RabbitConnection, abnormal: bool) -> None:
         if not abnormal:  # MQDISC commits; closing an AMQP connection would roll back instead
-            self._broker_commit(c)
+            try:
+                self._broker_commit(c)
+            except CommitBackedOut:
+                c.connection.close()
+                self._settle()
+                raise
         if abnormal:
             # The program ends without MQDISC: the socket goes, nothing is committed.
             c.connection._impl._transport.abort() if _has_transport(c) else None
@@ -272,6 +277,18 @@ class RabbitMQAdapter(BrokerShim):
         self._admin().basic_qos(prefetch_count=0)
 
     def _broker_commit(self, c: RabbitConnection) -> None:
+        pika = _pika()
+        try:
+            self._commit(c)
+        except pika.exceptions.ChannelClosedByBroker as exc:
+            if exc.reply_code != 406:
+                raise
+            # PRECONDITION_FAILED "partial tx completion": a publish of the transaction was refused at the
+            # commit (a full quorum queue, say) and the rest of it applied; the broker closed the channel
+            self._after_queue_gone(next((n for n, x in self.conns.items() if x is c), None))
+            raise CommitBackedOut(str(exc)) from None
+
+    def _commit(self, c: RabbitConnection) -> None:
         # The gets' acks and the puts go in one AMQP transaction: the broker applies both or neither,
         # even when the connection breaks with the commit in flight (CORE-48).
         if c.pending_tx:
