@@ -102,7 +102,7 @@ def test_a_nemesis_run_gives_the_same_verdicts_twice(broker, tmp_path):
     runs = []
     for n in (1, 2):
         code, out, err, _ = mqconform("run", "--adapter", name, "--area", "core", "--seed", "11",
-                                      "--examples", "6", "--adapter-opt", "nemesis=on",
+                                      "--examples", "6", "--keep-going", "2", "--adapter-opt", "nemesis=on",
                                       "--results", tmp_path / f"run{n}",
                                       env={"MQCONFORM_RUN_DIR": str(srv.base),
                                            "MQCONFORM_TRACE": str(tmp_path / f"trace{n}.jsonl")},
