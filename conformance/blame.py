@@ -105,15 +105,20 @@ def _order_deciders(branch: model.Branch, observed: L.Observation) -> list[froze
     want = branch.observation.message
     if q is None or got is None or want is None:
         return None
-    if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
-        return [frozenset({"CORE-06"})]
     expected_priority = min(want.priority, C.MAX_PRIORITY) if isinstance(want.priority, int) else None
-    if expected_priority == got.order_priority:
-        return [frozenset({"CORE-05"})]   # the same priority: only arrival order put the other first
-    available = [m for m in q.messages if m.order_priority == got.order_priority and m.got_by is None
-                 and m.put_by is None and m.body not in branch.excluded]
-    first_of_its_priority = min(available, key=lambda m: m.seq, default=got) is got
-    return [frozenset({"CORE-04"})] if first_of_its_priority else [frozenset({"CORE-04", "CORE-05"})]
+    available = [m for m in q.messages if m.got_by is None and m.put_by is None and m.body not in branch.excluded]
+    return [_order_broken(q, expected_priority, got, available)]
+
+
+def _order_broken(q, want_priority, got, available) -> frozenset[str]:
+    """The order rules a get breaks that returns ``got`` on ``q`` where delivery order gives a message of
+    ``want_priority``; ``available``: the messages it could have returned."""
+    if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
+        return frozenset({"CORE-06"})
+    if want_priority == got.order_priority:
+        return frozenset({"CORE-05"})   # the same priority: only arrival order put the other first
+    oldest = min((m for m in available if m.order_priority == got.order_priority), key=lambda m: m.seq, default=got)
+    return frozenset({"CORE-04"}) if oldest is got else frozenset({"CORE-04", "CORE-05"})
 
 
 def _expiry_deciders(branch: model.Branch, observed: L.Observation, named: tuple[str, ...]) -> tuple[str, ...]:
@@ -255,18 +260,8 @@ def _out_of_order(state: ModelState, op: L.Op, chosen: set, relaxed: frozenset[s
     want = next((m for m in available if m.body in chosen), None)
     if want is None:
         return []
-
-    def needs(m) -> set[str]:
-        """The order rules a get returning ``m`` instead of ``want`` breaks (as :func:`_order_deciders`)."""
-        if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
-            return {"CORE-06"}
-        if m.order_priority == want.order_priority:
-            return {"CORE-05"}
-        oldest = min((o for o in available if o.order_priority == m.order_priority), key=lambda o: o.seq)
-        return {"CORE-04"} if oldest is m else {"CORE-04", "CORE-05"}
-
     return [core._deliver(state, op, h, [], m, (), {}, True, False) for m in available
-            if m.body not in chosen and needs(m) <= relaxed]
+            if m.body not in chosen and _order_broken(q, want.order_priority, m, available) <= relaxed]
 
 
 #: Checks of a put a relaxed rule waives: the queue attribute that refuses it, and a value with which it does not.

@@ -482,7 +482,7 @@ class ModelTracker:
         closest = [(f, b) for f, b in scored if len(f) == least]
         if not all(_nothing_changes_next(fields, b.observation, observed) for fields, b in closest):
             # what the set-aside rules, broken, let happen instead (a put accepted past a check of the
-            # queue, a unit of work ended the other way), where that is exactly what the system did
+            # queue, another message got), where that is exactly what the system did
             followed = self._as_broken(op, observed)
             if not followed:
                 return False

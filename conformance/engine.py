@@ -210,8 +210,9 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     which cases ran, nor the verdicts of rules only those cases reached.
 
     A round stops at the first departure, which Hypothesis shrinks.  Further rounds (each with the
-    seed plus its number, so that it runs cases of its own) look for departures from other rules: each sets aside the rules already found broken, so a
-    system with one departure everywhere still gets a verdict on every other rule.  The area's
+    seed plus its number, so that it runs cases of its own) look for departures from other rules:
+    each sets aside the rules already found broken, so a system with one departure everywhere still
+    gets a verdict on every other rule.  The area's
     ``examples`` are its budget of cases searched, shared by its rounds: a round gets what the
     rounds before it left, and rounds go on until it is spent (``keep_going`` None), or for at
     most ``keep_going`` rounds after the first.  ``deadline`` (``time.time()``): no case starts
@@ -271,6 +272,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
 
     # None: as many rounds as the budget allows (each spends at least one case)
     rounds = None if keep_going is None else keep_going + 1
+
+    def use_round() -> None:
+        nonlocal rounds
+        rounds = None if rounds is None else rounds - 1
     for earlier in [f for f in record.failures if f.area == area and f.platform != platform]:
         if rounds != 0 and not set(earlier.rules) <= set_aside:
             try:
@@ -281,7 +286,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             if again is not None:
                 found(again)
                 set_aside = set_aside | set(again.rules)
-                rounds = None if rounds is None else rounds - 1
+                use_round()
 
     def besides(session) -> None:
         """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
@@ -339,7 +344,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                     record.add_failure(other)
             raise
         except NonConformance as exc:
-            rounds = None if rounds is None else rounds - 1
+            use_round()
             found(exc.failure, aside=machine.session.set_aside)
             set_aside = set_aside | set(exc.failure.rules)
             besides(machine.session)
@@ -369,7 +374,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 outcome = "error"
                 break
             # The departure stands; like any other, it is set aside for the next round.
-            rounds = None if rounds is None else rounds - 1
+            use_round()
             departure = min(departures, key=lambda f: len(f.steps))
             found(departure, not_reproduced=True, aside=machine.session.set_aside)
             set_aside = set_aside | set(departure.rules)
