@@ -32,6 +32,34 @@ class AdapterOptionError(ValueError):
     """An adapter option is unknown or has an invalid value."""
 
 
+#: What, besides the system itself, a verdict on it may have depended on.
+DEPENDENCY_KINDS = ("broker setting", "client setting", "adapter code")
+
+
+def _known_rules(instance, attribute, value) -> None:
+    from reference_model.rules import RULES
+
+    unknown = sorted(r for r in value if r not in RULES)
+    if unknown or not value:
+        raise ValueError(f"{attribute.name}: {'unknown rule ' + unknown[0] if unknown else 'no rule named'}")
+
+
+@attrs.frozen(kw_only=True)
+class Dependency:
+    """Something a verdict on a system depended on besides the system as it installs: a setting of the
+    broker or of its client that the adapter (or the broker the kit starts) chose, or code in the adapter
+    that an application moving from MQ would have to write itself.  ``rules``: the rules whose verdict it
+    bears on (a pass there is the system's with this in place)."""
+
+    kind: str = attrs.field(validator=attrs.validators.in_(DEPENDENCY_KINDS))
+    what: str
+    why: str
+    rules: frozenset[str] = attrs.field(converter=frozenset, validator=_known_rules)
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "what": self.what, "why": self.why, "rules": sorted(self.rules)}
+
+
 @attrs.frozen(kw_only=True)
 class Capabilities:
     """What an adapter can express.  Rules outside it are "not applicable"."""
@@ -50,6 +78,9 @@ class Capabilities:
     expiry_tolerance: int = 0
     #: Rules the system cannot express at all, each with the reason (their verdict is "not applicable").
     not_applicable: Mapping[str, str] = attrs.field(factory=dict, converter=dict)
+    #: What the verdicts depended on besides the system itself (settings and adapter code), stated in
+    #: every report so that a reader judges the system, not the adapter.
+    depends_on: tuple[Dependency, ...] = attrs.field(default=(), converter=tuple)
 
     @platforms.validator
     def _known_platforms(self, attribute, value) -> None:
@@ -79,6 +110,7 @@ class Capabilities:
             "realtime": self.realtime,
             "expiry_tolerance": self.expiry_tolerance,
             "not_applicable": dict(sorted(self.not_applicable.items())),
+            **({"depends_on": [d.to_json() for d in self.depends_on]} if self.depends_on else {}),
         }
 
 

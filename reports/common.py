@@ -81,6 +81,37 @@ def expected_vs_observed(failure: Failure) -> list[tuple[str, str]]:
     return rows
 
 
+def dependencies(col: Column) -> list[dict]:
+    """What the column's verdicts depended on besides the system (its adapter's :class:`~adapters.base.Dependency`
+    list as run.json records it), each labelled D1, D2, ... in order."""
+    deps = col.meta["capabilities"].get("depends_on") or []
+    return [{**d, "label": f"D{n}"} for n, d in enumerate(deps, start=1)
+            if isinstance(d, dict) and isinstance(d.get("rules"), list)]
+
+
+def rule_dependencies(col: Column) -> dict[str, list[str]]:
+    """Per rule, the labels of the dependencies its verdict on this column depended on."""
+    out: dict[str, list[str]] = {}
+    for d in dependencies(col):
+        for rule in d["rules"]:
+            out.setdefault(rule, []).append(d["label"])
+    return out
+
+
+DEPENDS_INTRO = ("Besides the system itself, the verdicts below depended on these settings and this adapter code: "
+                 "a pass is the system's with them in place. An application moving from MQ onto the system needs "
+                 "the same settings, and code of its own doing what the adapter's does.")
+
+
+def dependency_rows(col: Column) -> list[tuple[str, str, str, str, str]]:
+    """(label, kind, what, why, the rules it bears on with their verdicts here) for each dependency."""
+    rows = []
+    for d in dependencies(col):
+        rules = ", ".join(f"{r} ({col.cells[r].verdict})" if r in col.cells else r for r in d["rules"])
+        rows.append((d["label"], str(d.get("kind", "")), str(d.get("what", "")), str(d.get("why", "")), rules))
+    return rows
+
+
 def deviation_rows(report) -> list[tuple[str, str, str, str]]:
     """(rule, system, status, behaviour seen) for each known deviation of a system the report shows."""
     return [(d.deviation.rule, d.system, d.status, d.deviation.seen) for d in report.deviations]

@@ -6,8 +6,8 @@ import html
 import re
 from collections import Counter
 
-from reports.common import (KIT, VERDICT_ORDER, claim_rows, expected_vs_observed, failure_note,
-                            failure_rows, replay_command, title, when)
+from reports.common import (DEPENDS_INTRO, KIT, VERDICT_ORDER, claim_rows, dependency_rows, expected_vs_observed,
+                            failure_note, failure_rows, replay_command, rule_dependencies, title, when)
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
 from reports.matrix import NOT_RUN, Column, Report
 from reports.plots import campaign_png, coverage_png, overview_png, shares_png
@@ -97,6 +97,12 @@ def _verdict(col: Column, rid: str, link: bool = True) -> str:
 def _column(report: Report, col: Column) -> list[str]:
     out = [f'<h2 id="{esc(col.anchor)}">{esc(col.label)}</h2>', "<p>What this report covers:</p>",
            _plain_table(claim_rows(col))]
+    depends = dependency_rows(col)
+    if depends:
+        out += ["<h3>What the verdicts depended on</h3>", f"<p>{esc(DEPENDS_INTRO)}</p>",
+                _table([[f'<span id="{esc(col.anchor)}-{esc(row[0])}">{esc(row[0])}</span>', *map(esc, row[1:])]
+                        for row in depends], ["", "kind", "setting or code", "why", "rules it bears on"])]
+    on = rule_dependencies(col)
     out += ["<h3>Areas</h3>", _table(
         [[esc(a)] + ([str(report.area_counts(col, a)[v]) for v in VERDICT_ORDER] if report.area_run(col, a)
                      else ['<span class="c not-run">not run</span>'] + [""] * (len(VERDICT_ORDER) - 1))
@@ -126,9 +132,11 @@ def _column(report: Report, col: Column) -> list[str]:
             rows.append([f'<span id="{esc(col.anchor)}-{esc(r.id)}">{esc(r.id)}</span>', _source(r),
                          esc(r.summary), _verdict(col, r.id, link=False) + (" " + links if links else "")
                          + (f'<br><span class="reason">{esc(why)}</span>' if why else ""),
-                         str(cell.exercised)])
+                         str(cell.exercised)] + ([" ".join(f'<a href="#{esc(col.anchor)}-{esc(label)}">{esc(label)}</a>'
+                                                           for label in on.get(r.id, []))] if depends else []))
         if rows:
-            out += [f"<h4>{esc(area)}</h4>", _table(rows, ["rule", "source", "summary", "verdict", "exercised"])]
+            out += [f"<h4>{esc(area)}</h4>", _table(rows, ["rule", "source", "summary", "verdict", "exercised"]
+                                                    + (["depended on"] if depends else []))]
     partly = col.partly_exercised(report.rules)
     if partly:
         out += ["<h3>Input classes never reached</h3>",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from conformance import __version__
+from reports.common import dependencies, rule_dependencies
 from reports.matrix import Report
 
 REPORT_FORMAT, REPORT_VERSION = "mqconform-report", 1
@@ -28,10 +29,12 @@ def report_data(report: Report, generated: float) -> dict:
                             "failures": [path for path, _ in c.failures],
                             **({"deviation": {"seen": c.deviation.seen, "reason": c.deviation.reason}}
                                if c.deviation else {}),
-                            **({"classes": c.classes} if c.classes else {})}
+                            **({"classes": c.classes} if c.classes else {}),
+                            **({"depends_on": on[rid]} if rid in on else {})}
                       for rid, c in col.cells.items()},
+            "depends_on": dependencies(col),
             "failures": [{"file": path, **failure.to_json()} for path, failure in col.failures],
-        } for col in report.columns],
+        } for col, on in ((col, rule_dependencies(col)) for col in report.columns)],
         # What the matrix shows: per rule, each system's verdict ("not run" where its runs left the
         # area out), and whether the rule stands out (some system fails it, or the systems disagree).
         "matrix": [{"rule": r.id, "area": r.area, "standing_out": report.standing_out(r),

@@ -6,8 +6,9 @@ import re
 
 from tabulate import tabulate
 
-from reports.common import (KIT, VERDICT_ORDER, claim_rows, deviation_rows, expected_vs_observed, failure_note,
-                            failure_rows, replay_command, title, when)
+from reports.common import (DEPENDS_INTRO, KIT, VERDICT_ORDER, claim_rows, dependency_rows, deviation_rows,
+                            expected_vs_observed, failure_note, failure_rows, replay_command, rule_dependencies,
+                            title, when)
 from reports.deviations import STALE
 from reports.matrix import NOT_RUN, Report
 from conformance.render import counted
@@ -98,6 +99,11 @@ def render_markdown(report: Report, generated: float) -> str:
     for col in report.columns:
         out += [f"## {_cell(col.label)}", "", "What this report covers:", "",
                 _table(claim_rows(col), ["", ""]), ""]
+        depends = dependency_rows(col)
+        if depends:
+            out += ["### What the verdicts depended on", "", DEPENDS_INTRO, "",
+                    _table(depends, ["", "kind", "setting or code", "why", "rules it bears on"]), ""]
+        on = rule_dependencies(col)
         out += ["### Areas", "", _table([[a] + [report.area_counts(col, a)[v] for v in VERDICT_ORDER]
                                          for a in report.areas()], ["area"] + list(VERDICT_ORDER)), ""]
         out += ["### Rules", ""]
@@ -109,12 +115,14 @@ def render_markdown(report: Report, generated: float) -> str:
                     continue
                 verdict = f"{cell.verdict}: {cell.reason}" if cell.reason else cell.verdict
                 row = [r.id, _source(r), r.summary, verdict, cell.exercised]
+                if depends:
+                    row.append(", ".join(on.get(r.id, [])))
                 if report.baseline:
                     row.append(cell.change)
                 rows.append(row)
             if rows:
                 headers = ["rule", "source", "summary", "verdict", "exercised"] + (
-                    ["vs baseline"] if report.baseline else [])
+                    ["depended on"] if depends else []) + (["vs baseline"] if report.baseline else [])
                 out += [f"#### {area}", "", _table(rows, headers), ""]
         partly = col.partly_exercised(report.rules)
         if partly:

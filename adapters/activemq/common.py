@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from adapters.base import Dependency
 from adapters.brokers.activemq import ActiveMQServer
 from adapters.brokers.shim import BrokerShim
 from reference_model import mqconst as C
@@ -27,3 +28,20 @@ class ActiveMQShim(BrokerShim):
     # past, is taken as given), so CORE-08/09 and EXP-10 are run, not declared away.
     priorities = (None, None)
     expiries = (None, None)
+
+    def dependencies(self) -> tuple[Dependency, ...]:
+        """The broker settings of the ActiveMQ the kit starts (adapters/brokers/activemq.py): a broker of one's
+        own gives these verdicts only with the same settings."""
+        return (
+            Dependency(kind="broker setting", what="prioritizedMessages=true (and useCache=false) for the queues "
+                                                   "of MSGDLVSQ(PRIORITY) (prio.>)",
+                       why="ActiveMQ's default dispatch ignores message priority",
+                       rules={"CORE-04", "CORE-05", "CORE-08"}),
+            Dependency(kind="broker setting", what="expired messages discarded, not dead-lettered "
+                                                   "(sharedDeadLetterStrategy processExpired=false)",
+                       why="by default ActiveMQ moves an expired message to ActiveMQ.DLQ, where MQ discards it",
+                       rules={"EXP-04", "EXP-05"}),
+            Dependency(kind="broker setting", what="expireMessagesPeriod=1000 (expired messages swept every second)",
+                       why="how long an expired message still counts toward the depth before it is removed",
+                       rules={"EXP-11", "EXP-26"}),
+        )

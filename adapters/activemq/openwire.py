@@ -29,7 +29,7 @@ from pathlib import Path
 
 import attrs
 
-from adapters.base import AdapterUnavailable
+from adapters.base import AdapterUnavailable, Dependency
 from adapters.activemq.common import ActiveMQShim
 from adapters.brokers.shim import Definition, _fail
 from reference_model import language as L
@@ -113,6 +113,39 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         self.admin = None
         self.factory = None
         super().__init__(**options)
+
+    def dependencies(self) -> tuple[Dependency, ...]:
+        return super().dependencies() + (
+            Dependency(kind="client setting", what="jms.prefetchPolicy.queuePrefetch=0 (consumers pull)",
+                       why="with the default prefetch a consumer is sent messages nobody asked for: other "
+                           "connections find them gone, and each consumer sees its own order",
+                       rules={"CORE-01", "CORE-04", "CORE-05", "CORE-06", "CORE-13"}),
+            Dependency(kind="client setting", what="jms.alwaysSyncSend=true",
+                       why="a non-persistent or transacted send otherwise returns before the broker has the message",
+                       rules={"CORE-01"}),
+            Dependency(kind="client setting", what="jms.sendAcksAsync=false",
+                       why="the acknowledgement of a get outside syncpoint otherwise reaches the broker after the "
+                           "get returns, and a depth read at once still counts the message",
+                       rules={"CORE-16", "CORE-28"}),
+            Dependency(kind="client setting", what="redelivery policy: no delay, no limit "
+                                                   "(maximumRedeliveries=-1)",
+                       why="by default a rolled-back message comes back after a delay and goes to ActiveMQ.DLQ after "
+                           "six redeliveries; MQ makes it available at once and never moves it",
+                       rules={"CORE-15", "CORE-42"}),
+            Dependency(kind="adapter code", what="a get under syncpoint on a consumer of its own, closed when the "
+                                                 "unit of work ends; MQBACK closes them in their messages' queue order",
+                       why="a rolled-back JMS session keeps its messages for its own consumers; closed, the broker "
+                           "puts them back for any getter, in the order the consumers close",
+                       rules={"CORE-14", "CORE-15"}),
+            Dependency(kind="adapter code", what="the browse cursor of each handle kept by the adapter over "
+                                                 "QueueBrowser snapshots; MSG_UNDER_CURSOR by a selector naming the "
+                                                 "message",
+                       why="a JMS browser keeps no cursor across calls", rules={"CORE-18", "CORE-19", "CORE-20",
+                                                                               "CORE-39"}),
+            Dependency(kind="adapter code", what="CURDEPTH counted from a QueueBrowser, less the messages held in "
+                                                 "units of work",
+                       why="JMS has no call that reads a queue's depth", rules={"CORE-28", "EXP-11"}),
+        )
 
     # ----------------------------------------------------------- connections
     def _factory(self):

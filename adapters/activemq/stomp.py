@@ -30,7 +30,7 @@ import uuid
 
 import attrs
 
-from adapters.base import AdapterUnavailable
+from adapters.base import AdapterUnavailable, Dependency
 from adapters.activemq.common import ActiveMQShim
 from adapters.brokers.shim import Definition, _fail
 from reference_model import language as L
@@ -160,6 +160,25 @@ class ActiveMQAdapter(ActiveMQShim):
 
     _ids = itertools.count(1)
     admin: StompConnection | None = None
+
+    def dependencies(self) -> tuple[Dependency, ...]:
+        return super().dependencies() + (
+            Dependency(kind="adapter code", what="a get browses the queue for the broker's delivery order, then "
+                                                 "takes that message with a subscription whose selector names it "
+                                                 "alone (client-individual ack, prefetch 1)",
+                       why="a plain STOMP subscription is sent messages nobody asked for",
+                       rules={"CORE-01", "CORE-04", "CORE-05", "CORE-06", "CORE-13"}),
+            Dependency(kind="adapter code", what="a get under syncpoint left unacknowledged until MQCMIT acknowledges "
+                                                 "it in the transaction; MQBACK ends its subscription",
+                       why="STOMP transactions cover sends and acknowledgements only; an ended subscription makes "
+                           "the broker redeliver what it held", rules={"CORE-14", "CORE-15", "CORE-29"}),
+            Dependency(kind="adapter code", what="the browse cursor of each handle kept by the adapter over browser "
+                                                 "subscriptions", why="a STOMP browser keeps no cursor across calls",
+                       rules={"CORE-18", "CORE-19", "CORE-20", "CORE-39"}),
+            Dependency(kind="adapter code", what="CURDEPTH counted from a browser subscription, less the messages "
+                                                 "held in units of work",
+                       why="STOMP has no frame that reads a queue's depth", rules={"CORE-28", "EXP-11"}),
+        )
 
     # ----------------------------------------------------------- connections
     def _open(self) -> StompConnection:

@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 
 import attrs
 
-from adapters.base import AdapterOptionError, AdapterUnavailable, Capabilities, check_options
+from adapters.base import AdapterOptionError, AdapterUnavailable, Capabilities, Dependency, check_options
 from adapters.brokers.nemesis import CuttingProxy
 from adapters.brokers.server import LOOPBACK, BrokerControlError, BrokerServer
 from reference_model import language as L
@@ -56,6 +56,28 @@ AREA_REASONS = {
 #: Rules that need a queue-manager feature no broker has, with the reason (verdict "not applicable").
 #: Operations with no broker equivalent at all.
 NO_EQUIVALENT = frozenset({"DefineRemoteQueue", "SetClusterAlias", "DefineQueueSharingGroup", "GetMatching"})
+
+#: What every broker adapter does itself, in its MQI layer, that the broker and its client do not: code an
+#: application moving from MQ onto the broker writes (or its messaging library does).
+SHIM_CODE = (
+    Dependency(kind="adapter code", what="object handles and their open options kept by the adapter",
+               why="a broker has no MQOPEN: the adapter itself answers a call through a handle not opened for it, "
+                   "a handle or connection not open, and a queue name the application never defined",
+               rules={"CORE-22", "CORE-33", "CORE-40"}),
+    Dependency(kind="adapter code", what="queue definitions kept by the adapter",
+               why="a broker queue has no DEFPRTY, DEFPSIST, BOTHRESH or BOQNAME: the adapter resolves the defaults "
+                   "at put time and answers an inquiry of any attribute but CURDEPTH from the definition",
+               rules={"CORE-07", "CORE-10", "CORE-41"}),
+    Dependency(kind="adapter code", what="a blank MsgId replaced by a generated one at put time",
+               why="the broker's own message identifier is not carried as the MQMD's MsgId",
+               rules={"CORE-11"}),
+    Dependency(kind="adapter code", what="MQDISC commits the unit of work before the connection closes",
+               why="closing a broker connection rolls its open transaction back", rules={"CORE-30"}),
+    Dependency(kind="adapter code", what="a get polls the broker until its wait interval ends (a get without "
+                                         "wait: for empty-wait ms)",
+               why="a broker answers at once; what a closing connection or a backout gives back reaches the "
+                   "queue a moment later", rules={"CORE-01", "CORE-13", "CORE-31", "CORE-46"}),
+)
 
 NOT_APPLICABLE_COMMON = {
     "CORE-25": "no get inhibition on the broker (GET(DISABLED) has no equivalent)",
@@ -254,14 +276,22 @@ class BrokerShim:
         if not self.nemesis:
             restart.update({rule: "the nemesis is off: --adapter-opt nemesis=on cuts connections through a proxy "
                                   "(adapters/brokers/nemesis.py)" for rule in NEMESIS_RULES})
+        not_applicable = {**{r.id: AREA_REASONS[r.area] for r in RULES.all() if r.area in AREA_REASONS},
+                          **NOT_APPLICABLE_COMMON, **restart, **self.not_applicable}
+        # each dependency with the rules it bears on here (a rule not applicable has no verdict it could make)
+        depends_on = [attrs.evolve(d, rules=d.rules - set(not_applicable)) for d in SHIM_CODE + self.dependencies()]
         return Capabilities(
             areas=AREAS, platforms=(C.PLATFORM_DISTRIBUTED,), operations=ops, realtime=True,
-            expiry_tolerance=self.expiry_tolerance,
-            not_applicable={**{r.id: AREA_REASONS[r.area] for r in RULES.all() if r.area in AREA_REASONS},
-                            **NOT_APPLICABLE_COMMON, **restart, **self.not_applicable},
+            expiry_tolerance=self.expiry_tolerance, not_applicable=not_applicable,
+            depends_on=[d for d in depends_on if d.rules],
         )
 
     not_applicable: dict[str, str] = {}
+
+    def dependencies(self) -> tuple[Dependency, ...]:
+        """The broker and client settings this adapter (or the broker the kit starts) relies on, and the code
+        it has beyond :data:`SHIM_CODE`: stated in every report beside the verdicts they bear on."""
+        return ()
     #: Whether the nemesis may kill this broker for an abrupt restart (``Restart(abrupt=True)``).
     abrupt_restarts = True
 

@@ -27,7 +27,7 @@ import uuid
 
 import attrs
 
-from adapters.base import AdapterOptionError, AdapterUnavailable
+from adapters.base import AdapterOptionError, AdapterUnavailable, Dependency
 from adapters.brokers.rabbitmq import RabbitMQServer
 from adapters.brokers.shim import MAX_REAL_WAIT_MS, BrokerShim, CommitBackedOut, Definition, Unanswered, _fail
 from reference_model import language as L
@@ -137,6 +137,45 @@ class RabbitMQAdapter(BrokerShim):
             raise AdapterOptionError(f"adapter 'rabbitmq': queue-type must be quorum or classic, "
                                      f"not {self.queue_type!r}")
         super().__init__(**options)
+
+    def dependencies(self) -> tuple[Dependency, ...]:
+        fifo = (Dependency(
+            kind="broker setting", what="MSGDLVSQ(FIFO) queues declared as quorum queues (queue-type=quorum)",
+            why="only a quorum queue counts deliveries (x-delivery-count, read as BackoutCount); a classic queue "
+                "flags a redelivery and counts nothing", rules={"CORE-06", "CORE-15", "CORE-17"}),) \
+            if self.queue_type == "quorum" else ()
+        return fifo + (
+            Dependency(kind="broker setting",
+                       what="MSGDLVSQ(PRIORITY) queues declared as classic queues with x-max-priority 9",
+                       why="a RabbitMQ queue declared without x-max-priority ignores message priority",
+                       rules={"CORE-04", "CORE-05", "CORE-08"}),
+            Dependency(kind="broker setting", what="MAXDEPTH declared as x-max-length with x-overflow reject-publish",
+                       why="with RabbitMQ's default overflow a full queue drops its oldest message instead of "
+                           "refusing the put", rules={"CORE-27"}),
+            Dependency(kind="client setting", what="publisher confirms, publishes mandatory, on the channel for "
+                                                   "work outside syncpoint",
+                       why="without them a publish returns before the broker has the message, and one to no "
+                           "queue is dropped silently", rules={"CORE-01", "CORE-37"}),
+            Dependency(kind="client setting", what="puts under syncpoint on a transactional channel (tx.select)",
+                       why="AMQP 0-9-1 has no unit of work but a channel transaction",
+                       rules={"CORE-02", "CORE-03", "CORE-29"}),
+            Dependency(kind="adapter code",
+                       what="a get under syncpoint left unacknowledged until MQCMIT, then acknowledged in the same "
+                            "AMQP transaction as the unit of work's puts",
+                       why="basic.get with auto-ack removes the message at once; acknowledged apart from the puts, "
+                           "a commit cut in flight can apply half", rules={"CORE-14", "CORE-29", "CORE-48"}),
+            Dependency(kind="adapter code", what="MQBACK rolls the transaction back and rejects each message got "
+                                                 "under syncpoint with requeue",
+                       why="a channel rollback leaves the gets unacknowledged, held until the connection closes",
+                       rules={"CORE-03", "CORE-15"}),
+            Dependency(kind="adapter code", what="MQGMO_SYNCPOINT_IF_PERSISTENT decided once the message is got, "
+                                                 "from its delivery mode",
+                       why="AMQP has no such option", rules={"CORE-36"}),
+            Dependency(kind="adapter code", what="a commit the broker applied in part (PRECONDITION_FAILED, "
+                                                 "partial tx completion) answered MQRC_BACKED_OUT",
+                       why="the broker closes the channel; the adapter opens it again so the connection goes on",
+                       rules={"CORE-29", "CORE-30"}),
+        )
 
     def _params(self):
         pika = _pika()

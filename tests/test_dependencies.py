@@ -1,0 +1,112 @@
+"""What a verdict depended on besides the system: each broker adapter states the broker and client settings
+and the adapter code it relies on, and every report format shows them beside the verdicts they bear on."""
+
+import json
+import re
+
+import attrs
+import pytest
+
+from adapters.base import Capabilities, Dependency
+from adapters.registry import adapter_class
+from reference_model.rules import RULES
+from tests.clikit import run_cli
+
+BROKERS = ("rabbitmq", "activemq", "activemq-stomp")
+
+
+def offline(name: str, **settings):
+    """Adapter ``name`` as constructed, without reaching a broker (its capabilities need none)."""
+    cls = adapter_class(name)
+    adapter = cls.__new__(cls)
+    for key, value in {"restarts": False, "nemesis": False, "server": None, "queue_type": "quorum",
+                       **settings}.items():
+        setattr(adapter, key, value)
+    return adapter
+
+
+def test_a_dependency_names_known_rules_and_a_known_kind():
+    with pytest.raises(ValueError):
+        Dependency(kind="broker setting", what="x", why="y", rules={"CORE-999"})
+    with pytest.raises(ValueError):
+        Dependency(kind="a wish", what="x", why="y", rules={"CORE-01"})
+    with pytest.raises(ValueError):
+        Dependency(kind="adapter code", what="x", why="y", rules=set())
+    d = Dependency(kind="client setting", what="prefetch 0", why="pull", rules={"CORE-05", "CORE-01"})
+    caps = Capabilities(areas={"core"}, depends_on=[d])
+    assert caps.to_json()["depends_on"] == [{"kind": "client setting", "what": "prefetch 0", "why": "pull",
+                                             "rules": ["CORE-01", "CORE-05"]}]
+    assert "depends_on" not in Capabilities(areas={"core"}).to_json()
+
+
+@pytest.mark.parametrize("name", BROKERS)
+def test_every_broker_adapter_states_what_its_verdicts_depend_on(name):
+    caps = offline(name).capabilities()
+    kinds = {d.kind for d in caps.depends_on}
+    # the adapter code every broker adapter has (handles, definitions, MsgId, MQDISC's commit), and settings
+    assert "adapter code" in kinds and kinds & {"broker setting", "client setting"}
+    ruled = {r for d in caps.depends_on for r in d.rules}
+    assert {"CORE-07", "CORE-11", "CORE-22", "CORE-30"} <= ruled
+    # never a rule the adapter cannot express: it has no verdict the dependency could bear on
+    assert not ruled & set(caps.not_applicable)
+    assert all(RULES[r].area in caps.areas for r in ruled)
+    # delivery order on a priority queue is the broker's only with a setting the adapter or its broker chose
+    assert any("CORE-04" in d.rules and d.kind in ("broker setting", "client setting", "adapter code")
+               for d in caps.depends_on)
+    assert json.loads(json.dumps(caps.to_json()))["depends_on"]
+
+
+def test_what_is_stated_follows_the_options_in_force():
+    quorum = offline("rabbitmq").capabilities().depends_on
+    classic = offline("rabbitmq", queue_type="classic").capabilities().depends_on
+    assert any("quorum" in d.what for d in quorum) and not any("quorum" in d.what for d in classic)
+    # a rule the nemesis runs (a cut connection's unit of work backed out) bears the dependency only then
+    assert not any("CORE-46" in d.rules for d in quorum)
+    assert any("CORE-46" in d.rules for d in offline("rabbitmq", nemesis=True).capabilities().depends_on)
+
+
+@pytest.fixture(scope="module")
+def run_with_dependencies(tmp_path_factory):
+    """A run's result directory whose recorded capabilities carry the RabbitMQ adapter's dependencies (the run
+    itself on the simulated queue manager, which has none: the reports render what run.json records)."""
+    out = tmp_path_factory.mktemp("deps") / "run"
+    assert run_cli("run", "--adapter", "simulated", "--area", "core", "--seed", "3", "--examples", "10",
+                   "--adapter-opt", "platform=distributed", "--results", out)[0] == 0
+    meta = json.loads((out / "run.json").read_text())
+    meta["capabilities"]["depends_on"] = [d.to_json() for d in offline("rabbitmq").capabilities().depends_on]
+    (out / "run.json").write_text(json.dumps(meta))
+    return out, meta["capabilities"]["depends_on"]
+
+
+def test_every_report_format_shows_the_dependencies_beside_the_rules(run_with_dependencies, tmp_path):
+    out, deps = run_with_dependencies
+    for fmt in ("md", "html", "json"):
+        code, _, err = run_cli("report", out, "--format", fmt, "--out", tmp_path / f"r.{fmt}")
+        assert code == 0, err
+    md = (tmp_path / "r.md").read_text()
+    assert "### What the verdicts depended on" in md
+    for n, d in enumerate(deps, start=1):
+        assert f"| D{n} " in md and d["what"].split()[0].replace("_", "\\_") in md
+    # the per-rule table names, for CORE-11, the dependency on a generated MsgId
+    msgid = next(n for n, d in enumerate(deps, start=1) if "MsgId" in d["what"])
+    row = next(line for line in md.splitlines() if line.startswith("| CORE-11 ") and "depended" not in line
+               and line.count("|") > 6)
+    assert re.search(rf"\bD{msgid}\b", row)
+    data = json.loads((tmp_path / "r.json").read_text())
+    column = data["columns"][0]
+    assert [d["what"] for d in column["depends_on"]] == [d["what"] for d in deps]
+    assert f"D{msgid}" in column["cells"]["CORE-11"]["depends_on"]
+    assert "depends_on" not in column["cells"]["CORE-12"] or all(
+        "CORE-12" in deps[int(label[1:]) - 1]["rules"] for label in column["cells"]["CORE-12"]["depends_on"])
+    html = (tmp_path / "r.html").read_text()
+    assert "What the verdicts depended on" in html and f'href="#col-simulated-D{msgid}"' in html
+
+
+def test_a_run_without_dependencies_shows_no_such_section(tmp_path):
+    out = tmp_path / "run"
+    assert run_cli("run", "--adapter", "simulated", "--area", "core", "--seed", "3", "--examples", "5",
+                   "--adapter-opt", "platform=distributed", "--results", out)[0] == 0
+    code, _, err = run_cli("report", out, "--format", "md", "--out", tmp_path / "r.md")
+    assert code == 0, err
+    text = (tmp_path / "r.md").read_text()
+    assert "depended on" not in text
