@@ -3,8 +3,9 @@ and the adapter code it relies on, and every report format shows them beside the
 
 import json
 import re
+import sys
+from pathlib import Path
 
-import attrs
 import pytest
 
 from adapters.base import Capabilities, Dependency
@@ -110,3 +111,38 @@ def test_a_run_without_dependencies_shows_no_such_section(tmp_path):
     assert code == 0, err
     text = (tmp_path / "r.md").read_text()
     assert "depended on" not in text
+
+
+GLUE_SERVER = Path(__file__).parent / "data" / "servers" / "with_glue.py"
+
+
+def test_a_protocol_server_states_its_dependencies_and_the_report_shows_them(tmp_path):
+    out = tmp_path / "r"
+    code, text, err = run_cli("run", "--adapter", "subprocess", "--adapter-opt",
+                              f"command={sys.executable} {GLUE_SERVER}", "--area", "core", "--seed", "2",
+                              "--examples", "5", "--results", out)
+    assert code == 0, text + err
+    recorded = json.loads((out / "run.json").read_text())["capabilities"]["depends_on"]
+    assert [d["what"] for d in recorded] == ["consumers pull (prefetch 0)", "a blank MsgId replaced by the server"]
+    assert run_cli("report", out, "--format", "json", "--out", tmp_path / "r.json")[0] == 0
+    cells = json.loads((tmp_path / "r.json").read_text())["columns"][0]["cells"]
+    assert cells["CORE-05"]["depends_on"] == ["D1"] and cells["CORE-11"]["depends_on"] == ["D2"]
+
+
+def test_a_dependency_on_an_unknown_rule_is_one_line_and_exit_2(tmp_path):
+    code, text, err = run_cli("run", "--adapter", "subprocess", "--adapter-opt",
+                              f"command={sys.executable} {GLUE_SERVER} unknown-rule", "--area", "core",
+                              "--examples", "5", "--results", tmp_path / "r")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "CORE-999" in err, err
+    assert "Traceback" not in err
+
+
+def test_the_protocol_schema_takes_a_dependency_and_names_a_bad_one():
+    from adapters.subprocess import schemas
+
+    hello = {"id": 1, "result": {"protocol": 1, "server": {"name": "s", "version": "1"},
+                                 "capabilities": {"areas": ["core"], "depends_on": [
+                                     {"kind": "broker setting", "what": "x", "rules": ["CORE-01"]}]}}}
+    assert schemas.problem("hello.response", hello) is None
+    hello["result"]["capabilities"]["depends_on"][0]["kind"] = "hope"
+    assert "kind" in schemas.problem("hello.response", hello)

@@ -20,7 +20,7 @@ import tempfile
 import weakref
 from pathlib import Path
 
-from adapters.base import AdapterError, AdapterOptionError, Capabilities, check_options
+from adapters.base import AdapterError, AdapterOptionError, Capabilities, Dependency, check_options
 from adapters.subprocess import schemas
 from adapters.subprocess.channel import MAX_LINE, ChannelError, JsonLinesChannel
 from reference_model import language as L
@@ -74,7 +74,9 @@ class SubprocessAdapter:
                     areas=caps["areas"], platforms=caps.get("platforms") or ("distributed",),
                     operations=caps.get("operations"), realtime=caps.get("realtime", False),
                     expiry_tolerance=caps.get("expiry_tolerance", 0),
-                    not_applicable=caps.get("not_applicable") or {})
+                    not_applicable=caps.get("not_applicable") or {},
+                    depends_on=[Dependency(kind=d["kind"], what=d["what"], why=d.get("why", ""), rules=d["rules"])
+                                for d in caps.get("depends_on") or ()])
             except ValueError as exc:
                 raise AdapterError(f"{self.label} declared impossible capabilities: {exc}") from None
         except AdapterError:

@@ -19,6 +19,7 @@ import fastjsonschema
 from jsonschema import Draft7Validator
 from referencing import Registry, Resource
 
+from adapters.base import DEPENDENCY_KINDS
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import AREAS
@@ -123,6 +124,11 @@ def message_schemas() -> dict[str, dict]:
         "realtime": {"type": "boolean"},
         "expiry_tolerance": {"type": "integer", "minimum": 0},
         "not_applicable": {"type": "object", "additionalProperties": {"type": "string"}},
+        "depends_on": {"type": "array", "items": _object({
+            "kind": {"enum": list(DEPENDENCY_KINDS)}, "what": {"type": "string", "minLength": 1},
+            "why": {"type": "string"},
+            "rules": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z]+-[0-9]{2,3}[a-z]?$"},
+                      "minItems": 1, "uniqueItems": True}}, required=["kind", "what", "rules"])},
     }, required=["areas"])
     out = {
         "error": {"$schema": DIALECT, "$id": BASE + "error", "title": "a server's own failure (server to kit)",

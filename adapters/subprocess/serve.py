@@ -21,7 +21,8 @@ def capabilities_json(caps) -> dict:
     return {"areas": sorted(caps.areas), "platforms": list(caps.platforms),
             "operations": None if caps.operations is None else sorted(caps.operations),
             "realtime": caps.realtime, "expiry_tolerance": caps.expiry_tolerance,
-            "not_applicable": dict(caps.not_applicable)}
+            "not_applicable": dict(caps.not_applicable),
+            **({"depends_on": [d.to_json() for d in caps.depends_on]} if caps.depends_on else {})}
 
 
 def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, check: bool | None = None) -> int:
