@@ -49,15 +49,20 @@ class Dependency:
     """Something a verdict on a system depended on besides the system as it installs: a setting of the
     broker or of its client that the adapter (or the broker the kit starts) chose, or code in the adapter
     that an application moving from MQ would have to write itself.  ``rules``: the rules whose verdict it
-    bears on (a pass there is the system's with this in place)."""
+    bears on (a pass there is the system's with this in place).  A broker adapter's ``mapping=defaults``
+    drops every dependency but those ``needed`` to express the calls at all, so that a report shows the
+    broker and client as they install beside the faithful mapping."""
 
     kind: str = attrs.field(validator=attrs.validators.in_(DEPENDENCY_KINDS))
     what: str
     why: str
     rules: frozenset[str] = attrs.field(converter=frozenset, validator=_known_rules)
+    #: Kept by the adapter's ``mapping=defaults`` too: without it the MQ call cannot be expressed at all.
+    needed: bool = False
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "what": self.what, "why": self.why, "rules": sorted(self.rules)}
+        return {"kind": self.kind, "what": self.what, "why": self.why, "rules": sorted(self.rules),
+                **({"needed": True} if self.needed else {})}
 
 
 @attrs.frozen(kw_only=True)

@@ -1,6 +1,6 @@
 """Compliance reports from result directories: per system under test and side by side.
 
-``mqconform report DIR [DIR ...] --format md|html|json|junit --out FILE`` reads
+``mqconform report DIR [DIR ...] --format md|html|json|junit|migration --out FILE`` reads
 the result directories (:mod:`reports.inputs`), builds one report structure
 (:mod:`reports.matrix`) and renders it in the chosen format; every format
 renders the same structure, so they agree.
@@ -17,7 +17,7 @@ from reports.deviations import load_all
 from reports.inputs import ReportInputError, load_run, load_runs
 from reports.matrix import Report, build
 
-FORMATS = ("md", "html", "json", "junit")
+FORMATS = ("md", "html", "json", "junit", "migration")
 
 
 def make_report(directories: list, baseline: list | None = None, known_deviations: list | None = None) -> Report:
@@ -42,6 +42,9 @@ def render(report: Report, fmt: str, generated: float | None = None) -> str:
     if fmt == "junit":
         from reports.junit import render_junit
         return render_junit(report)
+    if fmt == "migration":
+        from reports.migration import render_migration
+        return render_migration(report, generated)
     raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
 
 

@@ -42,10 +42,17 @@ class RunResult:
         return tuple(self.meta.get("system", {}).get("faults", ()) or ())
 
     @property
+    def mapping(self) -> str:
+        """How a broker adapter mapped MQ onto the broker: ``faithful`` (the default) or ``defaults``."""
+        return str(self.meta.get("system", {}).get("mapping") or "faithful")
+
+    @property
     def label(self) -> str:
-        """How the system under test is named in reports: the adapter, and its faults if any."""
+        """How the system under test is named in reports: the adapter, its mapping if not the faithful one, and
+        its faults if any."""
         faults = self.faults
-        return self.adapter + (f" [faults: {', '.join(faults)}]" if faults else "")
+        return (self.adapter + (f" [mapping: {self.mapping}]" if self.mapping != "faithful" else "")
+                + (f" [faults: {', '.join(faults)}]" if faults else ""))
 
 
 def _json_file(path: Path) -> dict:

@@ -7,7 +7,10 @@
 # (connections cut between calls and in flight, the broker paused, restarted and killed), whose
 # rules the first run cannot reach; the report merges the two (docs/compliance/results/BROKER and
 # BROKER-nemesis).  Failures docs/compliance/known-deviations.toml explains are shown as known
-# deviations.  Settings from the environment: MQCONFORM_SEED (default 20261125), MQCONFORM_EXAMPLES
+# deviations.  Then every area once more with --adapter-opt mapping=defaults (the broker and its client
+# as they install, on a private broker of the run's own: docs/compliance/results/BROKER-defaults), and
+# the migration page docs/compliance/BROKER-migration.md: what the defaults break, and which of the
+# settings and adapter code the faithful mapping relies on fixes each.  Settings from the environment: MQCONFORM_SEED (default 20261125), MQCONFORM_EXAMPLES
 # (cases searched per area, default 60), MQCONFORM_KEEP_GOING (a cap on the rounds after a departure,
 # default none), MQCONFORM_NEMESIS_EXAMPLES (cases of the nemesis run, default 15: each restart costs
 # seconds).
@@ -71,10 +74,16 @@ for b in "${brokers[@]}"; do
     run "$b-nemesis" --adapter "$b" --area core --examples "$nemesis_examples" "${rounds[@]}" \
         --adapter-opt nemesis=on --adapter-opt restart=on
     timeout 60 "$mq" brokers down "$b" >/dev/null
-    for name in "$b" "$b-nemesis"; do
+    # The broker and client as they install: with no broker running, the run starts its own, configured as
+    # the broker installs (ActiveMQ: no priority dispatch, expired messages dead-lettered).
+    run "$b-defaults" --adapter "$b" --examples "$examples" "${rounds[@]}" --adapter-opt mapping=defaults
+    for name in "$b" "$b-nemesis" "$b-defaults"; do
         rm -rf "docs/compliance/results/$name"
         cp -r "$work/$name" "docs/compliance/results/$name"
     done
     "$mq" report "docs/compliance/results/$b" "docs/compliance/results/$b-nemesis" --format md --report-only \
         --known-deviations docs/compliance/known-deviations.toml --out "docs/compliance/$b.md"
+    "$mq" report "docs/compliance/results/$b" "docs/compliance/results/$b-nemesis" \
+        "docs/compliance/results/$b-defaults" --format migration --report-only \
+        --known-deviations docs/compliance/known-deviations.toml --out "docs/compliance/$b-migration.md"
 done

@@ -223,3 +223,34 @@ def test_priorities_and_expiries_outside_mqs_ranges_are_sent_and_judged(adapter)
     assert len(got) == 4 and bodies[0].startswith("CORE-08"), bodies
     assert got[0].message.priority == 9
     assert {o.message.priority for o in got if o.message.body.startswith("CORE-09")} == {0}
+
+
+def test_the_defaults_mapping_leaves_the_glue_out(broker):
+    """mapping=defaults: the JMS client as it installs (prefetch, asynchronous acknowledgements, the redelivery
+    policy's delay and limit) and no adapter code beyond expressing the calls: MQDISC closes the connection
+    without a commit (the session rolls back), a blank MsgId is the JMS message ID, and a priority left to the
+    queue's default is the JMS default (4) whatever DEFPRTY says."""
+    from adapters.activemq.openwire import ActiveMQOpenWireAdapter
+
+    host, port = broker.address("openwire")
+    a = ActiveMQOpenWireAdapter(host=host, port=str(port), mapping="defaults")
+    try:
+        caps = a.capabilities()
+        assert a.describe()["mapping"] == "defaults"
+        # the broker given is configured by the kit: its settings are still in force, and stated
+        assert {d.kind for d in caps.depends_on if not d.needed} == {"broker setting"}
+        a.start_case("defaults")
+        x = a.execute
+        assert x(L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO), ("DEFPRTY", 7)))) == L.OK
+        for conn in ("a", "b"):
+            assert x(L.Connect(conn=conn)) == L.OK
+            assert x(L.Open(conn=conn, handle=conn, queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+        assert x(put("a", "a", "tx", C.MQPMO_SYNCPOINT)) == L.OK
+        assert x(L.Disconnect(conn="a")) == L.OK
+        assert x(get("b", "b")).rc == C.MQRC_NO_MSG_AVAILABLE      # MQ: MQDISC committed "tx"
+        assert x(put("b", "b", "plain", priority=C.MQPRI_PRIORITY_AS_Q_DEF)) == L.OK
+        got = x(get("b", "b")).message
+        assert got.body == "plain" and got.priority == 4 and got.msg_id.startswith("ID:")   # MQ: 7, MQ's own MsgId
+        a.end_case()
+    finally:
+        a.close()

@@ -21,7 +21,7 @@ def offline(name: str, **settings):
     cls = adapter_class(name)
     adapter = cls.__new__(cls)
     for key, value in {"restarts": False, "nemesis": False, "server": None, "queue_type": "quorum",
-                       **settings}.items():
+                       "mapping": "faithful", "faithful": True, "owned": None, **settings}.items():
         setattr(adapter, key, value)
     return adapter
 
@@ -146,3 +146,64 @@ def test_the_protocol_schema_takes_a_dependency_and_names_a_bad_one():
     assert schemas.problem("hello.response", hello) is None
     hello["result"]["capabilities"]["depends_on"][0]["kind"] = "hope"
     assert "kind" in schemas.problem("hello.response", hello)
+
+
+def test_the_defaults_mapping_states_only_what_it_keeps():
+    faithful = offline("rabbitmq", mapping="faithful", faithful=True, owned=None).capabilities().depends_on
+    plain = offline("rabbitmq", mapping="defaults", faithful=False, owned=None).capabilities().depends_on
+    assert plain and all(d.needed for d in plain) and set(plain) < set(faithful)
+    dropped = {d.what for d in set(faithful) - set(plain)}
+    assert any("MsgId" in w for w in dropped) and any("MQDISC" in w for w in dropped)
+    assert any("x-max-priority" in w for w in dropped)
+
+
+def test_the_settings_of_a_broker_the_kit_did_not_configure_stay_in_force():
+    from adapters.brokers.activemq import ActiveMQServer
+
+    configured = {d.what for d in offline("activemq").capabilities().depends_on if d.kind == "broker setting"}
+    assert len(configured) == 3
+    given = offline("activemq", mapping="defaults", faithful=False, owned=None).capabilities().depends_on
+    assert configured <= {d.what for d in given}   # a broker given (or brokers up's): its settings are its own
+    own = ActiveMQServer.__new__(ActiveMQServer)
+    own.settings = "defaults"
+    private = offline("activemq", mapping="defaults", faithful=False, owned=own).capabilities().depends_on
+    assert not configured & {d.what for d in private}
+    assert all(d.needed for d in private)
+
+
+def test_the_defaults_config_of_the_kit_started_activemq_leaves_the_policies_out(tmp_path):
+    from adapters.brokers.activemq import ActiveMQServer
+
+    for settings, present in (("faithful", True), ("defaults", False)):
+        server = ActiveMQServer(tmp_path / settings)
+        server.settings = settings
+        server.prepare({"main": 1, "openwire": 2})
+        text = (server.dir / "conf" / "activemq.xml").read_text()
+        assert ('prioritizedMessages="true"' in text) is present
+        assert ('processExpired="false"' in text) is present
+        assert "<persistenceAdapter>" in text and "<transportConnectors>" in text
+
+
+def test_what_the_defaults_mapping_sends():
+    from reference_model import language as L
+    from reference_model import mqconst as C
+    from adapters.brokers.shim import Definition
+
+    d = Definition(name="q", attrs={"DEFPRTY": 7, "DEFPSIST": C.MQPER_PERSISTENT})
+    md = L.MessageDescriptor(priority=C.MQPRI_PRIORITY_AS_Q_DEF, persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)
+    faithful = offline("activemq", mapping="faithful", faithful=True)
+    plain = offline("activemq", mapping="defaults", faithful=False)
+    assert (faithful.resolved(md, d).priority, faithful.resolved(md, d).persistence) == (7, C.MQPER_PERSISTENT)
+    # a JMS producer's own defaults: priority 4, persistent
+    assert (plain.resolved(md, d).priority, plain.resolved(md, d).persistence) == (4, C.MQPER_PERSISTENT)
+    rabbit = offline("rabbitmq", mapping="defaults", faithful=False)
+    assert rabbit.resolved(md, d) == md   # sent with no priority and no delivery mode: the broker's own
+    assert faithful.message_id(L.MessageDescriptor()) and not plain.message_id(L.MessageDescriptor())
+    assert plain.message_id(L.MessageDescriptor(msg_id="given")) == "given"
+
+
+def test_an_unknown_mapping_is_one_line_and_exit_2(tmp_path):
+    code, text, err = run_cli("run", "--adapter", "rabbitmq", "--adapter-opt", "mapping=cosy",
+                              "--adapter-opt", "host=127.0.0.1", "--adapter-opt", "port=1",
+                              "--results", tmp_path / "r")
+    assert code == 2 and "mapping must be faithful or defaults" in err and len(err.strip().splitlines()) == 1, err

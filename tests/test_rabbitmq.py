@@ -336,3 +336,30 @@ def test_a_commit_the_broker_completes_in_part_is_backed_out_and_the_connection_
     assert answer.cc == C.MQCC_WARNING and answer.rc == C.MQRC_BACKED_OUT
     assert x(L.InquireQueue(queue="Q", names=("CURDEPTH",))).attrs == (("CURDEPTH", 1),)
     adapter.end_case()
+
+
+def test_the_defaults_mapping_leaves_the_glue_out(broker):
+    """mapping=defaults: RabbitMQ and pika as they install. MQDISC closes without the adapter's commit (the
+    broker rolls the unit of work back), a blank MsgId stays blank, and a queue declared without
+    x-max-priority ignores priority; the report states only what the adapter still does."""
+    host, port = broker.address()
+    a = RabbitMQAdapter(host=host, port=str(port), mapping="defaults")
+    try:
+        assert a.describe()["mapping"] == "defaults"
+        assert all(d.needed for d in a.capabilities().depends_on)
+        a.start_case("defaults")
+        x = a.execute
+        assert x(L.DefineQueue(queue="P", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),))) == L.OK
+        for conn in ("a", "b"):
+            assert x(L.Connect(conn=conn)) == L.OK
+            assert x(L.Open(conn=conn, handle=conn, queue="P", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+        assert x(put("a", "a", "tx", C.MQPMO_SYNCPOINT)) == L.OK
+        assert x(L.Disconnect(conn="a")) == L.OK
+        assert x(get("b", "b")).rc == C.MQRC_NO_MSG_AVAILABLE      # MQ: MQDISC committed "tx"
+        assert x(put("b", "b", "low", priority=1)) == L.OK
+        assert x(put("b", "b", "high", priority=9)) == L.OK
+        first = x(get("b", "b")).message
+        assert first.body == "low" and first.msg_id == ""            # MQ: "high", and a generated MsgId
+        a.end_case()
+    finally:
+        a.close()

@@ -8,6 +8,14 @@ from adapters.brokers.shim import BrokerShim
 from reference_model import mqconst as C
 
 
+#: The settings of the ActiveMQ the kit starts (adapters/brokers/activemq.py) that bear on verdicts.
+BROKER_SETTINGS = (
+    "prioritizedMessages=true (and useCache=false) for the queues of MSGDLVSQ(PRIORITY) (prio.>)",
+    "expired messages discarded, not dead-lettered (sharedDeadLetterStrategy processExpired=false)",
+    "expireMessagesPeriod=1000 (expired messages swept every second)",
+)
+
+
 class ActiveMQShim(BrokerShim):
     """Settings common to ActiveMQ over STOMP and over OpenWire."""
 
@@ -29,19 +37,19 @@ class ActiveMQShim(BrokerShim):
     priorities = (None, None)
     expiries = (None, None)
 
+    broker_configured = frozenset(BROKER_SETTINGS)
+
     def dependencies(self) -> tuple[Dependency, ...]:
         """The broker settings of the ActiveMQ the kit starts (adapters/brokers/activemq.py): a broker of one's
         own gives these verdicts only with the same settings."""
         return (
-            Dependency(kind="broker setting", what="prioritizedMessages=true (and useCache=false) for the queues "
-                                                   "of MSGDLVSQ(PRIORITY) (prio.>)",
+            Dependency(kind="broker setting", what=BROKER_SETTINGS[0],
                        why="ActiveMQ's default dispatch ignores message priority",
                        rules={"CORE-04", "CORE-05", "CORE-08"}),
-            Dependency(kind="broker setting", what="expired messages discarded, not dead-lettered "
-                                                   "(sharedDeadLetterStrategy processExpired=false)",
+            Dependency(kind="broker setting", what=BROKER_SETTINGS[1],
                        why="by default ActiveMQ moves an expired message to ActiveMQ.DLQ, where MQ discards it",
                        rules={"EXP-04", "EXP-05"}),
-            Dependency(kind="broker setting", what="expireMessagesPeriod=1000 (expired messages swept every second)",
+            Dependency(kind="broker setting", what=BROKER_SETTINGS[2],
                        why="how long an expired message still counts toward the depth before it is removed",
                        rules={"EXP-11", "EXP-26"}),
         )

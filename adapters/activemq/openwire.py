@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import attrs
@@ -42,10 +41,11 @@ JARS = tuple(Path("/usr/share/java") / f"{name}.jar" for name in (
 #: Client settings: pulling consumers, every send and every acknowledgement synchronous (a get
 #: outside syncpoint returns once the broker has removed the message, as MQGET does; an
 #: asynchronous ack let a depth read straight after still count it), short deadlines on a dead broker.
-CLIENT_OPTIONS = ("jms.prefetchPolicy.queuePrefetch=0", "jms.alwaysSyncSend=true", "jms.sendAcksAsync=false",
-                  "jms.closeTimeout=2000",
-                  "jms.connectResponseTimeout=5000", "connectionTimeout=3000", "soTimeout=0",
-                  "wireFormat.maxInactivityDuration=0")
+FAITHFUL_OPTIONS = ("jms.prefetchPolicy.queuePrefetch=0", "jms.alwaysSyncSend=true", "jms.sendAcksAsync=false")
+#: ... and those of the harness alone, under either mapping (deadlines; they change no message semantics).
+HARNESS_OPTIONS = ("jms.closeTimeout=2000", "jms.connectResponseTimeout=5000", "connectionTimeout=3000", "soTimeout=0",
+                   "wireFormat.maxInactivityDuration=0")
+CLIENT_OPTIONS = FAITHFUL_OPTIONS + HARNESS_OPTIONS
 #: MQMD fields carried as JMS string properties (JMS has no header of its own for them).
 PROPERTY = {"mq-format": "mq_format", "mq-report": "mq_report", "mq-msgtype": "mq_msgtype",
             "mq-feedback": "mq_feedback", "mq-replytoqmgr": "mq_replytoqmgr", "mq-userid": "mq_userid",
@@ -114,6 +114,13 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         self.factory = None
         super().__init__(**options)
 
+    def client_defaults(self, md: L.MessageDescriptor) -> L.MessageDescriptor:
+        # what a JMS producer sends when the application sets neither: Message.DEFAULT_PRIORITY and
+        # DEFAULT_DELIVERY_MODE (persistent)
+        return attrs.evolve(
+            md, priority=4 if md.priority == C.MQPRI_PRIORITY_AS_Q_DEF else md.priority,
+            persistence=C.MQPER_PERSISTENT if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF else md.persistence)
+
     def dependencies(self) -> tuple[Dependency, ...]:
         return super().dependencies() + (
             Dependency(kind="client setting", what="jms.prefetchPolicy.queuePrefetch=0 (consumers pull)",
@@ -133,33 +140,36 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
                            "six redeliveries; MQ makes it available at once and never moves it",
                        rules={"CORE-15", "CORE-42"}),
             Dependency(kind="adapter code", what="a get under syncpoint on a consumer of its own, closed when the "
-                                                 "unit of work ends; MQBACK closes them in their messages' queue order",
+                                                 "unit of work ends",
                        why="a rolled-back JMS session keeps its messages for its own consumers; closed, the broker "
-                           "puts them back for any getter, in the order the consumers close",
-                       rules={"CORE-14", "CORE-15"}),
+                           "puts them back for any getter", rules={"CORE-14", "CORE-15"}, needed=True),
+            Dependency(kind="adapter code", what="MQBACK closes those consumers in their messages' queue order",
+                       why="the broker hands the messages back in the order the consumers close: in the order they "
+                           "were got, a message got later goes back first", rules={"CORE-05", "CORE-06", "CORE-15"}),
             Dependency(kind="adapter code", what="the browse cursor of each handle kept by the adapter over "
                                                  "QueueBrowser snapshots; MSG_UNDER_CURSOR by a selector naming the "
                                                  "message",
                        why="a JMS browser keeps no cursor across calls", rules={"CORE-18", "CORE-19", "CORE-20",
-                                                                               "CORE-39"}),
+                                                                               "CORE-39"}, needed=True),
             Dependency(kind="adapter code", what="CURDEPTH counted from a QueueBrowser, less the messages held in "
                                                  "units of work",
-                       why="JMS has no call that reads a queue's depth", rules={"CORE-28", "EXP-11"}),
+                       why="JMS has no call that reads a queue's depth", rules={"CORE-28", "EXP-11"}, needed=True),
         )
 
     # ----------------------------------------------------------- connections
     def _factory(self):
         factory_class, _, _, _ = _jms()
         if self.factory is None:
-            url = f"tcp://{self.host}:{self.port}?" + "&".join(CLIENT_OPTIONS)
+            url = f"tcp://{self.host}:{self.port}?" + "&".join(CLIENT_OPTIONS if self.faithful else HARNESS_OPTIONS)
             factory = factory_class(url)
             factory.setUserName(self.user)
             factory.setPassword(self._password)
-            policy = factory.getRedeliveryPolicy()
-            # MQ makes a backed-out message available again at once, and never moves it by itself.
-            policy.setInitialRedeliveryDelay(0)
-            policy.setRedeliveryDelay(0)
-            policy.setMaximumRedeliveries(-1)
+            if self.faithful:
+                policy = factory.getRedeliveryPolicy()
+                # MQ makes a backed-out message available again at once, and never moves it by itself.
+                policy.setInitialRedeliveryDelay(0)
+                policy.setRedeliveryDelay(0)
+                policy.setMaximumRedeliveries(-1)
             self.factory = factory
         return self.factory
 
@@ -195,7 +205,9 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
 
     def _broker_disconnect(self, c: JmsConnection, abnormal: bool) -> None:
         try:
-            if not abnormal:
+            if not self.faithful:
+                pass   # the connection closes as JMS closes one: its transacted session rolls back
+            elif not abnormal:
                 self._broker_commit(c)  # MQDISC commits; closing a JMS connection would roll back
             else:
                 # An abnormal end backs out, as MQBACK does (closing the connection would roll back
@@ -221,7 +233,7 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         # messages, in the order the consumers are closed: closing them in the order the messages
         # stood in the queue puts them back at their places relative to each other, as MQBACK does
         # (closing them in the order they were got put a message got later back first).
-        for _, consumer in sorted(c.pending, key=lambda entry: entry[0]):
+        for _, consumer in sorted(c.pending, key=lambda entry: entry[0]) if self.faithful else c.pending:
             consumer.close()
         if c.pending:
             # Closing a consumer is a one-way command: the broker hands its rolled-back messages
@@ -315,7 +327,9 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         message = session.createTextMessage(body)
         for name, value in self.properties(md).items():
             message.setStringProperty(PROPERTY[name], value)
-        message.setStringProperty("mq_msgid", md.msg_id or uuid.uuid4().hex)
+        msg_id = self.message_id(md)
+        if msg_id:
+            message.setStringProperty("mq_msgid", msg_id)
         if md.correl_id:
             message.setJMSCorrelationID(md.correl_id)
         if md.reply_to_q:
@@ -399,7 +413,8 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         return self.returned(
             body=str(message.getText()), props=props, priority=int(message.getJMSPriority()),
             persistent=int(message.getJMSDeliveryMode()) == int(delivery.PERSISTENT), expiry=expiry,
-            msg_id=props.get("mq-msgid", ""), correl_id=str(correl) if correl is not None else "",
+            msg_id=props.get("mq-msgid") or ("" if self.faithful else str(message.getJMSMessageID() or "")),
+            correl_id=str(correl) if correl is not None else "",
             reply_to=props.get("mq-replytoq", ""), redelivered=int(message.getRedeliveryCounter()))
 
     def express(self, op: L.Op) -> L.Op | None:

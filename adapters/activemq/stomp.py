@@ -167,17 +167,17 @@ class ActiveMQAdapter(ActiveMQShim):
                                                  "takes that message with a subscription whose selector names it "
                                                  "alone (client-individual ack, prefetch 1)",
                        why="a plain STOMP subscription is sent messages nobody asked for",
-                       rules={"CORE-01", "CORE-04", "CORE-05", "CORE-06", "CORE-13"}),
+                       rules={"CORE-01", "CORE-04", "CORE-05", "CORE-06", "CORE-13"}, needed=True),
             Dependency(kind="adapter code", what="a get under syncpoint left unacknowledged until MQCMIT acknowledges "
                                                  "it in the transaction; MQBACK ends its subscription",
                        why="STOMP transactions cover sends and acknowledgements only; an ended subscription makes "
-                           "the broker redeliver what it held", rules={"CORE-14", "CORE-15", "CORE-29"}),
+                           "the broker redeliver what it held", rules={"CORE-14", "CORE-15", "CORE-29"}, needed=True),
             Dependency(kind="adapter code", what="the browse cursor of each handle kept by the adapter over browser "
                                                  "subscriptions", why="a STOMP browser keeps no cursor across calls",
-                       rules={"CORE-18", "CORE-19", "CORE-20", "CORE-39"}),
+                       rules={"CORE-18", "CORE-19", "CORE-20", "CORE-39"}, needed=True),
             Dependency(kind="adapter code", what="CURDEPTH counted from a browser subscription, less the messages "
                                                  "held in units of work",
-                       why="STOMP has no frame that reads a queue's depth", rules={"CORE-28", "EXP-11"}),
+                       why="STOMP has no frame that reads a queue's depth", rules={"CORE-28", "EXP-11"}, needed=True),
         )
 
     # ----------------------------------------------------------- connections
@@ -250,7 +250,8 @@ class ActiveMQAdapter(ActiveMQShim):
             if held:
                 self._settle(held)
             return
-        self._broker_commit(c)  # MQDISC commits; a STOMP DISCONNECT would abort the transaction
+        if self.faithful:
+            self._broker_commit(c)  # MQDISC commits; a STOMP DISCONNECT would abort the transaction
         rid = self._id("d")
         c.client.disconnect(receipt=rid)
 
@@ -381,7 +382,9 @@ class ActiveMQAdapter(ActiveMQShim):
     def _broker_put(self, c: StompConnection, d: Definition, body: str, md: L.MessageDescriptor,
                     options: int) -> L.Observation:
         headers = {k.replace("-", "_"): v for k, v in self.properties(md).items()}
-        headers["mq_msgid"] = md.msg_id or uuid.uuid4().hex
+        msg_id = self.message_id(md)
+        if msg_id:
+            headers["mq_msgid"] = msg_id
         if md.priority != C.MQPRI_PRIORITY_AS_Q_DEF:
             headers["priority"] = str(md.priority)
         if md.persistence != C.MQPER_PERSISTENCE_AS_Q_DEF:
@@ -477,7 +480,7 @@ class ActiveMQAdapter(ActiveMQShim):
             body = body.decode("utf-8", "surrogatepass")
         return L.Observation(message=self.returned(
             body=body, props=props, priority=int(h.get("priority", "0")),
-            persistent=h.get("persistent") == "true", expiry=expiry, msg_id=h.get("mq_msgid", ""),
+            persistent=h.get("persistent") == "true", expiry=expiry, msg_id=h.get("mq_msgid") or ("" if self.faithful else h.get("message-id", "")),
             correl_id=h.get("correlation-id", ""), reply_to=h.get("mq_replytoq", ""),
             redelivered=int(h.get("redelivered") == "true")))
 

@@ -5,7 +5,9 @@ configuration, KahaDB store and log under the run directory.  Queues whose
 names begin with ``prio.`` deliver in priority order (``prioritizedMessages``);
 the others are FIFO.  Expired messages are swept every second and discarded
 (MQ discards expired messages; it never dead-letters them), and idle empty queues
-are removed, so the store stays small across many test cases.
+are removed, so the store stays small across many test cases.  With ``settings = "defaults"`` (a run of
+``mapping=defaults`` that starts its own broker) none of that but the removal of idle queues: the broker as
+ActiveMQ installs it.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ CONFIG = """<beans xmlns="http://www.springframework.org/schema/beans"
  </broker>
 </beans>
 """
+
+#: The same broker as ActiveMQ installs it, for ``mapping=defaults``: no priority dispatch, expired messages
+#: dead-lettered and swept at the broker's default period (only idle empty queues still removed, to keep the
+#: store small: that changes no message's fate).
+CONFIG_DEFAULTS = CONFIG[:CONFIG.index("  <destinationPolicy>")] + """  <destinationPolicy><policyMap><policyEntries>
+   <policyEntry queue=">" gcInactiveDestinations="true" inactiveTimoutBeforeGC="30000"/>
+  </policyEntries></policyMap></destinationPolicy>
+""" + CONFIG[CONFIG.index("  <persistenceAdapter>"):]
 
 LOG4J = """log4j.rootLogger=WARN, logfile
 log4j.appender.logfile=org.apache.log4j.FileAppender
@@ -102,7 +112,8 @@ class ActiveMQServer(BrokerServer):
         d = self.dir
         for sub in ("conf", "data", "tmp"):
             (d / sub).mkdir(parents=True, exist_ok=True)
-        (d / "conf" / "activemq.xml").write_text(CONFIG.format(data=d / "data", host=LOOPBACK, port=ports["main"],
+        config = CONFIG_DEFAULTS if self.settings == "defaults" else CONFIG
+        (d / "conf" / "activemq.xml").write_text(config.format(data=d / "data", host=LOOPBACK, port=ports["main"],
                                                                    openwire=ports["openwire"]))
         (d / "conf" / "log4j.properties").write_text(LOG4J.format(data=d / "data"))
         command = [

@@ -205,6 +205,10 @@ class BrokerServer:
     #: Ports other than ``main`` that clients use.
     client_ports: tuple[str, ...] = ()
 
+    #: How the broker is configured: ``faithful`` (the settings that bring it closest to MQ) or ``defaults`` (as
+    #: it installs); a broker with nothing to configure ignores it.
+    settings = "faithful"
+
     def __init__(self, base: Path | None = None) -> None:
         self.base = Path(base) if base is not None else run_dir()
         self.dir = self.base / self.name

@@ -38,6 +38,8 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
 
+#: How an adapter maps MQ onto the broker (option ``mapping``): see :attr:`BrokerShim.mapping`.
+MAPPINGS = ("faithful", "defaults")
 #: Queue attributes a broker queue can carry (the others have no broker equivalent).
 DEFINABLE = {"MSGDLVSQ", "DEFPRTY", "DEFPSIST", "BOTHRESH", "BOQNAME", "MAXDEPTH"}
 #: MQGMO options with no broker equivalent: browse locks and the browse cursor.
@@ -63,20 +65,26 @@ SHIM_CODE = (
     Dependency(kind="adapter code", what="object handles and their open options kept by the adapter",
                why="a broker has no MQOPEN: the adapter itself answers a call through a handle not opened for it, "
                    "a handle or connection not open, and a queue name the application never defined",
-               rules={"CORE-22", "CORE-33", "CORE-40"}),
-    Dependency(kind="adapter code", what="queue definitions kept by the adapter",
-               why="a broker queue has no DEFPRTY, DEFPSIST, BOTHRESH or BOQNAME: the adapter resolves the defaults "
-                   "at put time and answers an inquiry of any attribute but CURDEPTH from the definition",
-               rules={"CORE-07", "CORE-10", "CORE-41"}),
+               rules={"CORE-22", "CORE-33", "CORE-40"}, needed=True),
+    Dependency(kind="adapter code", what="queue definitions kept by the adapter, which answers an inquiry of any "
+                                         "attribute but CURDEPTH",
+               why="a broker queue has no DEFPRTY, DEFPSIST, BOTHRESH or BOQNAME to inquire", rules={"CORE-41"},
+               needed=True),
+    Dependency(kind="adapter code", what="MQPRI_PRIORITY_AS_Q_DEF and MQPER_PERSISTENCE_AS_Q_DEF resolved at put "
+                                         "time from the queue's DEFPRTY and DEFPSIST",
+               why="a broker queue has no default priority or persistence: the client's own defaults apply",
+               rules={"CORE-07", "CORE-10"}),
     Dependency(kind="adapter code", what="a blank MsgId replaced by a generated one at put time",
                why="the broker's own message identifier is not carried as the MQMD's MsgId",
                rules={"CORE-11"}),
     Dependency(kind="adapter code", what="MQDISC commits the unit of work before the connection closes",
                why="closing a broker connection rolls its open transaction back", rules={"CORE-30"}),
-    Dependency(kind="adapter code", what="a get polls the broker until its wait interval ends (a get without "
-                                         "wait: for empty-wait ms)",
-               why="a broker answers at once; what a closing connection or a backout gives back reaches the "
-                   "queue a moment later", rules={"CORE-01", "CORE-13", "CORE-31", "CORE-46"}),
+    Dependency(kind="adapter code", what="a get with MQGMO_WAIT polls the broker until its wait interval ends",
+               why="a broker's pull answers at once", rules={"CORE-13"}, needed=True),
+    Dependency(kind="adapter code", what="a get without wait polls the broker for empty-wait ms (30) before it "
+                                         "answers no message",
+               why="what a closing connection or a backout gives back reaches the queue a moment after the call "
+                   "returns", rules={"CORE-01", "CORE-13", "CORE-31", "CORE-46"}),
 )
 
 NOT_APPLICABLE_COMMON = {
@@ -151,7 +159,8 @@ class BrokerShim:
     system = ""
     scheme = ""
     server_class: type[BrokerServer] = BrokerServer
-    option_names = {"host", "port", "user", "password", "vhost", "time-scale", "empty-wait", "restart", "nemesis"}
+    option_names = {"host", "port", "user", "password", "vhost", "time-scale", "empty-wait", "restart", "nemesis",
+                    "mapping"}
     #: Tolerance (tenths) on expiry: scheduling latency plus the broker's own expiry behaviour.
     expiry_tolerance = 2
     default_user = "guest"
@@ -167,8 +176,17 @@ class BrokerShim:
 
     def __init__(self, **options: str) -> None:
         check_options(self.name, options, self.option_names)
+        #: ``faithful`` (the default): every setting and piece of code that brings the broker closest to MQ;
+        #: ``defaults``: the broker and client as they install, with only what is needed to express the calls
+        #: (the :class:`~adapters.base.Dependency` entries marked ``needed``).
+        self.mapping = options.get("mapping") or "faithful"
+        if self.mapping not in MAPPINGS:
+            raise AdapterOptionError(f"adapter {self.name!r}: mapping must be {' or '.join(MAPPINGS)}, "
+                                     f"not {self.mapping!r}")
+        self.faithful = self.mapping == "faithful"
         self.scale_ms = _int_option(self.name, "time-scale", options.get("time-scale"), 20)
-        self.empty_wait_ms = _int_option(self.name, "empty-wait", options.get("empty-wait"), 30)
+        # a get without wait polls a moment for what a closing connection or a backout gives back (glue)
+        self.empty_wait_ms = _int_option(self.name, "empty-wait", options.get("empty-wait"), 30 if self.faithful else 0)
         self.owned: BrokerServer | None = None
         #: The broker's lifecycle, when the kit started it (the run itself or ``mqconform brokers up``).
         self.server: BrokerServer | None = None
@@ -233,8 +251,9 @@ class BrokerShim:
             # task must say so (and let the job start it again), not quietly start one of its own.
             raise AdapterUnavailable(f"adapter {self.name!r}: the {recorded_server.name} broker this job runs "
                                      f"is not running ({recorded_server.status().line()})")
-        # Nothing configured and nothing running: a private broker for this run.
+        # Nothing configured and nothing running: a private broker for this run, configured as the mapping says.
         self.owned = self.server_class(Path(tempfile.mkdtemp(prefix=f"mqconform-{self.name}-")))
+        self.owned.settings = self.mapping
         try:
             self.owned.up()
         except BrokerControlError as exc:
@@ -278,8 +297,9 @@ class BrokerShim:
                                   "(adapters/brokers/nemesis.py)" for rule in NEMESIS_RULES})
         not_applicable = {**{r.id: AREA_REASONS[r.area] for r in RULES.all() if r.area in AREA_REASONS},
                           **NOT_APPLICABLE_COMMON, **restart, **self.not_applicable}
-        # each dependency with the rules it bears on here (a rule not applicable has no verdict it could make)
-        depends_on = [attrs.evolve(d, rules=d.rules - set(not_applicable)) for d in SHIM_CODE + self.dependencies()]
+        # each dependency in force with the rules it bears on here (a rule not applicable has no verdict it could make)
+        depends_on = [attrs.evolve(d, rules=d.rules - set(not_applicable)) for d in SHIM_CODE + self.dependencies()
+                      if self.in_force(d)]
         return Capabilities(
             areas=AREAS, platforms=(C.PLATFORM_DISTRIBUTED,), operations=ops, realtime=True,
             expiry_tolerance=self.expiry_tolerance, not_applicable=not_applicable,
@@ -290,8 +310,37 @@ class BrokerShim:
 
     def dependencies(self) -> tuple[Dependency, ...]:
         """The broker and client settings this adapter (or the broker the kit starts) relies on, and the code
-        it has beyond :data:`SHIM_CODE`: stated in every report beside the verdicts they bear on."""
+        it has beyond :data:`SHIM_CODE`, whatever the mapping: stated in every report beside the verdicts they
+        bear on (those in force, :meth:`in_force`)."""
         return ()
+
+    def in_force(self, d: Dependency) -> bool:
+        """Whether ``d`` is in force under this adapter's mapping: all are under ``faithful``; under ``defaults``
+        those needed to express the calls, and the settings of a broker the kit did not configure for the
+        defaults (the broker of ``mqconform brokers up``, or one given: its settings are its own)."""
+        if self.faithful or d.needed:
+            return True
+        return d.kind == "broker setting" and d.what in self.broker_configured and (
+            self.owned is None or getattr(self.owned, "settings", "faithful") != "defaults")
+
+    #: What of :meth:`dependencies` is the configuration of the broker the kit starts (not the adapter's doing):
+    #: under ``mapping=defaults`` in force unless the run started its own broker with the defaults.
+    broker_configured: frozenset[str] = frozenset()
+
+    def resolved(self, md: L.MessageDescriptor, d: Definition) -> L.MessageDescriptor:
+        """``md`` as the adapter sends it: MQ's queue defaults resolved (faithful), or as the application gave
+        it, for the client's own defaults to apply (:meth:`client_defaults`)."""
+        return resolve_defaults(md, d) if self.faithful else self.client_defaults(md)
+
+    def client_defaults(self, md: L.MessageDescriptor) -> L.MessageDescriptor:
+        """``md`` under ``mapping=defaults``: what the client sends for MQPRI_PRIORITY_AS_Q_DEF and
+        MQPER_PERSISTENCE_AS_Q_DEF when an application leaves them to it (by default: left as they are, for the
+        adapter's put to send no value)."""
+        return md
+
+    def message_id(self, md: L.MessageDescriptor) -> str:
+        """The MsgId to send: the one given, or one generated for a blank (faithful; under ``defaults`` none)."""
+        return md.msg_id or (uuid.uuid4().hex if self.faithful else "")
     #: Whether the nemesis may kill this broker for an abrupt restart (``Restart(abrupt=True)``).
     abrupt_restarts = True
 
@@ -300,7 +349,8 @@ class BrokerShim:
                 "platform": C.PLATFORM_DISTRIBUTED, "platforms": [C.PLATFORM_DISTRIBUTED],
                 "time_scale_ms_per_tenth": self.scale_ms,
                 "broker": "private, started for this run" if self.owned else "given",
-                "restarts": "on" if self.restarts else "off", "nemesis": "on" if self.nemesis else "off"}
+                "restarts": "on" if self.restarts else "off", "nemesis": "on" if self.nemesis else "off",
+                **({} if self.faithful else {"mapping": self.mapping})}
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self._close_all()
@@ -522,7 +572,7 @@ class BrokerShim:
             if op.queue not in self.queues:
                 return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
             d = self.queues[op.queue]
-            return self._broker_put(conn, d, op.body, resolve_defaults(op.md, d), op.options)
+            return self._broker_put(conn, d, op.body, self.resolved(op.md, d), op.options)
         h = self.handles.get(op.handle)
         if h is None or h.conn != op.conn:
             return _fail(C.MQRC_HOBJ_ERROR)
@@ -533,7 +583,7 @@ class BrokerShim:
             if not h.options & C.MQOO_OUTPUT:
                 return _fail(C.MQRC_NOT_OPEN_FOR_OUTPUT)
             d = self.queues[h.queue]
-            return self._broker_put(conn, d, op.body, resolve_defaults(op.md, d), op.options)
+            return self._broker_put(conn, d, op.body, self.resolved(op.md, d), op.options)
         if isinstance(op, L.Get):
             browse = op.options & C.MQGMO_BROWSE_ANY
             if browse and not h.options & C.MQOO_BROWSE:

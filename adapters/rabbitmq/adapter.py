@@ -23,7 +23,6 @@ import contextlib
 import logging
 import socket
 import time
-import uuid
 
 import attrs
 
@@ -141,8 +140,8 @@ class RabbitMQAdapter(BrokerShim):
     def dependencies(self) -> tuple[Dependency, ...]:
         fifo = (Dependency(
             kind="broker setting", what="MSGDLVSQ(FIFO) queues declared as quorum queues (queue-type=quorum)",
-            why="only a quorum queue counts deliveries (x-delivery-count, read as BackoutCount); a classic queue "
-                "flags a redelivery and counts nothing", rules={"CORE-06", "CORE-15", "CORE-17"}),) \
+            why="only a quorum queue counts deliveries (x-delivery-count, read as BackoutCount); a classic queue, "
+                "RabbitMQ's default, flags a redelivery and counts nothing", rules={"CORE-06", "CORE-15", "CORE-17"}),) \
             if self.queue_type == "quorum" else ()
         return fifo + (
             Dependency(kind="broker setting",
@@ -158,23 +157,24 @@ class RabbitMQAdapter(BrokerShim):
                            "queue is dropped silently", rules={"CORE-01", "CORE-37"}),
             Dependency(kind="client setting", what="puts under syncpoint on a transactional channel (tx.select)",
                        why="AMQP 0-9-1 has no unit of work but a channel transaction",
-                       rules={"CORE-02", "CORE-03", "CORE-29"}),
+                       rules={"CORE-02", "CORE-03", "CORE-29"}, needed=True),
             Dependency(kind="adapter code",
                        what="a get under syncpoint left unacknowledged until MQCMIT, then acknowledged in the same "
                             "AMQP transaction as the unit of work's puts",
                        why="basic.get with auto-ack removes the message at once; acknowledged apart from the puts, "
-                           "a commit cut in flight can apply half", rules={"CORE-14", "CORE-29", "CORE-48"}),
+                           "a commit cut in flight can apply half", rules={"CORE-14", "CORE-29", "CORE-48"},
+                       needed=True),
             Dependency(kind="adapter code", what="MQBACK rolls the transaction back and rejects each message got "
                                                  "under syncpoint with requeue",
                        why="a channel rollback leaves the gets unacknowledged, held until the connection closes",
-                       rules={"CORE-03", "CORE-15"}),
+                       rules={"CORE-03", "CORE-15"}, needed=True),
             Dependency(kind="adapter code", what="MQGMO_SYNCPOINT_IF_PERSISTENT decided once the message is got, "
                                                  "from its delivery mode",
-                       why="AMQP has no such option", rules={"CORE-36"}),
+                       why="AMQP has no such option", rules={"CORE-36"}, needed=True),
             Dependency(kind="adapter code", what="a commit the broker applied in part (PRECONDITION_FAILED, "
                                                  "partial tx completion) answered MQRC_BACKED_OUT",
                        why="the broker closes the channel; the adapter opens it again so the connection goes on",
-                       rules={"CORE-29", "CORE-30"}),
+                       rules={"CORE-29", "CORE-30"}, needed=True),
         )
 
     def _params(self):
@@ -220,7 +220,8 @@ class RabbitMQAdapter(BrokerShim):
             return
         if not c.now.is_open:
             c.now = c.connection.channel()
-            c.now.confirm_delivery()
+            if self.faithful:
+                c.now.confirm_delivery()
             c.pending.clear()
         if not c.tx.is_open:
             c.tx = c.connection.channel()
@@ -236,7 +237,13 @@ class RabbitMQAdapter(BrokerShim):
     # ----------------------------------------------------------- queues
     def _broker_declare(self, d: Definition) -> None:
         # MAXDEPTH: a length limit that refuses publishes beyond it (the publisher gets a nack).
-        args = {"x-max-length": d.attrs["MAXDEPTH"], "x-overflow": "reject-publish"}
+        args = {"x-max-length": d.attrs["MAXDEPTH"]}
+        if not self.faithful:
+            # as RabbitMQ installs: a classic queue (no priorities, no delivery count), a full one dropping its
+            # oldest message
+            self._admin().queue_declare(d.name, durable=True, arguments=args)
+            return
+        args["x-overflow"] = "reject-publish"
         if d.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY or self.queue_type == "classic":
             # Only classic queues order by priority; they count no deliveries (BackoutCount 0 or 1).
             args["x-queue-type"] = "classic"
@@ -287,13 +294,14 @@ class RabbitMQAdapter(BrokerShim):
         pika = _pika()
         connection = pika.BlockingConnection(self._params())
         now = connection.channel()
-        now.confirm_delivery()
+        if self.faithful:
+            now.confirm_delivery()
         tx = connection.channel()
         tx.tx_select()
         return RabbitConnection(connection=connection, now=now, tx=tx)
 
     def _broker_disconnect(self, c: RabbitConnection, abnormal: bool) -> None:
-        if not abnormal:  # MQDISC commits; closing an AMQP connection would roll back instead
+        if not abnormal and self.faithful:  # MQDISC commits; closing an AMQP connection would roll back instead
             try:
                 self._broker_commit(c)
             except CommitBackedOut:
@@ -366,7 +374,7 @@ class RabbitMQAdapter(BrokerShim):
             delivery_mode=None if md.persistence == C.MQPER_PERSISTENCE_AS_Q_DEF
             else (2 if md.persistence == C.MQPER_PERSISTENT else 1),
             expiration=None if expiry is None else str(expiry),
-            message_id=md.msg_id or uuid.uuid4().hex, correlation_id=md.correl_id or None,
+            message_id=self.message_id(md) or None, correlation_id=md.correl_id or None,
             reply_to=md.reply_to_q or None, headers=self.properties(md),
         )
         data = body.encode("utf-8", "surrogatepass")
@@ -375,7 +383,7 @@ class RabbitMQAdapter(BrokerShim):
             c.tx_dirty = True
             return L.OK
         try:
-            c.now.basic_publish(exchange="", routing_key=d.name, body=data, properties=props, mandatory=True)
+            c.now.basic_publish(exchange="", routing_key=d.name, body=data, properties=props, mandatory=self.faithful)
         except pika.exceptions.UnroutableError:
             return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
         except pika.exceptions.NackError:

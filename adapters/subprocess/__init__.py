@@ -75,7 +75,8 @@ class SubprocessAdapter:
                     operations=caps.get("operations"), realtime=caps.get("realtime", False),
                     expiry_tolerance=caps.get("expiry_tolerance", 0),
                     not_applicable=caps.get("not_applicable") or {},
-                    depends_on=[Dependency(kind=d["kind"], what=d["what"], why=d.get("why", ""), rules=d["rules"])
+                    depends_on=[Dependency(kind=d["kind"], what=d["what"], why=d.get("why", ""), rules=d["rules"],
+                                           needed=d.get("needed", False))
                                 for d in caps.get("depends_on") or ()])
             except ValueError as exc:
                 raise AdapterError(f"{self.label} declared impossible capabilities: {exc}") from None

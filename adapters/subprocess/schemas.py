@@ -126,7 +126,7 @@ def message_schemas() -> dict[str, dict]:
         "not_applicable": {"type": "object", "additionalProperties": {"type": "string"}},
         "depends_on": {"type": "array", "items": _object({
             "kind": {"enum": list(DEPENDENCY_KINDS)}, "what": {"type": "string", "minLength": 1},
-            "why": {"type": "string"},
+            "why": {"type": "string"}, "needed": {"type": "boolean"},
             "rules": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z]+-[0-9]{2,3}[a-z]?$"},
                       "minItems": 1, "uniqueItems": True}}, required=["kind", "what", "rules"])},
     }, required=["areas"])

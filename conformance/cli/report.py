@@ -11,8 +11,10 @@ from conformance.session import HarnessError
 def add_parsers(sub) -> None:
     report = sub.add_parser("report", help="a compliance report from result directories")
     report.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="result directories (run, plugin, campaign)")
-    report.add_argument("--format", choices=("md", "html", "json", "junit"), default=None,
-                        help="default: from --out's extension (.md, .html, .json, .xml for JUnit), else md")
+    report.add_argument("--format", choices=("md", "html", "json", "junit", "migration"), default=None,
+                        help="default: from --out's extension (.md, .html, .json, .xml for JUnit), else md; "
+                             "migration: what a broker's defaults change, from one adapter's runs with "
+                             "mapping=faithful and mapping=defaults")
     report.add_argument("--out", type=Path, required=True, help="the report file to write")
     report.add_argument("--baseline", type=Path, action="append", metavar="DIR",
                         help="an earlier run's result directory (repeatable): mark new-fail / fixed / still-failing")
@@ -33,7 +35,12 @@ def cmd_report(args, out) -> int:
     if args.format is None:
         args.format = {".html": "html", ".htm": "html", ".json": "json", ".xml": "junit",
                        ".junit": "junit"}.get(args.out.suffix.lower(), "md")
-    text = reports.render(report, args.format)
+    from reports.migration import MigrationInputError
+
+    try:
+        text = reports.render(report, args.format)
+    except MigrationInputError as exc:
+        raise UsageError(str(exc)) from None
     try:
         reports.write_atomically(args.out, text)
     except OSError as exc:
