@@ -457,6 +457,11 @@ def spark_session(master: str, out: Path, attempts: int):
         "appender.console.type = Console\nappender.console.name = console\nappender.console.target = SYSTEM_ERR\n"
         "appender.console.layout.type = PatternLayout\nappender.console.layout.pattern = %p %c{1}: %m%n\n")
     os.environ.setdefault("SPARK_CONF_DIR", str(conf_dir))
+    from adapters.brokers.server import REFUSE, refused
+
+    if "spark" in refused():
+        raise CampaignError(f"Spark not started: {REFUSE}=spark (the kit's quick tests start no Spark: mark a test "
+                            "that needs it with pytest.mark.spark)")
     try:
         from pyspark.sql import SparkSession
     except ImportError:

@@ -17,8 +17,8 @@ from tests.brokerkit import (assert_rules_reported, check_out_of_range_values_re
                              check_priority_fifo_and_units_of_work, check_restart_matches_mq,
                              get, mqconform, running_broker)
 
-pytestmark = pytest.mark.skipif(server("activemq").installed() is not None,
-                                reason="activemq not installed (bash scripts/system-packages.sh)")
+pytestmark = [pytest.mark.broker, pytest.mark.skipif(
+    server("activemq").installed() is not None, reason="activemq not installed (bash scripts/system-packages.sh)")]
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from tests.brokerkit import get, mqconform, put, running_broker
 
+pytestmark = pytest.mark.broker
+
 BROKERS = ("rabbitmq", "activemq")
 NEMESIS_RULES = ("CORE-46", "CORE-47", "CORE-48")
 

@@ -23,9 +23,9 @@ from adapters.brokers.rabbitmq import RabbitMQServer, amqp_handshake
 from adapters.brokers.server import _ephemeral_range, free_port, port_open
 
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     any(SERVERS[n]().installed() for n in SERVERS),
-    reason="broker packages not installed (bash scripts/system-packages.sh)")
+    reason="broker packages not installed (bash scripts/system-packages.sh)")]
 
 
 def mqconform(*argv, timeout=120):

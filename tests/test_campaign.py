@@ -15,6 +15,8 @@ import pytest
 from conformance import campaign as CP
 from tests.clikit import run_cli
 
+pytestmark = pytest.mark.spark
+
 ROOT = Path(__file__).resolve().parent.parent
 QUIET = ["--adapter-opt", "platform=distributed"]
 

@@ -18,8 +18,8 @@ from adapters.brokers import server
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.skipif(server("rabbitmq").installed() is not None,
-                                reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")
+pytestmark = [pytest.mark.broker, pytest.mark.spark, pytest.mark.skipif(
+    server("rabbitmq").installed() is not None, reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")]
 
 
 def _env(tmp_path: Path) -> dict:

@@ -70,6 +70,7 @@ def test_published_report_is_the_report_of_its_committed_results(broker, monkeyp
         assert len(d.reason.split()) >= 25, f"{d.rule} on {d.adapter}: the reason is not a paragraph"
 
 
+@pytest.mark.broker
 @pytest.mark.parametrize("broker", BROKERS)
 def test_a_fresh_run_agrees_with_the_published_verdicts(broker, tmp_path, monkeypatch):
     """The committed seed with a small budget, the core area twice: the same verdicts both times, and every

@@ -14,8 +14,8 @@ import pytest
 
 from adapters.brokers import server
 
-pytestmark = pytest.mark.skipif(server("rabbitmq").installed() is not None,
-                                reason="rabbitmq not installed (bash scripts/system-packages.sh)")
+pytestmark = [pytest.mark.broker, pytest.mark.skipif(
+    server("rabbitmq").installed() is not None, reason="rabbitmq not installed (bash scripts/system-packages.sh)")]
 
 
 def _verdicts(directory) -> dict[str, str]:

@@ -25,8 +25,8 @@ from reference_model.rules import RULES
 from tests.brokerkit import (assert_rules_reported, check_priority_fifo_and_units_of_work, get, mqconform, put, restart_history,
                              running_broker)
 
-pytestmark = pytest.mark.skipif(server("rabbitmq").installed() is not None,
-                                reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")
+pytestmark = [pytest.mark.broker, pytest.mark.skipif(
+    server("rabbitmq").installed() is not None, reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")]
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ import pytest
 
 from conformance import cli
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = shutil.which("chromium")
 
 

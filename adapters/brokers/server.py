@@ -45,6 +45,17 @@ START_DEADLINE = 55.0
 STOP_DEADLINE = 20.0
 
 
+#: What this process (and its children) must not start: a comma-separated list of ``broker`` and ``spark``.  The
+#: kit's own quick tests (``scripts/test.sh --quick``) set it for every test not marked as needing one, so that
+#: a test that would start one, unmarked, fails at once instead of making the quick suite slow.
+REFUSE = "MQCONFORM_REFUSE"
+
+
+def refused() -> set[str]:
+    """What :data:`REFUSE` says not to start."""
+    return {part.strip() for part in os.environ.get(REFUSE, "").split(",") if part.strip()}
+
+
 class BrokerControlError(RuntimeError):
     """A broker could not be installed, started or stopped; the message is one line."""
 
@@ -286,6 +297,9 @@ class BrokerServer:
     # ------------------------------------------------------------ up and down
     def up(self, deadline: float = START_DEADLINE) -> Status:
         """Start the broker unless the recorded one is running; raises BrokerControlError in one line."""
+        if "broker" in refused():
+            raise BrokerControlError(f"{self.name}: not started: {REFUSE}=broker (the kit's quick tests start "
+                                     "no broker: mark a test that needs one with pytest.mark.broker)")
         missing = self.installed()
         if missing:
             raise BrokerControlError(
