@@ -65,6 +65,9 @@ class Coverage:
     not_expressible: Counter = attrs.Factory(Counter)
     #: Checked steps per input class of a rule (``RULE:class``, :mod:`reference_model.classes`).
     _classes: Counter = attrs.Factory(Counter)
+    #: Operations in an input class that the adapter could not express (``RULE:class``: how many were left out):
+    #: a class reached only so is not "never reached" but not expressible on the system.
+    classes_not_expressible: Counter = attrs.Factory(Counter)
     #: Checked steps not yet added to the counters, by their rules (or classes): a step costs one
     #: lookup here instead of a counter update per rule (a run has few sets of rules that steps
     #: check together); the counters take them when read.
@@ -134,11 +137,18 @@ class Coverage:
         return {name: self.classes[label(rule, name)] for name in names_of(rule)}
 
     def unreached(self, rule: str) -> list[str]:
-        """The input classes of ``rule`` no checked step was in."""
-        return [name for name, n in self.class_counts(rule).items() if not n]
+        """The input classes of ``rule`` no checked step was in, those the system cannot express apart."""
+        return [name for name, n in self.class_counts(rule).items()
+                if not n and not self.classes_not_expressible[label(rule, name)]]
+
+    def inexpressible(self, rule: str) -> list[str]:
+        """The input classes of ``rule`` that no checked step was in because the adapter could not express the
+        operations that would have reached them."""
+        return [name for name, n in self.class_counts(rule).items()
+                if not n and self.classes_not_expressible[label(rule, name)]]
 
     COUNTERS = ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected",
-                "not_expressible", "classes")
+                "not_expressible", "classes", "classes_not_expressible")
 
     def to_json(self) -> dict:
         return {**{name: dict(getattr(self, name)) for name in self.COUNTERS},
@@ -297,6 +307,8 @@ class RunRecord:
                 **({"declared_not_applicable": self.why_not_applicable(rule)}
                    if verdict == FAIL and not self.applicable(rule) else {}),
                 **({"classes": self.coverage.class_counts(rule.id)} if names_of(rule.id) else {}),
+                **({"classes_not_expressible": self.coverage.inexpressible(rule.id)}
+                   if self.coverage.inexpressible(rule.id) else {}),
             })
         return rows
 

@@ -190,6 +190,8 @@ class Session:
             return NOT_EXECUTED
         if self._express is not None:
             expressed = self._express(op)
+            if expressed != op:
+                self._classes_left_out(op, expressed)
             if expressed is None:
                 self.coverage.not_expressible[type(op).__name__] += 1
                 return NOT_EXECUTED
@@ -197,6 +199,27 @@ class Session:
         if self._elapsed is not None:
             self._follow_real_time()
         return self._run(op)
+
+    def _classes_left_out(self, op: L.Op, expressed: L.Op | None) -> None:
+        """Count the input classes ``op`` would have reached (from the model's state now) that what the adapter
+        could express of it (``expressed``; None: nothing) does not: classes of a rule that only such operations
+        would reach are not expressible on the system, not "never reached"."""
+        from reference_model import model
+        from reference_model.classes import classify
+
+        if not self.tracker.candidates:
+            return
+        state = self.tracker.candidates[0]
+
+        def reached(o: L.Op) -> set[str]:
+            try:
+                rules = tuple(dict.fromkeys(r for b in model.step(state, o) for r in b.rules))
+            except Exception:  # noqa: BLE001 - an operation the model cannot take there reaches no class
+                return set()
+            return set(classify(state, o, rules))
+
+        left_out = reached(op) - (reached(expressed) if expressed is not None else set())
+        self.coverage.classes_not_expressible.update(left_out)
 
     def _follow_real_time(self) -> None:
         """Bring the model's clock up to the real time the case has taken so far.

@@ -144,6 +144,13 @@ def _column(report: Report, col: Column) -> list[str]:
                 "of input their text distinguishes: they are partly exercised, not passed.</p>",
                 _table([[esc(r.id), esc(cell.verdict), esc("; ".join(cell.unreached))] for r, cell in partly],
                        ["rule", "verdict", "input classes never reached"])]
+    cannot = [(r, col.cells[r.id]) for r in report.rules if r.id in col.cells and col.cells[r.id].inexpressible]
+    if cannot:
+        out += ["<h3>Input classes the system cannot express</h3>",
+                "<p>Only operations the adapter could not express would have reached these classes: they count "
+                "neither for nor against a pass.</p>",
+                _table([[esc(r.id), esc(cell.verdict), esc("; ".join(cell.inexpressible))] for r, cell in cannot],
+                       ["rule", "verdict", "input classes not expressible"])]
     if col.failures:
         out.append("<h3>Failures</h3>")
         for n, (path, failure) in enumerate(col.failures, start=1):

@@ -119,6 +119,9 @@ def load_run(directory: str | Path) -> RunResult:
                 isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
                 for k, v in classes.items()):
             raise ReportInputError(f"{rules_file}:{n}: classes must map each input class to a count of steps")
+        left_out = row.get("classes_not_expressible", [])
+        if not isinstance(left_out, list) or not all(isinstance(k, str) and k in classes for k in left_out):
+            raise ReportInputError(f"{rules_file}:{n}: classes_not_expressible must list input classes of the rule")
         rows.append(row)
     if not rows and meta.get("areas"):
         raise ReportInputError(f"{rules_file}: no rule records")

@@ -30,6 +30,7 @@ def report_data(report: Report, generated: float) -> dict:
                             **({"deviation": {"seen": c.deviation.seen, "reason": c.deviation.reason}}
                                if c.deviation else {}),
                             **({"classes": c.classes} if c.classes else {}),
+                            **({"classes_not_expressible": c.inexpressible} if c.inexpressible else {}),
                             **({"depends_on": on[rid]} if rid in on else {})}
                       for rid, c in col.cells.items()},
             "depends_on": dependencies(col),

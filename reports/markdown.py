@@ -131,6 +131,13 @@ def render_markdown(report: Report, generated: float) -> str:
                     "input their text distinguishes: they are partly exercised, not passed.", "",
                     _table([[r.id, cell.verdict, "; ".join(cell.unreached)] for r, cell in partly],
                            ["rule", "verdict", "input classes never reached"]), ""]
+        cannot = [(r, col.cells[r.id]) for r in report.rules if r.id in col.cells and col.cells[r.id].inexpressible]
+        if cannot:
+            out += ["### Input classes the system cannot express", "",
+                    "Only operations the adapter could not express would have reached these classes: they count "
+                    "neither for nor against a pass.", "",
+                    _table([[r.id, cell.verdict, "; ".join(cell.inexpressible)] for r, cell in cannot],
+                           ["rule", "verdict", "input classes not expressible"]), ""]
         if col.failures:
             out += ["### Failures", ""]
             for n, (path, failure) in enumerate(col.failures, start=1):

@@ -43,11 +43,19 @@ class Cell:
     deviation: KnownDeviation | None = None
     #: Checked steps per input class the rule declares (empty: it declares none).
     classes: dict = attrs.Factory(dict)
+    #: Input classes only operations the system cannot express would have reached (not counted as unreached).
+    not_expressible: set = attrs.Factory(set)
 
     @property
     def unreached(self) -> list[str]:
-        """The rule's input classes no checked step was in (the rule was not fully exercised)."""
-        return [name for name, n in self.classes.items() if not n]
+        """The rule's input classes no checked step was in (the rule was not fully exercised), those the system
+        cannot express apart."""
+        return [name for name, n in self.classes.items() if not n and name not in self.not_expressible]
+
+    @property
+    def inexpressible(self) -> list[str]:
+        """The rule's input classes no checked step was in because the system cannot express them."""
+        return [name for name, n in self.classes.items() if not n and name in self.not_expressible]
 
 
 @attrs.define
@@ -209,7 +217,8 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
                 col.cells[row["rule"]] = Cell(verdict=row["verdict"], exercised=row["exercised"],
                                               checked=row["checked"], failed=row["failed"],
                                               reason=str(row.get("not_applicable") or ""),
-                                              classes=dict(row.get("classes") or {}))
+                                              classes=dict(row.get("classes") or {}),
+                                              not_expressible=set(row.get("classes_not_expressible") or ()))
             else:
                 cell.verdict = _merge_verdict(cell.verdict, row["verdict"])
                 cell.exercised += row["exercised"]
@@ -217,6 +226,7 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
                 cell.failed += row["failed"]
                 for name, n in (row.get("classes") or {}).items():
                     cell.classes[name] = cell.classes.get(name, 0) + n
+                cell.not_expressible |= set(row.get("classes_not_expressible") or ())
         for cell in col.cells.values():
             # runs of one system add up their input classes: a pass needs every class reached in one of them
             if cell.verdict in (PASS, PARTLY):

@@ -224,3 +224,67 @@ def test_a_verdict_is_earned_a_failure_beats_a_declaration_and_a_pass_needs_ever
                        areas=["core"], seed=1, examples=1, coverage=coverage)
     row = next(r for r in record.rule_rows() if r["rule"] == "CORE-23")
     assert row["verdict"] == FAIL and row["declared_not_applicable"] == "no exclusive input"
+
+
+class _NoBrowse:
+    """The reference model behind an adapter that cannot browse (as an AMQP broker cannot)."""
+
+    def __init__(self):
+        from adapters.reference import ReferenceAdapter
+
+        self.inner = ReferenceAdapter(platform="distributed")
+        self.name = "no-browse"
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def express(self, op):
+        return None if isinstance(op, L.Get) and op.options & C.MQGMO_BROWSE_ANY else op
+
+
+def test_a_class_only_an_inexpressible_operation_would_reach_is_not_expressible_not_unreached():
+    coverage = Coverage()
+    session = Session(_NoBrowse(), "core", coverage=coverage, platform="distributed")
+    session.start_case()
+    for op in (L.DefineQueue(queue="Q", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="c"),
+               L.Open(conn="c", handle="h", queue="Q", options=STD),
+               L.Put(conn="c", handle="h", body="m1"), L.Put(conn="c", handle="h", body="m2"),
+               L.Get(conn="c", handle="h", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT),
+               L.Get(conn="c", handle="h", options=C.MQGMO_NO_SYNCPOINT)):
+        session.execute(op)
+    session.end_case()
+    # the browse of two messages would have been in CORE-18's "several messages": left out, not unreached
+    assert coverage.classes_not_expressible["CORE-18:several messages"] == 1
+    assert coverage.inexpressible("CORE-18") == ["several messages"]
+    assert coverage.unreached("CORE-18") == ["one message"]     # that one the machine never tried
+    assert coverage.not_expressible["Get"] == 1
+    # a class also reached by an expressed step is reached, whatever else was left out
+    assert not coverage.classes_not_expressible["CORE-04:the higher priority put first"]
+
+
+def test_reports_show_classes_the_system_cannot_express_and_a_pass_does_not_wait_for_them(tmp_path):
+    from conformance.results import PASS, PARTLY, RunRecord, verdict_for
+
+    coverage = Coverage()
+    rule = RULES["EXP-06"]
+    coverage.checked  # settle
+    coverage._checked["EXP-06"] += 3
+    coverage._classes["EXP-06:get"] += 3
+    assert verdict_for(rule, coverage, True, False) == PARTLY       # "browse" never reached
+    coverage.classes_not_expressible["EXP-06:browse"] += 2
+    assert verdict_for(rule, coverage, True, False) == PASS         # ... because the system cannot browse
+    record = RunRecord(adapter="no-browse", describe={"system": "x", "version": "1"},
+                       capabilities={"areas": ["expiry"], "platforms": ["distributed"]}, areas=["expiry"], seed=1,
+                       examples=1, coverage=coverage)
+    record.coverage.examples = 1
+    record.write(tmp_path / "r")
+    row = next(r for r in map(json.loads, (tmp_path / "r" / "rules.jsonl").read_text().splitlines())
+               if r["rule"] == "EXP-06")
+    assert row["verdict"] == PASS and row["classes_not_expressible"] == ["browse"]
+    report = build([load_run(tmp_path / "r")], None, [])
+    cell = report.columns[0].cells["EXP-06"]
+    assert cell.verdict == PASS and cell.inexpressible == ["browse"] and cell.unreached == []
+    from reports import render
+
+    md = render(report, "md")
+    assert "### Input classes the system cannot express" in md and "| EXP-06 | pass " in md
