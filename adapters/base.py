@@ -28,6 +28,16 @@ class AdapterUnavailable(AdapterError):
     """The system under test cannot be reached or started."""
 
 
+class NotExpressible(Exception):
+    """Raised by ``execute`` for an operation (or an option or value of it) the system cannot express, found
+    out only when it is run: nothing was done on the system.  The session treats it as ``express`` returning
+    None (the step is left out, on the model too), and the reason is reported."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = " ".join(str(reason).split())[:200] or "not expressible"
+
+
 class AdapterOptionError(ValueError):
     """An adapter option is unknown or has an invalid value."""
 

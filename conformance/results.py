@@ -68,6 +68,8 @@ class Coverage:
     #: Operations in an input class that the adapter could not express (``RULE:class``: how many were left out):
     #: a class reached only so is not "never reached" but not expressible on the system.
     classes_not_expressible: Counter = attrs.Factory(Counter)
+    #: Operations the system declined when run, by ``"Type: reason"`` (also counted in ``not_expressible``).
+    declined: Counter = attrs.Factory(Counter)
     #: Checked steps not yet added to the counters, by their rules (or classes): a step costs one
     #: lookup here instead of a counter update per rule (a run has few sets of rules that steps
     #: check together); the counters take them when read.
@@ -148,7 +150,7 @@ class Coverage:
                 if not n and self.classes_not_expressible[label(rule, name)]]
 
     COUNTERS = ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected",
-                "not_expressible", "classes", "classes_not_expressible")
+                "not_expressible", "classes", "classes_not_expressible", "declined")
 
     def to_json(self) -> dict:
         return {**{name: dict(getattr(self, name)) for name in self.COUNTERS},
@@ -395,6 +397,7 @@ class RunRecord:
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],
             "not_expressible": dict(self.coverage.not_expressible),
+            **({"declined": dict(self.coverage.declined)} if self.coverage.declined else {}),
             "cluster_shares": {"observed": dict(self.coverage.shares_observed),
                                "expected": {k: round(v, 3) for k, v in self.coverage.shares_expected.items()}},
         })

@@ -10,7 +10,7 @@ import time
 import uuid
 from typing import Callable, Iterator
 
-from adapters.base import Adapter, AdapterError
+from adapters.base import Adapter, AdapterError, NotExpressible
 from conformance.checker import Mismatch, ModelTracker
 from conformance.history import Failure, Step
 from conformance.results import Coverage
@@ -243,6 +243,12 @@ class Session:
             raise self.broken
         try:
             observed = self.adapter.execute(op)
+        except NotExpressible as exc:
+            # declined by the system when run: left out as an operation express() leaves out
+            self.coverage.not_expressible[type(op).__name__] += 1
+            self.coverage.declined[f"{type(op).__name__}: {exc.reason}"] += 1
+            self._classes_left_out(op, None)
+            return NOT_EXECUTED
         except Exception as exc:  # noqa: BLE001 - whatever the adapter raises is an error, never a verdict
             raise self._broke(exc) from exc
         if self._trace:

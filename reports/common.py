@@ -47,6 +47,13 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
          "recorded history breaks the rule (it passes once the rule alone is relaxed); rules only mentioned by "
          "a failure are not failed"),
     ]
+    if m.get("not_expressible"):
+        declined = m.get("declined") or {}
+        rows.append(("operations left out", "; ".join(f"{kind} ({n})" for kind, n in sorted(m["not_expressible"].items()))
+                     + " (the adapter cannot express them: not run, on the model neither, and not judged)"
+                     + ("; declined by the system when run: " + "; ".join(f"{why} ({n})"
+                                                                          for why, n in sorted(declined.items()))
+                        if declined else "")))
     if m.get("interrupted"):
         rows.append(("INTERRUPTED", f"the run was stopped (Ctrl-C or a signal) during {', '.join(m['interrupted'])}: "
                                     "the rules of those areas have no verdict (error), and the cases counted are "

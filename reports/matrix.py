@@ -106,7 +106,20 @@ class Column:
             # areas a run was stopped in (Ctrl-C, a signal): their rules have "error", no verdict
             "interrupted": sorted({a for r in self.runs for a in r.meta.get("interrupted") or []}, key=_area_key),
             "directories": [str(r.path) for r in self.runs],
+            "not_expressible": _summed([r.meta.get("not_expressible") or {} for r in self.runs]),
+            "declined": _summed([r.meta.get("declined") or {} for r in self.runs]),
         }
+
+
+def _summed(counts: list[dict]) -> dict:
+    """Counters of several runs added up (entries that are not counts are left out)."""
+    out: dict = {}
+    for c in counts:
+        if isinstance(c, dict):
+            for key, n in c.items():
+                if isinstance(n, int) and not isinstance(n, bool):
+                    out[str(key)] = out.get(str(key), 0) + n
+    return out
 
 
 def _merged(described: list[dict]) -> dict:

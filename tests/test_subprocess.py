@@ -178,3 +178,30 @@ def test_a_run_that_exercised_no_rule_is_an_error_not_conformant(tmp_path):
     assert code == 2, out + err
     assert "no rule was exercised" in err and len(err.strip().splitlines()) == 1
     assert "conformant" not in out.lower().replace("non-conformant", "")
+
+
+DECLINES_LOCK = ROOT / "tests" / "data" / "servers" / "declines_lock.py"
+
+
+def test_a_server_declines_what_it_cannot_express_and_no_rule_fails_for_it(tmp_path, check_requests):
+    """A get with MQGMO_LOCK answered not_expressible: left out as the broker adapters' express() leaves an
+    operation out (no failure, no model step), counted with its reason, and the lock's classes of CORE-21 are
+    not expressible there, not unreached."""
+    code, out, err = _subprocess(f"{sys.executable} {DECLINES_LOCK}", "--area", "core", "--seed", "3",
+                                 "--examples", "30", "--results", tmp_path / "r")
+    assert code == 0, out + err
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["not_expressible"].get("Get", 0) >= 1
+    assert any(why.startswith("Get: Get as given cannot be expressed") for why in meta["declined"]), meta["declined"]
+    assert "fail" not in {r["verdict"] for r in _rows(tmp_path / "r").values()}
+    code, _, err = run_cli("report", tmp_path / "r", "--format", "md", "--out", tmp_path / "r.md")
+    assert code == 0, err
+    assert "declined by the system when run: Get: Get as given cannot be expressed" in (tmp_path / "r.md").read_text()
+
+
+def test_the_schema_takes_a_not_expressible_answer_and_refuses_an_empty_reason():
+    ok = {"id": 4, "result": {"not_expressible": "no browse locks"}}
+    assert schemas.problem("execute.response", ok) is None
+    assert schemas.problem("execute.response", {"id": 4, "result": {"not_expressible": ""}}) is not None
+    assert schemas.problem("execute.response", {"id": 4, "result": {"not_expressible": "x", "observation": {}}}) \
+        is not None

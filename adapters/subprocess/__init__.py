@@ -20,7 +20,7 @@ import tempfile
 import weakref
 from pathlib import Path
 
-from adapters.base import AdapterError, AdapterOptionError, Capabilities, Dependency, check_options
+from adapters.base import AdapterError, AdapterOptionError, Capabilities, Dependency, NotExpressible, check_options
 from adapters.subprocess import schemas
 from adapters.subprocess.channel import MAX_LINE, ChannelError, JsonLinesChannel
 from reference_model import language as L
@@ -104,6 +104,8 @@ class SubprocessAdapter:
 
     def execute(self, op: L.Op) -> L.Observation:
         result = self._call("execute", {"op": L.to_json(op)})
+        if "not_expressible" in result:
+            raise NotExpressible(result["not_expressible"])
         try:
             return L.from_json(result["observation"])
         except L.LanguageError as exc:

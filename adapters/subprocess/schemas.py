@@ -156,9 +156,15 @@ def message_schemas() -> dict[str, dict]:
         "execute.request": _request("execute", _object({"op": {"$ref": BASE + "language#/$defs/Op"}},
                                                        required=["op"]),
                                     "Run one operation of the language."),
-        "execute.response": _response("execute", _object(
-            {"observation": {"$ref": BASE + "language#/$defs/Observation"}}, required=["observation"]),
-            "What the queue manager answered, reason codes included."),
+        "execute.response": _response("execute", {
+            "type": "object", "if": {"required": ["not_expressible"]},
+            "then": _object({"not_expressible": {"type": "string", "minLength": 1}}, required=["not_expressible"]),
+            "else": _object({"observation": {"$ref": BASE + "language#/$defs/Observation"}},
+                            required=["observation"])},
+            "What the queue manager answered, reason codes included; or, for an operation (or an option or "
+            "value of it) the system cannot express, not_expressible with the reason: nothing was done, and "
+            "the kit leaves the step out (an MQ reason code such as MQRC_FUNCTION_NOT_SUPPORTED is an answer, "
+            "judged as such)."),
         "elapsed.request": _request("elapsed", None,
                                     "Real-time servers only: how much time the case has taken so far."),
         "elapsed.response": _response("elapsed", _object({"tenths": {"type": "integer", "minimum": 0}},

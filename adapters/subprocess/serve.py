@@ -65,7 +65,14 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, 
                     adapter.start_case(params["case"], params["platform"])
                     result = {}
                 elif method == "execute":
-                    result = {"observation": L.to_json(adapter.execute(L.from_json(params["op"])))}
+                    op = L.from_json(params["op"])
+                    express = getattr(adapter, "express", None)
+                    expressed = express(op) if express is not None else op
+                    if expressed != op:   # what the adapter cannot express as given: declined, with the reason
+                        result = {"not_expressible": f"{type(op).__name__} as given cannot be expressed on "
+                                                     f"{getattr(adapter, 'name', 'this system')}"}
+                    else:
+                        result = {"observation": L.to_json(adapter.execute(expressed))}
                 elif method == "elapsed":
                     result = {"tenths": int(adapter.elapsed_tenths())}
                 elif method == "end_case":
