@@ -27,7 +27,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import attrs
 
@@ -313,6 +313,20 @@ class BrokerShim:
         it has beyond :data:`SHIM_CODE`, whatever the mapping: stated in every report beside the verdicts they
         bear on (those in force, :meth:`in_force`)."""
         return ()
+
+    #: The options :meth:`sibling_env` stands for (a worker of the run is given the broker by it, not by these).
+    sibling_given = ("host", "port", "user", "password", "vhost")
+
+    def sibling_env(self) -> dict[str, str]:
+        """The environment that gives another process this adapter's broker (``MQCONFORM_<ADAPTER>_URL``): the
+        workers of a run shared among jobs reach the same broker, never one of their own, and no password is on
+        a command line.  Not with restarts or the nemesis, which act on the whole broker."""
+        if self.restarts or self.nemesis:
+            raise AdapterOptionError(f"adapter {self.name!r}: restart=on and nemesis=on act on the whole broker: "
+                                     "run them with --jobs 1")
+        vhost = "/" + quote(self.vhost, safe="") if "vhost" in self.option_names else ""
+        return {f"MQCONFORM_{self.env_name}_URL": f"{self.scheme}://{quote(self.user, safe='')}:"
+                                                 f"{quote(self._password, safe='')}@{self.host}:{self.port}{vhost}"}
 
     def in_force(self, d: Dependency) -> bool:
         """Whether ``d`` is in force under this adapter's mapping: all are under ``faithful``; under ``defaults``

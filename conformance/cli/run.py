@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import json
 import random
 import signal
 from pathlib import Path
@@ -42,6 +44,11 @@ def add_parsers(sub) -> None:
     run.add_argument("--keep-going", type=_count, metavar="N",
                      help="after a departure, at most N more rounds per area looking for departures from other "
                           "rules (default: rounds until the area's cases or time are spent; 0 stops at the first)")
+    run.add_argument("--jobs", type=_positive, default=1, metavar="N",
+                     help="share each area's cases among N worker processes run at once, each with its own "
+                          "adapter to the same system (its own connections and queues) and seed: a system on real "
+                          "time overlaps their waits (default 1; not with restart=on or nemesis=on)")
+    run.add_argument("--part", type=Path, help=argparse.SUPPRESS)   # a worker of --jobs: its record for the run
     run.add_argument("--no-minimise", action="store_true",
                      help="keep each counterexample as Hypothesis shrank it, without minimising its history")
     run.add_argument("--shrink-cases", type=_count, default=BY_SYSTEM, metavar="N",
@@ -71,7 +78,11 @@ def add_parsers(sub) -> None:
 def cmd_run(args, out) -> int:
     areas = _areas(args.area)
     options = _adapter_options(args)
-    _faults_in_areas(options.get("faults"), areas)
+    if args.part is None:   # (a worker of --jobs runs one area of a system whose faults may lie in others)
+        _faults_in_areas(options.get("faults"), areas)
+    if args.jobs > 1 and "on" in (options.get("restart"), options.get("nemesis")):
+        raise UsageError("--jobs: restart=on and nemesis=on act on the whole system, disturbing every case run "
+                         "beside them: run them with --jobs 1")
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     results = _results_dir(args.results)
     adapter = create_adapter(args.adapter, options)
@@ -90,19 +101,30 @@ def cmd_run(args, out) -> int:
     out.flush()
     STOP.clear()
     previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
+    progress = lambda line: (out.write(f"  {line}\n"), out.flush())   # noqa: E731
+    record = None
     try:
-        record = run_areas(adapter, areas, examples, seed, options,
-                           progress=lambda line: (out.write(f"  {line}\n"), out.flush()),
-                           keep_going=args.keep_going, on_update=lambda r: r.write(results),
-                           minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
-                           shrink_cases=args.shrink_cases,
-                           seconds=None if args.minutes is None else args.minutes * 60)
+        if args.jobs > 1:
+            from conformance.jobs import run_jobs
+
+            record = run_jobs(adapter, args.adapter, options, areas, examples, seed, args.jobs, results,
+                              _passthrough(args, len(areas)), progress)
+        else:
+            record = run_areas(adapter, areas, examples, seed, options, progress=progress,
+                               keep_going=args.keep_going, on_update=lambda r: r.write(results),
+                               minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
+                               shrink_cases=args.shrink_cases,
+                               seconds=None if args.minutes is None else args.minutes * 60)
     except Interrupted as stop:
+        record = stop.record
         stop.record.write(results)
         out.write(f"\nInterrupted during {stop.record.interrupted[0]}: "
                   f"{counted(len(stop.record.failures), 'departure')} found so far; results so far in {results}\n")
         return EXIT_INTERRUPTED
     finally:
+        if args.part is not None and record is not None:
+            # a worker of a run shared among jobs: its record, for the run to merge
+            args.part.write_text(json.dumps(record.part_json()), encoding="utf-8")
         _on_signals(previous)
         STOP.clear()
         adapter.close()
@@ -125,6 +147,22 @@ def _faults_in_areas(faults: str | None, areas: list[str]) -> None:
     if outside:
         raise UsageError(f"--faults {', '.join(outside)}: not in the areas run ({', '.join(areas)}); "
                          "add the fault's area to --area, or leave --area out")
+
+
+def _passthrough(args, areas: int) -> list[str]:
+    """The options of ``run`` each worker of ``--jobs`` is given as they are (a time budget: its area's share)."""
+    out = []
+    if args.keep_going is not None:
+        out += ["--keep-going", str(args.keep_going)]
+    if args.no_minimise:
+        out.append("--no-minimise")
+    if args.shrink_cases is not BY_SYSTEM:
+        out += ["--shrink-cases", str(args.shrink_cases)]
+    if args.shrink_seconds is not BY_SYSTEM:
+        out += ["--shrink-seconds", str(args.shrink_seconds)]
+    if args.minutes is not None:
+        out += ["--minutes", repr(args.minutes / areas)]
+    return out
 
 
 def finish(record: RunRecord, results: Path, out, shown) -> int:

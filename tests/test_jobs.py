@@ -1,0 +1,64 @@
+"""A run shared among worker processes (mqconform run --jobs N): the workers' findings merged into one run."""
+
+import json
+import subprocess
+import sys
+
+from conformance.jobs import job_examples, job_seed
+from tests.clikit import run_cli
+
+
+def test_each_worker_has_its_share_and_a_seed_of_its_own():
+    assert job_examples(40, 3) == [14, 13, 13] and sum(job_examples(40, 3)) == 40
+    assert job_examples(2, 4) == [1, 1, 1, 1]      # every worker runs at least one case
+    seeds = [job_seed(7, k) for k in range(4)]
+    assert seeds[0] == 7 and len(set(seeds)) == 4 and seeds == [job_seed(7, k) for k in range(4)]
+
+
+def test_a_run_shared_among_jobs_finds_the_fault_and_writes_one_result_directory(tmp_path):
+    out = tmp_path / "r"
+    code, text, err = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core",
+                              "--adapter-opt", "platform=distributed", "--examples", "30", "--seed", "3",
+                              "--jobs", "2", "--results", out)
+    assert code == 1, text + err
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["examples_run"] > 0 and meta["system"]["faults"] == ["priority-ignored"]
+    rows = {r["rule"]: r for r in map(json.loads, (out / "rules.jsonl").read_text().splitlines())}
+    assert rows["CORE-04"]["verdict"] == "fail"
+    assert not (out / ".jobs").exists()   # the workers' own directories are gone once merged
+    replay = sorted((out / "failures").glob("*CORE-04*.json"))[0]
+    code, text, err = run_cli("replay", replay)
+    assert code == 1 and "Still failing" in text, text + err
+
+
+def test_the_workers_of_a_conformant_system_pass_together(tmp_path):
+    code, text, err = run_cli("run", "--adapter", "simulated", "--area", "core,expiry", "--examples", "10",
+                              "--adapter-opt", "platform=distributed", "--seed", "1", "--jobs", "2",
+                              "--results", tmp_path / "r")
+    assert code == 0, text + err
+    assert "core: 2 workers" in text and "expiry: 2 workers" in text
+
+
+def test_restarts_and_the_nemesis_are_refused_with_jobs(tmp_path):
+    for opt in ("restart=on", "nemesis=on"):
+        code, text, err = run_cli("run", "--adapter", "simulated", "--adapter-opt", opt, "--jobs", "2",
+                                  "--results", tmp_path / opt)
+        assert code == 2 and "--jobs 1" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_worker_whose_system_breaks_is_an_error_never_a_verdict(tmp_path):
+    # a server that ends at its first execute: each worker's adapter fails, and the run is an error in one line
+    server = tmp_path / "dies.py"
+    server.write_text("import sys\nfrom adapters.subprocess.serve import serve\n"
+                      "from adapters.simulated import SimulatedAdapter\n"
+                      "class Dies(SimulatedAdapter):\n"
+                      "    def execute(self, op):\n"
+                      "        sys.exit(5)\n"
+                      "sys.exit(serve(Dies(platform='distributed')))\n")
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--adapter", "subprocess",
+                           "--adapter-opt", f"command={sys.executable} {server}", "--area", "core",
+                           "--examples", "4", "--jobs", "2", "--results", str(tmp_path / "r")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "ended (exit status 5)" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and not list((tmp_path / "r").glob("failures/*.json"))
