@@ -251,6 +251,10 @@ def test_the_defaults_mapping_leaves_the_glue_out(broker):
         assert x(put("b", "b", "plain", priority=C.MQPRI_PRIORITY_AS_Q_DEF)) == L.OK
         got = x(get("b", "b")).message
         assert got.body == "plain" and got.priority == 4 and got.msg_id.startswith("ID:")   # MQ: 7, MQ's own MsgId
+        # the program's connections have the client's default prefetch; the adapter's own (depths, clean-up)
+        # pulls under either mapping (with a prefetch, a clean-up's removal of a queue was never answered)
+        assert int(a.conns["b"].connection.getPrefetchPolicy().getQueuePrefetch()) > 0
+        assert int(a._admin().connection.getPrefetchPolicy().getQueuePrefetch()) == 0
         a.end_case()
     finally:
         a.close()

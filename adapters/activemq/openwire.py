@@ -112,6 +112,7 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
     def __init__(self, **options: str) -> None:
         self.admin = None
         self.factory = None
+        self.harness_factory = None
         super().__init__(**options)
 
     def client_defaults(self, md: L.MessageDescriptor) -> L.MessageDescriptor:
@@ -157,25 +158,31 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         )
 
     # ----------------------------------------------------------- connections
-    def _factory(self):
+    def _factory(self, harness: bool = False):
+        """The program's connection factory (its client settings as the mapping says), or (``harness``) the one
+        of the adapter's own connection, which reads depths and cleans up: always pulling and synchronous, under
+        either mapping (with the default prefetch, a clean-up's consumer held messages the broker was removing
+        the queue under, and the removal was never answered)."""
         factory_class, _, _, _ = _jms()
-        if self.factory is None:
-            url = f"tcp://{self.host}:{self.port}?" + "&".join(CLIENT_OPTIONS if self.faithful else HARNESS_OPTIONS)
+        faithful = self.faithful or harness
+        key = "harness_factory" if harness and not self.faithful else "factory"
+        if getattr(self, key, None) is None:
+            url = f"tcp://{self.host}:{self.port}?" + "&".join(CLIENT_OPTIONS if faithful else HARNESS_OPTIONS)
             factory = factory_class(url)
             factory.setUserName(self.user)
             factory.setPassword(self._password)
-            if self.faithful:
+            if faithful:
                 policy = factory.getRedeliveryPolicy()
                 # MQ makes a backed-out message available again at once, and never moves it by itself.
                 policy.setInitialRedeliveryDelay(0)
                 policy.setRedeliveryDelay(0)
                 policy.setMaximumRedeliveries(-1)
-            self.factory = factory
-        return self.factory
+            setattr(self, key, factory)
+        return getattr(self, key)
 
-    def _open(self) -> JmsConnection:
+    def _open(self, harness: bool = False) -> JmsConnection:
         _, session, _, _ = _jms()
-        connection = self._factory().createConnection()
+        connection = self._factory(harness).createConnection()
         try:
             connection.start()
             return JmsConnection(connection=connection, tx=connection.createSession(True, session.SESSION_TRANSACTED),
@@ -187,7 +194,7 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
     def _broker_version(self) -> str:
         if self.admin is not None:
             _quiet(self.admin.connection.close)
-        self.admin = self._open()
+        self.admin = self._open(harness=True)
         meta = self.admin.connection.getMetaData()
         return f"ActiveMQ {meta.getProviderVersion()}"
 
