@@ -48,9 +48,9 @@ def render_migration(report: Report, generated: float) -> str:
         cell = col.cells.get(rule.id)
         return cell.verdict if cell is not None else "-"
 
-    def fixed_by(rule) -> str:
+    def fixed_by(rule, none: str = "no stated setting or code bears on it (read both counterexamples)") -> str:
         found = [f"{d['label']} ({d['kind']}): {d['what']}" for d in dropped if rule.id in d["rules"]]
-        return "; ".join(found) or "no stated setting or code bears on it (read both counterexamples)"
+        return "; ".join(found) or none
 
     broken, both, better, unjudged = [], [], [], []
     for rule in report.rules:
@@ -58,7 +58,7 @@ def render_migration(report: Report, generated: float) -> str:
         if p in DEPARTS and f in HOLDS:
             broken.append([rule.id, rule.summary, p, f, fixed_by(rule)])
         elif p in DEPARTS and f in DEPARTS:
-            both.append([rule.id, rule.summary, p, f])
+            both.append([rule.id, rule.summary, p, f, fixed_by(rule, "none stated")])
         elif f in DEPARTS and p in HOLDS:
             better.append([rule.id, rule.summary, p, f])
         elif p in DEPARTS:
@@ -84,14 +84,20 @@ def render_migration(report: Report, generated: float) -> str:
         out += ["Departing with the defaults where the faithful run gave no verdict (its cases never reached the "
                 "rule's inputs, or it cannot express them):", "",
                 _table(unjudged, ["rule", "summary", "with the defaults", "faithful mapping", "what bears on it"]), ""]
-    out += ["## Departures no setting fixes", "",
-            "These rules depart with the faithful mapping too: the broker's own behaviour (each is in the "
-            "broker's compliance report with its counterexample).", ""]
-    out += [_table(both, ["rule", "summary", "with the defaults", "faithful mapping"]) if both else "None.", ""]
+    out += ["## Departing with either mapping", "",
+            "These rules depart with the faithful mapping too: the broker's own behaviour, each in its compliance "
+            "report with its counterexample. A setting or piece of code listed beside one may change how it "
+            "departs (the two runs' counterexamples say how), not whether.", ""]
+    out += [_table(both, ["rule", "summary", "with the defaults", "faithful mapping", "what bears on it"])
+            if both else "None.", ""]
     if better:
+        nemesis = any(r.meta.get("system", {}).get("nemesis") == "on" for r in faithful.runs) and not any(
+            r.meta.get("system", {}).get("nemesis") == "on" for r in plain.runs)
         out += ["## Departing with the faithful mapping only", "",
-                "These rules departed in the faithful run and not in the defaults run (whose cases differ): read "
-                "their counterexamples in the compliance report before relying on the defaults.", "",
+                "These rules departed in the faithful runs and not in the defaults run, whose cases differ"
+                + (" and which has no run under the nemesis (connections cut, the broker restarted)" if nemesis
+                   else "") + ": read their counterexamples in the compliance report before relying on the "
+                "defaults.", "",
                 _table(better, ["rule", "summary", "with the defaults", "faithful mapping"]), ""]
     out += ["## The settings and code, one by one", ""]
     for d in dropped:

@@ -70,6 +70,26 @@ def test_published_report_is_the_report_of_its_committed_results(broker, monkeyp
         assert len(d.reason.split()) >= 25, f"{d.rule} on {d.adapter}: the reason is not a paragraph"
 
 
+@pytest.mark.parametrize("broker", BROKERS)
+def test_published_migration_page_is_the_migration_report_of_its_committed_results(broker, monkeypatch):
+    """docs/compliance/BROKER-migration.md is what `mqconform report --format migration` makes of the faithful runs
+    and the run with the broker's defaults, all committed; the defaults run is every area of the faithful run."""
+    monkeypatch.chdir(ROOT)
+    defaults = COMPLIANCE / "results" / f"{broker}-defaults"
+    report = make_report(_published(broker) + [defaults], known_deviations=[COMPLIANCE / "known-deviations.toml"])
+    page = (COMPLIANCE / f"{broker}-migration.md").read_text(encoding="utf-8")
+    assert _without_date(render(report, "migration")) == _without_date(page), \
+        f"docs/compliance/{broker}-migration.md is stale: regenerate it with bash scripts/compliance.sh {broker}"
+    meta = json.loads((defaults / "run.json").read_text())
+    faithful = json.loads((COMPLIANCE / "results" / broker / "run.json").read_text())
+    assert meta["system"]["mapping"] == "defaults" and meta["areas"] == faithful["areas"]
+    assert meta["seed"] == faithful["seed"] and meta["examples"] == faithful["examples"]
+    # what the faithful mapping relies on and the defaults leave out is stated, each with the rules it bears on
+    kept = {d["what"] for d in meta["capabilities"].get("depends_on", [])}
+    dropped = [d for d in faithful["capabilities"]["depends_on"] if d["what"] not in kept]
+    assert dropped and page.count("\n### D") == len(dropped)
+
+
 @pytest.mark.broker
 @pytest.mark.parametrize("broker", BROKERS)
 def test_a_fresh_run_agrees_with_the_published_verdicts(broker, tmp_path, monkeypatch):
