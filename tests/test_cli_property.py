@@ -180,7 +180,7 @@ def invocation(draw, inputs: dict, where: Path) -> list[str]:
                 "--area", ",".join(draw(st.lists(st.sampled_from(AREAS), min_size=1, max_size=2, unique=True))),
                 "--seed", str(draw(st.integers(0, 50))), "--results", str(where / f"run-{next(_NAMES)}")]
         return args + draw(flag("--faults", st.sampled_from(FAULTS))) + draw(st.sampled_from(
-            [[], ["--no-minimise"], ["--keep-going", "0"]]))
+            [[], ["--no-minimise"], ["--keep-going", "0"], ["--jobs", "2"]]))
     if command == "run":
         args = ["run", "--adapter", draw(st.sampled_from(["simulated", "reference", "simulated", "no-such"])),
                 "--examples", draw(st.sampled_from(["1", "2", "3", "0", "-1", "x"])),
@@ -190,6 +190,7 @@ def invocation(draw, inputs: dict, where: Path) -> list[str]:
         args += draw(flag("--seed", st.sampled_from(["1", "7", "-5", "abc", str(2**70)])))
         args += draw(flag("--keep-going", st.sampled_from(["0", "1", "-2"])))
         args += draw(flag("--shrink-cases", st.sampled_from(["0", "5", "x"])))
+        args += draw(flag("--jobs", st.sampled_from(["1", "2", "0", "x"])))
         args += draw(flag("--adapter-opt", st.sampled_from(["platform=distributed", "platform=zos", "platform=x",
                                                             "=", "novalue", "bogus=1"])))
         args += draw(st.sampled_from([[], ["--no-minimise"]]))
@@ -214,7 +215,7 @@ def invocation(draw, inputs: dict, where: Path) -> list[str]:
         dirs = draw(st.lists(st.sampled_from([str(inputs["results"]), str(where / "missing"), str(where)]),
                              min_size=1, max_size=2))
         args = ["report", *dirs, "--out", draw(out_path(where, (".md", ".html", ".json", ".xml", "")))]
-        args += draw(flag("--format", st.sampled_from(["md", "html", "json", "junit", "pdf"])))
+        args += draw(flag("--format", st.sampled_from(["md", "html", "json", "junit", "migration", "pdf"])))
         args += draw(flag("--baseline", st.sampled_from([str(inputs["results"]), str(where / "missing")])))
         args += draw(flag("--known-deviations", f("cluster")))
         args += draw(st.sampled_from([[], ["--report-only"]]))

@@ -80,6 +80,8 @@ def cmd_run(args, out) -> int:
     options = _adapter_options(args)
     if args.part is None:   # (a worker of --jobs runs one area of a system whose faults may lie in others)
         _faults_in_areas(options.get("faults"), areas)
+    elif not args.part.parent.is_dir():
+        raise UsageError(f"--part {args.part}: no such directory")
     if args.jobs > 1 and "on" in (options.get("restart"), options.get("nemesis")):
         raise UsageError("--jobs: restart=on and nemesis=on act on the whole system, disturbing every case run "
                          "beside them: run them with --jobs 1")
