@@ -39,6 +39,19 @@ def get(conn, handle, options=C.MQGMO_NO_SYNCPOINT):
     return L.Get(conn=conn, handle=handle, options=options)
 
 
+def two_programs_and_mqdisc(adapter, queue_attrs) -> None:
+    """A queue of ``queue_attrs`` opened by programs ``a`` and ``b`` (handles named as their connections);
+    ``a`` puts under syncpoint and disconnects normally: MQ's MQDISC commits, so ``b`` then gets "tx" (a
+    system that rolls back gives ``b`` nothing: the caller says which it expects)."""
+    x = adapter.execute
+    assert x(L.DefineQueue(queue="Q", attrs=queue_attrs)) == L.OK
+    for conn in ("a", "b"):
+        assert x(L.Connect(conn=conn)) == L.OK
+        assert x(L.Open(conn=conn, handle=conn, queue="Q", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+    assert x(put("a", "a", "tx", C.MQPMO_SYNCPOINT)) == L.OK
+    assert x(L.Disconnect(conn="a")) == L.OK
+
+
 def restart_history(session, persistence, abrupt=False):
     """Put one message of ``persistence`` on a FIFO queue, restart, and get (the get's observation)."""
     for op in (L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="a"),

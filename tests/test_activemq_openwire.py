@@ -17,7 +17,7 @@ from reference_model import mqconst as C
 from reference_model.rules import RULES
 from tests.brokerkit import (assert_rules_reported, check_out_of_range_values_reach_the_broker,
                              check_priority_fifo_and_units_of_work, check_restart_matches_mq,
-                             get, mqconform, put, running_broker)
+                             get, mqconform, put, running_broker, two_programs_and_mqdisc)
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     server("activemq").installed() is not None, reason="activemq not installed (bash scripts/system-packages.sh)")]
@@ -241,12 +241,7 @@ def test_the_defaults_mapping_leaves_the_glue_out(broker):
         assert {d.kind for d in caps.depends_on if not d.needed} == {"broker setting"}
         a.start_case("defaults")
         x = a.execute
-        assert x(L.DefineQueue(queue="F", attrs=(("MSGDLVSQ", C.MQMDS_FIFO), ("DEFPRTY", 7)))) == L.OK
-        for conn in ("a", "b"):
-            assert x(L.Connect(conn=conn)) == L.OK
-            assert x(L.Open(conn=conn, handle=conn, queue="F", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
-        assert x(put("a", "a", "tx", C.MQPMO_SYNCPOINT)) == L.OK
-        assert x(L.Disconnect(conn="a")) == L.OK
+        two_programs_and_mqdisc(a, (("MSGDLVSQ", C.MQMDS_FIFO), ("DEFPRTY", 7)))
         assert x(get("b", "b")).rc == C.MQRC_NO_MSG_AVAILABLE      # MQ: MQDISC committed "tx"
         assert x(put("b", "b", "plain", priority=C.MQPRI_PRIORITY_AS_Q_DEF)) == L.OK
         got = x(get("b", "b")).message

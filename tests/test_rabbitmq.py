@@ -22,8 +22,8 @@ from adapters.rabbitmq import RabbitMQAdapter
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import (assert_rules_reported, check_priority_fifo_and_units_of_work, get, mqconform, put, restart_history,
-                             running_broker)
+from tests.brokerkit import (assert_rules_reported, check_priority_fifo_and_units_of_work, get, mqconform, put,
+                             restart_history, running_broker, two_programs_and_mqdisc)
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     server("rabbitmq").installed() is not None, reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")]
@@ -349,12 +349,7 @@ def test_the_defaults_mapping_leaves_the_glue_out(broker):
         assert all(d.needed for d in a.capabilities().depends_on)
         a.start_case("defaults")
         x = a.execute
-        assert x(L.DefineQueue(queue="P", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),))) == L.OK
-        for conn in ("a", "b"):
-            assert x(L.Connect(conn=conn)) == L.OK
-            assert x(L.Open(conn=conn, handle=conn, queue="P", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
-        assert x(put("a", "a", "tx", C.MQPMO_SYNCPOINT)) == L.OK
-        assert x(L.Disconnect(conn="a")) == L.OK
+        two_programs_and_mqdisc(a, (("MSGDLVSQ", C.MQMDS_PRIORITY),))
         assert x(get("b", "b")).rc == C.MQRC_NO_MSG_AVAILABLE      # MQ: MQDISC committed "tx"
         assert x(put("b", "b", "low", priority=1)) == L.OK
         assert x(put("b", "b", "high", priority=9)) == L.OK
