@@ -387,6 +387,20 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
     return list(dict.fromkeys(out)), list(dict.fromkeys(together))
 
 
+def explained_by(pairs, platform: str, known: frozenset[str], expiry_tolerance: int = 0) -> bool:
+    """Whether the rules ``known`` (found broken already) explain the history ``pairs``: relaxed all together as
+    rules set aside are; or, for a rule of how a unit of work ends among them (which set aside never ends one the
+    other way: every backout committing instead would explain away all else), that rule relaxed as such, the
+    others set aside.  A unit of work the system was found to end the other way explains a history that shows
+    just that."""
+    if not known:
+        return False
+    if follows(pairs, platform, frozenset(), expiry_tolerance, known) is not None:
+        return True
+    return any(follows(pairs, platform, frozenset({rule}), expiry_tolerance, known - {rule}) is not None
+               for rule in sorted(known & set(OTHER_END)))
+
+
 def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
           set_aside: frozenset[str] = frozenset(), known_by: frozenset[str] | None = None) -> Blame:
     """The rules the failing history ``steps`` (ending at ``mismatch.index``) breaks, by counterfactual.
@@ -397,7 +411,7 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     pairs = [(s.op, s.observed) if hasattr(s, "op") else tuple(s) for s in steps][:mismatch.index + 1]
     mentioned = list(dict.fromkeys([*mismatch.rules, *(r for a in mismatch.alternatives for r in a.rules)]))
     known_by = frozenset(known_by or ())
-    if known_by and follows(pairs, platform, frozenset(), expiry_tolerance, known_by) is not None:
+    if explained_by(pairs, platform, known_by, expiry_tolerance):
         return Blame(rules=(), mentioned=tuple(mentioned), known=True)
     # besides the rules the checker mentioned, how each unit of work in the history ended: a system that
     # ended one the other way explains any later step that shows it

@@ -289,10 +289,10 @@ class Session:
             return True
         if rules <= self.named:
             return False
-        from conformance.blame import follows
+        from conformance.blame import explained_by
 
         pairs = [(s.op, s.observed) for s in self.history]
-        return follows(pairs, self.platform, frozenset(), self.capabilities.expiry_tolerance, self.named) is None
+        return not explained_by(pairs, self.platform, self.named, self.capabilities.expiry_tolerance)
 
     def remember(self, failure: Failure) -> None:
         """Keep ``failure`` in :attr:`departures` if it is the smallest met for its rules."""
