@@ -17,6 +17,7 @@ import pytest
 from hypothesis import settings
 
 import conformance.plugin  # noqa: F401  (registers the profiles)
+from adapters.brokers.server import REFUSE
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
@@ -39,7 +40,7 @@ def _refuse_what_is_not_declared(request, monkeypatch):
     """In the quick suite, a test not marked as needing a broker or Spark may not start one."""
     if QUICK:
         marks = {m.name for m in request.node.iter_markers()}
-        monkeypatch.setenv("MQCONFORM_REFUSE", ",".join(n for n in ("broker", "spark") if n not in marks))
+        monkeypatch.setenv(REFUSE, ",".join(n for n in ("broker", "spark") if n not in marks))
     yield
 
 

@@ -190,15 +190,23 @@ class Session:
             return NOT_EXECUTED
         if self._express is not None:
             expressed = self._express(op)
+            if expressed is None:
+                return self._left_out(op)
             if expressed != op:
                 self._classes_left_out(op, expressed)
-            if expressed is None:
-                self.coverage.not_expressible[type(op).__name__] += 1
-                return NOT_EXECUTED
             op = expressed
         if self._elapsed is not None:
             self._follow_real_time()
         return self._run(op)
+
+    def _left_out(self, op: L.Op, reason: str | None = None) -> L.Observation:
+        """Leave out ``op``, which the adapter cannot express (``reason``: the one the system gave when it declined
+        it): nothing runs on the system or the model, and nothing is checked."""
+        self.coverage.not_expressible[type(op).__name__] += 1
+        if reason is not None:
+            self.coverage.declined[f"{type(op).__name__}: {reason}"] += 1
+        self._classes_left_out(op, None)
+        return NOT_EXECUTED
 
     def _classes_left_out(self, op: L.Op, expressed: L.Op | None) -> None:
         """Count the input classes ``op`` would have reached (from the model's state now) that what the adapter
@@ -245,10 +253,7 @@ class Session:
             observed = self.adapter.execute(op)
         except NotExpressible as exc:
             # declined by the system when run: left out as an operation express() leaves out
-            self.coverage.not_expressible[type(op).__name__] += 1
-            self.coverage.declined[f"{type(op).__name__}: {exc.reason}"] += 1
-            self._classes_left_out(op, None)
-            return NOT_EXECUTED
+            return self._left_out(op, exc.reason)
         except Exception as exc:  # noqa: BLE001 - whatever the adapter raises is an error, never a verdict
             raise self._broke(exc) from exc
         if self._trace:

@@ -100,12 +100,9 @@ def render_migration(report: Report, generated: float) -> str:
                 "defaults.", "",
                 _table(better, ["rule", "summary", "with the defaults", "faithful mapping"]), ""]
     out += ["## The settings and code, one by one", ""]
+    rules = {r.id: r for r in report.rules}
     for d in dropped:
-        bears = []
-        for rid in d["rules"]:
-            rule = next((r for r in report.rules if r.id == rid), None)
-            if rule is not None:
-                bears.append([rid, verdict(plain, rule), verdict(faithful, rule)])
+        bears = [[rid, verdict(plain, rules[rid]), verdict(faithful, rules[rid])] for rid in d["rules"] if rid in rules]
         how = {"broker setting": "Configure the broker, or declare its queues, so.",
                "client setting": "Set it in the client.",
                "adapter code": "The application, or its messaging library, does this itself."}.get(d["kind"], "")

@@ -111,8 +111,8 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
 
     def __init__(self, **options: str) -> None:
         self.admin = None
-        self.factory = None
-        self.harness_factory = None
+        #: The connection factories made so far, by whether theirs are the faithful client settings.
+        self.factories: dict[bool, object] = {}
         super().__init__(**options)
 
     def client_defaults(self, md: L.MessageDescriptor) -> L.MessageDescriptor:
@@ -165,8 +165,7 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         the queue under, and the removal was never answered)."""
         factory_class, _, _, _ = _jms()
         faithful = self.faithful or harness
-        key = "harness_factory" if harness and not self.faithful else "factory"
-        if getattr(self, key, None) is None:
+        if faithful not in self.factories:
             url = f"tcp://{self.host}:{self.port}?" + "&".join(CLIENT_OPTIONS if faithful else HARNESS_OPTIONS)
             factory = factory_class(url)
             factory.setUserName(self.user)
@@ -177,8 +176,8 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
                 policy.setInitialRedeliveryDelay(0)
                 policy.setRedeliveryDelay(0)
                 policy.setMaximumRedeliveries(-1)
-            setattr(self, key, factory)
-        return getattr(self, key)
+            self.factories[faithful] = factory
+        return self.factories[faithful]
 
     def _open(self, harness: bool = False) -> JmsConnection:
         _, session, _, _ = _jms()

@@ -320,10 +320,7 @@ class BrokerShim:
     def sibling_env(self) -> dict[str, str]:
         """The environment that gives another process this adapter's broker (``MQCONFORM_<ADAPTER>_URL``): the
         workers of a run shared among jobs reach the same broker, never one of their own, and no password is on
-        a command line.  Not with restarts or the nemesis, which act on the whole broker."""
-        if self.restarts or self.nemesis:
-            raise AdapterOptionError(f"adapter {self.name!r}: restart=on and nemesis=on act on the whole broker: "
-                                     "run them with --jobs 1")
+        a command line.  (Restarts and the nemesis act on the whole broker: a run refuses them with jobs.)"""
         vhost = "/" + quote(self.vhost, safe="") if "vhost" in self.option_names else ""
         return {f"MQCONFORM_{self.env_name}_URL": f"{self.scheme}://{quote(self.user, safe='')}:"
                                                  f"{quote(self._password, safe='')}@{self.host}:{self.port}{vhost}"}
@@ -335,7 +332,7 @@ class BrokerShim:
         if self.faithful or d.needed:
             return True
         return d.kind == "broker setting" and d.what in self.broker_configured and (
-            self.owned is None or getattr(self.owned, "settings", "faithful") != "defaults")
+            self.owned is None or self.owned.settings != "defaults")
 
     #: What of :meth:`dependencies` is the configuration of the broker the kit starts (not the adapter's doing):
     #: under ``mapping=defaults`` in force unless the run started its own broker with the defaults.
