@@ -144,8 +144,15 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
         if order is not None:
             out += order
             named = tuple(r for r in named if r not in ORDER_RULES)
+    if field in ("message", "message.body", "rc") and K.report_never_made(branch, observed):
+        # an expiration report MQ never produced: the rules of when reports are made (the checker's own)
+        return [frozenset({r}) for r in K.EXPIRY_REPORTS]
     if field in ("message", "message.body", "rc"):
         named = tuple(r for r in named if r not in COUNT_ONLY)
+        if observed.message is None and branch.observation.message is not None and _by_order(op):
+            # nothing came back where MQ returns a message: every delivery order returns one of those
+            # available, so no order rule explains none (among those a selection matches: nor CORE-52)
+            named = tuple(r for r in named if r not in ORDER_RULES and r != "CORE-52")
         body = observed.message.body if observed.message is not None else None
         why_gone = (*branch.state.removed.get(body, ()), *branch.excluded.get(body, ())) if body is not None else ()
         if "EXP-04" in why_gone or "EXP-06" in why_gone:
@@ -249,7 +256,7 @@ def _out_of_order(state: ModelState, op: L.Op, chosen: set, relaxed: frozenset[s
     order rules relaxed): one branch per such message (among those a selection matches), what follows
     going on with that one gone.  Only on a queue without expiring messages, and without a browse, lock
     or mark: where nothing but order chooses."""
-    if type(op) not in (L.Get, L.GetMatching) or op.options & _NOT_BY_ORDER:
+    if not _by_order(op):
         return []
     h = state.handles.get(op.handle)
     q = state.queues.get(h.queue) if h is not None else None
@@ -262,6 +269,12 @@ def _out_of_order(state: ModelState, op: L.Op, chosen: set, relaxed: frozenset[s
         return []
     return [core._deliver(state, op, h, [], m, (), {}, True, False) for m in available
             if m.body not in chosen and _order_broken(q, want.order_priority, m, available) <= relaxed]
+
+
+def _by_order(op: L.Op) -> bool:
+    """Whether delivery order alone picks the message ``op`` returns: a destructive get, with no browse
+    cursor, lock or mark in play (a browse's cursor stands where the order it broke left it)."""
+    return type(op) in (L.Get, L.GetMatching) and not op.options & _NOT_BY_ORDER
 
 
 #: Checks of a put a relaxed rule waives: the queue attribute that refuses it, and a value with which it does not.

@@ -189,9 +189,26 @@ def _available_later(branch: model.Branch, body) -> bool:
     return any(m.body == body and m.got_by is None and m.put_by is None for m in queue.messages)
 
 
+#: When MQ produces an expiration report: on discarding an expired message that asked for one, not before.
+EXPIRY_REPORTS = ("EXP-08", "EXP-12")
+
+
+def report_never_made(branch: model.Branch, observed: L.Observation) -> bool:
+    """Whether ``observed`` returned an expiration report that MQ has produced nowhere in ``branch``."""
+    got = observed.message
+    if got is None or got.msg_type != C.MQMT_REPORT or got.feedback != C.MQFB_EXPIRATION:
+        return False
+    return not any(m.body == got.body and m.md.msg_type == C.MQMT_REPORT
+                   for q in branch.state.queues.values() for m in q.messages)
+
+
 def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation) -> tuple[str, ...]:
     rules: list[str] = []
     body = observed.message.body if observed.message is not None else None
+    if {"message", "message.body", "rc"} & set(fields) and report_never_made(branch, observed):
+        # an expiration report MQ never produced (for a message not discarded, or discarded later): the
+        # rules of when reports are made, not those of the message it reports on (whose data it may carry)
+        return EXPIRY_REPORTS
     # Fields the model says follow from the others (a DLQ handler that ends because a message
     # went otherwise): their rules come after those of the fields they follow from.
     last = branch.field_rules.get("fields:last", ())

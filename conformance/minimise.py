@@ -30,7 +30,9 @@ gave.
 Where the minimal history still blames several rules for a value a message carries
 from call to call (its BackoutCount), a browse of the message put in earlier can
 show which step changed it: such a *witness* is added where the departure is then
-blamed on fewer rules (:func:`_witnessed`).
+blamed on fewer rules (:func:`_witnessed`).  Likewise where a get returned another message than
+MQ's, or none, and several rules are blamed (a message lost by how a unit of work ended, or passed
+over by the delivery order): an inquiry of the queue's depth before the get tells the two apart.
 """
 
 from __future__ import annotations
@@ -196,10 +198,20 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     merged = _merge(ops, search)
     if len(merged) < len(ops):
         ops = _one_by_one(merged, search)
+    # once the history is small, a unit of work that only an operation now gone needed (a get under syncpoint
+    # of the message put in it) may go: its puts made plain, its commit then removed
+    plainer = _outside_units_of_work(ops, search)
+    if plainer != ops:
+        ops = _one_by_one(plainer, search)
     ops = _fewer_attributes(ops, search)
     ops = _plainer_tables(ops, search)
     ops = _plainer_messages(ops, search)
+    shown = search.failure
     ops = _witnessed(ops, search)
+    if search.failure is not shown and ops and isinstance(ops[-1], L.InquireQueue):
+        # the departure is now the witness's, earlier: what only the later call needed goes
+        search.max_replays = None if search.max_replays is None else search.max_replays + len(ops)
+        ops = _one_by_one(ops, search)
     renamed = _renumber(ops)
     search.max_replays = None   # the result is confirmed whatever the count
     final = search.replay(renamed) or search.replay(ops)
@@ -386,8 +398,9 @@ def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
 
 def _outside_units_of_work(ops: list[L.Op], search: _Search) -> list[L.Op]:
     """Puts under syncpoint made puts outside it, where the same departure is then blamed on fewer rules (a
-    queue full by a committed put: how the unit of work ended was in doubt, now MAXDEPTH alone is broken).
-    All at once, then one by one."""
+    queue full by a committed put: how the unit of work ended was in doubt, now MAXDEPTH alone is broken),
+    or on the same ones (a unit of work the departure does not need: its commit can then go).  All at once,
+    then one by one."""
     from conformance.history import blamed_rules
 
     chosen = [i for i, op in enumerate(ops) if isinstance(op, (L.Put, L.Put1)) and op.options & C.MQPMO_SYNCPOINT]
@@ -405,11 +418,11 @@ def _outside_units_of_work(ops: list[L.Op], search: _Search) -> list[L.Op]:
         return attrs.evolve(op, options=(op.options & ~C.MQPMO_SYNCPOINT) | C.MQPMO_NO_SYNCPOINT)
 
     def fewer(candidate: list[L.Op]) -> list[L.Op] | None:
-        """``candidate``, when it fails the same way with fewer rules blamed (else the search is as it was)."""
+        """``candidate``, when it fails the same way with no more rules blamed (else the search is as it was)."""
         kept = search.failure
         if kept is not minimised[0]:
             minimised[:] = [kept, blamed(kept)]
-        if search.replay(candidate) is not None and (fewer_rules := blamed(search.last)) < minimised[1]:
+        if search.replay(candidate) is not None and (fewer_rules := blamed(search.last)) <= minimised[1]:
             search.failure = search.last   # from here on the failure minimised is the one with fewer rules
             minimised[:] = [search.last, fewer_rules]
             return list(candidate[:search.ran])
@@ -438,11 +451,15 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
 
     f = search.failure
     message = f.mismatch.observed.message
-    if not ops or message is None or not set(f.mismatch.fields) <= WITNESSED or not isinstance(ops[-1], L.Get):
+    if not ops or not isinstance(ops[-1], (L.Get, L.Put, L.Put1)):
         return ops
     tolerance = search.adapter.capabilities().expiry_tolerance
     blamed = set(blamed_rules(f, tolerance, search.set_aside))
     if len(blamed) < 2:
+        return ops
+    if set(f.mismatch.fields) <= DEPTH_WITNESSED:
+        return _depth_witnessed(ops, search, blamed)
+    if message is None or not set(f.mismatch.fields) <= WITNESSED or not isinstance(ops[-1], L.Get):
         return ops
     queue = next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == ops[-1].handle), None)
     handles = {op.handle for op in ops if isinstance(op, L.Open)}
@@ -466,6 +483,54 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
         found = search.last
         if found is not None and set(found.mismatch.fields) <= WITNESSED \
                 and 0 < len(set(blamed_rules(found, tolerance, search.set_aside))) < len(blamed):
+            search.failure = found
+            search.witness = len(probe)
+            return list(candidate[:search.ran])
+        search.failure = kept
+    return ops
+
+
+#: Fields of a get that returned another message than MQ's, or none (a message lost and one passed over by
+#: the order look alike there), and of a put accepted on a full queue or refused on one with room (the
+#: queue's depth miscounted, or the check at the put): the queue's depth before the call tells them apart.
+DEPTH_WITNESSED = frozenset({"message.body", "message", "rc"})
+
+
+def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[L.Op]:
+    """An inquiry of the failing get's (or put's) queue's depth put in earlier, where the departure is then
+    blamed on fewer of the rules (none besides): another message returned in place of MQ's is explained as
+    well by the order passing it over as by a unit of work's ending (a commit that backed out, a backout
+    that lost it) that left it off the queue.  A depth that counts it leaves the order alone to blame; one
+    that does not is the departure, earlier, and blamed on what removed it.  So for a put accepted on a
+    full queue: a depth that counts the uncommitted puts leaves the check at the put alone to blame
+    (CORE-27, not CORE-28).  Places are tried latest first."""
+    from conformance.history import blamed_rules
+
+    if not search.adapter.capabilities().can(L.InquireQueue):
+        return ops
+    last = ops[-1]
+    queue = last.queue if isinstance(last, L.Put1) else \
+        next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == last.handle), None)
+    if queue is None:
+        return ops
+    tolerance = search.adapter.capabilities().expiry_tolerance
+    search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
+        + WITNESS_PLACES
+    probe = [L.InquireQueue(queue=queue, names=("CURDEPTH",))]
+    tried = 0
+    for place in range(len(ops) - 1, 0, -1):
+        if tried >= WITNESS_PLACES or search.broken:
+            break
+        candidate = ops[:place] + probe + ops[place:]
+        if isinstance(ops[place - 1], L.InquireQueue) or not search.well_formed(candidate):
+            continue
+        tried += 1
+        kept = search.failure
+        search.last = None
+        search.replay(candidate)   # (whatever rules the checker names: the blame decides)
+        found = search.last
+        fewer = set(blamed_rules(found, tolerance, search.set_aside)) if found is not None else set()
+        if fewer and fewer < blamed:
             search.failure = found
             search.witness = len(probe)
             return list(candidate[:search.ran])

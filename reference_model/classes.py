@@ -159,20 +159,44 @@ def _core04(state, op):
             else "the higher priority put first"
 
 
-@declare("CORE-05", "two of the highest priority", "three or more of the highest priority")
+#: Shapes of the messages a get chooses among, beyond their number and priorities: where a system that
+#: orders by something else than arrival (the commit, a requeue) departs.
+COMMITTED_LATER = "one put earlier, committed after one put later"
+BACKED_OUT_AMONG = "a backed-out message among them"
+
+
+def _arrival_shapes(msgs: list) -> Iterable[str]:
+    """The shapes of ``msgs`` (two or more a get chooses among, in arrival order or not)."""
+    if len(msgs) < 2:
+        return
+    latest = -1
+    for m in sorted(msgs, key=lambda m: m.seq):
+        if m.available_from < latest:
+            yield COMMITTED_LATER
+            break
+        latest = max(latest, m.available_from)
+    if any(m.backout_count for m in msgs):
+        yield BACKED_OUT_AMONG
+
+
+@declare("CORE-05", "two of the highest priority", "three or more of the highest priority",
+         COMMITTED_LATER, BACKED_OUT_AMONG)
 def _core05(state, op):
     _msgs, top = _top(state, op)
     if len(top) > 1:
         yield "two of the highest priority" if len(top) == 2 else "three or more of the highest priority"
+        yield from _arrival_shapes(top)
 
 
-@declare("CORE-06", "messages of one priority", "messages of several priorities")
+@declare("CORE-06", "messages of one priority", "messages of several priorities", COMMITTED_LATER,
+         BACKED_OUT_AMONG)
 def _core06(state, op):
     if _is_get(op):
         msgs = _available(state, op)
         if msgs:
             yield "messages of several priorities" if len({m.md.priority for m in msgs}) > 1 \
                 else "messages of one priority"
+            yield from _arrival_shapes(msgs)
 
 
 @declare("CORE-07", "DEFPRTY 0", "DEFPRTY between 0 and MaxPriority", "DEFPRTY MaxPriority")
@@ -289,11 +313,14 @@ def _get_or_browse(state, op):
         yield "browse" if _browse(op) else "get"
 
 
-@declare("CORE-27", "full of committed messages", "full counting uncommitted puts")
+@declare("CORE-27", "full of committed messages", "full counting one program's uncommitted puts",
+         "full counting uncommitted puts of several programs")
 def _core27(state, op):
     q = _queue(state, op)
     if q is not None and isinstance(op, (L.Put, L.Put1)) and q.depth >= q.attr("MAXDEPTH"):
-        yield "full counting uncommitted puts" if q.uncommitted else "full of committed messages"
+        putters = {m.put_by for m in q.messages if m.put_by is not None}
+        yield "full of committed messages" if not putters else "full counting one program's uncommitted puts" \
+            if len(putters) == 1 else "full counting uncommitted puts of several programs"
 
 
 @declare("CORE-36", "persistent message", "non-persistent message")
@@ -482,7 +509,7 @@ def _walk(state: ModelState, op: L.Op):
 
 
 @declare("EXP-04", "by a get", "by a browse", "one expired message ahead", "several expired messages ahead",
-         "no unexpired message after them")
+         "no unexpired message after them", "put in a unit of work that committed after it expired")
 def _exp04(state, op):
     if not _is_get(op):
         return
@@ -493,6 +520,9 @@ def _exp04(state, op):
     yield "one expired message ahead" if len(ahead) == 1 else "several expired messages ahead"
     if found is None:
         yield "no unexpired message after them"
+    if any(m.committed is not None and m.md.expiry != C.MQEI_UNLIMITED
+           and m.committed[1] - m.put_time >= m.md.expiry for m in ahead):
+        yield "put in a unit of work that committed after it expired"
 
 
 @declare("EXP-05", "expired of higher priority ahead", "expired of the same priority ahead")

@@ -299,14 +299,16 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
         marked_rules = ("SYNC-07",) + (("SYNC-05",) if c.skipped is not None else ())
         applied += list(marked_rules)
     special = {c.marked, c.skipped} - {None}
+    stamp = (s.next_seq, s.clock)   # when the commit made its puts available, among arrivals
     for entry in c.uow:
         m = s.find(entry.queue, entry.seq)
         if m is None:
             continue
         if entry.kind == "put":
             if commit:
-                s.queue(entry.queue).update(m, put_by=None, provenance=(rule,))
+                s.queue(entry.queue).update(m, put_by=None, provenance=(rule,), committed=stamp)
                 applied.append(rule)
+                s.next_seq = stamp[0] + 1   # a later commit, or a later put, comes after this one
             else:
                 s.discard(entry.queue, m, _most_specific_first("CORE-03", rule))
                 applied.append("CORE-03")

@@ -48,6 +48,15 @@ class ModelMessage:
     #: The rules that changed or kept its BackoutCount since a get or browse last returned it (None: none
     #: has yet): a count a call showed right is not what a later wrong one breaks (diagnosis only).
     count_since: tuple[str, ...] | None = None
+    #: A message put under syncpoint, once its unit of work committed: (stamp, clock) of the commit, the stamp
+    #: ordering it among arrivals (``seq``): when it became available, against when it was put (input
+    #: classes only: delivery order goes by ``seq``).
+    committed: tuple[int, int] | None = None
+
+    @property
+    def available_from(self) -> int:
+        """The arrival stamp from which the message was available to every program: its put's, or its commit's."""
+        return self.committed[0] if self.committed is not None else self.seq
 
     @property
     def order_key(self) -> tuple[int, int]:

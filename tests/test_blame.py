@@ -398,3 +398,41 @@ def test_a_trigger_message_written_no_time_ago_is_not_missing_because_it_expired
     later = history[:-1] + [(L.AdvanceClock(tenths=20), L.OK), history[-1]]
     mm, b = blamed(later)
     assert "TRIG-30" in b.rules, (mm.rules, b)
+
+
+@pytest.mark.parametrize("delivery", [C.MQMDS_FIFO, C.MQMDS_PRIORITY])
+def test_nothing_returned_where_a_message_waits_never_blames_delivery_order(delivery):
+    """Every delivery order returns one of the messages available: a get that returns none where MQ returns
+    one breaks what should have made a message available (its put), never the order among them."""
+    fifo = [(L.DefineQueue(queue="Q1", attrs=(("MSGDLVSQ", delivery),)), L.OK)] + SETUP[1:]
+    none = L.Observation.of(C.MQRC_NO_MSG_AVAILABLE)
+    mm, b = blamed(fifo + [(put("a", "a1", "m1", 4), L.OK), (L.Get(conn="b", handle="b1"), none)])
+    assert b.confirmed and b.rules == ("CORE-01",), (mm.rules, b)
+    assert not set(b.rules) & {"CORE-04", "CORE-05", "CORE-06"}
+    # a browse's cursor is another matter: where it stands depends on the order it went in
+    browse = L.Get(conn="b", handle="b1", options=C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT)
+    _, b = blamed(fifo + [(put("a", "a1", "m1", 4), L.OK), (put("a", "a1", "m2", 4), L.OK),
+                          (browse, msg("m2", priority=4)), (browse, none)])
+    assert set(b.rules) & {"CORE-05", "CORE-06", "CORE-19"}
+
+
+@pytest.mark.parametrize("data", [False, True])
+def test_an_expiration_report_mq_never_made_blames_when_reports_are_made_not_the_reported_message(data):
+    """A put under syncpoint that expires before its unit of work is backed out is never discarded, so MQ
+    makes no report; a report on the reply queue breaks when reports are made (EXP-08, EXP-12), not the
+    backout of the put (CORE-03), even where the report carries the message's data (its body)."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    report = C.MQRO_EXPIRATION_WITH_FULL_DATA if data else C.MQRO_EXPIRATION
+    history = [(L.DefineQueue(queue="APP"), L.OK), (L.DefineQueue(queue="REPLY"), L.OK), (L.Connect(conn="a"), L.OK),
+               (L.Open(conn="a", handle="app", queue="APP", options=opts), L.OK),
+               (L.Open(conn="a", handle="reply", queue="REPLY", options=opts), L.OK),
+               (L.Put(conn="a", handle="app", body="m", options=C.MQPMO_SYNCPOINT,
+                      md=L.MessageDescriptor(expiry=3, report=report, reply_to_q="REPLY")), L.OK),
+               (L.AdvanceClock(tenths=5), L.OK), (L.Backout(conn="a"), L.OK),
+               (L.Get(conn="a", handle="reply"),
+                L.Observation(message=L.ReturnedMessage(body="m" if data else "", msg_type=C.MQMT_REPORT,
+                                                        feedback=C.MQFB_EXPIRATION, priority=0, persistence=0,
+                                                        msg_id="X")))]
+    mm, b = blamed(history)
+    assert set(mm.rules) == {"EXP-08", "EXP-12"}
+    assert b.confirmed and set(b.rules) == {"EXP-08", "EXP-12"} and "CORE-03" not in b.rules

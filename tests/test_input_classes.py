@@ -161,8 +161,12 @@ def test_classes_survive_the_record_and_merge():
     back = Coverage.from_json(json.loads(json.dumps(a.to_json())))
     back.merge(b)
     assert back.class_counts("CORE-05") == {"two of the highest priority": 3,
-                                            "three or more of the highest priority": 0}
-    assert back.unreached("CORE-05") == ["three or more of the highest priority"]
+                                            "three or more of the highest priority": 0,
+                                            "one put earlier, committed after one put later": 0,
+                                            "a backed-out message among them": 0}
+    assert back.unreached("CORE-05") == ["three or more of the highest priority",
+                                         "one put earlier, committed after one put later",
+                                         "a backed-out message among them"]
 
 
 def test_a_small_run_lists_the_classes_it_never_reached_and_reports_show_them(tmp_path, capsys):
@@ -288,3 +292,81 @@ def test_reports_show_classes_the_system_cannot_express_and_a_pass_does_not_wait
 
     md = render(report, "md")
     assert "### Input classes the system cannot express" in md and "| EXP-06 | pass " in md
+
+
+def test_the_power_page_lists_every_rule_with_classes_and_each_class():
+    from pathlib import Path
+    import re
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "power.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| ([A-Z]+-\d+[a-z]?) \| (.+?) \|$", text, re.M))
+    assert set(rows) == set(CLASSES), "docs/power.md's table of input classes is not the kit's"
+    for rule, entry in CLASSES.items():
+        assert all(name in rows[rule] for name in entry.names), (rule, entry.names)
+
+
+def _fifo_with(session: Session, *conns: str) -> None:
+    session.execute(L.DefineQueue(queue="Q1", attrs={"MSGDLVSQ": C.MQMDS_FIFO}))
+    for conn in conns:
+        session.execute(L.Connect(conn=conn))
+        session.execute(L.Open(conn=conn, handle=f"{conn}.h", queue="Q1", options=STD))
+
+
+@pytest.mark.parametrize("commit_order", ["as put", "other"])
+def test_a_get_is_classed_by_whether_units_of_work_committed_in_another_order_than_they_put(commit_order):
+    session = _session()
+    _fifo_with(session, "a", "b", "r")
+    session.execute(L.Put(conn="a", handle="a.h", body="first", options=C.MQPMO_SYNCPOINT))
+    if commit_order == "as put":
+        session.execute(L.Commit(conn="a"))
+    session.execute(L.Put(conn="b", handle="b.h", body="second", options=C.MQPMO_SYNCPOINT))
+    session.execute(L.Commit(conn="b"))
+    session.execute(L.Commit(conn="a"))
+    session.execute(L.Get(conn="r", handle="r.h"))
+    reached = session.coverage.classes
+    assert reached["CORE-06:one put earlier, committed after one put later"] == (commit_order == "other")
+    assert reached["CORE-06:a backed-out message among them"] == 0
+
+
+def test_a_get_is_classed_by_a_backed_out_message_among_those_it_chooses_from():
+    session = _session()
+    _fifo_with(session, "a")
+    for body in ("m1", "m2"):
+        session.execute(L.Put(conn="a", handle="a.h", body=body, options=C.MQPMO_NO_SYNCPOINT))
+    session.execute(L.Get(conn="a", handle="a.h", options=C.MQGMO_SYNCPOINT))
+    session.execute(L.Backout(conn="a"))
+    session.execute(L.Get(conn="a", handle="a.h", options=C.MQGMO_NO_SYNCPOINT))
+    reached = session.coverage.classes
+    assert reached["CORE-06:a backed-out message among them"] == 1
+    assert reached["CORE-06:one put earlier, committed after one put later"] == 0
+
+
+@pytest.mark.parametrize("putters", [1, 2])
+def test_a_put_to_a_full_queue_is_classed_by_whose_uncommitted_puts_fill_it(putters):
+    session = _session()
+    session.execute(L.DefineQueue(queue="Q1", attrs={"MAXDEPTH": 2}))
+    for conn in ("a", "b"):
+        session.execute(L.Connect(conn=conn))
+        session.execute(L.Open(conn=conn, handle=f"{conn}.h", queue="Q1", options=STD))
+    session.execute(L.Put(conn="a", handle="a.h", body="m1", options=C.MQPMO_SYNCPOINT))
+    session.execute(L.Put(conn="ab"[putters - 1], handle=f"{'ab'[putters - 1]}.h", body="m2",
+                          options=C.MQPMO_SYNCPOINT))
+    assert session.execute(L.Put(conn="a", handle="a.h", body="m3")).rc == C.MQRC_Q_FULL
+    reached = session.coverage.classes
+    several = "CORE-27:full counting uncommitted puts of several programs"
+    one = "CORE-27:full counting one program's uncommitted puts"
+    assert (reached[several], reached[one]) == ((1, 0) if putters == 2 else (0, 1))
+
+
+@pytest.mark.parametrize("wait, expired", [(2, False), (12, True)])
+def test_a_get_past_a_message_whose_unit_of_work_committed_after_it_expired_is_a_class_of_its_own(wait, expired):
+    session = _session(area="expiry")
+    _fifo_with(session, "a")
+    session.execute(L.Put(conn="a", handle="a.h", body="m", md=L.MessageDescriptor(expiry=8),
+                          options=C.MQPMO_SYNCPOINT))
+    session.execute(L.AdvanceClock(tenths=wait))
+    session.execute(L.Commit(conn="a"))
+    session.execute(L.AdvanceClock(tenths=10))
+    assert session.execute(L.Get(conn="a", handle="a.h")).rc == C.MQRC_NO_MSG_AVAILABLE
+    assert session.coverage.classes["EXP-04:put in a unit of work that committed after it expired"] == expired
+    assert session.coverage.classes["EXP-04:one expired message ahead"] == 1

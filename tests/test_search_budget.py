@@ -44,7 +44,9 @@ def test_rounds_share_the_area_budget_until_it_is_spent(monkeypatch):
     # found apart) add up to the budget at most, and the last round is the one that spent it
     for n, (_, searched, cut, _) in enumerate(rounds[:-1]):
         assert allowed[n + 1] == allowed[n] - (searched - cut)
-    assert sum(s - c for _, s, c, _ in rounds) <= 60 and rounds[-1][1] == rounds[-1][0]
+    # the shares add up to the budget exactly, and the last round ran its whole share (Hypothesis does not count
+    # a case it discards, one whose draws ran past its buffer, so a round may start a case or two more)
+    assert sum(s - c for _, s, c, _ in rounds[:-1]) + rounds[-1][0] == 60 and rounds[-1][1] >= rounds[-1][0]
     assert [r[3] for r in rounds] == [7 + n for n in range(len(rounds))]   # each round its own cases
     assert record.cut_short == sum(r[2] for r in rounds)
     assert set(record.phases) == set(PHASES) and all(v >= 0 for v in record.phases.values())

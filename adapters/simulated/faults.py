@@ -71,6 +71,13 @@ _fault("open-options-unchecked", "core", ("CORE-23",),
        "MQOPEN accepts two input options at once (shared and exclusive) instead of MQRC_OPTIONS_ERROR")
 _fault("put-without-output-open", "core", ("CORE-22",),
        "MQPUT on a handle opened without MQOO_OUTPUT puts the message instead of MQRC_NOT_OPEN_FOR_OUTPUT")
+_fault("syncpoint-puts-queued-at-commit", "core", ("CORE-05", "CORE-06"),
+       "a message put under syncpoint takes its place in the queue when its unit of work commits, "
+       "behind messages put after it")
+_fault("backout-requeues-at-tail", "core", ("CORE-15", "CORE-05", "CORE-06"),
+       "a backed-out message goes back behind the messages of its priority instead of to its original place")
+_fault("full-counts-own-uncommitted-only", "core", ("CORE-27",),
+       "the MAXDEPTH check at a put counts the putter's own uncommitted puts, not other programs'")
 _fault("uncommitted-put-not-counted", "core", ("CORE-28",),
        "CURDEPTH leaves out messages put under syncpoint until their unit of work commits")
 
@@ -110,6 +117,8 @@ _fault("report-at-eligibility", "expiry", ("EXP-12", "EXP-08"),
 _fault("discard-rolled-back", "expiry", ("EXP-13", "EXP-11", "EXP-08"),
        "messages discarded by a get under syncpoint come back when its unit of work is backed out "
        "(and are discarded again, with a second expiration report)")
+_fault("expiry-counts-from-commit", "expiry", ("EXP-02", "EXP-03", "EXP-06"),
+       "a message put under syncpoint has its expiry counted from the commit, not from the put")
 _fault("backout-resets-expiry", "expiry", ("EXP-14", "EXP-03"),
        "a message reinstated by a backout starts its expiry time again")
 _fault("remote-put-inner-expiry-unlimited", "expiry", ("EXP-18",),

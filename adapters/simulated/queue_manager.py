@@ -504,6 +504,12 @@ class SimulatedQueueManager:
             if rec.action == "put":
                 if commit:
                     m.pending_put = None
+                    if self._fault("expiry-counts-from-commit"):
+                        m.put_time = self.clock
+                    if self._fault("syncpoint-puts-queued-at-commit") and m in q.buckets[m.level]:
+                        q.buckets[m.level].remove(m)
+                        m.seq = next(self._seq)
+                        q.buckets[m.level].append(m)
                 elif m in q.buckets[m.level]:
                     q.remove(m)
             else:
@@ -517,6 +523,10 @@ class SimulatedQueueManager:
                     q.remove(m)
                 else:
                     q.hold(m, None)
+                    if self._fault("backout-requeues-at-tail"):
+                        q.buckets[m.level].remove(m)
+                        m.seq = next(self._seq)
+                        q.buckets[m.level].append(m)
                     if not self._fault("backout-count-not-incremented"):
                         m.backout_count += 1
                     if self.platform != C.PLATFORM_ZOS or (
@@ -629,6 +639,8 @@ class SimulatedQueueManager:
             raise MQError(C.MQRC_PUT_INHIBITED)
         pieces = self._pieces(q, body, md)
         counter = (lambda m: not self._expired(m)) if self._fault("expired-room-at-put") else self._depth_counter()
+        if self._fault("full-counts-own-uncommitted-only"):
+            counter = (lambda m: m.pending_put in (None, conn))
         if q.depth(counter) + len(pieces) > q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
             raise MQError(C.MQRC_Q_FULL)
         priority = q.attrs["DEFPRTY"] if md.priority == -1 else md.priority

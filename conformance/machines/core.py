@@ -256,6 +256,62 @@ class CoreMachine(ConformanceMachine):
             self.execute(L.Get(conn=conn, handle=self._handle(conn, queue), options=C.MQGMO_SYNCPOINT))
         self.execute(L.Backout(conn=conn))
 
+    @rule(conn=conns, queue=queues, puts=st.integers(min_value=1, max_value=2), gets=st.integers(min_value=1, max_value=2))
+    def back_out_then_read_the_queue(self, conn, queue, puts, gets):
+        """Messages put, the first got under syncpoint and backed out, then the queue read out: each
+        backed-out message is back in its place (CORE-15), ahead of those put after it."""
+        handle = self._handle(conn, queue)
+        for _ in range(puts):
+            self.execute(L.Put(conn=conn, handle=handle, body=self._body(), options=C.MQPMO_NO_SYNCPOINT))
+        for _ in range(gets):
+            self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_SYNCPOINT))
+        self.execute(L.Backout(conn=conn))
+        for _ in range(puts + 2):
+            if self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_NO_SYNCPOINT)).message is None:
+                break
+
+    @rule(first=conns, second=conns, queue=queues, second_sync=st.booleans(), backout=st.booleans())
+    def units_of_work_end_in_the_other_order(self, first, second, queue, second_sync, backout):
+        """One program puts under syncpoint, another puts after it (in a unit of work of its own that it
+        commits first, or outside one), then the first commits (or backs out) and a third reads the
+        queue: the messages come in the order they were put, not the order they were committed (CORE-05,
+        CORE-06)."""
+        if first == second:
+            return
+        reader = next(c for c in CONNS if c not in (first, second))
+        self.execute(L.Put(conn=first, handle=self._handle(first, queue), body=self._body(), options=C.MQPMO_SYNCPOINT))
+        self.execute(L.Put(conn=second, handle=self._handle(second, queue), body=self._body(),
+                           options=C.MQPMO_SYNCPOINT if second_sync else C.MQPMO_NO_SYNCPOINT))
+        if second_sync:
+            self.execute(L.Commit(conn=second))
+        self.execute(L.Backout(conn=first) if backout else L.Commit(conn=first))
+        for _ in range(3):
+            if self.execute(L.Get(conn=reader, handle=self._handle(reader, queue),
+                                  options=C.MQGMO_NO_SYNCPOINT)).message is None:
+                break
+
+    @rule(first=conns, second=conns, queue=queues, commit=st.booleans())
+    def fill_from_two_units_of_work(self, first, second, queue, commit):
+        """A queue a few messages short of its MAXDEPTH, filled by two programs' puts under syncpoint in
+        turn: the uncommitted puts of both count (CORE-27, CORE-28), so the next put of either, or of a
+        third program outside syncpoint, finds it full; then the units of work end."""
+        if first == second:
+            return
+        got = dict(self.execute(L.InquireQueue(queue=queue, names=("CURDEPTH", "MAXDEPTH"))).attrs or ())
+        depth, limit = got.get("CURDEPTH"), got.get("MAXDEPTH")
+        if not isinstance(depth, int) or not isinstance(limit, int) or not 0 < limit - depth <= 4:
+            return
+        for n in range(limit - depth + 1):
+            conn = (first, second)[n % 2]
+            self.execute(L.Put(conn=conn, handle=self._handle(conn, queue), body=self._body(),
+                               options=C.MQPMO_SYNCPOINT))
+        third = next(c for c in CONNS if c not in (first, second))
+        self.execute(L.Put(conn=third, handle=self._handle(third, queue), body=self._body(),
+                           options=C.MQPMO_NO_SYNCPOINT))
+        self.execute(L.Commit(conn=first) if commit else L.Backout(conn=first))
+        self.execute(L.InquireQueue(queue=queue, names=("CURDEPTH",)))
+        self.execute(L.Backout(conn=second) if commit else L.Commit(conn=second))
+
     @rule(holder=conns, other=conns, queue=queues, unlocks=st.integers(0, 2))
     def get_past_a_lock(self, holder, other, queue, unlocks):
         """One handle locks the first message; another tries to get: on a queue of one message, nothing.

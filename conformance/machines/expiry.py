@@ -76,6 +76,20 @@ class ExpiryMachine(ConformanceMachine):
         self.execute(L.Put(conn="producer", handle=f"producer.{APP}", body=body, md=md,
                            options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT))
 
+    @rule(expiry=st.sampled_from((3, 8)), wait=st.integers(min_value=0, max_value=15), commit=st.booleans(),
+          report=st.sampled_from(REPORTS))
+    def put_in_a_unit_of_work_then_end_it(self, expiry, wait, commit, report):
+        """The producer puts under syncpoint a message that expires soon, time passes (past its expiry or
+        not) and the unit of work ends: committed, the message's expiry counts from its put, not from the
+        commit (an expired one is discarded by the next get, with its report); backed out, it never was."""
+        md, n = self._md(0, expiry, report)
+        self.execute(L.Put(conn="producer", handle=f"producer.{APP}", body=f"m{n}", md=md,
+                           options=C.MQPMO_SYNCPOINT))
+        if wait:
+            self.execute(L.AdvanceClock(tenths=wait))
+        self.execute(L.Commit(conn="producer") if commit else L.Backout(conn="producer"))
+        self.execute(L.Get(conn="consumer", handle=f"consumer.{APP}", options=C.MQGMO_NO_SYNCPOINT))
+
     @rule(priorities=st.lists(st.sampled_from((0, 3, 7)), min_size=2, max_size=4),
           expiry=st.sampled_from((3, 8, 15)), report=st.sampled_from(REPORTS))
     def put_batch(self, priorities, expiry, report):
