@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import tempfile
+import sys
 from pathlib import Path
 
 import pytest
@@ -172,7 +173,7 @@ def area_text():
 @st.composite
 def invocation(draw, inputs: dict, where: Path) -> list[str]:
     command = draw(st.sampled_from(["run", "replay", "report", "dlq check", "dlq simulate", "cluster simulate",
-                                    "compare-traces", "campaign", "listing"]))
+                                    "compare-traces", "campaign", "listing", "protocol check"]))
     f = lambda kind: input_file(inputs, kind, where)  # noqa: E731
     if command == "run" and draw(st.booleans()):
         # a run that makes sense: an area or two of the simulated queue manager, perhaps with a fault
@@ -231,6 +232,14 @@ def invocation(draw, inputs: dict, where: Path) -> list[str]:
         return args
     if command == "compare-traces":
         return ["compare-traces", draw(f("trace")), draw(f("trace"))]
+    if command == "protocol check":
+        servers = [f"{sys.executable} -m adapters.simulated.serve",
+                   f"{sys.executable} {ROOT / 'tests' / 'data' / 'servers' / 'misbehave.py'} crash --after 2",
+                   str(where / "no-such-server"), "", "'unclosed", "   "]
+        args = ["protocol", "check", "--command", draw(st.sampled_from(servers))]
+        args += draw(flag("--timeout", st.sampled_from(["5", "0", "-1", "x", "inf"])))
+        args += draw(flag("--format", st.sampled_from(["text", "json", "xml"])))
+        return args
     if command == "campaign":
         # a budget too short for any campaign: every such invocation ends before Spark would start
         args = ["campaign", "--adapter", draw(st.sampled_from(["simulated", "no-such"])), "--minutes", "0.1",
@@ -274,7 +283,7 @@ def test_no_generated_invocation_crashes_or_gives_an_undocumented_exit(inputs):
 
     check()
     # every subcommand was tried
-    assert {"run", "replay", "report", "dlq", "cluster", "compare-traces", "campaign"} <= set(seen), seen
+    assert {"run", "replay", "report", "dlq", "cluster", "compare-traces", "campaign", "protocol"} <= set(seen), seen
     # and not only refused: every subcommand that reads input also got as far as a verdict or a result
-    for command in ("run", "replay", "report", "dlq", "cluster", "compare-traces"):
+    for command in ("run", "replay", "report", "dlq", "cluster", "compare-traces", "protocol"):
         assert seen.get(f"{command} exit 0", 0) + seen.get(f"{command} exit 1", 0) > 0, (command, seen)

@@ -1,5 +1,6 @@
 """``mqconform cluster`` and ``mqconform dlq``: what-if tools for cluster workload and DLQ rules tables;
-``mqconform compare-traces``: where two runs of one seed parted."""
+``mqconform compare-traces``: where two runs of one seed parted; ``mqconform protocol check``: a server of the
+JSON-lines protocol checked before a run."""
 
 from __future__ import annotations
 
@@ -32,6 +33,16 @@ def add_parsers(sub) -> None:
                                  "made them part (exit 0 alike, 1 they part)")
     traces.add_argument("first", type=Path)
     traces.add_argument("second", type=Path)
+
+    protocol = sub.add_parser("protocol", help="tools for authors of servers of the JSON-lines protocol")
+    protocol_sub = protocol.add_subparsers(dest="protocol_command", required=True, parser_class=_Parser)
+    pcheck = protocol_sub.add_parser(
+        "check", help="check a server speaks the protocol (exit 0 every check passes, 1 one fails); judges no MQ rule")
+    pcheck.add_argument("--command", dest="server", required=True, help="the server's command line")
+    pcheck.add_argument("--timeout", type=_positive_seconds, default=10.0, help="seconds per answer (default 10)")
+    pcheck.add_argument("--start-timeout", type=_positive_seconds, default=30.0,
+                        help="seconds for the answer to hello (default 30)")
+    pcheck.add_argument("--format", choices=("text", "json"), default="text")
 
 
 
@@ -109,4 +120,41 @@ def cmd_compare_traces(args, out) -> int:
     return EXIT_OK if divergence is None else EXIT_NONCONFORMANT
 
 
-COMMANDS = {"cluster": cmd_cluster, "dlq": cmd_dlq, "compare-traces": cmd_compare_traces}
+def _positive_seconds(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return value
+
+
+def cmd_protocol(args, out) -> int:
+    import json
+
+    from conformance import protocol_check as P
+
+    try:
+        checks = P.check_server(args.server, timeout=args.timeout, start_timeout=args.start_timeout)
+    except ValueError as exc:
+        raise UsageError(f"--command: {exc}") from None
+    ok = P.passed(checks)
+    if args.format == "json":
+        out.write(json.dumps({"passed": ok, "checks": [{"check": c.name, "result": c.result, "detail": c.detail}
+                                                       for c in checks]}, indent=2) + "\n")
+    else:
+        out.write(tabulate([(c.result, c.name, c.detail) for c in checks], headers=("result", "check", "detail"),
+                           tablefmt="simple", disable_numparse=True) + "\n")
+        run = [c for c in checks if c.result != P.NOT_RUN]
+        failed = [c for c in run if c.result == P.FAIL]
+        out.write(f"\n{len(run) - len(failed)} of {len(run)} checks passed"
+                  + (f"; first failure: {failed[0].name}: {failed[0].detail}" if failed else "")
+                  + ("; the server stopped answering: the checks after it were not run"
+                     if len(run) < len(checks) else "") + "\n")
+    return EXIT_OK if ok else EXIT_NONCONFORMANT
+
+
+COMMANDS = {"cluster": cmd_cluster, "dlq": cmd_dlq, "compare-traces": cmd_compare_traces, "protocol": cmd_protocol}

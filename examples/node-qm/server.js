@@ -190,6 +190,7 @@ function returned(m) {
     msg_type: md.msg_type, feedback: md.feedback, format: md.format, reply_to_q: md.reply_to_q,
     msg_id: md.msg_id, correl_id: md.correl_id, backout_count: m.backoutCount, xmit_header: null,
     trigger: null, reply_to_qmgr: md.reply_to_qmgr, context: m.context, dlh: null,
+    segment_status: " ", offset: 0,   // no segmentation here: every message is whole
   };
 }
 
@@ -315,5 +316,8 @@ input.on("line", (line) => {
     console.error(e.stack);
     out({ id: request.id, error: { message: String(e.message) } });
   }
-  if (request.method === "shutdown") input.close();
+  if (request.method === "shutdown") {
+    input.close();
+    process.stdin.destroy();   // nothing more to read: let the process end (its answer is written already)
+  }
 });

@@ -17,7 +17,7 @@ from adapters.subprocess.serve import capabilities_json
 from reference_model import language as L
 
 MODES = ("garbage", "silent", "crash", "wrong-types", "unknown-observation", "text-before-hello", "huge-line",
-         "protocol-2", "error", "wrong-id", "exit-at-hello")
+         "protocol-2", "error", "wrong-id", "exit-at-hello", "omit-field")
 
 
 def main() -> int:
@@ -87,6 +87,10 @@ def main() -> int:
                 send({"id": rid, "error": {"message": "the queue manager's log is full"}})
             elif mode == "wrong-id":
                 send({"id": rid + 1, "result": {"observation": observation}})
+            elif mode == "omit-field" and observation.get("message"):
+                # a returned message without its BackoutCount (valid by the schema: the field has a default)
+                message = {k: v for k, v in observation["message"].items() if k != "backout_count"}
+                send({"id": rid, "result": {"observation": {**observation, "message": message}}})
             else:
                 send({"id": rid, "result": {"observation": observation}})
     return 0
