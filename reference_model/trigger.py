@@ -327,9 +327,13 @@ def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, 
     shared = tuple(r for r in ("TRIG-07", "TRIG-05") if r in rules[:3]) + ("TRIG-08",) if q.shared else ()
     if first:
         blocked = _blockers(s, q, qm=qm)
+        # The count before the put (TRIG-03) decides the event unless no count could have gone otherwise: EVERY
+        # counts nothing, and a queue that held no other message at all has nothing to miscount.  There, what
+        # leads (a FIFO queue's DefPriority, a segmented put) is what the event depends on.
+        counted = ("TRIG-03",) if not lead or (ttype != C.MQTT_EVERY and len(q.messages) > added) else ()
         return _alternatives(s, _outcomes(s, blocked), tuple(dict.fromkeys(
             lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue, qm,
-            event=lead + shared + ("TRIG-03",), blocked=blocked)
+            event=lead + shared + counted, blocked=blocked)
     # condition 11: FIRST not previously empty, DEPTH already at TriggerDepth or more
     if ttype == C.MQTT_FIRST or (ttype == C.MQTT_DEPTH and before >= depth):
         rules = tuple(dict.fromkeys(lead + ("TRIG-16", "TRIG-03") + rules))

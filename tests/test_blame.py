@@ -436,3 +436,28 @@ def test_an_expiration_report_mq_never_made_blames_when_reports_are_made_not_the
     mm, b = blamed(history)
     assert set(mm.rules) == {"EXP-08", "EXP-12"}
     assert b.confirmed and set(b.rules) == {"EXP-08", "EXP-12"} and "CORE-03" not in b.rules
+
+
+@pytest.mark.parametrize("before, blamed_rules", [(0, {"TRIG-24"}), (1, {"TRIG-24", "TRIG-03"})])
+def test_a_missing_trigger_message_blames_the_count_only_where_there_was_something_to_miscount(before, blamed_rules):
+    """A FIFO queue compares its DefPriority (5) with TriggerMsgPriority (4): a put of priority 0 triggers
+    (FIRST). Where the queue held nothing before, no count could have gone otherwise: a missing trigger message
+    breaks TRIG-24 alone. Where a message it held was got under syncpoint (not counted), a count that took it
+    in (TRIG-03) explains it as well."""
+    opts = C.MQOO_OUTPUT | C.MQOO_INQUIRE   # not for input: a queue open for input is not triggered (TRIG-06)
+    history = [(L.DefineProcess(process="P", appl_id="/bin/app"), L.OK), (L.DefineQueue(queue="INIT"), L.OK),
+               (L.DefineQueue(queue="APP", attrs=(("DEFPRTY", 5), ("INITQ", "INIT"), ("MSGDLVSQ", C.MQMDS_FIFO),
+                                                  ("PROCESS", "P"), ("TRIGGER", 1), ("TRIGMPRI", 4))), L.OK),
+               (L.Connect(conn="a"), L.OK), (L.Open(conn="a", handle="app", queue="APP", options=opts), L.OK),
+               (L.Open(conn="a", handle="mon", queue="INIT", options=C.MQOO_INPUT_SHARED), L.OK)]
+    if before:
+        held = L.Observation(message=L.ReturnedMessage(body="held", priority=5, persistence=0, msg_id="X"))
+        history += [(L.Connect(conn="b"), L.OK),
+                    (L.Open(conn="b", handle="b", queue="APP", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED), L.OK),
+                    (L.Put(conn="b", handle="b", body="held", options=C.MQPMO_NO_SYNCPOINT), L.OK),
+                    (L.Get(conn="b", handle="b", options=C.MQGMO_SYNCPOINT), held),
+                    (L.Close(conn="b", handle="b"), L.OK)]
+    history += [(L.Put(conn="a", handle="app", body="m", md=L.MessageDescriptor(priority=0)), L.OK),
+                (L.InquireQueue(queue="INIT", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 0),)))]
+    mm, b = blamed(history)
+    assert b.confirmed and set(b.rules) == blamed_rules, (mm.rules, b)

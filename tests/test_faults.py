@@ -22,18 +22,20 @@ ONE_PLATFORM = {"core": "distributed", "cluster": "distributed", "dlq": "distrib
 #: BackoutCount lost at a restart and a backout that never counted it), some because the model does not yet
 #: name the rules per value there (expiry's discards and reports, trigger events, the DLQ handler's choices).
 EXACT = frozenset({
-    "alias-put-disabled-chosen", "backout-count-lost-at-restart", "backout-count-not-incremented", "depth-off-by-one",
-    "hardenbo-ignored", "no-trigger-at-close", "dlq-context-not-passed", "expired-message-returned",
-    "xmit-inner-not-zeroed", "backout-loses-get", "channel-state-ignored",
-    "clwlprty-ignored", "define-replaces-queue", "disconnect-backs-out", "disconnected-connection-works", "every-delivered-at-backout",
-    "exclusive-blocks-own-qmgr-only", "expiry-zero-accepted", "fifo-within-priority-broken",
-    "first-fires-on-nonempty", "foreign-channel-to-qmgr", "get-inhibit-ignored", "last-segment-unmarked",
-    "local-not-preferred", "mark-honoured-without-syncpoint", "match-correl-ignored", "mruc-ignored",
-    "msg-too-big-accepted", "netprty-ignored", "no-reset-on-change", "open-options-unchecked", "priority-ignored",
-    "put-disabled-chosen", "put-without-output-open", "q-full-ignored", "qmgr-clwlprty-ignored", "rank-ignored",
-    "restart-keeps-nonpersistent", "rrs-mark-allowed", "second-mark-accepted", "segment-triggers-each",
-    "suspended-preferred", "syncpoint-puts-queued-at-commit", "trigint-ignored", "expiry-counts-from-commit", "report-at-eligibility", "trigmpri-ignored", "uncommitted-put-not-counted",
-    "uncommitted-put-visible", "weights-ignored", "xmit-inner-expiry-unchecked",
+    "alias-put-disabled-chosen", "backout-count-lost-at-restart", "backout-count-not-incremented",
+    "backout-loses-get", "channel-state-ignored", "clwlprty-ignored", "define-replaces-queue", "depth-off-by-one",
+    "disconnect-backs-out", "disconnected-connection-works", "dlq-context-not-passed",
+    "every-delivered-at-backout", "exclusive-blocks-own-qmgr-only", "expired-message-returned",
+    "expiry-counts-from-commit", "expiry-zero-accepted", "fifo-uses-message-priority",
+    "fifo-within-priority-broken", "first-fires-on-nonempty", "foreign-channel-to-qmgr", "get-inhibit-ignored",
+    "hardenbo-ignored", "last-segment-unmarked", "local-not-preferred", "mark-honoured-without-syncpoint",
+    "match-correl-ignored", "mruc-ignored", "msg-too-big-accepted", "netprty-ignored", "no-reset-on-change",
+    "no-trigger-at-close", "open-options-unchecked", "priority-ignored", "put-disabled-chosen",
+    "put-without-output-open", "q-full-ignored", "qmgr-clwlprty-ignored", "rank-ignored", "report-at-eligibility",
+    "restart-keeps-nonpersistent", "rrs-mark-allowed", "second-mark-accepted", "segment-trigger-at-first",
+    "segment-triggers-each", "suspended-preferred", "syncpoint-puts-queued-at-commit", "trigint-ignored",
+    "trigmpri-ignored", "uncommitted-put-not-counted", "uncommitted-put-visible", "weights-ignored",
+    "xmit-inner-expiry-unchecked", "xmit-inner-not-zeroed",
 })
 
 
