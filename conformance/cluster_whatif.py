@@ -116,6 +116,9 @@ def load_scenario(path: str | Path) -> Scenario:
         if q.get("qmgr") not in names:
             raise ClusterConfigError(f"{at('instance', i)}: qmgr '{q.get('qmgr')}' is not a defined qmgr")
         queues.append(_build(W.QueueInstance, at('instance', i), q))
+        if any(other.qmgr == queues[-1].qmgr for other in queues[:-1]):
+            raise ClusterConfigError(f"{at('instance', i)}: a second instance of the queue on qmgr "
+                                     f"'{queues[-1].qmgr}' (a queue manager hosts one instance of a cluster queue)")
     channels = []
     for i, c in enumerate(_table(data, "channel")):
         c = dict(c)
@@ -126,6 +129,9 @@ def load_scenario(path: str | Path) -> Scenario:
         if c.get("qmgr") not in names:
             raise ClusterConfigError(f"{at('channel', i)}: qmgr '{c.get('qmgr')}' is not a defined qmgr")
         channels.append(_build(W.Channel, at('channel', i), c))
+        if any(other.name == channels[-1].name for other in channels[:-1]):
+            raise ClusterConfigError(f"{at('channel', i)}: a second channel named '{channels[-1].name}' "
+                                     f"(channel names are unique)")
     aliases = []
     for i, a in enumerate(_table(data, "alias")):
         if a.get("qmgr") not in names:

@@ -43,7 +43,7 @@ class QueueManager:
     clusters: frozenset[str] = attrs.field(converter=frozenset)
     suspended: bool = False
     clwluseq: str = attrs.field(default=USEQ_LOCAL, validator=attrs.validators.in_((USEQ_LOCAL, USEQ_ANY)))
-    clwlmruc: int = attrs.field(default=999999999, validator=attrs.validators.ge(1))
+    clwlmruc: int = attrs.field(default=999999999, validator=attrs.validators.in_(range(1, 1_000_000_000)))
 
 
 @attrs.frozen(kw_only=True)

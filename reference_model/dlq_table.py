@@ -266,6 +266,10 @@ def _tokens(line: _Line, errors: list[TableError]) -> list[_Keyword]:
             k = m
         out.append(_Keyword(name, value, quoted, *line.at(i), *vstart))
         i = k + 1
+        if i < n and not (s[i].isspace() or s[i] == ","):
+            # "separate keywords by at least one blank or comma" (also where a '+' continuation joined them)
+            errors.append(TableError(*line.at(i), f"no blank or comma between {name}(...) and {s[i]!r}", CHAR))
+            return out
     return out
 
 

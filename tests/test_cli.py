@@ -250,6 +250,15 @@ def test_cluster_simulator_puts_naming_a_queue_manager_through_aliases(tmp_path)
     ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\n[[channel]]\nname = \"X\"\n"
      "qmgr = \"A\"\nclusters = [\"C\"]\nclwlwght = 500\n",
      "line 6: [[channel]] #1: 'clwlwght' must be a whole number from 1 to 99, not 500"),
+    # CLWLMRUC is 1 to 999,999,999; a queue manager hosts one instance of the queue; channel names are unique.
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\nclwlmruc = 1000000000\n",
+     "line 3: [[qmgr]] #1: 'clwlmruc' must be a whole number from 1 to 999999999, not 1000000000"),
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\n"
+     + "[[instance]]\nqmgr = \"A\"\nclusters = [\"C\"]\n" * 2,
+     "line 9: [[instance]] #2: a second instance of the queue on qmgr 'A'"),
+    ("local = \"A\"\nqueue = \"Q\"\n[[qmgr]]\nname = \"A\"\nclusters = [\"C\"]\n"
+     + "[[channel]]\nname = \"X\"\nqmgr = \"A\"\nclusters = [\"C\"]\n" * 2,
+     "line 10: [[channel]] #2: a second channel named 'X'"),
     # A misnamed table is an unknown key with a suggestion, not a missing queue manager.
     ("local = \"A\"\nqueue = \"Q\"\n[[qmgrs]]\nname = \"A\"\nclusters = [\"C\"]\n",
      "unknown key 'qmgrs'; did you mean 'qmgr'?"),

@@ -1,6 +1,7 @@
 """The kit's DLQ handler reads rules tables with code of its own; it must agree with the model's
 reader on every table: valid or not, and what a valid one holds."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -110,3 +111,29 @@ def test_every_pattern_a_table_draws_can_be_fitted_and_all_but_blank_padded_ones
             assert (key, value) in MISSES or value in ("*", "?*", "'billing?'"), (key, value)
     for key, value in RARE_PATTERNS:
         assert (key, value) in FITS and (key, value) in MISSES
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(["", " ", ",", "+\n", "-\n ", "+\n  ", "\n"])),
+                min_size=1, max_size=5).map(lambda parts: "".join(p + sep for p, sep in parts)))
+def test_agrees_with_the_model_where_keywords_touch_or_a_continuation_joins_them(text):
+    """Keywords must be separated by a blank or a comma, also where a '+' continuation joins two lines (which
+    drops the next line's leading blanks; '-' keeps them): both readers refuse a table that runs two together."""
+    same(text + "\n")
+
+
+@pytest.mark.parametrize("text, valid", [
+    ("ACTION(DISCARD)REPLYQ(X)\n", False),
+    ("ACTION(DISCARD),REPLYQ(X)\n", True),
+    ("DESTQ(A) ACTION(DISCARD)+\nREPLYQ(X)\n", False),
+    ("DESTQ(A) ACTION(DISCARD)+\n   REPLYQ(X)\n", False),   # '+' joins from the first non-blank character
+    ("DESTQ(A) ACTION(DISCARD)-\n REPLYQ(X)\n", True),      # '-' keeps the blank
+    ("DESTQ(A) ACTION(DISCARD) +\nREPLYQ(X)\n", True),
+])
+def test_keywords_need_a_blank_or_a_comma_between_them(text, valid):
+    same(text)
+    assert (H.read(text) is not None) is valid
+    errors = M.parse(text)[1]
+    assert bool(errors) is not valid
+    if not valid:
+        assert "no blank or comma" in errors[0].message

@@ -31,6 +31,16 @@ def test_check_lists_every_seeded_error_with_its_line():
     assert "10 error(s)" in out
 
 
+def test_check_refuses_keywords_run_together_naming_the_line(tmp_path):
+    path = tmp_path / "t.tbl"
+    path.write_text("* keywords need a blank or a comma between them\nDESTQ(A) ACTION(DISCARD)+\nREPLYQ(X)\n"
+                    "ACTION(DISCARD)REPLYQ(Y)\n")
+    code, out, _ = run_cli("dlq", "check", path)
+    assert code == 1 and "2 error(s)" in out
+    assert f"{path}:3:1: no blank or comma between ACTION(...) and 'R'" in out
+    assert f"{path}:4:16: no blank or comma between ACTION(...) and 'R'" in out
+
+
 @pytest.mark.parametrize("argv,message", [
     (["dlq", "check", "/no/such/table"], "cannot read rules table"),
     (["dlq", "simulate", EXAMPLE_TABLE, "--messages", "/no/such.toml"], "cannot read messages file"),

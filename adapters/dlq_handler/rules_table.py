@@ -110,6 +110,8 @@ def _items(entry: str) -> dict:
             raise Invalid(f"{name}: bad value")
         found[name] = value if quoted else value.upper()
         at = m.end()
+        if at < len(entry) and not (entry[at].isspace() or entry[at] == ","):
+            raise Invalid(f"{name}: no blank or comma before {entry[at:].strip()!r}")
     return found
 
 
