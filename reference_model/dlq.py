@@ -396,7 +396,10 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         # ... or an earlier rule that discards was passed over only because of a wildcard (DLQ-38)
         passed_over = ("DLQ-38",) if any(r.action == "DISCARD" and _by_wildcard(_unmatched(r, fields))
                                          for r in h.table.rules[:index]) else ()
-        gone = {f"{key}={DISCARDED}": tuple(dict.fromkeys(gave_up + passed_over + ("DLQ-24",) + out.field_rules[key])),
+        # (what decided the fate otherwise, the scan that reached it, its tries, how the dead letter was put, says
+        # nothing of why it is gone: those alone)
+        gone = {f"{key}=={DISCARDED}": tuple(dict.fromkeys(gave_up + passed_over + ("DLQ-24",)
+                                                           + _discarding_instead(h.table, fields, index))),
                 # Seen as left alone: a backed-out get is told by the BackoutCount it raised (CORE-15, CORE-17),
                 # as well as by the handler having acted on it at all
                 f"{key}=={KEPT}": tuple(dict.fromkeys(out.field_rules.get(f"{key}=={KEPT}", out.field_rules[key])
@@ -417,10 +420,27 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         # What is left of its expiry goes with it: it kept ageing on the dead-letter queue (EXP-16).
         ageing = ("EXP-16",)
         decided += (("expiry", ("EXP-16", "EXP-02", "DLQ-11")),)
-    return [settle(b.state, done, f"put:{qname}", rules + ageing + b.rules, primary=decisive + acted, index=index)
+    outs = [settle(b.state, done, f"put:{qname}", rules + ageing + b.rules, primary=decisive + acted, index=index)
             if b.observation.rc in (C.MQRC_NONE, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM) else failed(b.rules)
             for b in core._do_put(s, None, qname, m.body, md, C.MQPMO_NO_SYNCPOINT, (), None, dlh,
                                   provenance=rules, decided=decided)]
+    # Seen discarded where MQ put it on: a rule that discards matched instead (one before it, by how its
+    # patterns compare; one after it, by the table's order), or the action's put did not happen while its get
+    # was not backed out (the action's rule, DLQ-24).  Never how the dead letter itself was put.
+    instead = _discarding_instead(h.table, fields, index) + acted + ("DLQ-24",)
+    for out in outs:
+        if out.fates[mid].startswith("put:"):
+            out.field_rules = {**out.field_rules, f"{key}=={DISCARDED}": tuple(dict.fromkeys(instead))}
+    return outs
+
+
+def _discarding_instead(table: T.RulesTable, fields: dict, index: int) -> tuple[str, ...]:
+    """How a rule that discards could have been chosen over rule ``index`` (which matched): one before it that
+    does not match (how its patterns compare), one after it that matches (the table's order, DLQ-01)."""
+    before = [r for r in table.rules[:index] if r.action == "DISCARD" and _unmatched(r, fields)]
+    after = any(r.action == "DISCARD" and matches(r, fields) for r in table.rules[index + 1:])
+    return tuple(dict.fromkeys(x for r in before for x in _compared(_unmatched(r, fields)))) + (
+        ("DLQ-01",) if after else ())
 
 
 @functools.lru_cache(maxsize=20_000)

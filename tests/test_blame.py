@@ -461,3 +461,25 @@ def test_a_missing_trigger_message_blames_the_count_only_where_there_was_somethi
                 (L.InquireQueue(queue="INIT", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 0),)))]
     mm, b = blamed(history)
     assert b.confirmed and set(b.rules) == blamed_rules, (mm.rules, b)
+
+
+def _dead_letter(body: str, msg_id: str) -> L.Put1:
+    return L.Put1(conn="app", queue="DLQ", body=body, options=C.MQPMO_NO_SYNCPOINT,
+                  md=L.MessageDescriptor(format=C.MQFMT_DEAD_LETTER_HEADER, msg_id=msg_id),
+                  dlh=L.DeadLetterHeader(dest_q="A", reason=C.MQRC_Q_FULL))
+
+
+@pytest.mark.parametrize("table, blamed_rules", [
+    # FWD to a queue that does not exist: the put fails and MQ backs the get out; gone, the get was not (DLQ-24)
+    ("INPUTQ(DLQ)\nACTION(FWD) FWDQ(NOWHERE)\n", {"DLQ-24"}),
+    # a rule that discards, missed by its wildcard before it (REPLYQ(?*) on a blank ReplyToQ), explains it too
+    ("INPUTQ(DLQ)\nACTION(DISCARD) REPLYQ(?*)\nACTION(FWD) FWDQ(NOWHERE)\n", {"DLQ-24", "DLQ-38", "DLQ-41", "DLQ-37"}),
+])
+def test_a_dead_letter_seen_discarded_where_mq_backs_it_out_blames_what_could_remove_it_alone(table, blamed_rules):
+    """Never the rules of how the handler reached the message or counted its tries, nor how it was put."""
+    history = [(L.DefineQueue(queue="DLQ"), L.OK), (L.Connect(conn="app"), L.OK), (_dead_letter("dl", "M1"), L.OK),
+               (L.StartDlqHandler(handler="H", table=table), L.OK),
+               (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "discarded"))))]
+    mm, b = blamed(history)
+    assert b.confirmed and set(b.rules) <= blamed_rules and "DLQ-24" in b.rules, (mm.rules, b)
+    assert not {"DLQ-02", "DLQ-12", "DLQ-18", "DLQ-28", "DLQ-30", "CORE-01", "CORE-44"} & set(mm.rules)
