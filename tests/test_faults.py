@@ -23,7 +23,7 @@ ONE_PLATFORM = {"core": "distributed", "cluster": "distributed", "dlq": "distrib
 #: name the rules per value there (expiry's discards and reports, trigger events, the DLQ handler's choices).
 EXACT = frozenset({
     "alias-put-disabled-chosen", "backout-count-lost-at-restart", "backout-count-not-incremented",
-    "backout-loses-get", "channel-state-ignored", "clwlprty-ignored", "define-replaces-queue", "depth-off-by-one",
+    "backout-loses-get", "channel-state-ignored", "clwlprty-ignored", "cut-reconnects-silently", "define-replaces-queue", "depth-off-by-one",
     "disconnect-backs-out", "disconnected-connection-works", "dlq-context-not-passed", "dlq-failure-not-backed-out",
     "every-delivered-at-backout", "exclusive-blocks-own-qmgr-only", "expired-message-returned",
     "expiry-counts-from-commit", "expiry-zero-accepted", "fifo-uses-message-priority",
