@@ -350,7 +350,12 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
                         field_rules=field_rules, rules=o.rules + list(rules), busy=o.busy or busy)
 
     if m.dlh is None:
-        return [settle(o.state, h, KEPT, ("DLQ-07",), busy=False, primary=("DLQ-07",))]
+        out = settle(o.state, h, KEPT, ("DLQ-07",), busy=False, primary=("DLQ-07",))
+        # acted on all the same: only that such a message is left alone (DLQ-07) says otherwise, not how the scan
+        # reached it
+        acted = (DISCARDED, BACKED_OUT, *(f"put:{q}" for q in o.state.queues))
+        out.field_rules = {**out.field_rules, **{f"{key}=={fate}": ("DLQ-07",) for fate in acted}}   # out is new
+        return [out]
     # A message the handler left (IGNORE, explicit or assumed) is left again every time it comes
     # round: the table does not change while the handler runs and its tries stay as they were, so
     # the model decides again rather than keep the handler's record (DLQ-16).
@@ -375,7 +380,14 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     if rule.action == "DISCARD":
         rules += ("DLQ-20",)
         s.discard(queue, s.find(queue, m.seq), rules)
-        return [settle(s, done, DISCARDED, rules, primary=decisive + ("DLQ-20",), index=index)]
+        out = settle(s, done, DISCARDED, rules, primary=decisive + ("DLQ-20",), index=index)
+        # seen put on somewhere (or its put tried and backed out): another rule was chosen (this one not matched,
+        # by how its patterns compare, or another first, by what decided the choice), never the discard's own rule
+        pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
+        other = tuple(dict.fromkeys(pending + decisive + _matching(h, index)))
+        out.field_rules = {**out.field_rules, f"{key}=={BACKED_OUT}": other,   # out is new
+                           **{f"{key}==put:{q}": other for q in o.state.queues}}
+        return [out]
     acted = ("DLQ-21",) if rule.action == "RETRY" else ("DLQ-22", "DLQ-11")
     if rule.action == "FWD" and (rule.fwdq.startswith("&") or rule.fwdqm.startswith("&")):
         acted += ("DLQ-23",)

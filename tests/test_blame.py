@@ -483,3 +483,27 @@ def test_a_dead_letter_seen_discarded_where_mq_backs_it_out_blames_what_could_re
     mm, b = blamed(history)
     assert b.confirmed and set(b.rules) <= blamed_rules and "DLQ-24" in b.rules, (mm.rules, b)
     assert not {"DLQ-02", "DLQ-12", "DLQ-18", "DLQ-28", "DLQ-30", "CORE-01", "CORE-44"} & set(mm.rules)
+
+
+def test_a_dead_letter_the_handler_should_discard_seen_backed_out_blames_the_choice_not_the_discard():
+    """Rule 1 discards what it matches; seen with its get backed out, the handler chose rule 2 (whose RETRY to a
+    queue that does not exist fails): rule 1 not matched (how its patterns compare), never DLQ-20 (what a
+    discard does, which puts nothing anywhere)."""
+    table = "APPLIDAT(' ') ACTION(DISCARD)\nACTION(RETRY)\n"
+    history = [(L.DefineQueue(queue="DLQ"), L.OK), (L.AlterQueueManager(attrs={"DEADQ": "DLQ"}), L.OK),
+               (L.Connect(conn="app"), L.OK), (L.StartDlqHandler(handler="H", table=table), L.OK),
+               (_dead_letter("dl", "M1"), L.OK),
+               (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "backed-out"))))]
+    mm, b = blamed(history)
+    assert b.confirmed and "DLQ-20" not in mm.rules and set(b.rules) <= {"DLQ-41", "DLQ-37", "DLQ-01", "DLQ-08"}, \
+        (mm.rules, b)
+
+
+def test_a_message_without_a_dead_letter_header_acted_on_blames_dlq_07_alone():
+    history = [(L.DefineQueue(queue="DLQ"), L.OK), (L.Connect(conn="app"), L.OK),
+               (L.Put1(conn="app", queue="DLQ", body="plain", options=C.MQPMO_NO_SYNCPOINT,
+                       md=L.MessageDescriptor(msg_id="M1")), L.OK),
+               (L.StartDlqHandler(handler="H", table="INPUTQ(DLQ)\nACTION(DISCARD)\n"), L.OK),
+               (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "discarded"))))]
+    mm, b = blamed(history)
+    assert b.confirmed and b.rules == ("DLQ-07",) and mm.rules == ("DLQ-07",), (mm.rules, b)

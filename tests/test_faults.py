@@ -24,7 +24,7 @@ ONE_PLATFORM = {"core": "distributed", "cluster": "distributed", "dlq": "distrib
 EXACT = frozenset({
     "alias-put-disabled-chosen", "backout-count-lost-at-restart", "backout-count-not-incremented",
     "backout-loses-get", "channel-state-ignored", "clwlprty-ignored", "cut-reconnects-silently", "define-replaces-queue", "depth-off-by-one",
-    "disconnect-backs-out", "disconnected-connection-works", "dlq-context-not-passed", "dlq-failure-not-backed-out",
+    "disconnect-backs-out", "disconnected-connection-works", "dlq-context-not-passed", "dlq-failure-not-backed-out", "dlq-no-dlh-processed",
     "every-delivered-at-backout", "exclusive-blocks-own-qmgr-only", "expired-message-returned",
     "expiry-counts-from-commit", "expiry-zero-accepted", "fifo-uses-message-priority",
     "fifo-within-priority-broken", "first-fires-on-nonempty", "foreign-channel-to-qmgr", "get-inhibit-ignored",
