@@ -24,8 +24,8 @@ from typing import Callable
 
 import attrs
 
-from adapters.base import Capabilities, Dependency
-from adapters.subprocess import schemas
+from adapters.base import Capabilities
+from adapters.subprocess import capabilities_from, schemas
 from adapters.subprocess.channel import ChannelError, JsonLinesChannel
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -254,14 +254,8 @@ def _hello(s: _Session) -> None:
     if result["protocol"] != schemas.PROTOCOL:
         s.record("hello", False, f"speaks protocol {result['protocol']}; the kit speaks {schemas.PROTOCOL}")
         return
-    caps = result["capabilities"]
     try:
-        s.caps = Capabilities(
-            areas=caps["areas"], platforms=caps.get("platforms") or ("distributed",),
-            operations=caps.get("operations"), realtime=caps.get("realtime", False),
-            expiry_tolerance=caps.get("expiry_tolerance", 0), not_applicable=caps.get("not_applicable") or {},
-            depends_on=[Dependency(kind=d["kind"], what=d["what"], why=d.get("why", ""), rules=d["rules"],
-                                   needed=d.get("needed", False)) for d in caps.get("depends_on") or ()])
+        s.caps = capabilities_from(result["capabilities"])
     except (ValueError, KeyError) as exc:
         s.record("hello", False, f"declared impossible capabilities: {exc}")
         return

@@ -68,16 +68,8 @@ class SubprocessAdapter:
                 raise AdapterError(f"{self.label} speaks protocol {result['protocol']}; "
                                    f"the kit speaks {schemas.PROTOCOL}")
             self.server = dict(result["server"])
-            caps = result["capabilities"]
             try:
-                self._caps = Capabilities(
-                    areas=caps["areas"], platforms=caps.get("platforms") or ("distributed",),
-                    operations=caps.get("operations"), realtime=caps.get("realtime", False),
-                    expiry_tolerance=caps.get("expiry_tolerance", 0),
-                    not_applicable=caps.get("not_applicable") or {},
-                    depends_on=[Dependency(kind=d["kind"], what=d["what"], why=d.get("why", ""), rules=d["rules"],
-                                           needed=d.get("needed", False))
-                                for d in caps.get("depends_on") or ()])
+                self._caps = capabilities_from(result["capabilities"])
             except ValueError as exc:
                 raise AdapterError(f"{self.label} declared impossible capabilities: {exc}") from None
         except AdapterError:
@@ -174,6 +166,17 @@ class SubprocessAdapter:
         if answer["id"] != request["id"]:
             raise self._fail(f"{self.label} answered request {request['id']} with id {answer['id']}")
         return answer["result"]
+
+
+def capabilities_from(caps: dict) -> Capabilities:
+    """The capabilities a server declared in its answer to ``hello`` (valid by the schema); ValueError when they
+    are impossible (an unknown area, platform or rule)."""
+    return Capabilities(
+        areas=caps["areas"], platforms=caps.get("platforms") or ("distributed",),
+        operations=caps.get("operations"), realtime=caps.get("realtime", False),
+        expiry_tolerance=caps.get("expiry_tolerance", 0), not_applicable=caps.get("not_applicable") or {},
+        depends_on=[Dependency(kind=d["kind"], what=d["what"], why=d.get("why", ""), rules=d["rules"],
+                               needed=d.get("needed", False)) for d in caps.get("depends_on") or ()])
 
 
 def _kit() -> str:
