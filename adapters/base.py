@@ -75,6 +75,18 @@ class Dependency:
                 **({"needed": True} if self.needed else {})}
 
 
+#: Fields of an answer a system may have no value for at all (declared with :attr:`Capabilities.lacks`), each with
+#: the rules whose every check is on that field: those are not applicable where it is lacking; elsewhere the field
+#: is not compared (a BackoutCount a system does not keep says nothing of whether a backout reinstated a message).
+LACKABLE: dict[str, tuple[str, ...]] = {
+    "message.backout_count": ("CORE-12", "CORE-17", "CORE-45", "SYNC-19"),
+    "message.expiry": ("EXP-02", "EXP-03"),
+    "attrs.CURDEPTH": ("CORE-28",),
+    "attrs.IPPROCS": ("CORE-24",),
+    "attrs.OPPROCS": ("CORE-24",),
+}
+
+
 @attrs.frozen(kw_only=True)
 class Capabilities:
     """What an adapter can express.  Rules outside it are "not applicable"."""
@@ -96,6 +108,21 @@ class Capabilities:
     #: What the verdicts depended on besides the system itself (settings and adapter code), stated in
     #: every report so that a reader judges the system, not the adapter.
     depends_on: tuple[Dependency, ...] = attrs.field(default=(), converter=tuple)
+    #: Fields of its answers the system has no value for (keys of :data:`LACKABLE`): never compared, and the rules
+    #: about them alone not applicable (:meth:`with_lacks`).
+    lacks: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+
+    @lacks.validator
+    def _known_fields(self, attribute, value) -> None:
+        unknown = sorted(set(value) - set(LACKABLE))
+        if unknown:
+            raise ValueError(f"a system may lack only {', '.join(sorted(LACKABLE))}, not {', '.join(unknown)}")
+
+    def with_lacks(self) -> "Capabilities":
+        """These capabilities with the rules about lacking fields alone declared not applicable, with the reason."""
+        extra = {rule: f"the system has no {field} (declared lacking): every check of the rule is on it"
+                 for field in sorted(self.lacks) for rule in LACKABLE[field] if rule not in self.not_applicable}
+        return attrs.evolve(self, not_applicable={**self.not_applicable, **extra}) if extra else self
 
     @platforms.validator
     def _known_platforms(self, attribute, value) -> None:
@@ -126,6 +153,7 @@ class Capabilities:
             "expiry_tolerance": self.expiry_tolerance,
             "not_applicable": dict(sorted(self.not_applicable.items())),
             **({"depends_on": [d.to_json() for d in self.depends_on]} if self.depends_on else {}),
+            **({"lacks": sorted(self.lacks)} if self.lacks else {}),
         }
 
 

@@ -117,6 +117,11 @@ class StepCheck:
 IN_DOUBT_OPS = (L.Commit, L.Backout, L.Disconnect)
 
 
+#: Fields of a returned message an observation holds as null when the system has no value for them (a system
+#: declaring them in ``capabilities.lacks``): never compared.
+NULL_IF_LACKING = frozenset({"backout_count", "expiry"})
+
+
 def differing_fields(expected: L.Observation, observed: L.Observation) -> list[str]:
     """Field paths where ``observed`` falls outside ``expected`` (empty when it matches)."""
     out = []
@@ -130,7 +135,9 @@ def differing_fields(expected: L.Observation, observed: L.Observation) -> list[s
     elif em is not None:
         for a in attrs.fields(L.ReturnedMessage):
             want, got = getattr(em, a.name), getattr(om, a.name)
-            if a.name in ("trigger", "dlh"):
+            if got is None and a.name in NULL_IF_LACKING:
+                ok = True   # the system has no such value (capabilities.lacks): not compared
+            elif a.name in ("trigger", "dlh"):
                 ok = want == got
             elif a.name == "xmit_header":
                 ok = (want is None and got is None) or (
@@ -146,6 +153,8 @@ def differing_fields(expected: L.Observation, observed: L.Observation) -> list[s
         out.append("attrs")
     else:
         for name in sorted(set(ea) | set(oa)):
+            if name in oa and oa[name] is None:
+                continue   # the system has no such value (capabilities.lacks): not compared
             if ea.get(name) != oa.get(name):
                 out.append(f"attrs.{name}")
     return out

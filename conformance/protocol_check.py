@@ -25,16 +25,13 @@ from typing import Callable
 import attrs
 
 from adapters.base import Capabilities
-from adapters.subprocess import capabilities_from, schemas
+from adapters.subprocess import capabilities_from, left_out, schemas
 from adapters.subprocess.channel import ChannelError, JsonLinesChannel
 from reference_model import language as L
 from reference_model import mqconst as C
 
 PASS, FAIL, NOT_RUN = "pass", "fail", "not run"
 STD = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
-#: Fields a returned message must carry: a field left out would be read as its default (a BackoutCount of 0),
-#: which says something the system never said.
-MESSAGE_FIELDS = tuple(f.name for f in attrs.fields(L.ReturnedMessage))
 
 
 @attrs.frozen
@@ -303,19 +300,11 @@ def _judge(name: str, op: L.Op, result: dict, s: _Session) -> tuple[bool, str]:
         return False, f"cc {obs.cc} with rc {obs.rc}: MQ completes that reason code with cc {C.completion_for(obs.rc)}"
     if obs.cc == C.MQCC_OK and obs.rc:
         return False, f"cc 0 (OK) with a reason code {obs.rc}"
-    message = raw.get("message")
-    if isinstance(message, dict):
-        if not isinstance(op, (L.Get, L.GetMatching)):
-            return False, f"a message returned by {type(op).__name__}, which returns none"
-        missing = [f for f in MESSAGE_FIELDS if f not in message]
-        if missing:
-            return False, (f"the message leaves out {', '.join(missing)}: answer what the system returned for each "
-                           f"(a field left out would be read as MQ's default)")
-    if isinstance(op, L.InquireQueue) and obs.cc == C.MQCC_OK:
-        answered = {k for k, _ in obs.attrs or ()}
-        missing = [n for n in op.names if n not in answered]
-        if missing:
-            return False, f"the inquiry leaves out {', '.join(missing)}"
+    if isinstance(raw.get("message"), dict) and not isinstance(op, (L.Get, L.GetMatching)):
+        return False, f"a message returned by {type(op).__name__}, which returns none"
+    why = left_out(op, raw, s.caps.lacks)
+    if why:
+        return False, f"answered {why}"
     detail = f"cc {obs.cc} rc {obs.rc}" + (f", message {obs.message.body!r}" if obs.message is not None else "")
     return True, detail
 

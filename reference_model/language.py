@@ -194,7 +194,8 @@ class IntRange:
 class XmitHeader:
     """The MQXQH that begins the data of an MQFMT_XMIT_Q_HEADER message: its embedded Expiry."""
 
-    expiry: int | IntRange = C.MQEI_UNLIMITED
+    #: (``None`` in an observation: the system has no such value, declared lacking; never compared)
+    expiry: int | IntRange | None = C.MQEI_UNLIMITED
 
 
 @value_class
@@ -230,8 +231,9 @@ class ReturnedMessage:
     reply_to_q: str = ""
     msg_id: str | None = ""
     correl_id: str | None = ""
-    #: A range where MQ leaves the count uncertain (after a z/OS restart without HARDENBO).
-    backout_count: int | IntRange = 0
+    #: A range where MQ leaves the count uncertain (after a z/OS restart without HARDENBO); ``None`` in an
+    #: observation: the system keeps no count, declared lacking (never compared).
+    backout_count: int | IntRange | None = 0
     xmit_header: XmitHeader | None = None
     #: The MQTM of a trigger message.
     trigger: TriggerMessage | None = None

@@ -102,3 +102,11 @@ def test_bad_input_is_one_line_and_exit_2():
 def test_a_server_that_cannot_start_fails_the_first_check(tmp_path):
     code, out, err = run_cli("protocol", "check", "--command", str(tmp_path / "no-such-server"))
     assert code == 1 and "cannot start server" in out and "0 of 1 checks passed" in out
+
+
+def test_a_server_that_declares_a_lacking_field_may_leave_it_out():
+    """The same omission as ``omit-field``, declared in capabilities.lacks: every check passes but the unknown
+    method (misbehave.py answers none)."""
+    checks = check_server(f"{sys.executable} {SERVERS / 'misbehave.py'} omit-field --lacks message.backout_count",
+                          timeout=2)
+    assert [c.name for c in checks if c.result == FAIL] == ["an unknown method is answered with an error"]

@@ -20,6 +20,8 @@ import tempfile
 import weakref
 from pathlib import Path
 
+import attrs
+
 from adapters.base import AdapterError, AdapterOptionError, Capabilities, Dependency, NotExpressible, check_options
 from adapters.subprocess import schemas
 from adapters.subprocess.channel import MAX_LINE, ChannelError, JsonLinesChannel
@@ -98,8 +100,12 @@ class SubprocessAdapter:
         result = self._call("execute", {"op": L.to_json(op)})
         if "not_expressible" in result:
             raise NotExpressible(result["not_expressible"])
+        raw = result["observation"]
+        why = left_out(op, raw, self._caps.lacks)
+        if why:
+            raise self._fail(f"{self.label} answered {type(op).__name__} {why}")
         try:
-            return L.from_json(result["observation"])
+            return L.from_json(_lacking_as_null(op, raw, self._caps.lacks))
         except L.LanguageError as exc:
             raise self._fail(f"{self.label} answered {type(op).__name__} with an invalid observation: {exc}")
 
@@ -168,6 +174,40 @@ class SubprocessAdapter:
         return answer["result"]
 
 
+#: Fields of a returned message the kit compares (the rest are MQ's own structures, null where absent).
+_MESSAGE_FIELDS = tuple(a.name for a in attrs.fields(L.ReturnedMessage))
+
+
+def left_out(op: L.Op, raw: dict, lacks: frozenset[str]) -> str | None:
+    """Why an observation breaks the protocol by leaving a field out that the server did not declare lacking."""
+    message = raw.get("message")
+    if isinstance(message, dict):
+        missing = [f for f in _MESSAGE_FIELDS if f not in message and f"message.{f}" not in lacks]
+        if missing:
+            return (f"with a message that leaves out {', '.join(missing)}: answer what the system returned, or "
+                    f"declare the fields it has no value for in capabilities.lacks")
+    if isinstance(op, L.InquireQueue) and raw.get("cc") == 0 and isinstance(raw.get("attrs"), list):
+        answered = {pair[0] for pair in raw["attrs"] if isinstance(pair, list) and pair}
+        missing = [n for n in op.names if n not in answered and f"attrs.{n}" not in lacks]
+        if missing:
+            return (f"leaving out {', '.join(missing)}: answer each name asked for, or declare the attributes the "
+                    f"system has no value for in capabilities.lacks")
+    return None
+
+
+def _lacking_as_null(op: L.Op, raw: dict, lacks: frozenset[str]) -> dict:
+    """``raw`` with each field the system lacks set to null (never compared), whatever the server sent for it."""
+    if not lacks:
+        return raw
+    out = dict(raw)
+    if isinstance(raw.get("message"), dict):
+        out["message"] = {**raw["message"], **{f: None for f in _MESSAGE_FIELDS if f"message.{f}" in lacks}}
+    if isinstance(op, L.InquireQueue) and isinstance(raw.get("attrs"), list):
+        pairs = [p for p in raw["attrs"] if not (isinstance(p, list) and p and f"attrs.{p[0]}" in lacks)]
+        out["attrs"] = pairs + [[n, None] for n in op.names if f"attrs.{n}" in lacks]
+    return out
+
+
 def capabilities_from(caps: dict) -> Capabilities:
     """The capabilities a server declared in its answer to ``hello`` (valid by the schema); ValueError when they
     are impossible (an unknown area, platform or rule)."""
@@ -176,7 +216,8 @@ def capabilities_from(caps: dict) -> Capabilities:
         operations=caps.get("operations"), realtime=caps.get("realtime", False),
         expiry_tolerance=caps.get("expiry_tolerance", 0), not_applicable=caps.get("not_applicable") or {},
         depends_on=[Dependency(kind=d["kind"], what=d["what"], why=d.get("why", ""), rules=d["rules"],
-                               needed=d.get("needed", False)) for d in caps.get("depends_on") or ()])
+                               needed=d.get("needed", False)) for d in caps.get("depends_on") or ()],
+        lacks=caps.get("lacks") or ()).with_lacks()
 
 
 def _kit() -> str:

@@ -19,7 +19,7 @@ import fastjsonschema
 from jsonschema import Draft7Validator
 from referencing import Registry, Resource
 
-from adapters.base import DEPENDENCY_KINDS
+from adapters.base import DEPENDENCY_KINDS, LACKABLE
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import AREAS
@@ -124,6 +124,7 @@ def message_schemas() -> dict[str, dict]:
         "realtime": {"type": "boolean"},
         "expiry_tolerance": {"type": "integer", "minimum": 0},
         "not_applicable": {"type": "object", "additionalProperties": {"type": "string"}},
+        "lacks": {"type": "array", "items": {"enum": sorted(LACKABLE)}, "uniqueItems": True},
         "depends_on": {"type": "array", "items": _object({
             "kind": {"enum": list(DEPENDENCY_KINDS)}, "what": {"type": "string", "minLength": 1},
             "why": {"type": "string"}, "needed": {"type": "boolean"},

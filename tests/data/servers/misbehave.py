@@ -3,7 +3,8 @@
     python misbehave.py MODE [--after N] [--pidfile PATH]
 
 It answers the first N execute requests properly, then does MODE on the next
-request (before the handshake for the modes that concern it).
+request (before the handshake for the modes that concern it).  With ``--lacks FIELD`` it declares a field its
+system has no value for (``omit-field --lacks message.backout_count`` is then an honest server).
 """
 
 import argparse
@@ -25,6 +26,8 @@ def main() -> int:
     parser.add_argument("mode", choices=MODES)
     parser.add_argument("--after", type=int, default=0)
     parser.add_argument("--pidfile")
+    parser.add_argument("--lacks", action="append", default=[],
+                        help="declare a field the system has no value for (capabilities.lacks)")
     args = parser.parse_args()
     if args.pidfile:
         with open(args.pidfile, "w") as f:
@@ -47,7 +50,7 @@ def main() -> int:
             if args.mode == "exit-at-hello":
                 print("cannot open the queue manager's data directory", file=sys.stderr)
                 return 3
-            caps = capabilities_json(adapter.capabilities())
+            caps = {**capabilities_json(adapter.capabilities()), **({"lacks": args.lacks} if args.lacks else {})}
             send({"id": rid, "result": {"protocol": 2 if args.mode == "protocol-2" else 1,
                                         "server": {"name": f"misbehaving ({args.mode})", "version": "0"},
                                         "capabilities": caps}})
