@@ -729,9 +729,14 @@ class BrokerShim:
             # gone, a call with a handle it does not hold fails for the connection, not the handle.
             return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
         try:   # a call on a connection the proxy cut: whatever the client makes of it
-            return self._execute(op)
+            observed = self._execute(op)
         except Exception:  # noqa: BLE001 - the client finding its connection gone
             return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
+        if observed.rc in _HANDLE_CHECKS:
+            # the adapter's own check of the handle's open options (MQ's queue manager makes it, the client never
+            # reaches it on a connection that is gone): the client's answer is the broken connection
+            return L.Observation.of(C.MQRC_CONNECTION_BROKEN)
+        return observed
 
     def _settle_after_cut(self, seconds: float) -> None:
         """Give the broker ``seconds`` to end a cut connection, then (``settle_depths``) wait for stable depths."""
@@ -870,6 +875,9 @@ def resolve_defaults(md: L.MessageDescriptor, d: Definition) -> L.MessageDescrip
             else C.MQPER_NOT_PERSISTENT
     return attrs.evolve(md, **changes) if changes else md
 
+
+#: Reason codes of the adapter's own checks of a handle's open options (made before any call to the broker).
+_HANDLE_CHECKS = frozenset({C.MQRC_NOT_OPEN_FOR_INPUT, C.MQRC_NOT_OPEN_FOR_OUTPUT, C.MQRC_NOT_OPEN_FOR_BROWSE})
 
 def _fail(rc: int) -> L.Observation:
     return L.Observation(cc=C.MQCC_FAILED, rc=rc)
