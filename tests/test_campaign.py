@@ -60,7 +60,7 @@ def test_a_task_reports_the_departures_its_shrinking_met():
     from adapters.registry import create_adapter
 
     faults = "priority-ignored,backout-count-not-incremented,get-inhibit-ignored,browse-next-skips"
-    spec = CP.plan_tasks(3, [("core", "distributed")], 100, 100)[0].to_json()
+    spec = CP.plan_tasks(6, [("core", "distributed")], 100, 100)[0].to_json()
     record = CP.run_task(spec, "simulated", {"faults": faults}, [], 300, 0, True, {})
     assert record["error"] is None
     failures = [Failure.from_json(f) for f in record["failures"]]
