@@ -25,7 +25,7 @@ from typing import Callable
 import attrs
 
 from adapters.base import Capabilities
-from adapters.subprocess import capabilities_from, left_out, schemas
+from adapters.subprocess import capabilities_from, left_out, log_tail, schemas
 from adapters.subprocess.channel import ChannelError, JsonLinesChannel
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -131,8 +131,8 @@ def _faults() -> list[tuple[str, L.Op]]:
 
 
 class _Session:
-    def __init__(self, command: list[str], timeout: float, start_timeout: float, log: Path) -> None:
-        self.command, self.timeout, self.start_timeout = command, timeout, start_timeout
+    def __init__(self, timeout: float, start_timeout: float, log: Path) -> None:
+        self.timeout, self.start_timeout = timeout, start_timeout
         self.chan: JsonLinesChannel | None = None
         self.log = log
         self.ids = 0
@@ -143,20 +143,19 @@ class _Session:
     def record(self, name: str, ok: bool, detail: str = "") -> None:
         self.checks.append(Check(name, PASS if ok else FAIL, detail))
 
-    def call(self, method: str, params: dict | None, timeout: float | None = None, raw: dict | None = None) -> dict:
+    def call(self, method: str, params: dict | None, timeout: float | None = None) -> dict:
         """The answer to one request (its schema not yet checked); ServerGone when the server stops answering."""
         if self.gone is not None:
             raise ServerGone(self.gone)
         self.ids += 1
-        request = raw if raw is not None else {"id": self.ids, "method": method}
-        request.setdefault("id", self.ids)
+        request = {"id": self.ids, "method": method}
         if params is not None:
             request["params"] = params
         try:
             self.chan.send(request)
             return self.chan.receive(self.timeout if timeout is None else timeout)
         except ChannelError as exc:
-            tail = _tail(self.log)
+            tail = log_tail(self.log)
             self.gone = f"{exc}" + (f"; its last log line: {tail!r}" if tail and not self.chan.alive() else "")
             raise ServerGone(self.gone) from None
 
@@ -189,7 +188,7 @@ def check_server(command: str, timeout: float = 10.0, start_timeout: float = 30.
     if not argv:
         raise ValueError("the server command is empty")
     workdir = Path(tempfile.mkdtemp(prefix="mqconform-check-"))
-    s = _Session(argv, timeout, start_timeout, workdir / "server.log")
+    s = _Session(timeout, start_timeout, workdir / "server.log")
     try:
         try:
             s.chan = JsonLinesChannel(argv, f"server {' '.join(argv)[:80]!r}", log=s.log)
@@ -231,14 +230,6 @@ _AREAS = {"trigger": {"DefineProcess"}, "expiry": {"AlterQueueManager", "DefineR
 
 def _area_of(op: L.Op) -> set[str]:
     return {area for area, names in _AREAS.items() if type(op).__name__ in names}
-
-
-def _tail(log: Path) -> str:
-    try:
-        lines = log.read_bytes()[-4096:].decode("utf-8", "replace").strip().splitlines()
-    except OSError:
-        return ""
-    return " ".join(lines[-1].split())[:160] if lines else ""
 
 
 def _hello(s: _Session) -> None:

@@ -353,7 +353,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         out = settle(o.state, h, KEPT, ("DLQ-07",), busy=False, primary=("DLQ-07",))
         # acted on all the same: only that such a message is left alone (DLQ-07) says otherwise, not how the scan
         # reached it
-        acted = (DISCARDED, BACKED_OUT, *(f"put:{q}" for q in o.state.queues))
+        acted = _acted_fates(o.state)
         out.field_rules = {**out.field_rules, **{f"{key}=={fate}": ("DLQ-07",) for fate in acted}}   # out is new
         return [out]
     # A message the handler left (IGNORE, explicit or assumed) is left again every time it comes
@@ -369,7 +369,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
         missed = ("DLQ-38",) if "DLQ-38" in decisive else ()
         instead = tuple(dict.fromkeys(pending + missed + decisive + _not_matching(h.table, message_fields(m), index)))
-        acted = (DISCARDED, BACKED_OUT, *(f"put:{q}" for q in o.state.queues))
+        acted = _acted_fates(o.state)
         out.field_rules = {**out.field_rules, **{f"{key}=={fate}": instead for fate in acted}}   # out is new
         return [out]
     rule = h.table.rules[index]
@@ -444,6 +444,11 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         if out.fates[mid].startswith("put:"):
             out.field_rules = {**out.field_rules, f"{key}=={DISCARDED}": tuple(dict.fromkeys(instead))}
     return outs
+
+
+def _acted_fates(state: ModelState) -> tuple[str, ...]:
+    """Every fate of a message the handler acted on: discarded, its get backed out, put on to a queue there is."""
+    return (DISCARDED, BACKED_OUT, *(f"put:{q}" for q in state.queues))
 
 
 def _discarding_instead(table: T.RulesTable, fields: dict, index: int) -> tuple[str, ...]:

@@ -139,11 +139,7 @@ class SubprocessAdapter:
 
     # ---------------------------------------------------------------- the protocol
     def _log_tail(self) -> str:
-        try:
-            lines = self.log.read_bytes()[-4096:].decode("utf-8", "replace").strip().splitlines()
-        except OSError:
-            return ""
-        return " ".join(lines[-1].split())[:160] if lines else ""
+        return log_tail(self.log)
 
     def _fail(self, text: str) -> AdapterError:
         self._failed = AdapterError(text)
@@ -218,6 +214,15 @@ def capabilities_from(caps: dict) -> Capabilities:
         depends_on=[Dependency(kind=d["kind"], what=d["what"], why=d.get("why", ""), rules=d["rules"],
                                needed=d.get("needed", False)) for d in caps.get("depends_on") or ()],
         lacks=caps.get("lacks") or ()).with_lacks()
+
+
+def log_tail(log: Path) -> str:
+    """The last line of a server's log (its stderr), on one line and cut short: what to show when it went away."""
+    try:
+        lines = log.read_bytes()[-4096:].decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " ".join(lines[-1].split())[:160] if lines else ""
 
 
 def _kit() -> str:
