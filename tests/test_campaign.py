@@ -176,8 +176,8 @@ def standalone_cluster(tmp_path):
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=2) as resp:
                     alive = json.load(resp).get("aliveworkers", 0)
-            except OSError:
-                pass
+            except (OSError, ValueError):
+                pass        # not listening yet, or an empty or partial answer while the master starts
         assert alive == 2, (tmp_path / "master.log").read_text()[-2000:]
         yield url
     finally:
