@@ -431,13 +431,15 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     endings = [rule for op, _ in pairs[:-1] for rule, (kind, other) in OTHER_END.items()
                if isinstance(op, kind) and other(op) is not None and rule in ENDINGS_ONLY]
     # A rule the run set aside only because an earlier departure mentioned it (not found broken) may well be
-    # what this one breaks: it is tried like any other, no longer set aside while it is (a rule found broken
-    # is not: a history it alone explained would have been known).
+    # what this one breaks: it is tried like any other, and no rule on trial stays set aside while another is
+    # tried (else each of two could seem to explain the history with the other's help); a rule found broken
+    # is never on trial: a history it alone explained would have been known.
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
     tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings]) if r not in known_by]
+    aside = set_aside - set(tried)
     alone: list[tuple[int, int, str]] = []
     for n, rule in enumerate(tried):
-        at = follows(pairs, platform, frozenset({rule}), expiry_tolerance, set_aside - {rule})
+        at = follows(pairs, platform, frozenset({rule}), expiry_tolerance, aside)
         if at is not None and at >= 0:
             alone.append((at, n, rule))
     if alone:
@@ -447,7 +449,7 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         candidates = [tuple(sorted(ways, key=tried.index)) for ways in needed_together if ways <= set(tried)]
         candidates += [pair for pair in itertools.combinations(tried[:MAX_PAIR_RULES], 2) if pair not in candidates]
         for n, pair in enumerate(candidates):
-            at = follows(pairs, platform, frozenset(pair), expiry_tolerance, set_aside - set(pair))
+            at = follows(pairs, platform, frozenset(pair), expiry_tolerance, aside)
             if at is not None and at >= 0:
                 together.append((at, n, pair))
         if not together:
