@@ -111,6 +111,15 @@ class Capabilities:
     #: Fields of its answers the system has no value for (keys of :data:`LACKABLE`): never compared, and the rules
     #: about them alone not applicable (:meth:`with_lacks`).
     lacks: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+    #: True when the system itself made the :attr:`not_applicable` declarations (a protocol server's hello):
+    #: they are honoured, those rules never searched for and never failed (:attr:`never_searched`).  The kit's own
+    #: adapters' declarations are searched all the same: a departure from such a rule refutes the declaration.
+    declared_by_system: bool = False
+
+    @property
+    def never_searched(self) -> frozenset[str]:
+        """The rules whose departures a run steps past unreported: those the system declared not applicable."""
+        return frozenset(self.not_applicable) if self.declared_by_system else frozenset()
 
     @lacks.validator
     def _known_fields(self, attribute, value) -> None:
@@ -154,6 +163,7 @@ class Capabilities:
             "not_applicable": dict(sorted(self.not_applicable.items())),
             **({"depends_on": [d.to_json() for d in self.depends_on]} if self.depends_on else {}),
             **({"lacks": sorted(self.lacks)} if self.lacks else {}),
+            **({"declared_by_system": True} if self.declared_by_system else {}),
         }
 
 

@@ -223,7 +223,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     not searched for and shrunk a second time.
     """
     started = time.monotonic()
-    set_aside: frozenset[str] = frozenset()
+    # the rules the system itself declared not applicable: set aside from the start, never searched for, never
+    # failed (a departure they explain is stepped past, as one already found is)
+    declared = adapter.capabilities().never_searched
+    set_aside: frozenset[str] = declared
     broken: list[str] = []   # the rules the recorded failures break
     named: set[str] = set()   # every rule they name (a later departure naming only these is not new)
     outcome = "conformant"
@@ -248,11 +251,11 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         nonlocal outcome, unsteady
         if not tidied:
             failure = tidy(failure, aside)
-        if named and set(failure.rules) <= set(broken):
+        if (named or declared) and set(failure.rules) <= set(broken) | declared:
             return None
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside,
-                                    known_by=frozenset(broken) & frozenset(aside))
-        if failure.mismatch.known or (named and set(failure.blamed) <= set(broken)):
+                                    known_by=(frozenset(broken) | declared) & frozenset(aside))
+        if failure.mismatch.known or ((named or declared) and set(failure.blamed) <= set(broken) | declared):
             # the departures already found explain it: the checker only named it by other rules (a rule a
             # departure merely mentioned before is new when this one is blamed on it)
             named.update(failure.rules)
@@ -324,7 +327,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         machine = bound_machine(adapter, area, platform, None if seed is None else seed + len(sessions),
                                 adapter_options, record.coverage, set_aside,
                                 deadline=deadline, shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
-                                named=frozenset(r for f in record.failures for r in f.blamed))
+                                named=frozenset(r for f in record.failures for r in f.blamed) | declared)
         sessions.append(machine.session)
         began = time.monotonic()
         try:

@@ -278,7 +278,8 @@ class Session:
                     self._stalled = 0
                 self.remember(failure)
                 raise NonConformance(failure)
-            self.coverage.failed.update(r for r in failure.rules if r in self.named)
+            self.coverage.failed.update(r for r in failure.rules
+                                        if r in self.named and r not in self.capabilities.never_searched)
             if not self.tracker.step_past(op, observed):
                 self._derailed = True
                 if self.smallest is None:

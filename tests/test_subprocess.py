@@ -205,3 +205,27 @@ def test_the_schema_takes_a_not_expressible_answer_and_refuses_an_empty_reason()
     assert schemas.problem("execute.response", {"id": 4, "result": {"not_expressible": ""}}) is not None
     assert schemas.problem("execute.response", {"id": 4, "result": {"not_expressible": "x", "observation": {}}}) \
         is not None
+
+
+DECLARES = ROOT / "tests" / "data" / "servers" / "declares_not_applicable.py"
+
+
+@pytest.mark.parametrize("fault, rule", [("priority-ignored", "CORE-04"), ("get-inhibit-ignored", "CORE-25")])
+def test_a_rule_the_server_declares_not_applicable_is_never_searched_for_nor_failed(fault, rule, tmp_path):
+    """The system's own declaration is honoured: its departures from the rule are stepped past unreported, the rule
+    is n/a with the server's reason, and the run exits 0 when nothing else departs.  Undeclared, the same server
+    fails the rule (the test can fail)."""
+    args = ("--area", "core", "--seed", "7", "--examples", "40")
+    command = f"{sys.executable} {DECLARES} --faults {fault}"
+    code, out, err = _subprocess(command, *args, "--results", tmp_path / "undeclared")
+    assert code == 1 and _rows(tmp_path / "undeclared")[rule]["verdict"] == "fail", out + err
+
+    code, out, err = _subprocess(f"{command} '{rule}=the system has no such thing'", *args,
+                                 "--results", tmp_path / "declared")
+    assert code == 0, out + err
+    rows = _rows(tmp_path / "declared")
+    assert rows[rule]["verdict"] == "not applicable" and rows[rule]["failed"] == 0
+    assert rows[rule]["not_applicable"] == "the system has no such thing"
+    assert not list((tmp_path / "declared" / "failures").glob("*.json"))
+    assert "fail" not in {r["verdict"] for r in rows.values()}
+    assert json.loads((tmp_path / "declared" / "run.json").read_text())["capabilities"]["declared_by_system"] is True

@@ -213,7 +213,7 @@ def capabilities_from(caps: dict) -> Capabilities:
         expiry_tolerance=caps.get("expiry_tolerance", 0), not_applicable=caps.get("not_applicable") or {},
         depends_on=[Dependency(kind=d["kind"], what=d["what"], why=d.get("why", ""), rules=d["rules"],
                                needed=d.get("needed", False)) for d in caps.get("depends_on") or ()],
-        lacks=caps.get("lacks") or ()).with_lacks()
+        lacks=caps.get("lacks") or (), declared_by_system=True).with_lacks()
 
 
 def log_tail(log: Path) -> str:
