@@ -31,7 +31,7 @@ else
     echo "setup: step 1 of 3: Python packages: already installed"
 fi
 
-echo "setup: step 2 of 3: Debian packages (Java, Chromium, RabbitMQ, ActiveMQ, nodejs; first install: 1-3 min)"
+echo "setup: step 2 of 3: Debian packages (Java, Chromium, RabbitMQ, ActiveMQ, nodejs, Go; first install: 1-3 min)"
 bash scripts/system-packages.sh
 
 if [ "${1:-}" = "--install" ]; then

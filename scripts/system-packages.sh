@@ -2,7 +2,7 @@
 # Install the Debian packages the kit needs beyond Python: a Java runtime for Spark campaigns
 # (PySpark 4 needs Java 17 or newer), Chromium (the report checks render HTML reports in it
 # headless), and the real brokers the kit judges: RabbitMQ (rabbitmq-server) and ActiveMQ
-# Classic (activemq).  Their packages' own services are never started: the kit runs private
+# Classic (activemq); Node.js and Go run the example protocol servers.  Their packages' own services are never started: the kit runs private
 # brokers on 127.0.0.1 (mqconform brokers up).  Idempotent: does nothing when all is present.
 set -euo pipefail
 
@@ -18,6 +18,7 @@ java_ok || need+=(openjdk-17-jre-headless)
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need+=(rabbitmq-server)
 [ -f /usr/share/activemq/bin/activemq.jar ] || need+=(activemq)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v go >/dev/null 2>&1 || need+=(golang-go)   # builds the Go example server (examples/go-qm)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ]; then

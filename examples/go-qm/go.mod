@@ -1,0 +1,3 @@
+module mqconform.example/goqm
+
+go 1.19
