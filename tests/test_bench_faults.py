@@ -1,0 +1,39 @@
+"""Seed-stable detection, measured (conformance/bench_faults.py, scripts/faults.sh): each (fault, seed) run found or
+missed, with the rule named first, summed per fault and over the catalogue."""
+
+import io
+import json
+
+from conformance import bench_faults as B
+
+
+def test_a_run_finds_a_fault_and_names_its_own_rule_first():
+    trial = B.run_one("priority-ignored", 7)
+    assert trial.found and trial.first == "CORE-04" and trial.own_first
+
+
+def test_the_summary_counts_seeds_that_missed_and_firsts_that_were_not_the_faults_own():
+    trials = [B.Trial("a", 1, True, "CORE-01", True), B.Trial("a", 2, False),
+              B.Trial("b", 1, True, "CORE-09", False), B.Trial("b", 2, True, "CORE-02", True)]
+    figures = B.summarise(trials, {"a": ("CORE-01",), "b": ("CORE-02",)})
+    rows = {r["fault"]: r for r in figures["rows"]}
+    assert rows["a"]["found"] == 1 and rows["a"]["missed_by"] == [2]
+    assert rows["b"]["found"] == 2 and rows["b"]["own_first"] == 1 and rows["b"]["other_first"] == ["CORE-09 (seed 1)"]
+    assert figures["found_by_every_seed"] == 1 and figures["own_first_share"] == 0.5
+
+
+def test_the_command_prints_the_table_and_writes_the_figures(tmp_path):
+    out = io.StringIO()
+    assert B.main(["--faults", "priority-ignored,get-inhibit-ignored", "--seeds", "1,2", "--jobs", "1",
+                   "--json", str(tmp_path / "f.json")], out=out) == 0
+    text = out.getvalue()
+    assert "priority-ignored" in text and "found by every seed:" in text
+    figures = json.loads((tmp_path / "f.json").read_text())
+    assert figures["pairs"] == 4 and {r["fault"] for r in figures["rows"]} == {"priority-ignored", "get-inhibit-ignored"}
+
+
+def test_bad_input_is_one_line_and_exit_2(capsys):
+    assert B.main(["--seeds", "x"], out=io.StringIO()) == 2
+    assert B.main(["--faults", "no-such-fault"], out=io.StringIO()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "not a list of seeds" in err[0] and "no-such-fault" in err[1]
