@@ -741,7 +741,9 @@ def _placed(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
     # nor MQPUT1's "same rules as a put" when a put would have done the same.
     decides_rc = {"rc": ("CORE-08",)} if rc == C.MQRC_PRIORITY_EXCEEDS_MAXIMUM else {}
     if sizes is not None:
-        decides_rc.setdefault("rc", ("CORE-50", "CORE-49"))
+        # refused where MQ would segment it: the segmentation rule (CORE-49's refusal holds only where the queue
+        # manager may not segment the message)
+        decides_rc.setdefault("rc", ("CORE-50",))
     if q.departures:
         # A system refusing this put as full holds messages that had left the queue (unless the put
         # filled it exactly: then MAXDEPTH itself leads).
