@@ -1,7 +1,10 @@
 """Test configuration for the kit's own tests (``tests/``).
 
 The Hypothesis profile comes from ``HYPOTHESIS_PROFILE`` (``dev`` by default,
-``ci`` in CI); the profiles themselves are registered by the mqconform plugin.
+``ci`` in CI): the plugin's ``mqconform-dev`` and ``mqconform-ci`` under the suite's
+own names.  The suite's own Hypothesis tests draw as the kit's runs do, independent
+of the code loaded (conformance/stable.py): a seed chosen for a test stays good
+when any module of the kit changes.
 
 Tests that need a broker, Spark or a browser carry the mark ``broker``, ``spark`` or
 ``browser``; ``scripts/test.sh --quick`` leaves them out (``MQCONFORM_QUICK=1``) and
@@ -18,8 +21,13 @@ from hypothesis import settings
 
 import conformance.plugin  # noqa: F401  (registers the profiles)
 from adapters.brokers.server import REFUSE
+from conformance.stable import stable_generation
 
+for _name in ("dev", "ci"):
+    settings.register_profile(_name, settings.get_profile(f"mqconform-{_name}"))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+_STABLE = stable_generation()   # kept: a context left unreferenced would be closed, and generation restored
+_STABLE.__enter__()               # for the whole test process, never left
 
 #: What a test may need that the quick suite leaves out, and why it is slow or needs installing.
 NEEDS = {

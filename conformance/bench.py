@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
+from conformance.stable import stable_generation
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -117,7 +118,8 @@ def _bare_counted_here(examples: int, steps: int | None, seed: int) -> tuple[flo
 
     machine = type("DictMachine", (DictMachine,), {"_hypothesis_internal_use_seed": seed, "steps": 0})
     started = time.perf_counter()
-    run_state_machine_as_test(machine, settings=_bare_settings(examples, steps or STEPS_PER_CASE))
+    with stable_generation():   # as the kit's own runs draw
+        run_state_machine_as_test(machine, settings=_bare_settings(examples, steps or STEPS_PER_CASE))
     return time.perf_counter() - started, machine.steps
 
 

@@ -21,6 +21,7 @@ from conformance.history import with_alternatives
 from conformance.minimise import minimise
 from conformance.results import RunRecord, unreached_areas, vacuity
 from conformance.session import HarnessError, NonConformance, Session, ShrinkSpent
+from conformance.stable import stable_generation
 from reference_model.rules import RULES
 
 #: Steps per generated case.
@@ -173,7 +174,7 @@ def run_machine(machine, settings) -> None:
     session.stop_when_spent = True
     try:
         # The step memo serves one run (its cases share beginnings); let go of it at the end.
-        with collector_tuned(release=MEMO.clear):
+        with collector_tuned(release=MEMO.clear), stable_generation():
             run_state_machine_as_test(machine, settings=settings)
     except ShrinkSpent:
         if session.broken is not None:

@@ -6,8 +6,12 @@ After installing the kit::
 
 Options: ``--mq-adapter``, ``--mq-adapter-opt KEY=VALUE`` (repeatable),
 ``--mq-area A[,B]``, ``--mq-seed``, ``--mq-results DIR``.  Example budgets come
-from the Hypothesis profiles ``dev``, ``ci`` and ``campaign``
+from the Hypothesis profiles ``mqconform-dev``, ``mqconform-ci`` and ``mqconform-campaign``
 (``--hypothesis-profile``); a failure is saved as a replay file.
+
+Installed, the plugin changes nothing in a pytest session until ``--mq-adapter`` is given: its profiles carry
+the kit's name (a user's own ``dev`` or ``ci`` stays theirs), and Hypothesis's generation is made independent of
+the code loaded only around the kit's own runs (conformance/stable.py), never for a user's tests.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from adapters.registry import UnknownAdapter, create_adapter
 from reference_model.rules import parse_areas
 
 PROFILES = {
-    "dev": 50,
-    "ci": 100,
-    "campaign": 2000,
+    "mqconform-dev": 50,
+    "mqconform-ci": 100,
+    "mqconform-campaign": 2000,
 }
 for _name, _examples in PROFILES.items():
     settings.register_profile(
@@ -59,7 +63,7 @@ def pytest_configure(config):
     if config.getoption("--mq-adapter", default=None) is None:
         return
     if config.getoption("hypothesis_profile", default=None) is None and not os.environ.get("HYPOTHESIS_PROFILE"):
-        settings.load_profile("dev")   # the kit's budget (50 examples), not Hypothesis's default of 100
+        settings.load_profile("mqconform-dev")   # the kit's budget (50 examples), not Hypothesis's default of 100
     elif os.environ.get("HYPOTHESIS_PROFILE") in PROFILES and config.getoption("hypothesis_profile", None) is None:
         settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
     try:

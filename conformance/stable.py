@@ -5,28 +5,39 @@ module loaded in the process (version 6.131 and later).  For the kit that means
 any edit of the kit, of a user's adapter or of a test file, and even which of
 them happen to be imported, changes what a seed generates, so a counterexample
 found yesterday is not found today.  The kit's generation draws on its own
-strategies only: the collection of local constants is switched off here, once,
-before any case is generated.  Where Hypothesis has no such collection nothing
-is changed.
+strategies only: within :func:`stable_generation` (around every run of the kit's
+machines) the collection of local constants is switched off, and given back as
+it was after, so that nothing else in the process (a user's own Hypothesis tests
+beside the pytest plugin, say) draws otherwise because the kit is installed.
+Where Hypothesis has no such collection nothing is changed.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 
-def stable_generation() -> bool:
-    """Switch off local-constant collection; True when it was there to switch off."""
+
+@contextlib.contextmanager
+def stable_generation() -> Iterator[bool]:
+    """Within the body Hypothesis collects no local constants (True: there was such a collection to switch off);
+    after it, the collection is Hypothesis's own again."""
     try:
         from hypothesis.internal.conjecture import providers as P
 
+        original = P._get_local_constants
+        if not callable(original):
+            raise AttributeError("_get_local_constants")
         empty = P.Constants(integers=P.SortedSet(), floats=P.SortedSet(key=P.float_to_int),
                             bytes=P.SortedSet(), strings=P.SortedSet())
-        if not callable(getattr(P, "_get_local_constants", None)):
-            return False
-        P._get_local_constants = lambda: empty
-        P.CONSTANTS_CACHE.cache.clear()
-        return True
+        cache = P.CONSTANTS_CACHE.cache
     except Exception:  # noqa: BLE001 - another Hypothesis: generation is as it made it
-        return False
-
-
-STABLE = stable_generation()
+        yield False
+        return
+    P._get_local_constants = lambda: empty
+    cache.clear()
+    try:
+        yield True
+    finally:
+        P._get_local_constants = original
+        cache.clear()

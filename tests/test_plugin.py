@@ -16,7 +16,7 @@ def pytest_run(tmp_path, *args):
     env = {**os.environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(Path(tmp_path) / ".hypothesis")}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--pyargs", "conformance", "-p", "no:cacheprovider",
-         "--hypothesis-profile", "dev", "-q", *args],
+         "--hypothesis-profile", "mqconform-dev", "-q", *args],
         capture_output=True, text=True, cwd=tmp_path, env=env,
     )
     return proc.returncode, proc.stdout + proc.stderr
@@ -109,7 +109,7 @@ def test_an_area_no_case_reached_is_a_harness_error_and_the_session_exits_2(tmp_
     root = Path(__file__).resolve().parent.parent
     server = f"{sys.executable} {root / 'tests' / 'data' / 'servers' / 'no_dlq_handler.py'}"
     code, out = pytest_run(tmp_path, "--mq-adapter", "subprocess", "--mq-adapter-opt", f"command={server}",
-                           "--mq-area", "core,dlq", "--mq-seed", "3", "--hypothesis-profile", "ci",
+                           "--mq-area", "core,dlq", "--mq-seed", "3", "--hypothesis-profile", "mqconform-ci",
                            "--mq-results", str(tmp_path / "res"))
     assert code == 2, out
     assert "mqconform: not a verdict (exit 2): area dlq:" in out and "no rule of the area was exercised" in out, out

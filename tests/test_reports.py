@@ -203,7 +203,7 @@ def test_plugin_results_are_reportable(tmp_path):
     results = tmp_path / "plugin"
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "conformance",
                            "--mq-adapter", "reference", "--mq-area", "dlq", "--mq-seed", "1", "--mq-results",
-                           str(results), "--hypothesis-profile", "dev"], capture_output=True, text=True,
+                           str(results), "--hypothesis-profile", "mqconform-dev"], capture_output=True, text=True,
                           cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:]
     code, out, err = run_cli("report", results, "--format", "json", "--out", tmp_path / "r.json")

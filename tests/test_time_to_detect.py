@@ -14,6 +14,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from adapters.registry import create_adapter
 from conformance.engine import bound_machine, machine_settings, run_area, run_areas
 from conformance.results import Coverage, RunRecord
+from conformance.stable import stable_generation
 from reference_model import mqconst as C
 
 FAULT = "priority-ignored"   # core
@@ -31,7 +32,7 @@ def _cases(budget: int | None) -> tuple[int, object]:
     coverage = Coverage()
     machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {"faults": FAULT}, coverage,
                             shrink_budget=budget)
-    with pytest.raises((AssertionError, Flaky)):   # the departure, or Hypothesis's Flaky once the budget is spent
+    with pytest.raises((AssertionError, Flaky)), stable_generation():   # the departure, or Flaky once the budget is spent
         run_state_machine_as_test(machine, settings=machine_settings(200))
     return coverage.examples, machine.session
 
@@ -68,7 +69,7 @@ def test_a_time_boxed_campaign_shrinks_no_case_after_its_hard_end():
     coverage = Coverage()
     machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {"faults": FAULT}, coverage,
                             shrink_budget=None, shrink_until=time.time() - 1)
-    with pytest.raises((AssertionError, Flaky)):
+    with pytest.raises((AssertionError, Flaky)), stable_generation():
         run_state_machine_as_test(machine, settings=machine_settings(200))
     none, found = _cases(0)
     assert machine.session.shrink_spent and "CORE-04" in machine.session.smallest.rules
