@@ -28,7 +28,7 @@ class ReferenceAdapter:
         return Capabilities(areas=AREAS, platforms=self.platforms)
 
     def describe(self) -> dict:
-        from conformance import __version__
+        from reference_model.version import __version__
 
         return {"system": "mqconform reference model", "version": __version__,
                 "platforms": list(self.platforms)}

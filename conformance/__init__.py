@@ -1,3 +1,3 @@
 """mqconform's conformance engine: machines, checker, sessions, results, CLI and pytest plugin."""
 
-__version__ = "0.1.0"
+from reference_model.version import __version__  # noqa: F401 - the kit's version, as conformance.__version__

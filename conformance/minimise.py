@@ -625,8 +625,8 @@ def _plainer_tables(ops: list[L.Op], search: _Search) -> list[L.Op]:
             i += 1
             continue
 
-        def written(entries: list) -> L.Op:
-            return attrs.evolve(ops[i], table=dlq_table.spell(entries))
+        def written(entries: list, op: L.Op = ops[i]) -> L.Op:
+            return attrs.evolve(op, table=dlq_table.spell(entries))
 
         if dlq_table.spell(entries) != table:
             found = _try(ops, i, written(entries), search)

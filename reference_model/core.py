@@ -1059,7 +1059,7 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
             trigger.drained(s, h.queue)   # the whole queue seen from its head, and nothing there
         rules += tuple(sorted({r for rs in excluded.values() for r in rs}))
 
-        def why(rules=rules) -> dict:
+        def why(rules=rules, discarded=discarded) -> dict:   # evaluated later: this walk's discards
             reports = expiry.pending_report_rules(state, h.queue) + trigger.missing_trigger_rules(state, h.queue)
             because = tuple(dict.fromkeys(reports + rules))
             return {"rc": because, "message": because, **expiry.expired_shown(state, discarded)}

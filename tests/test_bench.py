@@ -74,7 +74,7 @@ def test_the_kits_side_runs_in_a_fresh_process_for_each_area(worker_calls):
 
 def test_a_measurement_that_fails_in_a_worker_is_raised_and_the_worker_lives_on():
     with bench._Worker("kit") as worker:
-        with pytest.raises(Exception):
+        with pytest.raises(KeyError, match="no-such-area"):
             worker.call("kit", "no-such-area", "distributed", 1, 1)
         assert worker.process.is_alive()
         cases, seconds, operations = worker.call("kit", "core", "distributed", 2, 1)

@@ -6,7 +6,7 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.model import HistoryError
 from reference_model.rules import RULES
-from tests.modelkit import COVERED, STD, Script, covers
+from tests.modelkit import COVERED, Script, covers
 
 CTX = L.MessageContext(user_id="alice", appl_identity_data="acct 7", put_appl_type=C.MQAT_JAVA,
                        put_appl_name="payroll.batch")

@@ -1,7 +1,6 @@
 """The JSON-lines adapter protocol: the reference server, its schemas, and servers that misbehave."""
 
 import json
-import os
 import sys
 from pathlib import Path
 

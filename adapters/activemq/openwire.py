@@ -318,7 +318,7 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
                     pass
             finally:
                 consumer.close()
-            _quiet(lambda: admin.connection.destroyDestination(self._queue(admin.now, d)))
+            _quiet(lambda d=d: admin.connection.destroyDestination(self._queue(admin.now, d)))
 
     # ----------------------------------------------------------- messages
     def _broker_put(self, c: JmsConnection, d: Definition, body: str, md: L.MessageDescriptor,

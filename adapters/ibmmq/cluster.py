@@ -262,7 +262,8 @@ class ClusterLink:
         name = self.a._name(op.queue)
         if self.instances.pop((real, name), None) is not None:
             self._delete(real, name)
-            self._until(lambda: real not in self._seen_instances(name), f"instance of {name} on {real} gone")
+            self._until(lambda real=real, name=name: real not in self._seen_instances(name),
+                        f"instance of {name} on {real} gone")
         return L.OK
 
     def _delete(self, real: str, name: str) -> None:
@@ -420,7 +421,8 @@ class ClusterLink:
             self.a._pcf("MQCMD_RESUME_Q_MGR_CLUSTER", {self.const("MQCA_CLUSTER_NAME"): self.cluster}, member=member)
             self._until(lambda member=member: not self._seen_suspended(member), f"{member} resumed")
         for real, name in list(self.instances):
-            self._until(lambda: real not in self._seen_instances(name), f"instance of {name} on {real} gone")
+            self._until(lambda real=real, name=name: real not in self._seen_instances(name),
+                        f"instance of {name} on {real} gone")
         self._reset_case()
 
 

@@ -51,7 +51,7 @@ class SimulatedAdapter:
         return Capabilities(areas=[a for a in AREAS if a in SIMULATED_AREAS], platforms=self.platforms)
 
     def describe(self) -> dict:
-        from conformance import __version__
+        from reference_model.version import __version__
 
         return {
             "system": "mqconform simulated queue manager",

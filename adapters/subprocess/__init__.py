@@ -107,7 +107,7 @@ class SubprocessAdapter:
         try:
             return L.from_json(_lacking_as_null(op, raw, self._caps.lacks))
         except L.LanguageError as exc:
-            raise self._fail(f"{self.label} answered {type(op).__name__} with an invalid observation: {exc}")
+            raise self._fail(f"{self.label} answered {type(op).__name__} with an invalid observation: {exc}") from None
 
     def elapsed_tenths(self) -> int:
         return self._call("elapsed", None)["tenths"]
@@ -226,7 +226,7 @@ def log_tail(log: Path) -> str:
 
 
 def _kit() -> str:
-    from conformance import __version__
+    from reference_model.version import __version__
 
     return f"mqconform {__version__}"
 

@@ -226,7 +226,7 @@ def _summary(record: RunRecord, out) -> None:
             for where, spent in sorted(record.seconds.items(), key=lambda kv: -kv[1])) + "\n")
     if any(record.phases.values()):
         total = sum(record.phases.values())
-        out.write(f"Time by phase: " + ", ".join(
+        out.write("Time by phase: " + ", ".join(
             f"{phase} {record.phases.get(phase, 0.0):.1f} s ({100 * record.phases.get(phase, 0.0) / total:.0f}%)"
             for phase in PHASES) + "\n")
     if record.cut_short:

@@ -1,0 +1,52 @@
+"""The rules of the house, checked rather than remembered: ruff's chosen rule set passes, and the import contracts of
+pyproject.toml hold (the model imports nothing of the kit outside itself; the simulated queue manager and the DLQ
+handler share no logic with the model), and are broken when a module breaks one on purpose."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+PACKAGES = ("reference_model", "adapters", "conformance", "reports")
+
+
+def _run(*argv, cwd=ROOT, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / argv[0]), *argv[1:]], cwd=cwd, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **(env or {})})
+
+
+def test_ruff_passes_with_the_chosen_rules():
+    proc = _run("ruff", "check", "--no-cache", ".")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_import_contracts_hold():
+    proc = _run("lint-imports", "--no-cache")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 kept, 0 broken" in proc.stdout
+
+
+def _copy(tmp_path: Path) -> Path:
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_a_model_module_importing_the_runner_breaks_a_contract(tmp_path):
+    copy = _copy(tmp_path)
+    with open(copy / "reference_model" / "expiry.py", "a") as f:
+        f.write("\nimport conformance.checker  # noqa: E402,F401\n")
+    proc = _run("lint-imports", "--no-cache", cwd=copy, env={"PYTHONPATH": str(copy)})
+    assert proc.returncode != 0 and "The model is pure" in proc.stdout and "BROKEN" in proc.stdout, proc.stdout
+
+
+def test_the_simulated_queue_manager_borrowing_the_models_logic_breaks_a_contract(tmp_path):
+    copy = _copy(tmp_path)
+    with open(copy / "adapters" / "simulated" / "queue_manager.py", "a") as f:
+        f.write("\nfrom reference_model import core  # noqa: E402,F401\n")
+    proc = _run("lint-imports", "--no-cache", cwd=copy, env={"PYTHONPATH": str(copy)})
+    assert proc.returncode != 0 and "independent of the model" in proc.stdout, proc.stdout
