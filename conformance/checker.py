@@ -9,7 +9,8 @@ the rule IDs that decide the fields that differ.
 
 from __future__ import annotations
 
-from typing import Iterable
+import typing
+from typing import Any, Iterable
 
 import attrs
 
@@ -130,10 +131,10 @@ def differing_fields(expected: L.Observation, observed: L.Observation) -> list[s
     em, om = expected.message, observed.message
     if (em is None) != (om is None):
         out.append("message")
-    elif em is not None and em.body != om.body:
+    elif em is not None and om is not None and em.body != om.body:
         out.append("message.body")  # another message: its other fields say nothing more
     elif em is not None:
-        for a in attrs.fields(L.ReturnedMessage):
+        for a in attrs.fields(typing.cast(Any, L.ReturnedMessage)):
             want, got = getattr(em, a.name), getattr(om, a.name)
             if got is None and a.name in NULL_IF_LACKING:
                 ok = True   # the system has no such value (capabilities.lacks): not compared
@@ -363,9 +364,9 @@ class StepMemo:
         alike = self._places.get(key)
         if alike is None:
             alike = self._places[key] = []
-        for reached, place in alike:
+        for reached, known in alike:
             if reached == states:
-                return place
+                return known
         place: dict = {}
         if len(alike) >= PLACES_PER_DIGEST:
             # states a digest does not tell apart (say, the same queues, and channels that differ

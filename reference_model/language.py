@@ -13,6 +13,7 @@ real handles and onto a per-case namespace of real queue names.
 from __future__ import annotations
 
 import json
+import typing
 from typing import Any, Mapping
 
 import attrs
@@ -25,6 +26,7 @@ from reference_model import mqconst as C
 
 def _attr_pairs(value: Any) -> tuple[tuple[str, Any], ...]:
     """Normalise a mapping or a sequence of pairs to a sorted tuple of pairs."""
+    items: typing.Iterable[tuple[Any, ...]]
     if isinstance(value, (dict, Mapping)):   # a dict first: typing's Mapping check is slow
         items = value.items()
     else:
@@ -122,9 +124,13 @@ def _register(cls: type) -> type:
     return cls
 
 
-def value_class(cls: type) -> type:
+_V = typing.TypeVar("_V", bound=type)
+
+
+@typing.dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(attrs.field,))
+def value_class(cls: _V) -> _V:
     """Declare a frozen, keyword-only value class of the language."""
-    return _register(attrs.frozen(kw_only=True, cache_hash=True)(cls))
+    return typing.cast(_V, _register(attrs.frozen(kw_only=True, cache_hash=True)(cls)))
 
 
 # --------------------------------------------------------------------------
@@ -261,7 +267,7 @@ class Op:
     def describe(self) -> str:
         fields = ", ".join(
             f"{a.name}={getattr(self, a.name)!r}"
-            for a in attrs.fields(type(self))
+            for a in attrs.fields(typing.cast(Any, type(self)))
             if getattr(self, a.name) != a.default
         )
         return f"{type(self).__name__}({fields})"
@@ -735,16 +741,13 @@ def _field_kinds(cls) -> list[tuple[str, tuple | None]]:
         kinds = []
         for field in attrs.fields(cls):
             arms = typing.get_args(field.type) if isinstance(field.type, types.UnionType) else (field.type,)
-            allowed: list | None = []
-            for arm in arms:
-                arm = typing.get_origin(arm) or arm
-                if not isinstance(arm, type) or arm is Any:
-                    allowed = None
-                    break
-                allowed.append(arm)
-            if allowed is not None and open_fields and type(None) not in allowed:
-                allowed.append(type(None))
-            kinds.append((field.name, tuple(allowed) if allowed is not None else None))
+            plain = [typing.get_origin(arm) or arm for arm in arms]
+            if any(not isinstance(arm, type) or arm is Any for arm in plain):
+                kinds.append((field.name, None))   # a field of any type
+                continue
+            if open_fields and type(None) not in plain:
+                plain.append(type(None))
+            kinds.append((field.name, tuple(plain)))
         _KINDS[cls] = kinds
     return kinds
 

@@ -1,5 +1,5 @@
-"""The rules of the house, checked rather than remembered: ruff's chosen rule set passes, and the import contracts of
-pyproject.toml hold (the model imports nothing of the kit outside itself; the simulated queue manager and the DLQ
+"""The rules of the house, checked rather than remembered: ruff's chosen rule set and the type checker pass, and the
+import contracts of pyproject.toml hold (the model imports nothing of the kit outside itself; the simulated queue manager and the DLQ
 handler share no logic with the model), and are broken when a module breaks one on purpose."""
 
 import os
@@ -21,6 +21,11 @@ def _run(*argv, cwd=ROOT, env=None) -> subprocess.CompletedProcess:
 def test_ruff_passes_with_the_chosen_rules():
     proc = _run("ruff", "check", "--no-cache", ".")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_type_checker_passes_on_the_files_it_is_given():
+    proc = _run("mypy", "--no-incremental", "--cache-dir", "/dev/null")
+    assert proc.returncode == 0 and "Success" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_the_import_contracts_hold():
