@@ -57,7 +57,8 @@ def check_history(data: dict, adapter: str, options: dict | None = None) -> None
     try:
         found = replay_on(system, failure, dict(options or {}))
         if found is not None:
-            found = with_alternatives(found, system.capabilities().expiry_tolerance)
+            found = with_alternatives(found, system.capabilities().expiry_tolerance,
+                                      known_by=frozenset(failure.found_broken))
     finally:
         system.close()
     if found is not None:
