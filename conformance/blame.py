@@ -44,11 +44,15 @@ from reference_model.state import ModelState
 #: the operation whose ending it decides and the operation that ends it the other way.
 OTHER_END = {
     "CORE-29": (L.Commit, lambda op: L.Backout(conn=op.conn)),
-    "CORE-15": (L.Backout, lambda op: L.Commit(conn=op.conn)),
-    "CORE-03": (L.Backout, lambda op: L.Commit(conn=op.conn)),
     "CORE-30": (L.Disconnect, lambda op: None if op.abnormal else attrs.evolve(op, abnormal=True)),
     "CORE-31": (L.Disconnect, lambda op: attrs.evolve(op, abnormal=False) if op.abnormal else None),
 }
+#: The rules of what a backout does, each relaxed by a backout that does all else: CORE-03 (it deletes the
+#: unit of work's puts) by one that keeps them, CORE-15 (it reinstates its gets) by one that leaves their
+#: messages gone; both relaxed, the backout commits.
+PARTIAL_END = {"CORE-03": "puts", "CORE-15": "gets"}
+#: Every rule a reading relaxes by ending a unit of work otherwise.
+ENDINGS = frozenset(OTHER_END) | frozenset(PARTIAL_END)
 #: Rules whose effect is the state a unit of work leaves: an observation elsewhere never blames them
 #: alone (the state that other ending leaves is followed instead).
 ENDINGS_ONLY = frozenset({"CORE-29", "CORE-30", "CORE-31"})
@@ -221,12 +225,20 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
     relaxed check of the queue (full, put-inhibited, message too long) did not refuse."""
     plain = model.step(state, op)
     extra: list[model.Branch] = []
+    live = op.conn in state.conns and not (state.broken | state.armed) & {op.conn}
     for rule in relaxed:
         kind, other = OTHER_END.get(rule, (None, None))
         if kind is not None and isinstance(op, kind):
             instead = other(op)
-            if instead is not None and op.conn in state.conns and not (state.broken | state.armed) & {op.conn}:
+            if instead is not None and live:
                 extra += [b for b in model.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
+    if isinstance(op, L.Backout) and live and relaxed & set(PARTIAL_END):
+        if set(PARTIAL_END) <= relaxed:   # neither puts deleted nor gets reinstated: a commit
+            extra += [b for b in model.step(state, L.Commit(conn=op.conn)) if b.observation.cc != C.MQCC_FAILED]
+        for rule in sorted(relaxed & set(PARTIAL_END)):
+            kept = core.backout_keeping(state, op.conn, PARTIAL_END[rule])
+            if kept is not None:
+                extra.append(model.Branch(observation=L.OK, state=kept, rules=(rule,)))
     if relaxed & set(ORDER_RULES) and any(b.observation.message is not None for b in plain):
         extra += _out_of_order(state, op, {b.observation.message.body for b in plain
                                            if b.observation.message is not None}, relaxed)
@@ -314,7 +326,7 @@ def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int
             # a check, another message got): never counted as needed.  Not a unit of work ended the other way:
             # a rule of how one ends is found broken in one way (a backed-out message put back out of order,
             # say), and every backout of the history committing instead would explain away all else.
-            loose_aside = set_aside - relaxed - set(OTHER_END)
+            loose_aside = set_aside - relaxed - ENDINGS
             aside = _relaxed_step(state, op, loose_aside)[1] if loose_aside else []
             for b in plain:
                 if K._matches(b.observation, observed):
@@ -411,7 +423,7 @@ def explained_by(pairs, platform: str, known: frozenset[str], expiry_tolerance: 
     if follows(pairs, platform, frozenset(), expiry_tolerance, known) is not None:
         return True
     return any(follows(pairs, platform, frozenset({rule}), expiry_tolerance, known - {rule}) is not None
-               for rule in sorted(known & set(OTHER_END)))
+               for rule in sorted(known & ENDINGS))
 
 
 def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,

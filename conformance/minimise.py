@@ -451,12 +451,16 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
 
     f = search.failure
     message = f.mismatch.observed.message
-    if not ops or not isinstance(ops[-1], (L.Get, L.Put, L.Put1)):
+    if not ops or not isinstance(ops[-1], (L.Get, L.Put, L.Put1, L.InquireQueue)):
         return ops
     tolerance = search.adapter.capabilities().expiry_tolerance
     blamed = set(blamed_rules(f, tolerance, search.set_aside))
     if len(blamed) < 2:
         return ops
+    if isinstance(ops[-1], L.InquireQueue):
+        # the same inquiry made earlier: a depth already wrong before later units of work ended is blamed on
+        # what came before them alone (a put a first backout kept, not how a second one ended)
+        return _depth_witnessed(ops, search, blamed, probe=[ops[-1]])
     if set(f.mismatch.fields) <= DEPTH_WITNESSED:
         return _depth_witnessed(ops, search, blamed)
     if message is None or not set(f.mismatch.fields) <= WITNESSED or not isinstance(ops[-1], L.Get):
@@ -496,7 +500,8 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
 DEPTH_WITNESSED = frozenset({"message.body", "message", "rc"})
 
 
-def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[L.Op]:
+def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str],
+                     probe: list[L.Op] | None = None) -> list[L.Op]:
     """An inquiry of the failing get's (or put's) queue's depth put in earlier, where the departure is then
     blamed on fewer of the rules (none besides): another message returned in place of MQ's is explained as
     well by the order passing it over as by a unit of work's ending (a commit that backed out, a backout
@@ -509,14 +514,15 @@ def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list
     if not search.adapter.capabilities().can(L.InquireQueue):
         return ops
     last = ops[-1]
-    queue = last.queue if isinstance(last, L.Put1) else \
-        next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == last.handle), None)
-    if queue is None:
-        return ops
+    if probe is None:
+        queue = last.queue if isinstance(last, L.Put1) else \
+            next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == last.handle), None)
+        if queue is None:
+            return ops
+        probe = [L.InquireQueue(queue=queue, names=("CURDEPTH",))]
     tolerance = search.adapter.capabilities().expiry_tolerance
     search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
         + WITNESS_PLACES
-    probe = [L.InquireQueue(queue=queue, names=("CURDEPTH",))]
     tried = 0
     for place in range(len(ops) - 1, 0, -1):
         if tried >= WITNESS_PLACES or search.broken:

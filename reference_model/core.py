@@ -289,8 +289,12 @@ _BROKEN_RULES = ("CORE-46", "CORE-48")
 _UNREQUESTED_BACKOUTS = ("CORE-31", "CORE-32", *_BROKEN_RULES)
 
 
-def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
-    """Commit or back out ``conn``'s unit of work in ``s``; returns the rules applied."""
+def _end_uow(s: ModelState, conn: str, commit: bool, rule: str, gets_commit: bool | None = None,
+             relaxed: str | None = None) -> list[str]:
+    """Commit or back out ``conn``'s unit of work in ``s``; returns the rules applied.  ``gets_commit``: how its
+    gets end where that differs from its puts, in a reading that relaxes ``relaxed``, one of the rules of a
+    backout: what that reading left otherwise than MQ does is there (or gone) by that rule alone."""
+    gets_commit = commit if gets_commit is None else gets_commit
     c = s.conn(conn)
     applied: list[str] = []
     marked_rules: tuple[str, ...] = ()
@@ -306,17 +310,20 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str) -> list[str]:
             continue
         if entry.kind == "put":
             if commit:
-                s.queue(entry.queue).update(m, put_by=None, provenance=(rule,), committed=stamp)
+                s.queue(entry.queue).update(m, put_by=None, provenance=(relaxed or rule,), committed=stamp)
                 applied.append(rule)
                 s.next_seq = stamp[0] + 1   # a later commit, or a later put, comes after this one
             else:
-                s.discard(entry.queue, m, _most_specific_first("CORE-03", rule))
+                # a plain backout deletes its puts by CORE-03 alone (CORE-15 is how it reinstates its gets); a backout
+                # another area's rule governs (skipping backout: SYNC-13) by that rule alone, the special case of it
+                s.discard(entry.queue, m, ("CORE-03",) if rule == "CORE-15" else (rule,) if rule.startswith("SYNC-")
+                          else _most_specific_first("CORE-03", rule))
                 applied.append("CORE-03")
         else:  # get
-            if m.put_by is not None and not commit:
+            if m.put_by is not None and not gets_commit:
                 continue  # its put is being backed out too
-            if commit:
-                s.discard(entry.queue, m, _most_specific_first("CORE-14", rule))
+            if gets_commit:
+                s.discard(entry.queue, m, (relaxed,) if relaxed else _most_specific_first("CORE-14", rule))
                 applied.append("CORE-14")
             else:
                 # A restart's or a broken connection's backout is a backout: CORE-15 explains what it restores first.
@@ -420,6 +427,19 @@ def end_unit_of_work(state: ModelState, op) -> list[Branch]:
     applied = _end_uow(s, op.conn, commit, "CORE-29" if commit else "CORE-15")
     rules = tuple(dict.fromkeys(["CORE-29" if commit else "CORE-15", *applied]))
     return [Branch(observation=L.OK, state=s, rules=rules)]
+
+
+def backout_keeping(state: ModelState, conn: str, kept: str) -> ModelState | None:
+    """``conn``'s unit of work backed out but for its ``kept`` ("puts": they stay, committed; "gets": their
+    messages stay gone): what a system that breaks one rule of a backout (CORE-03, CORE-15) alone leaves.  None
+    where the unit of work holds a marked get (skipping backout has rules of its own) or ``conn`` has none."""
+    c = state.conns.get(conn)
+    if c is None or c.marked is not None or c.skipped is not None:
+        return None
+    s = state.clone()
+    _end_uow(s, conn, kept == "puts", "CORE-15", gets_commit=kept == "gets",
+             relaxed="CORE-03" if kept == "puts" else "CORE-15")
+    return s
 
 
 @handles(L.Restart)

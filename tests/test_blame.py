@@ -531,3 +531,21 @@ def test_a_message_without_a_dead_letter_header_acted_on_blames_dlq_07_alone():
                (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "discarded"))))]
     mm, b = blamed(history)
     assert b.confirmed and b.rules == ("DLQ-07",) and mm.rules == ("DLQ-07",), (mm.rules, b)
+
+
+def _depth(n):
+    return (L.InquireQueue(queue="Q1", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", n),)))
+
+
+@pytest.mark.parametrize("depth, broken", [(2, ("CORE-03",)), (0, ("CORE-15",))])
+def test_a_backout_that_does_half_its_work_blames_the_half_it_left_undone(depth, broken):
+    """A unit of work that got one message and put another, backed out: MQ reinstates the got one and deletes the
+    put one (depth 1).  A depth of 2 keeps the put (CORE-03 alone: the get came back as CORE-15 says); 0 loses
+    the got message (CORE-15 alone: the put went as CORE-03 says)."""
+    history = SETUP + [(put("b", "b1", "old"), L.OK),
+                       (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("old")),
+                       (put("a", "a1", "new", options=C.MQPMO_SYNCPOINT), L.OK),
+                       (L.Backout(conn="a"), L.OK), _depth(depth)]
+    _, b = blamed(history)
+    assert b.rules == broken, b
+
