@@ -18,9 +18,11 @@ What relaxing a rule allows:
   back has another priority, CORE-05 only where it has the same one); the history goes
   on from that outcome's state where what differs cannot change what happens next;
 * for the rules that say how a unit of work ends (:data:`OTHER_END`), the other
-  ending: a commit that backs out, a backout that commits, a normal MQDISC that backs
-  out, an abnormal end that commits.  Later steps then decide whether the system
-  really ended the unit of work the other way; an observation alone never blames them.
+  ending: a commit that backs out, a normal MQDISC that backs out, an abnormal end
+  that commits; for the two rules of a backout (:data:`PARTIAL_END`), the backout
+  with that half undone (its puts kept, or its gets' messages left gone).  Later steps
+  then decide whether the system really ended the unit of work so; an observation
+  alone never blames them.
 
 The rule named first is the one whose relaxation is first needed along the history
 (the earliest step that departs from MQ's outcomes under every other reading).  Pure:
