@@ -10,7 +10,7 @@ under test actually answered.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Callable
+from typing import Callable, TypeVar
 
 import attrs
 
@@ -75,10 +75,14 @@ Handler = Callable[[ModelState, L.Op], "list[Branch]"]
 _HANDLERS: dict[type, Handler] = {}
 
 
-def handles(*op_types: type) -> Callable[[Handler], Handler]:
-    """Register a rule area's handler for the given operation types."""
+_H = TypeVar("_H", bound=Callable[..., "list[Branch]"])
 
-    def deco(fn: Handler) -> Handler:
+
+def handles(*op_types: type) -> Callable[[_H], _H]:
+    """Register a rule area's handler for the given operation types (each handler takes the state and an
+    operation of one of those types)."""
+
+    def deco(fn: _H) -> _H:
         for t in op_types:
             _HANDLERS[t] = fn
         return fn

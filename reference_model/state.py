@@ -11,6 +11,8 @@ from __future__ import annotations
 import bisect
 
 import attrs
+from attrs import Factory
+from attrs import field as attrs_field
 
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -67,7 +69,7 @@ class ModelMessage:
 class ModelQueue:
     name: str
     attrs: dict
-    messages: list[ModelMessage] = attrs.Factory(list)
+    messages: list[ModelMessage] = Factory(list)   # (not attrs.Factory: the field ``attrs`` hides the module here)
     #: Rules by which messages most recently left the queue (newest first, a few).
     departures: tuple[str, ...] = ()
     #: Expired messages that must already have been removed in the background (a lower bound).
@@ -88,7 +90,7 @@ class ModelQueue:
     uncommitted: int = 0
     locked: int = 0
     #: The same messages in delivery order (``order_key``), kept beside ``messages``.
-    ordered: list[ModelMessage] = attrs.field(factory=list, eq=False)
+    ordered: list[ModelMessage] = attrs_field(factory=list, eq=False)
 
     def attr(self, name: str):
         return self.attrs[name]
@@ -150,14 +152,18 @@ class ModelQueue:
         if "seq" in changes or "order_priority" in changes:
             raise ValueError("a message keeps its place")
         new = shared(attrs.evolve(m, **changes))
-        self.messages[self.index(m.seq)] = new
+        i = self.index(m.seq)
+        assert i is not None, f"message {m.seq} is not on {self.name}"
+        self.messages[i] = new
         self.ordered[self.position(m.order_key)] = new
         self._count(m, -1)
         self._count(new, +1)
         return new
 
     def remove(self, m: ModelMessage) -> None:
-        del self.messages[self.index(m.seq)]
+        i = self.index(m.seq)
+        assert i is not None, f"message {m.seq} is not on {self.name}"
+        del self.messages[i]
         del self.ordered[self.position(m.order_key)]
         self._count(m, -1)
 
@@ -324,7 +330,7 @@ class ModelState:
                 and self.cluster == other.cluster and self.workload == other.workload
                 and self.group == other.group and self.peers == other.peers)
 
-    __hash__ = None   # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     def digest(self) -> tuple:
         """A cheap summary of what equality compares: equal states have equal digests, so only
