@@ -153,7 +153,12 @@ def _inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
                 field_rules[f"attrs.{name}"] = ("TRIG-28", "TRIG-20", "CORE-41")
     rules = tuple(sorted({r for rs in field_rules.values() for r in rs} | set(exercised)))
     if "CURDEPTH" in values:
-        field_rules = Lazy(lambda eager=field_rules: {**eager, **_depth_rules(state, q)})
+        field_rules = Lazy(lambda eager=field_rules, before=state, q=q: {**eager, **_depth_rules(before, q)})
+        if q.departures:
+            # the depth seen now witnesses the departures so far: a later depth they would explain is not
+            # theirs (a message they removed shown gone here, and back later, is what removed it again)
+            state = state.clone()
+            state.queue(q.name).departures = ()
     if "CURDEPTH" not in values or len(depth_choices) == 1:
         if "CURDEPTH" in values:
             values["CURDEPTH"] = depth_choices[0][0]

@@ -24,10 +24,10 @@ ONE_PLATFORM = {"core": "distributed", "cluster": "distributed", "dlq": "distrib
 EXACT = frozenset({
     "alias-put-disabled-chosen", "backout-count-lost-at-restart", "backout-keeps-puts-with-mark", "backout-count-not-incremented",
     "backout-loses-get", "channel-state-ignored", "clwlprty-ignored", "cut-reconnects-silently", "define-replaces-queue", "depth-off-by-one",
-    "disconnect-backs-out", "disconnected-connection-works", "dlq-context-not-passed", "dlq-failure-not-backed-out", "dlq-no-dlh-processed",
+    "disconnect-backs-out", "disconnected-connection-works", "every-twice-on-alter", "dlq-context-not-passed", "dlq-failure-not-backed-out", "dlq-no-dlh-processed",
     "every-delivered-at-backout", "exclusive-blocks-own-qmgr-only", "expired-message-returned",
     "expiry-counts-from-commit", "expiry-zero-accepted", "fifo-uses-message-priority",
-    "fifo-within-priority-broken", "first-fires-on-nonempty", "foreign-channel-to-qmgr", "get-inhibit-ignored",
+    "fifo-within-priority-broken", "first-fires-on-nonempty", "first-while-open-for-input", "foreign-channel-to-qmgr", "get-inhibit-ignored",
     "hardenbo-ignored", "last-segment-unmarked", "local-not-preferred", "mark-honoured-without-syncpoint",
     "match-correl-ignored", "mruc-ignored", "msg-too-big-accepted", "netprty-ignored", "no-reset-on-change",
     "no-trigger-at-close", "open-options-unchecked", "priority-discards-lower", "priority-ignored", "put-disabled-chosen",

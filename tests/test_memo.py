@@ -161,19 +161,20 @@ def _depth(n):
 
 
 def test_histories_that_reach_equal_states_share_what_follows(fresh_memo):
-    """Two histories that differ (a depth inquired before or after a message came and went) reach
-    equal states: a step taken after one is found in the memo after the other, at its own index."""
+    """Two histories that differ (a depth inquired before a message came and went, or inquired once more
+    after) reach equal states: a step taken after one is found in the memo after the other, at its own
+    index.  (A depth inquired after a message left witnesses its leaving, and so changes the state.)"""
     put = (L.Put(conn="a", handle="h", body="y", md=L.MessageDescriptor(priority=1)), L.OK)
     got = L.Observation(message=L.ReturnedMessage(body="x", priority=1, persistence=0, msg_id="M"))
-    first = PREFIX + [_depth(1), (GET, got), put]
+    first = PREFIX + [_depth(1), (GET, got), _depth(0), put]
     second = PREFIX + [(GET, got), _depth(0), _depth(0), put]
     plain, _ = _follow(second, memo=False)
     _follow(first)
     hits, misses = fresh_memo.hits, fresh_memo.misses
     checks, tracker = _follow(second)
-    # The inquiry in ``first`` changed nothing, so GET was taken from the place after the prefix;
-    # the first depth 0 is new, and leads back to the place after GET, where the second depth 0
-    # (from that step) and the put (from ``first``) are found.
+    # The first inquiry in ``first`` changed nothing, so GET was taken from the place after the prefix,
+    # and the depth 0 after it is found too; the second depth 0 is new, and leads back to the place
+    # after the first, where the put (from ``first``) is found.
     assert fresh_memo.misses == misses + 1
     assert fresh_memo.hits == hits + len(PREFIX) + 3
     assert checks == plain and [c.index for c in checks] == list(range(len(second)))
