@@ -66,6 +66,12 @@ class Failure:
         """The rules a replay of this history steps past a departure from outright (see :attr:`found_broken`)."""
         return frozenset(self.found_broken) if self.found_broken else frozenset(self.set_aside) - set(self.rules)
 
+    def known_before(self) -> frozenset[str]:
+        """The rules found broken before this departure, as a diagnosis of it again takes them (never on trial):
+        those it steps past, but for the rules it is itself blamed on (a rule found broken in another area of
+        the run is judged again in this one)."""
+        return self.stepped_past() - set(self.blamed)
+
     @property
     def blamed(self) -> tuple[str, ...]:
         """The rules the history breaks, the verdict's failures (:mod:`conformance.blame`): the checker's

@@ -58,7 +58,7 @@ def check_history(data: dict, adapter: str, options: dict | None = None) -> None
         found = replay_on(system, failure, dict(options or {}))
         if found is not None:
             found = with_alternatives(found, system.capabilities().expiry_tolerance,
-                                      known_by=failure.stepped_past())
+                                      known_by=failure.known_before())
     finally:
         system.close()
     if found is not None:

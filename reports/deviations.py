@@ -321,7 +321,7 @@ def _no_longer_shows(failure, rule: str) -> str:
             return (f"its counterexample departs at step {i + 1} ({', '.join(check.mismatch.rules)}), before its "
                     f"own step {failure.mismatch.index + 1}")
         # diagnosed as its run had it: the rules it records as found broken before it never on trial
-        blamed = with_alternatives(failure, known_by=failure.stepped_past()).blamed
+        blamed = with_alternatives(failure, known_by=failure.known_before()).blamed
         if rule not in blamed:
             return f"its counterexample's departure is blamed on {', '.join(blamed)}, not {rule}"
         return ""

@@ -124,7 +124,7 @@ def test_every_rule_a_committed_counterexample_fails_alone_explains_it(path):
     # had set aside (rules only mentioned by an earlier departure) tried like any other (a file that does not
     # say which were found broken: every set-aside rule but its own, as a replay of it steps past them)
     failure = attrs.evolve(failure, set_aside=tuple(aside))
-    diagnosed = with_alternatives(failure, tolerance, known_by=failure.stepped_past())
+    diagnosed = with_alternatives(failure, tolerance, known_by=failure.known_before())
     assert not diagnosed.mismatch.known, f"{path.name}: the rules found broken before it explain it"
     # it departs unrelaxed (a rule its round set aside only as mentioned may be the one it breaks)
     assert follows(pairs, diagnosed.platform, frozenset(), tolerance,
@@ -140,7 +140,7 @@ def test_every_rule_a_committed_counterexample_fails_alone_explains_it(path):
         # breaks and those it mentions, but for rules found broken before it), each judged with none of the
         # others set aside
         return follows(pairs, diagnosed.platform, frozenset(relaxed), tolerance,
-                       set_aside=aside - (on_trial - failure.stepped_past())) is not None
+                       set_aside=aside - (on_trial - failure.known_before())) is not None
 
     on_trial = {*diagnosed.blamed, *diagnosed.mentioned}
 

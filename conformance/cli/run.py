@@ -269,7 +269,7 @@ def cmd_replay(args, out) -> int:
                 smaller = found = minimise(found, adapter, replays=args.replays)
             # blamed as its run had it: the rules the file records as found broken before it never on trial
             found = with_alternatives(found, adapter.capabilities().expiry_tolerance,
-                                      known_by=failure.stepped_past())
+                                      known_by=failure.known_before())
     finally:
         adapter.close()
     if found is not None:
