@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import io
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import attrs
@@ -38,25 +36,27 @@ class Trial:
 
 def run_one(fault: str, seed: int) -> Trial:
     """``fault`` injected in the simulated queue manager, its area run at the default budget under ``seed`` (stopping
-    at the first departure): found when a counterexample names one of the fault's own rules."""
+    at the first departure, as ``mqconform run --area AREA --keep-going 0``): found when a counterexample blames one
+    of the fault's own rules."""
     import time
 
+    from adapters.registry import create_adapter
     from adapters.simulated.faults import FAULTS
-    from conformance import cli
+    from conformance.cli.common import DEFAULT_EXAMPLES
+    from conformance.engine import run_areas
 
     spec = FAULTS[fault]
     began = time.monotonic()
-    with tempfile.TemporaryDirectory() as tmp:
-        results = Path(tmp) / "r"
-        code = cli.main(["run", "--adapter", "simulated", "--faults", fault, "--area", spec.area, "--seed", str(seed),
-                         "--keep-going", "0", "--results", str(results)], out=io.StringIO())
-        failures = [json.loads(p.read_text()) for p in sorted((results / "failures").glob("*.json"))] \
-            if (results / "failures").exists() else []
-    seconds = round(time.monotonic() - began, 1)
-    named = [r for f in failures for r in f["rules"]]
-    found = code == 1 and bool(set(named) & set(spec.rules))
-    first = failures[0]["rules"][0] if failures and failures[0]["rules"] else None
-    return Trial(fault, seed, found, first, first in spec.rules, seconds)
+    adapter = create_adapter("simulated", {"faults": fault})
+    try:
+        record = run_areas(adapter, [spec.area], DEFAULT_EXAMPLES, seed, {"faults": fault}, keep_going=0)
+    finally:
+        adapter.close()
+    failures = sorted(record.failures, key=lambda f: (f.area, f.platform))   # distributed before zos, as listed
+    named = {r for f in failures for r in f.blamed}
+    first = failures[0].blamed[0] if failures and failures[0].blamed else None
+    return Trial(fault, seed, bool(named & set(spec.rules)), first, first in spec.rules,
+                 round(time.monotonic() - began, 1))
 
 
 def summarise(trials: list[Trial], own_rules: dict[str, tuple[str, ...]]) -> dict:

@@ -53,8 +53,9 @@ OTHER_END = {
 #: unit of work's puts) by one that keeps them, CORE-15 (it reinstates its gets) by one that leaves their
 #: messages gone; both relaxed, the backout commits.
 PARTIAL_END = {"CORE-03": "puts", "CORE-15": "gets"}
+PARTIAL_RULES = frozenset(PARTIAL_END)
 #: Every rule a reading relaxes by ending a unit of work otherwise.
-ENDINGS = frozenset(OTHER_END) | frozenset(PARTIAL_END)
+ENDINGS = frozenset(OTHER_END) | PARTIAL_RULES
 #: Rules whose effect is the state a unit of work leaves: an observation elsewhere never blames them
 #: alone (the state that other ending leaves is followed instead).
 ENDINGS_ONLY = frozenset({"CORE-29", "CORE-30", "CORE-31"})
@@ -227,17 +228,20 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
     relaxed check of the queue (full, put-inhibited, message too long) did not refuse."""
     plain = model.step(state, op)
     extra: list[model.Branch] = []
-    live = op.conn in state.conns and not (state.broken | state.armed) & {op.conn}
+
+    def live() -> bool:   # a connection that can end its unit of work (asked only of an op that ends one)
+        return op.conn in state.conns and not (state.broken | state.armed) & {op.conn}
+
     for rule in relaxed:
         kind, other = OTHER_END.get(rule, (None, None))
         if kind is not None and isinstance(op, kind):
             instead = other(op)
-            if instead is not None and live:
+            if instead is not None and live():
                 extra += [b for b in model.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
-    if isinstance(op, L.Backout) and live and relaxed & set(PARTIAL_END):
-        if set(PARTIAL_END) <= relaxed:   # neither puts deleted nor gets reinstated: a commit
+    if isinstance(op, L.Backout) and relaxed & PARTIAL_RULES and live():
+        if PARTIAL_RULES <= relaxed:   # neither puts deleted nor gets reinstated: a commit
             extra += [b for b in model.step(state, L.Commit(conn=op.conn)) if b.observation.cc != C.MQCC_FAILED]
-        for rule in sorted(relaxed & set(PARTIAL_END)):
+        for rule in sorted(relaxed & PARTIAL_RULES):
             kept = core.backout_keeping(state, op.conn, PARTIAL_END[rule])
             if kept is not None:
                 extra.append(model.Branch(observation=L.OK, state=kept, rules=(rule,)))

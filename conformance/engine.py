@@ -252,11 +252,12 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         nonlocal outcome, unsteady
         if not tidied:
             failure = tidy(failure, aside)
-        if (named or declared) and set(failure.rules) <= set(broken) | declared:
+        known = frozenset(broken) | declared   # found broken, or declared not applicable by the system
+        if known and set(failure.rules) <= known:
             return None
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside,
-                                    known_by=(frozenset(broken) | declared) & frozenset(aside))
-        if failure.mismatch.known or ((named or declared) and set(failure.blamed) <= set(broken) | declared):
+                                    known_by=known & frozenset(aside))
+        if failure.mismatch.known or (known and set(failure.blamed) <= known):
             # the departures already found explain it: the checker only named it by other rules (a rule a
             # departure merely mentioned before is new when this one is blamed on it)
             named.update(failure.rules)

@@ -80,6 +80,8 @@ class Session:
         #: these only (a rule set aside because a departure implicated it, where the departure's
         #: minimal form did not, stays unfailed; None: all of them).
         self.named = self.set_aside if named is None else frozenset(named)
+        #: Rules the system declared not applicable: a departure from them stepped past fails none of them.
+        self.never_searched = self.capabilities.never_searched
         self._derailed = False
         #: Set once the adapter or the system fails: every later call fails the same way at once.
         self.broken: HarnessError | None = None
@@ -278,8 +280,7 @@ class Session:
                     self._stalled = 0
                 self.remember(failure)
                 raise NonConformance(failure)
-            self.coverage.failed.update(r for r in failure.rules
-                                        if r in self.named and r not in self.capabilities.never_searched)
+            self.coverage.failed.update(r for r in failure.rules if r in self.named and r not in self.never_searched)
             if not self.tracker.step_past(op, observed):
                 self._derailed = True
                 if self.smallest is None:

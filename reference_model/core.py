@@ -319,10 +319,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str, gets_commit: boo
                 applied.append(rule)
                 s.next_seq = stamp[0] + 1   # a later commit, or a later put, comes after this one
             else:
-                # a plain backout deletes its puts by CORE-03 alone (CORE-15 is how it reinstates its gets); a backout
-                # another area's rule governs (skipping backout: SYNC-13) by that rule alone, the special case of it
-                s.discard(entry.queue, m, ("CORE-03",) if rule == "CORE-15" else (rule,) if rule.startswith("SYNC-")
-                          else _most_specific_first("CORE-03", rule))
+                s.discard(entry.queue, m, _put_deleted_by(rule))
                 applied.append("CORE-03")
         else:  # get
             if m.put_by is not None and not gets_commit:
@@ -344,6 +341,17 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str, gets_commit: boo
     c.loose_mark = False
     applied += trigger.end_of_unit_of_work(s, conn, commit)
     return applied
+
+
+def _put_deleted_by(rule: str) -> tuple[str, ...]:
+    """The rules by which a backout for ``rule`` deletes a put of its unit of work: a plain backout's by CORE-03 alone
+    (CORE-15 is how it reinstates its gets); a skipping backout's by its own rule alone (SYNC-13, the special case
+    of CORE-03); any other (an abnormal end, a restart, a broken connection) by both."""
+    if rule == "CORE-15":
+        return ("CORE-03",)
+    if rule.startswith("SYNC-"):
+        return (rule,)
+    return _most_specific_first("CORE-03", rule)
 
 
 def _most_specific_first(core_rule: str, rule: str) -> tuple[str, ...]:
