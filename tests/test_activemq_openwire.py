@@ -244,8 +244,9 @@ def test_the_defaults_mapping_leaves_the_glue_out(broker):
         two_programs_and_mqdisc(a, (("MSGDLVSQ", C.MQMDS_FIFO), ("DEFPRTY", 7)))
         assert x(get("b", "b")).rc == C.MQRC_NO_MSG_AVAILABLE      # MQ: MQDISC committed "tx"
         assert x(put("b", "b", "plain", priority=C.MQPRI_PRIORITY_AS_Q_DEF)) == L.OK
-        got = x(get("b", "b")).message
-        assert got.body == "plain" and got.priority == 4 and got.msg_id.startswith("ID:")   # MQ: 7, MQ's own MsgId
+        # a waiting get: with the client's prefetch the message reaches the consumer when the broker sends it
+        got = x(L.Get(conn="b", handle="b", options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_WAIT, wait_interval=10_000)).message
+        assert got is not None and got.body == "plain" and got.priority == 4 and got.msg_id.startswith("ID:")   # MQ: 7, MQ's own MsgId
         # the program's connections have the client's default prefetch; the adapter's own (depths, clean-up)
         # pulls under either mapping (with a prefetch, a clean-up's removal of a queue was never answered)
         assert int(a.conns["b"].connection.getPrefetchPolicy().getQueuePrefetch()) > 0

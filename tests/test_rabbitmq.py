@@ -353,8 +353,8 @@ def test_the_defaults_mapping_leaves_the_glue_out(broker):
         assert x(get("b", "b")).rc == C.MQRC_NO_MSG_AVAILABLE      # MQ: MQDISC committed "tx"
         assert x(put("b", "b", "low", priority=1)) == L.OK
         assert x(put("b", "b", "high", priority=9)) == L.OK
-        first = x(get("b", "b")).message
-        assert first.body == "low" and first.msg_id == ""            # MQ: "high", and a generated MsgId
+        first = x(L.Get(conn="b", handle="b", options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_WAIT, wait_interval=10_000)).message
+        assert first is not None and first.body == "low" and first.msg_id == ""            # MQ: "high", and a generated MsgId
         a.end_case()
     finally:
         a.close()
