@@ -170,3 +170,25 @@ def check_out_of_range_values_reach_the_broker(adapter) -> list[L.Observation]:
             break
         got.append(obs)
     return got
+
+
+def check_a_fruitless_wait_counts_on_the_clock(adapter) -> None:
+    """A waiting get that finds nothing took its whole interval on MQ's clock: a message put after it with a
+    short Expiry, then a clock advance longer than that Expiry, is gone (or shows no time left) when got.
+    Run as a run runs it (the session feeds the time that really passed to the model, and checks each step):
+    a departure raises."""
+    from conformance.session import Session
+
+    session = Session(adapter, "expiry", seed=0)
+    session.start_case()
+    x = session.execute
+    assert x(L.DefineQueue(queue="W")) == L.OK
+    assert x(L.Connect(conn="a")) == L.OK
+    assert x(L.Open(conn="a", handle="a", queue="W", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)) == L.OK
+    waited = x(L.Get(conn="a", handle="a", options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, wait_interval=1500))
+    assert waited.rc == C.MQRC_NO_MSG_AVAILABLE
+    assert x(put("a", "a", "short", expiry=3)) == L.OK
+    assert x(L.AdvanceClock(tenths=5)) == L.OK
+    got = x(L.Get(conn="a", handle="a", options=C.MQGMO_NO_SYNCPOINT))
+    assert got.rc == C.MQRC_NO_MSG_AVAILABLE or got.message.expiry <= 1, got
+    session.end_case()

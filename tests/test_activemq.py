@@ -13,7 +13,7 @@ from adapters.brokers import server
 from adapters.brokers.server import free_port
 from reference_model import language as L
 from reference_model import mqconst as C
-from tests.brokerkit import (assert_rules_reported, check_out_of_range_values_reach_the_broker,
+from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, assert_rules_reported, check_out_of_range_values_reach_the_broker,
                              check_priority_fifo_and_units_of_work, check_restart_matches_mq,
                              get, mqconform, running_broker)
 
@@ -97,3 +97,10 @@ def test_priorities_and_expiries_outside_mqs_ranges_are_sent_and_judged(adapter)
     bodies = [o.message.body for o in got]
     assert [b.split(":")[0] for b in bodies] == ["CORE-08", "CORE-09"], bodies
     assert [o.message.priority for o in got] == [9, 0]
+
+
+def test_a_fruitless_wait_counts_on_the_clock(adapter):
+    """The case's clock goes on by a waiting get's interval when it finds nothing, as MQ's does: a clock
+    advance after it waits for real, and a short expiry runs out (the clock once stood still here, and a
+    message not yet expired on the broker was reported as an EXP-02/03 departure)."""
+    check_a_fruitless_wait_counts_on_the_clock(adapter)

@@ -15,7 +15,7 @@ from adapters.brokers.server import free_port
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import (assert_rules_reported, check_out_of_range_values_reach_the_broker,
+from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, assert_rules_reported, check_out_of_range_values_reach_the_broker,
                              check_priority_fifo_and_units_of_work, check_restart_matches_mq,
                              get, mqconform, put, running_broker, two_programs_and_mqdisc)
 
@@ -254,3 +254,10 @@ def test_the_defaults_mapping_leaves_the_glue_out(broker):
         a.end_case()
     finally:
         a.close()
+
+
+def test_a_fruitless_wait_counts_on_the_clock(adapter):
+    """The case's clock goes on by a waiting get's interval when it finds nothing, as MQ's does: a clock
+    advance after it waits for real, and a short expiry runs out (the clock once stood still here, and a
+    message not yet expired on the broker was reported as an EXP-02/03 departure)."""
+    check_a_fruitless_wait_counts_on_the_clock(adapter)

@@ -22,7 +22,7 @@ from adapters.rabbitmq import RabbitMQAdapter
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import (assert_rules_reported, check_priority_fifo_and_units_of_work, get, mqconform, put,
+from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, assert_rules_reported, check_priority_fifo_and_units_of_work, get, mqconform, put,
                              restart_history, running_broker, two_programs_and_mqdisc)
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(
@@ -358,3 +358,10 @@ def test_the_defaults_mapping_leaves_the_glue_out(broker):
         a.end_case()
     finally:
         a.close()
+
+
+def test_a_fruitless_wait_counts_on_the_clock(adapter):
+    """The case's clock goes on by a waiting get's interval when it finds nothing, as MQ's does: a clock
+    advance after it waits for real, and a short expiry runs out (the clock once stood still here, and a
+    message not yet expired on the broker was reported as an EXP-02/03 departure)."""
+    check_a_fruitless_wait_counts_on_the_clock(adapter)

@@ -9,8 +9,10 @@ whole operation), so neither the broker nor the model sees it: that part of MQ i
 "not expressible" on the broker, never a failure.  Everything else is run and
 checked, and every difference is reported.
 
-Time is real: the case's clock starts at ``start_case``; a clock advance waits
-until real time has caught up with the virtual clock, and ``elapsed_tenths`` lets
+Time is real: the case's clock starts at ``start_case``; the virtual clock goes on
+as MQ's would (by each clock advance, and by the interval of each waiting get that
+found nothing); a clock advance waits until real time has caught up with the
+virtual clock, and ``elapsed_tenths`` lets
 the session feed the time that really passed to the model.  ``time-scale`` sets
 the milliseconds one tenth of a second of model time lasts on the broker
 (default 20, so expiry intervals and waits are short); expiry intervals sent to
@@ -605,7 +607,12 @@ class BrokerShim:
             if op.options & C.MQGMO_WAIT:  # model time (ms, counted in whole tenths) on the broker's scale
                 wait_ms = MAX_REAL_WAIT_MS if op.wait_interval == C.MQWI_UNLIMITED else min(
                     MAX_REAL_WAIT_MS, op.wait_interval // 100 * self.scale_ms)
-            return self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms)
+            got = self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms)
+            if got.rc == C.MQRC_NO_MSG_AVAILABLE and op.options & C.MQGMO_WAIT and op.wait_interval > 0:
+                # MQ's get waited its whole interval, and so did the broker (up to MAX_REAL_WAIT_MS): the case's
+                # clock stands that much later, or a later clock advance would not wait at all
+                self.virtual += op.wait_interval // 100
+            return got
         raise AssertionError(f"not expressible: {op!r}")
 
     def browse_pick(self, handle: str, d: Definition, entries: list[tuple], held: set, options: int):
