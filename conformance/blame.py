@@ -20,7 +20,8 @@ What relaxing a rule allows:
 * for the rules that say how a unit of work ends (:data:`OTHER_END`), the other
   ending: a commit that backs out, a normal MQDISC that backs out, an abnormal end
   that commits; for the two rules of a backout (:data:`PARTIAL_END`), the backout
-  with that half undone (its puts kept, or its gets' messages left gone).  Later steps
+  with that half undone (its puts kept, or its gets' messages left gone), whether the
+  application asked for it or an abnormal end, a cut connection or a restart made it.  Later steps
   then decide whether the system really ended the unit of work so; an observation
   alone never blames them.
 
@@ -245,6 +246,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
             kept = core.backout_keeping(state, op.conn, PARTIAL_END[rule])
             if kept is not None:
                 extra.append(model.Branch(observation=L.OK, state=kept, rules=(rule,)))
+    elif relaxed & PARTIAL_RULES:
+        extra += _partial_backouts(state, op, relaxed & PARTIAL_RULES)
     if relaxed & set(ORDER_RULES) and any(b.observation.message is not None for b in plain):
         extra += _out_of_order(state, op, {b.observation.message.body for b in plain
                                            if b.observation.message is not None}, relaxed)
@@ -262,6 +265,38 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
                 b.state.queue(queue).attrs.update(kept)
                 extra.append(b)
     return plain, extra
+
+
+def _backed_out_by(state: ModelState, op: L.Op) -> list[str]:
+    """The connections whose units of work ``op`` backs out without the application asking (an abnormal end,
+    a connection cut between calls, a restart): those holding one."""
+    def holds(conn: str) -> bool:
+        c = state.conns.get(conn)
+        return c is not None and bool(c.uow) and conn not in state.broken | state.armed
+
+    if isinstance(op, L.Disconnect) and op.abnormal or isinstance(op, L.CutConnection) and not op.in_flight:
+        return [op.conn] if holds(op.conn) else []
+    if isinstance(op, L.Restart) and not state.group:
+        return sorted(conn for conn in state.conns if holds(conn))
+    return []
+
+
+def _partial_backouts(state: ModelState, op: L.Op, rules: frozenset[str]) -> list[model.Branch]:
+    """``op``'s outcomes where each backout it makes is one that breaks ``rules`` (CORE-03, CORE-15) alone, as
+    a plain MQBACK relaxed so: its puts kept, or its gets' messages left gone; the rest of ``op`` (handles
+    closed, the connection ended, the queue manager restarted) as MQ does it."""
+    conns = _backed_out_by(state, op)
+    if not conns:
+        return []
+    out: list[model.Branch] = []
+    for rule in sorted(rules):
+        s: ModelState | None = state
+        for conn in conns:
+            s = core.backout_keeping(s, conn, PARTIAL_END[rule]) if s is not None else None
+        if s is not None:
+            out += [attrs.evolve(b, rules=tuple(dict.fromkeys((rule, *b.rules))))
+                    for b in model.step(s, op) if b.observation.cc != C.MQCC_FAILED]
+    return out
 
 
 #: Get options under which delivery order does not pick the message alone (a cursor, a lock, a mark).

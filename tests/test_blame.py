@@ -549,3 +549,19 @@ def test_a_backout_that_does_half_its_work_blames_the_half_it_left_undone(depth,
     _, b = blamed(history)
     assert b.rules == broken, b
 
+
+
+@pytest.mark.parametrize("ending", [L.Disconnect(conn="a", abnormal=True), L.CutConnection(conn="a")],
+                         ids=["abnormal end", "cut connection"])
+def test_a_backout_nobody_asked_for_that_loses_its_get_blames_the_backout_of_gets_alone(ending):
+    """An abnormal end (or a cut connection) backs the unit of work out as MQBACK does: its put is deleted, its
+    get's message reinstated.  A system that deletes the put but loses the message breaks CORE-15 alone: the
+    backout relaxed so is followed through the steps that show it (another message got first, the depth),
+    where a commit instead (CORE-31, CORE-46 relaxed) would have kept the put, and CORE-03 is kept."""
+    history = SETUP + [(put("a", "a1", "m0"), L.OK), (put("a", "a1", "m1", options=C.MQPMO_SYNCPOINT), L.OK),
+                       (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("m0")), (ending, L.OK),
+                       (put("b", "b1", "m2"), L.OK), (L.Get(conn="b", handle="b1"), msg("m2")),
+                       (L.InquireQueue(queue="Q1", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 0),)))]
+    assert follows(history, D, frozenset({"CORE-15"})) == len(SETUP) + 3   # needed at the ending itself
+    for other in ("CORE-31", "CORE-46", "CORE-03", "CORE-05"):
+        assert follows(history, D, frozenset({other})) is None, other
