@@ -9,7 +9,9 @@ A known-deviations file is TOML, one ``[[deviation]]`` table per rule and adapte
     reason = '''One paragraph on the system's behaviour behind the departure ...'''
 
 An entry may name a recorded ``counterexample`` (a replay file, relative to the
-deviations file): the evidence that the system departs.
+deviations file): the evidence that the system departs; or a list of them, where the
+behaviour shows in several shapes (a missing report seen by a get on the reply-to
+queue, or by its depth): the entry matches a failure of any of their shapes.
 
 A deviation describes a behaviour, not a rule: it matches a failure only when the
 failure is blamed on its rule *and* shows its signature: the operation at the
@@ -80,7 +82,10 @@ _SCHEMA = {
                     "adapter": {"type": "string", "minLength": 1},
                     "seen": {"type": "string", "minLength": 1},
                     "reason": {"type": "string", "minLength": 1},
-                    "counterexample": {"type": "string", "minLength": 1},
+                    "counterexample": {"oneOf": [
+                        {"type": "string", "minLength": 1},
+                        {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1,
+                         "uniqueItems": True}]},
                     "match": _MATCH,
                 },
             },
@@ -175,20 +180,29 @@ class KnownDeviation:
     reason: str
     #: Where it was read (file and entry number), for messages.
     origin: str = attrs.field(default="", eq=False)
-    #: A replay file showing the departure, as the entry names it (relative to the deviations file).
-    counterexample: str = ""
-    #: ... and where it is.
-    counterexample_path: Path | None = attrs.field(default=None, eq=False)
-    #: The departure it describes (from ``match`` and the counterexample).
-    signature: Signature = attrs.field(factory=Signature, eq=False)
+    #: The replay files showing the departure, as the entry names them (relative to the deviations file).
+    counterexamples: tuple[str, ...] = ()
+    #: ... and where they are.
+    counterexample_paths: tuple[Path, ...] = attrs.field(default=(), eq=False)
+    #: The shapes of the departure it describes (from ``match`` and each counterexample): it is any of them.
+    signatures: tuple[Signature, ...] = attrs.field(default=(Signature(),), eq=False)
     #: Why the entry is stale whatever the runs show (its counterexample no longer departs as it says), or "".
     stale_because: str = attrs.field(default="", eq=False)
+
+    @property
+    def counterexample(self) -> str:
+        """The first recorded counterexample ("" where there is none)."""
+        return self.counterexamples[0] if self.counterexamples else ""
+
+    def describe(self) -> str:
+        return " or ".join(dict.fromkeys(s.describe() for s in self.signatures))
 
     def why_not(self, failure) -> str | None:
         """Why ``failure`` is not this deviation (None: it is): another rule, or another shape of departure."""
         if self.rule not in failure.blamed:
             return f"it is not blamed on {self.rule}"
-        return self.signature.why_not(failure)
+        reasons = [s.why_not(failure) for s in self.signatures]
+        return None if None in reasons else "; or ".join(dict.fromkeys(r for r in reasons if r))
 
 
 @attrs.define
@@ -230,21 +244,26 @@ def load_deviations(path: str | Path) -> tuple[KnownDeviation, ...]:
         origin = f"{p} deviation {n}"
         if entry["rule"] not in RULES:
             raise ReportInputError(f"{origin}: unknown rule {entry['rule']} (mqconform rules lists them)")
-        example = entry.get("counterexample", "")
-        example_path = (p.parent / example) if example else None
-        if example_path is not None and not example_path.is_file():
-            raise ReportInputError(f"{origin}: counterexample {example}: no such file (relative to {p.parent})")
-        signature, stale = _signature(entry, example_path, origin)
+        given = entry.get("counterexample", ())
+        examples = (given,) if isinstance(given, str) else tuple(given)
+        paths = tuple(p.parent / example for example in examples)
+        for example, path in zip(examples, paths):
+            if not path.is_file():
+                raise ReportInputError(f"{origin}: counterexample {example}: no such file (relative to {p.parent})")
+        shapes = [_signature(entry, path, origin) for path in paths] or [_signature(entry, None, origin)]
+        signatures = tuple(dict.fromkeys(sig for sig, _ in shapes))
+        stale = "; ".join(f"{example}: {why}" if len(examples) > 1 else why
+                          for example, (_, why) in zip(examples, shapes) if why)
         # one rule may show several behaviours on one system: an entry each, told apart by their signatures
-        key = (entry["rule"], entry["adapter"], signature)
+        key = (entry["rule"], entry["adapter"], signatures)
         if key in seen:
             raise ReportInputError(f"{origin}: {key[0]} on {key[1]} is already deviation {seen[key]}, "
                                    "with the same signature")
         seen[key] = n
         out.append(KnownDeviation(rule=entry["rule"], adapter=entry["adapter"], seen=" ".join(entry["seen"].split()),
                                   reason=" ".join(entry["reason"].split()), origin=origin,
-                                  counterexample=example, counterexample_path=example_path,
-                                  signature=signature, stale_because=stale))
+                                  counterexamples=examples, counterexample_paths=paths,
+                                  signatures=signatures, stale_because=stale))
     return tuple(out)
 
 
@@ -333,7 +352,7 @@ def load_all(paths) -> tuple[KnownDeviation, ...]:
     out: list[KnownDeviation] = []
     for path in paths or ():
         for d in load_deviations(path):
-            clash = next((o for o in out if (o.rule, o.adapter, o.signature) == (d.rule, d.adapter, d.signature)),
+            clash = next((o for o in out if (o.rule, o.adapter, o.signatures) == (d.rule, d.adapter, d.signatures)),
                          None)
             if clash is not None:
                 raise ReportInputError(f"{d.origin}: {d.rule} on {d.adapter} is already {clash.origin}")

@@ -173,10 +173,11 @@ def _deviations(report: Report) -> list[str]:
         heading = f"### {d.deviation.rule} on {_cell(col.label)}: {d.status}"
         stale = (f" This entry is stale: {d.note or 'the rule' + chr(39) + 's verdict is now ' + d.verdict}."
                  if d.status == STALE else f" It does not explain the failure: {d.note}." if d.note else "")
-        signature = f" It describes a departure {d.deviation.signature.describe()}."
-        example = (f" Recorded counterexample: {_code(d.deviation.counterexample, in_table=False)} "
-                   "(`mqconform replay` it)."
-                   if d.deviation.counterexample else "")
+        signature = f" It describes a departure {d.deviation.describe()}."
+        examples = d.deviation.counterexamples
+        example = (f" Recorded counterexample{'s' if len(examples) > 1 else ''}: "
+                   f"{', '.join(_code(e, in_table=False) for e in examples)} (`mqconform replay` it)."
+                   if examples else "")
         out += [heading, "", f"*Seen:* {_cell(d.deviation.seen)}", "",
                 _cell(d.deviation.reason) + _cell(signature) + where + example + _cell(stale), ""]
     return out

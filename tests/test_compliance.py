@@ -129,8 +129,8 @@ def test_a_fresh_run_agrees_with_the_published_verdicts(broker, tmp_path, monkey
         # The published runs' counterexamples, and those the known deviations record as their evidence
         # (a deviation these runs did not show is "not shown", and its counterexample must still fail).
         published_failures = [f for d in _published(broker) for f in (ROOT / d / "failures").glob("*.json")]
-        recorded = [d.counterexample_path for d in load_deviations(ROOT / COMPLIANCE / "known-deviations.toml")
-                    if d.adapter == broker and d.counterexample_path is not None]
+        recorded = [path for d in load_deviations(ROOT / COMPLIANCE / "known-deviations.toml")
+                    if d.adapter == broker for path in d.counterexample_paths]
         distinct = {f.read_bytes(): f for f in sorted(published_failures) + sorted(recorded)}
         for failure in distinct.values():
             if json.loads(failure.read_text()).get("reproduced") is False:

@@ -112,6 +112,48 @@ def test_a_deviation_whose_counterexample_no_longer_shows_it_is_stale(runs, tmp_
     assert status.status == "stale" and f"before its own step {step + 2}" in status.note
 
 
+def _matching_shape(tmp_path, rule):
+    """A replay file of ``rule``'s departure in another shape than the faulty run's (a GetMatching that selects
+    every message returns the lower priority first, where the run's is a plain Get)."""
+    failure = _failure(SETUP + [(put("a", "a1", "low", 1), L.OK), (put("a", "a1", "high", 7), L.OK),
+                                (L.GetMatching(conn="b", handle="b1", match_options=C.MQMO_MATCH_CORREL_ID),
+                                 msg("low", priority=1))])
+    assert failure.blamed == (rule,) and type(failure.mismatch.op).__name__ == "GetMatching"
+    return save_failure(failure, tmp_path).name
+
+
+def test_a_deviation_seen_in_several_shapes_lists_a_counterexample_of_each(runs, tmp_path):
+    """One behaviour (priority ignored) shows as a get and as a get that selects: an entry listing a counterexample
+    of each matches a failure of either shape; with the other shape's alone, the run's failure stands; and a
+    listed counterexample that no longer shows the departure makes the entry stale, named."""
+    bad, data = runs
+    rule = data["rules"][0]
+    assert rule == "CORE-04" and data["mismatch"]["op"]["type"] == "Get"
+    other = _matching_shape(tmp_path, rule)
+    known = _deviation(tmp_path, rule).read_text().replace('"evidence.json"', f'["evidence.json", "{other}"]')
+    (tmp_path / "known.toml").write_text(known)
+    report = make_report([bad], known_deviations=[tmp_path / "known.toml"])
+    [status] = report.deviations
+    assert status.status == "matched" and report.columns[0].cells[rule].verdict == "known deviation"
+    assert status.deviation.counterexamples == ("evidence.json", other)
+    assert "breaking at Get;" in status.deviation.describe() and "breaking at GetMatching" in status.deviation.describe()
+    code, _, _ = run_cli("report", bad, "--known-deviations", tmp_path / "known.toml", "--out", tmp_path / "r.md")
+    assert code == 0 and f"`{other}`" in (tmp_path / "r.md").read_text()
+
+    (tmp_path / "known.toml").write_text(known.replace(f'["evidence.json", "{other}"]', f'["{other}"]'))
+    [status] = make_report([bad], known_deviations=[tmp_path / "known.toml"]).deviations
+    assert status.status == "does not match" and "not GetMatching" in status.note
+
+    broken = json.loads((tmp_path / other).read_text())
+    mqs = dict(broken["mismatch"]["allowed"][0])   # the system now gives MQ's answer
+    mqs["message"] = dict(mqs["message"], msg_id="X")   # (MQ's own MsgId, which the model leaves open)
+    broken["steps"][-1]["observed"] = broken["mismatch"]["observed"] = mqs
+    (tmp_path / other).write_text(json.dumps(broken))
+    (tmp_path / "known.toml").write_text(known)
+    [status] = make_report([bad], known_deviations=[tmp_path / "known.toml"]).deviations
+    assert status.status == "stale" and status.note.startswith(f"{other}: ") and "no longer departs" in status.note
+
+
 @pytest.mark.parametrize("match, message", [
     ('fields = ["message.Body!"]', "does not match"),
     ('observed = { "rc" = [1] }', "is not of type"),
