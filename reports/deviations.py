@@ -195,7 +195,11 @@ class KnownDeviation:
         return self.counterexamples[0] if self.counterexamples else ""
 
     def describe(self) -> str:
-        return " or ".join(dict.fromkeys(s.describe() for s in self.signatures))
+        """The departure it describes, as a phrase ("breaking at Get; differing in rc"), or its shapes, numbered."""
+        shapes = list(dict.fromkeys(s.describe() for s in self.signatures))
+        if len(shapes) == 1:
+            return shapes[0]
+        return "in one of these shapes: " + "; ".join(f"({n}) {shape}" for n, shape in enumerate(shapes, start=1))
 
     def why_not(self, failure) -> str | None:
         """Why ``failure`` is not this deviation (None: it is): another rule, or another shape of departure."""

@@ -176,7 +176,7 @@ def _deviations(report: Report) -> list[str]:
         signature = f" It describes a departure {d.deviation.describe()}."
         examples = d.deviation.counterexamples
         example = (f" Recorded counterexample{'s' if len(examples) > 1 else ''}: "
-                   f"{', '.join(_code(e, in_table=False) for e in examples)} (`mqconform replay` it)."
+                   f"{', '.join(_code(e, in_table=False) for e in examples)} (`mqconform replay` {'each' if len(examples) > 1 else 'it'})."
                    if examples else "")
         out += [heading, "", f"*Seen:* {_cell(d.deviation.seen)}", "",
                 _cell(d.deviation.reason) + _cell(signature) + where + example + _cell(stale), ""]
