@@ -465,7 +465,10 @@ def spark_session(master: str, out: Path, attempts: int):
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise CampaignError("PySpark is not installed: run 'bash scripts/setup.sh --install'") from None
+        from reference_model.version import install_hint
+
+        raise CampaignError(f"a campaign runs on Spark, and PySpark is not installed: {install_hint('spark')}") \
+            from None
     if master.startswith("local") and "," not in master:
         # local mode does not retry failed tasks unless the master says how often
         inner = master[len("local["):-1] if master.startswith("local[") else "1"

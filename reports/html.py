@@ -10,6 +10,8 @@ from reports.common import (DEPENDS_INTRO, KIT, VERDICT_ORDER, claim_rows, depen
                             failure_note, failure_rows, replay_command, rule_dependencies, title, when)
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
 from reports.matrix import NOT_RUN, Column, Report
+from reference_model.version import install_hint
+from reports.plots import available as plots_available
 from reports.plots import campaign_png, coverage_png, overview_png, shares_png
 from conformance.render import counted
 
@@ -108,15 +110,17 @@ def _column(report: Report, col: Column) -> list[str]:
                      else ['<span class="c not-run">not run</span>'] + [""] * (len(VERDICT_ORDER) - 1))
          for a in report.areas()],
         ["area"] + list(VERDICT_ORDER))]
-    out.append(f'<img alt="Rule verdicts per area for {esc(col.label)}" '
-               f'src="data:image/png;base64,{coverage_png(report, col)}">')
-    campaign = campaign_png(col)
-    if campaign:
-        out.append(f'<img alt="Campaign throughput and distinct failures for {esc(col.label)}" '
-                   f'src="data:image/png;base64,{campaign}">')
-    shares = shares_png(col)
-    if shares:
-        out.append(f'<img alt="Cluster destination shares for {esc(col.label)}" src="data:image/png;base64,{shares}">')
+    if plots_available():
+        out.append(f'<img alt="Rule verdicts per area for {esc(col.label)}" '
+                   f'src="data:image/png;base64,{coverage_png(report, col)}">')
+        campaign = campaign_png(col)
+        if campaign:
+            out.append(f'<img alt="Campaign throughput and distinct failures for {esc(col.label)}" '
+                       f'src="data:image/png;base64,{campaign}">')
+        shares = shares_png(col)
+        if shares:
+            out.append(f'<img alt="Cluster destination shares for {esc(col.label)}" '
+                       f'src="data:image/png;base64,{shares}">')
     failure_ids = {id(f): n for n, (_, f) in enumerate(col.failures, start=1)}
     rules = {r.id: r for r in report.rules}
     out.append("<h3>Rules</h3>")
@@ -297,8 +301,11 @@ def render_html(report: Report, generated: float) -> str:
         out.append('<p class="notice">Known deviations: ' + ", ".join(f"{tally[s]} {esc(s)}" for s in (MATCHED, NOT_SHOWN, STALE, NOT_REACHED) if tally[s])
                    + ' (<a href="#deviations">what each is and why</a>).</p>')
     out += _matrix(report)
-    out += ['<h2 id="overview">Verdicts per area</h2>',
-            f'<img alt="Rule verdicts per area and system" src="data:image/png;base64,{overview_png(report)}">']
+    out.append('<h2 id="overview">Verdicts per area</h2>')
+    out.append(f'<img alt="Rule verdicts per area and system" src="data:image/png;base64,{overview_png(report)}">'
+               if plots_available() else
+               f'<p class="notice">The pictures of this report are left out: they need matplotlib, '
+               f'{esc(install_hint("plots"))}.</p>')
     out += _deviations(report)
     for col in report.columns:
         out += _column(report, col)

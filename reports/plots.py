@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import base64
+import importlib.util
 import io
 
-from matplotlib.ticker import MaxNLocator
-
 from reports.matrix import Column, Report
+
+
+def available() -> bool:
+    """Whether pictures can be drawn: matplotlib comes with the ``plots`` extra."""
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def MaxNLocator(**kwargs):   # noqa: N802 - matplotlib's own name, imported when a picture is drawn
+    from matplotlib.ticker import MaxNLocator as locator
+
+    return locator(**kwargs)
 
 
 def _png(fig) -> str:

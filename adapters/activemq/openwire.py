@@ -33,6 +33,7 @@ from adapters.activemq.common import ActiveMQShim
 from adapters.brokers.shim import Definition, _fail
 from reference_model import language as L
 from reference_model import mqconst as C
+from reference_model.version import install_hint
 
 #: The JMS client and what it needs, as Debian's activemq package installs them.
 JARS = tuple(Path("/usr/share/java") / f"{name}.jar" for name in (
@@ -60,8 +61,9 @@ def _jms():
     try:
         import jpype
         import jpype.imports  # noqa: F401 - enables ``import org...``
-    except ImportError:  # pragma: no cover - JPype1 is a dependency
-        raise AdapterUnavailable("adapter 'activemq' needs the Python package JPype1") from None
+    except ImportError:   # installed without the kit's activemq extra
+        raise AdapterUnavailable(f"adapter 'activemq' needs the Python package JPype1: {install_hint('activemq')}") \
+            from None
     with _JVM_LOCK:
         if not jpype.isJVMStarted():
             missing = [str(j) for j in JARS if not j.exists()]

@@ -35,6 +35,7 @@ from adapters.activemq.common import ActiveMQShim
 from adapters.brokers.shim import Definition, _fail
 from reference_model import language as L
 from reference_model import mqconst as C
+from reference_model.version import install_hint
 
 #: How long a selector subscription may take to deliver the message the browse showed (seconds).
 DISPATCH_WAIT = 0.5
@@ -47,8 +48,9 @@ CONNECT_WAIT = 10.0
 def _stomp():
     try:
         import stomp
-    except ImportError:  # pragma: no cover - stomp.py is a dependency
-        raise AdapterUnavailable("adapter 'activemq-stomp' needs the Python package stomp.py") from None
+    except ImportError:   # installed without the kit's activemq extra
+        raise AdapterUnavailable(f"adapter 'activemq-stomp' needs the Python package stomp.py: "
+                                 f"{install_hint('activemq')}") from None
     # stomp.py logs connection failures itself; the adapter reports them in its own one line.
     logging.getLogger("stomp.py").setLevel(logging.CRITICAL)
     return stomp

@@ -31,13 +31,15 @@ from adapters.brokers.rabbitmq import RabbitMQServer
 from adapters.brokers.shim import MAX_REAL_WAIT_MS, BrokerShim, CommitBackedOut, Definition, Unanswered, _fail
 from reference_model import language as L
 from reference_model import mqconst as C
+from reference_model.version import install_hint
 
 
 def _pika():
     try:
         import pika
-    except ImportError:  # pragma: no cover - pika is a dependency
-        raise AdapterUnavailable("adapter 'rabbitmq' needs the Python package pika") from None
+    except ImportError:   # installed without the kit's rabbitmq extra
+        raise AdapterUnavailable(f"adapter 'rabbitmq' needs the Python package pika: {install_hint('rabbitmq')}") \
+            from None
     # What a connection's loss means is reported as an observation; pika's own log of it is noise.
     logging.getLogger("pika").setLevel(logging.CRITICAL)
     return pika

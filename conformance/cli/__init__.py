@@ -23,6 +23,7 @@ from conformance.cluster_whatif import ClusterConfigError
 from conformance.history import ReplayFileError
 from conformance.session import HarnessError
 from reference_model.model import HistoryError
+from reference_model.version import extra_for, install_hint
 
 __all__ = ["main", "build_parser", "COMMANDS", "BENCH_FIGURES", "UsageError", "EXIT_OK", "EXIT_NONCONFORMANT",
            "EXIT_ERROR", "EXIT_NOT_READY", "EXIT_INTERRUPTED", "_summary"]
@@ -46,8 +47,10 @@ def main(argv: list[str] | None = None, out=None) -> int:
     out = out or sys.stdout
     err = sys.stderr
     _RESULTS.clear()
+    command = "this command"
     try:
         args = build_parser().parse_args(argv)
+        command = args.command
         return COMMANDS[args.command](args, out)
     except UsageError as exc:
         err.write(f"mqconform: error: {exc}\n")
@@ -69,7 +72,20 @@ def main(argv: list[str] | None = None, out=None) -> int:
     except BrokenPipeError:  # output piped into a reader that stopped early
         sys.stderr.close()
         return EXIT_ERROR
+    except ModuleNotFoundError as exc:
+        if extra_for(exc.name) is None:
+            return _internal_error(exc, err)
+        # a part of the kit installed without its extra: which to install, on one line
+        extra = extra_for(exc.name)
+        err.write(f"mqconform: error: {command} needs the Python package {exc.name.split('.')[0]}, which the "
+                  f"kit's {extra!r} extra brings: {install_hint(extra)}\n")
     except Exception as exc:  # noqa: BLE001 - a crash is never a verdict: one line, the traceback kept
-        err.write(f"mqconform: error: internal error ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
-                  f"traceback in {_save_traceback()}\n")
+        return _internal_error(exc, err)
+    return EXIT_ERROR
+
+
+def _internal_error(exc: Exception, err) -> int:
+    """A crash is never a verdict: one line, the traceback kept."""
+    err.write(f"mqconform: error: internal error ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
+              f"traceback in {_save_traceback()}\n")
     return EXIT_ERROR
