@@ -1,0 +1,140 @@
+"""The checker of concurrent histories (conformance.linearizable), on histories whose answer is known."""
+
+from __future__ import annotations
+
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.linearizable import INDETERMINATE, LINEARIZABLE, NOT_LINEARIZABLE, Event, check
+from reference_model import language as L
+from reference_model import model
+from reference_model import mqconst as C
+from tests.test_checker import SETUP, msg, put
+
+D = C.PLATFORM_DISTRIBUTED
+NONE = L.Observation.of(C.MQRC_NO_MSG_AVAILABLE)
+
+
+def get(conn):
+    return L.Get(conn=conn, handle=f"{conn}1")
+
+
+def ev(client, op, observed, invoked, returned):
+    return Event(client=client, op=op, observed=observed, invoked=invoked, returned=returned)
+
+
+def test_two_overlapping_gets_of_one_message_cannot_both_have_it():
+    """One message, two servers getting at once, both given it: no order of the two gets allows that."""
+    events = [ev("a", put("a", "a1", "m1"), L.OK, 0, 1),
+              ev("a", get("a"), msg("m1"), 2, 5), ev("b", get("b"), msg("m1"), 3, 6)]
+    result = check(D, SETUP, events)
+    assert result.verdict == NOT_LINEARIZABLE
+    assert len(result.order) == 2 and result.order[0] == 0 and result.at in (1, 2)
+    assert result.mismatch is not None and result.rules
+    # one of them given nothing is what MQ allows (either may be first)
+    for other in (1, 2):
+        fixed = [attrs.evolve(e, observed=NONE) if n == other else e for n, e in enumerate(events)]
+        assert check(D, SETUP, fixed).verdict == LINEARIZABLE
+
+
+def test_a_get_overlapping_a_put_may_see_its_message_but_not_before_the_put_began():
+    overlapping = [ev("a", put("a", "a1", "m1"), L.OK, 1, 4), ev("b", get("b"), msg("m1"), 2, 3)]
+    result = check(D, SETUP, overlapping)
+    assert result.verdict == LINEARIZABLE and result.order == (0, 1)
+    earlier = [ev("a", put("a", "a1", "m1"), L.OK, 5, 6), ev("b", get("b"), msg("m1"), 2, 3)]
+    assert check(D, SETUP, earlier).verdict == NOT_LINEARIZABLE
+    # and the overlapping get may equally have come first and found nothing
+    assert check(D, SETUP, [overlapping[0], attrs.evolve(overlapping[1], observed=NONE)]).verdict == LINEARIZABLE
+
+
+def test_one_clients_puts_keep_their_order_for_a_concurrent_getter_on_a_fifo_queue():
+    puts = [ev("a", put("a", "a1", "m1"), L.OK, 0, 1), ev("a", put("a", "a1", "m2"), L.OK, 2, 3)]
+    in_order = puts + [ev("b", get("b"), msg("m1"), 0.5, 3.5), ev("b", get("b"), msg("m2"), 4, 5)]
+    assert check(D, SETUP, in_order).verdict == LINEARIZABLE
+    swapped = puts + [ev("b", get("b"), msg("m2"), 0.5, 3.5), ev("b", get("b"), msg("m1"), 4, 5)]
+    result = check(D, SETUP, swapped)
+    assert result.verdict == NOT_LINEARIZABLE and "CORE-05" in result.rules
+
+
+def test_an_event_of_unknown_effect_may_have_happened_or_not():
+    lost = ev("a", put("a", "a1", "m1"), None, 0, None)
+    assert check(D, SETUP, [lost, ev("b", get("b"), msg("m1"), 2, 3)]).verdict == LINEARIZABLE
+    assert check(D, SETUP, [lost, ev("b", get("b"), NONE, 2, 3)]).verdict == LINEARIZABLE
+    assert check(D, SETUP, [lost, ev("b", get("b"), msg("m9"), 2, 3)]).verdict == NOT_LINEARIZABLE
+    # a sequential check after the clients: the depth says whether it happened
+    depth = L.InquireQueue(queue="Q1", names=("CURDEPTH",))
+    for n in (0, 1):
+        after = [(depth, L.Observation(attrs=(("CURDEPTH", n),)))]
+        assert check(D, SETUP, [lost], after=after).verdict == LINEARIZABLE
+    result = check(D, SETUP, [lost], after=[(depth, L.Observation(attrs=(("CURDEPTH", 2),)))])
+    assert result.verdict == NOT_LINEARIZABLE and result.at == "after"
+
+
+def test_a_departure_in_the_sequential_setup_is_named_there():
+    setup = SETUP + [(get("a"), msg("ghost"))]
+    result = check(D, setup, [])
+    assert result.verdict == NOT_LINEARIZABLE and result.at == "setup" and result.order == ()
+
+
+def test_a_search_past_its_bound_is_indeterminate_never_linearizable():
+    events = [ev("a" if n % 2 else "b", put("a" if n % 2 else "b", "a1" if n % 2 else "b1", f"m{n}"), L.OK, 0, 10)
+              for n in range(5)]
+    events.append(ev("a", get("a"), msg("never-put"), 11, 12))
+    assert check(D, SETUP, events, bound=20).verdict == INDETERMINATE
+    assert check(D, SETUP, events).verdict == NOT_LINEARIZABLE
+
+
+def test_an_event_is_well_formed():
+    for bad in (dict(observed=None, returned=1.0), dict(observed=L.OK, returned=None),
+                dict(observed=L.OK, returned=0.5)):
+        try:
+            Event(client="a", op=get("a"), invoked=1.0, **bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"accepted {bad}")
+
+
+# Generated histories: a sequential run of the model, its operations given overlapping intervals that keep the
+# order they ran in possible, then shuffled.  Every one is linearizable; with one get's message replaced by one
+# never put, none is.
+OPS = st.lists(st.tuples(st.sampled_from("ab"), st.sampled_from(("put", "get", "get"))), min_size=2, max_size=8)
+
+
+def _sequential(ops) -> list[tuple[str, L.Op, L.Observation]]:
+    state = model.initial_state(D)
+    for op, _ in SETUP:
+        state = model.step(state, op)[0].state
+    out = []
+    for n, (client, kind) in enumerate(ops):
+        op = put(client, f"{client}1", f"m{n}") if kind == "put" else get(client)
+        branch = model.step(state, op)[0]
+        observed = branch.observation
+        if observed.message is not None and observed.message.msg_id is None:   # the queue manager's own MsgId
+            observed = attrs.evolve(observed, message=attrs.evolve(observed.message, msg_id="X"))
+        out.append((client, op, observed))
+        state = branch.state
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=OPS, overlaps=st.lists(st.floats(min_value=0.0, max_value=3.0), min_size=8, max_size=8),
+       order=st.randoms(use_true_random=False))
+def test_generated_histories_are_linearizable_and_a_message_never_put_is_not(ops, overlaps, order):
+    steps = _sequential(ops)
+    # each client's own calls one after another; across clients, intervals overlap by up to three steps
+    events, ends, last = [], {}, -1.0
+    for n, (client, op, observed) in enumerate(steps):
+        # invoked in the order they ran (so that order keeps real time), after the client's previous call
+        last = invoked = max(float(n), ends.get(client, -1.0) + 0.01, last + 0.01)
+        ends[client] = invoked + 0.5 + overlaps[n]
+        events.append(ev(client, op, observed, invoked, ends[client]))
+    shuffled = list(events)
+    order.shuffle(shuffled)
+    assert check(D, SETUP, shuffled).verdict == LINEARIZABLE
+    got = [n for n, e in enumerate(shuffled) if e.observed.message is not None]
+    if got:
+        n = got[0]
+        forged = attrs.evolve(shuffled[n], observed=msg("never-put"))
+        result = check(D, SETUP, shuffled[:n] + [forged] + shuffled[n + 1:])
+        assert result.verdict == NOT_LINEARIZABLE and result.mismatch is not None
