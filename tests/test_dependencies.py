@@ -187,7 +187,7 @@ def test_the_defaults_config_of_the_kit_started_activemq_leaves_the_policies_out
 def test_what_the_defaults_mapping_sends():
     from reference_model import language as L
     from reference_model import mqconst as C
-    from adapters.brokers.shim import Definition
+    from adapters.broker_shim import Definition
 
     d = Definition(name="q", attrs={"DEFPRTY": 7, "DEFPSIST": C.MQPER_PERSISTENT})
     md = L.MessageDescriptor(priority=C.MQPRI_PRIORITY_AS_Q_DEF, persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)

@@ -139,7 +139,7 @@ def test_a_queue_the_broker_lost_is_an_unknown_object_not_an_error_and_the_conne
 
 def test_a_call_the_broker_takes_and_never_answers_fails_with_2009_at_the_deadline(adapter, broker, monkeypatch):
     """pika waits without limit for a reply; the adapter gives the connection up at its call deadline."""
-    from adapters.brokers.shim import MAX_REAL_WAIT_MS
+    from adapters.broker_shim import MAX_REAL_WAIT_MS
 
     monkeypatch.setattr(adapter, "call_deadline", 1.0)
     adapter.start_case("deadline")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from adapters.base import Dependency
 from adapters.brokers.activemq import ActiveMQServer
-from adapters.brokers.shim import BrokerShim
+from adapters.broker_shim import BrokerShim
 from reference_model import mqconst as C
 
 

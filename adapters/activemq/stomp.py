@@ -32,7 +32,7 @@ import attrs
 
 from adapters.base import AdapterUnavailable, Dependency
 from adapters.activemq.common import ActiveMQShim
-from adapters.brokers.shim import Definition, _fail
+from adapters.broker_shim import Definition, _fail
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.version import install_hint

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from adapters.brokers import SERVERS, BrokerServer
 from adapters.brokers.server import Status
-from adapters.brokers.shim import NO_PRIVATE_BROKER
+from adapters.broker_shim import NO_PRIVATE_BROKER
 
 
 def broker_for(adapter_name: str, options: dict) -> str | None:

@@ -28,7 +28,7 @@ import attrs
 
 from adapters.base import AdapterOptionError, AdapterUnavailable, Dependency
 from adapters.brokers.rabbitmq import RabbitMQServer
-from adapters.brokers.shim import MAX_REAL_WAIT_MS, BrokerShim, CommitBackedOut, Definition, Unanswered, _fail
+from adapters.broker_shim import MAX_REAL_WAIT_MS, BrokerShim, CommitBackedOut, Definition, Unanswered, _fail
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.version import install_hint
