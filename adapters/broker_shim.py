@@ -287,7 +287,7 @@ class BrokerShim:
 
     # ----------------------------------------------------------- adapter protocol
     def capabilities(self) -> Capabilities:
-        ops = [name for name, cls in L._REGISTRY.items() if isinstance(cls, type) and issubclass(cls, L.Op)
+        ops = [name for name, cls in L.types().items() if isinstance(cls, type) and issubclass(cls, L.Op)
                and (name != "Restart" or self.restarts) and (name != "CutConnection" or self.nemesis)
                and (name != "PauseQueueManager" or self.nemesis and self.server is not None)
                and name not in NO_EQUIVALENT]

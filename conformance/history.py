@@ -247,22 +247,20 @@ def _replay_schema() -> dict:
 def replay_problem(data: dict) -> str | None:
     """Why ``data`` is not a replay the kit can trust (format, area, every op and observation), or None."""
     from jsonschema import Draft7Validator
+    from referencing import Registry, Resource
 
-    from adapters.subprocess.schemas import _registry, one_line
+    from reference_model.language_schema import language_schema, one_line, term_problem
     from reference_model.rules import RULES
 
-    registry, _ = _registry()
     terms = [(f"steps/{i}/{k}", step.get(k), kind) for i, step in enumerate(data.get("steps") or [])
              if isinstance(step, dict) for k, kind in (("op", L.Op), ("observed", L.Observation))]
     for where, term, kind in terms:   # an operation or observation: named by its own type
-        name = term.get("type") if isinstance(term, dict) else None
-        cls = L._REGISTRY.get(name) if isinstance(name, str) else None
-        if cls is None or not issubclass(cls, kind):
-            return f"{where}: {name!r} is not {'an operation' if kind is L.Op else 'an observation'} of the language"
-        for err in Draft7Validator({"$ref": f"urn:mqconform:protocol:1:language#/$defs/{name}"},
-                                   registry=registry).iter_errors(term):
-            path = "/".join(str(p) for p in err.absolute_path)
-            return f"{where}{'/' + path if path else ''}: {' '.join(err.message.split())[:160]}"
+        problem = term_problem(term, kind)
+        if problem is not None:
+            path, why = problem
+            return f"{where}{'/' + path if path else ''}: {why}"
+    language = language_schema()
+    registry = Registry().with_resource(language["$id"], Resource.from_contents(language))
     why = one_line(Draft7Validator(_replay_schema(), registry=registry).iter_errors(data), "the file", deepest=False)
     if why:
         return why

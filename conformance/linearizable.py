@@ -109,9 +109,10 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         step = tracker.advance(op, observed)
         if step.mismatch is not None:
             return Linearization(verdict=NOT_LINEARIZABLE, mismatch=step.mismatch, at="setup")
-    known = frozenset(i for i, e in enumerate(events) if e.known)
+    returned = {i: e.returned for i, e in enumerate(events) if e.returned is not None}
+    known = frozenset(returned)
     # an event may come next only if no other event still to place returned before it was invoked
-    before = {i: frozenset(j for j in known if j != i and events[j].returned < events[i].invoked)
+    before = {i: frozenset(j for j, end in returned.items() if j != i and end < events[i].invoked)
               for i in range(len(events))}
     failed: dict[tuple, list[list[ModelState]]] = {}
     best: dict = {"order": (), "mismatch": None, "at": None}
@@ -153,7 +154,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         ready = sorted((i for i in pending if not (before[i] - done)), key=lambda i: events[i].invoked)
         for i in ready:
             event = events[i]
-            if event.known:
+            if event.observed is not None:
                 tracker = _tracker(platform, states, expiry_tolerance)
                 step = tracker.advance(event.op, event.observed)
                 if step.mismatch is not None:

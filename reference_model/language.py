@@ -645,6 +645,12 @@ OPERATIONS: tuple[type, ...] = tuple(
 )
 
 
+def types() -> dict[str, type]:
+    """Every type of the language (operations, observations and the values they hold), by name: what a
+    ``"type"`` field of the JSON form names."""
+    return dict(_REGISTRY)
+
+
 # --------------------------------------------------------------------------
 # observations
 

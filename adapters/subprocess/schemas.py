@@ -10,11 +10,9 @@ files equal to what this module generates.
 from __future__ import annotations
 
 import json
-import typing
 from functools import lru_cache
 from pathlib import Path
 
-import attrs
 import fastjsonschema
 from jsonschema import Draft7Validator
 from referencing import Registry, Resource
@@ -22,68 +20,21 @@ from referencing import Registry, Resource
 from adapters.base import DEPENDENCY_KINDS, LACKABLE
 from reference_model import language as L
 from reference_model import mqconst as C
+from reference_model.language_schema import DIALECT, LANGUAGE_ID, language_schema, one_line
 from reference_model.rules import AREAS
 
 #: The protocol version this kit speaks.
 PROTOCOL = 1
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 BASE = "urn:mqconform:protocol:1:"
-#: Draft 7: understood by every maintained validator, in every language a server may be written in.
-DIALECT = "http://json-schema.org/draft-07/schema#"
+assert LANGUAGE_ID == BASE + "language"
 
 #: Methods the kit calls, in the order of a session.
 METHODS = ("hello", "start_case", "execute", "elapsed", "end_case", "shutdown")
 
 
 # ---------------------------------------------------------------- the operation language
-
-def _pairs() -> dict:
-    return {"type": "array", "items": {
-        "type": "array", "items": [{"type": "string"}, {"type": ["integer", "string", "boolean", "null"]}],
-        "additionalItems": False, "minItems": 2}}
-
-
-def _type_schema(t) -> dict:
-    if t is int:
-        return {"type": "integer"}
-    if t is bool:
-        return {"type": "boolean"}
-    if t is str:
-        return {"type": "string"}
-    if t is tuple:
-        return {"type": "array", "items": {"type": "string"}}
-    if isinstance(t, type) and t.__name__ in L._REGISTRY:
-        return {"$ref": f"#/$defs/{t.__name__}"}
-    args = typing.get_args(t)
-    if args:   # a union such as int | IntRange or X | None
-        return {"anyOf": [{"type": "null"} if a is type(None) else _type_schema(a) for a in args]}
-    raise TypeError(f"no schema for {t!r}")
-
-
-def _class_schema(cls: type) -> dict:
-    hints = typing.get_type_hints(cls)
-    props: dict = {"type": {"const": cls.__name__}}
-    required = ["type"]
-    for a in attrs.fields(cls):
-        if a.name == "attrs":
-            props[a.name] = _pairs() if cls is not L.Observation else {"anyOf": [_pairs(), {"type": "null"}]}
-        else:
-            props[a.name] = _type_schema(hints[a.name])
-        if a.default is attrs.NOTHING:
-            required.append(a.name)
-    doc = " ".join((cls.__doc__ or "").split())
-    return {"description": doc, "type": "object", "properties": props, "required": required,
-            "additionalProperties": False}
-
-
-def language_schema() -> dict:
-    defs = {name: _class_schema(cls) for name, cls in sorted(L._REGISTRY.items())}
-    defs["Op"] = {"description": "Any operation of the language.",
-                  "oneOf": [{"$ref": f"#/$defs/{c.__name__}"} for c in sorted(L.OPERATIONS, key=lambda c: c.__name__)]}
-    return {"$schema": DIALECT, "$id": BASE + "language",
-            "title": "The operation language: operations and observations in their JSON form",
-            "$defs": defs}
-
+# Its schema is the language's own (reference_model.language_schema); the messages below refer to it by $id.
 
 # ---------------------------------------------------------------- the messages
 
@@ -234,25 +185,6 @@ def problem(name: str, message: dict) -> str | None:
     except fastjsonschema.JsonSchemaException:
         pass
     return one_line(validator(name).iter_errors(message), "the message", deepest=True)
-
-
-def one_line(errors, whole: str, deepest: bool) -> str | None:
-    """Validation errors as one line: where, then why; None when there are none.
-
-    The first error is the deepest (``deepest``) or the shallowest; inside alternatives
-    (oneOf, anyOf) the branch that went deepest is reported.
-    """
-    errors = list(errors)
-    if not errors:
-        return None
-    depth = lambda e: len(list(e.absolute_path))  # noqa: E731
-    best = min(errors, key=lambda e: (-depth(e) if deepest else depth(e), e.message))
-    for err in errors:
-        for sub in err.context or ():
-            if depth(sub) > depth(best):
-                best = sub
-    where = "/".join(str(p) for p in best.absolute_path) or whole
-    return f"{where}: {' '.join(best.message.split())[:160]}"
 
 
 def write(directory: Path = SCHEMA_DIR) -> list[Path]:
