@@ -189,3 +189,22 @@ def test_the_campaign_figure_keeps_the_fastest_of_interleaved_rounds(monkeypatch
     got = BC.measure(seconds=0.1, rounds=2)
     assert ran == ["plain", "local[1]", "local[2]", "local[2]", "local[1]", "plain"]
     assert [(m.how, m.examples) for m in got] == [("plain", 10), ("local[1]", 22), ("local[2]", 45)]
+
+
+def test_the_concurrency_figure_judges_cases_a_conforming_queue_manager_ran_and_finds_no_race():
+    """Each case's history is linearizable (the queue manager ran it in one order, and the intervals keep that
+    order possible); the figure prints the checker's time against the run's and the indeterminate share."""
+    import io
+
+    from conformance import bench_concurrency
+    from conformance.linearizable import LINEARIZABLE, check
+    from reference_model import mqconst as C
+
+    cost = bench_concurrency.measure(cases=8, seed=3)
+    assert cost.cases == 8 and cost.not_linearizable == 0 and cost.indeterminate == 0 and cost.ratio > 0
+    setup, events, _ = bench_concurrency.one_case(__import__("random").Random(5))
+    assert len(events) == 18 and {e.client for e in events} == {"a", "b", "c"}
+    assert check(C.PLATFORM_DISTRIBUTED, setup, events).verdict == LINEARIZABLE
+    out = io.StringIO()
+    bench_concurrency.report(out)
+    assert "checker / run:" in out.getvalue() and "indeterminate 0 of" in out.getvalue()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conformance.cli.common import DEFAULT_EXAMPLES, EXIT_OK, UsageError, _areas, _duration, _positive, _seed
 
-BENCH_FIGURES = ("detect", "throughput", "depth", "campaign", "brokers")   # conformance.bench.FIGURES
+BENCH_FIGURES = ("detect", "throughput", "depth", "campaign", "brokers", "concurrency")   # conformance.bench.FIGURES
 
 
 def add_parsers(sub) -> None:
