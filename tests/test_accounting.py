@@ -1,0 +1,81 @@
+"""Accounting for every message after a crash (conformance.accounting): drain results whose answer is known."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.accounting import DUPLICATED, GONE, IN_DOUBT, KEPT, LOST, OK, UNEXPECTED, account
+from reference_model import language as L
+from reference_model import mqconst as C
+from tests.test_checker import SETUP, msg
+
+D = C.PLATFORM_DISTRIBUTED
+
+
+def put(conn, body, persistent=True, sync=False):
+    return (L.Put(conn=conn, handle=f"{conn}1", body=body,
+                  md=L.MessageDescriptor(persistence=C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT),
+                  options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT), L.OK)
+
+
+RESTART = (L.Restart(), L.OK)
+
+
+def classes(steps, drained):
+    result = account(D, SETUP + steps, drained)
+    assert result.departed is None
+    return {a.body: a.cls for a in result.accounts}, result
+
+
+def test_a_committed_persistent_message_survives_a_restart_or_is_lost():
+    assert classes([put("a", "p"), RESTART], {"Q1": ["p"]})[0] == {"p": OK}
+    got, result = classes([put("a", "p"), RESTART], {"Q1": []})
+    assert got == {"p": LOST} and "CORE-32" in result.rules and result.failures
+
+
+def test_a_message_that_is_not_persistent_may_go_at_a_restart_but_must_not_stay():
+    assert classes([put("a", "n", persistent=False), RESTART], {"Q1": []})[0] == {"n": GONE}
+    got, result = classes([put("a", "n", persistent=False), RESTART], {"Q1": ["n"]})
+    assert got == {"n": KEPT} and "CORE-32" in result.rules
+
+
+def test_an_uncommitted_put_is_backed_out_by_the_restart():
+    assert classes([put("a", "u", sync=True), RESTART], {"Q1": []})[0] == {"u": GONE}
+    got, result = classes([put("a", "u", sync=True), RESTART], {"Q1": ["u"]})
+    assert got == {"u": KEPT} and result.rules
+
+
+def test_a_message_got_for_good_that_comes_back_is_duplicated_and_one_found_twice_too():
+    consumed = [put("a", "c"), (L.Get(conn="b", handle="b1"), msg("c", persistence=C.MQPER_PERSISTENT)), RESTART]
+    assert classes(consumed, {"Q1": []})[0] == {"c": GONE}
+    got, result = classes(consumed, {"Q1": ["c"]})
+    assert got == {"c": DUPLICATED} and "CORE-16" in result.rules
+    assert classes([put("a", "p"), RESTART], {"Q1": ["p", "p"]})[0] == {"p": DUPLICATED}
+
+
+def test_a_get_in_a_unit_of_work_the_restart_backed_out_comes_back():
+    held = [put("a", "h"), (L.Get(conn="b", handle="b1", options=C.MQGMO_SYNCPOINT),
+                            msg("h", persistence=C.MQPER_PERSISTENT)), RESTART]
+    assert classes(held, {"Q1": ["h"]})[0] == {"h": OK}
+    got, result = classes(held, {"Q1": []})
+    assert got == {"h": LOST} and result.rules
+
+
+def test_a_commit_cut_in_flight_leaves_its_message_in_doubt_either_way():
+    cut = [put("a", "d", sync=True), (L.CutConnection(conn="a", in_flight=True), L.OK),
+           (L.Commit(conn="a"), L.Observation.of(C.MQRC_CONNECTION_BROKEN)), RESTART]
+    assert classes(cut, {"Q1": []})[0] == {"d": IN_DOUBT}
+    assert classes(cut, {"Q1": ["d"]})[0] == {"d": OK}
+
+
+def test_a_message_nobody_put_is_unexpected():
+    got, result = classes([put("a", "p"), RESTART], {"Q1": ["p", "stranger"]})
+    assert got == {"p": OK, "stranger": UNEXPECTED} and [a.body for a in result.failures] == ["stranger"]
+    assert result.counts()[OK] == 1 and result.counts()[UNEXPECTED] == 1
+
+
+@pytest.mark.parametrize("drained", [{"Q1": ["p"]}, {"Q1": []}])
+def test_a_history_that_departs_before_the_drain_accounts_for_nothing(drained):
+    steps = [put("a", "p"), (L.Get(conn="b", handle="b1"), msg("other"))]
+    result = account(D, SETUP + steps, drained)
+    assert result.departed is not None and result.accounts == ()
