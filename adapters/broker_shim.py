@@ -193,7 +193,9 @@ class BrokerShim:
         #: The broker's lifecycle, when the kit started it (the run itself or ``mqconform brokers up``).
         self.server: BrokerServer | None = None
         self._locate(options)
-        self.restarts = _switch(self.name, "restart", options.get("restart"), False)
+        #: Restarts: off, on, or on for at most ``restart_limit`` of them in this adapter's life (a run's).
+        self.restarts, self.restart_limit = _restart_option(self.name, options.get("restart"))
+        self.restarts_done = 0
         #: Faults from outside the client: connections cut by a proxy, abrupt restarts (adapters.brokers.nemesis).
         self.nemesis = _switch(self.name, "nemesis", options.get("nemesis"), False)
         self.proxy: CuttingProxy | None = None
@@ -356,13 +358,17 @@ class BrokerShim:
         return md.msg_id or (uuid.uuid4().hex if self.faithful else "")
     #: Whether the nemesis may kill this broker for an abrupt restart (``Restart(abrupt=True)``).
     abrupt_restarts = True
+    #: At most this many restarts in the adapter's life (None: no bound), and how many it made.
+    restart_limit: int | None = None
+    restarts_done = 0
 
     def describe(self) -> dict:
         return {"system": self.system, "version": self.version, "address": self.address,
                 "platform": C.PLATFORM_DISTRIBUTED, "platforms": [C.PLATFORM_DISTRIBUTED],
                 "time_scale_ms_per_tenth": self.scale_ms,
                 "broker": "private, started for this run" if self.owned else "given",
-                "restarts": "on" if self.restarts else "off", "nemesis": "on" if self.nemesis else "off",
+                "restarts": ("on" if self.restart_limit is None else f"at most {self.restart_limit}")
+                if self.restarts else "off", "nemesis": "on" if self.nemesis else "off",
                 **({} if self.faithful else {"mapping": self.mapping})}
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
@@ -439,6 +445,8 @@ class BrokerShim:
                 return None
             return op
         if isinstance(op, L.Restart):
+            if self.restart_limit is not None and self.restarts_done >= self.restart_limit:
+                return None   # the run's restarts are spent: its cases go on without
             return op if self.restarts and (not op.abrupt or self.nemesis and self.abrupt_restarts) else None
         if isinstance(op, L.CutConnection):
             return op if self.nemesis else None
@@ -654,6 +662,7 @@ class BrokerShim:
         self._close_all()
         self._reset_nemesis()
         self.handles.clear()
+        self.restarts_done += 1
         try:
             self.server.restart(kill=kill)
         except BrokerControlError as exc:
@@ -900,6 +909,16 @@ def _int_option(adapter: str, key: str, text, default: int) -> int:
     if value < 1:
         raise AdapterOptionError(f"adapter {adapter!r}: {key} must be at least 1, not {text!r}")
     return value
+
+
+def _restart_option(adapter: str, text) -> tuple[bool, int | None]:
+    """``restart``: off (the default), on, or a number N: on, for at most N restarts in the run."""
+    if isinstance(text, str) and text.isdigit() and int(text) > 0:
+        return True, int(text)
+    if text in (None, "", "on", "off"):
+        return text == "on", None
+    raise AdapterOptionError(f"adapter {adapter!r}: restart must be on, off or a number of restarts (at least 1), "
+                             f"not {text!r}")
 
 
 def _switch(adapter: str, key: str, text, default: bool) -> bool:

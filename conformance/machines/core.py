@@ -377,7 +377,7 @@ class CoreMachine(ConformanceMachine):
     def disruption(self, event, conn, tenths):
         # ``tenths`` also picks the kind of restart or abnormal end (no extra draw, so an adapter
         # without a nemesis runs exactly what it ran before one existed).
-        if event == "restart" and self.can(L.Restart):
+        if event == "restart" and self.can_run(L.Restart()):
             abrupt = L.Restart(abrupt=True)
             self.execute(abrupt if tenths % 2 and self.can_run(abrupt) else L.Restart())
             self._reconnect_all()
@@ -396,7 +396,8 @@ class CoreMachine(ConformanceMachine):
 
     # The nemesis: faults from outside the program, each after building the state its rules are
     # about.  Only systems with a nemesis run these two; ``disruption``'s rarer faults stay as they were.
-    @precondition(lambda self: self.restarts)
+    # (a system may allow a few restarts in a run: once they are spent, none is drawn)
+    @precondition(lambda self: self.restarts and self.can_run(self.restarts[-1]))
     @rule(conn=conns, which=st.integers(min_value=0, max_value=1))
     def restart_after_a_backout(self, conn, which):
         """A restart (abrupt or not) with a committed persistent message backed out once on the

@@ -111,7 +111,7 @@ class SyncpointMachine(ConformanceMachine):
 
     @rule(conn=workers, event=st.sampled_from(("abend", "abend", "abend", "restart")))
     def failure(self, conn, event):
-        if event == "restart" and self.can(L.Restart):
+        if event == "restart" and self.can_run(L.Restart()):
             self.execute(L.Restart())
             for c in ENVIRONMENTS:
                 self._connect(c)

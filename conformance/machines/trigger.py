@@ -309,7 +309,7 @@ class TriggerMachine(ConformanceMachine):
                                   options=C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE))
         self.qm2_monitor = handle if obs.rc == C.MQRC_NONE else None
 
-    @precondition(lambda self: self.can(L.Restart) and not self.group)
+    @precondition(lambda self: self.can_run(L.Restart()) and not self.group)
     @rule()
     def restart(self):
         self.execute(L.Restart())
