@@ -3,12 +3,14 @@
 Options: ``faults=a,b`` (see ``mqconform faults``), ``platform=distributed|zos|any`` (default any:
 the queue manager shows the platform each test case asks for), ``dlq-handler=COMMAND`` (run this
 program, speaking the protocol of :mod:`adapters.dlq_handler.external`, as the DLQ handler
-instead of the kit's own).
+instead of the kit's own), ``call-ms=N`` (each call takes N milliseconds more, holding the queue
+manager, as a real one's take time: clients of a concurrent case then overlap; default 0).
 """
 
 from __future__ import annotations
 
 import shlex
+import time
 
 from adapters.base import AdapterOptionError, Capabilities, check_options, platform_option
 from adapters.simulated.faults import FAULTS, parse_faults
@@ -26,7 +28,13 @@ class SimulatedAdapter:
     name = "simulated"
 
     def __init__(self, **options: str) -> None:
-        check_options(self.name, options, {"faults", "platform", "dlq-handler"})
+        check_options(self.name, options, {"faults", "platform", "dlq-handler", "call-ms"})
+        try:
+            self.call_seconds = float(options.get("call-ms") or 0) / 1000
+        except ValueError:
+            raise AdapterOptionError(f"call-ms: a number of milliseconds, not {options['call-ms']!r}") from None
+        if not 0 <= self.call_seconds <= 1:
+            raise AdapterOptionError("call-ms: from 0 to 1000 milliseconds")
         self.platforms = platform_option(self.name, options)
         self.platform = self.platforms[0]
         try:
@@ -67,6 +75,9 @@ class SimulatedAdapter:
         self.qm = SimulatedQueueManager(self.platform, self.faults, self.dlq_handler)
 
     def execute(self, op: L.Op) -> L.Observation:
+        if self.call_seconds:
+            with self.qm.lock:   # the call under way, holding the queue manager: another client's waits
+                time.sleep(self.call_seconds)
         return self.qm.execute(op)
 
     def end_case(self) -> None:

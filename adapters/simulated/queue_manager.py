@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import threading
+import time
 from dataclasses import dataclass, field
 
 import attrs
@@ -151,6 +153,9 @@ class SimulatedQueueManager:
                  dlq_handler: list[str] | None = None) -> None:
         self.platform = platform
         self.faults = frozenset(faults)
+        #: Each call runs whole under this lock, as a queue manager's calls are atomic: programs on several
+        #: threads (a concurrent case) see one call's effects entirely or not at all.
+        self.lock = threading.RLock()
         self.queues: dict[str, SimQueue] = {}
         self.conns: dict[str, SimConnection] = {}
         self.handles: dict[str, SimHandle] = {}
@@ -186,7 +191,26 @@ class SimulatedQueueManager:
         self.dlq = self.triggering = None
 
     # ------------------------------------------------------------ dispatch
+    def __getstate__(self) -> dict:   # a copy (a test's deepcopy) gets a lock of its own
+        return {k: v for k, v in self.__dict__.items() if k != "lock"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.lock = threading.RLock()
+
     def execute(self, op: L.Op) -> L.Observation:
+        with self.lock:
+            return self._execute(op)
+
+    def _let_others_run(self) -> None:
+        """Let another thread's call run now, in the middle of this one (a race fault: a call not atomic)."""
+        self.lock.release()
+        try:
+            time.sleep(0.002)
+        finally:
+            self.lock.acquire()
+
+    def _execute(self, op: L.Op) -> L.Observation:
         if self.dlq.handles(op):
             return self.dlq.execute_op(op)
         name = getattr(op, "conn", None)
@@ -804,6 +828,10 @@ class SimulatedQueueManager:
                 conn.log.append(rec)
                 if mark:
                     conn.marked = rec
+            elif self._fault("get-not-atomic"):
+                self._let_others_run()   # picked, not yet taken: an overlapping get may pick it too
+                if m in q.buckets[m.level]:
+                    q.remove(m)
             else:
                 q.remove(m)
         md = m.md

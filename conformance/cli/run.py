@@ -139,12 +139,16 @@ def _faults_in_areas(faults: str | None, areas: list[str]) -> None:
     """A fault injected into an area the run leaves out could not show: refused, not a silent conformant run."""
     if not faults:
         return
-    from adapters.simulated.faults import FAULTS, parse_faults
+    from adapters.simulated.faults import FAULTS, RACES, parse_faults
 
     try:
         names = parse_faults(faults)
     except ValueError:
         return   # the simulated adapter names the unknown fault
+    races = [n for n in names if n in RACES]
+    if races:
+        raise UsageError(f"--faults {', '.join(races)}: shows only when calls overlap, and a run's cases are "
+                         "sequential (conformance/concurrent.py runs concurrent cases; docs/concurrency.md)")
     outside = [f"{n} ({FAULTS[n].area})" for n in names if FAULTS[n].area not in areas]
     if outside:
         raise UsageError(f"--faults {', '.join(outside)}: not in the areas run ({', '.join(areas)}); "

@@ -1,0 +1,98 @@
+"""Concurrent cases on the simulated queue manager: clients on threads, the history judged by the concurrent
+checker.  A race fault (a get that is not atomic) is found; the conforming queue manager never fails."""
+
+from __future__ import annotations
+
+import random
+
+from adapters.simulated import SimulatedAdapter
+from adapters.simulated.faults import FAULTS, RACES, parse_faults
+from conformance.concurrent import client_script, run_case, search, setup_ops
+from conformance.linearizable import LINEARIZABLE, check
+from reference_model import language as L
+from reference_model import mqconst as C
+
+D = C.PLATFORM_DISTRIBUTED
+
+
+def _simulated(faults: str = ""):
+    return lambda: SimulatedAdapter(platform="distributed", faults=faults, **{"call-ms": "0.2"})
+
+
+def test_a_get_that_is_not_atomic_is_found_on_every_seed_naming_its_rule():
+    assert "get-not-atomic" in RACES and "get-not-atomic" not in FAULTS   # a sequential run never shows it
+    assert parse_faults("get-not-atomic,priority-ignored") == ("get-not-atomic", "priority-ignored")
+    named = 0
+    for seed in range(1, 6):
+        race, cases = search(_simulated("get-not-atomic"), seed, cases=40)
+        assert race is not None, f"seed {seed}: not found in {cases} cases"
+        assert race.result.mismatch is not None and race.result.rules
+        named += "CORE-16" in race.result.rules
+    assert named >= 3   # its own rule named on a majority of seeds
+
+
+def test_the_conforming_queue_manager_never_fails_a_concurrent_case():
+    for seed in range(1, 21):
+        race, cases = search(_simulated(), seed, cases=10)
+        assert race is None, (seed, race and race.result.rules, race and race.case)
+        assert cases == 10
+
+
+def test_the_clients_calls_overlap_and_each_keeps_its_own_order():
+    rng = random.Random(4)
+    names = ["a", "b", "c"]
+    overlapping = total = 0
+    adapter = _simulated()()
+    for n in range(10):
+        scripts = {name: client_script(rng, name, 5) for name in names}
+        case = run_case(adapter, f"c{n}", D, setup_ops(names, 2), scripts,
+                        after=[L.InquireQueue(queue="Q1", names=("CURDEPTH",))])
+        assert len(case.events) == 15 and all(e.observed is not None for e in case.events)
+        for name in names:
+            mine = [e for e in case.events if e.client == name]
+            assert [e.op for e in mine] == scripts[name]
+            assert all(a.returned <= b.invoked for a, b in zip(mine, mine[1:]))
+        overlapping += sum(any(a.client != b.client and a.invoked < b.returned and b.invoked < a.returned
+                               for b in case.events) for a in case.events)
+        total += len(case.events)
+        assert check(D, case.setup, case.events, case.after).verdict == LINEARIZABLE
+    assert overlapping > total / 2, (overlapping, total)   # the clients did run at once
+
+
+def test_the_simulated_queue_managers_call_time_is_a_number_of_milliseconds():
+    import pytest
+
+    from adapters.base import AdapterOptionError
+
+    assert SimulatedAdapter(**{"call-ms": "0.5"}).call_seconds == 0.0005
+    for bad in ("slow", "-1", "5000"):
+        with pytest.raises(AdapterOptionError, match="call-ms"):
+            SimulatedAdapter(**{"call-ms": bad})
+
+
+class _Failing(SimulatedAdapter):
+    """The simulated queue manager, whose every commit raises (as a call cut by the network would)."""
+
+    def execute(self, op):
+        if isinstance(op, L.Commit):
+            raise ConnectionError("cut")
+        return super().execute(op)
+
+
+def test_a_call_that_raised_is_of_unknown_effect_and_ends_its_client():
+    names = ["a", "b"]
+    scripts = {"a": [L.Put(conn="a", handle="a1", body="x", options=C.MQPMO_SYNCPOINT), L.Commit(conn="a"),
+                     L.Get(conn="a", handle="a1")],
+               "b": [L.InquireQueue(queue="Q1", names=("CURDEPTH",))]}
+    case = run_case(_Failing(platform="distributed"), "raised", D, setup_ops(names, 0), scripts)
+    mine = [e for e in case.events if e.client == "a"]
+    assert [type(e.op).__name__ for e in mine] == ["Put", "Commit"]
+    assert mine[-1].observed is None and mine[-1].returned is None
+    assert check(D, case.setup, case.events).verdict == LINEARIZABLE
+
+
+def test_a_sequential_run_asked_for_a_race_fault_says_it_cannot_show_it():
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "get-not-atomic", "--area", "core")
+    assert code == 2 and err.count("\n") == 1 and "shows only when calls overlap" in err and not out
