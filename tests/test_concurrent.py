@@ -96,3 +96,16 @@ def test_a_sequential_run_asked_for_a_race_fault_says_it_cannot_show_it():
 
     code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "get-not-atomic", "--area", "core")
     assert code == 2 and err.count("\n") == 1 and "shows only when calls overlap" in err and not out
+
+
+def test_the_faults_listing_shows_a_race_fault_as_one_only_overlapping_calls_show():
+    import json
+
+    from tests.clikit import run_cli
+
+    code, out, _ = run_cli("faults", "--area", "core", "--format", "json")
+    rows = {r["fault"]: r for r in map(json.loads, out.splitlines())}
+    assert code == 0 and rows["get-not-atomic"]["concurrent"] is True and "concurrent" not in rows["priority-ignored"]
+    code, out, _ = run_cli("faults", "--area", "core")
+    line = next(x for x in out.splitlines() if x.startswith("get-not-atomic\t"))
+    assert "shows only when calls overlap" in line and len(line.split("\t")) == 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from adapters.registry import adapter_class, adapter_names
-from adapters.simulated.faults import FAULTS
+from adapters.simulated.faults import FAULTS, RACES
 from conformance.cli.common import EXIT_OK, _areas
 from reference_model.classes import names_of
 from reference_model.rules import RULES
@@ -38,14 +38,17 @@ def cmd_adapters(args, out) -> int:
 
 def cmd_faults(args, out) -> int:
     areas = _areas(args.area)
-    for f in FAULTS.values():
+    # the race faults after the others: each shows only when calls overlap (conformance/concurrent.py)
+    for f, race in [(f, False) for f in FAULTS.values()] + [(f, True) for f in RACES.values()]:
         if f.area not in areas:
             continue
         if args.format == "json":
             out.write(json.dumps({"fault": f.name, "area": f.area, "rules": list(f.rules),
-                                  "description": f.description}, ensure_ascii=False) + "\n")
+                                  "description": f.description, **({"concurrent": True} if race else {})},
+                                 ensure_ascii=False) + "\n")
         else:
-            out.write(f"{f.name}\t{f.area}\t{f.description}\n")
+            note = " (shows only when calls overlap: a concurrent case)" if race else ""
+            out.write(f"{f.name}\t{f.area}\t{f.description}{note}\n")
     return EXIT_OK
 
 
