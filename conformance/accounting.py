@@ -20,8 +20,9 @@ class                     the drain ...                                         
 ``unexpected``            found a message nobody put                                      yes
 ========================  ==============================================================  ==========
 
-Each failure names the rules: what keeps the message (its provenance in the model) for one lost, what
-removed it for one duplicated or kept.  Pure: the model alone.
+Each failure names the rule it breaks: for one lost, what keeps it (CORE-32 after a restart, else what put
+it there); for one duplicated or kept, what removed it for good (a get's rule, a restart's, a backout's).
+Pure: the model alone.
 """
 
 from __future__ import annotations
@@ -115,14 +116,16 @@ def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained:
         places = [_where(s, body) for s in states]
         held = [(q, m) for q, m in places if q is not None and m is not None]
         seen = tuple(found.get(body, ()))
-        removed = tuple(dict.fromkeys(r for s in states for r in s.removed.get(body, ())))
+        # what removed it for good: each reading's leading reason (the rules of how it came follow it there)
+        removed = tuple(dict.fromkeys(s.removed[body][0] for s in states if s.removed.get(body)))
         if not seen:
             if not held:
                 accounts.append(Account(body=body, cls=GONE))
             elif len(held) == len(states):
-                # what keeps it: a restart since its put (CORE-32 keeps persistent messages), and how it came
-                restart = ("CORE-32",) if put_at[body] < last_restart else ()
-                keeps = tuple(dict.fromkeys(restart + tuple(r for _, m in held for r in m.provenance)))
+                # what keeps it: a restart since its put (CORE-32 keeps committed persistent messages), or else
+                # what put it where it is (its provenance's leading rule)
+                keeps = ("CORE-32",) if put_at[body] < last_restart else \
+                    tuple(dict.fromkeys(m.provenance[0] for _, m in held if m.provenance))
                 accounts.append(Account(body=body, cls=LOST, rules=keeps))
             else:
                 accounts.append(Account(body=body, cls=IN_DOUBT))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 import time
+import zlib
 
 from adapters.base import AdapterOptionError, Capabilities, check_options, platform_option
 from adapters.simulated.faults import FAULTS, parse_faults
@@ -72,7 +73,8 @@ class SimulatedAdapter:
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self.platform = platform or self.platforms[0]
         self.qm.close()
-        self.qm = SimulatedQueueManager(self.platform, self.faults, self.dlq_handler)
+        self.qm = SimulatedQueueManager(self.platform, self.faults, self.dlq_handler,
+                                        chance_seed=zlib.crc32(case_id.encode("utf-8", "surrogatepass")))
 
     def execute(self, op: L.Op) -> L.Observation:
         if self.call_seconds:

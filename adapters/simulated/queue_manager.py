@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -150,9 +151,11 @@ class SimulatedQueueManager:
     HOST_READS_DIRECTLY = True
 
     def __init__(self, platform: str = C.PLATFORM_DISTRIBUTED, faults: tuple[str, ...] = (),
-                 dlq_handler: list[str] | None = None) -> None:
+                 dlq_handler: list[str] | None = None, chance_seed: int = 0) -> None:
         self.platform = platform
         self.faults = frozenset(faults)
+        #: The dice of the faults that show at some calls only (seeded by the case: a case replays the same).
+        self.chance = random.Random(chance_seed)
         #: Each call runs whole under this lock, as a queue manager's calls are atomic: programs on several
         #: threads (a concurrent case) see one call's effects entirely or not at all.
         self.lock = threading.RLock()
@@ -583,6 +586,13 @@ class SimulatedQueueManager:
                         m.backout_count = m.logged_backouts
                 q.buckets[i] = kept
             q.held = {m for m in q.all_messages() if m.pending_get is not None}
+        if self._fault("restart-sometimes-loses-persistent") and self.chance.random() < 0.25:
+            for q in self.queues.values():
+                lost = next((m for m in q.all_messages() if m.md.persistence == C.MQPER_PERSISTENT
+                             and m.pending_get is None), None)
+                if lost is not None:
+                    q.remove(lost)
+                    break
 
     # ------------------------------------------------------------ open / close
     def _op_Open(self, op: L.Open):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from adapters.registry import adapter_class, adapter_names
-from adapters.simulated.faults import FAULTS, RACES
+from adapters.simulated.faults import FAULTS, RACES, SOMETIMES
 from conformance.cli.common import EXIT_OK, _areas
 from reference_model.classes import names_of
 from reference_model.rules import RULES
@@ -38,17 +38,21 @@ def cmd_adapters(args, out) -> int:
 
 def cmd_faults(args, out) -> int:
     areas = _areas(args.area)
-    # the race faults after the others: each shows only when calls overlap (conformance/concurrent.py)
-    for f, race in [(f, False) for f in FAULTS.values()] + [(f, True) for f in RACES.values()]:
+    # after the others: the race faults, shown only when calls overlap (conformance/concurrent.py), and those
+    # shown at some calls only, judged by their frequency (conformance/crash.py)
+    kinds = [(f, "") for f in FAULTS.values()] + [(f, "concurrent") for f in RACES.values()] \
+        + [(f, "sometimes") for f in SOMETIMES.values()]
+    notes = {"concurrent": " (shows only when calls overlap: a concurrent case)",
+             "sometimes": " (shows at some calls only: judged by its frequency over many crash schedules)"}
+    for f, kind in kinds:
         if f.area not in areas:
             continue
         if args.format == "json":
             out.write(json.dumps({"fault": f.name, "area": f.area, "rules": list(f.rules),
-                                  "description": f.description, **({"concurrent": True} if race else {})},
+                                  "description": f.description, **({kind: True} if kind else {})},
                                  ensure_ascii=False) + "\n")
         else:
-            note = " (shows only when calls overlap: a concurrent case)" if race else ""
-            out.write(f"{f.name}\t{f.area}\t{f.description}{note}\n")
+            out.write(f"{f.name}\t{f.area}\t{f.description}{notes.get(kind, '')}\n")
     return EXIT_OK
 
 
