@@ -63,23 +63,38 @@ def setup_ops(clients: Sequence[str], messages: int) -> list[L.Op]:
 
 
 def client_script(rng: random.Random, client: str, length: int) -> list[L.Op]:
-    """Puts and gets in and out of syncpoint, commits, backouts and depth inquiries, drawn from ``rng``."""
-    out: list[L.Op] = []
+    """A client's calls, drawn from ``rng``: a producer (puts in a unit of work, then its commit or backout), a
+    consumer (gets, in and out of syncpoint, and the queue's depth), or any mix of puts, gets, commits, backouts
+    and depth inquiries: the roles whose overlap races show in."""
     handle = f"{client}1"
+    role = rng.choice(("producer", "consumer", "mixed"))
+
+    def put(n: int, sync: bool) -> L.Op:
+        return L.Put(conn=client, handle=handle, body=f"{client}{n}",
+                     options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT)
+
+    def get(sync: bool) -> L.Op:
+        return L.Get(conn=client, handle=handle, options=C.MQGMO_SYNCPOINT if sync else C.MQGMO_NO_SYNCPOINT)
+
+    depth = L.InquireQueue(queue=QUEUE, names=("CURDEPTH",))
+    if role == "producer":
+        ops = [put(n, True) for n in range(max(1, length - 1))]
+        return ops + [L.Commit(conn=client) if rng.random() < 0.8 else L.Backout(conn=client)]
+    if role == "consumer":
+        return [depth if rng.random() < 0.25 else get(rng.random() < 0.2) for _ in range(2 * length)]
+    out: list[L.Op] = []
     for n in range(length):
         kind = rng.choice(("put", "put sync", "get", "get", "get", "get sync", "commit", "backout", "depth"))
         if kind.startswith("put"):
-            out.append(L.Put(conn=client, handle=handle, body=f"{client}{n}",
-                             options=C.MQPMO_SYNCPOINT if kind.endswith("sync") else C.MQPMO_NO_SYNCPOINT))
+            out.append(put(n, kind.endswith("sync")))
         elif kind.startswith("get"):
-            out.append(L.Get(conn=client, handle=handle,
-                             options=C.MQGMO_SYNCPOINT if kind.endswith("sync") else C.MQGMO_NO_SYNCPOINT))
+            out.append(get(kind.endswith("sync")))
         elif kind == "commit":
             out.append(L.Commit(conn=client))
         elif kind == "backout":
             out.append(L.Backout(conn=client))
         else:
-            out.append(L.InquireQueue(queue=QUEUE, names=("CURDEPTH",)))
+            out.append(depth)
     return out
 
 

@@ -272,6 +272,12 @@ def _race(name: str, area: str, rules: tuple[str, ...], description: str) -> Non
 _race("get-not-atomic", "core", ("CORE-16",),
       "a get outside syncpoint picks its message, lets other calls run, then takes it: two overlapping gets "
       "can both return the one message")
+_race("commit-not-atomic", "core", ("CORE-29",),
+      "a commit makes its unit of work's puts available one at a time, letting other calls run in between: "
+      "a getter can see part of a committed unit of work")
+_race("depth-not-atomic", "core", ("CORE-28",),
+      "CURDEPTH is counted over the queue's first half, then, after other calls ran, over the rest from where "
+      "the first half ended: a get meanwhile makes it count one message too few")
 
 
 #: Faults that show at some calls only, at random (seeded by the case): judged by their frequency over many

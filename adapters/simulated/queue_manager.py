@@ -213,6 +213,17 @@ class SimulatedQueueManager:
         finally:
             self.lock.acquire()
 
+    def _depth_in_two_halves(self, q) -> int:
+        """CURDEPTH counted over the queue's first half, then, after other calls ran, over the rest from where
+        the first half ended (a race fault: a message got meanwhile moves one of the rest out of the count)."""
+        counts = self._depth_counter() or (lambda m: True)
+        first = list(q.all_messages())
+        half = len(first) // 2
+        counted = sum(1 for m in first[:half] if m.pending_get is None and counts(m))
+        self._let_others_run()
+        rest = list(q.all_messages())[half:]
+        return counted + sum(1 for m in rest if m.pending_get is None and counts(m))
+
     def _execute(self, op: L.Op) -> L.Observation:
         if self.dlq.handles(op):
             return self.dlq.execute_op(op)
@@ -319,7 +330,10 @@ class SimulatedQueueManager:
             if "IPPROCS" in op.names or "OPPROCS" in op.names else []
         for name in op.names:
             if name == "CURDEPTH":
-                out[name] = q.depth(self._depth_counter())
+                if self._fault("depth-not-atomic"):
+                    out[name] = self._depth_in_two_halves(q)
+                else:
+                    out[name] = q.depth(self._depth_counter())
             elif name == "IPPROCS":
                 out[name] = sum(1 for h in mine if h.input)
             elif name == "OPPROCS":
@@ -530,6 +544,8 @@ class SimulatedQueueManager:
                 continue
             if rec.action == "put":
                 if commit:
+                    if self._fault("commit-not-atomic"):
+                        self._let_others_run()   # this put available, the unit of work's next not yet
                     m.pending_put = None
                     if self._fault("expiry-counts-from-commit"):
                         m.put_time = self.clock
