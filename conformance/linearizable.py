@@ -76,9 +76,15 @@ class Linearization:
     at: str | int | None = None
     #: Configurations searched.
     explored: int = 0
+    #: Not linearizable: the rules the longest order's history breaks, by counterfactual (conformance.blame), as
+    #: a sequential history's are blamed; empty where that could not be said (an event of unknown effect in it).
+    blamed: tuple[str, ...] = ()
 
     @property
     def rules(self) -> tuple[str, ...]:
+        """The rules the race breaks: those blamed where blame could be made, else those the checker named."""
+        if self.blamed:
+            return self.blamed
         return self.mismatch.rules if self.mismatch is not None else ()
 
 
@@ -102,6 +108,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
           after: Iterable[tuple[L.Op, L.Observation]] = (), bound: int = BOUND,
           expiry_tolerance: int = 0) -> Linearization:
     """Whether the concurrent history (``setup``, then ``events`` overlapping, then ``after``) is linearizable."""
+    setup = tuple(setup)
     events = tuple(events)
     after = tuple(after)
     tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance)
@@ -177,7 +184,27 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     if found is not None:
         return Linearization(verdict=LINEARIZABLE, order=found, explored=explored)
     return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
-                         explored=explored)
+                         explored=explored, blamed=_blamed(platform, setup, events, after, best, expiry_tolerance))
+
+
+def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, expiry_tolerance: int) -> tuple[str, ...]:
+    """The rules the longest order found breaks, blamed as a sequential history: the set-up, the events in that
+    order, then the one that could not follow (or the check's steps up to the one that failed)."""
+    from conformance.blame import blame
+
+    mismatch, at = best["mismatch"], best["at"]
+    if mismatch is None or at is None or at == "setup":
+        return ()
+    placed = [events[i] for i in best["order"]]
+    if any(e.observed is None for e in placed):
+        return ()
+    pairs = list(setup) + [(e.op, e.observed) for e in placed]
+    if at == "after":
+        pairs += list(after)[:mismatch.index + 1]
+    else:
+        pairs.append((events[at].op, events[at].observed))
+    found = blame(pairs, attrs.evolve(mismatch, index=len(pairs) - 1), platform, expiry_tolerance)
+    return found.rules if found.confirmed else ()
 
 
 __all__ = ["Event", "Linearization", "check", "LINEARIZABLE", "NOT_LINEARIZABLE", "INDETERMINATE", "BOUND"]

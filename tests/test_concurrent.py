@@ -28,28 +28,27 @@ def test_a_get_that_is_not_atomic_is_found_on_every_seed_naming_its_rule():
         assert race is not None, f"seed {seed}: not found in {cases} cases"
         assert race.result.mismatch is not None and race.result.rules
         named += "CORE-16" in race.result.rules
-    # its own rule named on some seeds (2 to 4 of 5 in 30 measured runs): the rules of a race are those of the
+    # its own rule named on some seeds (2 to 4 of 5 in 30 measured runs): a race is blamed as the history of the
     # longest order the search found, and which order that is depends on how the threads met (a get under
-    # syncpoint taking part names the commit's rule instead); blame by counterfactual is not applied yet
+    # syncpoint taking part puts the commit's rule in its place)
     assert named >= 1
 
 
 def test_a_commit_not_atomic_is_found_naming_the_commit_rule_and_a_depth_not_atomic_is_found():
     """A commit that makes its puts available one at a time (a consumer sees part of the unit of work), and a
     CURDEPTH counted in two halves with other calls between: the commit's is found on a majority of seeds
-    within 80 cases (5 of 5 in 30 measured runs), naming its rule alone; the depth's on some (the race needs
-    a get inside the inquiry's window).
+    within 80 cases (5 of 5 in 30 measured runs), naming its rule (on 4 or 5 of them); the depth's on some
+    (about 3 in 5: the race needs a get inside the inquiry's window), naming its rule with the commit's.
     (The depth's race is named by the rules of the longest order the search found, which need not be
     CORE-28: blame by counterfactual is not yet applied to concurrent histories.)"""
-    for fault, rule, seeds in (("commit-not-atomic", "CORE-29", 3), ("depth-not-atomic", None, 1)):
+    for fault, rule, tried, seeds in (("commit-not-atomic", "CORE-29", 5, 3), ("depth-not-atomic", "CORE-28", 8, 1)):
         found = []
-        for seed in range(1, 6):
+        for seed in range(1, tried + 1):
             race, _ = search(_simulated(fault), seed, cases=80)
             if race is not None:
                 found.append(race.result.rules)
-        assert len(found) >= seeds, f"{fault}: found by {len(found)} seeds of 5"
-        if rule is not None:
-            assert all(rules == (rule,) for rules in found), found
+        assert len(found) >= seeds, f"{fault}: found by {len(found)} seeds of {tried}"
+        assert any(rule in rules for rules in found), found
 
 
 def test_the_conforming_queue_manager_never_fails_a_concurrent_case():
