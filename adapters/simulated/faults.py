@@ -21,8 +21,9 @@ class Fault:
 FAULTS: dict[str, Fault] = {}
 
 
-def _fault(name: str, area: str, rules: tuple[str, ...], description: str) -> None:
-    FAULTS[name] = Fault(name=name, area=area, description=description, rules=rules)
+def _fault(name: str, area: str, rules: tuple[str, ...], description: str, catalogue: dict | None = None) -> None:
+    (FAULTS if catalogue is None else catalogue)[name] = Fault(name=name, area=area, description=description,
+                                                               rules=rules)
 
 
 _fault("fifo-within-priority-broken", "core", ("CORE-05",),
@@ -263,29 +264,22 @@ _fault("dlq-restart-keeps-tries", "dlq", ("DLQ-30",),
 #: Faults only overlapping operations show (a concurrent case, conformance/concurrent.py): a call that is not atomic.
 #: Kept apart from :data:`FAULTS`, each of which a sequential run finds.
 RACES: dict[str, Fault] = {}
-
-
-def _race(name: str, area: str, rules: tuple[str, ...], description: str) -> None:
-    RACES[name] = Fault(name=name, area=area, description=description, rules=rules)
-
-
-_race("get-not-atomic", "core", ("CORE-16",),
-      "a get outside syncpoint picks its message, lets other calls run, then takes it: two overlapping gets "
-      "can both return the one message")
-_race("commit-not-atomic", "core", ("CORE-29",),
-      "a commit makes its unit of work's puts available one at a time, letting other calls run in between: "
-      "a getter can see part of a committed unit of work")
-_race("depth-not-atomic", "core", ("CORE-28",),
-      "CURDEPTH is counted over the queue's first half, then, after other calls ran, over the rest from where "
-      "the first half ended: a get meanwhile makes it count one message too few")
+_fault("get-not-atomic", "core", ("CORE-16",),
+       "a get outside syncpoint picks its message, lets other calls run, then takes it: two overlapping gets "
+       "can both return the one message", RACES)
+_fault("commit-not-atomic", "core", ("CORE-29",),
+       "a commit makes its unit of work's puts available one at a time, letting other calls run in between: "
+       "a getter can see part of a committed unit of work", RACES)
+_fault("depth-not-atomic", "core", ("CORE-28",),
+       "CURDEPTH is counted over the queue's first half, then, after other calls ran, over the rest from where "
+       "the first half ended: a get meanwhile makes it count one message too few", RACES)
 
 
 #: Faults that show at some calls only, at random (seeded by the case): judged by their frequency over many
 #: cases (a crash campaign, conformance/crash.py), not by one run's verdict.  Kept apart from :data:`FAULTS`.
 SOMETIMES: dict[str, Fault] = {}
-SOMETIMES["restart-sometimes-loses-persistent"] = Fault(
-    name="restart-sometimes-loses-persistent", area="core", rules=("CORE-32",),
-    description="one restart in four loses a committed persistent message")
+_fault("restart-sometimes-loses-persistent", "core", ("CORE-32",),
+       "one restart in four loses a committed persistent message", SOMETIMES)
 
 
 def parse_faults(text: str | None) -> tuple[str, ...]:
