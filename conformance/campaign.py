@@ -76,6 +76,8 @@ MIN_TASK_SECONDS_REALTIME = 30.0
 FIRST_ROUND_SHRINK = 0.5
 #: What starting Spark is reckoned to cost before it has started (local mode: about 5 s on an idle machine).
 SPARK_START_ESTIMATE = 10.0
+#: Seconds a campaign's private broker takes to start, at the least (RabbitMQ 5-8 s here, ActiveMQ 3-5 s).
+BROKER_START_ESTIMATE = 3.0
 
 
 @attrs.frozen(kw_only=True)

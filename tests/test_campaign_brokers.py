@@ -129,3 +129,31 @@ def test_a_campaign_starts_a_broker_only_for_a_broker_adapter_nobody_pointed_any
     assert broker_for("activemq", {"port": "61616"}) is None
     monkeypatch.setenv("MQCONFORM_RABBITMQ_URL", "amqp://u:p@mq.example:5672/%2F")
     assert broker_for("rabbitmq", {}) is None and broker_for("activemq", {}) == "activemq"
+
+
+def test_a_time_boxed_campaign_against_a_broker_ends_within_ten_percent_of_its_budget(tmp_path):
+    """The budget counts from the command's start: the private broker's start and Spark's are part of it.
+    It ends within 10% of the budget, having used most of it, and leaves no broker behind; a budget too
+    short for even one area is refused on one line before any broker starts."""
+    budget = 90
+    out = tmp_path / "camp"
+    started = time.monotonic()
+    proc = _campaign(tmp_path, out, "--minutes", str(budget / 60), log="timed.txt")
+    try:
+        code = proc.wait(timeout=budget * 3)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    elapsed = time.monotonic() - started
+    text = (tmp_path / "timed.txt").read_text()
+    assert code in (0, 1), text[-3000:]
+    assert "campaign broker: rabbitmq: ready" in text and "of the time budget left" in text, text
+    assert budget * 0.8 <= elapsed <= budget * 1.1, (elapsed, text[-2000:])
+    assert json.loads((out / "run.json").read_text())["examples_run"] > 0
+    assert not _broker_processes(tmp_path) and not list(tmp_path.glob("mqconform-campaign-*"))
+    quick = subprocess.run([sys.executable, "-m", "conformance.cli", "campaign", "--adapter", "rabbitmq",
+                            "--area", "core", "--minutes", "0.5", "--out", str(tmp_path / "short")],
+                           capture_output=True, text=True, timeout=60, env=_env(tmp_path))
+    assert quick.returncode == 2 and quick.stderr.count("\n") == 1, quick.stderr
+    assert "too short for a campaign against a broker" in quick.stderr and "--minutes 1.2 or more" in quick.stderr
+    assert "starting a private" not in quick.stdout and not (tmp_path / "short").exists()

@@ -49,6 +49,7 @@ def cmd_campaign(args, out) -> int:
     name = broker_for(args.adapter, _adapter_options(args))
     if name is None:
         return _campaign(args, out, started, None)
+    _not_too_short_for_a_broker(args)
     left = args.out / LEFT_BROKER
     if args.resume and left.is_file():   # the broker of an earlier attempt killed before it could stop it
         earlier = Path(left.read_text().strip())
@@ -71,6 +72,21 @@ def cmd_campaign(args, out) -> int:
         shutil.rmtree(base, ignore_errors=True)
         if left.is_file() and left.read_text().strip() == str(base):
             left.unlink()
+
+
+def _not_too_short_for_a_broker(args) -> None:
+    """A time budget too short for even one area on one platform after the broker and Spark start is refused
+    before the broker is started (the exact check, with the areas the broker can run, follows its start)."""
+    from conformance import campaign as CP
+
+    if not args.minutes or CP.master_problem(args.master):
+        return
+    workers = CP.workers_of(args.master, args.partitions) or 1
+    least = CP.minimum_minutes(1, workers, CP.SPARK_START_ESTIMATE + CP.BROKER_START_ESTIMATE,
+                               CP.least_task_seconds(True))
+    if args.minutes < least:
+        raise UsageError(f"--minutes {args.minutes:g} is too short for a campaign against a broker (its start, "
+                         f"Spark's, and one area on one platform): give --minutes {_ceil(least)} or more")
 
 
 #: In a campaign directory: where the campaign's own broker runs, until the campaign stops it.
