@@ -43,6 +43,7 @@ import time
 import attrs
 
 from adapters.base import Adapter
+from conformance import checker as K
 from conformance.history import Failure
 from conformance.results import Coverage
 from reference_model import dlq_table
@@ -523,8 +524,10 @@ def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str],
     tolerance = search.adapter.capabilities().expiry_tolerance
     search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
         + WITNESS_PLACES
+    queue = probe[0].queue if isinstance(probe[0], L.InquireQueue) else None
+    effects = _effect_places(ops, search, queue, blamed) if queue is not None else []
     tried = 0
-    for place in range(len(ops) - 1, 0, -1):
+    for place in dict.fromkeys([*effects, *range(len(ops) - 1, 0, -1)]):
         if tried >= WITNESS_PLACES or search.broken:
             break
         candidate = ops[:place] + probe + ops[place:]
@@ -542,6 +545,31 @@ def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str],
             return list(candidate[:search.ran])
         search.failure = kept
     return ops
+
+
+def _effect_places(ops: list[L.Op], search: _Search, queue: str, blamed: set[str]) -> list[int]:
+    """Where a depth seen tells the blamed rules apart: just after each step at which one of them began to
+    bear on ``queue``'s depth, latest first (a message it removed, or one it brought or kept there).  A
+    restart that discarded a non-persistent message, long before a commit cut in flight left the queue
+    one too deep, is as good a reading of that depth as the commit: the depth seen after the restart
+    tells which.  Read off the model following the recorded history (none where ``ops`` is not it)."""
+    steps = search.failure.steps
+    if [s.op for s in steps[:len(ops)]] != ops:
+        return []
+    tracker = K.ModelTracker(search.failure.platform, expiry_tolerance=search.adapter.capabilities().expiry_tolerance,
+                             set_aside=search.set_aside)
+    before: set[str] = set()
+    places: list[int] = []
+    for i, step in enumerate(steps[:len(ops) - 1]):
+        if not K._follow(tracker, step.op, step.observed, search.set_aside):
+            break
+        now = {r for state in tracker.candidates if queue in state.queues
+               for r in (*state.queues[queue].departures,
+                         *(p for m in state.queues[queue].messages for p in m.provenance))}
+        if (now - before) & blamed:
+            places.append(i + 1)
+        before = now
+    return places[::-1]
 
 
 def _browse_probe(before: list[L.Op], queue: str, handle: str, body: str, search: _Search) -> list[L.Op] | None:

@@ -499,3 +499,46 @@ def test_another_message_returned_is_shown_with_the_depth_that_tells_loss_from_o
     assert (inquiry == len(ops) - 1) is at_inquiry
     depth = dict(small.steps[inquiry].observed.attrs)["CURDEPTH"]
     assert depth == (1 if at_inquiry else 2)
+
+
+def test_a_depth_witness_goes_where_a_blamed_rule_took_effect():
+    """A commit cut in flight that keeps its puts and backs out its gets leaves the queue it got from one
+    too deep; so would a restart, long before, that kept a non-persistent message there.  Both readings
+    explain the final depth; the witness goes just after the restart (where the restart's rule began to
+    bear on that depth, not among the last steps), and the depth seen there leaves the restart out."""
+    from conformance.history import blamed_rules
+    from conformance.minimise import _depth_witnessed, _effect_places
+    from conformance.session import NonConformance, Session
+
+    adapter = create_adapter("simulated", {"faults": "in-flight-commit-half-done", "platform": "distributed"})
+    def md(persistence):
+        return L.MessageDescriptor(persistence=persistence)
+    io = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    ops = [L.DefineQueue(queue="Q1", attrs=(("DEFPSIST", 0),)), L.DefineQueue(queue="Q2", attrs=(("DEFPSIST", 0),)),
+           L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q2", options=io),
+           L.Put(conn="c1", handle="h1", body="m1", md=md(C.MQPER_PERSISTENT)),
+           L.Put(conn="c1", handle="h1", body="m2", md=md(C.MQPER_NOT_PERSISTENT)),
+           L.Restart()]
+    ops += [L.AdvanceClock(tenths=1)] * 6    # steps that bear on nothing: latest-first places would try them
+    ops += [L.Connect(conn="c2"), L.Open(conn="c2", handle="h2", queue="Q2", options=io),
+            L.Open(conn="c2", handle="h3", queue="Q1", options=io),
+            L.Get(conn="c2", handle="h2", options=C.MQGMO_SYNCPOINT),
+            L.Put(conn="c2", handle="h3", body="m3", options=C.MQPMO_SYNCPOINT),
+            L.CutConnection(conn="c2", in_flight=True), L.Commit(conn="c2"),
+            L.InquireQueue(queue="Q1", names=("CURDEPTH",)), L.InquireQueue(queue="Q2", names=("CURDEPTH",))]
+    session = Session(adapter, "core", {}, 1, platform="distributed")
+    session.start_case()
+    with pytest.raises(NonConformance) as departed:
+        for op in ops:
+            session.execute(op)
+    found = departed.value.failure
+    assert found is not None and isinstance(found.mismatch.op, L.InquireQueue), found
+    blamed = set(blamed_rules(found, 0))
+    assert "CORE-32" in blamed and len(blamed) >= 2, blamed   # the readings, before the witness
+    search = _Search(found, adapter, budget=60)
+    ops = [s.op for s in found.steps]
+    assert _effect_places(ops, search, "Q2", blamed)[-1] == 7   # just after the restart, among the places
+    witnessed = _depth_witnessed(ops, search, blamed, probe=[ops[-1]])
+    assert len(witnessed) == len(ops) + 1 and isinstance(witnessed[7], L.InquireQueue)
+    narrowed = set(blamed_rules(search.failure, 0))
+    assert narrowed and narrowed < blamed and "CORE-32" not in narrowed, narrowed
