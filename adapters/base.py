@@ -167,6 +167,43 @@ class Capabilities:
         }
 
 
+@attrs.define
+class RestartBudget:
+    """The restarts a run of an adapter may make (each takes seconds on a real system).
+
+    Cases that search spend the run's ``limit`` (None: no bound).  Cases that replay a history (a
+    departure shrinking, a counterexample minimised or replayed) spend none of it; each may run as many
+    restarts as the case that found the departure ran (``cap``; None: as many as it asks), so that a
+    replay runs what that case ran, whatever the search spent meanwhile.  The runner says which cases
+    are which (an adapter's optional ``phase``)."""
+
+    limit: int | None = None
+    spent: int = 0
+    replaying: bool = False
+    cap: int | None = None
+    in_case: int = 0
+
+    def phase(self, name: str, restarts: int | None = None) -> None:
+        """``"search"`` or ``"replay"`` (at most ``restarts`` a case) from the next case on."""
+        self.replaying, self.cap = name == "replay", restarts
+
+    def start_case(self) -> None:
+        self.in_case = 0
+
+    def allows(self) -> bool:
+        """Whether the case may run one more restart."""
+        if self.replaying:
+            return self.cap is None or self.in_case < self.cap
+        return self.limit is None or self.spent < self.limit
+
+    def ran(self) -> None:
+        self.in_case += 1
+        self.spent += not self.replaying
+
+    def describe(self) -> str:
+        return "on" if self.limit is None else f"at most {self.limit}"
+
+
 @runtime_checkable
 class Adapter(Protocol):
     """The protocol every adapter implements."""
@@ -191,6 +228,8 @@ class Adapter(Protocol):
     #       option it has no equivalent for removed), or None when it cannot at all; the
     #       session then runs neither it nor the model's step.
     #   elapsed_tenths() -> int: for realtime adapters, tenths of a second since start_case.
+    #   phase(name, restarts=None): the cases from the next on search ("search") or replay a history
+    #       ("replay", at most ``restarts`` restarts each): see :class:`RestartBudget`.
 
     def end_case(self) -> None: ...
 

@@ -33,7 +33,8 @@ from urllib.parse import quote, unquote, urlsplit
 
 import attrs
 
-from adapters.base import AdapterOptionError, AdapterUnavailable, Capabilities, Dependency, check_options
+from adapters.base import (AdapterOptionError, AdapterUnavailable, Capabilities, Dependency, RestartBudget,
+                           check_options)
 from adapters.brokers.nemesis import CuttingProxy
 from adapters.brokers.server import LOOPBACK, BrokerControlError, BrokerServer
 from reference_model import language as L
@@ -193,9 +194,12 @@ class BrokerShim:
         #: The broker's lifecycle, when the kit started it (the run itself or ``mqconform brokers up``).
         self.server: BrokerServer | None = None
         self._locate(options)
-        #: Restarts: off, on, or on for at most ``restart_limit`` of them in this adapter's life (a run's).
-        self.restarts, self.restart_limit = _restart_option(self.name, options.get("restart"))
-        self.restarts_done = 0
+        #: Restarts: off, on, or on for at most a number of them in this adapter's life (a run's), spent by
+        #: searching cases only; by default a few on a broker the kit started (:data:`DEFAULT_RESTARTS`),
+        #: none on one it was given.
+        self.restart_given = options.get("restart") not in (None, "")
+        self.restarts, limit = _restart_option(self.name, options.get("restart"))
+        self.budget = RestartBudget(limit=limit)
         #: Faults from outside the client: connections cut by a proxy, abrupt restarts (adapters.brokers.nemesis).
         self.nemesis = _switch(self.name, "nemesis", options.get("nemesis"), False)
         self.proxy: CuttingProxy | None = None
@@ -205,6 +209,8 @@ class BrokerShim:
         if self.nemesis:
             self.proxy = CuttingProxy(self.host, self.port)
             self.port = self.proxy.port
+        if not self.restart_given and self.server is not None:
+            self.restarts, self.budget = True, RestartBudget(limit=DEFAULT_RESTARTS)
         if self.restarts and self.server is None:
             self._stop_owned()
             raise AdapterOptionError(
@@ -295,7 +301,9 @@ class BrokerShim:
                and name not in NO_EQUIVALENT]
         restart = {} if self.restarts else {"CORE-32": (
             "broker restarts are off (each takes seconds): --adapter-opt restart=on runs them "
-            "on a broker the kit started")}
+            "on a broker the kit started" if self.restart_given or self.server is not None else
+            "broker restarts are off: the kit restarts only a broker it started (mqconform brokers up, or "
+            "no broker given so that the run starts its own), not the one at " + self.address)}
         if not self.nemesis:
             restart.update({rule: "the nemesis is off: --adapter-opt nemesis=on cuts connections through a proxy "
                                   "(adapters/brokers/nemesis.py)" for rule in NEMESIS_RULES})
@@ -359,27 +367,33 @@ class BrokerShim:
     #: Whether the nemesis may kill this broker for an abrupt restart (``Restart(abrupt=True)``).
     abrupt_restarts = True
     #: At most this many restarts in the adapter's life (None: no bound), and how many it made.
-    restart_limit: int | None = None
-    restarts_done = 0
+    restart_given = True
 
     def describe(self) -> dict:
         return {"system": self.system, "version": self.version, "address": self.address,
                 "platform": C.PLATFORM_DISTRIBUTED, "platforms": [C.PLATFORM_DISTRIBUTED],
                 "time_scale_ms_per_tenth": self.scale_ms,
                 "broker": "private, started for this run" if self.owned else "given",
-                "restarts": ("on" if self.restart_limit is None else f"at most {self.restart_limit}")
-                if self.restarts else "off", "nemesis": "on" if self.nemesis else "off",
+                "restarts": self.budget.describe() if self.restarts else "off", "nemesis": "on" if self.nemesis else "off",
                 **({} if self.faithful else {"mapping": self.mapping})}
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
         self._close_all()
         self._reset_nemesis()
         self.case = f"{uuid.uuid4().hex[:8]}.{case_id}"
+        self.budget.start_case()
         self.handles.clear()
         self.queues.clear()
         self.cursors.clear()
         self.started = time.monotonic()
         self.virtual = 0
+
+    def phase(self, name: str, restarts: int | None = None) -> None:
+        """``"search"``: the cases from now on search, and their restarts spend the run's bound; ``"replay"``:
+        they replay a history found (a departure shrinking, a counterexample minimised or replayed), spend
+        none of it, and each runs at most ``restarts`` restarts (None: as many as it asks), as many as the
+        case that found the departure ran, so that its replays run what it ran."""
+        self.budget.phase(name, restarts)
 
     def end_case(self) -> None:
         self._close_all()
@@ -445,9 +459,10 @@ class BrokerShim:
                 return None
             return op
         if isinstance(op, L.Restart):
-            if self.restart_limit is not None and self.restarts_done >= self.restart_limit:
-                return None   # the run's restarts are spent: its cases go on without
-            return op if self.restarts and (not op.abrupt or self.nemesis and self.abrupt_restarts) else None
+            if not self.restarts or op.abrupt and not (self.nemesis and self.abrupt_restarts):
+                return None
+            # once the run's restarts are spent, its cases go on without (replays: as the case they replay)
+            return op if self.budget.allows() else None
         if isinstance(op, L.CutConnection):
             return op if self.nemesis else None
         if isinstance(op, L.PauseQueueManager):   # signals go to a broker the kit started
@@ -662,7 +677,7 @@ class BrokerShim:
         self._close_all()
         self._reset_nemesis()
         self.handles.clear()
-        self.restarts_done += 1
+        self.budget.ran()
         try:
             self.server.restart(kill=kill)
         except BrokerControlError as exc:
@@ -911,8 +926,13 @@ def _int_option(adapter: str, key: str, text, default: int) -> int:
     return value
 
 
+#: Restarts a run makes by default on a broker the kit started (each takes seconds; replays spend none).
+DEFAULT_RESTARTS = 3
+
+
 def _restart_option(adapter: str, text) -> tuple[bool, int | None]:
-    """``restart``: off (the default), on, or a number N: on, for at most N restarts in the run."""
+    """``restart``: off, on, or a number N: on, for at most N restarts in the run (not given: off here, and
+    :data:`DEFAULT_RESTARTS` on a broker the kit started)."""
     if isinstance(text, str) and text.isdigit() and int(text) > 0:
         return True, int(text)
     if text in (None, "", "on", "off"):

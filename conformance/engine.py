@@ -409,7 +409,7 @@ def _again(adapter: Adapter, earlier, platform: str, adapter_options: dict | Non
     except Exception:  # noqa: BLE001 - HistoryError and the like: a history this platform cannot run
         return None
     session = Session(adapter, earlier.area, adapter_options, earlier.seed, coverage=record.coverage,
-                      platform=platform)
+                      platform=platform, replaying=True)
     session.start_case()
     again = None
     try:

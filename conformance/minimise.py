@@ -111,7 +111,8 @@ class _Search:
         f = self.failure
         session = Session(self.adapter, f.area, f.adapter_options, f.seed, coverage=Coverage(), platform=f.platform,
                           set_aside=self.set_aside,
-                          named=frozenset(f.found_broken) if f.found_broken else self.set_aside - set(f.rules))
+                          named=frozenset(f.found_broken) if f.found_broken else self.set_aside - set(f.rules),
+                          replaying=True)
         found = None
         #: How many of ``ops`` ran, the failing one included (what :meth:`reduce` keeps).
         self.ran = 0

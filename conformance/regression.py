@@ -23,7 +23,7 @@ def replay_on(adapter: Adapter, failure: Failure, options: dict) -> Failure | No
     # from them as that run did, and reaches its own step
     # (its own rules among them only as mentioned: a departure from them is reported, not stepped past)
     session = Session(adapter, failure.area, options, failure.seed, platform=failure.platform,
-                      set_aside=frozenset(failure.set_aside), named=failure.stepped_past())
+                      set_aside=frozenset(failure.set_aside), named=failure.stepped_past(), replaying=True)
     session.start_case()
     try:
         for step in failure.steps:

@@ -60,7 +60,8 @@ class Session:
                  platform: str | None = None, set_aside: frozenset[str] = frozenset(),
                  deadline: float | None = None, shrink_budget: int | None = None,
                  shrink_until: float | None = None, shrink_seconds: float | None = None,
-                 shrink_stall: int | None = None, named: frozenset[str] | None = None) -> None:
+                 shrink_stall: int | None = None, named: frozenset[str] | None = None,
+                 replaying: bool = False) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -133,6 +134,13 @@ class Session:
         self._trace = os.environ.get("MQCONFORM_TRACE") or None
         self._case_no = 0
         self._elapsed = getattr(adapter, "elapsed_tenths", None) if self.capabilities.realtime else None
+        #: The adapter's account of what its cases spend of a run's bounds (restarts): searching cases spend
+        #: them; cases replaying a history (``replaying``, or once a departure was found: Hypothesis shrinks
+        #: it) do not, and run as many restarts as the case that found it ran.
+        self._phase = getattr(adapter, "phase", None)
+        self._case_restarts = 0
+        if self._phase is not None:
+            self._phase("replay" if replaying else "search")
 
     def _broke(self, exc: Exception) -> HarnessError:
         if self.broken is None:
@@ -165,6 +173,7 @@ class Session:
         if self._idle:   # a budget is spent: the case runs nothing and checks nothing
             return
         self.coverage.examples += 1
+        self._case_restarts = 0
         if self.smallest is None:
             self.searched += 1
         try:
@@ -266,12 +275,15 @@ class Session:
         if expected_shares and check.mismatch is None:
             self.coverage.record_share(dict(observed.attrs or ()).get("DESTINATION", ""), expected_shares)
         self.history.append(Step(op=op, observed=observed))
+        self._case_restarts += isinstance(op, L.Restart)
         self.coverage.record(check)
         if check.mismatch is not None:
             failure = self.failure(check.mismatch)
             if self._new(failure):
                 if self.smallest is None:
                     self.departed_at = time.monotonic()
+                    if self._phase is not None:   # shrinking replays this case: as many restarts as it ran
+                        self._phase("replay", self._case_restarts)
                 if self.smallest is None and self.shrink_seconds is not None:
                     ends = time.time() + self.shrink_seconds
                     self.shrink_until = ends if self.shrink_until is None else min(self.shrink_until, ends)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.base import Capabilities, Dependency
+from adapters.base import Capabilities, Dependency, RestartBudget
 from adapters.registry import adapter_class
 from reference_model.rules import RULES
 from tests.clikit import run_cli
@@ -21,7 +21,8 @@ def offline(name: str, **settings):
     cls = adapter_class(name)
     adapter = cls.__new__(cls)
     for key, value in {"restarts": False, "nemesis": False, "server": None, "queue_type": "quorum",
-                       "mapping": "faithful", "faithful": True, "owned": None, **settings}.items():
+                       "mapping": "faithful", "faithful": True, "owned": None, "budget": RestartBudget(),
+                       **settings}.items():
         setattr(adapter, key, value)
     return adapter
 

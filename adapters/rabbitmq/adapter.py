@@ -10,9 +10,9 @@ delivery redelivered; Expiry is the per-message TTL.
 
 Options: host, port, user, password, vhost (or MQCONFORM_RABBITMQ_URL,
 amqp://user:password@host:port/vhost; else the broker ``mqconform brokers up``
-started, else a private broker for the run), restart (on: the Restart operation
-restarts the broker, which the kit must have started; off by default, each restart
-takes about 10 s), time-scale (ms per tenth of a
+started, else a private broker for the run), restart (on, off or a number N: the Restart operation
+restarts the broker, which the kit must have started; each takes about 10 s, so by
+default 3 a run on a broker the kit started, none on one it was given), time-scale (ms per tenth of a
 second, default 20), empty-wait (ms a no-wait get waits before answering "no
 message", default 30).
 """
