@@ -1,8 +1,8 @@
 """``mqconform bench --only concurrency``: what judging a concurrent case costs, against running it.
 
-Each case: a queue, three clients each with six operations (puts and gets in and out of syncpoint, commits,
-backouts, depth inquiries), run on a conforming simulated queue manager in an interleaving drawn from the
-seed.  Each operation is then given an interval on a shared timeline that overlaps its neighbours' (up to
+Each case: a queue, three clients each with a script of :mod:`conformance.concurrent` (a producer, a consumer or
+a mix of puts and gets in and out of syncpoint, commits, backouts and depth inquiries; six calls, a consumer's
+twelve), run on a conforming simulated queue manager in an interleaving drawn from the seed.  Each operation is then given an interval on a shared timeline that overlaps its neighbours' (up to
 three operations of the other clients at once) while keeping each client's own calls in order, and the
 history is judged by :mod:`conformance.linearizable`.  The figures: the checker's time per case against the
 time the case took to run, and the share of cases the search ended indeterminate (a conforming queue manager
@@ -17,7 +17,6 @@ import time
 
 import attrs
 
-from reference_model import language as L
 from reference_model import mqconst as C
 
 CLIENTS = ("a", "b", "c")
@@ -26,7 +25,6 @@ CASES = 60
 #: Goals (issue: concurrent clients): the checker at most as long as the run, under 1% indeterminate.
 GOAL_RATIO = 1.0
 GOAL_INDETERMINATE = 0.01
-OPTIONS = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_BROWSE
 
 
 @attrs.frozen
@@ -43,44 +41,18 @@ class ConcurrencyCost:
         return statistics.median(self.check_seconds) / max(statistics.median(self.run_seconds), 1e-9)
 
 
-def _setup() -> list[L.Op]:
-    ops: list[L.Op] = [L.DefineQueue(queue="Q1")]
-    for client in CLIENTS:
-        ops += [L.Connect(conn=client), L.Open(conn=client, handle=f"{client}1", queue="Q1", options=OPTIONS)]
-    return ops
-
-
-def _client_ops(rng: random.Random, client: str) -> list[L.Op]:
-    out: list[L.Op] = []
-    for n in range(OPS_PER_CLIENT):
-        kind = rng.choice(("put", "put", "put sync", "get", "get", "get sync", "commit", "backout", "depth"))
-        handle = f"{client}1"
-        if kind.startswith("put"):
-            out.append(L.Put(conn=client, handle=handle, body=f"{client}{n}",
-                             options=C.MQPMO_SYNCPOINT if kind.endswith("sync") else C.MQPMO_NO_SYNCPOINT))
-        elif kind.startswith("get"):
-            out.append(L.Get(conn=client, handle=handle,
-                             options=C.MQGMO_SYNCPOINT if kind.endswith("sync") else C.MQGMO_NO_SYNCPOINT))
-        elif kind == "commit":
-            out.append(L.Commit(conn=client))
-        elif kind == "backout":
-            out.append(L.Backout(conn=client))
-        else:
-            out.append(L.InquireQueue(queue="Q1", names=("CURDEPTH",)))
-    return out
-
-
 def one_case(rng: random.Random):
     """Run one case on a conforming simulated queue manager: (set-up steps, events, seconds it took)."""
     from adapters.simulated import SimulatedAdapter
+    from conformance.concurrent import client_script, setup_ops
     from conformance.linearizable import Event
 
     adapter = SimulatedAdapter()
     adapter.start_case("bench-concurrency", C.PLATFORM_DISTRIBUTED)
     started = time.perf_counter()
-    setup = [(op, adapter.execute(op)) for op in _setup()]
-    scripts = {client: _client_ops(rng, client) for client in CLIENTS}
-    order = [client for client in CLIENTS for _ in range(OPS_PER_CLIENT)]
+    setup = [(op, adapter.execute(op)) for op in setup_ops(CLIENTS, 0)]
+    scripts = {client: client_script(rng, client, OPS_PER_CLIENT) for client in CLIENTS}
+    order = [client for client in CLIENTS for _ in scripts[client]]
     rng.shuffle(order)
     ran = []
     for client in order:
@@ -118,7 +90,8 @@ def measure(cases: int = CASES, seed: int = 7) -> ConcurrencyCost:
 def report(out) -> ConcurrencyCost:
     from conformance.bench import _mark, _table
 
-    out.write(f"Concurrency: judging a concurrent case ({len(CLIENTS)} clients x {OPS_PER_CLIENT} operations, "
+    out.write(f"Concurrency: judging a concurrent case ({len(CLIENTS)} clients x {OPS_PER_CLIENT} operations "
+              f"(a consumer's twice as many), "
               f"overlapping up to 3 at once) against running it on a conforming simulated queue manager, "
               f"{CASES} cases\n")
     cost = measure()

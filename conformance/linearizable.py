@@ -56,10 +56,6 @@ class Event:
         if self.returned is not None and self.returned < self.invoked:
             raise ValueError("an event returned before it was invoked")
 
-    @property
-    def known(self) -> bool:
-        return self.observed is not None
-
 
 @attrs.frozen
 class Linearization:
