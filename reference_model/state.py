@@ -431,10 +431,8 @@ class ModelState:
         """Remove ``m`` for good, remembering which rules removed it."""
         q = self.queue(queue)
         q.remove(m)
-        # a message seen again after it left: how it got here explains its leaving too
-        self.removed = {**self.removed, m.body: tuple(dict.fromkeys(rules + m.provenance))}
-        # a queue that still counts (or is full with) a message that left: only what removed it is broken;
-        # the rules that brought it there, relaxed, could only have left it out sooner
+        rules = tuple(dict.fromkeys(rules + m.provenance))  # how it got here explains its leaving too
+        self.removed = {**self.removed, m.body: rules}
         q.departures = tuple(dict.fromkeys(rules + q.departures))[:6]
 
     def find(self, queue: str, seq: int) -> ModelMessage | None:
