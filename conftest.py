@@ -3,7 +3,7 @@
 The Hypothesis profile comes from ``HYPOTHESIS_PROFILE`` (``dev`` by default,
 ``ci`` in CI): the plugin's ``mqconform-dev`` and ``mqconform-ci`` under the suite's
 own names.  The suite's own Hypothesis tests draw as the kit's runs do, independent
-of the code loaded (conformance/stable.py): a seed chosen for a test stays good
+of the code loaded (conformance/runner/stable.py): a seed chosen for a test stays good
 when any module of the kit changes.
 
 Tests that need a broker, Spark or a browser carry the mark ``broker``, ``spark`` or
@@ -19,9 +19,9 @@ from collections import defaultdict
 import pytest
 from hypothesis import settings
 
-import conformance.plugin  # noqa: F401  (registers the profiles)
+import conformance.runner.plugin  # noqa: F401  (registers the profiles)
 from adapters.brokers.server import REFUSE
-from conformance.stable import stable_generation
+from conformance.runner.stable import stable_generation
 
 for _name in ("dev", "ci"):
     settings.register_profile(_name, settings.get_profile(f"mqconform-{_name}"))

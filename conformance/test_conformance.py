@@ -1,7 +1,7 @@
 """The conformance suite, collected by ``pytest --pyargs conformance``.
 
 One test per rule area; each runs that area's Hypothesis machine against the
-adapter chosen with ``--mq-adapter`` (see :mod:`conformance.plugin`).
+adapter chosen with ``--mq-adapter`` (see :mod:`conformance.runner.plugin`).
 """
 
 

@@ -16,9 +16,9 @@ from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from adapters.registry import create_adapter
-from conformance.engine import area_platforms, bound_machine, machine_settings
-from conformance.results import Coverage
-from conformance.stable import stable_generation
+from conformance.runner.engine import area_platforms, bound_machine, machine_settings
+from conformance.records.results import Coverage
+from conformance.runner.stable import stable_generation
 from reference_model.rules import AREAS
 
 EXAMPLES = int(os.environ.get("MQCONFORM_MUTATION_EXAMPLES", "60"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from conformance import __version__
-from conformance.history import Failure
-from conformance.render import alternative_differences, differences, explain, field_text, observation_text, op_text
+from conformance.records.history import Failure
+from conformance.records.render import alternative_differences, differences, explain, field_text, observation_text, op_text
 from reports.matrix import VERDICTS, Column
 
 VERDICT_ORDER = VERDICTS

@@ -302,7 +302,7 @@ def op_matches(spec: str, op) -> bool:
 def _signature(entry: dict, example: Path | None, origin: str) -> tuple[Signature, str]:
     """The entry's signature (its ``match``, the rest from its counterexample), and why the counterexample no
     longer shows the departure ("" where it does, or there is none)."""
-    from conformance.history import ReplayFileError, load_failure
+    from conformance.records.history import ReplayFileError, load_failure
 
     match = entry.get("match") or {}
     ops, fields, stale = tuple(match.get("op", ())), tuple(match.get("fields", ())), ""
@@ -329,8 +329,8 @@ def _signature(entry: dict, example: Path | None, origin: str) -> tuple[Signatur
 def _no_longer_shows(failure, rule: str) -> str:
     """Why a deviation's counterexample no longer shows a departure from ``rule`` at its own step ("": it does).
     The model is what is checked: the history, the system's answers included, against today's rules."""
-    from conformance.checker import ModelTracker
-    from conformance.history import with_alternatives
+    from conformance.checker.sequential import ModelTracker
+    from conformance.records.history import with_alternatives
 
     aside = frozenset(failure.set_aside)
     tracker = ModelTracker(failure.platform, set_aside=aside)

@@ -13,7 +13,7 @@ from reports.matrix import NOT_RUN, Column, Report
 from reference_model.version import install_hint
 from reports.plots import available as plots_available
 from reports.plots import campaign_png, coverage_png, overview_png, shares_png
-from conformance.render import counted
+from conformance.records.render import counted
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import attrs
 
-from conformance.history import Failure, ReplayFileError, load_failure
-from conformance.results import RESULTS_FORMAT, RESULTS_VERSION, VERDICTS
+from conformance.records.history import Failure, ReplayFileError, load_failure
+from conformance.records.results import RESULTS_FORMAT, RESULTS_VERSION, VERDICTS
 
 ROW_FIELDS = {"rule", "area", "source", "summary", "verdict", "exercised", "checked", "failed"}
 
@@ -137,7 +137,7 @@ def load_run(directory: str | Path) -> RunResult:
 
 def _tasks(d: Path) -> tuple:
     """A campaign's task results, as (finished, examples, failure fingerprints), in finishing order."""
-    from conformance.campaign import fingerprint
+    from conformance.records.identity import fingerprint
 
     out = []
     for path in sorted((d / "tasks").glob("*.json")) if (d / "tasks").is_dir() else ():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from conformance.render import render_failure
+from conformance.records.render import render_failure
 from reports.matrix import ERROR, FAIL, PASS, Report
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -11,7 +11,7 @@ from reports.common import (DEPENDS_INTRO, KIT, VERDICT_ORDER, claim_rows, depen
                             title, when)
 from reports.deviations import STALE
 from reports.matrix import NOT_RUN, Report
-from conformance.render import counted
+from conformance.records.render import counted
 
 #: The matrix's symbol per verdict (the legend above it names them).
 SYMBOLS = {"pass": "✅ pass", "fail": "❌ FAIL", "known deviation": "⚠️ known", "not applicable": "➖ n/a",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import attrs
 
-from conformance.history import Failure
-from conformance.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PARTLY, PASS
+from conformance.records.history import Failure
+from conformance.records.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PARTLY, PASS
 from reference_model.rules import AREAS, RULES
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE, UNMATCHED, DeviationStatus, KnownDeviation
 from reports.inputs import RunResult

@@ -10,7 +10,7 @@ ones that bear on it.  Markdown, for docs/compliance.
 
 from __future__ import annotations
 
-from conformance.results import FAIL, PARTLY, PASS
+from conformance.records.results import FAIL, PARTLY, PASS
 from reports.common import KIT, VERDICT_ORDER, dependencies, when
 from reports.markdown import _cell, _table
 from reports.matrix import KNOWN_DEVIATION, Column, Report

@@ -41,7 +41,7 @@ def campaign_png(column: Column) -> str | None:
 
     start = min(f for f, _, _ in tasks if f)
     times, examples, distinct = [], [], []
-    from conformance.campaign import distinct_count
+    from conformance.records.identity import distinct_count
 
     seen: list = []
     total = 0

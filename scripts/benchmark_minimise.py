@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.registry import create_adapter  # noqa: E402
 from adapters.simulated.faults import FAULTS  # noqa: E402
-from conformance.engine import area_platforms, run_area  # noqa: E402
-from conformance.history import with_alternatives  # noqa: E402
-from conformance.minimise import minimise  # noqa: E402
-from conformance.results import RunRecord  # noqa: E402
+from conformance.runner.engine import area_platforms, run_area  # noqa: E402
+from conformance.records.history import with_alternatives  # noqa: E402
+from conformance.runner.minimise import minimise  # noqa: E402
+from conformance.records.results import RunRecord  # noqa: E402
 
 SEEDS = {"every-twice-on-alter": 1, "dlq-header-stripped": 1}
 

@@ -67,7 +67,7 @@ def check_restart_matches_mq(adapter_class, broker, monkeypatch, abrupt=False) -
 
     ``abrupt``: the nemesis kills the broker (SIGKILL) instead of stopping it.
     """
-    from conformance.session import Session
+    from conformance.runner.session import Session
 
     monkeypatch.setenv("MQCONFORM_RUN_DIR", str(broker.base))   # the broker is one the kit started
     adapter = adapter_class(restart="on", nemesis="on" if abrupt else "off")
@@ -177,7 +177,7 @@ def check_a_fruitless_wait_counts_on_the_clock(adapter) -> None:
     short Expiry, then a clock advance longer than that Expiry, is gone (or shows no time left) when got.
     Run as a run runs it (the session feeds the time that really passed to the model, and checks each step):
     a departure raises."""
-    from conformance.session import Session
+    from conformance.runner.session import Session
 
     session = Session(adapter, "expiry", seed=0)
     session.start_case()

@@ -1,10 +1,10 @@
-"""Accounting for every message after a crash (conformance.accounting): drain results whose answer is known."""
+"""Accounting for every message after a crash (conformance.checker.accounting): drain results whose answer is known."""
 
 from __future__ import annotations
 
 import pytest
 
-from conformance.accounting import DUPLICATED, GONE, IN_DOUBT, KEPT, LOST, OK, UNEXPECTED, account
+from conformance.checker.accounting import DUPLICATED, GONE, IN_DOUBT, KEPT, LOST, OK, UNEXPECTED, account
 from reference_model import language as L
 from reference_model import mqconst as C
 from tests.test_checker import SETUP, msg

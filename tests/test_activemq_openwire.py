@@ -79,7 +79,7 @@ def test_messages_of_one_unit_of_work_go_back_in_their_queue_order(adapter, orde
     """A unit of work that got a later message before an earlier one (another connection held the
     earlier one meanwhile) puts both back in queue order, whichever it got first, whether MQBACK
     or an abnormal end backs it out."""
-    from conformance.session import Session
+    from conformance.runner.session import Session
 
     session = Session(adapter, "core", seed=0)
     session.start_case()
@@ -127,7 +127,7 @@ def test_browse_cursor_and_the_message_under_it(adapter):
 def test_a_backed_out_message_overtaking_older_ones_is_reported(adapter):
     """ActiveMQ dispatches a rolled-back message before the older messages still on the queue;
     MQ puts it back at its place in the queue.  The kit reports that as a departure."""
-    from conformance.session import NonConformance, Session
+    from conformance.runner.session import NonConformance, Session
 
     session = Session(adapter, "core", seed=0)
     session.start_case()
@@ -203,7 +203,7 @@ def test_expiry_zero_is_sent_over_jms_and_expiry_counts_down(adapter):
 
 def test_cost_against_the_raw_jms_client_is_measured_side_by_side(broker):
     """mqconform bench --only brokers: the same rounds through the adapter (checked) and through JMS."""
-    from conformance.bench_brokers import measure
+    from conformance.bench.brokers import measure
 
     host, port = broker.address("openwire")
     cost = measure("activemq", rounds=5, options={"host": host, "port": str(port)})

@@ -15,9 +15,9 @@ import attrs
 import pytest
 
 from conformance import cli
-from conformance.checker import Alternative, ModelTracker, alternatives
-from conformance.history import Failure, ReplayFileError, Step, load_failure, save_failure, with_alternatives
-from conformance.render import render_failure
+from conformance.checker.sequential import Alternative, ModelTracker, alternatives
+from conformance.records.history import Failure, ReplayFileError, Step, load_failure, save_failure, with_alternatives
+from conformance.records.render import render_failure
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -141,7 +141,7 @@ def test_replay_on_the_faulty_queue_manager_names_the_other_reading(tmp_path):
 
 def test_the_search_is_bounded(monkeypatch):
     """With no model steps to spend, nothing is found (and nothing hangs)."""
-    from conformance import checker
+    from conformance.checker import sequential as checker
     history = _history(depth=0, report_there=False)
     monkeypatch.setattr(checker, "ALTERNATIVE_STEPS", 0)
     assert alternatives(history, _mismatch(history), C.PLATFORM_DISTRIBUTED) == ()

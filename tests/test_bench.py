@@ -14,10 +14,10 @@ import time
 
 import pytest
 
-from conformance import bench
-from conformance import bench_campaign as BC
+from conformance.bench import suite as bench
+from conformance.bench import campaign as BC
 from conformance.cli import main
-from conformance.engine import STEPS_PER_CASE
+from conformance.runner.engine import STEPS_PER_CASE
 from tests.clikit import run_cli
 
 
@@ -196,13 +196,13 @@ def test_the_concurrency_figure_judges_cases_a_conforming_queue_manager_ran_and_
     order possible); the figure prints the checker's time against the run's and the indeterminate share."""
     import io
 
-    from conformance import bench_concurrency
-    from conformance.linearizable import LINEARIZABLE, check
+    from conformance.bench import concurrency as bench_concurrency
+    from conformance.checker.linearizable import LINEARIZABLE, check
     from reference_model import mqconst as C
 
     import random
 
-    from conformance.concurrent import client_script
+    from conformance.runner.concurrent import client_script
 
     cost = bench_concurrency.measure(cases=8, seed=3)
     assert cost.cases == 8 and cost.not_linearizable == 0 and cost.indeterminate == 0 and cost.ratio > 0

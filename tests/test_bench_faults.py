@@ -1,10 +1,10 @@
-"""Seed-stable detection, measured (conformance/bench_faults.py, scripts/faults.sh): each (fault, seed) run found or
+"""Seed-stable detection, measured (conformance/bench/faults.py, scripts/faults.sh): each (fault, seed) run found or
 missed, with the rule named first, summed per fault and over the catalogue."""
 
 import io
 import json
 
-from conformance import bench_faults as B
+from conformance.bench import faults as B
 
 
 def test_a_run_finds_a_fault_and_names_its_own_rule_first():

@@ -6,9 +6,9 @@ from pathlib import Path
 import attrs
 import pytest
 
-from conformance.blame import blame, follows
-from conformance.checker import ModelTracker, check_history
-from conformance.history import Failure, Step, load_failure, with_alternatives
+from conformance.checker.blame import blame, follows
+from conformance.checker.sequential import ModelTracker, check_history
+from conformance.records.history import Failure, Step, load_failure, with_alternatives
 from reference_model import language as L
 from reference_model import mqconst as C
 from tests.test_checker import SETUP, STD, backed_out_then_restarted, msg, put

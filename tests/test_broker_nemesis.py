@@ -8,7 +8,7 @@ import json
 import pytest
 
 from adapters.brokers import server
-from conformance.session import Session
+from conformance.runner.session import Session
 from reference_model import language as L
 from reference_model import mqconst as C
 from tests.brokerkit import get, mqconform, put, running_broker
@@ -106,7 +106,7 @@ def test_a_nemesis_run_gives_the_same_verdicts_twice(broker, tmp_path):
     minimised (on the wall clock each replay holds a restart or a cut; those took most of this test's
     time).  That minimising on a broker gives the same counterexample twice is checked by the published
     seeds' fresh runs (test_compliance.py), which minimise."""
-    from conformance import traces as T
+    from conformance.records import traces as T
 
     name, srv = broker
     runs = []
@@ -140,7 +140,7 @@ def test_an_abrupt_restart_keeps_committed_persistent_messages_only(broker, monk
     import time
 
     from adapters.registry import adapter_class
-    from conformance.session import NonConformance
+    from conformance.runner.session import NonConformance
     from tests.brokerkit import check_restart_matches_mq
 
     name, srv = broker

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import campaign as CP
+from conformance.campaign import spark as CP
 from tests.clikit import run_cli
 
 pytestmark = pytest.mark.spark
@@ -55,8 +55,8 @@ def test_timeout_and_crash_paths_of_a_task():
 
 def test_a_task_reports_the_departures_its_shrinking_met():
     """Hypothesis keeps the smallest departure only: the others a task met are its failures too."""
-    from conformance.history import Failure
-    from conformance.minimise import minimise
+    from conformance.records.history import Failure
+    from conformance.runner.minimise import minimise
     from adapters.registry import create_adapter
 
     faults = "priority-ignored,backout-count-not-incremented,get-inhibit-ignored,browse-next-skips"

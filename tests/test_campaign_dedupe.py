@@ -1,8 +1,8 @@
 """Which failures a campaign counts as one: pure functions over fingerprints."""
 
-from conformance.campaign import distinct_count, fingerprint, same_failure
-from conformance.checker import Mismatch
-from conformance.history import Failure
+from conformance.records.identity import distinct_count, fingerprint, same_failure
+from conformance.checker.sequential import Mismatch
+from conformance.records.history import Failure
 
 
 def failure(rules, fields, area="dlq"):

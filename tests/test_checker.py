@@ -1,6 +1,6 @@
 """The checker: allowed sets, latitude, and naming the rule an observation breaks."""
 
-from conformance.checker import ModelTracker, check_history, differing_fields
+from conformance.checker.sequential import ModelTracker, check_history, differing_fields
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -95,7 +95,7 @@ def test_wrong_curdepth_names_depth_rule():
 
 
 def test_connection_broken_during_commit_is_in_doubt_and_later_steps_decide():
-    from conformance.results import INDETERMINATE, PASS, Coverage, verdict_for
+    from conformance.records.results import INDETERMINATE, PASS, Coverage, verdict_for
     from reference_model.rules import RULES
 
     history = SETUP + [

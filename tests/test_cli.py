@@ -305,7 +305,7 @@ def test_report_format_follows_the_extension(tmp_path, replay_file):
 def test_a_trace_holds_every_step_run_and_replays_on_the_model(tmp_path, monkeypatch):
     """MQCONFORM_TRACE: every step the system ran, as JSON lines of the operation language; a case of
     it checked again on the model gives the same verdict the run gave (here: none broken)."""
-    from conformance.checker import check_history
+    from conformance.checker.sequential import check_history
     from reference_model import language as L
 
     trace = tmp_path / "trace.jsonl"
@@ -326,7 +326,7 @@ def test_replay_minimise_saves_a_smaller_counterexample_beside_the_file(tmp_path
     """A counterexample kept as Hypothesis shrank it (--no-minimise) is minimised on the adapter by
     ``replay --minimise``: the smaller history is saved beside it, the original is kept, and the
     smaller one still fails for the same rules when replayed."""
-    from conformance.history import load_failure
+    from conformance.records.history import load_failure
 
     code, _ = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core", "--seed", "7",
                       "--keep-going", "0", "--adapter-opt", "platform=distributed", "--no-minimise",
@@ -434,8 +434,8 @@ def test_a_replay_passes_through_the_departures_its_run_had_set_aside(tmp_path):
     BackoutCount left at 0) before its own (priority order); the replay file says which rules were set
     aside, and the replay steps past them to reach its own step.  Without them it departs earlier."""
     from adapters.registry import create_adapter
-    from conformance.history import save_failure, with_alternatives
-    from conformance.session import NonConformance, Session
+    from conformance.records.history import save_failure, with_alternatives
+    from conformance.runner.session import NonConformance, Session
     from reference_model import language as L
     from reference_model import mqconst as C
 

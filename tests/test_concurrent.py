@@ -7,8 +7,8 @@ import random
 
 from adapters.simulated import SimulatedAdapter
 from adapters.simulated.faults import FAULTS, RACES, parse_faults
-from conformance.concurrent import client_script, run_case, search, setup_ops
-from conformance.linearizable import LINEARIZABLE, check
+from conformance.runner.concurrent import client_script, run_case, search, setup_ops
+from conformance.checker.linearizable import LINEARIZABLE, check
 from reference_model import language as L
 from reference_model import mqconst as C
 

@@ -6,8 +6,8 @@ import pickle
 import random
 from collections import Counter
 
-from conformance.checker import Mismatch, StepCheck
-from conformance.results import Coverage
+from conformance.checker.sequential import Mismatch, StepCheck
+from conformance.records.results import Coverage
 from reference_model import language as L
 
 RULES = ("CORE-01", "CORE-02", "TRIG-03", "EXP-04", "DLQ-05", "SYNC-06")

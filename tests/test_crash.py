@@ -6,7 +6,7 @@ import math
 
 from adapters.simulated import SimulatedAdapter
 from adapters.simulated.faults import FAULTS, SOMETIMES
-from conformance.crash import campaign
+from conformance.runner.crash import campaign
 from reference_model import language as L
 from reference_model import mqconst as C
 

@@ -13,7 +13,7 @@ import pstats
 import pytest
 
 from adapters.registry import create_adapter
-from conformance.bench import deep_queue_setup, deep_queue_workload, prepared
+from conformance.bench.suite import deep_queue_setup, deep_queue_workload, prepared
 from reference_model import language as L
 from reference_model import mqconst as C
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from conformance.checker import check_history
-from conformance.history import Failure, Step, save_failure, with_alternatives
+from conformance.checker.sequential import check_history
+from conformance.records.history import Failure, Step, save_failure, with_alternatives
 from reference_model import language as L
 from reference_model import mqconst as C
 from reports import make_report
@@ -197,7 +197,7 @@ def test_one_rule_may_show_several_behaviours_each_an_entry_of_its_own(runs, tmp
 def test_a_failure_text_names_the_fields_that_follow_from_the_judged_one():
     """The low-priority message came first: message.body is judged, and its priority differs with it; the text
     lists both, saying which is which, not "differing fields: message.body" alone."""
-    from conformance.render import render_failure
+    from conformance.records.render import render_failure
 
     text = render_failure(ORDER)
     assert "differing fields: message.body (and, following from it, message.priority)" in text, text

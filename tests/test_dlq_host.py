@@ -11,7 +11,7 @@ import pytest
 
 from adapters.registry import create_adapter
 from adapters.simulated.queue_manager import SimulatedQueueManager
-from conformance.engine import run_areas
+from conformance.runner.engine import run_areas
 from reference_model import language as L
 from reference_model import mqconst as C
 

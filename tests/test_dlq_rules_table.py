@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.dlq_handler import rules_table as H
-from conformance.machines.dlq import (FITS, MISSES, PATTERNS, RARE_PATTERNS, broken_tables, descriptors, fitted,
-                                      headers, near_miss, render, table_rules, tables)
+from conformance.generator.dlq import (FITS, MISSES, PATTERNS, RARE_PATTERNS, broken_tables, descriptors, fitted,
+                                       headers, near_miss, render, table_rules, tables)
 from reference_model import dlq as D
 from reference_model import dlq_table as M
 from reference_model import language as L

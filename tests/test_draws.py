@@ -1,4 +1,4 @@
-"""Values drawn as one (conformance.machines.draws): every option reachable, each field shrinking alone."""
+"""Values drawn as one (conformance.generator.draws): every option reachable, each field shrinking alone."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from conformance.machines.draws import OneOf, Record, Some, absent_or, option, record
+from conformance.generator.draws import OneOf, Record, Some, absent_or, option, record
 
 QUIET = settings(database=None, suppress_health_check=list(HealthCheck), max_examples=2000)
 

@@ -14,14 +14,14 @@ import attrs
 import pytest
 
 from adapters.registry import create_adapter
-from conformance import session as session_module
-from conformance.checker import Mismatch
-from conformance import engine as engine_module
-from conformance.engine import run_area
-from conformance.history import Failure, Step
-from conformance.minimise import minimise
-from conformance.results import FAIL, RunRecord
-from conformance.session import NonConformance, Session
+from conformance.runner import session as session_module
+from conformance.checker.sequential import Mismatch
+from conformance.runner import engine as engine_module
+from conformance.runner.engine import run_area
+from conformance.records.history import Failure, Step
+from conformance.runner.minimise import minimise
+from conformance.records.results import FAIL, RunRecord
+from conformance.runner.session import NonConformance, Session
 from reference_model import language as L
 from reference_model import mqconst as C
 

@@ -3,8 +3,8 @@
 import gc
 
 from adapters.registry import create_adapter
-from conformance import engine
-from conformance.engine import COLLECTOR_THRESHOLDS, collector_tuned, run_areas
+from conformance.runner import engine
+from conformance.runner.engine import COLLECTOR_THRESHOLDS, collector_tuned, run_areas
 
 
 def test_the_collector_is_tuned_while_a_machine_runs_and_given_back(monkeypatch):
@@ -54,7 +54,7 @@ def test_a_campaign_tasks_machine_runs_with_the_collector_tuned_too(monkeypatch)
     """Its first pass (without shrinking) runs the machine itself, not through the engine's runner."""
     import hypothesis.stateful
 
-    from conformance import campaign as CP
+    from conformance.campaign import spark as CP
 
     before = gc.get_threshold()
     seen = []

@@ -10,8 +10,8 @@ from __future__ import annotations
 import attrs
 
 from adapters.registry import create_adapter
-from conformance.engine import run_area
-from conformance.results import RunRecord
+from conformance.runner.engine import run_area
+from conformance.records.results import RunRecord
 from reference_model import language as L
 
 
@@ -61,12 +61,12 @@ def test_an_unsteady_departure_is_kept_and_the_next_rounds_still_run():
 
 def test_a_departure_not_shown_again_is_marked_in_its_replay_file_and_reports(tmp_path):
     """The mark travels with the history: replay file, its reading back, the text and the report title."""
-    from conformance.history import Failure, load_failure, save_failure
-    from conformance.render import render_failure
+    from conformance.records.history import Failure, load_failure, save_failure
+    from conformance.records.render import render_failure
     from reports.common import title
 
-    from conformance.checker import Mismatch
-    from conformance.history import Step
+    from conformance.checker.sequential import Mismatch
+    from conformance.records.history import Step
     from reference_model import mqconst as C
 
     op = L.InquireQueue(queue="Q", names=("CURDEPTH",))

@@ -17,7 +17,7 @@ ONE_PLATFORM = {"core": "distributed", "cluster": "distributed", "dlq": "distrib
 
 
 #: Faults whose counterexample breaks the fault's own rules and no other: relaxing any other rule the checker
-#: mentions (conformance/blame.py) leaves the history failing.  The other faults' counterexamples blame
+#: mentions (conformance/checker/blame.py) leaves the history failing.  The other faults' counterexamples blame
 #: further rules as well: some inherently (one observation two rules' relaxations both explain, as a
 #: BackoutCount lost at a restart and a backout that never counted it), some because the model does not yet
 #: name the rules per value there (expiry's discards and reports, trigger events, the DLQ handler's choices).

@@ -8,8 +8,8 @@ import pytest
 
 from adapters.registry import create_adapter
 from conformance import cli
-from conformance.results import Coverage
-from conformance.session import NonConformance, Session
+from conformance.records.results import Coverage
+from conformance.runner.session import NonConformance, Session
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.classes import CLASSES
@@ -142,7 +142,7 @@ def _start_handler(table: str) -> dict[str, int]:
 def test_each_broken_line_the_dlq_machine_draws_is_refused_and_together_they_reach_every_kind_of_error():
     """The simulated handler refuses each broken table as the model does (else the step would fail),
     and the dlq machine's broken lines between them reach every kind of error DLQ-09 tells apart."""
-    from conformance.machines.dlq import ALL_BROKEN, broken, render
+    from conformance.generator.dlq import ALL_BROKEN, broken, render
     from reference_model.dlq_table import ERROR_KINDS
     entries = [{"RETRYINT": "10"}, {"REASON": "MQRC_Q_FULL", "ACTION": "DISCARD"}]
     assert _start_handler(render(entries, 0)) == {"a valid table"}
@@ -208,7 +208,7 @@ def test_a_rule_record_with_malformed_classes_is_refused_in_one_line(tmp_path):
 def test_a_verdict_is_earned_a_failure_beats_a_declaration_and_a_pass_needs_every_class():
     """A recorded failure is a fail even where the adapter declared the rule not applicable (the declaration
     is contradicted and the row says so); checked with a class never reached is partly exercised, not pass."""
-    from conformance.results import FAIL, NOT_APPLICABLE, PARTLY, PASS, RunRecord, verdict_for
+    from conformance.records.results import FAIL, NOT_APPLICABLE, PARTLY, PASS, RunRecord, verdict_for
     from reference_model.rules import RULES
 
     rule = RULES["CORE-23"]
@@ -267,7 +267,7 @@ def test_a_class_only_an_inexpressible_operation_would_reach_is_not_expressible_
 
 
 def test_reports_show_classes_the_system_cannot_express_and_a_pass_does_not_wait_for_them(tmp_path):
-    from conformance.results import PASS, PARTLY, RunRecord, verdict_for
+    from conformance.records.results import PASS, PARTLY, RunRecord, verdict_for
 
     coverage = Coverage()
     rule = RULES["EXP-06"]

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from conformance.jobs import job_examples, job_seed
+from conformance.runner.jobs import job_examples, job_seed
 from tests.clikit import run_cli
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from adapters.base import LACKABLE, Capabilities
-from conformance.checker import differing_fields
+from conformance.checker.sequential import differing_fields
 from reference_model import language as L
 from tests.clikit import run_cli
 

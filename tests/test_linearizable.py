@@ -1,4 +1,4 @@
-"""The checker of concurrent histories (conformance.linearizable), on histories whose answer is known."""
+"""The checker of concurrent histories (conformance.checker.linearizable), on histories whose answer is known."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.linearizable import INDETERMINATE, LINEARIZABLE, NOT_LINEARIZABLE, Event, check
+from conformance.checker.linearizable import INDETERMINATE, LINEARIZABLE, NOT_LINEARIZABLE, Event, check
 from reference_model import language as L
 from reference_model import model
 from reference_model import mqconst as C

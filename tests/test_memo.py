@@ -9,9 +9,9 @@ import copy
 import pytest
 
 from adapters.registry import create_adapter
-from conformance import checker
-from conformance.checker import MEMO, ModelTracker
-from conformance.engine import run_areas
+from conformance.checker import sequential as checker
+from conformance.checker.sequential import MEMO, ModelTracker
+from conformance.runner.engine import run_areas
 from reference_model import language as L
 from reference_model import model
 from reference_model import mqconst as C
@@ -148,7 +148,7 @@ def test_the_memo_is_bounded(fresh_memo):
 
 
 def test_the_bench_measures_each_run_without_the_memo_of_the_last(fresh_memo):
-    from conformance.bench import _kit_run
+    from conformance.bench.suite import _kit_run
 
     _kit_run("core", C.PLATFORM_DISTRIBUTED, 5, 1)
     first = fresh_memo.hits

@@ -8,10 +8,10 @@ import pytest
 
 from adapters.registry import create_adapter
 from adapters.simulated.faults import FAULTS
-from conformance.engine import run_area
-from conformance.history import with_alternatives
-from conformance.minimise import SELECTION_RULES, _Search, minimise
-from conformance.results import RunRecord
+from conformance.runner.engine import run_area
+from conformance.records.history import with_alternatives
+from conformance.runner.minimise import SELECTION_RULES, _Search, minimise
+from conformance.records.results import RunRecord
 from reference_model import language as L
 from reference_model import mqconst as C
 from tests.clikit import run_cli
@@ -129,8 +129,8 @@ def test_the_rule_the_fault_breaks_is_named_first(fault):
 
 def failure_of(adapter, area, ops):
     """The departure ``ops`` show on ``adapter``, run as one case (the history must fail)."""
-    from conformance.results import Coverage
-    from conformance.session import NonConformance, Session
+    from conformance.records.results import Coverage
+    from conformance.runner.session import NonConformance, Session
 
     session = Session(adapter, area, {}, 0, coverage=Coverage(), platform="distributed")
     session.start_case()
@@ -272,7 +272,7 @@ def test_on_real_time_a_few_replays_take_away_a_whole_case_on_other_queues():
 def test_on_real_time_minimising_is_bounded_by_a_count_of_replays(monkeypatch):
     """The same departure minimises to the same history whatever the broker's speed: the search stops
     after a count of replays (two confirming ones apart), not at a time."""
-    import conformance.minimise as M
+    import conformance.runner.minimise as M
 
     failure, _ = shrunk_failure("priority-ignored")
     made = []
@@ -295,8 +295,8 @@ def test_a_departure_found_in_a_later_round_replays_past_the_rules_that_round_se
     """A keep-going round steps past departures from the rules it set aside, so its departure's history
     may hold one; the minimiser's replays step past them too, and the departure is reproduced."""
     from adapters.registry import create_adapter
-    from conformance.minimise import minimise
-    from conformance.session import NonConformance, Session
+    from conformance.runner.minimise import minimise
+    from conformance.runner.session import NonConformance, Session
     from reference_model import language as L
     from reference_model import mqconst as C
 
@@ -324,7 +324,7 @@ def test_tables_and_messages_keep_only_what_the_departure_needs():
     a message with every descriptor field set: the minimised table has the one rule and the keywords the
     departure needs, written plainly, and the message only the fields it needs; each that is left is
     needed (putting it back to its default, or leaving it out, loses the departure)."""
-    from conformance.minimise import _defaults
+    from conformance.runner.minimise import _defaults
     from reference_model import dlq_table
 
     adapter = create_adapter("simulated", {"faults": "dlq-ignore-not-assumed", "platform": "distributed"})
@@ -413,8 +413,8 @@ def test_a_put_under_syncpoint_becomes_a_plain_put_where_that_leaves_the_ending_
     """A queue filled by a committed put and a put the system accepts past MAXDEPTH: a commit that had backed
     out (CORE-29 relaxed) explains it as well as MAXDEPTH does, so both are blamed.  The same departure with
     the put outside syncpoint blames CORE-27 alone, and the counterexample is that one."""
-    from conformance.checker import check_history
-    from conformance.history import Failure, Step
+    from conformance.checker.sequential import check_history
+    from conformance.records.history import Failure, Step
 
     opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
 
@@ -441,8 +441,8 @@ def test_a_count_lost_at_a_restart_is_shown_with_a_browse_that_saw_the_backout_c
     a backout that never counted explains that as well as a count the restart lost.  The counterexample
     gets a browse before the restart (the unit of work backed out first, which counts as the restart's
     backout would) that shows the count right, and the restart's rule alone is blamed."""
-    from conformance.checker import check_history
-    from conformance.history import Failure, Step
+    from conformance.checker.sequential import check_history
+    from conformance.records.history import Failure, Step
 
     opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
     history = [(L.DefineQueue(queue="Q", attrs=(("HARDENBO", 1),)), L.OK), (L.Connect(conn="a"), L.OK),
@@ -473,8 +473,8 @@ def test_another_message_returned_is_shown_with_the_depth_that_tells_loss_from_o
     returns the later message: an order that passed the first over explains it as well as an MQDISC that
     backed it out.  The counterexample gets an inquiry of the depth before the get: a depth that counts both
     leaves the order alone to blame; one that does not is the departure, blamed on MQDISC alone."""
-    from conformance.checker import check_history
-    from conformance.history import Failure, Step
+    from conformance.checker.sequential import check_history
+    from conformance.records.history import Failure, Step
 
     opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
     history = [(L.DefineQueue(queue="Q", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.OK),
@@ -506,9 +506,9 @@ def test_a_depth_witness_goes_where_a_blamed_rule_took_effect():
     too deep; so would a restart, long before, that kept a non-persistent message there.  Both readings
     explain the final depth; the witness goes just after the restart (where the restart's rule began to
     bear on that depth, not among the last steps), and the depth seen there leaves the restart out."""
-    from conformance.history import blamed_rules
-    from conformance.minimise import _depth_witnessed, _effect_places
-    from conformance.session import NonConformance, Session
+    from conformance.records.history import blamed_rules
+    from conformance.runner.minimise import _depth_witnessed, _effect_places
+    from conformance.runner.session import NonConformance, Session
 
     adapter = create_adapter("simulated", {"faults": "in-flight-commit-half-done", "platform": "distributed"})
     def md(persistence):

@@ -135,7 +135,7 @@ def test_advance_rejects_a_destination_the_algorithm_does_not_allow():
 
 
 def test_cluster_put_operation_allows_every_tie_and_names_the_eliminating_step():
-    from conformance.checker import ModelTracker
+    from conformance.checker.sequential import ModelTracker
     from reference_model import language as L
 
     t = ModelTracker("distributed")
@@ -155,7 +155,7 @@ def test_a_queue_manager_known_only_through_its_channel(suspend_b):
     """MQ knows a remote cluster queue manager through its cluster-receiver channel: no
     separate definition is needed, and it is not suspended unless one says so."""
     from adapters.registry import create_adapter
-    from conformance.checker import ModelTracker
+    from conformance.checker.sequential import ModelTracker
     from reference_model import language as L
 
     setup = [L.SetClusterQueueManager(name="GW", clusters=["C"], local=True)]
@@ -179,7 +179,7 @@ def test_a_queue_manager_known_only_through_its_channel(suspend_b):
 
 
 def test_an_instance_on_a_queue_manager_nobody_defined_is_a_bad_history():
-    from conformance.checker import ModelTracker
+    from conformance.checker.sequential import ModelTracker
     from reference_model import language as L
     from reference_model.model import HistoryError
 

@@ -362,7 +362,7 @@ def test_a_message_discarded_by_a_rule_its_wildcard_should_have_passed_over_name
     """MQ passes over DISCARD APPLNAME('billing?') for 'billing' ('?' never matches a trailing blank) and
     tries RETRY, whose put fails: the message stays, the handler goes on.  A system that discarded it
     broke DLQ-38 first; that its handler then ended (nothing left) follows from that, and is named after."""
-    from conformance.checker import ModelTracker
+    from conformance.checker.sequential import ModelTracker
 
     ctx = attrs_ctx(put_appl_name="billing")
     s = Dlq()
@@ -389,7 +389,7 @@ def test_a_message_acted_on_where_an_ignore_keeps_it_names_a_wildcard_passed_ove
     """MQ passes over FWD APPLNAME('payroll?') for 'payroll' and reaches IGNORE: the message stays.  A
     system whose forward failed (backed out) or that discarded it most likely matched the rule the
     wildcard kept from matching (DLQ-38); without such a rule, the IGNORE it did not honour leads."""
-    from conformance.checker import ModelTracker
+    from conformance.checker.sequential import ModelTracker
 
     for fate in ("backed-out", "discarded"):
         s = Dlq()

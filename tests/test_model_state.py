@@ -115,8 +115,8 @@ def test_every_field_of_a_state_that_decides_what_happens_next_takes_part_in_equ
     every attrs class met in the states of a run in every area compares all its fields but those
     derived from others."""
     from adapters.registry import create_adapter
-    from conformance import checker
-    from conformance.engine import run_areas
+    from conformance.checker import sequential as checker
+    from conformance.runner.engine import run_areas
 
     states, real = [], checker.ModelTracker._advance
 

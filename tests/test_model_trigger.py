@@ -393,8 +393,8 @@ def test_a_disconnect_closing_two_served_queues_may_trigger_them_in_either_order
 
 def test_the_group_rules_are_drawn_only_where_a_case_may_define_a_group():
     from adapters.registry import create_adapter
-    from conformance.machines.trigger import GroupTriggerMachine, TriggerMachine
-    from conformance.session import Session
+    from conformance.generator.trigger import GroupTriggerMachine, TriggerMachine
+    from conformance.runner.session import Session
 
     def machine(platform):
         adapter = create_adapter("simulated", {"platform": platform})
@@ -411,7 +411,7 @@ def test_a_trigger_a_fifo_queue_owes_its_default_priority_is_missed_as_trig_24()
     """FIFO: the message's own priority is below TriggerMsgPriority, the queue's DefPriority is not: a
     queue manager that compares the message's priority leaves out the trigger message, and the check
     names TRIG-24 first, the rule that made it due."""
-    from conformance.checker import check_history
+    from conformance.checker.sequential import check_history
 
     ops = [L.DefineProcess(process="PROC", appl_id="/bin/server"), L.DefineQueue(queue="INIT"),
            L.DefineQueue(queue="APP", attrs={**APP_ATTRS, "TRIGTYPE": FIRST, "TRIGMPRI": 4, "DEFPRTY": 5,

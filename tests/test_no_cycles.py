@@ -15,9 +15,9 @@ import pytest
 from adapters.dlq_handler.handler import _wildcard
 from adapters.registry import create_adapter
 from adapters.simulated import SimulatedAdapter
-from conformance import bench
-from conformance.checker import MEMO
-from conformance.engine import area_platforms
+from conformance.bench import suite as bench
+from conformance.checker.sequential import MEMO
+from conformance.runner.engine import area_platforms
 from reference_model import language as L
 from reference_model import mqconst as C
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.protocol_check import FAIL, NOT_RUN, PASS, check_server
+from conformance.tools.protocol_check import FAIL, NOT_RUN, PASS, check_server
 from tests.clikit import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent

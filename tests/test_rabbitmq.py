@@ -101,7 +101,7 @@ def test_a_negative_priority_is_not_applicable_because_the_client_cannot_encode_
 
 def test_uncommitted_puts_missing_from_depth_are_reported_as_core_28(adapter):
     """RabbitMQ's queue depth leaves out uncommitted publishes; MQ's CURDEPTH counts them."""
-    from conformance.session import NonConformance, Session
+    from conformance.runner.session import NonConformance, Session
 
     session = Session(adapter, "core", seed=0)
     session.start_case()
@@ -176,7 +176,7 @@ def test_restart_runs_on_a_kit_started_broker_and_its_departures_are_reported(br
     A quorum queue keeps every message whatever its delivery mode, a departure the
     kit must report; a classic durable queue drops transient messages as MQ does.
     """
-    from conformance.session import NonConformance, Session
+    from conformance.runner.session import NonConformance, Session
 
     off = RabbitMQAdapter(host=broker.address()[0], port=str(broker.address()[1]))
     try:
@@ -307,7 +307,7 @@ def test_private_broker_cannot_be_reached_means_unavailable():
 
 def test_cost_against_the_raw_client_is_measured_side_by_side(broker):
     """mqconform bench --only brokers: the same rounds through the adapter (checked) and through pika."""
-    from conformance.bench_brokers import OPS_PER_ROUND, measure
+    from conformance.bench.brokers import OPS_PER_ROUND, measure
 
     host, port = broker.address()
     cost = measure("rabbitmq", rounds=5, options={"host": host, "port": str(port)})

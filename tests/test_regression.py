@@ -47,8 +47,8 @@ def test_the_written_test_reads_as_the_kits_operations_and_rebuilds_the_replay_f
     import importlib.util
     import json
 
-    from conformance.history import Failure
-    from conformance.regression import as_code
+    from conformance.records.history import Failure
+    from conformance.runner.regression import as_code
     from reference_model import language as L
 
     for area, fault in (("core", "priority-ignored"), ("syncpoint", "second-mark-accepted"),

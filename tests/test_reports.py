@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.checker import Mismatch
-from conformance.history import Failure, Step
-from conformance.results import RunRecord
+from conformance.checker.sequential import Mismatch
+from conformance.records.history import Failure, Step
+from conformance.records.results import RunRecord
 from reference_model import language as L
 from reference_model import mqconst as C
 from reports import inputs, make_report, render

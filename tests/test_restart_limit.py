@@ -10,7 +10,7 @@ import pytest
 from adapters.base import AdapterOptionError, RestartBudget
 from adapters.broker_shim import DEFAULT_RESTARTS, _restart_option
 from adapters.simulated import SimulatedAdapter
-from conformance.engine import run_areas
+from conformance.runner.engine import run_areas
 from reference_model import language as L
 from tests.test_dependencies import offline
 

@@ -8,8 +8,8 @@ import json
 import time
 
 from adapters.registry import create_adapter
-from conformance import engine
-from conformance.results import PHASES, RunRecord
+from conformance.runner import engine
+from conformance.records.results import PHASES, RunRecord
 from tests.clikit import run_cli
 
 FAULTS = "priority-ignored,q-full-ignored,backout-count-not-incremented"

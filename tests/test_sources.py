@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import sourcedoc
+from conformance.tools import sourcedoc
 from reference_model.rules import RULES
 from reference_model.sources import CATALOGUE, Cite
 from tests.clikit import run_cli

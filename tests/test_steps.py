@@ -1,4 +1,4 @@
-"""How a conformance machine picks its rules (conformance.machines.steps): one choice a step, swarm
+"""How a conformance machine picks its rules (conformance.generator.steps): one choice a step, swarm
 testing, preconditions honoured, arguments packed into one choice yet shrinking each on its own."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
-from conformance.machines.steps import StepStrategy, arguments, options
+from conformance.generator.steps import StepStrategy, arguments, options
 
 
 def test_options_of_strategies_that_pick_one_of_a_few_values():

@@ -12,9 +12,9 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import run_state_machine_as_test
 
 from adapters.registry import create_adapter
-from conformance.engine import bound_machine, machine_settings, run_area, run_areas
-from conformance.results import Coverage, RunRecord
-from conformance.stable import stable_generation
+from conformance.runner.engine import bound_machine, machine_settings, run_area, run_areas
+from conformance.records.results import Coverage, RunRecord
+from conformance.runner.stable import stable_generation
 from reference_model import mqconst as C
 
 FAULT = "priority-ignored"   # core
@@ -48,7 +48,7 @@ def test_shrinking_stops_at_its_budget_with_the_smallest_departure_so_far():
 
 
 def test_shrinking_ends_when_it_has_found_nothing_smaller_for_its_stall_count(monkeypatch):
-    from conformance import engine
+    from conformance.runner import engine
 
     monkeypatch.setattr(engine, "SHRINK_STALL", 5)
     none, _ = _cases(0)
@@ -79,7 +79,7 @@ def test_a_time_boxed_campaign_shrinks_no_case_after_its_hard_end():
 def test_a_campaign_task_that_finds_a_departure_after_its_hard_end_reports_it_unshrunk():
     import time
 
-    from conformance.campaign import _run_machine, _spec
+    from conformance.campaign.spark import _run_machine, _spec
 
     spec = _spec(7, "core", C.PLATFORM_DISTRIBUTED, 0, 200, deadline=time.time() + 600, seconds=600,
                  finish_by=time.time() - 1).to_json()
@@ -191,7 +191,7 @@ def _realtime(monkeypatch):
 def test_a_system_on_real_time_shrinks_by_a_smaller_count_of_cases(monkeypatch):
     """On real time shrinking is bounded by :data:`SHRINK_CASES_REALTIME` cases, so that a seed still fixes
     which cases run (and the verdicts they give evidence for); its time limit is only a safety net."""
-    from conformance import engine
+    from conformance.runner import engine
 
     adapter = _realtime(monkeypatch)
     none, _session = _cases(0)
@@ -216,7 +216,7 @@ def test_shrinking_cut_by_its_time_limit_is_recorded_on_the_run(monkeypatch, tmp
     import io
     import json
 
-    from conformance import engine
+    from conformance.runner import engine
     from conformance.cli import _summary
 
     adapter = _realtime(monkeypatch)
@@ -242,7 +242,7 @@ def test_hypothesis_never_ends_a_shrink_before_the_sessions_own_time_limit(monke
     must fire (and be reported), so Hypothesis's is raised above it for the run, and put back after."""
     from hypothesis.internal.conjecture import engine as conjecture
 
-    from conformance import engine
+    from conformance.runner import engine
 
     seen = []
     monkeypatch.setattr(engine, "run_state_machine_as_test",
@@ -259,9 +259,9 @@ def test_once_the_budget_is_spent_the_run_stops_rather_than_drawing_cases_that_r
     """After the budget, Hypothesis would go on shrinking on cases that run nothing, and drawing them
     costs about what running them does: :func:`run_machine` ends the run at the first such case and
     raises the smallest departure found."""
-    from conformance import session as S
-    from conformance.engine import run_machine
-    from conformance.session import NonConformance
+    from conformance.runner import session as S
+    from conformance.runner.engine import run_machine
+    from conformance.runner.session import NonConformance
 
     starts = []
     original = S.Session.start_case

@@ -6,7 +6,7 @@ import io
 import json
 
 from conformance import cli
-from conformance import traces as T
+from conformance.records import traces as T
 from reference_model import language as L
 from reference_model import mqconst as C
 

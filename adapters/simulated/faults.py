@@ -261,7 +261,7 @@ _fault("dlq-restart-keeps-tries", "dlq", ("DLQ-30",),
        "a restarted handler remembers the tries and ignored messages of its previous run")
 
 
-#: Faults only overlapping operations show (a concurrent case, conformance/concurrent.py): a call that is not atomic.
+#: Faults only overlapping operations show (a concurrent case, conformance/runner/concurrent.py): a call that is not atomic.
 #: Kept apart from :data:`FAULTS`, each of which a sequential run finds.
 RACES: dict[str, Fault] = {}
 _fault("get-not-atomic", "core", ("CORE-16",),
@@ -276,7 +276,7 @@ _fault("depth-not-atomic", "core", ("CORE-28",),
 
 
 #: Faults that show at some calls only, at random (seeded by the case): judged by their frequency over many
-#: cases (a crash campaign, conformance/crash.py), not by one run's verdict.  Kept apart from :data:`FAULTS`.
+#: cases (a crash campaign, conformance/runner/crash.py), not by one run's verdict.  Kept apart from :data:`FAULTS`.
 SOMETIMES: dict[str, Fault] = {}
 _fault("restart-sometimes-loses-persistent", "core", ("CORE-32",),
        "one restart in four loses a committed persistent message", SOMETIMES)

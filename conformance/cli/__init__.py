@@ -19,9 +19,9 @@ from conformance.cli.bench import BENCH_FIGURES
 from conformance.cli.common import (_RESULTS, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_NOT_READY,
                                     EXIT_OK, UsageError, _Parser, _save_traceback)
 from conformance.cli.run import _summary
-from conformance.cluster_whatif import ClusterConfigError
-from conformance.history import ReplayFileError
-from conformance.session import HarnessError
+from conformance.tools.cluster_whatif import ClusterConfigError
+from conformance.records.history import ReplayFileError
+from conformance.runner.session import HarnessError
 from reference_model.model import HistoryError
 from reference_model.version import extra_for, install_hint
 

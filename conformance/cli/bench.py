@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from conformance.cli.common import DEFAULT_EXAMPLES, EXIT_OK, UsageError, _areas, _duration, _positive, _seed
+from conformance.cli.common import EXIT_OK, UsageError, _areas, _duration, _positive, _seed
+from conformance.runner.engine import DEFAULT_EXAMPLES
 
-BENCH_FIGURES = ("detect", "throughput", "depth", "campaign", "brokers", "concurrency")   # conformance.bench.FIGURES
+BENCH_FIGURES = ("detect", "throughput", "depth", "campaign", "brokers", "concurrency")   # conformance.bench.suite.FIGURES
 
 
 def add_parsers(sub) -> None:
@@ -22,7 +23,7 @@ def add_parsers(sub) -> None:
 
 def cmd_bench(args, out) -> int:
     from adapters.simulated.faults import FAULTS
-    from conformance import bench
+    from conformance.bench import suite as bench
 
     figures = [f.strip() for f in (args.only or ",".join(BENCH_FIGURES)).split(",") if f.strip()]
     unknown = [f for f in figures if f not in BENCH_FIGURES]

@@ -17,8 +17,8 @@ from conformance import __version__
 from conformance.cli.common import (UsageError, _adapter_args, _adapter_options, _areas,
                                     _minutes, _on_signals, _positive, _seed, _stop)
 from conformance.cli.run import finish
-from conformance.results import RunRecord, unreached_areas, vacuity
-from conformance.session import HarnessError
+from conformance.records.results import RunRecord, unreached_areas, vacuity
+from conformance.runner.session import HarnessError
 
 
 def add_parsers(sub) -> None:
@@ -77,7 +77,7 @@ def cmd_campaign(args, out) -> int:
 def _not_too_short_for_a_broker(args) -> None:
     """A time budget too short for even one area on one platform after the broker and Spark start is refused
     before the broker is started (the exact check, with the areas the broker can run, follows its start)."""
-    from conformance import campaign as CP
+    from conformance.campaign import spark as CP
 
     if not args.minutes or CP.master_problem(args.master):
         return
@@ -94,10 +94,10 @@ LEFT_BROKER = ".campaign-broker"
 
 
 def _campaign(args, out, started: float, managed) -> int:
-    from conformance import campaign as CP
-    from conformance.engine import area_platforms
-    from conformance.history import Failure, write_json_atomic
-    from conformance.results import Coverage
+    from conformance.campaign import spark as CP
+    from conformance.runner.engine import area_platforms
+    from conformance.records.history import Failure, write_json_atomic
+    from conformance.records.results import Coverage
 
     areas = _areas(args.area)
     options = _adapter_options(args)
@@ -269,7 +269,7 @@ def say(out, line: str) -> None:
 def _spent(out, record, started: float, spark_seconds: float, tasks_ended: float, minutes: float | None) -> None:
     """Where the time went: starting Spark, the tasks, stopping and writing (the tasks' worker time by area and
     platform follows in the summary)."""
-    from conformance.campaign import _duration
+    from conformance.campaign.spark import _duration
 
     budget = f" of the {_duration(minutes * 60)} budget" if minutes else ""
     say(out, f"\nTime: {_duration(record.ended - started)}{budget}: starting Spark {_duration(spark_seconds)}, tasks "

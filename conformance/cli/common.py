@@ -12,13 +12,12 @@ from pathlib import Path
 
 from adapters.base import parse_options
 from conformance import __version__
-from conformance.session import STOP
+from conformance.runner.session import STOP
 from reference_model.rules import parse_areas
 
 EXIT_OK, EXIT_NONCONFORMANT, EXIT_ERROR = 0, 1, 2
 EXIT_NOT_READY = 3  # mqconform brokers status: some broker is not ready
 EXIT_INTERRUPTED = 130  # SIGINT or SIGTERM; what was found so far is written
-DEFAULT_EXAMPLES = 200
 
 
 class UsageError(Exception):

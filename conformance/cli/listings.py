@@ -38,8 +38,8 @@ def cmd_adapters(args, out) -> int:
 
 def cmd_faults(args, out) -> int:
     areas = _areas(args.area)
-    # after the others: the race faults, shown only when calls overlap (conformance/concurrent.py), and those
-    # shown at some calls only, judged by their frequency (conformance/crash.py)
+    # after the others: the race faults, shown only when calls overlap (conformance/runner/concurrent.py), and those
+    # shown at some calls only, judged by their frequency (conformance/runner/crash.py)
     kinds = [(f, "") for f in FAULTS.values()] + [(f, "concurrent") for f in RACES.values()] \
         + [(f, "sometimes") for f in SOMETIMES.values()]
     notes = {"concurrent": " (shows only when calls overlap: a concurrent case)",
@@ -71,7 +71,7 @@ def cmd_rules(args, out) -> int:
 
 
 def cmd_sources(args, out) -> int:
-    from conformance import sourcedoc
+    from conformance.tools import sourcedoc
     out.write(sourcedoc.render(args.format))
     return EXIT_OK
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.cli.common import EXIT_NONCONFORMANT, EXIT_OK, UsageError
-from conformance.session import HarnessError
+from conformance.runner.session import HarnessError
 
 
 def add_parsers(sub) -> None:
@@ -64,7 +64,7 @@ def cmd_report(args, out) -> int:
 def _not_evidence(report) -> list[str]:
     """Each result directory of ``report`` that recorded an error, or asked for an area no case reached
     (the rule every command that gives verdicts follows: such verdicts exit 2)."""
-    from conformance.results import vacuity
+    from conformance.records.results import vacuity
 
     out = []
     for column in report.columns:

@@ -13,17 +13,17 @@ from tabulate import tabulate
 from adapters.registry import adapter_class, create_adapter
 from adapters.subprocess import keep_artifacts
 from conformance import __version__
-from conformance.cli.common import (_RESULTS, DEFAULT_EXAMPLES, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK,
+from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK,
                                     UsageError, _adapter_args, _adapter_options, _areas, _count, _minutes,
                                     _on_signals, _positive, _results_dir, _seconds, _seed, _stop)
-from conformance.engine import (BY_SYSTEM, SHRINK_CASES, SHRINK_CASES_REALTIME, SHRINK_SECONDS_REALTIME,
-                               Interrupted, run_areas)
-from conformance.history import load_failure, save_failure, with_alternatives
-from conformance.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
-from conformance.regression import pytest_source, replay_on, same_departure
-from conformance.render import counted, render_failure
-from conformance.results import PARTLY, PASS, PHASES, RunRecord
-from conformance.session import STOP, HarnessError
+from conformance.runner.engine import (BY_SYSTEM, DEFAULT_EXAMPLES, SHRINK_CASES, SHRINK_CASES_REALTIME,
+                                       SHRINK_SECONDS_REALTIME, Interrupted, run_areas)
+from conformance.records.history import load_failure, save_failure, with_alternatives
+from conformance.runner.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
+from conformance.runner.regression import pytest_source, replay_on, same_departure
+from conformance.records.render import counted, render_failure
+from conformance.records.results import PARTLY, PASS, PHASES, RunRecord
+from conformance.runner.session import STOP, HarnessError
 
 #: Cases searched per area when only --minutes bounds a run: as many as its time allows.
 UNBOUNDED_EXAMPLES = 10 ** 6
@@ -110,7 +110,7 @@ def cmd_run(args, out) -> int:
     record = None
     try:
         if args.jobs > 1:
-            from conformance.jobs import run_jobs
+            from conformance.runner.jobs import run_jobs
 
             record = run_jobs(adapter, args.adapter, options, areas, examples, seed, args.jobs, results,
                               _passthrough(args, len(areas)), progress)
@@ -151,7 +151,7 @@ def _faults_in_areas(faults: str | None, areas: list[str]) -> None:
     races = [n for n in names if n in RACES]
     if races:
         raise UsageError(f"--faults {', '.join(races)}: shows only when calls overlap, and a run's cases are "
-                         "sequential (conformance/concurrent.py runs concurrent cases; docs/concurrency.md)")
+                         "sequential (conformance/runner/concurrent.py runs concurrent cases; docs/concurrency.md)")
     outside = [f"{n} ({FAULTS[n].area})" for n in names if FAULTS[n].area not in areas]
     if outside:
         raise UsageError(f"--faults {', '.join(outside)}: not in the areas run ({', '.join(areas)}); "
@@ -309,7 +309,7 @@ def cmd_replay(args, out) -> int:
 
 def _replay_as_pytest(args, out, failure, name: str, options: dict) -> int:
     """Write the replay as a standalone pytest module instead of running it."""
-    from conformance.session import _secret
+    from conformance.runner.session import _secret
 
     target = args.as_pytest
     if target.suffix != ".py":

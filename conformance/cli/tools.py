@@ -9,7 +9,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from conformance.cli.common import EXIT_NONCONFORMANT, EXIT_OK, UsageError, _Parser, _positive
-from conformance.render import counted
+from conformance.records.render import counted
 
 
 def add_parsers(sub) -> None:
@@ -47,7 +47,7 @@ def add_parsers(sub) -> None:
 
 
 def cmd_cluster(args, out) -> int:
-    from conformance import cluster_whatif as WI
+    from conformance.tools import cluster_whatif as WI
 
     scenario = WI.load_scenario(args.config)
     why = WI.plot_problem(args.plot) if args.plot else None
@@ -83,7 +83,7 @@ def cmd_cluster(args, out) -> int:
 
 
 def cmd_dlq(args, out) -> int:
-    from conformance import dlq_tools as DT
+    from conformance.tools import dlq_tools as DT
 
     try:
         table, errors = DT.check(args.table)
@@ -109,7 +109,7 @@ def cmd_dlq(args, out) -> int:
 
 
 def cmd_compare_traces(args, out) -> int:
-    from conformance import traces as T
+    from conformance.records import traces as T
 
     try:
         first, second = T.load(args.first), T.load(args.second)
@@ -135,7 +135,7 @@ def _positive_seconds(text: str) -> float:
 def cmd_protocol(args, out) -> int:
     import json
 
-    from conformance import protocol_check as P
+    from conformance.tools import protocol_check as P
 
     try:
         checks = P.check_server(args.server, timeout=args.timeout, start_timeout=args.start_timeout)

@@ -1,0 +1,1 @@
+"""Benchmarks of the kit itself (``mqconform bench``): outside what a plain run imports."""

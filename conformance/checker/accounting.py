@@ -1,0 +1,148 @@
+"""Every message accounted for after a crash: the final drain against what MQ keeps.
+
+A crash case puts and gets messages while the broker is killed, paused and restarted, then drains every
+queue.  What the drain found is judged message by message against the model's states after the same history
+(every state consistent with the answers, so a call whose outcome nobody saw, cut in flight, leaves both
+readings open):
+
+========================  ==============================================================  ==========
+class                     the drain ...                                                   a failure
+========================  ==============================================================  ==========
+``ok``                    found it once, where MQ has it in some reading                  no
+``gone``                  did not find it, and MQ has it in no reading (consumed, backed  no
+                          out, or not persistent across a restart)
+``in doubt``              did not find it, and MQ has it in some readings only (its put   no
+                          or commit was cut in flight: the broker's answer decides)
+``lost``                  did not find it, and MQ has it in every reading                 yes
+``duplicated``            found it twice, or found it after a get took it for good        yes
+``kept``                  found it where MQ discarded it (a restart drops a message that  yes
+                          is not persistent; a backout deletes a put)
+``unexpected``            found a message nobody put                                      yes
+========================  ==============================================================  ==========
+
+Each failure names the rule it breaks: for one lost, what keeps it (CORE-32 after a restart, else what put
+it there); for one duplicated or kept, what removed it for good (a get's rule, a restart's, a backout's).
+Pure: the model alone.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
+
+import attrs
+
+from conformance.checker.sequential import Mismatch, ModelTracker
+from reference_model import language as L
+from reference_model.state import ModelMessage, ModelState
+
+OK, GONE, IN_DOUBT = "ok", "gone", "in doubt"
+LOST, DUPLICATED, KEPT, UNEXPECTED = "lost", "duplicated", "kept", "unexpected"
+CLASSES = (OK, GONE, IN_DOUBT, LOST, DUPLICATED, KEPT, UNEXPECTED)
+FAILURES = frozenset({LOST, DUPLICATED, KEPT, UNEXPECTED})
+#: Rules by which a get removes a message for good: one found again after them came back.
+CONSUMED_BY = frozenset({"CORE-14", "CORE-16", "SYNC-04"})
+
+
+@attrs.frozen
+class Account:
+    """One message's fate."""
+
+    body: str
+    cls: str
+    #: Where the drain found it (queue names, one per time found).
+    found: tuple[str, ...] = ()
+    #: The rules a failure breaks: what keeps the message, or what removed it.
+    rules: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Accounting:
+    accounts: tuple[Account, ...] = ()
+    #: The history departed before the drain (its first departure): nothing is accounted then.
+    departed: Mismatch | None = None
+
+    def counts(self) -> dict[str, int]:
+        tally = Counter(a.cls for a in self.accounts)
+        return {cls: tally[cls] for cls in CLASSES}
+
+    @property
+    def failures(self) -> tuple[Account, ...]:
+        return tuple(a for a in self.accounts if a.cls in FAILURES)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r for a in self.failures for r in a.rules))
+
+
+def _put_bodies(steps: Sequence[tuple[L.Op, L.Observation]]) -> list[str]:
+    """The bodies of the messages the history put (a put that failed put nothing)."""
+    out = []
+    for op, observed in steps:
+        if isinstance(op, (L.Put, L.Put1)) and (observed is None or observed.cc != 2) and op.body not in out:
+            out.append(op.body)
+    return out
+
+
+def _where(state: ModelState, body: str) -> tuple[str | None, ModelMessage | None]:
+    """The queue holding committed message ``body`` in ``state``, and the message (None, None: not held)."""
+    for name, q in state.queues.items():
+        for m in q.messages:
+            if m.body == body and m.put_by is None:
+                return name, m
+    return None, None
+
+
+def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained: Mapping[str, Sequence[str]],
+            expiry_tolerance: int = 0) -> Accounting:
+    """Each message of the history (``steps``, up to the drain) judged by where the drain found it
+    (``drained``: queue -> the bodies read from it)."""
+    steps = list(steps)
+    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance)
+    for op, observed in steps:
+        check = tracker.advance(op, observed)
+        if check.mismatch is not None:
+            return Accounting(departed=check.mismatch)
+    states = tracker.candidates
+    found: dict[str, list[str]] = {}
+    for queue, bodies in drained.items():
+        for body in bodies:
+            found.setdefault(body, []).append(queue)
+    put = _put_bodies(steps)
+    put_at = {body: next(i for i, (op, _) in enumerate(steps) if getattr(op, "body", None) == body) for body in put}
+    last_restart = max((i for i, (op, _) in enumerate(steps) if isinstance(op, L.Restart)), default=-1)
+    accounts = []
+    for body in put:
+        places = [_where(s, body) for s in states]
+        held = [(q, m) for q, m in places if q is not None and m is not None]
+        seen = tuple(found.get(body, ()))
+        # what removed it for good: each reading's leading reason (the rules of how it came follow it there)
+        removed = tuple(dict.fromkeys(s.removed[body][0] for s in states if s.removed.get(body)))
+        if not seen:
+            if not held:
+                accounts.append(Account(body=body, cls=GONE))
+            elif len(held) == len(states):
+                # what keeps it: a restart since its put (CORE-32 keeps committed persistent messages), or else
+                # what put it where it is (its provenance's leading rule)
+                keeps = ("CORE-32",) if put_at[body] < last_restart else \
+                    tuple(dict.fromkeys(m.provenance[0] for _, m in held if m.provenance))
+                accounts.append(Account(body=body, cls=LOST, rules=keeps))
+            else:
+                accounts.append(Account(body=body, cls=IN_DOUBT))
+        elif len(seen) > 1:
+            accounts.append(Account(body=body, cls=DUPLICATED, found=seen, rules=removed))
+        elif any(q == seen[0] for q, _ in held):
+            accounts.append(Account(body=body, cls=OK, found=seen))
+        elif not held and set(removed) & CONSUMED_BY:
+            accounts.append(Account(body=body, cls=DUPLICATED, found=seen, rules=removed))
+        else:
+            # discarded (or, in every reading, on another queue): MQ has it nowhere the drain found it
+            accounts.append(Account(body=body, cls=KEPT, found=seen, rules=removed))
+    for body, queues in found.items():
+        if body not in put:
+            accounts.append(Account(body=body, cls=UNEXPECTED, found=tuple(queues)))
+    return Accounting(accounts=tuple(accounts))
+
+
+__all__ = ["Account", "Accounting", "account", "CLASSES", "FAILURES", "OK", "GONE", "IN_DOUBT", "LOST",
+           "DUPLICATED", "KEPT", "UNEXPECTED"]

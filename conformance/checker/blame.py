@@ -1,0 +1,513 @@
+"""Blame by counterfactual: which rules a failing history really breaks.
+
+The checker names the rules that decide the fields where an observation differs from
+MQ's closest outcome (:attr:`~conformance.checker.sequential.Mismatch.rules`).  That list says
+where to look; it is not yet a verdict.  A rule is *blamed* (reported failed) only
+when the history passes once that rule alone is relaxed: the model follows the whole
+history again, allowing besides MQ's own outcomes every outcome that rule constrains,
+and no step departs any more.  A departure that no single relaxation explains is
+blamed on the smallest set of rules whose relaxation together does.  Rules the checker
+mentioned but whose relaxation does not explain the history are *also mentioned*:
+shown, never failed.
+
+What relaxing a rule allows:
+
+* at any step, an observation that differs from one of MQ's outcomes only in fields
+  the rule decides (:func:`deciders`: the model's own account of which rules decide
+  each field, made exact for delivery order: CORE-04 only where the message that came
+  back has another priority, CORE-05 only where it has the same one); the history goes
+  on from that outcome's state where what differs cannot change what happens next;
+* for the rules that say how a unit of work ends (:data:`OTHER_END`), the other
+  ending: a commit that backs out, a normal MQDISC that backs out, an abnormal end
+  that commits; for the two rules of a backout (:data:`PARTIAL_END`), the backout
+  with that half undone (its puts kept, or its gets' messages left gone), whether the
+  application asked for it or an abnormal end, a cut connection or a restart made it.  Later steps
+  then decide whether the system really ended the unit of work so; an observation
+  alone never blames them.
+
+The rule named first is the one whose relaxation is first needed along the history
+(the earliest step that departs from MQ's outcomes under every other reading).  Pure:
+the model alone, no system.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import attrs
+
+from conformance.checker import sequential as K
+from reference_model import core
+from reference_model import language as L
+from reference_model import model
+from reference_model import mqconst as C
+from reference_model.state import ModelState
+
+#: The rules of how a unit of work ends, relaxed by letting the other ending happen instead: for each,
+#: the operation whose ending it decides and the operation that ends it the other way.
+OTHER_END = {
+    "CORE-29": (L.Commit, lambda op: L.Backout(conn=op.conn)),
+    "CORE-30": (L.Disconnect, lambda op: None if op.abnormal else attrs.evolve(op, abnormal=True)),
+    "CORE-31": (L.Disconnect, lambda op: attrs.evolve(op, abnormal=False) if op.abnormal else None),
+}
+#: The rules of what a backout does, each relaxed by a backout that does all else: CORE-03 (it deletes the
+#: unit of work's puts) by one that keeps them, CORE-15 (it reinstates its gets) by one that leaves their
+#: messages gone; both relaxed, the backout commits.
+PARTIAL_END = {"CORE-03": "puts", "CORE-15": "gets"}
+PARTIAL_RULES = frozenset(PARTIAL_END)
+#: Every rule a reading relaxes by ending a unit of work otherwise.
+ENDINGS = frozenset(OTHER_END) | PARTIAL_RULES
+#: Rules whose effect is the state a unit of work leaves: an observation elsewhere never blames them
+#: alone (the state that other ending leaves is followed instead).
+ENDINGS_ONLY = frozenset({"CORE-29", "CORE-30", "CORE-31"})
+ORDER_RULES = ("CORE-04", "CORE-05", "CORE-06")
+#: Rules that decide a count a message carries (BackoutCount, and what of it a restart keeps), never whether
+#: or which message comes back.
+COUNT_ONLY = frozenset({"CORE-12", "CORE-17", "CORE-45", "SYNC-19"})
+#: How MQ discards an expired message and reports it: never that a get returns it (EXP-06 says that).
+DISCARD_ONLY = frozenset({"EXP-04", "EXP-05", "EXP-08", "EXP-12", "EXP-13"})
+#: How an application's put placed a message: never why it should have left the queue.
+PLAIN_PUT = frozenset({"CORE-01", "CORE-02"})
+#: Rules tried alone, and pairs among the first of them, at most (each a walk of the model over the history).
+MAX_RULES = 12
+MAX_PAIR_RULES = 7
+
+
+@attrs.frozen(kw_only=True)
+class Blame:
+    """What a failing history breaks: ``rules`` (each alone explains it, or together the smallest set
+    that does), first the one first needed; ``mentioned``: rules the checker named that do not;
+    ``confirmed``: False when no relaxation within the bounds explained it (``rules`` is then the
+    checker's first rule, unconfirmed)."""
+
+    rules: tuple[str, ...]
+    mentioned: tuple[str, ...] = ()
+    confirmed: bool = True
+    #: The history passes with the rules its run had set aside relaxed alone: a departure already found,
+    #: that the checker named with other rules (``rules`` is then empty).
+    known: bool = False
+
+
+def _message(state: ModelState, queue: str, body) -> object:
+    q = state.queues.get(queue)
+    if q is None:
+        return None
+    return next((m for m in q.messages if m.body == body), None)
+
+
+def _anywhere(state: ModelState, body) -> bool:
+    """Whether a message ``body`` is, or was, in the model: on a queue, or removed from one."""
+    return body in state.removed or any(m.body == body for q in state.queues.values() for m in q.messages)
+
+
+def _order_deciders(branch: model.Branch, observed: L.Observation) -> list[frozenset[str]] | None:
+    """Which order rules, relaxed, let the get return the observed message instead of MQ's: None when
+    the observed message is not one that was there and available later in delivery order."""
+    later = branch.field_rules.get("message.body:later")
+    body = observed.message.body if observed.message is not None else None
+    if not later or not K._available_later(branch, body):
+        return None
+    queue = branch.field_rules.get("message.body:queue", ("",))[0]
+    q = branch.state.queues.get(queue)
+    got = _message(branch.state, queue, body)
+    want = branch.observation.message
+    if q is None or got is None or want is None:
+        return None
+    expected_priority = min(want.priority, C.MAX_PRIORITY) if isinstance(want.priority, int) else None
+    available = [m for m in q.messages if m.got_by is None and m.put_by is None and m.body not in branch.excluded]
+    return [_order_broken(q, expected_priority, got, available)]
+
+
+def _order_broken(q, want_priority, got, available) -> frozenset[str]:
+    """The order rules a get breaks that returns ``got`` on ``q`` where delivery order gives a message of
+    ``want_priority``; ``available``: the messages it could have returned."""
+    if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
+        return frozenset({"CORE-06"})
+    if want_priority == got.order_priority:
+        return frozenset({"CORE-05"})   # the same priority: only arrival order put the other first
+    oldest = min((m for m in available if m.order_priority == got.order_priority), key=lambda m: m.seq, default=got)
+    return frozenset({"CORE-04"}) if oldest is got else frozenset({"CORE-04", "CORE-05"})
+
+
+def _expiry_deciders(branch: model.Branch, observed: L.Observation, named: tuple[str, ...]) -> tuple[str, ...]:
+    """Of the rules named for a returned Expiry, those that could give the value observed: an expired message
+    returned (EXP-06) only with an Expiry of zero or less; a decrement by the time on the queue (EXP-02)
+    only where time passed."""
+    got = observed.message.expiry if observed.message is not None else None
+    if not (isinstance(got, int) and got <= 0 and got != C.MQEI_UNLIMITED):
+        named = tuple(r for r in named if r != "EXP-06")
+    if branch.field_rules.get("message.expiry:age") == 0:
+        named = tuple(r for r in named if r != "EXP-02")
+    return named
+
+
+def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op) -> list[frozenset[str]]:
+    """The ways of relaxing rules that allow ``observed``'s value of ``field`` where ``branch`` is MQ's
+    outcome: each a set of rules, any one set relaxed suffices."""
+    named = K._implicated(branch, [field], observed)
+    own = isinstance(op, (L.Commit, L.Backout, L.Disconnect))
+    out: list[frozenset[str]] = []
+    if field == "message.body":
+        order = _order_deciders(branch, observed)
+        if order is not None:
+            out += order
+            named = tuple(r for r in named if r not in ORDER_RULES)
+    if field in ("message", "message.body", "rc") and K.report_never_made(branch, observed):
+        # an expiration report MQ never produced: the rules of when reports are made (the checker's own)
+        return [frozenset({r}) for r in K.EXPIRY_REPORTS]
+    if field in ("message", "message.body", "rc"):
+        named = tuple(r for r in named if r not in COUNT_ONLY)
+        if observed.message is None and branch.observation.message is not None and _by_order(op):
+            # nothing came back where MQ returns a message: every delivery order returns one of those
+            # available, so no order rule explains none (among those a selection matches: nor CORE-52)
+            named = tuple(r for r in named if r not in ORDER_RULES and r != "CORE-52")
+        body = observed.message.body if observed.message is not None else None
+        why_gone = (*branch.state.removed.get(body, ()), *branch.excluded.get(body, ())) if body is not None else ()
+        if "EXP-04" in why_gone or "EXP-06" in why_gone:
+            # an expired message came back: that it is never returned (EXP-06) is broken, with whatever else
+            # hid it there (a browse lock, a transmission queue); not how MQ discards and reports it (those
+            # decide what happens to it, never that a get returns it), nor how it was put
+            named = tuple(dict.fromkeys(("EXP-06",) + tuple(r for r in named if r in why_gone and r not in DISCARD_ONLY
+                                                            and r not in PLAIN_PUT)))
+            shown = branch.field_rules.get(f"message.expiry:expired:{body}")
+            got = observed.message.expiry
+            if shown is not None and isinstance(got, int) and got != C.MQEI_UNLIMITED and not K._value_ok(shown, got):
+                # it came back with more Expiry than its time on the queue left it: returning it (EXP-06) is
+                # not all that was broken, its decrement was too (EXP-03, EXP-02)
+                named = tuple(r for r in named if r != "EXP-06")
+                out += [frozenset({"EXP-06", "EXP-03"}), frozenset({"EXP-06", "EXP-02"})]
+        if body is not None and body in branch.state.removed and body not in branch.excluded:
+            # a message that had left the queue came back: what removed it is broken, not the plain put
+            # that once placed it there (its provenance, which the checker names along)
+            named = tuple(r for r in named if r not in PLAIN_PUT)
+        elif body is not None and body not in branch.excluded and not _anywhere(branch.state, body):
+            # a message MQ never had (a whole message where MQ holds its segments, say): no delivery order
+            # returns it, nor does the put that placed what MQ holds instead
+            named = tuple(r for r in named if r not in ORDER_RULES and r not in PLAIN_PUT)
+    if field == "attrs.CURDEPTH":
+        # how a counted message was put says nothing of how it is counted (CORE-28 does), nor does the count
+        # it carries
+        named = tuple(r for r in named if r not in PLAIN_PUT and r not in COUNT_ONLY)
+        # and CORE-28 alone moves it only so far: leaving out the uncommitted puts, counting the held gets
+        reach = branch.field_rules.get("attrs.CURDEPTH:CORE-28")
+        want, got = (dict(o.attrs or ()).get("CURDEPTH") for o in (branch.observation, observed))
+        if reach is not None and isinstance(want, int) and isinstance(got, int) \
+                and not reach[0] <= got - want <= reach[1]:
+            named = tuple(r for r in named if r != "CORE-28")
+    if field == "message.expiry":
+        named = _expiry_deciders(branch, observed, named)
+    if field.startswith("message.") and field != "message.body":
+        # a field of a message that came back: how available the message was (its put) and which came
+        # first decide nothing in it, except where the model names them for that field itself
+        own_rules = branch.field_rules.get(field, ())
+        named = tuple(r for r in named if r in own_rules or (r not in PLAIN_PUT and r not in ORDER_RULES))
+    if field in ("message", "message.body") and core.selects(op) and observed.message is not None:
+        # a get that selects: a message outside the selection breaks the selection (CORE-51), never the
+        # order among the messages selected (CORE-52 and the order rules); one inside it, the order alone
+        msg_id, correl_id = core.selection(op)
+        inside = (not msg_id or observed.message.msg_id == msg_id) and \
+                 (not correl_id or observed.message.correl_id == correl_id)
+        if inside:
+            named = tuple(r for r in named if r != "CORE-51")
+        else:
+            named = tuple(dict.fromkeys(("CORE-51",) + tuple(r for r in named if r not in ORDER_RULES
+                                                               and r != "CORE-52")))
+            out = [w for w in out if not w & {*ORDER_RULES, "CORE-52"}]
+    out += [frozenset({r}) for r in named if own or r not in ENDINGS_ONLY]
+    return list(dict.fromkeys(out))
+
+
+def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: frozenset[str]) -> bool:
+    """``observed`` differs from ``branch``'s outcome only in fields that ``relaxed`` rules decide."""
+    fields = K.differing_fields(branch.observation, observed)
+    return bool(fields) and all(any(ways <= relaxed for ways in deciders(branch, f, observed, op))
+                                for f in fields)
+
+
+def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple[list, list]:
+    """MQ's outcomes of ``op``, and those the relaxed rules add: a unit of work's other ending, a put that a
+    relaxed check of the queue (full, put-inhibited, message too long) did not refuse."""
+    plain = model.step(state, op)
+    extra: list[model.Branch] = []
+
+    def live() -> bool:   # a connection that can end its unit of work (asked only of an op that ends one)
+        return op.conn in state.conns and not (state.broken | state.armed) & {op.conn}
+
+    for rule in relaxed:
+        kind, other = OTHER_END.get(rule, (None, None))
+        if kind is not None and isinstance(op, kind):
+            instead = other(op)
+            if instead is not None and live():
+                extra += [b for b in model.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
+    if isinstance(op, L.Backout) and relaxed & PARTIAL_RULES and live():
+        if PARTIAL_RULES <= relaxed:   # neither puts deleted nor gets reinstated: a commit
+            extra += [b for b in model.step(state, L.Commit(conn=op.conn)) if b.observation.cc != C.MQCC_FAILED]
+        for rule in sorted(relaxed & PARTIAL_RULES):
+            kept = core.backout_keeping(state, op.conn, PARTIAL_END[rule])
+            if kept is not None:
+                extra.append(model.Branch(observation=L.OK, state=kept, rules=(rule,)))
+    elif relaxed & PARTIAL_RULES:
+        extra += _partial_backouts(state, op, relaxed & PARTIAL_RULES)
+    if relaxed & set(ORDER_RULES) and any(b.observation.message is not None for b in plain):
+        extra += _out_of_order(state, op, {b.observation.message.body for b in plain
+                                           if b.observation.message is not None}, relaxed)
+    waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
+    queue = _put_queue(state, op) if waived else None
+    if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
+        # the put the system accepted, on the queue as it is but for the checks relaxed: what it left
+        # (the message there, counted) is what the history goes on from
+        lifted = state.clone()
+        q = lifted.queue(queue)
+        kept = {name: q.attrs[name] for name in waived if name in q.attrs}
+        q.attrs.update({name: value for name, value in waived.items() if name in q.attrs})
+        for b in model.step(lifted, op):
+            if b.observation.cc != C.MQCC_FAILED:
+                b.state.queue(queue).attrs.update(kept)
+                extra.append(b)
+    return plain, extra
+
+
+def _backed_out_by(state: ModelState, op: L.Op) -> list[str]:
+    """The connections whose units of work ``op`` backs out without the application asking (an abnormal end,
+    a connection cut between calls, a restart): those holding one."""
+    def holds(conn: str) -> bool:
+        c = state.conns.get(conn)
+        return c is not None and bool(c.uow) and conn not in state.broken | state.armed
+
+    if isinstance(op, L.Disconnect) and op.abnormal or isinstance(op, L.CutConnection) and not op.in_flight:
+        return [op.conn] if holds(op.conn) else []
+    if isinstance(op, L.Restart) and not state.group:
+        return sorted(conn for conn in state.conns if holds(conn))
+    return []
+
+
+def _partial_backouts(state: ModelState, op: L.Op, rules: frozenset[str]) -> list[model.Branch]:
+    """``op``'s outcomes where each backout it makes is one that breaks ``rules`` (CORE-03, CORE-15) alone, as
+    a plain MQBACK relaxed so: its puts kept, or its gets' messages left gone; the rest of ``op`` (handles
+    closed, the connection ended, the queue manager restarted) as MQ does it."""
+    conns = _backed_out_by(state, op)
+    if not conns:
+        return []
+    out: list[model.Branch] = []
+    for rule in sorted(rules):
+        s: ModelState | None = state
+        for conn in conns:
+            s = core.backout_keeping(s, conn, PARTIAL_END[rule]) if s is not None else None
+        if s is not None:
+            out += [attrs.evolve(b, rules=tuple(dict.fromkeys((rule, *b.rules))))
+                    for b in model.step(s, op) if b.observation.cc != C.MQCC_FAILED]
+    return out
+
+
+#: Get options under which delivery order does not pick the message alone (a cursor, a lock, a mark).
+#: (A browse is left out too: where its cursor stands after another message depends on the order it broke.)
+_NOT_BY_ORDER = C.MQGMO_BROWSE_ANY | core.UNDER_CURSOR | C.MQGMO_LOCK | C.MQGMO_UNLOCK | C.MQGMO_MARK_SKIP_BACKOUT
+
+
+def _out_of_order(state: ModelState, op: L.Op, chosen: set, relaxed: frozenset[str]) -> list[model.Branch]:
+    """A destructive get returning another message available to it than delivery order puts first (the
+    order rules relaxed): one branch per such message (among those a selection matches), what follows
+    going on with that one gone.  Only on a queue without expiring messages, and without a browse, lock
+    or mark: where nothing but order chooses."""
+    if not _by_order(op):
+        return []
+    h = state.handles.get(op.handle)
+    q = state.queues.get(h.queue) if h is not None else None
+    if q is None or q.expiring:
+        return []
+    criteria = core.selection(op)
+    available = [m for m in q.ordered if core._visibility(state, m, h, False) is None and core.satisfies(criteria, m)]
+    want = next((m for m in available if m.body in chosen), None)
+    if want is None:
+        return []
+    return [core._deliver(state, op, h, [], m, (), {}, True, False) for m in available
+            if m.body not in chosen and _order_broken(q, want.order_priority, m, available) <= relaxed]
+
+
+def _by_order(op: L.Op) -> bool:
+    """Whether delivery order alone picks the message ``op`` returns: a destructive get, with no browse
+    cursor, lock or mark in play (a browse's cursor stands where the order it broke left it)."""
+    return type(op) in (L.Get, L.GetMatching) and not op.options & _NOT_BY_ORDER
+
+
+#: Checks of a put a relaxed rule waives: the queue attribute that refuses it, and a value with which it does not.
+WAIVED = {"CORE-27": ("MAXDEPTH", 10 ** 9), "CORE-26": ("PUT", C.MQQA_PUT_ALLOWED),
+          "CORE-49": ("MAXMSGL", 10 ** 9), "CORE-50": ("MAXMSGL", 10 ** 9)}
+
+
+def _put_queue(state: ModelState, op: L.Op) -> str | None:
+    """The local queue a put or put1 goes to, where the model knows it."""
+    if isinstance(op, L.Put):
+        h = state.handles.get(op.handle)
+        name = h.queue if h is not None else None
+    elif isinstance(op, L.Put1):
+        name = op.queue
+    else:
+        return None
+    return name if name in state.queues else None
+
+
+def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int = 0,
+            set_aside: frozenset[str] = frozenset()) -> int | None:
+    """Whether the history ``pairs`` ((op, observed), ...) passes with ``relaxed`` rules relaxed: the
+    index of the first step whose outcome needed the relaxation, or None when some step still departs
+    (``set_aside``: rules a keep-going run stepped past, relaxed as well but never counted as needed)."""
+    loose = relaxed | set_aside
+    # each candidate with the first step at which a relaxation of ``relaxed`` entered its past (None: none)
+    candidates: list[tuple[ModelState, int | None]] = [(model.initial_state(platform, expiry_tolerance), None)]
+    last = len(pairs) - 1
+    for i, (op, observed) in enumerate(pairs):
+        if observed.rc == C.MQRC_CONNECTION_BROKEN and isinstance(op, K.IN_DOUBT_OPS) \
+                and not any(op.conn in s.armed | s.broken for s, _ in candidates):
+            candidates = [(K._armed(s, op.conn) if op.conn in s.conns else s, at) for s, at in candidates]
+        nxt: list[tuple[model.Branch, int | None]] = []
+        for state, at in candidates:
+            plain, extra = _relaxed_step(state, op, relaxed)
+            # what the set-aside rules, broken as relaxing them allows, let happen instead (a put accepted past
+            # a check, another message got): never counted as needed.  Not a unit of work ended the other way:
+            # a rule of how one ends is found broken in one way (a backed-out message put back out of order,
+            # say), and every backout of the history committing instead would explain away all else.
+            loose_aside = set_aside - relaxed - ENDINGS
+            aside = _relaxed_step(state, op, loose_aside)[1] if loose_aside else []
+            for b in plain:
+                if K._matches(b.observation, observed):
+                    nxt.append((b, at))
+                elif explained(b, observed, op, loose):
+                    fields = K.differing_fields(b.observation, observed)
+                    if i == last or K._nothing_changes_next(fields, b.observation, observed):
+                        needed = explained(b, observed, op, set_aside) is False
+                        nxt.append((_adopted(b, fields, observed), (i if at is None else at) if needed else at))
+            for b in extra:
+                if K._matches(b.observation, observed):
+                    nxt.append((b, i if at is None else at))
+            for b in aside:
+                if K._matches(b.observation, observed):
+                    nxt.append((b, at))
+        if not nxt:
+            return None
+        if i == last:
+            used = [at for _, at in nxt if at is not None]
+            # passes: the first step the relaxation was needed at along the readings that pass without
+            # any later departure (a reading needing none means the history passes unrelaxed)
+            return min(used) if len(used) == len(nxt) else -1
+        seen: list[tuple[ModelState, int | None]] = []
+        for b, at in nxt:
+            for k, (s, a) in enumerate(seen):
+                if s is b.state or s == b.state:
+                    # one state reached two ways: the reading that needed the relaxation least
+                    seen[k] = (s, None if at is None or a is None else min(at, a))
+                    break
+            else:
+                if len(seen) < K.MAX_CANDIDATES:
+                    seen.append((b.state, at))
+        candidates = seen
+    return -1
+
+
+#: Fields of a returned message that the message carries on: a reading that let the system show another
+#: value goes on with the message holding what the system showed (a count not raised stays not raised).
+CARRIED = {"message.backout_count": "backout_count"}
+
+
+def _adopted(branch: model.Branch, fields: list[str], observed: L.Observation) -> model.Branch:
+    """``branch`` with the message ``observed`` returned carrying on the values of :data:`CARRIED` fields
+    it showed, where they differ from MQ's."""
+    carried = {CARRIED[f]: getattr(observed.message, CARRIED[f]) for f in fields if f in CARRIED}
+    if not carried or observed.message is None or any(not isinstance(v, int) for v in carried.values()):
+        return branch
+    state = branch.state.clone()
+    for name, q in list(state.queues.items()):
+        for m in q.messages:
+            if m.body == observed.message.body:
+                state.queue(name).update(m, **carried, backout_uncertain=0)
+    return attrs.evolve(branch, state=state)
+
+
+def _deciding(pairs, platform: str, expiry_tolerance: int,
+              set_aside: frozenset[str]) -> tuple[list[str], list[frozenset[str]]]:
+    """The rules that, alone or together, decide the failing step's (the last of ``pairs``) differing
+    fields, and the sets of rules needed together there: the checker may mention only one of a pair that
+    is needed together (two order rules; returning an expired message and not counting its time)."""
+    tracker = K.ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
+    out: list[str] = []
+    for op, observed in pairs[:-1]:
+        if tracker.candidates and observed.cc != C.MQCC_FAILED and _put_queue(tracker.candidates[0], op) is not None:
+            # a put the system accepted where MQ may have refused it: the check that refuses it, relaxed,
+            # lets the history go on with the message there (what the system did), not without it
+            out += [r for b in tracker.expect(op) if b.observation.cc == C.MQCC_FAILED
+                    for r in b.rules if r in WAIVED]
+        if not K._follow(tracker, op, observed, set_aside):
+            return [], []
+    op, observed = pairs[-1]
+    together: list[frozenset[str]] = []
+    for b in tracker.expect(op):
+        fields = K.differing_fields(b.observation, observed)
+        if "message.body" in fields:
+            for ways in _order_deciders(b, observed) or ():
+                out += sorted(ways)
+        for field in fields:
+            for ways in deciders(b, field, observed, op):
+                if len(ways) > 1:
+                    out += sorted(ways)
+                    together.append(ways)
+    return list(dict.fromkeys(out)), list(dict.fromkeys(together))
+
+
+def explained_by(pairs, platform: str, known: frozenset[str], expiry_tolerance: int = 0) -> bool:
+    """Whether the rules ``known`` (found broken already) explain the history ``pairs``: relaxed all together as
+    rules set aside are; or, for a rule of how a unit of work ends among them (which set aside never ends one the
+    other way: every backout committing instead would explain away all else), that rule relaxed as such, the
+    others set aside.  A unit of work the system was found to end the other way explains a history that shows
+    just that."""
+    if not known:
+        return False
+    if follows(pairs, platform, frozenset(), expiry_tolerance, known) is not None:
+        return True
+    return any(follows(pairs, platform, frozenset({rule}), expiry_tolerance, known - {rule}) is not None
+               for rule in sorted(known & ENDINGS))
+
+
+def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
+          set_aside: frozenset[str] = frozenset(), known_by: frozenset[str] | None = None) -> Blame:
+    """The rules the failing history ``steps`` (ending at ``mismatch.index``) breaks, by counterfactual.
+    ``known_by``: the rules found broken already (none by default: a recorded failure diagnosed again is
+    never known); a history that passes with them alone relaxed is :attr:`Blame.known`.  (A run sets aside
+    every rule a departure named, found broken or only mentioned; only those found broken make a departure
+    known.)"""
+    pairs = [(s.op, s.observed) if hasattr(s, "op") else tuple(s) for s in steps][:mismatch.index + 1]
+    mentioned = list(dict.fromkeys([*mismatch.rules, *(r for a in mismatch.alternatives for r in a.rules)]))
+    known_by = frozenset(known_by or ())
+    if explained_by(pairs, platform, known_by, expiry_tolerance):
+        return Blame(rules=(), mentioned=tuple(mentioned), known=True)
+    # besides the rules the checker mentioned, how each unit of work in the history ended: a system that
+    # ended one the other way explains any later step that shows it
+    endings = [rule for op, _ in pairs[:-1] for rule, (kind, other) in OTHER_END.items()
+               if isinstance(op, kind) and other(op) is not None and rule in ENDINGS_ONLY]
+    # A rule the run set aside only because an earlier departure mentioned it (not found broken) may well be
+    # what this one breaks: it is tried like any other, and no rule on trial stays set aside while another is
+    # tried (else each of two could seem to explain the history with the other's help); a rule found broken
+    # is never on trial: a history it alone explained would have been known.
+    deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
+    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings]) if r not in known_by]
+    aside = set_aside - set(tried)
+    alone: list[tuple[int, int, str]] = []
+    for n, rule in enumerate(tried):
+        at = follows(pairs, platform, frozenset({rule}), expiry_tolerance, aside)
+        if at is not None and at >= 0:
+            alone.append((at, n, rule))
+    if alone:
+        rules = tuple(r for _, _, r in sorted(alone))
+    else:
+        together: list[tuple[int, int, tuple[str, ...]]] = []
+        candidates = [tuple(sorted(ways, key=tried.index)) for ways in needed_together if ways <= set(tried)]
+        candidates += [pair for pair in itertools.combinations(tried[:MAX_PAIR_RULES], 2) if pair not in candidates]
+        for n, pair in enumerate(candidates):
+            at = follows(pairs, platform, frozenset(pair), expiry_tolerance, aside)
+            if at is not None and at >= 0:
+                together.append((at, n, pair))
+        if not together:
+            first = tried[0] if tried else (mismatch.rules[0] if mismatch.rules else "")
+            return Blame(rules=(first,) if first else (), mentioned=tuple(r for r in mentioned if r != first),
+                         confirmed=False)
+        rules = min(together)[2]
+    return Blame(rules=rules, mentioned=tuple(r for r in mentioned if r not in rules))

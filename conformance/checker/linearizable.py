@@ -1,0 +1,206 @@
+"""Concurrent histories judged against the sequential model: is there an order of the overlapping operations
+that keeps real time and in which every answer is one MQ allows?
+
+A concurrent case is a sequential set-up, then several clients each running operations on their own connection
+at the same time, then an optional sequential check (a drain, an inquiry).  Each operation of the clients is an
+:class:`Event`: who ran it, what it answered, and when it was invoked and when it returned (one monotonic clock).
+The history is *linearizable* when some order of the events
+
+* keeps real time: an event that returned before another was invoked comes before it;
+* gives every event an answer the model allows at its place (the model's set of allowed outcomes, followed
+  as the sequential checker follows a history: every state consistent with the answers so far);
+* and leaves a state in which the sequential check passes.
+
+An event whose effect is unknown (it timed out, its connection was cut: ``observed`` None, ``returned`` None)
+may take effect at any point after its invocation, with any outcome, or never.
+
+The search is Wing and Gong's, with Lowe's memo: a configuration (the events placed, the model's states) that
+failed once is never searched again.  It is bounded: a search that reaches ``bound`` configurations ends
+*indeterminate*, never linearizable.  When no order exists, the result is the longest prefix of an order that
+was found and the event that no order could place after it, with the checker's mismatch there (its rules).
+
+Pure: the model alone, no system.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import attrs
+
+from conformance.checker.sequential import Mismatch, ModelTracker
+from reference_model import language as L
+from reference_model import model
+from reference_model.state import ModelState
+
+LINEARIZABLE, NOT_LINEARIZABLE, INDETERMINATE = "linearizable", "not linearizable", "indeterminate"
+#: Configurations searched at most, by default, before a history is called indeterminate.
+BOUND = 20_000
+
+
+@attrs.frozen
+class Event:
+    """One operation of one client of a concurrent case."""
+
+    client: str
+    op: L.Op
+    #: What it answered; None: unknown (it never returned, or its connection was cut while it was in flight).
+    observed: L.Observation | None
+    #: When it was invoked and when it returned (seconds on one monotonic clock); ``returned`` None: never.
+    invoked: float
+    returned: float | None
+
+    def __attrs_post_init__(self) -> None:
+        if (self.observed is None) != (self.returned is None):
+            raise ValueError("an event has both an answer and a return time, or neither")
+        if self.returned is not None and self.returned < self.invoked:
+            raise ValueError("an event returned before it was invoked")
+
+
+@attrs.frozen
+class Linearization:
+    """What the search found."""
+
+    verdict: str
+    #: Linearizable: a witness order (indexes into the events; events of unknown effect left out never took
+    #: effect).  Otherwise: the longest prefix of an order found.
+    order: tuple[int, ...] = ()
+    #: Not linearizable: why the longest prefix could go no further (the set-up's own departure, the event no
+    #: order could place after it, or the sequential check after every event), as the sequential checker says.
+    mismatch: Mismatch | None = None
+    #: Where the mismatch is: "setup", an event's index, or "after".
+    at: str | int | None = None
+    #: Configurations searched.
+    explored: int = 0
+    #: Not linearizable: the rules the longest order's history breaks, by counterfactual (conformance.checker.blame), as
+    #: a sequential history's are blamed; empty where that could not be said (an event of unknown effect in it).
+    blamed: tuple[str, ...] = ()
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The rules the race breaks: those blamed where blame could be made, else those the checker named."""
+        if self.blamed:
+            return self.blamed
+        return self.mismatch.rules if self.mismatch is not None else ()
+
+
+def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int) -> ModelTracker:
+    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance)
+    tracker.candidates = list(states)
+    return tracker
+
+
+def _any_outcome(states: Sequence[ModelState], op: L.Op) -> list[ModelState]:
+    """The states after ``op`` whatever it answered: an event whose answer nobody saw."""
+    out: list[ModelState] = []
+    for state in states:
+        for branch in model.step(state, op):
+            if not any(branch.state is s or branch.state == s for s in out):
+                out.append(branch.state)
+    return out
+
+
+def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Sequence[Event],
+          after: Iterable[tuple[L.Op, L.Observation]] = (), bound: int = BOUND,
+          expiry_tolerance: int = 0) -> Linearization:
+    """Whether the concurrent history (``setup``, then ``events`` overlapping, then ``after``) is linearizable."""
+    setup = tuple(setup)
+    events = tuple(events)
+    after = tuple(after)
+    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance)
+    for op, observed in setup:
+        step = tracker.advance(op, observed)
+        if step.mismatch is not None:
+            return Linearization(verdict=NOT_LINEARIZABLE, mismatch=step.mismatch, at="setup")
+    returned = {i: e.returned for i, e in enumerate(events) if e.returned is not None}
+    known = frozenset(returned)
+    # an event may come next only if no other event still to place returned before it was invoked
+    before = {i: frozenset(j for j, end in returned.items() if j != i and end < events[i].invoked)
+              for i in range(len(events))}
+    failed: dict[tuple, list[list[ModelState]]] = {}
+    best: dict = {"order": (), "mismatch": None, "at": None}
+    explored = 0
+
+    def remember_failure(done: frozenset, states: list[ModelState]) -> None:
+        failed.setdefault((done, frozenset(s.digest() for s in states)), []).append(states)
+
+    def failed_before(done: frozenset, states: list[ModelState]) -> bool:
+        key = (done, frozenset(s.digest() for s in states))
+        return any(len(seen) == len(states) and all(any(a == b for b in seen) for a in states)
+                   for seen in failed.get(key, ()))
+
+    def note(order: tuple[int, ...], mismatch: Mismatch, at) -> None:
+        if len(order) > len(best["order"]) or best["mismatch"] is None:
+            best.update(order=order, mismatch=mismatch, at=at)
+
+    class Bounded(Exception):
+        pass
+
+    def search(done: frozenset, order: tuple[int, ...], states: list[ModelState]) -> tuple[int, ...] | None:
+        nonlocal explored
+        explored += 1
+        if explored > bound:
+            raise Bounded
+        if known <= done:
+            check_after = _tracker(platform, states, expiry_tolerance)
+            for op, observed in after:
+                step = check_after.advance(op, observed)
+                if step.mismatch is not None:
+                    note(order, step.mismatch, "after")
+                    break
+            else:
+                return order
+            # events of unknown effect still unplaced may yet take effect and let the check pass
+        if failed_before(done, states):
+            return None
+        pending = [i for i in range(len(events)) if i not in done]
+        ready = sorted((i for i in pending if not (before[i] - done)), key=lambda i: events[i].invoked)
+        for i in ready:
+            event = events[i]
+            if event.observed is not None:
+                tracker = _tracker(platform, states, expiry_tolerance)
+                step = tracker.advance(event.op, event.observed)
+                if step.mismatch is not None:
+                    note(order, step.mismatch, i)
+                    continue
+                found = search(done | {i}, order + (i,), tracker.candidates)
+            else:
+                after_it = _any_outcome(states, event.op)
+                found = search(done | {i}, order + (i,), after_it) if after_it else None
+            if found is not None:
+                return found
+        remember_failure(done, states)
+        return None
+
+    try:
+        found = search(frozenset(), (), list(tracker.candidates))
+    except Bounded:
+        return Linearization(verdict=INDETERMINATE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
+                             explored=explored)
+    if found is not None:
+        return Linearization(verdict=LINEARIZABLE, order=found, explored=explored)
+    return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
+                         explored=explored, blamed=_blamed(platform, setup, events, after, best, expiry_tolerance))
+
+
+def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, expiry_tolerance: int) -> tuple[str, ...]:
+    """The rules the longest order found breaks, blamed as a sequential history: the set-up, the events in that
+    order, then the one that could not follow (or the check's steps up to the one that failed)."""
+    from conformance.checker.blame import blame
+
+    mismatch, at = best["mismatch"], best["at"]
+    if mismatch is None or at is None or at == "setup":
+        return ()
+    placed = [events[i] for i in best["order"]]
+    if any(e.observed is None for e in placed):
+        return ()
+    pairs = list(setup) + [(e.op, e.observed) for e in placed]
+    if at == "after":
+        pairs += list(after)[:mismatch.index + 1]
+    else:
+        pairs.append((events[at].op, events[at].observed))
+    found = blame(pairs, attrs.evolve(mismatch, index=len(pairs) - 1), platform, expiry_tolerance)
+    return found.rules if found.confirmed else ()
+
+
+__all__ = ["Event", "Linearization", "check", "LINEARIZABLE", "NOT_LINEARIZABLE", "INDETERMINATE", "BOUND"]

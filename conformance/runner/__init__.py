@@ -1,0 +1,1 @@
+"""The runner: runs the generator's cases on an adapter and on the model, shrinks and minimises what departs, replays histories (engine, session, minimise, regression, the pytest plugin, jobs, concurrent and crash cases)."""

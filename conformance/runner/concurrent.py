@@ -1,0 +1,166 @@
+"""Concurrent cases: several clients at once on one system, the history judged by :mod:`conformance.checker.linearizable`.
+
+A case is a sequential set-up (a queue, a connection and a handle per client, a few messages), then each
+client's script of operations run on a thread of its own, all released together, every call recorded with
+when it was invoked and when it returned (one monotonic clock), then a sequential check (the queue's depth).
+A call that raised is an operation of unknown effect: it may have happened or not.
+
+:func:`search` draws cases from a seed and stops at the first history no order explains.  The adapter must
+take calls from several threads at once (the simulated queue manager runs each call whole under a lock, as a
+queue manager's calls are atomic; its race faults, ``adapters.simulated.faults.RACES``, break that).
+
+This is the first part of the concurrent mode: no shrinking yet, no ``mqconform run --concurrency``.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import threading
+import time
+from typing import Callable, Sequence
+
+import attrs
+
+from conformance.checker.linearizable import NOT_LINEARIZABLE, Event, Linearization, check
+from reference_model import language as L
+from reference_model import mqconst as C
+
+OPTIONS = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_BROWSE
+QUEUE = "Q1"
+#: Seconds a client may take over its whole script before the case is an error.
+CLIENT_DEADLINE = 30.0
+#: Python's thread switch interval while the clients run (seconds; its default is 0.005).
+SWITCH_INTERVAL = 1e-5
+
+
+@attrs.frozen
+class ConcurrentCase:
+    """What ran: the set-up's steps, the clients' events, the check's steps."""
+
+    setup: tuple[tuple[L.Op, L.Observation], ...]
+    events: tuple[Event, ...]
+    after: tuple[tuple[L.Op, L.Observation], ...]
+
+
+@attrs.frozen
+class Race:
+    """A history no order of its operations explains, and the case it came from."""
+
+    case: ConcurrentCase
+    result: Linearization
+    seed: int
+    index: int
+
+
+def setup_ops(clients: Sequence[str], messages: int) -> list[L.Op]:
+    ops: list[L.Op] = [L.DefineQueue(queue=QUEUE)]
+    for client in clients:
+        ops += [L.Connect(conn=client), L.Open(conn=client, handle=f"{client}1", queue=QUEUE, options=OPTIONS)]
+    first = clients[0]
+    ops += [L.Put(conn=first, handle=f"{first}1", body=f"s{n}", options=C.MQPMO_NO_SYNCPOINT) for n in range(messages)]
+    return ops
+
+
+def client_script(rng: random.Random, client: str, length: int) -> list[L.Op]:
+    """A client's calls, drawn from ``rng``: a producer (puts in a unit of work, then its commit or backout), a
+    consumer (gets, in and out of syncpoint, and the queue's depth), or any mix of puts, gets, commits, backouts
+    and depth inquiries: the roles whose overlap races show in."""
+    handle = f"{client}1"
+    role = rng.choice(("producer", "consumer", "mixed"))
+
+    def put(n: int, sync: bool) -> L.Op:
+        return L.Put(conn=client, handle=handle, body=f"{client}{n}",
+                     options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT)
+
+    def get(sync: bool) -> L.Op:
+        return L.Get(conn=client, handle=handle, options=C.MQGMO_SYNCPOINT if sync else C.MQGMO_NO_SYNCPOINT)
+
+    depth = L.InquireQueue(queue=QUEUE, names=("CURDEPTH",))
+    if role == "producer":
+        ops = [put(n, True) for n in range(max(1, length - 1))]
+        return ops + [L.Commit(conn=client) if rng.random() < 0.8 else L.Backout(conn=client)]
+    if role == "consumer":
+        return [depth if rng.random() < 0.25 else get(rng.random() < 0.2) for _ in range(2 * length)]
+    out: list[L.Op] = []
+    for n in range(length):
+        kind = rng.choice(("put", "put sync", "get", "get", "get", "get sync", "commit", "backout", "depth"))
+        if kind.startswith("put"):
+            out.append(put(n, kind.endswith("sync")))
+        elif kind.startswith("get"):
+            out.append(get(kind.endswith("sync")))
+        elif kind == "commit":
+            out.append(L.Commit(conn=client))
+        elif kind == "backout":
+            out.append(L.Backout(conn=client))
+        else:
+            out.append(depth)
+    return out
+
+
+def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]],
+             after: Sequence[L.Op] = ()) -> ConcurrentCase:
+    """Run one concurrent case on ``adapter``: the set-up, the clients on threads released together, the check."""
+    adapter.start_case(case_id, platform)
+    try:
+        done_setup = tuple((op, adapter.execute(op)) for op in setup)
+        start = threading.Barrier(len(scripts))
+        events: list[Event] = []
+        guard = threading.Lock()
+
+        def client(name: str, ops: list[L.Op]) -> None:
+            start.wait()
+            for op in ops:
+                invoked = time.monotonic()
+                try:
+                    observed = adapter.execute(op)
+                except Exception:  # noqa: BLE001 - a call that raised: its effect is unknown, and the client ends
+                    with guard:
+                        events.append(Event(client=name, op=op, observed=None, invoked=invoked, returned=None))
+                    return
+                returned = time.monotonic()
+                with guard:
+                    events.append(Event(client=name, op=op, observed=observed, invoked=invoked, returned=returned))
+
+        threads = [threading.Thread(target=client, args=(name, ops), daemon=True) for name, ops in scripts.items()]
+        # switch threads often while the clients run, so that a call in one is under way when another starts
+        # (a call of an in-process system is shorter than Python's usual switch interval)
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        try:
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(CLIENT_DEADLINE)
+        finally:
+            sys.setswitchinterval(interval)
+        if any(t.is_alive() for t in threads):
+            raise TimeoutError(f"a client of case {case_id} did not end within {CLIENT_DEADLINE:g}s")
+        done_after = tuple((op, adapter.execute(op)) for op in after)
+    finally:
+        adapter.end_case()
+    return ConcurrentCase(setup=done_setup, events=tuple(events), after=done_after)
+
+
+def search(make_adapter: Callable[[], object], seed: int, cases: int, clients: int = 3, length: int = 4,
+           messages: int = 2, platform: str = C.PLATFORM_DISTRIBUTED) -> tuple[Race | None, int]:
+    """Draw and run up to ``cases`` concurrent cases from ``seed``; (the first race found or None, cases run)."""
+    rng = random.Random(seed)
+    names = [chr(ord("a") + n) for n in range(clients)]
+    adapter = make_adapter()
+    try:
+        for index in range(cases):
+            scripts = {name: client_script(rng, name, length) for name in names}
+            case = run_case(adapter, f"concurrent-{seed}-{index}", platform, setup_ops(names, messages), scripts,
+                            after=[L.InquireQueue(queue=QUEUE, names=("CURDEPTH",))])
+            result = check(platform, case.setup, case.events, case.after)
+            if result.verdict == NOT_LINEARIZABLE:
+                return Race(case=case, result=result, seed=seed, index=index), index + 1
+        return None, cases
+    finally:
+        close = getattr(adapter, "close", None)
+        if close is not None:
+            close()
+
+
+__all__ = ["ConcurrentCase", "Race", "run_case", "search", "setup_ops", "client_script"]

@@ -1,0 +1,515 @@
+"""Running machines against an adapter: the engine behind ``mqconform run`` and campaigns."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import time
+from typing import Callable
+
+import attrs
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis.errors import Flaky
+from hypothesis.stateful import run_state_machine_as_test
+
+from adapters.base import Adapter, AdapterError, Capabilities
+from conformance.checker.sequential import MEMO
+from conformance.generator import MACHINES
+from conformance.generator.base import bind
+from conformance.records.history import with_alternatives
+from conformance.runner.minimise import minimise
+from conformance.records.results import RunRecord, unreached_areas, vacuity
+from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkSpent
+from conformance.runner.stable import stable_generation
+from reference_model.rules import RULES
+
+#: Steps per generated case.
+STEPS_PER_CASE = 40
+#: Cases searched per area when a run is not told how many.
+DEFAULT_EXAMPLES = 200
+
+#: Cases Hypothesis may run shrinking a departure; the kit's own minimisation of the
+#: history (:mod:`conformance.runner.minimise`) takes it from there.  Over the whole fault catalogue
+#: (2026-11-27, seed 7) 50 cases, with :data:`SHRINK_STALL`, gave minimal counterexamples 3% longer
+#: in all than 500 did (741 operations against 717), at well under half the time to detect; the minimiser replays a
+#: history without drawing it, which costs far less per try than a Hypothesis case.
+SHRINK_CASES = 50
+
+#: ... and ends sooner when this many cases in a row found no smaller departure: shrinking that has
+#: stalled seldom resumes (over the catalogue, 25 cost 5 operations of minimal counterexamples in
+#: all).  Not on a system that runs on real time, whose bound (:data:`SHRINK_CASES_REALTIME`) is
+#: smaller still.
+SHRINK_STALL = 25
+
+#: ... on a system that runs on real time (a real broker), where a case holding a restart
+#: takes many seconds and 500 of them would hold a run for hours.  Still counted in cases, so
+#: that a seed fixes which cases run, and with them every verdict they give evidence for.
+SHRINK_CASES_REALTIME = 20
+
+#: A safety net only: seconds Hypothesis may spend shrinking one departure on a system that
+#: runs on real time (20 cases holding a RabbitMQ restart each take about 5 minutes).  A shrink
+#: this net cuts is recorded on the run, as its verdicts may then differ from another run of
+#: the same seed (:attr:`RunRecord.timed_shrinks`); Hypothesis's own limit is raised above it
+#: (:func:`run_machine`), so that it never ends a shrink unreported.
+SHRINK_SECONDS_REALTIME = 600.0
+
+#: "Use the default for the system" for a shrinking bound (cases or seconds, see :func:`shrink_bounds`).
+BY_SYSTEM = object()
+
+
+class NothingRan(RuntimeError):
+    """No test case executed: never a pass."""
+
+
+def machine_settings(examples: int, steps: int = STEPS_PER_CASE, database=None) -> settings:
+    return settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        database=database,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+    )
+
+
+def area_platforms(area: str, caps: Capabilities) -> list[str]:
+    """The platforms to run ``area`` on: each the adapter shows on which some of its rules apply."""
+    if area not in caps.areas or area not in MACHINES:
+        return []
+    return [p for p in caps.platforms if any(rule.applies_on(p) for rule in RULES.all(area))]
+
+
+def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
+                  adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset(),
+                  deadline: float | None = None, shrink_budget=BY_SYSTEM,
+                  shrink_until: float | None = None, shrink_seconds=BY_SYSTEM,
+                  named: frozenset[str] | None = None) -> type:
+    """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
+
+    After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`);
+    after a departure, at most ``shrink_budget`` cases shrink it, none starting after ``shrink_until``
+    nor more than ``shrink_seconds`` after the departure was found (None: no such bound; by default
+    the bounds suit the system, see :func:`shrink_bounds`).
+    """
+    shrink_budget, shrink_seconds = shrink_bounds(adapter.capabilities(), shrink_budget, shrink_seconds)
+    stall = None if adapter.capabilities().realtime else SHRINK_STALL
+    session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
+                      set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
+                      shrink_until=shrink_until, shrink_seconds=shrink_seconds, shrink_stall=stall,
+                      named=named)
+
+    machine = bind(MACHINES[area].on(session), session)
+    if seed is not None:
+        machine._hypothesis_internal_use_seed = seed
+    return machine
+
+
+def shrink_bounds(caps: Capabilities, cases=BY_SYSTEM, seconds=BY_SYSTEM) -> tuple[int | None, float | None]:
+    """The cases and seconds that may shrink one departure, where not given: on a virtual clock
+    :data:`SHRINK_CASES` and no time bound; on real time :data:`SHRINK_CASES_REALTIME` with
+    :data:`SHRINK_SECONDS_REALTIME` as a safety net."""
+    if cases is BY_SYSTEM:
+        cases = SHRINK_CASES_REALTIME if caps.realtime else SHRINK_CASES
+    if seconds is BY_SYSTEM:
+        seconds = SHRINK_SECONDS_REALTIME if caps.realtime else None
+    return cases, seconds
+
+
+#: The cyclic collector's thresholds while a machine runs (generation 0, 1, 2; Python's are 700, 10, 10).
+#: A run allocates many small objects that reference counting frees (operations, observations,
+#: model states, Hypothesis's choices) while keeping a large heap (the step memo, Hypothesis's tree
+#: of cases tried): at Python's thresholds the collector walks that heap over and over for cycles
+#: it rarely finds (5-15% of a run's time on these machines, more as the heap grows).  So the
+#: middle generation, where what survived a young collection waits, is walked only every hundred
+#: young collections.  The young generation is kept to 20,000 objects: each young collection walks
+#: it once, and a larger one (50,000 were tried) costs more per object than it saves in
+#: collections, as it no longer fits the processor's caches (side by side, a run 2.5-4% faster in
+#: trigger, dlq and core).
+COLLECTOR_THRESHOLDS = (20_000, 100, 100)
+
+
+@contextlib.contextmanager
+def collector_tuned(release: Callable[[], None] | None = None):
+    """Run the body with :data:`COLLECTOR_THRESHOLDS`, the objects alive before it left out of the
+    collector's walks; the thresholds and those objects are given back at the end, after one
+    collection of what the body made (what the run left in cycles is collected within its time).
+    ``release``, called before that collection, lets go of what the body kept and no longer needs
+    (freed then without the collector walking it).  The MQCONFORM_GC environment variable set to
+    ``default`` leaves the collector as it is."""
+    tuned = os.environ.get("MQCONFORM_GC") != "default"
+    if tuned:
+        thresholds = gc.get_threshold()
+        gc.freeze()
+        gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    try:
+        yield
+    finally:
+        if release is not None:
+            release()
+        if tuned:
+            gc.collect()   # what the run left in cycles is its own to collect, not what runs next
+            gc.set_threshold(*thresholds)
+            gc.unfreeze()
+
+
+def run_machine(machine, settings) -> None:
+    """Run a bound machine as Hypothesis does, with shrinking bounded (:data:`SHRINK_CASES`).
+
+    Once shrinking has spent its cases the session stops the run at the next case
+    (:class:`ShrinkSpent`): Hypothesis would go on drawing cases that run nothing, which costs
+    about what running them does.  The smallest departure found is then raised as the
+    :class:`NonConformance` it is, as it is when Hypothesis calls the run flaky after the budget
+    was spent; any other flakiness is Hypothesis's to report.
+    """
+    from hypothesis.internal.conjecture import engine as conjecture
+
+    # Hypothesis ends any shrink at five minutes of its own; where the session's safety net is
+    # longer, the net must be what fires, so that a shrink cut by the clock is known and reported.
+    limit = machine.session.shrink_seconds
+    hypothesis_limit = conjecture.MAX_SHRINKING_SECONDS
+    if limit is not None:
+        conjecture.MAX_SHRINKING_SECONDS = max(hypothesis_limit, limit + 60)
+    session = machine.session
+    session.stop_when_spent = True
+    try:
+        # The step memo serves one run (its cases share beginnings); let go of it at the end.
+        with collector_tuned(release=MEMO.clear), stable_generation():
+            run_state_machine_as_test(machine, settings=settings)
+    except ShrinkSpent:
+        if session.broken is not None:
+            raise session.broken from None
+        raise NonConformance(session.smallest) from None
+    except Flaky:
+        if session.shrink_spent and session.broken is None and session.smallest is not None:
+            raise NonConformance(session.smallest) from None
+        raise
+    finally:
+        session.stop_when_spent = False
+        conjecture.MAX_SHRINKING_SECONDS = hypothesis_limit
+
+
+#: Rounds an area may spend on departures that those already recorded explain, besides its --keep-going rounds.
+FREE_ROUNDS = 3
+#: Cases of a round bounded by time, at most: it ends soon after the time is up, and the next goes on.
+TIME_CHUNK = 50
+#: Cases an area's rounds may run in all, in multiples of its budget: cases a departure already found cut
+#: short are not counted against the budget, but they still run.
+CUT_SHORT_BUDGET = 3
+
+
+def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
+             adapter_options: dict | None, record: RunRecord, keep_going: int | None = 0,
+             on_update: Callable[[RunRecord], None] | None = None,
+             minimise_histories: bool = True, shrink_seconds=BY_SYSTEM,
+             shrink_cases=BY_SYSTEM, deadline: float | None = None) -> tuple[str, float]:
+    """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
+
+    ``shrink_cases`` and ``shrink_seconds`` bound the cases and the time Hypothesis may spend
+    shrinking a departure (defaults: :func:`shrink_bounds`).  Shrinking cut by the time bound
+    before its cases are spent is recorded (``record.timed_shrinks``): a seed no longer fixes
+    which cases ran, nor the verdicts of rules only those cases reached.
+
+    A round stops at the first departure, which Hypothesis shrinks.  Further rounds (each with the
+    seed plus its number, so that it runs cases of its own) look for departures from other rules:
+    each sets aside the rules already found broken, so a system with one departure everywhere still
+    gets a verdict on every other rule.  The area's
+    ``examples`` are its budget of cases searched, shared by its rounds: a round gets what the
+    rounds before it left, and rounds go on until it is spent (``keep_going`` None), or for at
+    most ``keep_going`` rounds after the first.  ``deadline`` (``time.time()``): no case starts
+    searching after it, nor a round; shrinking a departure met before it is not cut by it.
+
+    A departure ``record`` already holds for this area on another platform is first
+    replayed here; where it shows again it is this platform's departure too, and is
+    not searched for and shrunk a second time.
+    """
+    started = time.monotonic()
+    # the rules the system itself declared not applicable: set aside from the start, never searched for, never
+    # failed (a departure they explain is stepped past, as one already found is)
+    declared = adapter.capabilities().never_searched
+    set_aside: frozenset[str] = declared
+    broken: list[str] = []   # the rules the recorded failures break
+    named: set[str] = set()   # every rule they name (a later departure naming only these is not new)
+    outcome = "conformant"
+
+    unsteady = False
+
+    def tidy(failure, aside: frozenset[str] = frozenset()):
+        if not minimise_histories:
+            return failure
+        began = time.monotonic()
+        try:
+            return minimise(failure, adapter, set_aside=aside)
+        finally:
+            record.spend("minimise", time.monotonic() - began)
+
+    def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset(),
+              tidied: bool = False):
+        """Record ``failure`` (minimised unless ``tidied``) and return it as recorded, found with the
+        rules ``aside`` set aside (its history may pass through departures from them, as the round
+        that found it stepped past them).  One whose minimal form names only rules a failure
+        recorded before names is not recorded again (None)."""
+        nonlocal outcome, unsteady
+        if not tidied:
+            failure = tidy(failure, aside)
+        known = frozenset(broken) | declared   # found broken, or declared not applicable by the system
+        if known and set(failure.rules) <= known:
+            return None
+        failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside,
+                                    known_by=known & frozenset(aside))
+        if failure.mismatch.known or (known and set(failure.blamed) <= known):
+            # the departures already found explain it: the checker only named it by other rules (a rule a
+            # departure merely mentioned before is new when this one is blamed on it)
+            named.update(failure.rules)
+            return None
+        not_reproduced = not_reproduced or not failure.reproduced
+        if not_reproduced:
+            failure = attrs.evolve(failure, reproduced=False)
+        record.add_failure(failure)
+        if on_update is not None:
+            on_update(record)
+        broken.extend(r for r in failure.blamed if r not in broken)
+        named.update(failure.rules)
+        unsteady = unsteady or not_reproduced
+        how = "NON-CONFORMANT, not reproduced on a second run" if unsteady else "NON-CONFORMANT"
+        outcome = f"{how} (" + ", ".join(broken) + ")"
+        return failure
+
+    # None: as many rounds as the budget allows (each spends at least one case)
+    rounds = None if keep_going is None else keep_going + 1
+
+    def use_round() -> None:
+        nonlocal rounds
+        rounds = None if rounds is None else rounds - 1
+    for earlier in [f for f in record.failures if f.area == area and f.platform != platform]:
+        if rounds != 0 and not set(earlier.rules) <= set_aside:
+            try:
+                again = _again(adapter, earlier, platform, adapter_options, record)
+            except HarnessError as exc:
+                record.error = str(exc)
+                return "error", time.monotonic() - started
+            if again is not None:
+                found(again)
+                set_aside = set_aside | set(again.rules)
+                use_round()
+
+    def besides(session) -> None:
+        """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
+        departure, takes any other for the same failure and keeps only the smallest)."""
+        nonlocal set_aside
+        for other in session.other_departures(named | set_aside, lambda f: tidy(f, session.set_aside)):
+            found(other, aside=session.set_aside, tidied=True)
+            set_aside = set_aside | set(other.rules)
+
+    sessions = []
+    # A round whose departures the ones recorded already explain (known, or named by them) found nothing new:
+    # it does not use up a round, up to FREE_ROUNDS such rounds an area (on a system on the virtual clock,
+    # where a round costs little; on the wall clock a round and its shrinking take minutes).
+    free = 0 if adapter.capabilities().realtime or rounds is None else FREE_ROUNDS
+    searched = ran = 0
+
+    def spent(session, began: float) -> None:
+        """Count a round's cases and its time: searching up to its first departure, shrinking after.  A
+        case a departure already found cut short is not counted against the budget (it searched little),
+        up to :data:`CUT_SHORT_BUDGET` times the budget in cases run in all."""
+        nonlocal searched, ran
+        searched += session.searched - session.cut_short
+        ran += session.searched
+        record.cut_short += session.cut_short
+        now = time.monotonic()
+        departed = session.departed_at if session.departed_at is not None else now
+        record.spend("search", departed - began)
+        record.spend("shrink", now - departed)
+
+    while (rounds is None or rounds > 0) and searched < examples and ran < CUT_SHORT_BUDGET * examples \
+            and not (deadline is not None and time.time() >= deadline):
+        recorded = len(record.failures)
+        # each round its own cases (the run's seed and the round's number): the cases of the rounds before
+        # ran already, up to the departure each met, and are not run again
+        machine = bound_machine(adapter, area, platform, None if seed is None else seed + len(sessions),
+                                adapter_options, record.coverage, set_aside,
+                                deadline=deadline, shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
+                                named=frozenset(r for f in record.failures for r in f.blamed) | declared)
+        sessions.append(machine.session)
+        began = time.monotonic()
+        try:
+            try:
+                cases = min(examples - searched, CUT_SHORT_BUDGET * examples - ran)
+                # bounded by time: in chunks, so that a round ends soon after the time is up (the cases
+                # Hypothesis still draws after it run nothing, but drawing them costs about as much)
+                run_machine(machine, machine_settings(cases if deadline is None else min(cases, TIME_CHUNK)))
+            finally:
+                spent(machine.session, began)
+            if deadline is None:
+                break   # the round spent the budget with no departure
+        except KeyboardInterrupt:
+            if machine.session.smallest is not None:  # found, not yet shrunk to the end: keep it
+                record.add_failure(machine.session.smallest)
+                for other in machine.session.departures_besides(machine.session.smallest.rules):
+                    record.add_failure(other)
+            raise
+        except NonConformance as exc:
+            use_round()
+            found(exc.failure, aside=machine.session.set_aside)
+            set_aside = set_aside | set(exc.failure.rules)
+            besides(machine.session)
+            if len(record.failures) == recorded and free > 0 and rounds is not None:
+                free -= 1
+                rounds += 1
+            if machine.session.searched == 0:
+                break   # a round that searched nothing (its time was up): the next would do the same
+        except HarnessError as exc:
+            record.error = str(exc)
+            outcome = "error"
+            break
+        except Flaky as exc:
+            # The system answered the same operations differently when Hypothesis
+            # ran them again (a real broker's timing, or one that broke meanwhile).
+            departures = [e.failure for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]
+            if machine.session.smallest is not None:
+                # What generation did next depended on what the system answered, and it answered
+                # differently when Hypothesis ran the case again: the departure it did show stands.
+                departures.append(machine.session.smallest)
+            if machine.session.broken is not None:
+                record.error, outcome = str(machine.session.broken), "error"
+                break
+            if not departures:
+                record.error = (f"{area}: the system answered the same operations differently on a second run "
+                                f"({type(exc).__name__})")
+                outcome = "error"
+                break
+            # The departure stands; like any other, it is set aside for the next round.
+            use_round()
+            departure = min(departures, key=lambda f: len(f.steps))
+            found(departure, not_reproduced=True, aside=machine.session.set_aside)
+            set_aside = set_aside | set(departure.rules)
+            besides(machine.session)
+        except Exception:
+            if machine.session.broken is None:
+                raise
+            record.error, outcome = str(machine.session.broken), "error"
+            break
+    if any(s.shrink_timed_out for s in sessions):
+        record.timed_shrinks.append(f"{area} on {platform}")
+    if outcome == "conformant" and not any(record.coverage.checked[r.id] for r in RULES.all(area)):
+        outcome = "no rule exercised"
+    return outcome, time.monotonic() - started
+
+
+def _again(adapter: Adapter, earlier, platform: str, adapter_options: dict | None, record: RunRecord):
+    """``earlier``'s history run as one case on ``platform``: the same departure again, or None."""
+    from adapters.reference import ReferenceAdapter
+    from reference_model.model import HistoryError
+
+    model = ReferenceAdapter(platform=platform)
+    model.start_case("again", platform)
+    try:
+        for step in earlier.steps:
+            model.execute(step.op)
+    except Exception:  # noqa: BLE001 - HistoryError and the like: a history this platform cannot run
+        return None
+    session = Session(adapter, earlier.area, adapter_options, earlier.seed, coverage=record.coverage,
+                      platform=platform, replaying=True)
+    session.start_case()
+    again = None
+    try:
+        for step in earlier.steps:
+            session.execute(step.op)
+    except NonConformance as exc:
+        again = exc.failure
+    except HistoryError:   # a history this platform cannot run: search for its departures afresh
+        again = None
+    finally:
+        session.end_case()
+    if again is None or again.mismatch.fields != earlier.mismatch.fields or set(again.rules) != set(earlier.rules):
+        return None
+    return again
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by SIGINT or SIGTERM; carries the record of what it had found."""
+
+    def __init__(self, record: RunRecord) -> None:
+        super().__init__("interrupted")
+        self.record = record
+
+
+def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | None,
+              adapter_options: dict | None = None,
+              progress: Callable[[str], None] | None = None, keep_going: int | None = 0,
+              on_update: Callable[[RunRecord], None] | None = None,
+              minimise_histories: bool = True, shrink_seconds=BY_SYSTEM, shrink_cases=BY_SYSTEM,
+              seconds: float | None = None) -> RunRecord:
+    """Run each area's machine against ``adapter``; returns the run's record.
+
+    ``seconds``: a time budget for searching, shared out among the areas and platforms still to run
+    (each gets an equal share of what is left when it starts); a departure met within its share is
+    shrunk and minimised to the end.
+
+    ``on_update(record)`` is called after each departure found and each area, so
+    the caller can write what was found so far.  On KeyboardInterrupt the record
+    so far (the areas not finished marked interrupted) goes up in :class:`Interrupted`.
+    """
+    caps = adapter.capabilities()
+    try:
+        describe = adapter.describe()
+    except AdapterError as exc:
+        raise HarnessError(f"adapter {adapter.name!r}: {exc}") from exc
+    record = RunRecord(adapter=adapter.name, describe=describe, capabilities=caps.to_json(),
+                       areas=list(areas), seed=seed, examples=examples)
+    told = 0
+
+    def updated(record: RunRecord) -> None:
+        """Hand the record on as it grows, and say each departure as soon as it is minimised and
+        recorded, before the run goes on with other platforms and areas."""
+        nonlocal told
+        if on_update is not None:
+            on_update(record)
+        for failure in record.failures[told:] if progress else ():
+            also = f" (also mentioned: {', '.join(failure.mentioned)})" if failure.mentioned else ""
+            progress(f"{failure.area} on {failure.platform}: departure from {', '.join(failure.blamed)}{also}, "
+                     f"{len(failure.steps)} steps")
+        told = len(record.failures)
+
+    end = None if seconds is None else time.time() + seconds
+    left = sum(len(area_platforms(area, caps)) for area in areas)
+    for index, area in enumerate(areas):
+        platforms = area_platforms(area, caps)
+        if not platforms and progress:
+            progress(f"{area}: not applicable to adapter {adapter.name!r}")
+        for platform in platforms:
+            deadline = None if end is None else time.time() + max(0.0, end - time.time()) / left
+            left -= 1
+            try:
+                outcome, spent = run_area(adapter, area, platform, examples, seed, adapter_options, record,
+                                          keep_going, updated, minimise_histories, shrink_seconds,
+                                          shrink_cases, deadline=deadline)
+            except KeyboardInterrupt:
+                record.interrupted = list(areas[index:])
+                record.ended = time.time()
+                raise Interrupted(record) from None
+            record.seconds[f"{area} on {platform}"] = round(spent, 3)
+            if progress:
+                progress(f"{area} on {platform}: {outcome} in {spent:.1f}s")
+            if record.error:
+                # the areas finished before keep their verdicts; this one and the rest have none
+                record.errored = list(areas[index:])
+                break
+        updated(record)
+        if record.error:
+            break
+    record.ended = time.time()
+    if record.coverage.examples == 0 and record.error is None:
+        whys = {record.why_not_applicable(rule) for area in areas for rule in RULES.all(area)}
+        record.error = "no test case ran: none of the areas " + ", ".join(areas) + \
+            f" is applicable to adapter {adapter.name!r}" + (f": {whys.pop()}" if len(whys) == 1 else "")
+    elif record.error is None and not record.interrupted:
+        rows = record.rule_rows()
+        why = vacuity(rows, areas, record.coverage.examples)
+        if why is not None:
+            record.error = f"{why} (adapter {adapter.name!r} expressed none of the operations its checks need " \
+                "in the cases run)"
+            record.errored = unreached_areas(rows, areas)
+    return record

@@ -1,0 +1,146 @@
+"""A run shared among worker processes (``mqconform run --jobs N``).
+
+A system on real time (a broker) spends most of a case waiting: for its answers, and for the time a case lets
+pass.  Several cases at once on the same system overlap those waits.  Each area's cases are shared among ``N``
+workers, each a ``mqconform run`` process of its own with its own adapter to the same system (its own
+connections and, on a broker, its own queues: every case has a namespace of its own), its own seed
+(:func:`job_seed`: the run's own for the first, a fixed other one for each of the rest) and its share of the
+cases (:func:`job_examples`).  What the workers find is merged into one record (:meth:`RunRecord.absorb`); a
+departure two workers both found (the same rules broken) is reported once.  Processes, not threads: each worker
+has an interpreter, a Hypothesis engine and a broker client of its own, and on several cores a virtual-clock
+system runs faster too.
+
+A worker reaches the system the run's adapter reaches: a broker the run started for itself is handed to the
+workers by its address (:meth:`sibling_env` of a broker adapter: the ``MQCONFORM_<ADAPTER>_URL`` variable, so
+that no password is on a command line).  Restarts and the nemesis act on the whole system, disturbing every
+case beside them: they are refused with jobs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+from adapters.base import Adapter
+from conformance.records.results import RunRecord
+from conformance.runner.session import STOP
+
+#: Seconds a worker is given to write what it found after it was asked to stop.
+STOP_GRACE = 60
+
+
+def job_seed(seed: int, job: int) -> int:
+    """The seed of worker ``job`` of a run with ``seed``: the run's own for the first; a fixed other for each
+    of the rest, so that a seed and a number of jobs fix every worker's cases."""
+    return seed if job == 0 else (seed * 1_000_003 + job * 7_919) % 2**31
+
+
+def job_examples(examples: int, jobs: int) -> list[int]:
+    """``examples`` shared among ``jobs`` workers, each at least one case."""
+    return [max(1, examples // jobs + (1 if k < examples % jobs else 0)) for k in range(jobs)]
+
+
+def run_jobs(adapter: Adapter, adapter_name: str, options: dict, areas: list[str], examples: int, seed: int,
+             jobs: int, results: Path, passthrough: list[str], progress: Callable[[str], None]) -> RunRecord:
+    """Each area of ``areas`` in turn, its cases shared among ``jobs`` worker processes; returns the merged
+    record (raising :class:`conformance.runner.engine.Interrupted` with what was found when stopped)."""
+    from conformance.runner.engine import Interrupted
+
+    work = results / ".jobs"
+    work.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, **(adapter.sibling_env() if hasattr(adapter, "sibling_env") else {})}
+    given = {k: v for k, v in options.items() if k not in getattr(adapter, "sibling_given", ())}
+    caps = adapter.capabilities()
+    record = RunRecord(adapter=adapter.name, describe=adapter.describe(), capabilities=caps.to_json(),
+                       areas=list(areas), seed=seed, examples=examples)
+    shares = job_examples(examples, jobs)
+    for index, area in enumerate(areas):
+        started = time.monotonic()
+        procs = []
+        for k in range(jobs):
+            part = work / f"{area}-{k}.json"
+            argv = [sys.executable, "-m", "conformance.cli", "run", "--adapter", adapter_name, "--area", area,
+                    "--examples", str(shares[k]), "--seed", str(job_seed(seed, k)),
+                    "--results", str(work / f"{area}-{k}"), "--part", str(part), *passthrough]
+            for key, value in given.items():
+                if key == "faults":
+                    argv += ["--faults", value]
+                else:
+                    argv += ["--adapter-opt", f"{key}={value}"]
+            log = open(work / f"{area}-{k}.log", "w", encoding="utf-8")
+            procs.append((subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                           env=env, start_new_session=True), part, log))
+        try:
+            while any(p.poll() is None for p, _, _ in procs):
+                if STOP.is_set():
+                    raise KeyboardInterrupt
+                time.sleep(0.2)
+        except KeyboardInterrupt:
+            for p, _, _ in procs:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGINT)   # each writes what it found and exits 130
+            for p, _, _ in procs:
+                try:
+                    p.wait(STOP_GRACE)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+            _merge(record, [part for _, part, _ in procs], area)
+            record.interrupted = list(areas[index:])
+            record.ended = time.time()
+            raise Interrupted(record) from None
+        finally:
+            for _, _, log in procs:
+                log.close()
+        failed = [(k, p.returncode) for k, (p, part, _) in enumerate(procs)
+                  if p.returncode not in (0, 1) or not part.exists()]
+        _merge(record, [part for _, part, _ in procs], area)
+        spent = time.monotonic() - started
+        for failure in [f for f in record.failures if f.area == area]:
+            progress(f"{area} on {failure.platform}: departure from {', '.join(failure.blamed)}, "
+                     f"{len(failure.steps)} steps")
+        if failed:
+            k, code = failed[0]
+            last = (work / f"{area}-{k}.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()
+            record.error = record.error or (f"worker {k + 1} of {jobs} in area {area} ended with exit {code}: "
+                                             f"{last[-1] if last else 'no output'}")
+            record.errored = list(areas[index:])
+            progress(f"{area}: error in worker {k + 1} of {jobs} (its output: {work / f'{area}-{k}.log'})")
+            break
+        progress(f"{area}: {jobs} workers, {spent:.1f}s")
+    record.ended = time.time()
+    if record.error is None:
+        shutil.rmtree(work, ignore_errors=True)
+    return record
+
+
+def _merge(record: RunRecord, parts: list[Path], area: str) -> None:
+    """Add the workers' records of ``area`` to ``record``: a departure of rules an earlier worker's already
+    shows (on the same platform) is left out, as one run reports one departure per set of rules broken."""
+    seen = {(f.platform, frozenset(f.blamed)) for f in record.failures if f.area == area}
+    for path in parts:
+        try:
+            part = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue   # a worker that wrote nothing: its error is reported by the caller
+        kept = []
+        for data in part.get("failures") or []:
+            key = (data.get("platform"), frozenset(data.get("rules") or ()))
+            if key not in seen:
+                seen.add(key)
+                kept.append(data)
+        part["failures"] = kept
+        for error_area in part.get("errored") or []:
+            if error_area not in record.errored:
+                record.errored.append(error_area)
+        record.absorb(part)
+
+
+__all__ = ["job_examples", "job_seed", "run_jobs"]

@@ -1,0 +1,755 @@
+"""Minimal counterexamples: delta debugging over a failure's recorded history.
+
+Hypothesis shrinks the *choices* a machine made; it cannot remove what every
+case of a machine does first (defining queues, connecting, opening handles), nor
+an operation a later one happens to lean on.  Histories are data, so after
+shrinking the kit minimises the history itself: it replays candidate
+sub-histories against the adapter (a fresh case each, checked against the model
+as in a run) and keeps a candidate only if it still fails in the same way (the
+same differing fields and the same rules named) or names fewer of those rules,
+the first still first, and none besides: a counterexample that leaves less in
+doubt about which rule the system breaks (a backed-out disconnect shown by a
+message missing, not by another one in its place that delivery order might also
+explain), which is then the failure minimised.
+
+The result is 1-minimal (removing any single remaining operation makes the
+failure disappear or change), queue attributes the failure does not need are
+dropped from definitions, message fields it does not need go back to MQ's
+defaults, DLQ rules tables keep only the entries and keywords it needs (written
+plainly), and handle and connection names are renumbered in order of appearance.
+The first candidate keeps only the operations on the queue the failing call used
+(and those on no queue: connections, units of work, restarts): most histories
+carry a whole case's traffic on other queues, which one replay then removes. On
+a system that runs on real time, where a replay takes seconds (a restart many),
+the search is bounded by a count of replays, so that the same departure
+minimises to the same history however fast the broker answers, with a time limit
+only as a safety net; it keeps the smallest history found so far. A result that
+does not reproduce once more is discarded in favour of the history Hypothesis
+gave.
+
+Where the minimal history still blames several rules for a value a message carries
+from call to call (its BackoutCount), a browse of the message put in earlier can
+show which step changed it: such a *witness* is added where the departure is then
+blamed on fewer rules (:func:`_witnessed`).  Likewise where a get returned another message than
+MQ's, or none, and several rules are blamed (a message lost by how a unit of work ended, or passed
+over by the delivery order): an inquiry of the queue's depth before the get tells the two apart.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import attrs
+
+from adapters.base import Adapter
+from conformance.checker import sequential as K
+from conformance.records.history import Failure
+from conformance.records.results import Coverage
+from reference_model import dlq_table
+from reference_model import language as L
+from reference_model import mqconst as C
+from reference_model.rules import RULES
+
+#: Replays a minimisation may make on a system on a virtual clock (a replay takes milliseconds), so
+#: that a slower system, or the same one behind a subprocess, minimises to the same history ...
+REPLAYS_VIRTUAL = 5000
+#: ... and the seconds it may take there at most (a safety net: the count is what bounds it).
+BUDGET_VIRTUAL = 120.0
+#: Replays a minimisation may make on a system that runs on real time ...
+REPLAYS_REALTIME = 40
+#: ... and the seconds it may take there at most (a safety net: the count is what bounds it).
+BUDGET_REALTIME = 240.0
+
+
+class _Search:
+    def __init__(self, failure: Failure, adapter: Adapter, budget: float,
+                 set_aside: frozenset[str] = frozenset()) -> None:
+        from adapters.reference import ReferenceAdapter
+
+        self.failure = failure
+        self.adapter = adapter
+        #: Rules the run that found the failure had set aside (an earlier keep-going round found them
+        #: broken): its history may pass through departures from them, which replays step past too.
+        self.set_aside = frozenset(set_aside)
+        self.deadline = time.monotonic() + budget
+        self.replays = 0
+        #: Replays the search may make (None: as many as its time allows).
+        self.max_replays: int | None = None
+        #: The model on its own: a candidate it cannot run is never sent to the system under test.
+        self.model = ReferenceAdapter(platform=failure.platform)
+        #: Set when the system under test failed (not a verdict): the search stops there.
+        self.broken = False
+        #: The failure the last replay found, the same as the one minimised or not.
+        self.last: Failure | None = None
+        #: Calls added to show which step changed a value (:func:`_witnessed`): the result may be longer
+        #: than the history given by as many.
+        self.witness = 0
+
+    def out_of_time(self) -> bool:
+        return (self.broken or time.monotonic() >= self.deadline
+                or self.max_replays is not None and self.replays >= self.max_replays)
+
+    def well_formed(self, ops: list[L.Op]) -> bool:
+        """The model can run ``ops`` (every handle and connection used exists, no name reused)."""
+        self.model.start_case("candidate", self.failure.platform)
+        try:
+            for op in ops:
+                self.model.execute(op)
+        except Exception:  # noqa: BLE001 - HistoryError and the like: not a history a program could make
+            return False
+        return True
+
+    def replay(self, ops: list[L.Op]) -> Failure | None:
+        """The failure ``ops`` lead to, when it is the same as the one being minimised, or names fewer of
+        its rules, its first still first, and none besides (which then becomes the one being minimised)."""
+        from conformance.runner.session import NonConformance, Session
+
+        if self.broken or not self.well_formed(ops):
+            return None
+        self.replays += 1
+        f = self.failure
+        session = Session(self.adapter, f.area, f.adapter_options, f.seed, coverage=Coverage(), platform=f.platform,
+                          set_aside=self.set_aside,
+                          named=frozenset(f.found_broken) if f.found_broken else self.set_aside - set(f.rules),
+                          replaying=True)
+        found = None
+        #: How many of ``ops`` ran, the failing one included (what :meth:`reduce` keeps).
+        self.ran = 0
+        try:
+            session.start_case()
+            for op in ops:
+                self.ran += 1
+                session.execute(op)
+        except NonConformance as exc:
+            found = exc.failure
+        except Exception:  # noqa: BLE001 - the system under test failed: stop searching, keep what was found
+            self.broken = True
+            found = None
+        finally:
+            try:
+                session.end_case()
+            except Exception:  # noqa: BLE001
+                pass
+        if found is None:
+            return None
+        self.last = found
+        if self.same(found):
+            return found
+        if set(found.rules) < set(f.rules) and found.rules[0] == f.rules[0]:
+            # the departure with fewer of its rules in play: a counterexample that leaves less in doubt
+            # (which fields differ may change with it: a message missing instead of another in its place);
+            # from here on it is the failure being minimised
+            self.failure = found
+            return found
+        return None
+
+    def reduce(self, ops: list[L.Op]) -> list[L.Op] | None:
+        """``ops`` up to the step that fails, when they fail the same way (else None).
+
+        On a system that runs on real time the session puts clock advances of its own into the
+        history it records (the time each call took); they are not part of the candidate, and a
+        next candidate built from the recorded history would carry them on and add more.
+        """
+        if self.replay(ops) is None:
+            return None
+        return list(ops[:self.ran])
+
+    def same(self, other: Failure) -> bool:
+        return (other.mismatch.fields == self.failure.mismatch.fields
+                and set(other.rules) == set(self.failure.rules))
+
+
+def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
+             replays: int | None = None, set_aside: frozenset[str] = frozenset()) -> Failure:
+    """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found).
+
+    ``budget`` (seconds) and ``replays`` bound the search; by default :func:`minimise_budget` and
+    :data:`REPLAYS_REALTIME` on a system that runs on real time, :data:`REPLAYS_VIRTUAL` on one on a
+    virtual clock: the count is what bounds it, so that a seed gives the same counterexample on a
+    fast or a slow system (the time is a safety net).  The replays that confirm the failure
+    first and the result last are not counted.  When the first replay, the same operations on a
+    fresh case, does not show ``failure``, it is returned as it was, marked not reproduced: a
+    departure that depends on a real system's timing is published as such, never as one that
+    replaying it shows.  ``set_aside``: the rules the run that found ``failure`` had set aside, whose
+    departures its replays step past as that run did.
+    """
+    realtime = adapter.capabilities().realtime
+    if budget is None:
+        budget = minimise_budget(adapter)
+    if replays is None:
+        replays = REPLAYS_REALTIME if realtime else REPLAYS_VIRTUAL
+    search = _Search(failure, adapter, budget, set_aside)
+    ops = search.reduce(_ops(failure))
+    if ops is None:
+        # not reproducible (a real broker's timing): keep what Hypothesis found
+        return failure if search.broken else attrs.evolve(failure, reproduced=False)
+    search.max_replays = None if replays is None else search.replays + replays
+    if realtime:
+        # Most clock advances there are the time calls took, recorded by the session; a replay
+        # records its own. Tried first all at once, as they are seldom what a failure needs.
+        ops = search.reduce([op for op in ops if not isinstance(op, L.AdvanceClock)]) or ops
+    focused = _focus(ops)
+    if len(focused) < len(ops):
+        ops = search.reduce(focused) or ops
+    ops = _plainer_gets(ops, search)
+    ops = _plainer_failing_browse(ops, search)
+    ops = _outside_units_of_work(ops, search)
+    ops = _ddmin(search, ops)
+    ops = _one_by_one(ops, search)
+    merged = _merge(ops, search)
+    if len(merged) < len(ops):
+        ops = _one_by_one(merged, search)
+    # once the history is small, a unit of work that only an operation now gone needed (a get under syncpoint
+    # of the message put in it) may go: its puts made plain, its commit then removed
+    plainer = _outside_units_of_work(ops, search)
+    if plainer != ops:
+        ops = _one_by_one(plainer, search)
+    ops = _fewer_attributes(ops, search)
+    ops = _plainer_tables(ops, search)
+    ops = _plainer_messages(ops, search)
+    shown = search.failure
+    ops = _witnessed(ops, search)
+    if search.failure is not shown and ops and isinstance(ops[-1], L.InquireQueue):
+        # the departure is now the witness's, earlier: what only the later call needed goes
+        search.max_replays = None if search.max_replays is None else search.max_replays + len(ops)
+        ops = _one_by_one(ops, search)
+    renamed = _renumber(ops)
+    search.max_replays = None   # the result is confirmed whatever the count
+    final = search.replay(renamed) or search.replay(ops)
+    if final is None or final.size > failure.size + search.witness:
+        return failure
+    return final
+
+
+def minimise_budget(adapter: Adapter) -> float:
+    """Seconds :func:`minimise` spends at most on ``adapter`` unless told otherwise."""
+    return BUDGET_REALTIME if adapter.capabilities().realtime else BUDGET_VIRTUAL
+
+
+def _ops(failure: Failure) -> list[L.Op]:
+    return [s.op for s in failure.steps]
+
+
+def _focus(ops: list[L.Op]) -> list[L.Op]:
+    """``ops`` without the operations on queues other than the one the last (failing) operation used.
+
+    An operation is on a queue when it names it (``queue``) or uses a handle opened on it;
+    operations on none (connections, commits, backouts, restarts, clock advances) stay.
+    """
+    opened = {op.handle: op.queue for op in ops if isinstance(op, L.Open)}
+
+    def queue_of(op: L.Op) -> str | None:
+        queue = getattr(op, "queue", None)
+        if isinstance(queue, str) and queue:
+            return queue
+        handle = getattr(op, "handle", None)
+        return opened.get(handle) if isinstance(handle, str) else None
+
+    target = queue_of(ops[-1]) if ops else None
+    if target is None:
+        return ops
+    return [op for op in ops if queue_of(op) in (None, target)]
+
+
+def _ddmin(search: _Search, ops: list[L.Op]) -> list[L.Op]:
+    """Zeller's ddmin over the operations: drop chunks while the failure stays."""
+    n = 2
+    while len(ops) >= 2 and not search.out_of_time():
+        size = max(1, len(ops) // n)
+        chunks = [ops[i:i + size] for i in range(0, len(ops), size)]
+        reduced = False
+        for i in range(len(chunks)):
+            candidate = [op for j, chunk in enumerate(chunks) if j != i for op in chunk]
+            found = search.reduce(candidate) if candidate else None
+            if found is not None:
+                ops = found
+                n = max(n - 1, 2)
+                reduced = True
+                break
+            if search.out_of_time():
+                return ops
+        if not reduced:
+            if n >= len(ops):
+                break
+            n = min(len(ops), n * 2)
+    return ops
+
+
+def _one_by_one(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Remove single operations, last first, until none can go (1-minimal)."""
+    changed = True
+    while changed and not search.out_of_time():
+        changed = False
+        for i in range(len(ops) - 1, -1, -1):
+            if search.out_of_time():
+                break
+            found = search.reduce(ops[:i] + ops[i + 1:])
+            if found is not None:
+                ops = found
+                changed = True
+                break
+    return ops
+
+
+def _renamed(op: L.Op, field: str, old: str, new: str) -> L.Op:
+    if field in {a.name for a in attrs.fields(type(op))} and getattr(op, field) == old:
+        return attrs.evolve(op, **{field: new})
+    return op
+
+
+def _merge(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Let fewer connections, handles and clock advances do the same work, while the failure stays.
+
+    Removing single operations cannot take away a connection or a handle that
+    other operations use; merging can: a later connection's operations move to an
+    earlier one (its MQCONN goes), a later handle on the same queue and connection
+    becomes an earlier one opened with both sets of options (its MQOPEN and MQCLOSE
+    go), and two clock advances become one.
+    """
+    for candidates in (_conn_merges, _clock_merges, _handle_merges):
+        merged = True
+        while merged and not search.out_of_time():
+            merged = False
+            for candidate in candidates(ops):
+                if search.out_of_time():
+                    return ops
+                if search.replay(candidate) is not None:
+                    ops, merged = candidate, True
+                    break
+    return ops
+
+
+def _conn_merges(ops: list[L.Op]):
+    """Each later connection's operations moved to an earlier one, its MQCONN gone."""
+    conns = [op.conn for op in ops if isinstance(op, L.Connect)]
+    for i, later in enumerate(conns):
+        for earlier in conns[:i]:
+            yield [_renamed(op, "conn", later, earlier) for op in ops
+                   if not (isinstance(op, L.Connect) and op.conn == later)]
+
+
+def _clock_merges(ops: list[L.Op]):
+    """Two successive clock advances as one of their sum, at the place of either."""
+    clocks = [i for i, op in enumerate(ops) if isinstance(op, L.AdvanceClock)]
+    for a, b in zip(clocks, clocks[1:]):
+        total = L.AdvanceClock(tenths=ops[a].tenths + ops[b].tenths)
+        for keep, drop in ((b, a), (a, b)):
+            yield [total if k == keep else op for k, op in enumerate(ops) if k != drop]
+
+
+def _handle_merges(ops: list[L.Op]):
+    """A later handle on the same queue and connection folded into an earlier one (both sets of options)."""
+    opens = [op for op in ops if isinstance(op, L.Open)]
+    for i, later in enumerate(opens):
+        for earlier in opens[:i]:
+            if (earlier.queue, earlier.conn) != (later.queue, later.conn) or earlier.handle == later.handle:
+                continue
+            both = attrs.evolve(earlier, options=earlier.options | later.options)
+            yield [both if op == earlier else _renamed(op, "handle", later.handle, earlier.handle)
+                   for op in ops if op != later and not (isinstance(op, L.Close) and op.handle == later.handle)]
+
+
+def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Drop queue attributes from definitions (they fall back to MQ's defaults) while the failure stays.
+
+    An attribute a broken rule is about (``MSGDLVSQ`` for priority order) stays, so
+    that the reader sees it spelled out even when its value is the default.
+    """
+    about = {name for rule in search.failure.rules if rule in RULES
+             for name in L.QUEUE_ATTRIBUTES if name in RULES[rule].summary}
+    for i, op in enumerate(ops):
+        if not isinstance(op, L.DefineQueue):
+            continue
+        for name, _ in tuple(op.attrs):
+            if name in about:
+                continue
+            if search.out_of_time():
+                return ops
+            current = ops[i]
+            lighter = attrs.evolve(current, attrs=tuple((k, v) for k, v in current.attrs if k != name))
+            candidate = ops[:i] + [lighter] + ops[i + 1:]
+            if search.replay(candidate) is not None:
+                ops = candidate
+    return ops
+
+
+#: The rules of gets that select by MsgId and CorrelId.
+SELECTION_RULES = frozenset({"CORE-51", "CORE-52", "CORE-53", "CORE-54"})
+
+
+def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Gets that select (MatchOptions) made plain gets where the failure stays, less the selection's rules:
+    then it was not about selecting, and the reader is spared MatchOptions.  All at once, else one by one;
+    once one goes, the failure being minimised is the one without those rules."""
+    chosen = [i for i, op in enumerate(ops) if isinstance(op, L.GetMatching)]
+    original = search.failure
+    rules = tuple(r for r in original.rules if r not in SELECTION_RULES)
+    if not chosen or not rules:
+        return ops
+
+    def plain(op: L.Op) -> L.Op:
+        return L.Get(conn=op.conn, handle=op.handle, options=op.options, wait_interval=op.wait_interval)
+
+    search.failure = attrs.evolve(original, mismatch=attrs.evolve(original.mismatch, rules=rules))
+    current = _all_then_each(ops, chosen, plain, search.reduce, search)
+    if current is ops:
+        search.failure = original
+    return current
+
+
+def _outside_units_of_work(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Puts under syncpoint made puts outside it, where the same departure is then blamed on fewer rules (a
+    queue full by a committed put: how the unit of work ended was in doubt, now MAXDEPTH alone is broken),
+    or on the same ones (a unit of work the departure does not need: its commit can then go).  All at once,
+    then one by one."""
+    from conformance.records.history import blamed_rules
+
+    chosen = [i for i, op in enumerate(ops) if isinstance(op, (L.Put, L.Put1)) and op.options & C.MQPMO_SYNCPOINT]
+    if not chosen:
+        return ops
+    tolerance = search.adapter.capabilities().expiry_tolerance
+
+    def blamed(failure) -> set[str]:
+        return set(blamed_rules(failure, tolerance, search.set_aside))
+
+    # the failure minimised, diagnosed once, not again for every candidate measured against it
+    minimised = [search.failure, blamed(search.failure)]
+
+    def plain(op: L.Op) -> L.Op:
+        return attrs.evolve(op, options=(op.options & ~C.MQPMO_SYNCPOINT) | C.MQPMO_NO_SYNCPOINT)
+
+    def fewer(candidate: list[L.Op]) -> list[L.Op] | None:
+        """``candidate``, when it fails the same way with no more rules blamed (else the search is as it was)."""
+        kept = search.failure
+        if kept is not minimised[0]:
+            minimised[:] = [kept, blamed(kept)]
+        if search.replay(candidate) is not None and (fewer_rules := blamed(search.last)) <= minimised[1]:
+            search.failure = search.last   # from here on the failure minimised is the one with fewer rules
+            minimised[:] = [search.last, fewer_rules]
+            return list(candidate[:search.ran])
+        search.failure = kept
+        return None
+
+    return _all_then_each(ops, chosen, plain, fewer, search)
+
+
+#: Fields a message carries from call to call, whose rules the model names by what changed the value since a
+#: call last showed it (:func:`reference_model.core._count_rules`): a browse earlier in the history shows
+#: which step changed it.
+WITNESSED = frozenset({"message.backout_count"})
+#: Places tried for such a browse, latest first (each a replay).
+WITNESS_PLACES = 4
+
+
+def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """A browse of the failing call's message put in earlier, where the departure is then blamed on fewer
+    rules: a BackoutCount lost at a restart, with nothing between the backout and the restart that showed
+    the count, is explained as well by a backout that never counted (each rule's relaxation alone passes
+    the history); a browse after the backout that shows the count right leaves the restart alone to blame
+    (one that shows it wrong is the departure, earlier and blamed on the backout).  Places are tried
+    latest first, where the model says the message is on the queue for any connection to browse."""
+    from conformance.records.history import blamed_rules
+
+    f = search.failure
+    message = f.mismatch.observed.message
+    if not ops or not isinstance(ops[-1], (L.Get, L.Put, L.Put1, L.InquireQueue)):
+        return ops
+    tolerance = search.adapter.capabilities().expiry_tolerance
+    blamed = set(blamed_rules(f, tolerance, search.set_aside))
+    if len(blamed) < 2:
+        return ops
+    if isinstance(ops[-1], L.InquireQueue):
+        # the same inquiry made earlier: a depth already wrong before later units of work ended is blamed on
+        # what came before them alone (a put a first backout kept, not how a second one ended)
+        return _depth_witnessed(ops, search, blamed, probe=[ops[-1]])
+    if set(f.mismatch.fields) <= DEPTH_WITNESSED:
+        return _depth_witnessed(ops, search, blamed)
+    if message is None or not set(f.mismatch.fields) <= WITNESSED or not isinstance(ops[-1], L.Get):
+        return ops
+    queue = next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == ops[-1].handle), None)
+    handles = {op.handle for op in ops if isinstance(op, L.Open)}
+    handle = next(f"w{n}" for n in range(1, len(handles) + 2) if f"w{n}" not in handles)
+    if queue is None:
+        return ops
+    search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
+        + WITNESS_PLACES
+    tried = 0
+    for place in range(len(ops) - 1, 0, -1):
+        if tried >= WITNESS_PLACES or search.broken:
+            break
+        probe = _browse_probe(ops[:place], queue, handle, message.body, search)
+        if probe is None:
+            continue
+        tried += 1
+        kept = search.failure
+        candidate = ops[:place] + probe + ops[place:]
+        search.last = None
+        search.replay(candidate)   # (whatever rules the checker names: the blame decides)
+        found = search.last
+        if found is not None and set(found.mismatch.fields) <= WITNESSED \
+                and 0 < len(set(blamed_rules(found, tolerance, search.set_aside))) < len(blamed):
+            search.failure = found
+            search.witness = len(probe)
+            return list(candidate[:search.ran])
+        search.failure = kept
+    return ops
+
+
+#: Fields of a get that returned another message than MQ's, or none (a message lost and one passed over by
+#: the order look alike there), and of a put accepted on a full queue or refused on one with room (the
+#: queue's depth miscounted, or the check at the put): the queue's depth before the call tells them apart.
+DEPTH_WITNESSED = frozenset({"message.body", "message", "rc"})
+
+
+def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str],
+                     probe: list[L.Op] | None = None) -> list[L.Op]:
+    """An inquiry of the failing get's (or put's) queue's depth put in earlier, where the departure is then
+    blamed on fewer of the rules (none besides): another message returned in place of MQ's is explained as
+    well by the order passing it over as by a unit of work's ending (a commit that backed out, a backout
+    that lost it) that left it off the queue.  A depth that counts it leaves the order alone to blame; one
+    that does not is the departure, earlier, and blamed on what removed it.  So for a put accepted on a
+    full queue: a depth that counts the uncommitted puts leaves the check at the put alone to blame
+    (CORE-27, not CORE-28).  Places are tried latest first."""
+    from conformance.records.history import blamed_rules
+
+    if not search.adapter.capabilities().can(L.InquireQueue):
+        return ops
+    last = ops[-1]
+    if probe is None:
+        queue = last.queue if isinstance(last, L.Put1) else \
+            next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == last.handle), None)
+        if queue is None:
+            return ops
+        probe = [L.InquireQueue(queue=queue, names=("CURDEPTH",))]
+    tolerance = search.adapter.capabilities().expiry_tolerance
+    search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
+        + WITNESS_PLACES
+    queue = probe[0].queue if isinstance(probe[0], L.InquireQueue) else None
+    effects = _effect_places(ops, search, queue, blamed) if queue is not None else []
+    tried = 0
+    for place in dict.fromkeys([*effects, *range(len(ops) - 1, 0, -1)]):
+        if tried >= WITNESS_PLACES or search.broken:
+            break
+        candidate = ops[:place] + probe + ops[place:]
+        if isinstance(ops[place - 1], L.InquireQueue) or not search.well_formed(candidate):
+            continue
+        tried += 1
+        kept = search.failure
+        search.last = None
+        search.replay(candidate)   # (whatever rules the checker names: the blame decides)
+        found = search.last
+        fewer = set(blamed_rules(found, tolerance, search.set_aside)) if found is not None else set()
+        if fewer and fewer < blamed:
+            search.failure = found
+            search.witness = len(probe)
+            return list(candidate[:search.ran])
+        search.failure = kept
+    return ops
+
+
+def _effect_places(ops: list[L.Op], search: _Search, queue: str, blamed: set[str]) -> list[int]:
+    """Where a depth seen tells the blamed rules apart: just after each step at which one of them began to
+    bear on ``queue``'s depth, latest first (a message it removed, or one it brought or kept there).  A
+    restart that discarded a non-persistent message, long before a commit cut in flight left the queue
+    one too deep, is as good a reading of that depth as the commit: the depth seen after the restart
+    tells which.  Read off the model following the recorded history (none where ``ops`` is not it)."""
+    steps = search.failure.steps
+    if [s.op for s in steps[:len(ops)]] != ops:
+        return []
+    tracker = K.ModelTracker(search.failure.platform, expiry_tolerance=search.adapter.capabilities().expiry_tolerance,
+                             set_aside=search.set_aside)
+    before: set[str] = set()
+    places: list[int] = []
+    for i, step in enumerate(steps[:len(ops) - 1]):
+        if not K._follow(tracker, step.op, step.observed, search.set_aside):
+            break
+        now = {r for state in tracker.candidates if queue in state.queues
+               for r in (*state.queues[queue].departures,
+                         *(p for m in state.queues[queue].messages for p in m.provenance))}
+        if (now - before) & blamed:
+            places.append(i + 1)
+        before = now
+    return places[::-1]
+
+
+def _browse_probe(before: list[L.Op], queue: str, handle: str, body: str, search: _Search) -> list[L.Op] | None:
+    """Operations that browse message ``body`` on ``queue`` after ``before`` (a handle opened to browse,
+    browsed to the message, closed), on a connection open there; where a unit of work holds the message
+    (got under syncpoint, a restart to back it out), that unit of work backed out first, which counts as
+    the restart's backout would.  None where the model has the message nowhere a browse reaches."""
+    conns = list(dict.fromkeys(op.conn for op in reversed(before) if isinstance(op, L.Connect)))
+    model = search.model
+    for conn in conns:
+        model.start_case("witness", search.failure.platform)
+        try:
+            for op in before:
+                model.execute(op)
+            ops: list[L.Op] = []
+            for _ in range(2):   # a get marked to skip backout leaves its unit of work at the first backout
+                held = sorted({m.got_by for q in model.state.queues.values() for m in q.messages
+                               if m.body == body} - {None})
+                ops += [L.Backout(conn=c) for c in held]
+                if any(model.execute(L.Backout(conn=c)).cc == C.MQCC_FAILED for c in held):
+                    break
+            ops.append(L.Open(conn=conn, handle=handle, queue=queue, options=C.MQOO_BROWSE))
+            if model.execute(ops[-1]).cc == C.MQCC_FAILED:
+                continue
+            for n in range(4):
+                browse = C.MQGMO_BROWSE_NEXT if n else C.MQGMO_BROWSE_FIRST
+                ops.append(L.Get(conn=conn, handle=handle, options=browse | C.MQGMO_NO_SYNCPOINT, wait_interval=0))
+                got = model.execute(ops[-1])
+                if got.message is None:
+                    break
+                if got.message.body == body:
+                    return ops + [L.Close(conn=conn, handle=handle)]
+        except Exception:  # noqa: BLE001 - a history the model cannot run there: no probe
+            continue
+    return None
+
+
+def _all_then_each(ops: list[L.Op], chosen: list[int], plain, attempt, search: _Search) -> list[L.Op]:
+    """``ops`` with the operations at ``chosen`` made ``plain``: all at once where ``attempt`` (a candidate to
+    the operations kept, or None) takes that, else one by one, last first, each it takes."""
+    found = attempt([plain(op) if i in chosen else op for i, op in enumerate(ops)])
+    if found is not None:
+        return found
+    current = ops
+    for i in reversed(chosen):
+        if search.out_of_time() or i >= len(current):
+            break
+        current = attempt(current[:i] + [plain(current[i])] + current[i + 1:]) or current
+    return current
+
+
+def _plainer_failing_browse(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """A failing BROWSE_FIRST made a destructive get where that shows the departure with fewer rules
+    broken (a delivery order broken shows in a browse as in a get; the browse adds its own rule, which a
+    get need not leave in doubt).  Only the failing call: an earlier one would change what follows."""
+    if not ops:
+        return ops
+    last = ops[-1]
+    browse = C.MQGMO_BROWSE_FIRST
+    if type(last) is not L.Get or not last.options & browse or last.options & (C.MQGMO_BROWSE_ANY & ~browse):
+        return ops
+    plain = attrs.evolve(last, options=last.options & ~(browse | C.MQGMO_LOCK | C.MQGMO_UNLOCK))
+    before = search.failure.rules
+    if search.replay(ops[:-1] + [plain]) is None or search.failure.rules == before:
+        return ops
+    return ops[:-1] + [plain]
+
+
+def _try(ops: list[L.Op], i: int, op: L.Op, search: _Search) -> list[L.Op] | None:
+    """``ops`` with its ``i``-th operation replaced by ``op``, when that fails the same way."""
+    return search.reduce(ops[:i] + [op] + ops[i + 1:])
+
+
+def _plainer_tables(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Rules tables down to the entries and keywords the failure needs, written plainly.
+
+    A table the failure still shows with is first written one entry a line, keywords as
+    ``NAME(value)``; then whole entries go (the last first), then single keywords.  A table the
+    handler refuses, or one whose spelling the failure needs (a continuation, a comment), stays
+    as it was.
+    """
+    i = 0
+    while i < len(ops):
+        table = getattr(ops[i], "table", None)
+        entries = dlq_table.entries(table) if isinstance(table, str) else None
+        if entries is None:
+            i += 1
+            continue
+
+        def written(entries: list, op: L.Op = ops[i]) -> L.Op:
+            return attrs.evolve(op, table=dlq_table.spell(entries))
+
+        if dlq_table.spell(entries) != table:
+            found = _try(ops, i, written(entries), search)
+            if found is None:
+                i += 1
+                continue
+            ops = found
+        for j in range(len(entries) - 1, -1, -1):
+            if search.out_of_time() or i >= len(ops):
+                return ops
+            fewer = entries[:j] + entries[j + 1:]
+            found = _try(ops, i, written(fewer), search) if fewer else None
+            if found is not None:
+                ops, entries = found, fewer
+        for j in range(len(entries)):
+            for name in [name for name, _, _ in entries[j] if name != "ACTION"]:
+                if search.out_of_time() or i >= len(ops):
+                    return ops
+                lighter = entries[:j] + [tuple(k for k in entries[j] if k[0] != name)] + entries[j + 1:]
+                found = _try(ops, i, written(lighter), search)
+                if found is not None:
+                    ops, entries = found, lighter
+        i += 1
+    return ops
+
+
+def _defaults(value) -> list:
+    """``value`` (an attrs value of the language) with one field put back to its default, for each field
+    that is not at it; a field holding such a value is first put back whole, then field by field."""
+    out = []
+    for field in attrs.fields(type(value)):
+        current = getattr(value, field.name)
+        if field.default is attrs.NOTHING or current == field.default:
+            continue
+        out.append(attrs.evolve(value, **{field.name: field.default}))
+        if attrs.has(type(current)):
+            out += [attrs.evolve(value, **{field.name: inner}) for inner in _defaults(current)]
+    return out
+
+
+def _plainer_messages(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Message descriptors, their context and MQDLHs with the fields the failure does not need put
+    back to MQ's defaults (a priority, a persistence, a reply-to queue the failure never reads).  The
+    format of a message that begins with a header stays the header's."""
+    for i in range(len(ops)):
+        for part in ("md", "dlh"):
+            if i >= len(ops):
+                return ops
+            value = getattr(ops[i], part, None)
+            changed = True
+            while changed and attrs.has(type(value)):
+                changed = False
+                for lighter in _defaults(value):
+                    if part == "md" and lighter.format != value.format and \
+                            (getattr(ops[i], "dlh", None) or getattr(ops[i], "xmit_header", None)):
+                        continue   # a header's format names it: the message is read by it
+                    if search.out_of_time() or i >= len(ops):
+                        return ops
+                    found = _try(ops, i, attrs.evolve(ops[i], **{part: lighter}), search)
+                    if found is not None:
+                        ops, value, changed = found, lighter, True
+                        break
+    return ops
+
+
+_CONN = re.compile(r"c\d+")
+
+
+def _renumber(ops: list[L.Op]) -> list[L.Op]:
+    """Handles h1, h2, ... and connections c1, c2, ... in order of first appearance."""
+    handles: dict[str, str] = {}
+    conns: dict[str, str] = {}
+
+    def conn(name: str) -> str:
+        if not _CONN.fullmatch(name):
+            return name
+        return conns.setdefault(name, f"c{len(conns) + 1}")
+
+    def handle(name: str) -> str:
+        return handles.setdefault(name, f"h{len(handles) + 1}")
+
+    out = []
+    for op in ops:
+        changes = {}
+        names = {a.name for a in attrs.fields(type(op))}
+        if "conn" in names and isinstance(op.conn, str) and op.conn:
+            changes["conn"] = conn(op.conn)
+        if "handle" in names and isinstance(op.handle, str) and op.handle:
+            changes["handle"] = handle(op.handle)
+        out.append(attrs.evolve(op, **changes) if changes else op)
+    return out
