@@ -67,3 +67,65 @@ def test_the_same_seed_gives_the_same_frequencies():
     one = campaign(_simulated("restart-sometimes-loses-persistent"), 5, 30)
     two = campaign(_simulated("restart-sometimes-loses-persistent"), 5, 30)
     assert one.broke == two.broke and one.classes == two.classes
+
+
+def test_the_crash_command_gives_frequencies_the_accounting_and_the_first_breaking_schedule(tmp_path):
+    import json
+
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--faults", "restart-keeps-nonpersistent",
+                             "--schedules", "12", "--seed", "3", "--results", tmp_path / "c")
+    assert code == 1, out + err
+    assert "CORE-32" in out and "95% interval" in out and "First schedule breaking CORE-32" in out
+    data = json.loads((tmp_path / "c" / "crash.json").read_text())
+    assert data["schedules"] == 12 and set(data["rules"]) == {"CORE-32"} and data["classes"]["kept"]
+    first = data["rules"]["CORE-32"]["first"]
+    assert any(m["class"] == "kept" for m in first["messages"]) and first["steps"]
+    low, high = data["rules"]["CORE-32"]["interval"]
+    assert low <= data["rules"]["CORE-32"]["frequency"] <= high
+    # a conforming queue manager: nothing broke, exit 0; kills among the restarts where the system runs them
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--schedules", "10", "--seed", "3",
+                             "--results", tmp_path / "ok")
+    assert code == 0 and "No schedule broke a rule" in out, out + err
+    assert json.loads((tmp_path / "ok" / "crash.json").read_text())["rules"] == {}
+
+
+def test_schedules_restart_with_every_kind_the_adapter_runs():
+    """A kill and an orderly stop where the adapter runs both; only the one it can express otherwise."""
+    import random
+
+    from conformance.runner.crash import random_schedule, restart_kinds
+
+    class OrderlyOnly(SimulatedAdapter):
+        def express(self, op):
+            return None if isinstance(op, L.Restart) and op.abrupt else op
+
+    assert set(restart_kinds(SimulatedAdapter())) == {L.Restart(), L.Restart(abrupt=True)}
+    assert restart_kinds(OrderlyOnly()) == (L.Restart(),)
+    rng = random.Random(4)
+    drawn = {op for i in range(40) for op in random_schedule(rng, i, restart_kinds(SimulatedAdapter()))
+             if isinstance(op, L.Restart)}
+    assert drawn == {L.Restart(), L.Restart(abrupt=True)}
+
+
+def test_a_crash_campaign_stops_starting_schedules_when_its_time_is_up(tmp_path):
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--schedules", "100000", "--minutes", "0.02",
+                             "--seed", "1", "--results", tmp_path / "c")
+    ran = int(out.split(" schedules ran")[0].rsplit("\n", 1)[-1])
+    assert code == 0 and 0 < ran < 100000, out[-500:] + err
+
+
+def test_a_crash_campaign_on_a_system_that_cannot_restart_is_refused_in_one_line(tmp_path):
+    import sys
+    from pathlib import Path
+
+    from tests.clikit import run_cli
+
+    server = Path(__file__).resolve().parent.parent / "examples" / "queuelib-qm" / "server.py"
+    code, out, err = run_cli("crash", "--adapter", "subprocess", "--adapter-opt", f"command={sys.executable} {server}",
+                             "--results", tmp_path / "c")
+    assert code == 2 and err.count("\n") == 1 and "does not restart its system" in err, err
+    assert not (tmp_path / "c").exists()

@@ -14,7 +14,7 @@ from adapters.base import AdapterError, AdapterOptionError
 from adapters.brokers.server import BrokerControlError
 from adapters.registry import UnknownAdapter
 from conformance import __version__
-from conformance.cli import bench, brokers, campaign, ibmmq, listings, report, run, tools
+from conformance.cli import bench, brokers, campaign, crash, ibmmq, listings, report, run, tools
 from conformance.cli.bench import BENCH_FIGURES
 from conformance.cli.common import (_RESULTS, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_NOT_READY,
                                     EXIT_OK, UsageError, _Parser, _save_traceback)
@@ -29,7 +29,7 @@ __all__ = ["main", "build_parser", "COMMANDS", "BENCH_FIGURES", "UsageError", "E
            "EXIT_ERROR", "EXIT_NOT_READY", "EXIT_INTERRUPTED", "_summary"]
 
 #: The command groups, in the order ``mqconform --help`` lists their commands.
-GROUPS = (run, campaign, listings, tools, report, brokers, ibmmq, bench)
+GROUPS = (run, campaign, crash, listings, tools, report, brokers, ibmmq, bench)
 
 COMMANDS = {name: command for group in GROUPS for name, command in group.COMMANDS.items()}
 

@@ -6,13 +6,16 @@ and :func:`conformance.checker.accounting.account` judges each message against t
 Bugs of this class show with some probability, so the result of many schedules is a frequency per rule
 ("CORE-32: 3 of 24 schedules lost a committed persistent message"), each with its first breaking schedule.
 
-This is the first part of the crash campaigns: schedules on one adapter in one process; no Spark, no nemesis
-schedules (kills, pauses), no report yet.
+``mqconform crash`` runs them on any adapter that can restart its system (a kill, ``Restart(abrupt=True)``, where
+the adapter can express one: a broker under the nemesis).  Not yet: pauses, Spark, minimal histories of a
+breaking schedule (the first one is shown as it ran).
 """
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from collections import Counter
 from typing import Callable, Sequence
 
@@ -49,13 +52,26 @@ class CrashResult:
     first: dict[str, Schedule]
     #: Schedules whose history departed before the drain (judged step by step: not accounted).
     departed: int = 0
+    #: Stopped by Ctrl-C (or SIGTERM) before its schedules or its time were spent: what ran is all here.
+    interrupted: bool = False
 
     def frequency(self, rule: str) -> float:
         return self.broke.get(rule, 0) / self.schedules if self.schedules else 0.0
 
+    def interval(self, rule: str, z: float = 1.96) -> tuple[float, float]:
+        """Wilson's 95% score interval of the rule's frequency: where its true rate lies, given these schedules."""
+        n, k = self.schedules, self.broke.get(rule, 0)
+        if not n:
+            return 0.0, 1.0
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
 
-def random_schedule(rng: random.Random, index: int) -> list[L.Op]:
-    """Puts (persistent or not, in syncpoint or not), maybe a commit, maybe a get, then one or two restarts."""
+
+def random_schedule(rng: random.Random, index: int, restarts: Sequence[L.Restart] = (L.Restart(),)) -> list[L.Op]:
+    """Puts (persistent or not, in syncpoint or not), maybe a commit, maybe a get, then one or two restarts (of
+    the kinds ``restarts``: a kill where the system can be killed); two in a row is a crash during recovery."""
     ops: list[L.Op] = [L.DefineQueue(queue=QUEUE), L.Connect(conn="a"),
                        L.Open(conn="a", handle="a1", queue=QUEUE, options=OPTIONS)]
     for n in range(rng.randint(2, 5)):
@@ -68,7 +84,8 @@ def random_schedule(rng: random.Random, index: int) -> list[L.Op]:
     if rng.random() < 0.4:
         ops.append(L.Get(conn="a", handle="a1",
                          options=C.MQGMO_SYNCPOINT if rng.random() < 0.5 else C.MQGMO_NO_SYNCPOINT))
-    ops += [L.Restart()] * rng.choice((1, 1, 2))
+    count = rng.choice((1, 1, 2))
+    ops += [restarts[rng.randrange(len(restarts))] if len(restarts) > 1 else restarts[0] for _ in range(count)]
     return ops
 
 
@@ -93,18 +110,41 @@ def run_schedule(adapter, case_id: str, ops: Sequence[L.Op], platform: str = C.P
                     accounting=account(platform, steps, {QUEUE: drained}))
 
 
+def restart_kinds(adapter) -> tuple[L.Restart, ...]:
+    """The restarts ``adapter`` runs: a kill and an orderly stop, or the one of them it can express."""
+    express = getattr(adapter, "express", None)
+    kinds = tuple(op for op in (L.Restart(abrupt=True), L.Restart()) if express is None or express(op) is not None)
+    return kinds or (L.Restart(),)
+
+
 def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
-             shape: Callable[[random.Random, int], list[L.Op]] = random_schedule) -> CrashResult:
-    """``schedules`` schedules of ``shape`` drawn from ``seed``, on one adapter: the frequency of each rule broken."""
+             shape: Callable[[random.Random, int], list[L.Op]] | None = None, deadline: float | None = None,
+             progress: Callable[[int, Schedule], None] | None = None) -> CrashResult:
+    """At most ``schedules`` schedules of ``shape`` (by default :func:`random_schedule` with the restarts the adapter
+    runs) drawn from ``seed``, on one adapter, none started after ``deadline`` (``time.monotonic()``): the
+    frequency of each rule broken.  Ctrl-C ends it with what ran (``interrupted``)."""
     rng = random.Random(seed)
     broke: Counter = Counter()
     classes: Counter = Counter()
     first: dict[str, Schedule] = {}
-    departed = 0
+    departed = ran = 0
+    interrupted = False
     adapter = make_adapter()
     try:
+        if shape is None:
+            kinds = restart_kinds(adapter)
+            shape = lambda rng, index: random_schedule(rng, index, kinds)   # noqa: E731
         for index in range(schedules):
-            done = run_schedule(adapter, f"crash-{seed}-{index}", shape(rng, index))
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            try:
+                done = run_schedule(adapter, f"crash-{seed}-{index}", shape(rng, index))
+            except KeyboardInterrupt:
+                interrupted = True
+                break
+            ran += 1
+            if progress is not None:
+                progress(index, done)
             if done.accounting.departed is not None:
                 departed += 1
                 continue
@@ -116,8 +156,8 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
         close = getattr(adapter, "close", None)
         if close is not None:
             close()
-    return CrashResult(schedules=schedules, broke=dict(broke), classes={c: classes[c] for c in CLASSES},
-                       first=first, departed=departed)
+    return CrashResult(schedules=ran, broke=dict(broke), classes={c: classes[c] for c in CLASSES},
+                       first=first, departed=departed, interrupted=interrupted)
 
 
-__all__ = ["Schedule", "CrashResult", "random_schedule", "run_schedule", "campaign"]
+__all__ = ["Schedule", "CrashResult", "random_schedule", "restart_kinds", "run_schedule", "campaign"]
