@@ -365,3 +365,21 @@ def test_a_fruitless_wait_counts_on_the_clock(adapter):
     advance after it waits for real, and a short expiry runs out (the clock once stood still here, and a
     message not yet expired on the broker was reported as an EXP-02/03 departure)."""
     check_a_fruitless_wait_counts_on_the_clock(adapter)
+
+
+def test_a_crash_campaign_ends_within_its_budget_accounts_for_every_message_and_leaves_no_broker(tmp_path):
+    """``mqconform crash`` on a private broker of its own: orderly restarts and kills (the nemesis), the broker's
+    start counted in the budget; every message of every schedule classed, and nothing left running."""
+    env = {"MQCONFORM_RUN_DIR": str(tmp_path / "empty-run-dir"), "TMPDIR": str(tmp_path)}
+    budget = 0.75 * 60
+    code, out, err, seconds = mqconform("crash", "--adapter", "rabbitmq", "--adapter-opt", "nemesis=on", "--minutes",
+                                        "0.75", "--seed", "2", "--results", tmp_path / "c", env=env, timeout=240)
+    assert code in (0, 1), out + err
+    assert seconds <= budget * 1.1 + 5, (seconds, out)   # (+5: the interpreter's start and the broker's stop)
+    data = json.loads((tmp_path / "c" / "crash.json").read_text())
+    assert data["schedules"] >= 1 and sum(data["classes"].values()) >= data["schedules"]
+    assert data["system"]["broker"].startswith("private")
+    left = [p for p in psutil.process_iter(["cmdline", "environ"])
+            if str(tmp_path) in " ".join(p.info.get("cmdline") or [])
+            or str(tmp_path) in json.dumps(p.info.get("environ") or {})]
+    assert not left, [p.info["cmdline"] for p in left]

@@ -33,12 +33,15 @@ def add_parsers(sub) -> None:
     _adapter_args(crash, required=True)
     crash.add_argument("--schedules", type=_positive, default=DEFAULT_SCHEDULES,
                        help=f"schedules to run at most (default {DEFAULT_SCHEDULES})")
-    crash.add_argument("--minutes", type=_minutes, help="start no schedule after this long")
+    crash.add_argument("--minutes", type=_minutes,
+                       help="end within this long, the private broker's start counted: no schedule starts that would "
+                            "end later, taking as long as those so far on average")
     crash.add_argument("--seed", type=_seed, help="seed of the schedules (default: random, printed)")
     crash.add_argument("--results", type=Path, help="a new directory for crash.json (default: under mqconform-results)")
 
 
 def cmd_crash(args, out) -> int:
+    started = time.monotonic()
     options = _adapter_options(args)
     if "restart" in getattr(adapter_class(args.adapter), "option_names", ()) and "restart" not in options:
         options["restart"] = "on"   # a crash campaign is restarts: not the few a run makes by default
@@ -59,7 +62,7 @@ def cmd_crash(args, out) -> int:
     budget = counted(args.schedules, "schedule") + (f", {args.minutes:g} minute(s)" if args.minutes else "")
     out.write(f"mqconform crash: adapter {args.adapter}, at most {budget}, seed {seed}\nResults: {results}\n")
     out.flush()
-    deadline = None if args.minutes is None else time.monotonic() + args.minutes * 60
+    deadline = None if args.minutes is None else started + args.minutes * 60
 
     def progress(index: int, done: Schedule) -> None:
         broke = done.accounting.rules
@@ -68,13 +71,14 @@ def cmd_crash(args, out) -> int:
         out.write(f"  schedule {index + 1}: {len(done.steps)} calls, drained {len(done.drained)}: {state}\n")
         out.flush()
 
+    describe = adapter.describe()   # (before the campaign closes the adapter: a private broker is then gone)
     STOP.clear()
     previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
     try:
         result = campaign(lambda: adapter, seed, args.schedules, deadline=deadline, progress=progress)
     finally:
         _on_signals(previous)
-    write_json_atomic(results / "crash.json", result_json(result, args.adapter, adapter.describe(), seed))
+    write_json_atomic(results / "crash.json", result_json(result, args.adapter, describe, seed))
     out.write("\n" + summary(result) + "\n")
     if result.interrupted:
         out.write(f"Interrupted after {counted(result.schedules, 'schedule')}; results so far in {results}\n")
