@@ -83,18 +83,31 @@ def cmd_crash(args, out) -> int:
     if result.interrupted:
         out.write(f"Interrupted after {counted(result.schedules, 'schedule')}; results so far in {results}\n")
         return EXIT_INTERRUPTED
-    return EXIT_NONCONFORMANT if result.broke else EXIT_OK
+    return EXIT_NONCONFORMANT if result.broke or result.departed else EXIT_OK
 
 
 def summary(result: CrashResult) -> str:
     """The accounting table, each rule's frequency with its interval, and each first breaking schedule."""
     lines = [f"{counted(result.schedules, 'schedule')} ran"
-             + (f", {result.departed} departed before their drain (judged step by step, not accounted)"
+             + (f", {result.departed} departed before their drain (judged step by step, not accounted: below)"
                 if result.departed else "") + "."]
     lines.append(tabulate([(cls, result.classes.get(cls, 0), "yes" if cls in FAILURES else "no") for cls in CLASSES],
                           headers=("messages", "count", "a failure"), tablefmt="simple"))
+    if result.departures:
+        lines.append("")
+        lines.append("Departed before the drain, at a call MQ answers otherwise (the rules the checker names there):")
+        lines.append(tabulate([(rule, f"{n} of {result.schedules}", RULES[rule].summary if rule in RULES else "")
+                               for rule, n in sorted(result.departures.items(), key=lambda kv: (-kv[1], kv[0]))],
+                              headers=("rule", "schedules", "summary"), tablefmt="simple"))
+        for rule in sorted(result.first_departed):
+            done = result.first_departed[rule]
+            lines.append("")
+            lines.append(f"First schedule departing for {rule} (as it ran, not minimised; it departs at call "
+                         f"{done.accounting.departed.index + 1}):")
+            lines.append(schedule_text(done))
     if not result.broke:
-        lines.append("No schedule broke a rule: every message was where MQ keeps it, or gone where MQ allows.")
+        lines.append("No drain found a message out of place: every message was where MQ keeps it, or gone where MQ "
+                     "allows." if result.schedules > result.departed else "No schedule reached its drain.")
         return "\n".join(lines)
     rows = []
     for rule, n in sorted(result.broke.items(), key=lambda kv: (-kv[1], kv[0])):
@@ -131,6 +144,8 @@ def result_json(result: CrashResult, adapter: str, describe: dict, seed: int) ->
     return {"format": "mqconform-crash", "version": 1, "adapter": adapter, "system": describe, "seed": seed,
             "schedules": result.schedules, "departed": result.departed, "interrupted": result.interrupted,
             "classes": dict(result.classes),
+            "departures": {rule: {"schedules": n, "first": schedule(result.first_departed[rule])}
+                           for rule, n in sorted(result.departures.items())},
             "rules": {rule: {"schedules": n, "frequency": result.frequency(rule),
                              "interval": list(result.interval(rule)), "first": schedule(result.first[rule])}
                       for rule, n in sorted(result.broke.items())}}

@@ -52,6 +52,9 @@ class CrashResult:
     first: dict[str, Schedule]
     #: Schedules whose history departed before the drain (judged step by step: not accounted).
     departed: int = 0
+    #: Per rule, the schedules that departed naming it (the step's mismatch), and the first of them.
+    departures: dict[str, int] = attrs.Factory(dict)
+    first_departed: dict[str, Schedule] = attrs.Factory(dict)
     #: Stopped by Ctrl-C (or SIGTERM) before its schedules or its time were spent: what ran is all here.
     interrupted: bool = False
 
@@ -128,6 +131,8 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
     broke: Counter = Counter()
     classes: Counter = Counter()
     first: dict[str, Schedule] = {}
+    departures: Counter = Counter()
+    first_departed: dict[str, Schedule] = {}
     departed = ran = 0
     interrupted = False
     adapter = make_adapter()
@@ -151,6 +156,9 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
                 progress(index, done)
             if done.accounting.departed is not None:
                 departed += 1
+                for rule in done.accounting.departed.rules:
+                    departures[rule] += 1
+                    first_departed.setdefault(rule, done)
                 continue
             classes.update(a.cls for a in done.accounting.accounts)
             for rule in done.accounting.rules:
@@ -161,7 +169,8 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
         if close is not None:
             close()
     return CrashResult(schedules=ran, broke=dict(broke), classes={c: classes[c] for c in CLASSES},
-                       first=first, departed=departed, interrupted=interrupted)
+                       first=first, departed=departed, interrupted=interrupted, departures=dict(departures),
+                       first_departed=first_departed)
 
 
 __all__ = ["Schedule", "CrashResult", "random_schedule", "restart_kinds", "run_schedule", "campaign"]
