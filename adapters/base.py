@@ -172,29 +172,36 @@ class RestartBudget:
     """The restarts a run of an adapter may make (each takes seconds on a real system).
 
     Cases that search spend the run's ``limit`` (None: no bound).  Cases that replay a history (a
-    departure shrinking, a counterexample minimised or replayed) spend none of it; each may run as many
-    restarts as the case that found the departure ran (``cap``; None: as many as it asks), so that a
-    replay runs what that case ran, whatever the search spent meanwhile.  The runner says which cases
-    are which (an adapter's optional ``phase``)."""
+    departure shrinking, a counterexample minimised or replayed) spend none of it, and may run the
+    restarts the case that found the departure still had when it started: a restart is available at
+    each step of a replay exactly where it was at that step of the case replayed, whatever the search
+    spent meanwhile (a machine's choice of rule depends on which rules can run).  The runner says which
+    cases are which (an adapter's optional ``phase``)."""
 
     limit: int | None = None
     spent: int = 0
     replaying: bool = False
-    cap: int | None = None
+    #: Restarts spent when the latest searching case started, and when the case being replayed started.
+    case_start: int = 0
+    base: int = 0
     in_case: int = 0
 
-    def phase(self, name: str, restarts: int | None = None) -> None:
-        """``"search"`` or ``"replay"`` (at most ``restarts`` a case) from the next case on."""
-        self.replaying, self.cap = name == "replay", restarts
+    def phase(self, name: str) -> None:
+        """``"search"`` or ``"replay"`` (the latest searching case, which found a departure) from the next case on."""
+        if name == "replay" and not self.replaying:
+            self.base = self.case_start
+        self.replaying = name == "replay"
 
     def start_case(self) -> None:
         self.in_case = 0
+        if not self.replaying:
+            self.case_start = self.spent
 
     def allows(self) -> bool:
         """Whether the case may run one more restart."""
-        if self.replaying:
-            return self.cap is None or self.in_case < self.cap
-        return self.limit is None or self.spent < self.limit
+        if self.limit is None:
+            return True
+        return (self.base + self.in_case if self.replaying else self.spent) < self.limit
 
     def ran(self) -> None:
         self.in_case += 1
@@ -228,8 +235,8 @@ class Adapter(Protocol):
     #       option it has no equivalent for removed), or None when it cannot at all; the
     #       session then runs neither it nor the model's step.
     #   elapsed_tenths() -> int: for realtime adapters, tenths of a second since start_case.
-    #   phase(name, restarts=None): the cases from the next on search ("search") or replay a history
-    #       ("replay", at most ``restarts`` restarts each): see :class:`RestartBudget`.
+    #   phase(name): the cases from the next on search ("search") or replay a history the latest
+    #       searching case found ("replay"): see :class:`RestartBudget`.
 
     def end_case(self) -> None: ...
 

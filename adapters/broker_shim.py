@@ -388,12 +388,10 @@ class BrokerShim:
         self.started = time.monotonic()
         self.virtual = 0
 
-    def phase(self, name: str, restarts: int | None = None) -> None:
+    def phase(self, name: str) -> None:
         """``"search"``: the cases from now on search, and their restarts spend the run's bound; ``"replay"``:
-        they replay a history found (a departure shrinking, a counterexample minimised or replayed), spend
-        none of it, and each runs at most ``restarts`` restarts (None: as many as it asks), as many as the
-        case that found the departure ran, so that its replays run what it ran."""
-        self.budget.phase(name, restarts)
+        they replay what the latest searching case found, spending none of it (:class:`RestartBudget`)."""
+        self.budget.phase(name)
 
     def end_case(self) -> None:
         self._close_all()

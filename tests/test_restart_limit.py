@@ -10,6 +10,7 @@ import pytest
 from adapters.base import AdapterOptionError, RestartBudget
 from adapters.broker_shim import DEFAULT_RESTARTS, _restart_option
 from adapters.simulated import SimulatedAdapter
+from adapters.simulated.faults import FAULTS
 from conformance.runner.engine import run_areas
 from reference_model import language as L
 from tests.test_dependencies import offline
@@ -28,16 +29,22 @@ def test_the_restart_option_is_on_off_or_a_number_of_restarts():
 @pytest.mark.parametrize("name", ["rabbitmq", "activemq"])
 def test_a_broker_adapter_expresses_restarts_until_its_limit_is_spent(name):
     adapter = offline(name, restarts=True, budget=RestartBudget(limit=2))
-    assert adapter.express(L.Restart()) == L.Restart()
-    adapter.budget.ran(), adapter.budget.ran()
-    assert adapter.express(L.Restart()) is None
-    # replaying a departure whose case ran one restart: one per case, however spent the search is
-    adapter.phase("replay", 1)
     adapter.budget.start_case()
     assert adapter.express(L.Restart()) == L.Restart()
     adapter.budget.ran()
-    assert adapter.express(L.Restart()) is None and adapter.budget.spent == 2
+    adapter.budget.start_case()   # a case that starts with one restart of the two left
+    adapter.budget.ran()
+    assert adapter.express(L.Restart()) is None
+    # replaying what that case found: the one restart it had at its start, at every replay, spending none
+    adapter.phase("replay")
+    for _ in range(3):
+        adapter.budget.start_case()
+        assert adapter.express(L.Restart()) == L.Restart()
+        adapter.budget.ran()
+        assert adapter.express(L.Restart()) is None
+    assert adapter.budget.spent == 2
     adapter.phase("search")
+    adapter.budget.start_case()
     assert adapter.express(L.Restart()) is None
     assert offline(name, restarts=True).express(L.Restart()) == L.Restart()   # "on": no bound
     assert offline(name, restarts=False).express(L.Restart()) is None
@@ -61,8 +68,8 @@ class _Limited(SimulatedAdapter):
         self.budget = RestartBudget(limit=limit)
         self.ran = 0
 
-    def phase(self, name, restarts=None):
-        self.budget.phase(name, restarts)
+    def phase(self, name):
+        self.budget.phase(name)
 
     def start_case(self, case_id, platform=None):
         self.budget.start_case()
@@ -97,3 +104,16 @@ def test_a_departure_found_with_the_last_restart_allowed_shrinks_and_minimises_w
     assert "CORE-32" in failure.rules
     assert adapter.budget.spent == 1 and adapter.ran > 1   # replays ran restarts the bound never counted
     assert len(failure.steps) <= 8, len(failure.steps)
+
+
+@pytest.mark.parametrize("fault, seed", [("priority-ignored", 2), ("disconnect-backs-out", 4),
+                                         ("backout-count-not-incremented", 3)])
+def test_a_departure_found_while_restarts_remained_shrinks_with_the_same_choices(fault, seed):
+    """The case that found the departure could still restart (it did not, or not every time it could): its replays
+    have the same restarts available at every step, so the machines choose the same rules, and shrinking ends on
+    the departure with no error, however many restarts the search spent before it."""
+    adapter = _Limited(limit=5, platform="distributed", faults=fault)
+    record = run_areas(adapter, ["core"], examples=60, seed=seed, keep_going=0)
+    assert record.error is None and record.failures, (record.error, record.failures)
+    assert set(FAULTS[fault].rules) & set(record.failures[0].rules)
+    assert adapter.budget.spent <= 5

@@ -15,7 +15,7 @@ from adapters.brokers.server import BrokerControlError
 from adapters.registry import create_adapter
 from conformance import __version__
 from conformance.cli.common import (UsageError, _adapter_args, _adapter_options, _areas,
-                                    _minutes, _on_signals, _positive, _seed, _stop)
+                                    _minutes, _on_signals, _positive, _seed, _stop, _without_default_restarts)
 from conformance.cli.run import finish
 from conformance.records.results import RunRecord, unreached_areas, vacuity
 from conformance.runner.session import HarnessError
@@ -100,7 +100,7 @@ def _campaign(args, out, started: float, managed) -> int:
     from conformance.records.results import Coverage
 
     areas = _areas(args.area)
-    options = _adapter_options(args)
+    options = _without_default_restarts(args.adapter, _adapter_options(args))
     crash_tasks = {}
     for item in args.inject_crash:
         task, _, times = item.partition(":")

@@ -36,6 +36,17 @@ def _areas(text: str | None) -> list[str]:
         raise UsageError(str(exc)) from None
 
 
+def _without_default_restarts(adapter: str, options: dict[str, str]) -> dict[str, str]:
+    """``options`` with ``restart=off`` where the adapter takes the option and it was not given: a restart acts on
+    the whole system, disturbing every case run beside it (a run shared among jobs, a campaign's tasks on one
+    broker), so such runs make none of the few a run on a broker the kit started makes by default."""
+    from adapters.registry import adapter_class
+
+    if "restart" not in options and "restart" in getattr(adapter_class(adapter), "option_names", ()):
+        return {**options, "restart": "off"}
+    return options
+
+
 def _adapter_options(args) -> dict[str, str]:
     options = parse_options(args.adapter_opt or [])
     faults = getattr(args, "faults", None)

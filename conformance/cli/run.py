@@ -10,12 +10,13 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from adapters.registry import adapter_class, create_adapter
+from adapters.registry import create_adapter
 from adapters.subprocess import keep_artifacts
 from conformance import __version__
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK,
                                     UsageError, _adapter_args, _adapter_options, _areas, _count, _minutes,
-                                    _on_signals, _positive, _results_dir, _seconds, _seed, _stop)
+                                    _on_signals, _positive, _results_dir, _seconds, _seed, _stop,
+                                    _without_default_restarts)
 from conformance.runner.engine import (BY_SYSTEM, DEFAULT_EXAMPLES, SHRINK_CASES, SHRINK_CASES_REALTIME,
                                        SHRINK_SECONDS_REALTIME, Interrupted, run_areas)
 from conformance.records.history import load_failure, save_failure, with_alternatives
@@ -85,9 +86,8 @@ def cmd_run(args, out) -> int:
     if args.jobs > 1 and "on" in (options.get("restart"), options.get("nemesis")):
         raise UsageError("--jobs: restart=on and nemesis=on act on the whole system, disturbing every case run "
                          "beside them: run them with --jobs 1")
-    if args.jobs > 1 and "restart" not in options:
-        if "restart" in getattr(adapter_class(args.adapter), "option_names", ()):
-            options["restart"] = "off"   # not the few a broker the kit started makes by default: see above
+    if args.jobs > 1:
+        options = _without_default_restarts(args.adapter, options)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     results = _results_dir(args.results)
     adapter = create_adapter(args.adapter, options)

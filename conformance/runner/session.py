@@ -136,9 +136,8 @@ class Session:
         self._elapsed = getattr(adapter, "elapsed_tenths", None) if self.capabilities.realtime else None
         #: The adapter's account of what its cases spend of a run's bounds (restarts): searching cases spend
         #: them; cases replaying a history (``replaying``, or once a departure was found: Hypothesis shrinks
-        #: it) do not, and run as many restarts as the case that found it ran.
+        #: it) do not, and have what the case that found it had (``adapters.base.RestartBudget``).
         self._phase = getattr(adapter, "phase", None)
-        self._case_restarts = 0
         if self._phase is not None:
             self._phase("replay" if replaying else "search")
 
@@ -173,7 +172,6 @@ class Session:
         if self._idle:   # a budget is spent: the case runs nothing and checks nothing
             return
         self.coverage.examples += 1
-        self._case_restarts = 0
         if self.smallest is None:
             self.searched += 1
         try:
@@ -275,15 +273,14 @@ class Session:
         if expected_shares and check.mismatch is None:
             self.coverage.record_share(dict(observed.attrs or ()).get("DESTINATION", ""), expected_shares)
         self.history.append(Step(op=op, observed=observed))
-        self._case_restarts += isinstance(op, L.Restart)
         self.coverage.record(check)
         if check.mismatch is not None:
             failure = self.failure(check.mismatch)
             if self._new(failure):
                 if self.smallest is None:
                     self.departed_at = time.monotonic()
-                    if self._phase is not None:   # shrinking replays this case: as many restarts as it ran
-                        self._phase("replay", self._case_restarts)
+                    if self._phase is not None:   # shrinking replays this case: the restarts it had
+                        self._phase("replay")
                 if self.smallest is None and self.shrink_seconds is not None:
                     ends = time.time() + self.shrink_seconds
                     self.shrink_until = ends if self.shrink_until is None else min(self.shrink_until, ends)
