@@ -50,6 +50,8 @@ OTHER_END = {
     "CORE-30": (L.Disconnect, lambda op: None if op.abnormal else attrs.evolve(op, abnormal=True)),
     "CORE-31": (L.Disconnect, lambda op: attrs.evolve(op, abnormal=False) if op.abnormal else None),
 }
+#: Of those, the rules whose other ending backs the unit of work out: a call that did so may answer MQRC_BACKED_OUT.
+BACKS_OUT = frozenset({"CORE-29", "CORE-30"})
 #: The rules of what a backout does, each relaxed by a backout that does all else: CORE-03 (it deletes the
 #: unit of work's puts) by one that keeps them, CORE-15 (it reinstates its gets) by one that leaves their
 #: messages gone; both relaxed, the backout commits.
@@ -238,7 +240,11 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
         if kind is not None and isinstance(op, kind):
             instead = other(op)
             if instead is not None and live():
-                extra += [b for b in model.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
+                ended = [b for b in model.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
+                extra += ended
+                if rule in BACKS_OUT:
+                    # a commit (or the commit of a normal MQDISC) that backed out says so: MQRC_BACKED_OUT
+                    extra += [attrs.evolve(b, observation=L.Observation.of(C.MQRC_BACKED_OUT)) for b in ended]
     if isinstance(op, L.Backout) and relaxed & PARTIAL_RULES and live():
         if PARTIAL_RULES <= relaxed:   # neither puts deleted nor gets reinstated: a commit
             extra += [b for b in model.step(state, L.Commit(conn=op.conn)) if b.observation.cc != C.MQCC_FAILED]

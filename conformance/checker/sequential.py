@@ -281,6 +281,10 @@ def _nothing_changes_next(fields: list[str], expected: L.Observation, observed: 
     not which message came back, nor whether the call worked."""
     if {"message", "message.body", "attrs"} & set(fields):
         return False
+    if "rc" in fields and C.MQRC_BACKED_OUT in (expected.rc, observed.rc):
+        # a warning that says the unit of work was backed out, against one that says it was not (a commit
+        # answered MQRC_BACKED_OUT): the state after it is another
+        return False
     if any(f.startswith("attrs.") for f in fields) and EFFECTS & {k for k, _ in (expected.attrs or ())}:
         # attributes that say what a call did (a DLQ handler's fates, where a cluster put went), not what an
         # inquiry saw: the state after it is another
