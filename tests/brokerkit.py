@@ -192,3 +192,25 @@ def check_a_fruitless_wait_counts_on_the_clock(adapter) -> None:
     got = x(L.Get(conn="a", handle="a", options=C.MQGMO_NO_SYNCPOINT))
     assert got.rc == C.MQRC_NO_MSG_AVAILABLE or got.message.expiry <= 1, got
     session.end_case()
+
+
+def check_crash_campaign(adapter: str, tmp_path) -> None:
+    """``mqconform crash`` on a private broker of its own: orderly restarts and kills (the nemesis), the broker's
+    start counted in the budget; every message of every schedule classed, and nothing left running."""
+    import json
+
+    import psutil
+
+    env = {"MQCONFORM_RUN_DIR": str(tmp_path / "empty-run-dir"), "TMPDIR": str(tmp_path)}
+    budget = 0.75 * 60
+    code, out, err, seconds = mqconform("crash", "--adapter", adapter, "--adapter-opt", "nemesis=on", "--minutes",
+                                        "0.75", "--seed", "2", "--results", tmp_path / "c", env=env, timeout=240)
+    assert code in (0, 1), out + err
+    assert seconds <= budget * 1.1 + 5, (seconds, out)   # (+5: the interpreter's start and the broker's stop)
+    data = json.loads((tmp_path / "c" / "crash.json").read_text())
+    assert data["schedules"] >= 1 and sum(data["classes"].values()) >= data["schedules"] - data["departed"]
+    assert data["system"]["broker"].startswith("private")
+    left = [p for p in psutil.process_iter(["cmdline", "environ"])
+            if str(tmp_path) in " ".join(p.info.get("cmdline") or [])
+            or str(tmp_path) in json.dumps(p.info.get("environ") or {})]
+    assert not left, [p.info["cmdline"] for p in left]

@@ -15,7 +15,7 @@ from adapters.brokers.server import free_port
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, assert_rules_reported, check_out_of_range_values_reach_the_broker,
+from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, check_crash_campaign, assert_rules_reported, check_out_of_range_values_reach_the_broker,
                              check_priority_fifo_and_units_of_work, check_restart_matches_mq,
                              get, mqconform, put, running_broker, two_programs_and_mqdisc)
 
@@ -261,3 +261,7 @@ def test_a_fruitless_wait_counts_on_the_clock(adapter):
     advance after it waits for real, and a short expiry runs out (the clock once stood still here, and a
     message not yet expired on the broker was reported as an EXP-02/03 departure)."""
     check_a_fruitless_wait_counts_on_the_clock(adapter)
+
+
+def test_a_crash_campaign_ends_within_its_budget_accounts_for_every_message_and_leaves_no_broker(tmp_path):
+    check_crash_campaign("activemq", tmp_path)

@@ -22,7 +22,7 @@ from adapters.rabbitmq import RabbitMQAdapter
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
-from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, assert_rules_reported, check_priority_fifo_and_units_of_work, get, mqconform, put,
+from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, check_crash_campaign, assert_rules_reported, check_priority_fifo_and_units_of_work, get, mqconform, put,
                              restart_history, running_broker, two_programs_and_mqdisc)
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(
@@ -367,19 +367,6 @@ def test_a_fruitless_wait_counts_on_the_clock(adapter):
     check_a_fruitless_wait_counts_on_the_clock(adapter)
 
 
+
 def test_a_crash_campaign_ends_within_its_budget_accounts_for_every_message_and_leaves_no_broker(tmp_path):
-    """``mqconform crash`` on a private broker of its own: orderly restarts and kills (the nemesis), the broker's
-    start counted in the budget; every message of every schedule classed, and nothing left running."""
-    env = {"MQCONFORM_RUN_DIR": str(tmp_path / "empty-run-dir"), "TMPDIR": str(tmp_path)}
-    budget = 0.75 * 60
-    code, out, err, seconds = mqconform("crash", "--adapter", "rabbitmq", "--adapter-opt", "nemesis=on", "--minutes",
-                                        "0.75", "--seed", "2", "--results", tmp_path / "c", env=env, timeout=240)
-    assert code in (0, 1), out + err
-    assert seconds <= budget * 1.1 + 5, (seconds, out)   # (+5: the interpreter's start and the broker's stop)
-    data = json.loads((tmp_path / "c" / "crash.json").read_text())
-    assert data["schedules"] >= 1 and sum(data["classes"].values()) >= data["schedules"]
-    assert data["system"]["broker"].startswith("private")
-    left = [p for p in psutil.process_iter(["cmdline", "environ"])
-            if str(tmp_path) in " ".join(p.info.get("cmdline") or [])
-            or str(tmp_path) in json.dumps(p.info.get("environ") or {})]
-    assert not left, [p.info["cmdline"] for p in left]
+    check_crash_campaign("rabbitmq", tmp_path)

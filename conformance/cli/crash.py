@@ -130,7 +130,7 @@ def schedule_text(done: Schedule) -> str:
     rows = [(n, op_text(op), observation_text(observed)) for n, (op, observed) in enumerate(done.steps, 1)]
     table = tabulate(rows, headers=("#", "operation", "observed"), tablefmt="simple")
     fates = "; ".join(f"{a.body}: {a.cls}" + (f" ({', '.join(a.rules)})" if a.rules else "")
-                      for a in done.accounting.accounts)
+                      for a in done.accounting.accounts) or "not accounted (the schedule departed before its drain)"
     return f"{table}\ndrained: {', '.join(done.drained) or 'nothing'}\nmessages: {fates}"
 
 
