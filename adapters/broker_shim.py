@@ -199,6 +199,8 @@ class BrokerShim:
         #: none on one it was given.
         self.restart_given = options.get("restart") not in (None, "")
         self.restarts, limit = _restart_option(self.name, options.get("restart"))
+        if not self.restart_given and self.server is not None:
+            self.restarts, limit = True, DEFAULT_RESTARTS
         self.budget = RestartBudget(limit=limit)
         #: Faults from outside the client: connections cut by a proxy, abrupt restarts (adapters.brokers.nemesis).
         self.nemesis = _switch(self.name, "nemesis", options.get("nemesis"), False)
@@ -209,8 +211,6 @@ class BrokerShim:
         if self.nemesis:
             self.proxy = CuttingProxy(self.host, self.port)
             self.port = self.proxy.port
-        if not self.restart_given and self.server is not None:
-            self.restarts, self.budget = True, RestartBudget(limit=DEFAULT_RESTARTS)
         if self.restarts and self.server is None:
             self._stop_owned()
             raise AdapterOptionError(
@@ -301,7 +301,7 @@ class BrokerShim:
                and name not in NO_EQUIVALENT]
         restart = {} if self.restarts else {"CORE-32": (
             "broker restarts are off (each takes seconds): --adapter-opt restart=on runs them "
-            "on a broker the kit started" if self.restart_given or self.server is not None else
+            "on a broker the kit started" if self.restart_given else
             "broker restarts are off: the kit restarts only a broker it started (mqconform brokers up, or "
             "no broker given so that the run starts its own), not the one at " + self.address)}
         if not self.nemesis:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from adapters.base import parse_options
+from adapters.registry import adapter_class
 from conformance import __version__
 from conformance.runner.session import STOP
 from reference_model.rules import parse_areas
@@ -40,8 +41,6 @@ def _without_default_restarts(adapter: str, options: dict[str, str]) -> dict[str
     """``options`` with ``restart=off`` where the adapter takes the option and it was not given: a restart acts on
     the whole system, disturbing every case run beside it (a run shared among jobs, a campaign's tasks on one
     broker), so such runs make none of the few a run on a broker the kit started makes by default."""
-    from adapters.registry import adapter_class
-
     if "restart" not in options and "restart" in getattr(adapter_class(adapter), "option_names", ()):
         return {**options, "restart": "off"}
     return options

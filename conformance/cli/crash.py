@@ -15,7 +15,7 @@ from conformance.checker.accounting import CLASSES, FAILURES
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK, UsageError, _adapter_args,
                                     _adapter_options, _minutes, _on_signals, _positive, _results_dir, _seed, _stop)
 from conformance.records.history import write_json_atomic
-from conformance.records.render import counted
+from conformance.records.render import counted, observation_text, op_text
 from conformance.runner.crash import CrashResult, Schedule, campaign
 from conformance.runner.session import STOP
 from reference_model import language as L
@@ -125,8 +125,6 @@ def summary(result: CrashResult) -> str:
 
 
 def schedule_text(done: Schedule) -> str:
-    from conformance.records.render import observation_text, op_text
-
     rows = [(n, op_text(op), observation_text(observed)) for n, (op, observed) in enumerate(done.steps, 1)]
     table = tabulate(rows, headers=("#", "operation", "observed"), tablefmt="simple")
     fates = "; ".join(f"{a.body}: {a.cls}" + (f" ({', '.join(a.rules)})" if a.rules else "")

@@ -13,6 +13,7 @@ breaking schedule (the first one is shown as it ran).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -138,13 +139,12 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
     adapter = make_adapter()
     try:
         if shape is None:
-            kinds = restart_kinds(adapter)
-            shape = lambda rng, index: random_schedule(rng, index, kinds)   # noqa: E731
+            shape = functools.partial(random_schedule, restarts=restart_kinds(adapter))
         began = time.monotonic()
         for index in range(schedules):
             # none started that would, taking as long as the schedules so far on average, end after the deadline
-            if deadline is not None and time.monotonic() + (time.monotonic() - began) / max(ran, 1) * (ran > 0) \
-                    >= deadline:
+            now = time.monotonic()
+            if deadline is not None and now + ((now - began) / ran if ran else 0.0) >= deadline:
                 break
             try:
                 done = run_schedule(adapter, f"crash-{seed}-{index}", shape(rng, index))
