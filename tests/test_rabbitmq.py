@@ -370,3 +370,63 @@ def test_a_fruitless_wait_counts_on_the_clock(adapter):
 
 def test_a_crash_campaign_ends_within_its_budget_accounts_for_every_message_and_leaves_no_broker(tmp_path):
     check_crash_campaign("rabbitmq", tmp_path)
+
+
+def test_a_backout_returns_once_the_broker_shows_the_requeued_messages(monkeypatch):
+    """A quorum queue applies a reject after the channel answered: the backout reads the queue's ready count
+    until it holds the requeued message again (here, two reads later), and gives up after backout_settle."""
+    from adapters.rabbitmq.adapter import RabbitConnection
+
+    class Channel:
+        def __init__(self):
+            self.calls = []
+
+        def __getattr__(self, name):
+            return lambda *a, **k: self.calls.append(name)
+
+    class Admin:
+        def __init__(self, counts):
+            self.counts, self.reads = counts, 0
+
+        def queue_declare(self, name, passive):
+            assert passive and name == "mqc.c.Q"
+            count = self.counts[min(self.reads, len(self.counts) - 1)]
+            self.reads += 1
+            return type("Ok", (), {"method": type("M", (), {"message_count": count})})()
+
+    def backout(counts, settle=3.0):
+        shim = RabbitMQAdapter.__new__(RabbitMQAdapter)
+        shim.faithful, shim.backout_settle = True, settle
+        admin = Admin(counts)
+        monkeypatch.setattr(shim, "_admin", lambda: admin, raising=False)
+        c = RabbitConnection(connection=None, now=Channel(), tx=Channel(), pending_tx=[7], held_from=["mqc.c.Q"])
+        started = time.monotonic()
+        shim._broker_backout(c)
+        assert c.tx.calls == ["basic_reject", "tx_commit"] and not c.held_from and not c.pending_tx
+        return admin.reads, time.monotonic() - started
+
+    # before the reject 2 ready; the broker shows 3 only at the fourth read
+    assert backout([2, 2, 2, 3])[0] == 4
+    # a count that never comes back (the message expired, say) is waited for no longer than the bound
+    reads, took = backout([2], settle=0.3)
+    assert reads > 2 and 0.3 <= took < 2
+    # nothing held: no read at all
+    shim = RabbitMQAdapter.__new__(RabbitMQAdapter)
+    shim.faithful, shim.backout_settle = True, 3.0
+    monkeypatch.setattr(shim, "_admin", lambda: pytest.fail("read a depth"), raising=False)
+    shim._broker_backout(RabbitConnection(connection=None, now=Channel(), tx=Channel()))
+
+
+def test_a_message_backed_out_is_counted_at_once_on_a_quorum_queue(adapter):
+    adapter.start_case("settle")
+    x = adapter.execute
+    for op in (L.DefineQueue(queue="Q", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="a"),
+               L.Open(conn="a", handle="h", queue="Q", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)):
+        assert x(op) == L.OK
+    for i in range(10):
+        assert x(put("a", "h", f"m{i}")) == L.OK
+        assert x(get("a", "h", C.MQGMO_SYNCPOINT)).message.body == f"m{i}"
+        assert x(L.Backout(conn="a")) == L.OK
+        assert dict(x(L.InquireQueue(queue="Q", names=("CURDEPTH",))).attrs)["CURDEPTH"] == 1
+        assert x(get("a", "h")).message.body == f"m{i}"
+    adapter.end_case()
