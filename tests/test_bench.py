@@ -216,3 +216,16 @@ def test_the_concurrency_figure_judges_cases_a_conforming_queue_manager_ran_and_
     out = io.StringIO()
     bench_concurrency.report(out)
     assert "checker / run:" in out.getvalue() and "indeterminate 0 of" in out.getvalue()
+
+
+def test_the_broker_jobs_figure_counts_every_case_of_both_runs(tmp_path):
+    """The figure's two runs, here on the simulated queue manager: each spends the whole budget (one worker all of
+    it, two workers half each), and cases per second are cases run over the run's own seconds."""
+    from conformance.bench import brokers as BB
+
+    got = BB.measure_jobs("simulated", tmp_path, jobs=2, area="syncpoint", examples=6, options=())
+    assert got.one_cases == 6 and got.many_cases == 6 and got.jobs == 2
+    assert 0 < got.one_seconds < 120 and 0 < got.many_seconds < 120
+    assert abs(got.ratio - (6 / got.many_seconds) / (6 / got.one_seconds)) < 1e-9
+    with pytest.raises(RuntimeError, match="exit 2"):
+        BB.measure_jobs("simulated", tmp_path / "bad", jobs=2, area="syncpoint", examples=6, options=("nope=1",))

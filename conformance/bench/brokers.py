@@ -194,3 +194,109 @@ def report(out, rounds: int = 100) -> list[BrokerCost]:
                                           f"goal >= {GOAL_BROKER_COST}"), tablefmt="simple", disable_numparse=True)
                   + "\n\n")
     return got
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Cases at once on one broker
+
+@attrs.frozen
+class BrokerJobs:
+    """One run of ``area`` on a broker with one worker, one with ``jobs`` workers, the same budget each."""
+
+    adapter: str
+    jobs: int
+    examples: int
+    one_cases: int
+    one_seconds: float
+    many_cases: int
+    many_seconds: float
+
+    @property
+    def one_rate(self) -> float:
+        return self.one_cases / self.one_seconds
+
+    @property
+    def many_rate(self) -> float:
+        return self.many_cases / self.many_seconds
+
+    @property
+    def ratio(self) -> float:
+        """Cases per second with ``jobs`` workers over one worker's."""
+        return self.many_rate / self.one_rate
+
+
+def _timed_run(adapter_name: str, area: str, examples: int, seed: int, jobs: int, directory,
+               options: tuple[str, ...] = ("restart=off",)) -> tuple[int, float]:
+    """Cases run and seconds of one ``mqconform run`` (a private broker of its own, started before the clock)."""
+    import json
+    import subprocess
+    import sys
+
+    results = directory / f"{adapter_name}-{jobs}"
+    argv = [sys.executable, "-m", "conformance.cli", "run", "--adapter", adapter_name, "--area", area,
+            "--examples", str(examples), "--seed", str(seed), "--jobs", str(jobs),
+            *(x for o in options for x in ("--adapter-opt", o)), "--results", str(results)]
+    with open(directory / f"{adapter_name}-{jobs}.log", "w", encoding="utf-8") as log:
+        code = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                              timeout=JOBS_RUN_LIMIT).returncode
+    if code not in (0, 1):
+        raise RuntimeError(f"mqconform run --jobs {jobs} ended with exit {code} (its output: {log.name})")
+    record = json.loads((results / "run.json").read_text(encoding="utf-8"))
+    return record["examples_run"], record["ended"] - record["started"]
+
+
+#: Seconds one run of the figure may take before it is stopped.
+JOBS_RUN_LIMIT = 1800
+#: Workers of the concurrent side: twice the cores of this machine, since a broker run waits more than it computes.
+BROKER_JOBS = 4
+
+
+def measure_jobs(adapter_name: str, directory, jobs: int = BROKER_JOBS, area: str = "core", examples: int = 40,
+                 seed: int = 1, options: tuple[str, ...] = ("restart=off",)) -> BrokerJobs:
+    """``area`` on ``adapter_name``'s broker with one worker, then with ``jobs`` (each run its own private broker;
+    ``options`` given to both as ``--adapter-opt``)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    one = _timed_run(adapter_name, area, examples, seed, 1, directory, options)
+    many = _timed_run(adapter_name, area, examples, seed, jobs, directory, options)
+    return BrokerJobs(adapter=adapter_name, jobs=jobs, examples=examples, one_cases=one[0], one_seconds=one[1],
+                      many_cases=many[0], many_seconds=many[1])
+
+
+#: Cases per second with BROKER_JOBS workers over one worker's, at least.
+GOAL_BROKER_JOBS = 2.0
+
+
+def report_jobs(out, examples: int = 40) -> list[BrokerJobs]:
+    """Print the figure for each broker that is installed."""
+    import tempfile
+    from pathlib import Path
+
+    from tabulate import tabulate
+
+    from adapters.brokers import server
+
+    out.write(f"Cases at once on one broker: the core area ({examples} cases, seed 1, no restarts) run by one worker "
+              f"and by {BROKER_JOBS} (mqconform run --jobs {BROKER_JOBS}: each worker its own connections and "
+              f"queues on the same broker), cases per second each way\n")
+    rows, got = [], []
+    with tempfile.TemporaryDirectory(prefix="mqconform-bench-") as tmp:
+        for name in ADAPTERS:
+            missing = server(name).installed()
+            if missing:
+                out.write(f"{name}: not measured ({missing})\n")
+                continue
+            try:
+                figure = measure_jobs(name, Path(tmp), examples=examples)
+            except (RuntimeError, OSError, ValueError, KeyError) as exc:
+                out.write(f"{name}: not measured ({exc})\n")
+                continue
+            got.append(figure)
+            rows.append((name, f"{figure.one_cases} in {figure.one_seconds:.0f} s",
+                         f"{figure.many_cases} in {figure.many_seconds:.0f} s", f"{figure.one_rate:.2f}",
+                         f"{figure.many_rate:.2f}", f"{figure.ratio:.2f}",
+                         "met" if figure.ratio >= GOAL_BROKER_JOBS else "NOT met"))
+    if rows:
+        out.write(tabulate(rows, headers=("adapter", "one worker", f"{BROKER_JOBS} workers", "cases/s (1)",
+                                          f"cases/s ({BROKER_JOBS})", "ratio", f"goal >= {GOAL_BROKER_JOBS:g}"),
+                           tablefmt="simple", disable_numparse=True) + "\n\n")
+    return got

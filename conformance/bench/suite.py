@@ -438,7 +438,7 @@ def time_to_detect(faults: list[str], examples: int = 200, seed: int = 7,
 # -- the report ---------------------------------------------------------------------------------
 
 #: The figures ``mqconform bench`` can print, in order.
-FIGURES = ("detect", "throughput", "depth", "campaign", "brokers", "concurrency")
+FIGURES = ("detect", "throughput", "depth", "campaign", "brokers", "broker-jobs", "concurrency")
 
 #: Goals (docs/performance.md): time to detect in calibration units, kit / bare Hypothesis, depth ratios.
 GOAL_DETECT_MEDIAN, GOAL_DETECT_MAX = 2.0, 10.0
@@ -536,6 +536,10 @@ def _report(out, figures: list[str], faults: list[str], areas: list[str], exampl
         from conformance.bench import brokers as bench_brokers
 
         bench_brokers.report(out)
+    if "broker-jobs" in figures:
+        from conformance.bench import brokers as bench_brokers
+
+        bench_brokers.report_jobs(out)
     if "concurrency" in figures:
         from conformance.bench import concurrency as bench_concurrency
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from conformance.cli.common import EXIT_OK, UsageError, _areas, _duration, _positive, _seed
 from conformance.runner.engine import DEFAULT_EXAMPLES
 
-BENCH_FIGURES = ("detect", "throughput", "depth", "campaign", "brokers", "concurrency")   # conformance.bench.suite.FIGURES
+BENCH_FIGURES = ("detect", "throughput", "depth", "campaign", "brokers", "broker-jobs", "concurrency")   # conformance.bench.suite.FIGURES
 
 
 def add_parsers(sub) -> None:
