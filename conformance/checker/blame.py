@@ -78,7 +78,8 @@ MAX_PAIR_RULES = 7
 @attrs.frozen(kw_only=True)
 class Blame:
     """What a failing history breaks: ``rules`` (each alone explains it, or together the smallest set
-    that does), first the one first needed; ``mentioned``: rules the checker named that do not;
+    that does), first the one first needed; ``mentioned``: rules the checker named that do not, and rules of
+    discards that explain it alone only from a later step than another rule;
     ``confirmed``: False when no relaxation within the bounds explained it (``rules`` is then the
     checker's first rule, unconfirmed)."""
 
@@ -502,7 +503,14 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         if at is not None and at >= 0:
             alone.append((at, n, rule))
     if alone:
-        rules = tuple(r for _, _, r in sorted(alone))
+        # A discard MQ would have made (and its report) is never seen, only inferred from what the history
+        # shows later: a rule of discards that explains the history only from a later step than another
+        # rule does is a story of the same history told from an inference (an expired message discarded
+        # without its report, where an uncommitted put not counted explains the depth that suggested the
+        # discard), mentioned, not blamed.
+        earliest = min(at for at, _, _ in alone)
+        rules = tuple(r for at, _, r in sorted(alone) if at == earliest or r not in DISCARD_ONLY)
+        mentioned += [r for _, _, r in sorted(alone) if r not in rules and r not in mentioned]
     else:
         together: list[tuple[int, int, tuple[str, ...]]] = []
         candidates = [tuple(sorted(ways, key=tried.index)) for ways in needed_together if ways <= set(tried)]
