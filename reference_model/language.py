@@ -682,12 +682,26 @@ class LanguageError(ValueError):
     """A JSON value that is not a well-formed term of the operation language."""
 
 
+#: Per class of the language, its fields' names in order (to_json and from_json run once an operation).
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(cls: type) -> tuple[str, ...] | None:
+    names = _NAMES.get(cls)
+    if names is None:
+        if not (attrs.has(cls) and cls.__name__ in _REGISTRY):
+            return None
+        names = _NAMES[cls] = tuple(a.name for a in attrs.fields(cls))
+    return names
+
+
 def to_json(value: Any) -> Any:
     """The JSON-compatible form of a language value (lossless)."""
-    if attrs.has(type(value)) and type(value).__name__ in _REGISTRY:
+    names = _names(type(value)) if not isinstance(value, (str, int, tuple)) and value is not None else None
+    if names is not None:
         out: dict[str, Any] = {"type": type(value).__name__}
-        for a in attrs.fields(type(value)):
-            out[a.name] = to_json(getattr(value, a.name))
+        for name in names:
+            out[name] = to_json(getattr(value, name))
         return out
     if isinstance(value, tuple):
         return [to_json(v) for v in value]
@@ -713,8 +727,7 @@ def from_json(data: Any) -> Any:
     cls = _REGISTRY.get(data["type"])
     if cls is None:
         raise LanguageError(f"unknown type {data['type']!r}")
-    names = {a.name for a in attrs.fields(cls)}
-    unknown = set(data) - names - {"type"}
+    unknown = set(data) - set(_names(cls)) - {"type"}
     if unknown:
         raise LanguageError(f"{data['type']}: unknown field(s) {sorted(unknown)}")
     try:
