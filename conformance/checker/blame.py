@@ -79,7 +79,7 @@ MAX_PAIR_RULES = 7
 class Blame:
     """What a failing history breaks: ``rules`` (each alone explains it, or together the smallest set
     that does), first the one first needed; ``mentioned``: rules the checker named that do not, and rules of
-    discards that explain it alone only from a later step than another rule;
+    discards that explain it alone only from a later step than a rule of what the history shows;
     ``confirmed``: False when no relaxation within the bounds explained it (``rules`` is then the
     checker's first rule, unconfirmed)."""
 
@@ -474,6 +474,15 @@ def explained_by(pairs, platform: str, known: frozenset[str], expiry_tolerance: 
                for rule in sorted(known & ENDINGS))
 
 
+def blamed_alone(alone: list[tuple[int, int, str]]) -> tuple[str, ...]:
+    """Of the rules that each explain a history alone, ``(the step it is needed from, order tried, rule)``,
+    those blamed, first the one needed first: all but the rules of discards needed only later than a rule of
+    what the history shows (see :func:`blame`)."""
+    earliest = min(at for at, _, _ in alone)
+    shown = any(at == earliest and r not in DISCARD_ONLY for at, _, r in alone)
+    return tuple(r for at, _, r in sorted(alone) if at == earliest or not shown or r not in DISCARD_ONLY)
+
+
 def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
           set_aside: frozenset[str] = frozenset(), known_by: frozenset[str] | None = None) -> Blame:
     """The rules the failing history ``steps`` (ending at ``mismatch.index``) breaks, by counterfactual.
@@ -504,12 +513,11 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
             alone.append((at, n, rule))
     if alone:
         # A discard MQ would have made (and its report) is never seen, only inferred from what the history
-        # shows later: a rule of discards that explains the history only from a later step than another
-        # rule does is a story of the same history told from an inference (an expired message discarded
-        # without its report, where an uncommitted put not counted explains the depth that suggested the
-        # discard), mentioned, not blamed.
-        earliest = min(at for at, _, _ in alone)
-        rules = tuple(r for at, _, r in sorted(alone) if at == earliest or r not in DISCARD_ONLY)
+        # shows later: where a rule of what the history does show explains it alone from an earlier step, a
+        # rule of discards that explains it only later tells a story of the same history built on that
+        # inference (an expired message discarded without its report, where an uncommitted put not counted
+        # explains the depth that suggested the discard), and is mentioned, not blamed.
+        rules = blamed_alone(alone)
         mentioned += [r for _, _, r in sorted(alone) if r not in rules and r not in mentioned]
     else:
         together: list[tuple[int, int, tuple[str, ...]]] = []
