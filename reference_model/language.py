@@ -727,7 +727,7 @@ def from_json(data: Any) -> Any:
     cls = _REGISTRY.get(data["type"])
     if cls is None:
         raise LanguageError(f"unknown type {data['type']!r}")
-    unknown = set(data) - set(_names(cls)) - {"type"}
+    unknown = set(data) - set(_names(cls) or ()) - {"type"}
     if unknown:
         raise LanguageError(f"{data['type']}: unknown field(s) {sorted(unknown)}")
     try:

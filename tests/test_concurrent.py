@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from adapters.simulated import SimulatedAdapter
 from adapters.simulated.faults import FAULTS, RACES, parse_faults
 from conformance.runner.concurrent import client_script, run_case, search, setup_ops
@@ -129,3 +131,55 @@ def test_the_faults_listing_shows_a_race_fault_as_one_only_overlapping_calls_sho
     code, out, _ = run_cli("faults", "--area", "core")
     line = next(x for x in out.splitlines() if x.startswith("get-not-atomic\t"))
     assert "shows only when calls overlap" in line and len(line.split("\t")) == 3
+
+
+def test_run_with_concurrency_finds_a_race_writes_it_and_its_replay_shows_how_often(tmp_path):
+    """``mqconform run --concurrency 3``: a get that is not atomic is found, shown as a timeline one column per
+    client, written as a race file that ``replay --tries`` runs again, failing on the faulty queue manager and
+    passing once the fault is gone; a conforming queue manager passes."""
+    import json
+
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "get-not-atomic", "--adapter-opt",
+                             "call-ms=0.2", "--concurrency", "3", "--seed", "1", "--results", tmp_path / "r")
+    assert code == 1, out + err
+    summary = json.loads((tmp_path / "r" / "concurrent.json").read_text())
+    assert summary["clients"] == 3 and summary["race"] and summary["rules"] and summary["cases_run"] <= 40
+    race = tmp_path / "r" / summary["race"]
+    data = json.loads(race.read_text())
+    assert data["format"] == "mqconform-race" and {e["client"] for e in data["events"]} <= {"a", "b", "c"}
+    assert "client a" in out and "client c" in out and ">>" in out and f"mqconform replay {race} --tries" in out
+    code, out, err = run_cli("replay", race, "--tries", "10")
+    assert code == 1 and "Still failing" in out or "Fails, naming other rules" in out, out + err
+    assert "of 10 tries" in out
+    code, out, err = run_cli("replay", race, "--tries", "5", "--adapter", "simulated")
+    assert code == 0 and "5 times: some order explains every try" in out, out + err
+    for seed in ("1", "2"):
+        code, out, err = run_cli("run", "--adapter", "simulated", "--adapter-opt", "call-ms=0.2", "--concurrency",
+                                 "2", "--examples", "10", "--seed", seed, "--results", tmp_path / f"ok{seed}")
+        assert code == 0 and "No race in 10 concurrent cases of 2 clients" in out, out + err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--concurrency", "5"], "not a number of clients from 2 to 4"),
+    (["--concurrency", "2", "--area", "expiry"], "concurrent cases are of the core area"),
+    (["--concurrency", "2", "--jobs", "2"], "--jobs not with concurrent cases"),
+    (["--concurrency", "2", "--faults", "expiry-zero-accepted"], "could not show in them"),
+])
+def test_run_with_concurrency_refuses_what_it_cannot_do_in_one_line(argv, message, tmp_path):
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("run", "--adapter", "simulated", *argv, "--results", tmp_path / "r")
+    assert code == 2 and err.count("\n") == 1 and message in err and "Traceback" not in err, (out, err)
+
+
+def test_an_adapter_that_takes_one_call_at_a_time_is_refused_and_a_bad_race_file_is_one_line(tmp_path):
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("run", "--adapter", "reference", "--concurrency", "2", "--results", tmp_path / "r")
+    assert code == 2 and "does not take calls from several clients at once" in err and err.count("\n") == 1
+    bad = tmp_path / "race.json"
+    bad.write_text('{"format": "mqconform-race", "version": 1, "adapter": "simulated"}')
+    code, out, err = run_cli("replay", bad, "--tries", "2")
+    assert code == 2 and "not a well-formed race file" in err and err.count("\n") == 1, (out, err)

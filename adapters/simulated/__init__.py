@@ -27,6 +27,9 @@ class SimulatedAdapter:
     """In-process simulated queue manager with injectable faults (options: faults, platform, dlq-handler)."""
 
     name = "simulated"
+    #: Takes calls from several threads at once (``mqconform run --concurrency``): each call runs whole under the
+    #: queue manager's lock, as a queue manager's calls are atomic (its race faults break that).
+    concurrent_calls = True
 
     def __init__(self, **options: str) -> None:
         check_options(self.name, options, {"faults", "platform", "dlq-handler", "call-ms"})

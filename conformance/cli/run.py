@@ -49,6 +49,11 @@ def add_parsers(sub) -> None:
                      help="share each area's cases among N worker processes run at once, each with its own "
                           "adapter to the same system (its own connections and queues) and seed: a system on real "
                           "time overlaps their waits (default 1; not with restart=on or nemesis=on)")
+    run.add_argument("--concurrency", type=_clients, metavar="N",
+                     help="concurrent cases: a set-up, then N clients (2 to 4) at once, each on its own connection "
+                          "and thread, each history judged by whether some order of its calls is one MQ allows "
+                          "(docs/concurrency.md); the core area; --examples cases (default 40); stops at the "
+                          "first race")
     run.add_argument("--part", type=Path, help=argparse.SUPPRESS)   # a worker of --jobs: its record for the run
     run.add_argument("--no-minimise", action="store_true",
                      help="keep each counterexample as Hypothesis shrank it, without minimising its history")
@@ -76,7 +81,20 @@ def add_parsers(sub) -> None:
                              f"virtual clock, {REPLAYS_REALTIME} on a system that runs on real time)")
 
 
+def _clients(text: str) -> int:
+    from conformance.cli.concurrency import clients
+
+    try:
+        return clients(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--concurrency: ")) from None
+
+
 def cmd_run(args, out) -> int:
+    if args.concurrency:
+        from conformance.cli.concurrency import cmd_run_concurrent
+
+        return cmd_run_concurrent(args, out)
     areas = _areas(args.area)
     options = _adapter_options(args)
     if args.part is None:   # (a worker of --jobs runs one area of a system whose faults may lie in others)
@@ -151,7 +169,7 @@ def _faults_in_areas(faults: str | None, areas: list[str]) -> None:
     races = [n for n in names if n in RACES]
     if races:
         raise UsageError(f"--faults {', '.join(races)}: shows only when calls overlap, and a run's cases are "
-                         "sequential (conformance/runner/concurrent.py runs concurrent cases; docs/concurrency.md)")
+                         "sequential: run it with --concurrency N (docs/concurrency.md)")
     outside = [f"{n} ({FAULTS[n].area})" for n in names if FAULTS[n].area not in areas]
     if outside:
         raise UsageError(f"--faults {', '.join(outside)}: not in the areas run ({', '.join(areas)}); "
@@ -246,6 +264,12 @@ def _summary(record: RunRecord, out) -> None:
 
 
 def cmd_replay(args, out) -> int:
+    from conformance.records.races import is_race_file
+
+    if is_race_file(args.file):
+        from conformance.cli.concurrency import cmd_replay_race
+
+        return cmd_replay_race(args, out)
     if args.adapter_opt and not args.adapter:
         raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
     if args.replays is not None and not args.minimise:

@@ -9,7 +9,8 @@ A call that raised is an operation of unknown effect: it may have happened or no
 take calls from several threads at once (the simulated queue manager runs each call whole under a lock, as a
 queue manager's calls are atomic; its race faults, ``adapters.simulated.faults.RACES``, break that).
 
-This is the first part of the concurrent mode: no shrinking yet, no ``mqconform run --concurrency``.
+``mqconform run --concurrency N`` runs :func:`search_on`; ``mqconform replay`` of a race file runs
+:func:`rerun`.  Races are not shrunk yet.
 """
 
 from __future__ import annotations
@@ -142,25 +143,59 @@ def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], script
     return ConcurrentCase(setup=done_setup, events=tuple(events), after=done_after)
 
 
-def search(make_adapter: Callable[[], object], seed: int, cases: int, clients: int = 3, length: int = 4,
-           messages: int = 2, platform: str = C.PLATFORM_DISTRIBUTED) -> tuple[Race | None, int]:
-    """Draw and run up to ``cases`` concurrent cases from ``seed``; (the first race found or None, cases run)."""
+#: The check after the clients: the queue's depth.
+AFTER = (L.InquireQueue(queue=QUEUE, names=("CURDEPTH",)),)
+
+
+def search_on(adapter, seed: int, cases: int, clients: int = 3, length: int = 4, messages: int = 2,
+              platform: str = C.PLATFORM_DISTRIBUTED, progress: Callable[[int], None] | None = None,
+              stop: Callable[[], bool] | None = None) -> tuple[Race | None, int]:
+    """Draw and run up to ``cases`` concurrent cases from ``seed`` on ``adapter`` (left open); (the first race
+    found or None, cases run).  ``progress`` is told each case's number once it is judged; ``stop`` is asked
+    before each case (True: end there)."""
     rng = random.Random(seed)
     names = [chr(ord("a") + n) for n in range(clients)]
+    for index in range(cases):
+        if stop is not None and stop():
+            return None, index
+        scripts = {name: client_script(rng, name, length) for name in names}
+        case = run_case(adapter, f"concurrent-{seed}-{index}", platform, setup_ops(names, messages), scripts,
+                        after=AFTER)
+        result = check(platform, case.setup, case.events, case.after)
+        if progress is not None:
+            progress(index + 1)
+        if result.verdict == NOT_LINEARIZABLE:
+            return Race(case=case, result=result, seed=seed, index=index), index + 1
+    return None, cases
+
+
+def search(make_adapter: Callable[[], object], seed: int, cases: int, clients: int = 3, length: int = 4,
+           messages: int = 2, platform: str = C.PLATFORM_DISTRIBUTED) -> tuple[Race | None, int]:
+    """:func:`search_on` a fresh adapter from ``make_adapter``, closed at the end."""
     adapter = make_adapter()
     try:
-        for index in range(cases):
-            scripts = {name: client_script(rng, name, length) for name in names}
-            case = run_case(adapter, f"concurrent-{seed}-{index}", platform, setup_ops(names, messages), scripts,
-                            after=[L.InquireQueue(queue=QUEUE, names=("CURDEPTH",))])
-            result = check(platform, case.setup, case.events, case.after)
-            if result.verdict == NOT_LINEARIZABLE:
-                return Race(case=case, result=result, seed=seed, index=index), index + 1
-        return None, cases
+        return search_on(adapter, seed, cases, clients, length, messages, platform)
     finally:
         close = getattr(adapter, "close", None)
         if close is not None:
             close()
 
 
-__all__ = ["ConcurrentCase", "Race", "run_case", "search", "setup_ops", "client_script"]
+def rerun(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after: Sequence[L.Op], platform: str,
+          tries: int, case_id: str = "replay") -> tuple[int, Linearization | None, ConcurrentCase | None]:
+    """Run the same clients ``tries`` times, each on a fresh case: (how many were not linearizable, the first such
+    result and its case).  A race depends on how the calls met, so it shows in some tries, not all."""
+    failed = 0
+    first: tuple[Linearization | None, ConcurrentCase | None] = (None, None)
+    for n in range(tries):
+        case = run_case(adapter, f"{case_id}-{n}", platform, setup, scripts, after=after)
+        result = check(platform, case.setup, case.events, case.after)
+        if result.verdict == NOT_LINEARIZABLE:
+            failed += 1
+            if first[0] is None:
+                first = (result, case)
+    return failed, first[0], first[1]
+
+
+__all__ = ["ConcurrentCase", "Race", "run_case", "search", "search_on", "rerun", "setup_ops", "client_script",
+           "AFTER"]

@@ -1,0 +1,168 @@
+"""``mqconform run --concurrency N`` and ``mqconform replay`` of a race: concurrent cases judged by the concurrent
+checker (docs/concurrency.md)."""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+
+from adapters.registry import create_adapter
+from conformance import __version__
+from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK, UsageError,
+                                    _adapter_options, _areas, _on_signals, _results_dir, _stop)
+from conformance.records.history import write_json_atomic
+from conformance.records.races import load_race, race_record, render_race, save_race
+from conformance.records.render import counted
+from conformance.runner.concurrent import search_on, rerun
+from conformance.runner.session import STOP
+from reference_model import mqconst as C
+
+#: Concurrent cases a run makes unless --examples says otherwise.
+DEFAULT_CASES = 40
+#: Clients a concurrent case may have.
+CLIENTS = range(2, 5)
+#: Tries a race's replay line suggests.
+SUGGESTED_TRIES = 20
+
+
+def clients(text: str) -> int:
+    """``--concurrency``'s value: 2 to 4 clients."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n not in CLIENTS:
+        raise UsageError(f"--concurrency: {text!r} is not a number of clients from {CLIENTS[0]} to {CLIENTS[-1]}")
+    return n
+
+
+def _core_faults(faults: str | None) -> None:
+    """A fault of another area than the core could not show in a concurrent case: refused, not a silent pass."""
+    from adapters.simulated.faults import FAULTS, parse_faults
+
+    try:
+        names = parse_faults(faults) if faults else ()
+    except ValueError:
+        return   # the simulated adapter names the unknown fault
+    outside = [f"{n} ({FAULTS[n].area})" for n in names if n in FAULTS and FAULTS[n].area != "core"]
+    if outside:
+        raise UsageError(f"--faults {', '.join(outside)}: concurrent cases are of the core area; this fault "
+                         "could not show in them")
+
+
+def _concurrent_adapter(name: str, options: dict):
+    adapter = create_adapter(name, options)
+    if not getattr(adapter, "concurrent_calls", False):
+        adapter.close()
+        raise UsageError(f"--concurrency: adapter {name!r} does not take calls from several clients at once yet "
+                         "(the simulated queue manager does; docs/concurrency.md)")
+    return adapter
+
+
+def _platform(adapter) -> str:
+    platforms = adapter.capabilities().platforms
+    return C.PLATFORM_DISTRIBUTED if C.PLATFORM_DISTRIBUTED in platforms else platforms[0]
+
+
+def cmd_run_concurrent(args, out) -> int:
+    unsupported = [flag for flag, given in (("--jobs", args.jobs > 1), ("--minutes", args.minutes is not None),
+                                            ("--keep-going", args.keep_going is not None),
+                                            ("--no-minimise", args.no_minimise), ("--part", args.part is not None))
+                   if given]
+    if unsupported:
+        raise UsageError(f"--concurrency: {', '.join(unsupported)} not with concurrent cases (a run stops at its "
+                         "first race, which is not minimised yet)")
+    if args.area and _areas(args.area) != ["core"]:
+        raise UsageError("--concurrency: concurrent cases are of the core area (queues and units of work): "
+                         "leave --area out or give core")
+    options = _adapter_options(args)
+    _core_faults(options.get("faults"))
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    cases = args.examples or DEFAULT_CASES
+    results = _results_dir(args.results)
+    adapter = _concurrent_adapter(args.adapter, options)
+    try:
+        results.mkdir(parents=True, exist_ok=True)
+        _RESULTS.append(results)
+    except OSError as exc:
+        adapter.close()
+        raise UsageError(f"cannot use results directory {results}: {exc.strerror}") from None
+    platform = _platform(adapter)
+    out.write(f"mqconform {__version__}: adapter {args.adapter}, concurrent cases of {args.concurrency} clients "
+              f"(core, platform {platform}), {cases} cases, seed {seed}\n")
+    out.write(f"Results: {results}\n")
+    out.flush()
+
+    def progress(n: int) -> None:
+        if n % 10 == 0 or n == cases:
+            out.write(f"  {n} of {cases} cases judged\n")
+            out.flush()
+
+    STOP.clear()
+    previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
+    started = time.time()
+    try:
+        race, ran = search_on(adapter, seed, cases, clients=args.concurrency, platform=platform, progress=progress,
+                              stop=STOP.is_set)
+        interrupted = STOP.is_set() and race is None and ran < cases
+    finally:
+        _on_signals(previous)
+        STOP.clear()
+        adapter.close()
+    summary = {"format": "mqconform-concurrent-run", "kit_version": __version__, "adapter": args.adapter,
+               "adapter_options": options, "platform": platform, "clients": args.concurrency, "seed": seed,
+               "cases": cases, "cases_run": ran, "started": started, "ended": time.time(),
+               "interrupted": interrupted, "race": None, "rules": []}
+    if race is not None:
+        record = race_record(adapter=args.adapter, adapter_options=options, platform=platform, seed=seed,
+                             index=race.index, setup=race.case.setup, events=race.case.events, after=race.case.after,
+                             result=race.result)
+        path = save_race(record, results)
+        summary.update(race=str(path.relative_to(results)), rules=list(record.rules))
+    write_json_atomic(results / "concurrent.json", summary)
+    if race is not None:
+        out.write("\n" + render_race(record) + "\n\n")
+        out.write(f"Replay file: {path}\nReplay with: mqconform replay {path} --tries {SUGGESTED_TRIES}\n")
+        return EXIT_NONCONFORMANT
+    if interrupted:
+        out.write(f"\nInterrupted after {counted(ran, 'case')}: no race so far; results in {results}\n")
+        return EXIT_INTERRUPTED
+    out.write(f"\nNo race in {counted(ran, 'concurrent case')} of {args.concurrency} clients: each history is one "
+              "some order of its calls, as MQ allows them, explains.\n")
+    return EXIT_OK
+
+
+def cmd_replay_race(args, out) -> int:
+    """A race's clients run again ``--tries`` times: how often no order explains what they saw."""
+    for flag, given in (("--minimise", args.minimise), ("--as-pytest", args.as_pytest is not None),
+                        ("--replays", args.replays is not None)):
+        if given:
+            raise UsageError(f"{flag}: not for a race file (a race is replayed with --tries)")
+    if args.adapter_opt and not args.adapter:
+        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
+    race = load_race(args.file)
+    name = args.adapter or race.adapter
+    options = _adapter_options(args) if args.adapter else dict(race.adapter_options)
+    if not args.adapter and args.faults:
+        options["faults"] = args.faults
+    adapter = _concurrent_adapter(name, options)
+    try:
+        failed, result, case = rerun(adapter, [op for op, _ in race.setup], race.scripts(),
+                                     [op for op, _ in race.after], race.platform, args.tries)
+    finally:
+        adapter.close()
+    calls = len(race.events)
+    if failed:
+        shown = race_record(adapter=name, adapter_options=options, platform=race.platform, seed=race.seed,
+                            index=race.index, setup=case.setup, events=case.events, after=case.after, result=result)
+        out.write(render_race(shown) + "\n\n")
+        same = set(result.rules) == set(race.rules)
+        out.write(f"{'Still failing' if same else 'Fails, naming other rules (' + ', '.join(result.rules) + ')'}: "
+                  f"{args.file}: no order explains {failed} of {args.tries} tries of its {calls} calls on adapter "
+                  f"{name}\n")
+        return EXIT_NONCONFORMANT
+    out.write(f"Replayed the {calls} calls of {len(race.clients)} clients on adapter {name} {args.tries} times: some "
+              "order explains every try (fixed, or a race these tries did not meet).\n")
+    return EXIT_OK
+
