@@ -47,6 +47,11 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
          "recorded history breaks the rule (it passes once the rule alone is relaxed); rules only mentioned by "
          "a failure are not failed"),
     ]
+    if m.get("concurrency"):
+        rows.append(("concurrent cases", f"{' or '.join(map(str, m['concurrency']))} clients at once a case: a rule "
+                                         "passes where the order of some case's calls that MQ allows exercised it, "
+                                         "and fails where no order of a case's calls is one MQ allows (a race: "
+                                         + (", ".join(m["races"]) if m.get("races") else "none found") + ")"))
     if m.get("not_expressible"):
         declined = m.get("declined") or {}
         rows.append(("operations left out", "; ".join(f"{kind} ({n})" for kind, n in sorted(m["not_expressible"].items()))

@@ -108,6 +108,9 @@ class Column:
             "directories": [str(r.path) for r in self.runs],
             "not_expressible": _summed([r.meta.get("not_expressible") or {} for r in self.runs]),
             "declined": _summed([r.meta.get("declined") or {} for r in self.runs]),
+            # runs of concurrent cases (run --concurrency): their clients per case, and the race files
+            "concurrency": sorted({r.meta["concurrency"] for r in self.runs if r.meta.get("concurrency")}),
+            "races": [f"{r.path}/{race}" for r in self.runs for race in r.meta.get("races") or ()],
         }
 
 

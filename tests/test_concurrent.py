@@ -144,12 +144,19 @@ def test_run_with_concurrency_finds_a_race_writes_it_and_its_replay_shows_how_of
     code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "get-not-atomic", "--adapter-opt",
                              "call-ms=0.2", "--concurrency", "3", "--seed", "1", "--results", tmp_path / "r")
     assert code == 1, out + err
-    summary = json.loads((tmp_path / "r" / "concurrent.json").read_text())
-    assert summary["clients"] == 3 and summary["race"] and summary["rules"] and summary["cases_run"] <= 40
-    race = tmp_path / "r" / summary["race"]
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert run["concurrency"] == 3 and len(run["races"]) == 1 and run["status"] == "fail" and run["failures"] == []
+    assert 1 <= run["examples_run"] <= 40
+    race = tmp_path / "r" / run["races"][0]
     data = json.loads(race.read_text())
+    verdicts = {r["rule"]: r["verdict"] for r in map(json.loads, (tmp_path / "r" / "rules.jsonl").read_text().splitlines())}
+    assert data["rules"] and all(verdicts[r] == "fail" for r in data["rules"])
     assert data["format"] == "mqconform-race" and {e["client"] for e in data["events"]} <= {"a", "b", "c"}
     assert "client a" in out and "client c" in out and ">>" in out and f"mqconform replay {race} --tries" in out
+    # the report says the verdicts are of concurrent cases, and where the race is
+    code, out, err = run_cli("report", tmp_path / "r", "--format", "md", "--out", tmp_path / "report.md")
+    text = (tmp_path / "report.md").read_text()
+    assert code == 1 and "3 clients at once a case" in text and race.name in text, out + err
     code, out, err = run_cli("replay", race, "--tries", "10")
     assert code == 1 and "Still failing" in out or "Fails, naming other rules" in out, out + err
     assert "of 10 tries" in out
@@ -159,6 +166,11 @@ def test_run_with_concurrency_finds_a_race_writes_it_and_its_replay_shows_how_of
         code, out, err = run_cli("run", "--adapter", "simulated", "--adapter-opt", "call-ms=0.2", "--concurrency",
                                  "2", "--examples", "10", "--seed", seed, "--results", tmp_path / f"ok{seed}")
         assert code == 0 and "No race in 10 concurrent cases of 2 clients" in out, out + err
+        # each case is evidence for the rules its witness order exercised: those pass, none fails
+        verdicts = {r["rule"]: r["verdict"] for r in
+                    map(json.loads, (tmp_path / f"ok{seed}" / "rules.jsonl").read_text().splitlines())}
+        assert "fail" not in verdicts.values() and verdicts["CORE-16"] in ("pass", "partly exercised")
+        assert {"CORE-29", "CORE-13"} & {r for r, v in verdicts.items() if v in ("pass", "partly exercised")}
 
 
 @pytest.mark.parametrize("argv, message", [

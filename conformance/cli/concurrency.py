@@ -3,17 +3,20 @@ checker (docs/concurrency.md)."""
 
 from __future__ import annotations
 
+import json
 import random
 import signal
 import time
+from collections import Counter
 
 from adapters.registry import create_adapter
 from conformance import __version__
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK, UsageError,
                                     _adapter_options, _areas, _on_signals, _results_dir, _stop)
-from conformance.records.history import write_json_atomic
-from conformance.records.races import load_race, race_record, render_race, save_race
+from conformance.checker.linearizable import INDETERMINATE
+from conformance.records.races import load_race, race_record, render_race
 from conformance.records.render import counted
+from conformance.records.results import RunRecord
 from conformance.runner.concurrent import search_on, rerun
 from conformance.runner.session import STOP
 from reference_model import mqconst as C
@@ -99,37 +102,42 @@ def cmd_run_concurrent(args, out) -> int:
             out.write(f"  {n} of {cases} cases judged\n")
             out.flush()
 
+    record = RunRecord(adapter=adapter.name, describe=adapter.describe(), capabilities=adapter.capabilities().to_json(),
+                       areas=["core"], seed=seed, examples=cases, concurrency=args.concurrency)
+    verdicts: Counter = Counter()
     STOP.clear()
     previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
-    started = time.time()
     try:
         race, ran = search_on(adapter, seed, cases, clients=args.concurrency, platform=platform, progress=progress,
-                              stop=STOP.is_set)
-        interrupted = STOP.is_set() and race is None and ran < cases
+                              stop=STOP.is_set, coverage=record.coverage, verdicts=verdicts)
+        if STOP.is_set() and race is None and ran < cases:
+            record.interrupted = ["core"]
     finally:
         _on_signals(previous)
         STOP.clear()
         adapter.close()
-    summary = {"format": "mqconform-concurrent-run", "kit_version": __version__, "adapter": args.adapter,
-               "adapter_options": options, "platform": platform, "clients": args.concurrency, "seed": seed,
-               "cases": cases, "cases_run": ran, "started": started, "ended": time.time(),
-               "interrupted": interrupted, "race": None, "rules": []}
     if race is not None:
-        record = race_record(adapter=args.adapter, adapter_options=options, platform=platform, seed=seed,
-                             index=race.index, setup=race.case.setup, events=race.case.events, after=race.case.after,
-                             result=race.result)
-        path = save_race(record, results)
-        summary.update(race=str(path.relative_to(results)), rules=list(record.rules))
-    write_json_atomic(results / "concurrent.json", summary)
+        shown = race_record(adapter=args.adapter, adapter_options=options, platform=platform, seed=seed,
+                            index=race.index, setup=race.case.setup, events=race.case.events, after=race.case.after,
+                            result=race.result)
+        record.add_race(shown)
+    record.ended = time.time()
+    record.write(results)
+    undecided = verdicts[INDETERMINATE]
+    bounded = (f"; {counted(undecided, 'case')} the checker's bound left indeterminate (no evidence either way)"
+               if undecided else "")
     if race is not None:
-        out.write("\n" + render_race(record) + "\n\n")
+        path = results / json.loads((results / "run.json").read_text(encoding="utf-8"))["races"][0]
+        out.write("\n" + render_race(shown) + "\n\n")
         out.write(f"Replay file: {path}\nReplay with: mqconform replay {path} --tries {SUGGESTED_TRIES}\n")
+        out.write(f"Rules: {results / 'rules.jsonl'}{bounded}\n")
         return EXIT_NONCONFORMANT
-    if interrupted:
+    if record.interrupted:
         out.write(f"\nInterrupted after {counted(ran, 'case')}: no race so far; results in {results}\n")
         return EXIT_INTERRUPTED
     out.write(f"\nNo race in {counted(ran, 'concurrent case')} of {args.concurrency} clients: each history is one "
-              "some order of its calls, as MQ allows them, explains.\n")
+              f"some order of its calls, as MQ allows them, explains{bounded}. Rules each case exercised in that "
+              f"order: {results / 'rules.jsonl'}\n")
     return EXIT_OK
 
 

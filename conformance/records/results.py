@@ -23,6 +23,7 @@ import attrs
 from conformance import __version__
 from conformance.checker.sequential import StepCheck
 from conformance.records.history import Failure, save_failure, write_json_atomic
+from conformance.records.races import save_race
 from reference_model.classes import label, names_of
 from reference_model.rules import RULES, Rule
 
@@ -248,6 +249,10 @@ class RunRecord:
     #: Cases that a departure already found cut short: the model could not follow the system past it, so
     #: the rest of the case was not run.
     cut_short: int = 0
+    #: A run of concurrent cases (``run --concurrency``): the clients each case had, and the races found
+    #: (:class:`conformance.records.races.RaceRecord`), written beside the replay files.
+    concurrency: int | None = None
+    races: list = attrs.Factory(list)
 
     def spend(self, phase: str, seconds: float) -> None:
         """Count ``seconds`` spent in ``phase`` (one of :data:`PHASES`)."""
@@ -275,6 +280,11 @@ class RunRecord:
         # failed: the rules the history breaks, not every rule the checker mentioned
         self.coverage.failed.update(failure.blamed)
         self.failures.append(failure)
+
+    def add_race(self, race) -> None:
+        """A race: the rules no order of its calls satisfies are failed, as a failure's blamed rules are."""
+        self.coverage.failed.update(race.rules)
+        self.races.append(race)
 
     def _rules(self) -> list[tuple[Rule, list[str]]]:
         """Each rule reported, with the areas whose errors bear on it: the rules of the areas run, then
@@ -317,7 +327,7 @@ class RunRecord:
     def status(self) -> str:
         if self.error is not None or self.interrupted:
             return ERROR
-        return FAIL if self.failures else PASS
+        return FAIL if self.failures or self.races else PASS
 
     def part_json(self) -> dict:
         """What one of several processes sharing a run found: merged into one record by :meth:`absorb`."""
@@ -364,6 +374,7 @@ class RunRecord:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         replay_paths = [save_failure(f, directory / "failures") for f in self.failures]
+        race_paths = [save_race(r, directory) for r in self.races]
         rows = self.rule_rows()
         tmp = directory / "rules.jsonl.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -396,6 +407,8 @@ class RunRecord:
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],
+            **({"concurrency": self.concurrency, "races": [str(p.relative_to(directory)) for p in race_paths]}
+               if self.concurrency else {}),
             "not_expressible": dict(self.coverage.not_expressible),
             **({"declined": dict(self.coverage.declined)} if self.coverage.declined else {}),
             "cluster_shares": {"observed": dict(self.coverage.shares_observed),

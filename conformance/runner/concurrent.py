@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import random
 import sys
+from collections import Counter
 import threading
 import time
 from typing import Callable, Sequence
 
 import attrs
 
-from conformance.checker.linearizable import NOT_LINEARIZABLE, Event, Linearization, check
+from conformance.checker.linearizable import LINEARIZABLE, NOT_LINEARIZABLE, Event, Linearization, check
+from conformance.checker.sequential import ModelTracker
+from conformance.records.results import Coverage
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -147,12 +150,31 @@ def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], script
 AFTER = (L.InquireQueue(queue=QUEUE, names=("CURDEPTH",)),)
 
 
+def witness_coverage(platform: str, case: ConcurrentCase, result: Linearization, coverage: Coverage) -> bool:
+    """Count the rules a linearizable case exercised, as the sequential history of its witness order exercises
+    them (the set-up, the events in that order, the check after): what the case is evidence of.  False, and
+    nothing counted, where the order holds an event of unknown effect (no answer to follow it by)."""
+    placed = [case.events[i] for i in result.order]
+    if any(e.observed is None for e in placed):
+        return False
+    steps = [*case.setup, *((e.op, e.observed) for e in placed if e.observed is not None), *case.after]
+    tracker = ModelTracker(platform)
+    checks = [tracker.advance(op, observed) for op, observed in steps]
+    if any(c.mismatch is not None for c in checks):   # (the checker found this order passes: never here)
+        return False
+    for c in checks:
+        coverage.record(c)
+    return True
+
+
 def search_on(adapter, seed: int, cases: int, clients: int = 3, length: int = 4, messages: int = 2,
               platform: str = C.PLATFORM_DISTRIBUTED, progress: Callable[[int], None] | None = None,
-              stop: Callable[[], bool] | None = None) -> tuple[Race | None, int]:
+              stop: Callable[[], bool] | None = None, coverage: Coverage | None = None,
+              verdicts: Counter | None = None) -> tuple[Race | None, int]:
     """Draw and run up to ``cases`` concurrent cases from ``seed`` on ``adapter`` (left open); (the first race
     found or None, cases run).  ``progress`` is told each case's number once it is judged; ``stop`` is asked
-    before each case (True: end there)."""
+    before each case (True: end there); ``coverage`` counts the cases and the rules each linearizable case
+    exercised (:func:`witness_coverage`); ``verdicts`` the cases by the checker's verdict."""
     rng = random.Random(seed)
     names = [chr(ord("a") + n) for n in range(clients)]
     for index in range(cases):
@@ -162,6 +184,12 @@ def search_on(adapter, seed: int, cases: int, clients: int = 3, length: int = 4,
         case = run_case(adapter, f"concurrent-{seed}-{index}", platform, setup_ops(names, messages), scripts,
                         after=AFTER)
         result = check(platform, case.setup, case.events, case.after)
+        if verdicts is not None:
+            verdicts[result.verdict] += 1
+        if coverage is not None:
+            coverage.examples += 1
+            if result.verdict == LINEARIZABLE:
+                witness_coverage(platform, case, result, coverage)
         if progress is not None:
             progress(index + 1)
         if result.verdict == NOT_LINEARIZABLE:
