@@ -8,6 +8,10 @@ A known-deviations file is TOML, one ``[[deviation]]`` table per rule and adapte
     seen = "A persistent message got with SYNCPOINT_IF_PERSISTENT is removed at once."
     reason = '''One paragraph on the system's behaviour behind the departure ...'''
 
+An entry may cite the system's own tracker: ``upstream`` (a list of ``owner/repo#N``
+references or URLs) and ``affects`` (the versions they say the behaviour affects);
+reports show them beside the entry.
+
 An entry may name a recorded ``counterexample`` (a replay file, relative to the
 deviations file): the evidence that the system departs; or a list of them, where the
 behaviour shows in several shapes (a missing report seen by a get on the reply-to
@@ -66,6 +70,9 @@ _MATCH = {
     },
 }
 
+#: An upstream reference: ``owner/repo#123`` (a GitHub issue or pull request) or an http(s) URL.
+UPSTREAM_REF = r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#[0-9]+|https?://\S+)$"
+
 _SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
@@ -87,6 +94,11 @@ _SCHEMA = {
                         {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1,
                          "uniqueItems": True}]},
                     "match": _MATCH,
+                    # the system's own tracker: issues or pull requests about the behaviour ("owner/repo#N" or a
+                    # URL), and the versions they say it affects
+                    "upstream": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                 "items": {"type": "string", "pattern": UPSTREAM_REF}},
+                    "affects": {"type": "string", "minLength": 1},
                 },
             },
         },
@@ -188,6 +200,15 @@ class KnownDeviation:
     signatures: tuple[Signature, ...] = attrs.field(default=(Signature(),), eq=False)
     #: Why the entry is stale whatever the runs show (its counterexample no longer departs as it says), or "".
     stale_because: str = attrs.field(default="", eq=False)
+    #: The system's own tracker on the behaviour (``owner/repo#N`` or URLs), and the versions it affects.
+    upstream: tuple[str, ...] = ()
+    affects: str = ""
+
+    def upstream_text(self) -> str:
+        """"Upstream: X, Y (affects ...)." or "" where the entry cites none."""
+        if not self.upstream:
+            return ""
+        return f"Upstream: {', '.join(self.upstream)}" + (f" (affects {self.affects})" if self.affects else "") + "."
 
     @property
     def counterexample(self) -> str:
@@ -267,7 +288,8 @@ def load_deviations(path: str | Path) -> tuple[KnownDeviation, ...]:
         out.append(KnownDeviation(rule=entry["rule"], adapter=entry["adapter"], seen=" ".join(entry["seen"].split()),
                                   reason=" ".join(entry["reason"].split()), origin=origin,
                                   counterexamples=examples, counterexample_paths=paths,
-                                  signatures=signatures, stale_because=stale))
+                                  signatures=signatures, stale_because=stale,
+                                  upstream=tuple(entry.get("upstream", ())), affects=entry.get("affects", "")))
     return tuple(out)
 
 

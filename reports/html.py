@@ -189,8 +189,9 @@ def _deviations(report: Report) -> list[str]:
             status += f" (now {esc(d.verdict)})"
         if d.note:
             status += f"<br>{esc(d.note)}"
+        upstream = f"<br>{esc(d.deviation.upstream_text())}" if d.deviation.upstream else ""
         rows.append([f'<a href="#{esc(col.anchor)}-{esc(rule)}">{esc(rule)}</a>', esc(d.system), status,
-                     esc(d.deviation.seen), esc(d.deviation.reason)])
+                     esc(d.deviation.seen), esc(d.deviation.reason) + upstream])
     return ['<h2 id="deviations">Known deviations</h2>',
             "<p>Departures explained in a known-deviations file: <em>matched</em> (the system still departs), "
             "<em>not shown</em> (these runs passed the rule; the entry's recorded counterexample is the evidence, "

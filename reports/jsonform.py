@@ -44,7 +44,10 @@ def report_data(report: Report, generated: float) -> dict:
                                for col in report.columns} for area in report.areas()},
         "deviations": [{"rule": d.deviation.rule, "adapter": d.deviation.adapter, "system": d.system,
                         "status": d.status, "verdict": d.verdict, "seen": d.deviation.seen,
-                        "reason": d.deviation.reason} for d in report.deviations],
+                        "reason": d.deviation.reason,
+                        **({"upstream": list(d.deviation.upstream)} if d.deviation.upstream else {}),
+                        **({"affects": d.deviation.affects} if d.deviation.affects else {})}
+                       for d in report.deviations],
     }
 
 

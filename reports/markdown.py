@@ -178,6 +178,7 @@ def _deviations(report: Report) -> list[str]:
         example = (f" Recorded counterexample{'s' if len(examples) > 1 else ''}: "
                    f"{', '.join(_code(e, in_table=False) for e in examples)} (`mqconform replay` {'each' if len(examples) > 1 else 'it'})."
                    if examples else "")
+        upstream = f" {_cell(d.deviation.upstream_text())}" if d.deviation.upstream else ""
         out += [heading, "", f"*Seen:* {_cell(d.deviation.seen)}", "",
-                _cell(d.deviation.reason) + _cell(signature) + where + example + _cell(stale), ""]
+                _cell(d.deviation.reason) + _cell(signature) + where + example + upstream + _cell(stale), ""]
     return out

@@ -201,3 +201,23 @@ def test_a_failure_text_names_the_fields_that_follow_from_the_judged_one():
 
     text = render_failure(ORDER)
     assert "differing fields: message.body (and, following from it, message.priority)" in text, text
+
+
+def test_a_deviation_may_cite_the_systems_own_tracker_and_every_report_shows_it(runs, tmp_path):
+    bad, data = runs
+    rule = data["rules"][0]
+    known = _deviation(tmp_path, rule, 'upstream = ["rabbitmq/rabbitmq-server#4563", "https://example.org/bug/7"]\n'
+                                       'affects = "RabbitMQ before 3.11.0"\n')
+    [status] = make_report([bad], known_deviations=[known]).deviations
+    assert status.deviation.upstream == ("rabbitmq/rabbitmq-server#4563", "https://example.org/bug/7")
+    cited = "Upstream: rabbitmq/rabbitmq-server#4563, https://example.org/bug/7 (affects RabbitMQ before 3.11.0)."
+    for fmt in ("md", "html", "json"):
+        code, out, _ = run_cli("report", bad, "--known-deviations", known, "--format", fmt, "--out",
+                               tmp_path / f"r.{fmt}")
+        text = (tmp_path / f"r.{fmt}").read_text()
+        shown = cited.replace("#", "\\#") if fmt == "md" else "rabbitmq/rabbitmq-server#4563"   # (Markdown escapes #)
+        assert code == 0 and shown in text and "RabbitMQ before 3.11.0" in text, fmt
+    # a reference that is neither owner/repo#N nor a URL is one line, and no report is written
+    known = _deviation(tmp_path, rule, 'upstream = ["the tracker"]\n')
+    code, out, err = run_cli("report", bad, "--known-deviations", known, "--out", tmp_path / "none.md")
+    assert code == 2 and "upstream" in err and err.count("\n") == 1 and not (tmp_path / "none.md").exists()
