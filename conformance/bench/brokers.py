@@ -167,14 +167,24 @@ GOAL_BROKER_COST = 0.5
 
 def report(out, rounds: int = 100) -> list[BrokerCost]:
     """Print the figure for each broker that is installed (a private broker is started for it)."""
-    from tabulate import tabulate
-
     from adapters.base import AdapterError
-    from adapters.brokers import server
 
     out.write(f"Cost against the raw client: {OPS_PER_ROUND}-operation rounds (put and get outside syncpoint, put, "
               f"commit, get, commit) through the adapter with the model checking each step, over the same "
               f"operations through the broker's own client with no checking ({rounds} rounds each, interleaved)\n")
+    return _table_of(out, lambda name: measure(name, rounds), (AdapterError,), lambda cost: (
+        cost.adapter, cost.system, f"{cost.kit_ops_per_s:.0f}", f"{cost.raw_ops_per_s:.0f}", f"{cost.ratio:.2f}",
+        "met" if cost.ratio >= GOAL_BROKER_COST else "NOT met"),
+        ("adapter", "broker", "kit ops/s", "raw ops/s", "ratio", f"goal >= {GOAL_BROKER_COST}"))
+
+
+def _table_of(out, measure_one, errors: tuple, row, headers) -> list:
+    """Measure each installed broker (``measure_one(name)``; one that is not installed, or whose measuring raises
+    one of ``errors``, is a line saying why it was not measured), print the rows as a table, return the figures."""
+    from tabulate import tabulate
+
+    from adapters.brokers import server
+
     rows, got = [], []
     for name in ADAPTERS:
         missing = server(name).installed()
@@ -182,17 +192,14 @@ def report(out, rounds: int = 100) -> list[BrokerCost]:
             out.write(f"{name}: not measured ({missing})\n")
             continue
         try:
-            cost = measure(name, rounds)
-        except AdapterError as exc:
+            figure = measure_one(name)
+        except errors as exc:
             out.write(f"{name}: not measured ({exc})\n")
             continue
-        got.append(cost)
-        rows.append((name, cost.system, f"{cost.kit_ops_per_s:.0f}", f"{cost.raw_ops_per_s:.0f}", f"{cost.ratio:.2f}",
-                     "met" if cost.ratio >= GOAL_BROKER_COST else "NOT met"))
+        got.append(figure)
+        rows.append(row(figure))
     if rows:
-        out.write(tabulate(rows, headers=("adapter", "broker", "kit ops/s", "raw ops/s", "ratio",
-                                          f"goal >= {GOAL_BROKER_COST}"), tablefmt="simple", disable_numparse=True)
-                  + "\n\n")
+        out.write(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n\n")
     return got
 
 
@@ -271,32 +278,14 @@ def report_jobs(out, examples: int = 40) -> list[BrokerJobs]:
     import tempfile
     from pathlib import Path
 
-    from tabulate import tabulate
-
-    from adapters.brokers import server
-
     out.write(f"Cases at once on one broker: the core area ({examples} cases, seed 1, no restarts) run by one worker "
               f"and by {BROKER_JOBS} (mqconform run --jobs {BROKER_JOBS}: each worker its own connections and "
               f"queues on the same broker), cases per second each way\n")
-    rows, got = [], []
     with tempfile.TemporaryDirectory(prefix="mqconform-bench-") as tmp:
-        for name in ADAPTERS:
-            missing = server(name).installed()
-            if missing:
-                out.write(f"{name}: not measured ({missing})\n")
-                continue
-            try:
-                figure = measure_jobs(name, Path(tmp), examples=examples)
-            except (RuntimeError, OSError, ValueError, KeyError) as exc:
-                out.write(f"{name}: not measured ({exc})\n")
-                continue
-            got.append(figure)
-            rows.append((name, f"{figure.one_cases} in {figure.one_seconds:.0f} s",
-                         f"{figure.many_cases} in {figure.many_seconds:.0f} s", f"{figure.one_rate:.2f}",
-                         f"{figure.many_rate:.2f}", f"{figure.ratio:.2f}",
-                         "met" if figure.ratio >= GOAL_BROKER_JOBS else "NOT met"))
-    if rows:
-        out.write(tabulate(rows, headers=("adapter", "one worker", f"{BROKER_JOBS} workers", "cases/s (1)",
-                                          f"cases/s ({BROKER_JOBS})", "ratio", f"goal >= {GOAL_BROKER_JOBS:g}"),
-                           tablefmt="simple", disable_numparse=True) + "\n\n")
-    return got
+        return _table_of(out, lambda name: measure_jobs(name, Path(tmp), examples=examples),
+                         (RuntimeError, OSError, ValueError, KeyError), lambda figure: (
+            figure.adapter, f"{figure.one_cases} in {figure.one_seconds:.0f} s",
+            f"{figure.many_cases} in {figure.many_seconds:.0f} s", f"{figure.one_rate:.2f}", f"{figure.many_rate:.2f}",
+            f"{figure.ratio:.2f}", "met" if figure.ratio >= GOAL_BROKER_JOBS else "NOT met"),
+            ("adapter", "one worker", f"{BROKER_JOBS} workers", "cases/s (1)", f"cases/s ({BROKER_JOBS})", "ratio",
+             f"goal >= {GOAL_BROKER_JOBS:g}"))

@@ -56,6 +56,19 @@ def _adapter_options(args) -> dict[str, str]:
     return options
 
 
+def _replay_system(args, adapter: str, options: dict) -> tuple[str, dict]:
+    """The adapter and options a replay runs on: ``--adapter`` with its ``--adapter-opt``, else the recorded
+    ``adapter`` and ``options`` (``--faults`` added to them)."""
+    if args.adapter_opt and not args.adapter:
+        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
+    if args.adapter:
+        return args.adapter, _adapter_options(args)
+    options = dict(options)
+    if args.faults:
+        options["faults"] = args.faults
+    return adapter, options
+
+
 def _number(convert, what: str, ok, bound: str):
     """An argparse type: ``convert(text)``, which must be ``what`` and satisfy ``ok`` (else: must be ``bound``)."""
     def parse(text: str):

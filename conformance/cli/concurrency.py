@@ -12,7 +12,8 @@ from collections import Counter
 from adapters.registry import create_adapter
 from conformance import __version__
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK, UsageError,
-                                    _adapter_options, _areas, _on_signals, _results_dir, _stop)
+                                    _adapter_options, _areas, _on_signals, _replay_system, _results_dir,
+                                    _stop)
 from conformance.checker.linearizable import INDETERMINATE
 from conformance.records.races import load_race, race_record, render_race
 from conformance.records.render import counted
@@ -147,13 +148,8 @@ def cmd_replay_race(args, out) -> int:
                         ("--replays", args.replays is not None)):
         if given:
             raise UsageError(f"{flag}: not for a race file (a race is replayed with --tries)")
-    if args.adapter_opt and not args.adapter:
-        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
     race = load_race(args.file)
-    name = args.adapter or race.adapter
-    options = _adapter_options(args) if args.adapter else dict(race.adapter_options)
-    if not args.adapter and args.faults:
-        options["faults"] = args.faults
+    name, options = _replay_system(args, race.adapter, race.adapter_options)
     adapter = _concurrent_adapter(name, options)
     try:
         failed, result, case = rerun(adapter, [op for op, _ in race.setup], race.scripts(),

@@ -15,7 +15,7 @@ from adapters.subprocess import keep_artifacts
 from conformance import __version__
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK,
                                     UsageError, _adapter_args, _adapter_options, _areas, _count, _minutes,
-                                    _on_signals, _positive, _results_dir, _seconds, _seed, _stop,
+                                    _on_signals, _positive, _replay_system, _results_dir, _seconds, _seed, _stop,
                                     _without_default_restarts)
 from conformance.runner.engine import (BY_SYSTEM, DEFAULT_EXAMPLES, SHRINK_CASES, SHRINK_CASES_REALTIME,
                                        SHRINK_SECONDS_REALTIME, Interrupted, run_areas)
@@ -270,7 +270,7 @@ def cmd_replay(args, out) -> int:
         from conformance.cli.concurrency import cmd_replay_race
 
         return cmd_replay_race(args, out)
-    if args.adapter_opt and not args.adapter:
+    if args.adapter_opt and not args.adapter:   # (before the file is read: a usage error whatever it holds)
         raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
     if args.replays is not None and not args.minimise:
         raise UsageError("--replays bounds --minimise: give both")
@@ -279,10 +279,7 @@ def cmd_replay(args, out) -> int:
     if args.tries > 1 and args.as_pytest is not None:
         raise UsageError("--tries and --as-pytest: one at a time (a regression test replays once)")
     failure = load_failure(args.file)
-    name = args.adapter or failure.adapter
-    options = _adapter_options(args) if args.adapter else dict(failure.adapter_options)
-    if not args.adapter and args.faults:
-        options["faults"] = args.faults
+    name, options = _replay_system(args, failure.adapter, failure.adapter_options)
     if args.as_pytest is not None:
         return _replay_as_pytest(args, out, failure, name, options)
     adapter = create_adapter(name, options)
