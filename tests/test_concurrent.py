@@ -4,6 +4,7 @@ checker.  A race fault (a get that is not atomic) is found; the conforming queue
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -195,3 +196,58 @@ def test_an_adapter_that_takes_one_call_at_a_time_is_refused_and_a_bad_race_file
     bad.write_text('{"format": "mqconform-race", "version": 1, "adapter": "simulated"}')
     code, out, err = run_cli("replay", bad, "--tries", "2")
     assert code == 2 and "not a well-formed race file" in err and err.count("\n") == 1, (out, err)
+
+
+def test_a_server_that_answers_calls_in_another_order_has_each_answer_handed_to_its_caller():
+    """Through the protocol, a server declared concurrent may answer two calls in flight in the other order: each
+    caller gets the answer with its own request's id (here a depth equal to that id)."""
+    import sys
+    import threading
+    from pathlib import Path
+
+    from adapters.subprocess import SubprocessAdapter
+
+    server = Path(__file__).parent / "data" / "servers" / "answers_backwards.py"
+    adapter = SubprocessAdapter(command=f"{sys.executable} {server}")
+    try:
+        assert adapter.concurrent_calls
+        adapter.start_case("backwards", "distributed")
+        got: dict[str, int] = {}
+        start = threading.Barrier(2)
+
+        def call(name):
+            start.wait()
+            obs = adapter.execute(L.InquireQueue(queue=name, names=("CURDEPTH",)))
+            got[name] = dict(obs.attrs)["CURDEPTH"]
+
+        threads = [threading.Thread(target=call, args=(q,)) for q in ("Q1", "Q2")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        # two requests, ids 3 and 4 (after hello and start_case), each answered with its own id
+        assert sorted(got.values()) == [3, 4] and len(got) == 2
+    finally:
+        adapter.close()
+
+
+def test_run_with_concurrency_through_the_protocol_finds_the_race_and_an_old_server_is_refused(tmp_path):
+    import sys
+
+    from tests.clikit import run_cli
+
+    serve = f"{sys.executable} -m adapters.simulated.serve --call-ms 0.2"
+    code, out, err = run_cli("run", "--adapter", "subprocess", "--adapter-opt",
+                             f"command={serve} --faults get-not-atomic", "--concurrency", "3", "--seed", "1",
+                             "--results", tmp_path / "bad")
+    assert code == 1 and "Race on adapter 'subprocess'" in out, out + err
+    code, out, err = run_cli("run", "--adapter", "subprocess", "--adapter-opt", f"command={serve}", "--concurrency",
+                             "3", "--examples", "15", "--seed", "2", "--results", tmp_path / "ok")
+    assert code == 0 and "No race in 15 concurrent cases" in out, out + err
+    # a server that does not declare concurrent (every server written before it) is refused on one line
+    old = tmp_path.parent / "declares_nothing.py"
+    old.write_text((Path(__file__).parent / "data" / "servers" / "answers_backwards.py").read_text()
+                   .replace('"concurrent": True', '"realtime": False'))
+    code, out, err = run_cli("run", "--adapter", "subprocess", "--adapter-opt", f"command={sys.executable} {old}",
+                             "--concurrency", "2", "--results", tmp_path / "old")
+    assert code == 2 and "does not take calls from several clients at once" in err and err.count("\n") == 1

@@ -17,6 +17,8 @@ from __future__ import annotations
 import shlex
 import shutil
 import tempfile
+import threading
+import time
 import weakref
 from pathlib import Path
 
@@ -63,6 +65,14 @@ class SubprocessAdapter:
         self.label = f"server {' '.join(self.command)[:80]!r}"
         self._ids = 0
         self._failed: AdapterError | None = None
+        # requests in flight, answers read for another caller than the one reading, and who reads (a server that
+        # takes calls at once answers them in any order)
+        self._lock = threading.Lock()
+        self._sending = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        self._waiting: set[int] = set()
+        self._answers: dict[int, dict] = {}
+        self._reading = False
         self.chan = JsonLinesChannel(self.command, self.label, log=self.log, max_line=max_line)
         try:
             result = self._call("hello", {"protocol": schemas.PROTOCOL, "kit": _kit()}, start_timeout)
@@ -70,6 +80,7 @@ class SubprocessAdapter:
                 raise AdapterError(f"{self.label} speaks protocol {result['protocol']}; "
                                    f"the kit speaks {schemas.PROTOCOL}")
             self.server = dict(result["server"])
+            self.concurrent_calls = bool(result["capabilities"].get("concurrent"))
             try:
                 self._caps = capabilities_from(result["capabilities"])
             except ValueError as exc:
@@ -148,26 +159,77 @@ class SubprocessAdapter:
     def _call(self, method: str, params: dict | None, timeout: float | None = None):
         if self._failed is not None:
             raise self._failed
-        self._ids += 1
-        request = {"id": self._ids, "method": method}
-        if params is not None:
-            request["params"] = params
+        with self._lock:
+            self._ids += 1
+            request = {"id": self._ids, "method": method}
+            if params is not None:
+                request["params"] = params
+            self._waiting.add(request["id"])
         try:
-            self.chan.send(request)
-            answer = self.chan.receive(self.timeout if timeout is None else timeout)
+            with self._sending:
+                self.chan.send(request)
+            answer = self._answer(request["id"], self.timeout if timeout is None else timeout)
         except ChannelError as exc:
-            tail = self._log_tail() if not self.chan.alive() else ""
-            self._failed = ChannelError(f"{exc}; its last log line: {tail!r}") if tail else exc
+            if self._failed is None:
+                tail = self._log_tail() if not self.chan.alive() else ""
+                self._failed = ChannelError(f"{exc}; its last log line: {tail!r}") if tail else exc
             raise self._failed from None
+        finally:
+            with self._lock:
+                self._waiting.discard(request["id"])
         if "error" in answer and not schemas.problem("error", answer):
             message = " ".join(str(answer["error"]["message"]).split())[:200]
             raise self._fail(f"{self.label} reported an error in {method}: {message}")
         why = schemas.problem(f"{method}.response", answer)
         if why:
             raise self._fail(f"{self.label} sent an invalid answer to {method}: {why}")
-        if answer["id"] != request["id"]:
-            raise self._fail(f"{self.label} answered request {request['id']} with id {answer['id']}")
         return answer["result"]
+
+    def _answer(self, rid: int, timeout: float) -> dict:
+        """The answer to request ``rid``.  One waiting caller at a time reads the next line and hands it to the
+        caller whose request it answers (a server that takes calls at once may answer them in any order); an
+        answer to no request in flight is an error, as is none within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                if rid in self._answers:
+                    return self._answers.pop(rid)
+                if self._failed is not None:
+                    raise self._failed
+                if not self._reading:
+                    self._reading = True
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ChannelError(f"{self.label} did not answer within {timeout:g}s")
+                self._arrived.wait(left)
+        while True:
+            try:
+                answer = self.chan.receive(max(0.0, deadline - time.monotonic()))
+            except ChannelError:
+                with self._lock:
+                    self._reading = False
+                    self._arrived.notify_all()
+                raise
+            aid = answer.get("id")
+            with self._lock:
+                if aid == rid:
+                    self._reading = False
+                    self._arrived.notify_all()
+                    return answer
+                if aid in self._waiting:
+                    self._answers[aid] = answer
+                    self._arrived.notify_all()
+                    continue
+                self._reading = False
+                self._arrived.notify_all()
+            # an answer to no request in flight
+            alone = len(self._waiting) <= 1
+            if "error" in answer and not schemas.problem("error", answer) and (aid is None or alone):
+                return answer   # the server's own error about a request: the caller reports it
+            if alone:
+                raise self._fail(f"{self.label} answered request {rid} with id {aid}")
+            raise self._fail(f"{self.label} answered with id {aid}, which no request in flight has")
 
 
 #: Fields of a returned message the kit compares (the rest are MQ's own structures, null where absent).

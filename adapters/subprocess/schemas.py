@@ -73,6 +73,10 @@ def message_schemas() -> dict[str, dict]:
         "operations": {"anyOf": [{"type": "null"}, {"type": "array", "items": {
             "enum": sorted(c.__name__ for c in L.OPERATIONS)}, "uniqueItems": True}]},
         "realtime": {"type": "boolean"},
+        # the server takes execute requests of different connections at once (mqconform run --concurrency): it
+        # may read the next request before it has answered one, and answer them in any order, each answer
+        # with its request's id; every other request comes only when no execute is in flight
+        "concurrent": {"type": "boolean"},
         "expiry_tolerance": {"type": "integer", "minimum": 0},
         "not_applicable": {"type": "object", "additionalProperties": {"type": "string"}},
         "lacks": {"type": "array", "items": {"enum": sorted(LACKABLE)}, "uniqueItems": True},

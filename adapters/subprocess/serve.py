@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from typing import IO
 
 from adapters.subprocess.schemas import METHODS, PROTOCOL, problem
@@ -30,6 +31,10 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, 
 
     With ``check`` (default: the environment variable MQCONFORM_CHECK_REQUESTS is set) every
     request is validated against its schema first, and an invalid one is answered with an error.
+    An adapter that takes calls from several threads at once (``concurrent_calls``) is declared
+    ``concurrent``: each execute request then runs on a thread of its own, so that the next can be
+    read before it is answered, and answers go out as they are ready; any other request waits for the
+    executes in flight to end.
     """
     if check is None:
         check = bool(os.environ.get("MQCONFORM_CHECK_REQUESTS"))
@@ -37,10 +42,27 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, 
         stdout = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
         sys.stdout = sys.stderr
     stdin = stdin if stdin is not None else sys.stdin
+    concurrent = bool(getattr(adapter, "concurrent_calls", False))
+    writing = threading.Lock()
+    in_flight: list[threading.Thread] = []
 
     def send(message: dict) -> None:
-        stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
-        stdout.flush()
+        text = json.dumps(message, ensure_ascii=False) + "\n"
+        with writing:
+            stdout.write(text)
+            stdout.flush()
+
+    def answer(rid, method: str, params: dict) -> None:
+        try:
+            result = _result(adapter, method, params)
+        except Exception as exc:  # noqa: BLE001 - the kit is told, and decides
+            send({"id": rid, "error": {"message": f"{type(exc).__name__}: {exc}"}})
+            return
+        send({"id": rid, "result": result})
+
+    def settle() -> None:
+        while in_flight:
+            in_flight.pop().join()
 
     try:
         for line in stdin:
@@ -54,39 +76,46 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, 
             if why:
                 send({"id": rid, "error": {"message": f"invalid {method} request: {why}"}})
                 continue
-            try:
-                if method == "hello":
-                    about = adapter.describe()
-                    server = {"name": str(about.get("system", adapter.name)), "version": str(about.get("version", "")),
-                              **{k: v for k, v in about.items() if k not in ("system", "version")}}
-                    result = {"protocol": PROTOCOL, "server": server,
-                              "capabilities": capabilities_json(adapter.capabilities())}
-                elif method == "start_case":
-                    adapter.start_case(params["case"], params["platform"])
-                    result = {}
-                elif method == "execute":
-                    op = L.from_json(params["op"])
-                    express = getattr(adapter, "express", None)
-                    expressed = express(op) if express is not None else op
-                    if expressed != op:   # what the adapter cannot express as given: declined, with the reason
-                        result = {"not_expressible": f"{type(op).__name__} as given cannot be expressed on "
-                                                     f"{getattr(adapter, 'name', 'this system')}"}
-                    else:
-                        result = {"observation": L.to_json(adapter.execute(expressed))}
-                elif method == "elapsed":
-                    result = {"tenths": int(adapter.elapsed_tenths())}
-                elif method == "end_case":
-                    adapter.end_case()
-                    result = {}
-                elif method == "shutdown":
-                    send({"id": rid, "result": {}})
-                    return 0
-                else:
-                    raise ValueError(f"unknown method {method!r}")
-            except Exception as exc:  # noqa: BLE001 - the kit is told, and decides
-                send({"id": rid, "error": {"message": f"{type(exc).__name__}: {exc}"}})
+            if concurrent and method == "execute":
+                worker = threading.Thread(target=answer, args=(rid, method, params), daemon=True)
+                in_flight.append(worker)
+                worker.start()
                 continue
-            send({"id": rid, "result": result})
+            settle()
+            if method == "shutdown":
+                send({"id": rid, "result": {}})
+                return 0
+            answer(rid, method, params)
+        settle()
         return 0
     finally:
         adapter.close()
+
+
+def _result(adapter, method: str, params: dict) -> dict:
+    """The result of one request (an exception: the server's own error, told to the kit)."""
+    if method == "hello":
+        about = adapter.describe()
+        server = {"name": str(about.get("system", adapter.name)), "version": str(about.get("version", "")),
+                  **{k: v for k, v in about.items() if k not in ("system", "version")}}
+        caps = capabilities_json(adapter.capabilities())
+        if getattr(adapter, "concurrent_calls", False):
+            caps["concurrent"] = True
+        return {"protocol": PROTOCOL, "server": server, "capabilities": caps}
+    if method == "start_case":
+        adapter.start_case(params["case"], params["platform"])
+        return {}
+    if method == "execute":
+        op = L.from_json(params["op"])
+        express = getattr(adapter, "express", None)
+        expressed = express(op) if express is not None else op
+        if expressed != op:   # what the adapter cannot express as given: declined, with the reason
+            return {"not_expressible": f"{type(op).__name__} as given cannot be expressed on "
+                                       f"{getattr(adapter, 'name', 'this system')}"}
+        return {"observation": L.to_json(adapter.execute(expressed))}
+    if method == "elapsed":
+        return {"tenths": int(adapter.elapsed_tenths())}
+    if method == "end_case":
+        adapter.end_case()
+        return {}
+    raise ValueError(f"unknown method {method!r}")
