@@ -280,7 +280,7 @@ def report_jobs(out, examples: int = 40) -> list[BrokerJobs]:
 
     out.write(f"Cases at once on one broker: the core area ({examples} cases, seed 1, no restarts) run by one worker "
               f"and by {BROKER_JOBS} (mqconform run --jobs {BROKER_JOBS}: each worker its own connections and "
-              f"queues on the same broker), cases per second each way\n")
+              f"queues on the same broker), cases run (searching and shrinking) per second each way\n")
     with tempfile.TemporaryDirectory(prefix="mqconform-bench-") as tmp:
         return _table_of(out, lambda name: measure_jobs(name, Path(tmp), examples=examples),
                          (RuntimeError, OSError, ValueError, KeyError), lambda figure: (
