@@ -14,10 +14,7 @@ fi
 bash scripts/setup.sh --install
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 set +e
-# One worker more than the cores: a broker test waits on its broker more than it computes (a RabbitMQ run keeps
-# about a third of a core busy), and the spare worker keeps the cores busy meanwhile.
-workers=$(( $(nproc) + 1 ))
-.venv/bin/python -m pytest -n "$workers" -p no:cacheprovider --durations=25 "${quick[@]}" tests "$@"
+.venv/bin/python -m pytest -n 2 -p no:cacheprovider --durations=25 "${quick[@]}" tests "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

@@ -58,6 +58,16 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, 
         except Exception as exc:  # noqa: BLE001 - the kit is told, and decides
             send({"id": rid, "error": {"message": f"{type(exc).__name__}: {exc}"}})
             return
+        except BaseException as exc:
+            if threading.current_thread() is threading.main_thread():
+                raise
+            # the server's own end (sys.exit in a call) on a call's thread: the whole process ends with it, as it
+            # would have on the main thread
+            code = exc.code if isinstance(exc, SystemExit) and isinstance(exc.code, int) else 1
+            try:
+                adapter.close()
+            finally:
+                os._exit(code)
         send({"id": rid, "result": result})
 
     def settle() -> None:
