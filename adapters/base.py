@@ -235,6 +235,9 @@ class Adapter(Protocol):
     #       option it has no equivalent for removed), or None when it cannot at all; the
     #       session then runs neither it nor the model's step.
     #   elapsed_tenths() -> int: for realtime adapters, tenths of a second since start_case.
+    #   concurrent_calls = True: it takes calls from several threads at once (mqconform run --concurrency);
+    #       its start_case then also takes ``concurrent=True``, said of a case whose calls will come at once
+    #       (in any other case each call is made only once the one before has returned).
     #   phase(name): the cases from the next on search ("search") or replay a history the latest
     #       searching case found ("replay"): see :class:`RestartBudget`.
 

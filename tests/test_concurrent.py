@@ -211,7 +211,7 @@ def test_a_server_that_answers_calls_in_another_order_has_each_answer_handed_to_
     adapter = SubprocessAdapter(command=f"{sys.executable} {server}")
     try:
         assert adapter.concurrent_calls
-        adapter.start_case("backwards", "distributed")
+        adapter.start_case("backwards", "distributed", concurrent=True)
         got: dict[str, int] = {}
         start = threading.Barrier(2)
 
@@ -229,6 +229,59 @@ def test_a_server_that_answers_calls_in_another_order_has_each_answer_handed_to_
         assert sorted(got.values()) == [3, 4] and len(got) == 2
     finally:
         adapter.close()
+
+
+def test_the_reference_server_runs_calls_on_threads_only_in_a_case_started_as_concurrent():
+    """A sequential case's executes run on the serving thread (no thread started per call: the protocol's hot
+    path); in a case the kit starts as concurrent each runs on a thread of its own, and the adapter is told.
+    Every request is checked against its schema, the concurrent start_case included."""
+    import io
+    import json
+    import threading
+
+    from adapters.subprocess.serve import serve
+
+    class Recorder:
+        name = "recorder"
+        concurrent_calls = True
+
+        def __init__(self):
+            self.threads: list[str] = []
+            self.started: list[tuple] = []
+
+        def start_case(self, case_id, platform=None, concurrent=False):
+            self.started.append((case_id, concurrent))
+
+        def execute(self, op):
+            self.threads.append(threading.current_thread().name)
+            return L.Observation(cc=0, rc=0)
+
+        def end_case(self):
+            pass
+
+        def close(self):
+            pass
+
+    op = L.to_json(L.InquireQueue(queue="Q1", names=("CURDEPTH",)))
+    requests = [{"id": 1, "method": "start_case", "params": {"case": "one", "platform": "distributed"}},
+                {"id": 2, "method": "execute", "params": {"op": op}},
+                {"id": 3, "method": "end_case"},
+                {"id": 4, "method": "start_case",
+                 "params": {"case": "two", "platform": "distributed", "concurrent": True}},
+                {"id": 5, "method": "execute", "params": {"op": op}},
+                {"id": 6, "method": "execute", "params": {"op": op}},
+                {"id": 7, "method": "end_case"},
+                {"id": 8, "method": "start_case", "params": {"case": "three", "platform": "distributed"}},
+                {"id": 9, "method": "execute", "params": {"op": op}},
+                {"id": 10, "method": "shutdown"}]
+    adapter, out = Recorder(), io.StringIO()
+    assert serve(adapter, io.StringIO("".join(json.dumps(r) + "\n" for r in requests)), out, check=True) == 0
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert sorted(a["id"] for a in answers) == list(range(1, 11)) and not [a for a in answers if "error" in a]
+    serving = threading.current_thread().name
+    assert adapter.started == [("one", False), ("two", True), ("three", False)]
+    assert adapter.threads[0] == serving and adapter.threads[3] == serving
+    assert serving not in adapter.threads[1:3]
 
 
 def test_run_with_concurrency_through_the_protocol_finds_the_race_and_an_old_server_is_refused(tmp_path):

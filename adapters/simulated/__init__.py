@@ -73,7 +73,8 @@ class SimulatedAdapter:
             "dlq_handler": " ".join(self.dlq_handler) if self.dlq_handler else "mqconform (built in)",
         }
 
-    def start_case(self, case_id: str, platform: str | None = None) -> None:
+    def start_case(self, case_id: str, platform: str | None = None, concurrent: bool = False) -> None:
+        # each call runs whole under the queue manager's lock whether or not the case is concurrent
         self.platform = platform or self.platforms[0]
         self.qm.close()
         self.qm = SimulatedQueueManager(self.platform, self.faults, self.dlq_handler,

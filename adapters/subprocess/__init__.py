@@ -100,8 +100,11 @@ class SubprocessAdapter:
         return {"system": self.server["name"], "version": self.server["version"], "protocol": schemas.PROTOCOL,
                 "command": shlex.join(self.command), "platforms": list(self._caps.platforms), **extra}
 
-    def start_case(self, case_id: str, platform: str | None = None) -> None:
-        self._call("start_case", {"case": case_id, "platform": platform or self._caps.platform})
+    def start_case(self, case_id: str, platform: str | None = None, concurrent: bool = False) -> None:
+        params = {"case": case_id, "platform": platform or self._caps.platform}
+        if concurrent and self.concurrent_calls:   # said only to a server that declared it can take it
+            params["concurrent"] = True
+        self._call("start_case", params)
 
     def express(self, op: L.Op) -> L.Op | None:
         """An operation the server did not declare is not sent: it is not applicable, not a failure."""

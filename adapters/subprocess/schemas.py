@@ -106,8 +106,12 @@ def message_schemas() -> dict[str, dict]:
             "The server's protocol version (must equal the kit's), its name and version (any further "
             "fields describe the system and go into the report), and what it can express."),
         "start_case.request": _request("start_case", _object(
-            {"case": {"type": "string"}, "platform": {"enum": list(C.PLATFORMS)}}, required=["case", "platform"]),
-            "Begin an isolated test case: nothing from an earlier case may be visible in it."),
+            {"case": {"type": "string"}, "platform": {"enum": list(C.PLATFORMS)},
+             # sent (true) only to a server that declared concurrent, for a case whose executes come at once
+             "concurrent": {"type": "boolean"}}, required=["case", "platform"]),
+            "Begin an isolated test case: nothing from an earlier case may be visible in it. concurrent (sent "
+            "only to a server that declared it, true when given): this case's executes may come several at "
+            "once; without it each execute comes only once the one before it is answered."),
         "start_case.response": _response("start_case", EMPTY, "The case has started."),
         "execute.request": _request("execute", _object({"op": {"$ref": BASE + "language#/$defs/Op"}},
                                                        required=["op"]),

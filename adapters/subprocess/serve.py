@@ -32,9 +32,10 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, 
     With ``check`` (default: the environment variable MQCONFORM_CHECK_REQUESTS is set) every
     request is validated against its schema first, and an invalid one is answered with an error.
     An adapter that takes calls from several threads at once (``concurrent_calls``) is declared
-    ``concurrent``: each execute request then runs on a thread of its own, so that the next can be
-    read before it is answered, and answers go out as they are ready; any other request waits for the
-    executes in flight to end.
+    ``concurrent``: in a case the kit starts as concurrent, each execute request runs on a thread of its
+    own, so that the next can be read before it is answered, and answers go out as they are ready; any
+    other request waits for the executes in flight to end.  In any other case (the kit then sends each
+    execute only once the one before is answered) executes run on the reading thread, at no thread's cost.
     """
     if check is None:
         check = bool(os.environ.get("MQCONFORM_CHECK_REQUESTS"))
@@ -43,6 +44,7 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, 
         sys.stdout = sys.stderr
     stdin = stdin if stdin is not None else sys.stdin
     concurrent = bool(getattr(adapter, "concurrent_calls", False))
+    at_once = False   # the case under way was started as concurrent
     writing = threading.Lock()
     in_flight: list[threading.Thread] = []
 
@@ -86,7 +88,7 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, 
             if why:
                 send({"id": rid, "error": {"message": f"invalid {method} request: {why}"}})
                 continue
-            if concurrent and method == "execute":
+            if at_once and method == "execute":
                 worker = threading.Thread(target=answer, args=(rid, method, params), daemon=True)
                 in_flight.append(worker)
                 worker.start()
@@ -95,6 +97,8 @@ def serve(adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None, 
             if method == "shutdown":
                 send({"id": rid, "result": {}})
                 return 0
+            if method == "start_case":
+                at_once = concurrent and params.get("concurrent") is True
             answer(rid, method, params)
         settle()
         return 0
@@ -113,7 +117,10 @@ def _result(adapter, method: str, params: dict) -> dict:
             caps["concurrent"] = True
         return {"protocol": PROTOCOL, "server": server, "capabilities": caps}
     if method == "start_case":
-        adapter.start_case(params["case"], params["platform"])
+        if params.get("concurrent") is True and getattr(adapter, "concurrent_calls", False):
+            adapter.start_case(params["case"], params["platform"], concurrent=True)
+        else:
+            adapter.start_case(params["case"], params["platform"])
         return {}
     if method == "execute":
         op = L.from_json(params["op"])

@@ -105,7 +105,10 @@ def client_script(rng: random.Random, client: str, length: int) -> list[L.Op]:
 def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]],
              after: Sequence[L.Op] = ()) -> ConcurrentCase:
     """Run one concurrent case on ``adapter``: the set-up, the clients on threads released together, the check."""
-    adapter.start_case(case_id, platform)
+    if getattr(adapter, "concurrent_calls", False):
+        adapter.start_case(case_id, platform, concurrent=True)   # its calls will come at once
+    else:
+        adapter.start_case(case_id, platform)
     try:
         done_setup = tuple((op, adapter.execute(op)) for op in setup)
         start = threading.Barrier(len(scripts))
