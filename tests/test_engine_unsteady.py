@@ -82,3 +82,31 @@ def test_a_departure_not_shown_again_is_marked_in_its_replay_file_and_reports(tm
     assert back.reproduced is False and Failure.from_json(failure.to_json()).reproduced is True
     assert "did not show this departure again" in render_failure(back)
     assert "not shown again" in title(back) and "not shown again" not in title(failure)
+
+
+def test_an_unsteady_departure_the_minimiser_shows_again_is_reproduced_and_without_it_stays_marked(monkeypatch):
+    """Hypothesis met the departure once and not when it ran the case again; the minimiser replays it on a fresh
+    case (whole, or a part that shows it): what it shows again is a reproduced counterexample.  Without
+    minimising, nothing replayed it, and it stays marked."""
+    import conformance.runner.engine as E
+
+    replayed = []
+
+    def shown_again(failure, adapter, **kw):   # a minimiser whose replay showed the departure again
+        replayed.append(failure)
+        return failure
+
+    monkeypatch.setattr(E, "minimise", shown_again)
+    for minimising in (True, False):
+        replayed.clear()
+        adapter = OneGlitch("")
+        caps = adapter.capabilities()
+        record = RunRecord(adapter="simulated", describe={}, capabilities=caps.to_json(), areas=["core"],
+                           seed=3, examples=30)
+        outcome, _ = run_area(adapter, "core", caps.platform, 30, 3, {}, record, keep_going=0,
+                              minimise_histories=minimising)
+        assert adapter.glitched and len(record.failures) == 1, outcome
+        assert record.failures[0].mismatch.fields == ("attrs.CURDEPTH",)
+        assert record.failures[0].reproduced is minimising, (minimising, outcome)
+        assert ("not reproduced on a second run" in outcome) is not minimising, outcome
+        assert bool(replayed) is minimising

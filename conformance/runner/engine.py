@@ -383,7 +383,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             # The departure stands; like any other, it is set aside for the next round.
             use_round()
             departure = min(departures, key=lambda f: len(f.steps))
-            found(departure, not_reproduced=True, aside=machine.session.set_aside)
+            # minimised, it is replayed on a fresh case: shown again (whole or a part of it), it is reproduced
+            found(departure, not_reproduced=not minimise_histories, aside=machine.session.set_aside)
             set_aside = set_aside | set(departure.rules)
             besides(machine.session)
         except Exception:

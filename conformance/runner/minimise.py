@@ -58,6 +58,10 @@ REPLAYS_VIRTUAL = 5000
 BUDGET_VIRTUAL = 120.0
 #: Replays a minimisation may make on a system that runs on real time ...
 REPLAYS_REALTIME = 40
+#: Replays spent at most looking for a part of a history that shows its departure when the whole history
+#: replayed does not (an earlier step answered otherwise that time: a real system's timing): each part
+#: that shows it is a counterexample the system did show again, where the whole is one it showed once.
+REPLAYS_RESCUE = 12
 #: ... and the seconds it may take there at most (a safety net: the count is what bounds it).
 BUDGET_REALTIME = 240.0
 
@@ -181,6 +185,8 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
         replays = REPLAYS_REALTIME if realtime else REPLAYS_VIRTUAL
     search = _Search(failure, adapter, budget, set_aside)
     ops = search.reduce(_ops(failure))
+    if ops is None and not search.broken:
+        ops = _rescue(_ops(failure), search)
     if ops is None:
         # not reproducible (a real broker's timing): keep what Hypothesis found
         return failure if search.broken else attrs.evolve(failure, reproduced=False)
@@ -220,6 +226,38 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     if final is None or final.size > failure.size + search.witness:
         return failure
     return final
+
+
+def _rescue(ops: list[L.Op], search: _Search) -> list[L.Op] | None:
+    """A part of ``ops`` that shows the departure when ``ops`` replayed whole did not, within
+    :data:`REPLAYS_RESCUE` replays (None if none does): the operations on the failing call's queue
+    alone, then delta debugging.  A step before the failing one that answered otherwise on the replay (a
+    real system's timing, a departure from another rule) keeps the whole from reaching the failing step;
+    a part without it may reach it and show the same departure."""
+    search.max_replays = search.replays + REPLAYS_RESCUE
+    try:
+        focused = _focus(ops)
+        if len(focused) < len(ops):
+            found = search.reduce(focused)
+            if found is not None:
+                return found
+        n = 2
+        while len(ops) >= 2 and not search.out_of_time():
+            size = max(1, len(ops) // n)
+            chunks = [ops[i:i + size] for i in range(0, len(ops), size)]
+            for i in range(len(chunks)):
+                candidate = [op for j, chunk in enumerate(chunks) if j != i for op in chunk]
+                found = search.reduce(candidate) if candidate else None
+                if found is not None:
+                    return found
+                if search.out_of_time():
+                    return None
+            if n >= len(ops):
+                return None
+            n = min(len(ops), 2 * n)
+        return None
+    finally:
+        search.max_replays = None
 
 
 def minimise_budget(adapter: Adapter) -> float:
