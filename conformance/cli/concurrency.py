@@ -18,7 +18,7 @@ from conformance.checker.linearizable import INDETERMINATE
 from conformance.records.races import load_race, race_record, render_race
 from conformance.records.render import counted
 from conformance.records.results import RunRecord
-from conformance.runner.concurrent import search_on, rerun
+from conformance.runner.concurrent import rerun, search_on, shrink
 from conformance.runner.session import STOP
 from reference_model import mqconst as C
 
@@ -72,11 +72,11 @@ def _platform(adapter) -> str:
 def cmd_run_concurrent(args, out) -> int:
     unsupported = [flag for flag, given in (("--jobs", args.jobs > 1), ("--minutes", args.minutes is not None),
                                             ("--keep-going", args.keep_going is not None),
-                                            ("--no-minimise", args.no_minimise), ("--part", args.part is not None))
+                                            ("--part", args.part is not None))
                    if given]
     if unsupported:
         raise UsageError(f"--concurrency: {', '.join(unsupported)} not with concurrent cases (a run stops at its "
-                         "first race, which is not minimised yet)")
+                         "first race)")
     if args.area and _areas(args.area) != ["core"]:
         raise UsageError("--concurrency: concurrent cases are of the core area (queues and units of work): "
                          "leave --area out or give core")
@@ -113,14 +113,20 @@ def cmd_run_concurrent(args, out) -> int:
                               stop=STOP.is_set, coverage=record.coverage, verdicts=verdicts)
         if STOP.is_set() and race is None and ran < cases:
             record.interrupted = ["core"]
+        shrunk = None
+        if race is not None and not args.no_minimise and not STOP.is_set():
+            out.write(f"  a race in case {race.index + 1} ({len(race.case.events)} calls): shrinking it\n")
+            out.flush()
+            shrunk = shrink(adapter, race, platform, stop=STOP.is_set)
     finally:
         _on_signals(previous)
         STOP.clear()
         adapter.close()
     if race is not None:
+        case, result = (race.case, race.result) if shrunk is None else (shrunk.case, shrunk.result)
         shown = race_record(adapter=args.adapter, adapter_options=options, platform=platform, seed=seed,
-                            index=race.index, setup=race.case.setup, events=race.case.events, after=race.case.after,
-                            result=race.result)
+                            index=race.index, setup=case.setup, events=case.events, after=case.after,
+                            result=result, shrunk_from=None if shrunk is None else shrunk.calls_before)
         record.add_race(shown)
     record.ended = time.time()
     record.write(results)

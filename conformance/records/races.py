@@ -41,6 +41,8 @@ class RaceRecord:
     #: "setup", an event's index, or "after".
     order: tuple[int, ...] = ()
     at: str | int | None = None
+    #: How many calls the clients made in the race as first found, before it was shrunk (None: not shrunk).
+    shrunk_from: int | None = None
 
     @property
     def clients(self) -> tuple[str, ...]:
@@ -65,6 +67,7 @@ class RaceRecord:
                         "invoked": round(e.invoked - start, 6),
                         "returned": None if e.returned is None else round(e.returned - start, 6)} for e in self.events],
             "after": pairs(self.after), "order": list(self.order), "at": self.at,
+            **({} if self.shrunk_from is None else {"shrunk_from": self.shrunk_from}),
         }
 
     @classmethod
@@ -83,16 +86,17 @@ class RaceRecord:
             return cls(adapter=str(data["adapter"]), adapter_options=dict(data.get("adapter_options") or {}),
                        platform=str(data["platform"]), seed=int(data["seed"]), index=int(data["index"]),
                        setup=pairs(data["setup"]), events=events, after=pairs(data.get("after") or ()),
-                       rules=tuple(data.get("rules") or ()), order=tuple(data.get("order") or ()), at=data.get("at"))
+                       rules=tuple(data.get("rules") or ()), order=tuple(data.get("order") or ()), at=data.get("at"),
+                       shrunk_from=None if data.get("shrunk_from") is None else int(data["shrunk_from"]))
         except (KeyError, TypeError, ValueError, L.LanguageError) as exc:
             raise ReplayFileError(f"{origin}: not a well-formed race file ({exc})") from None
 
 
 def race_record(*, adapter: str, adapter_options: dict, platform: str, seed: int, index: int, setup, events, after,
-                result: Linearization) -> RaceRecord:
+                result: Linearization, shrunk_from: int | None = None) -> RaceRecord:
     return RaceRecord(adapter=adapter, adapter_options=dict(adapter_options), platform=platform, seed=seed,
                       index=index, setup=tuple(setup), events=tuple(events), after=tuple(after),
-                      rules=tuple(result.rules), order=tuple(result.order), at=result.at)
+                      rules=tuple(result.rules), order=tuple(result.order), at=result.at, shrunk_from=shrunk_from)
 
 
 def is_race_file(path: Path) -> bool:
@@ -145,7 +149,9 @@ def render_race(race: RaceRecord) -> str:
         rows.append([">>" if i == broken else "", f"{(e.invoked - start) * 1000:.2f}{ended}",
                      *[cell if c == e.client else "" for c in clients]])
     lines = [f"Race on adapter '{race.adapter}' (platform {race.platform}, seed {race.seed}, case {race.index + 1}): "
-             f"no order of the calls is one MQ allows ({', '.join(race.rules) or 'rules not named'})", "",
+             f"no order of the calls is one MQ allows ({', '.join(race.rules) or 'rules not named'})"
+             + (f"; shrunk from {race.shrunk_from} calls to {len(race.events)}" if race.shrunk_from is not None
+                else ""), "",
              "Set-up:"]
     lines += [f"  {op_text(op)} -> {observation_text(obs)}" for op, obs in race.setup]
     lines += ["", tabulate(rows, headers=["", "ms", *[f"client {c}" for c in clients]], tablefmt="simple"), ""]

@@ -9,8 +9,8 @@ A call that raised is an operation of unknown effect: it may have happened or no
 take calls from several threads at once (the simulated queue manager runs each call whole under a lock, as a
 queue manager's calls are atomic; its race faults, ``adapters.simulated.faults.RACES``, break that).
 
-``mqconform run --concurrency N`` runs :func:`search_on`; ``mqconform replay`` of a race file runs
-:func:`rerun`.  Races are not shrunk yet.
+``mqconform run --concurrency N`` runs :func:`search_on`, then :func:`shrink` on the race it found;
+``mqconform replay`` of a race file runs :func:`rerun`.
 """
 
 from __future__ import annotations
@@ -228,5 +228,83 @@ def rerun(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after:
     return failed, first[0], first[1]
 
 
-__all__ = ["ConcurrentCase", "Race", "run_case", "search", "search_on", "rerun", "setup_ops", "client_script",
-           "AFTER"]
+#: Tries a shrinking candidate is given to show a race, and how many of them must show it for the candidate to be
+#: kept: a race that shows only now and then is not traded for a smaller one that shows more rarely still.
+SHRINK_TRIES = 10
+SHRINK_SHOWS = 2
+#: Cases shrinking a race may run at most (each candidate's tries counted).
+SHRINK_CASES = 600
+
+
+@attrs.frozen
+class Shrunk:
+    """A race shrunk: the set-up and clients' scripts left, the case that showed it last, its result, and the calls
+    of the race before and after."""
+
+    setup: tuple[L.Op, ...]
+    scripts: dict
+    case: ConcurrentCase
+    result: Linearization
+    calls_before: int
+    calls_after: int
+
+
+def _without_client(setup: Sequence[L.Op], client: str) -> list[L.Op]:
+    """The set-up without a client's connection and handle (messages put by it stay, put by another)."""
+    kept = [op for op in setup if getattr(op, "conn", None) != client or isinstance(op, L.Put)]
+    owner = next((getattr(op, "conn") for op in kept if isinstance(op, L.Open)), None)
+    return [attrs.evolve(op, conn=owner, handle=f"{owner}1") if isinstance(op, L.Put) and op.conn == client else op
+            for op in kept]
+
+
+def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_cases: int = SHRINK_CASES,
+           stop: Callable[[], bool] | None = None) -> Shrunk:
+    """A smaller case that still races: whole clients left out, then each client's calls one by one (from its
+    last), then the messages the set-up put, each candidate kept when :data:`SHRINK_SHOWS` of ``tries`` runs of it
+    are not linearizable (a race shows in some runs, not all), until none more can go or ``max_cases`` have run."""
+    setup = [op for op, _ in race.case.setup]
+    scripts: dict[str, list[L.Op]] = {}
+    for e in sorted(race.case.events, key=lambda e: e.invoked):
+        scripts.setdefault(e.client, []).append(e.op)
+    after = [op for op, _ in race.case.after]
+    best = (race.case, race.result)
+    spent = 0
+
+    def races(candidate_setup: list[L.Op], candidate: dict[str, list[L.Op]]) -> bool:
+        nonlocal spent, best
+        if not any(candidate.values()) or spent >= max_cases or (stop is not None and stop()):
+            return False
+        n = min(tries, max_cases - spent)
+        failed, result, case = rerun(adapter, candidate_setup, candidate, after, platform, n, case_id="shrink")
+        spent += n
+        if failed >= min(SHRINK_SHOWS, n) and result is not None and case is not None:
+            best = (case, result)
+            return True
+        return False
+
+    changed = True
+    while changed and spent < max_cases:
+        changed = False
+        for client in sorted(scripts, reverse=True):
+            if len(scripts) > 1:
+                fewer = {c: ops for c, ops in scripts.items() if c != client}
+                less = _without_client(setup, client)
+                if races(less, fewer):
+                    setup, scripts, changed = less, fewer, True
+                    continue
+            for i in reversed(range(len(scripts[client]))):
+                fewer = {**scripts, client: scripts[client][:i] + scripts[client][i + 1:]}
+                if races(setup, fewer):
+                    scripts, changed = fewer, True
+        for i in reversed(range(len(setup))):
+            if isinstance(setup[i], L.Put):
+                less = setup[:i] + setup[i + 1:]
+                if races(less, scripts):
+                    setup, changed = less, True
+    case, result = best
+    return Shrunk(setup=tuple(setup), scripts={c: list(ops) for c, ops in scripts.items()}, case=case, result=result,
+                  calls_before=len(race.case.events), calls_after=len(case.events))
+
+
+__all__ = ["ConcurrentCase", "Race", "Shrunk", "run_case", "search", "search_on", "rerun", "shrink", "setup_ops",
+           "client_script", "AFTER"]
