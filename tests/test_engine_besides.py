@@ -124,3 +124,19 @@ def test_a_departure_a_replay_does_not_show_is_marked_not_reproduced():
             session.execute(op)
     shown = minimise(raised.value.failure, faulty, budget=5.0)
     assert shown.reproduced is True and set(shown.rules) == set(raised.value.failure.rules)
+
+
+def test_a_departure_the_rules_another_area_found_broken_explain_is_not_new_and_the_area_says_so(tmp_path):
+    """One system: a rule the core area found broken explains the syncpoint area's departures as well (the same
+    uncommitted put seen), so that area records nothing new; its line says what it met, not "conformant"."""
+    import json
+
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "uncommitted-put-visible", "--area",
+                             "core,syncpoint", "--seed", "3", "--results", tmp_path / "r")
+    assert code == 1, out + err
+    failures = [json.loads(p.read_text()) for p in (tmp_path / "r" / "failures").glob("*.json")]
+    assert {f["area"] for f in failures} == {"core"}, [(f["area"], f["rules"]) for f in failures]
+    assert "syncpoint on zos: no new departure (only departures that rules found broken before explain: CORE-02)" \
+        in out, out

@@ -235,6 +235,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     outcome = "conformant"
 
     unsteady = False
+    met = False   # a departure met that the rules found broken before explain
+    met_known: set[str] = set()   # those of its rules found broken before
 
     def tidy(failure, aside: frozenset[str] = frozenset()):
         if not minimise_histories:
@@ -251,11 +253,15 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         rules ``aside`` set aside (its history may pass through departures from them, as the round
         that found it stepped past them).  One whose minimal form names only rules a failure
         recorded before names is not recorded again (None)."""
-        nonlocal outcome, unsteady
+        nonlocal outcome, unsteady, met
         if not tidied:
             failure = tidy(failure, aside)
-        known = frozenset(broken) | declared   # found broken, or declared not applicable by the system
+        # found broken (in this area, or in another on this platform: one system), or declared not applicable
+        known = frozenset(broken) | declared | frozenset(
+            r for f in record.failures if f.platform == platform for r in f.blamed)
         if known and set(failure.rules) <= known:
+            met_known.update(failure.rules)
+            met = True
             return None
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside,
                                     known_by=known & frozenset(aside))
@@ -263,6 +269,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             # the departures already found explain it: the checker only named it by other rules (a rule a
             # departure merely mentioned before is new when this one is blamed on it)
             named.update(failure.rules)
+            met_known.update(set(failure.rules) & known)
+            met = True
             return None
         not_reproduced = not_reproduced or not failure.reproduced
         if not_reproduced:
@@ -394,6 +402,9 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             break
     if any(s.shrink_timed_out for s in sessions):
         record.timed_shrinks.append(f"{area} on {platform}")
+    if outcome == "conformant" and met:
+        outcome = ("no new departure (only departures that rules found broken before explain"
+                   + (": " + ", ".join(sorted(met_known)) if met_known else "") + ")")
     if outcome == "conformant" and not any(record.coverage.checked[r.id] for r in RULES.all(area)):
         outcome = "no rule exercised"
     return outcome, time.monotonic() - started
