@@ -637,3 +637,28 @@ def test_rules_of_discards_give_way_only_to_a_rule_of_what_the_history_shows():
     # a rule of what is shown, needed later, is blamed as before
     assert blamed_alone([(3, 0, "CORE-05"), (7, 1, "CORE-06")]) == ("CORE-05", "CORE-06")
     assert blamed_alone([(4, 1, "EXP-08"), (4, 0, "CORE-28"), (6, 2, "CORE-15")]) == ("CORE-28", "EXP-08", "CORE-15")
+
+
+def test_a_get_that_saw_another_connections_uncommitted_put_blames_the_unit_of_works_visibility():
+    """A system that lets a get see a put not yet committed shows it here only by what the get did to it: the
+    message had expired, so the get discarded it (MQRC_NO_MSG_AVAILABLE, as MQ answers too) and wrote its
+    expiration report; the put is then backed out, and the report is there.  No field of any answer differs
+    where the visibility rule was broken, yet relaxing it (the get seeing the put as if committed, and doing what
+    it does to it) is what explains the report: that rule is blamed, not the depth's nor the report's."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    md = L.MessageDescriptor(expiry=3, report=C.MQRO_EXPIRATION, reply_to_q="REPLY")
+    history = [(L.DefineQueue(queue="APP"), L.OK), (L.DefineQueue(queue="REPLY"), L.OK),
+               (L.Connect(conn="p"), L.OK), (L.Open(conn="p", handle="hp", queue="APP", options=opts), L.OK),
+               (L.Connect(conn="c"), L.OK), (L.Open(conn="c", handle="hc", queue="APP", options=opts), L.OK),
+               (L.Put(conn="p", handle="hp", body="m1", options=C.MQPMO_SYNCPOINT, md=md), L.OK),
+               (L.AdvanceClock(tenths=30), L.OK),
+               (L.Get(conn="c", handle="hc", options=C.MQGMO_SYNCPOINT), L.Observation.of(C.MQRC_NO_MSG_AVAILABLE)),
+               (L.Backout(conn="p"), L.OK),
+               (L.InquireQueue(queue="REPLY", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 1),)))]
+    mm, b = blamed(history)
+    assert mm.index == len(history) - 1
+    assert b.confirmed and b.rules == ("CORE-02",), b
+    # needed at the get, where nothing the system answered differed
+    assert follows(history, D, frozenset({"CORE-02"})) == 8
+    # and a system that found the visibility rule broken before has nothing new here
+    assert blame(history, mm, D, known_by=frozenset({"CORE-02"})).known

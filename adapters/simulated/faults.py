@@ -111,8 +111,9 @@ _fault("expired-not-counted", "expiry", ("EXP-11",),
        "expired messages not yet discarded are left out of CURDEPTH and MAXDEPTH")
 _fault("expired-room-at-put", "expiry", ("EXP-11", "CORE-27"),
        "a put to a queue at MAXDEPTH succeeds when some of its messages have expired (CURDEPTH still counts them)")
-_fault("priority-discards-lower", "expiry", ("EXP-05", "EXP-04", "EXP-08", "EXP-12"),
-       "a get that meets an expired message discards every expired message on the queue")
+_fault("priority-discards-lower", "expiry", ("EXP-05", "EXP-04", "EXP-08", "EXP-12", "CORE-02"),
+       "a get that meets an expired message discards every expired message on the queue (other connections' "
+       "puts not yet committed among them: discarded as if they were available)")
 _fault("report-at-eligibility", "expiry", ("EXP-12", "EXP-08"),
        "the expiration report is sent when the message expires, not when it is discarded")
 _fault("discard-rolled-back", "expiry", ("EXP-13", "EXP-11", "EXP-08"),

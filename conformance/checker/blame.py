@@ -258,6 +258,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
     if relaxed & set(ORDER_RULES) and any(b.observation.message is not None for b in plain):
         extra += _out_of_order(state, op, {b.observation.message.body for b in plain
                                            if b.observation.message is not None}, relaxed)
+    if VISIBILITY_RULE in relaxed:
+        extra += _seen_uncommitted(state, op)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
     queue = _put_queue(state, op) if waived else None
     if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
@@ -272,6 +274,54 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
                 b.state.queue(queue).attrs.update(kept)
                 extra.append(b)
     return plain, extra
+
+
+#: The rule that keeps a unit of work's puts from other connections until it commits (core._visibility).
+VISIBILITY_RULE = "CORE-02"
+
+
+def _seen_uncommitted(state: ModelState, op: L.Op) -> list[model.Branch]:
+    """A get (or browse) that sees the messages other connections put in units of work not yet committed (the
+    visibility rule relaxed), as if they were committed: what it returns, and what it does to them on its way
+    (an expired one discarded, with its report), is what the history goes on from.  Those it leaves where they
+    are are their units of work's again, to commit or back out as MQ would."""
+    if not isinstance(op, L.Get):
+        return []
+    h = state.handles.get(op.handle)
+    q = state.queues.get(h.queue) if h is not None else None
+    if q is None or not q.uncommitted:
+        return []
+    hidden = {m.seq: m.put_by for m in q.messages if m.put_by is not None and m.put_by != h.conn and m.got_by is None}
+    if not hidden:
+        return []
+    lifted = state.clone()
+    lq = lifted.queue(h.queue)
+    for seq in hidden:
+        lq.update(lq.find(seq), put_by=None)
+    out = []
+    for b in model.step(lifted, op):
+        bq = b.state.queues.get(h.queue)
+        if bq is not None:
+            for seq, conn in hidden.items():
+                m = bq.find(seq)
+                if m is not None and m.put_by is None:
+                    bq.update(m, put_by=conn)
+        out.append(attrs.evolve(b, rules=tuple(dict.fromkeys((VISIBILITY_RULE, *b.rules)))))
+    return out
+
+
+def _get_beside_uncommitted(pairs) -> bool:
+    """Whether some get in ``pairs`` came while a connection other than its own had a put under syncpoint (by
+    the operations alone: a cheap bound on where :func:`_seen_uncommitted` can add anything)."""
+    pending: set[str] = set()
+    for op, _ in pairs:
+        if isinstance(op, (L.Put, L.Put1)) and op.options & C.MQPMO_SYNCPOINT:
+            pending.add(op.conn)
+        elif isinstance(op, (L.Commit, L.Backout, L.Disconnect)):
+            pending.discard(op.conn)
+        elif isinstance(op, L.Get) and pending - {op.conn}:
+            return True
+    return False
 
 
 def _backed_out_by(state: ModelState, op: L.Op) -> list[str]:
@@ -503,8 +553,11 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # what this one breaks: it is tried like any other, and no rule on trial stays set aside while another is
     # tried (else each of two could seem to explain the history with the other's help); a rule found broken
     # is never on trial: a history it alone explained would have been known.
+    # and, where a get came while another connection had a put under syncpoint, the rule that hides it: a get
+    # that saw it may show that only by what it did to it (an expired message discarded, its report written)
+    hidden = [VISIBILITY_RULE] if _get_beside_uncommitted(pairs[:-1]) else []
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
-    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings]) if r not in known_by]
+    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden]) if r not in known_by]
     aside = set_aside - set(tried)
     alone: list[tuple[int, int, str]] = []
     for n, rule in enumerate(tried):
@@ -518,6 +571,10 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         # inference (an expired message discarded without its report, where an uncommitted put not counted
         # explains the depth that suggested the discard), and is mentioned, not blamed.
         rules = blamed_alone(alone)
+        if hidden and VISIBILITY_RULE not in mentioned and VISIBILITY_RULE not in deciding and len(rules) > 1:
+            # tried only for what a get may have done unseen to a put not yet committed: a story the history
+            # tells only by inference, which gives way to a rule of what it shows (as a discard's rules do)
+            rules = tuple(r for r in rules if r != VISIBILITY_RULE)
         mentioned += [r for _, _, r in sorted(alone) if r not in rules and r not in mentioned]
     else:
         together: list[tuple[int, int, tuple[str, ...]]] = []
