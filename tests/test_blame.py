@@ -662,3 +662,21 @@ def test_a_get_that_saw_another_connections_uncommitted_put_blames_the_unit_of_w
     assert follows(history, D, frozenset({"CORE-02"})) == 8
     # and a system that found the visibility rule broken before has nothing new here
     assert blame(history, mm, D, known_by=frozenset({"CORE-02"})).known
+
+
+def test_a_put_that_fails_where_mq_accepts_it_never_blames_how_its_priority_or_persistence_was_resolved():
+    """A put with the queue's default priority and persistence, answered MQRC_CONNECTION_BROKEN on a connection
+    nothing broke: resolving DEFPRTY (CORE-07) and DEFPSIST (CORE-10) gives a put no such reason; the put that
+    did not place its message is what breaks (CORE-01).  A persistence MQ refuses, answered otherwise, still
+    blames CORE-10."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    md = L.MessageDescriptor(priority=C.MQPRI_PRIORITY_AS_Q_DEF, persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)
+    setup = [(L.DefineQueue(queue="Q", attrs=(("DEFPRTY", 9), ("DEFPSIST", 0))), L.OK), (L.Connect(conn="a"), L.OK),
+             (L.Open(conn="a", handle="h", queue="Q", options=opts), L.OK)]
+    put = L.Put(conn="a", handle="h", body="m1", options=C.MQPMO_NO_SYNCPOINT, md=md)
+    mm, b = blamed(setup + [(put, L.Observation.of(C.MQRC_CONNECTION_BROKEN))])
+    assert {"CORE-07", "CORE-10"} & set(mm.rules), mm.rules   # what the checker names, for the reader
+    assert b.confirmed and b.rules == ("CORE-01",), b
+    bad = attrs.evolve(put, md=attrs.evolve(md, persistence=7))
+    mm, b = blamed(setup + [(bad, L.OK)])
+    assert "CORE-10" in b.rules, b

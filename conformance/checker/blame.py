@@ -70,6 +70,11 @@ COUNT_ONLY = frozenset({"CORE-12", "CORE-17", "CORE-45", "SYNC-19"})
 DISCARD_ONLY = frozenset({"EXP-04", "EXP-05", "EXP-08", "EXP-12", "EXP-13"})
 #: How an application's put placed a message: never why it should have left the queue.
 PLAIN_PUT = frozenset({"CORE-01", "CORE-02"})
+#: Rules of how a put's descriptor values are resolved or checked, each with the only reasons it gives a put: it
+#: decides a put's reason code only where MQ's or the system's is one of these (a put refused for another reason,
+#: or failing where MQ accepts it, never breaks how its priority or persistence was resolved).
+OWN_REASONS = {"CORE-07": (), "CORE-10": (C.MQRC_PERSISTENCE_ERROR,), "CORE-08": (C.MQRC_PRIORITY_EXCEEDS_MAXIMUM,),
+               "CORE-09": (C.MQRC_PRIORITY_ERROR,)}
 #: Rules tried alone, and pairs among the first of them, at most (each a walk of the model over the history).
 MAX_RULES = 12
 MAX_PAIR_RULES = 7
@@ -187,6 +192,9 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             # a message MQ never had (a whole message where MQ holds its segments, say): no delivery order
             # returns it, nor does the put that placed what MQ holds instead
             named = tuple(r for r in named if r not in ORDER_RULES and r not in PLAIN_PUT)
+    if field == "rc":
+        codes = {branch.observation.rc, observed.rc}
+        named = tuple(r for r in named if r not in OWN_REASONS or codes & set(OWN_REASONS[r]))
     if field == "attrs.CURDEPTH":
         # how a counted message was put says nothing of how it is counted (CORE-28 does), nor does the count
         # it carries
