@@ -37,3 +37,19 @@ def test_bad_input_is_one_line_and_exit_2(capsys):
     assert B.main(["--faults", "no-such-fault"], out=io.StringIO()) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "not a list of seeds" in err[0] and "no-such-fault" in err[1]
+
+
+def test_whole_runs_list_the_rules_failed_besides_the_faults_own(tmp_path):
+    """A fault alone in a whole default run: the queue manager that lets gets see uncommitted puts fails CORE-02
+    and no other rule (its consequences in the expiry and trigger areas are explained by CORE-02, found broken in
+    the core area); the summary counts faults by whether anything besides their own rules failed."""
+    out = io.StringIO()
+    assert B.main(["--whole", "--faults", "uncommitted-put-visible", "--seeds", "3", "--jobs", "1",
+                   "--json", str(tmp_path / "w.json")], out=out) == 0
+    whole = json.loads((tmp_path / "w.json").read_text())
+    assert whole["rows"][0]["found"] == 1 and whole["rows"][0]["extra"] == {}, whole
+    assert "exact: 1 of 1 faults" in out.getvalue()
+    figures = B.summarise_whole([B.Trial("a", 1, True, extra=("DLQ-01",)), B.Trial("a", 2, True),
+                                 B.Trial("b", 1, True)])
+    assert figures["exact"] == 1 and {r["fault"]: r["extra"] for r in figures["rows"]} == {"a": {"DLQ-01": [1]},
+                                                                                         "b": {}}

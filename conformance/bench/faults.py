@@ -1,7 +1,12 @@
 """Seed-stable detection, measured: every fault of the simulated queue manager's catalogue run under several seeds at
 the default budget, with, per fault, how many seeds found it and how many named one of its own rules first.
 
-    python -m conformance.bench.faults [--seeds 1-5] [--jobs 2] [--faults a,b] [--json FILE]
+    python -m conformance.bench.faults [--seeds 1-5] [--jobs 2] [--faults a,b] [--whole] [--json FILE]
+
+``--whole``: exactness instead: each fault alone in a whole default run (every area, rounds until the budget is
+spent, as ``mqconform run`` with no options), and, per fault, the rules failed besides its own.  A fault breaks
+its own rules; any other rule failed is one a counterexample was blamed on that the fault does not break (or a
+rule the fault's list leaves out), each to be read.
 
 (``scripts/faults.sh`` runs it.)  A benchmark, run by hand or on a schedule, never in CI: it prints figures from
 one run, and exits 0 when it printed them, 2 on bad input.
@@ -32,6 +37,8 @@ class Trial:
     first: str | None = None
     own_first: bool = False
     seconds: float = 0.0
+    #: (--whole) The rules failed besides the fault's own.
+    extra: tuple[str, ...] = ()
 
 
 def run_one(fault: str, seed: int) -> Trial:
@@ -56,6 +63,43 @@ def run_one(fault: str, seed: int) -> Trial:
     first = failures[0].blamed[0] if failures and failures[0].blamed else None
     return Trial(fault, seed, bool(named & set(spec.rules)), first, first in spec.rules,
                  round(time.monotonic() - began, 1))
+
+
+def run_whole(fault: str, seed: int) -> Trial:
+    """``fault`` alone in a whole default run (every area, rounds until the budget is spent): found when a
+    counterexample blames one of its own rules; ``extra``, the rules failed besides its own."""
+    import time
+
+    from adapters.registry import create_adapter
+    from adapters.simulated.faults import FAULTS
+    from conformance.runner.engine import DEFAULT_EXAMPLES, run_areas
+    from reference_model.rules import AREAS
+
+    spec = FAULTS[fault]
+    began = time.monotonic()
+    adapter = create_adapter("simulated", {"faults": fault})
+    try:
+        record = run_areas(adapter, list(AREAS), DEFAULT_EXAMPLES, seed, {"faults": fault}, keep_going=None)
+    finally:
+        adapter.close()
+    failed = {r for f in record.failures for r in f.blamed}
+    first = record.failures[0].blamed[0] if record.failures and record.failures[0].blamed else None
+    return Trial(fault, seed, bool(failed & set(spec.rules)), first, first in spec.rules,
+                 round(time.monotonic() - began, 1), extra=tuple(sorted(failed - set(spec.rules))))
+
+
+def summarise_whole(trials: list[Trial]) -> dict:
+    """Per fault: seeds run, seeds that found it, and the rules failed besides its own with the seeds that did;
+    overall: the faults whose runs failed no other rule."""
+    per: dict[str, dict] = {}
+    for t in sorted(trials, key=lambda t: (t.fault, t.seed)):
+        row = per.setdefault(t.fault, {"fault": t.fault, "seeds": 0, "found": 0, "extra": {}})
+        row["seeds"] += 1
+        row["found"] += t.found
+        for rule in t.extra:
+            row["extra"].setdefault(rule, []).append(t.seed)
+    rows = list(per.values())
+    return {"faults": len(rows), "exact": sum(not r["extra"] for r in rows), "rows": rows}
 
 
 def summarise(trials: list[Trial], own_rules: dict[str, tuple[str, ...]]) -> dict:
@@ -103,6 +147,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser.add_argument("--seeds", default="1-5", help="seeds, as 1-5 or 1,3,7 (default 1-5)")
     parser.add_argument("--jobs", type=int, default=2, help="runs at once, each in a process of its own (default 2)")
     parser.add_argument("--faults", default="", help="faults to run, comma-separated (default: the whole catalogue)")
+    parser.add_argument("--whole", action="store_true",
+                        help="each fault alone in a whole default run: the rules failed besides its own")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
     try:
@@ -121,8 +167,19 @@ def main(argv: list[str] | None = None, out=None) -> int:
           flush=True)
     trials: list[Trial] = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for trial in pool.map(run_one, *zip(*pairs)):
+        for trial in pool.map(run_whole if args.whole else run_one, *zip(*pairs)):
             trials.append(trial)
+    if args.whole:
+        whole = summarise_whole(trials)
+        rows = [[r["fault"], ", ".join(FAULTS[r["fault"]].rules), f"{r['found']}/{r['seeds']}",
+                 "; ".join(f"{rule} (seeds {', '.join(map(str, seeds))})" for rule, seeds in sorted(r["extra"].items()))
+                 or "-"] for r in whole["rows"]]
+        print(tabulate(rows, headers=["fault", "own rules", "found", "failed besides its own"]), file=out)
+        print(f"\nexact: {whole['exact']} of {whole['faults']} faults failed no rule besides their own in every "
+              f"whole run (goal: all)", file=out)
+        if args.json:
+            args.json.write_text(json.dumps(whole, indent=1) + "\n")
+        return 0
     figures = summarise(trials, {f: FAULTS[f].rules for f in faults})
     table = [[r["fault"], ", ".join(r["rules"]), f"{r['found']}/{r['seeds']}", f"{r['own_first']}/{r['seeds']}",
               ", ".join(map(str, r["missed_by"])) or "-", "; ".join(r["other_first"]) or "-"]
