@@ -680,3 +680,17 @@ def test_a_put_that_fails_where_mq_accepts_it_never_blames_how_its_priority_or_p
     bad = attrs.evolve(put, md=attrs.evolve(md, persistence=7))
     mm, b = blamed(setup + [(bad, L.OK)])
     assert "CORE-10" in b.rules, b
+
+
+def test_a_dlq_handler_taking_a_priority_queue_in_arrival_order_is_what_ignoring_priority_explains():
+    """A queue manager that ignores priority hands its DLQ handler the dead-letter queue in arrival order: the
+    handler forwards the first two messages that arrived to a queue with room for two, and the third finds it
+    full, where MQ's order leaves another message backed out.  Once CORE-04 is found broken, that is no new
+    departure (CORE-04 relaxed lets the handler take the queue in arrival order); without it, it is."""
+    failure = load_failure(ROOT / "tests" / "data" / "histories" / "dlq-forwarded-in-arrival-order.json")
+    pairs = [(s.op, s.observed) for s in failure.steps]
+    mm = check_history(failure.platform, pairs)[-1].mismatch
+    assert mm is not None and mm.fields == ("attrs.M3", "attrs.M6")
+    assert blame(pairs, mm, failure.platform, known_by=frozenset({"CORE-04"})).known
+    assert not blame(pairs, mm, failure.platform, known_by=frozenset({"CORE-19"})).known
+    assert follows(pairs, failure.platform, frozenset({"CORE-04"})) == len(pairs) - 1

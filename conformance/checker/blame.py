@@ -268,6 +268,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
                                            if b.observation.message is not None}, relaxed)
     if VISIBILITY_RULE in relaxed:
         extra += _seen_uncommitted(state, op)
+    if "CORE-04" in relaxed:
+        extra += _dlq_in_arrival_order(state, op)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
     queue = _put_queue(state, op) if waived else None
     if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
@@ -315,6 +317,39 @@ def _seen_uncommitted(state: ModelState, op: L.Op) -> list[model.Branch]:
                 if m is not None and m.put_by is None:
                     bq.update(m, put_by=conn)
         out.append(attrs.evolve(b, rules=tuple(dict.fromkeys((VISIBILITY_RULE, *b.rules)))))
+    return out
+
+
+def _requeued(q, priority_of) -> None:
+    """Place the messages of queue ``q`` (of a cloned state) again with ``priority_of(m)`` as their delivery
+    priority: the order a get or a DLQ handler takes them in is then the one that priority gives."""
+    messages = list(q.messages)
+    for m in messages:
+        q.remove(m)
+    for m in messages:
+        q.append(attrs.evolve(m, order_priority=priority_of(m)))
+
+
+def _dlq_in_arrival_order(state: ModelState, op: L.Op) -> list[model.Branch]:
+    """A DLQ handler's first pass over a MSGDLVSQ(PRIORITY) dead-letter queue taking its messages in arrival
+    order, as a queue that ignores priority delivers them (CORE-04 relaxed): which message a forward fills a
+    queue with, and which finds it full, follows from that order.  Those it leaves keep their places."""
+    if not isinstance(op, L.RunDlqHandler):
+        return []
+    h = state.dlq_handlers.get(op.handler)
+    q = state.queues.get(h.input_q or "") if h is not None and h.running else None
+    if q is None or h.cursor is not None or q.attr("MSGDLVSQ") != C.MQMDS_PRIORITY \
+            or len({m.order_priority for m in q.messages}) < 2:
+        return []
+    placed = {m.seq: m.order_priority for m in q.messages}
+    lifted = state.clone()
+    _requeued(lifted.queue(q.name), lambda m: 0)
+    out = []
+    for b in model.step(lifted, op):
+        bq = b.state.queues.get(q.name)
+        if bq is not None:
+            _requeued(bq, lambda m: placed.get(m.seq, m.order_priority))
+        out.append(attrs.evolve(b, rules=tuple(dict.fromkeys(("CORE-04", *b.rules)))))
     return out
 
 
