@@ -140,3 +140,19 @@ def test_a_departure_the_rules_another_area_found_broken_explain_is_not_new_and_
     assert {f["area"] for f in failures} == {"core"}, [(f["area"], f["rules"]) for f in failures]
     assert "syncpoint on zos: no new departure (only departures that rules found broken before explain: CORE-02)" \
         in out, out
+
+
+def test_a_dlq_handler_forwarding_past_maxdepth_is_what_ignoring_maxdepth_explains(tmp_path):
+    """A queue manager that accepts puts beyond MAXDEPTH accepts its DLQ handler's forwards too: once the core area
+    found CORE-27 broken, the DLQ area's forwards to a full queue are no new departure (CORE-27 relaxed lets the
+    handler's puts past MAXDEPTH as it lets the application's), though that area never set CORE-27 aside."""
+    import json
+
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "q-full-ignored", "--area", "core,dlq",
+                             "--seed", "1", "--results", tmp_path / "r")
+    assert code == 1, out + err
+    failures = [json.loads(p.read_text()) for p in (tmp_path / "r" / "failures").glob("*.json")]
+    assert {f["area"] for f in failures} == {"core"}, [(f["area"], f["rules"]) for f in failures]
+    assert "dlq on distributed: no new departure" in out, out

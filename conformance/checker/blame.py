@@ -283,6 +283,19 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
             if b.observation.cc != C.MQCC_FAILED:
                 b.state.queue(queue).attrs.update(kept)
                 extra.append(b)
+    if waived and isinstance(op, L.RunDlqHandler) and state.dlq_handlers.get(op.handler) is not None:
+        # the handler's puts (forwards, messages put back) accepted as the system accepted the application's:
+        # every queue it may put to as it is but for the checks relaxed
+        lifted = state.clone()
+        kept_by = {}
+        for name, q in lifted.queues.items():
+            kept_by[name] = {a: q.attrs[a] for a in waived if a in q.attrs}
+            q.attrs.update({a: v for a, v in waived.items() if a in q.attrs})
+        for b in model.step(lifted, op):
+            for name, kept in kept_by.items():
+                if name in b.state.queues:
+                    b.state.queue(name).attrs.update(kept)
+            extra.append(attrs.evolve(b, rules=tuple(dict.fromkeys((*sorted(relaxed & set(WAIVED)), *b.rules)))))
     return plain, extra
 
 

@@ -264,7 +264,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             met = True
             return None
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside,
-                                    known_by=known & frozenset(aside))
+                                    known_by=known)
         if failure.mismatch.known or (known and set(failure.blamed) <= known):
             # the departures already found explain it: the checker only named it by other rules (a rule a
             # departure merely mentioned before is new when this one is blamed on it)
