@@ -626,11 +626,16 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         # rule of discards that explains it only later tells a story of the same history built on that
         # inference (an expired message discarded without its report, where an uncommitted put not counted
         # explains the depth that suggested the discard), and is mentioned, not blamed.
-        rules = blamed_alone(alone)
-        if hidden and VISIBILITY_RULE not in mentioned and VISIBILITY_RULE not in deciding and len(rules) > 1:
-            # tried only for what a get may have done unseen to a put not yet committed: a story the history
-            # tells only by inference, which gives way to a rule of what it shows (as a discard's rules do)
-            rules = tuple(r for r in rules if r != VISIBILITY_RULE)
+        # Rules tried only for a story the history tells by inference alone: a unit of work that ended the other
+        # way where the system answered as for MQ's way, a get that did something unseen to a put not yet
+        # committed. They give way to any other rule that explains the history alone: the system's own answer
+        # (a commit answered OK) is evidence, and nothing shows otherwise.
+        guessed = {r for r in (*hidden, *endings) if r not in mentioned and r not in deciding}
+        if any(r not in guessed for _, _, r in alone):
+            alone_kept = [a for a in alone if a[2] not in guessed]
+        else:
+            alone_kept = alone
+        rules = blamed_alone(alone_kept)
         mentioned += [r for _, _, r in sorted(alone) if r not in rules and r not in mentioned]
     else:
         together: list[tuple[int, int, tuple[str, ...]]] = []
