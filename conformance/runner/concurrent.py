@@ -20,7 +20,7 @@ import sys
 from collections import Counter
 import threading
 import time
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import attrs
 
@@ -252,9 +252,12 @@ class Shrunk:
 def _without_client(setup: Sequence[L.Op], client: str) -> list[L.Op]:
     """The set-up without a client's connection and handle (messages put by it stay, put by another)."""
     kept = [op for op in setup if getattr(op, "conn", None) != client or isinstance(op, L.Put)]
-    owner = next((getattr(op, "conn") for op in kept if isinstance(op, L.Open)), None)
-    return [attrs.evolve(op, conn=owner, handle=f"{owner}1") if isinstance(op, L.Put) and op.conn == client else op
-            for op in kept]
+    owner = next((op.conn for op in kept if isinstance(op, L.Open)), None)
+    def moved(op: L.Op) -> L.Op:
+        changed: Any = op   # (a value class of the language: attrs, as mypy does not see through its decorator)
+        return attrs.evolve(changed, conn=owner, handle=f"{owner}1")
+
+    return [moved(op) if isinstance(op, L.Put) and op.conn == client else op for op in kept]
 
 
 def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_cases: int = SHRINK_CASES,
