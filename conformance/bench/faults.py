@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import multiprocessing
 import sys
 from pathlib import Path
 
@@ -166,7 +167,9 @@ def main(argv: list[str] | None = None, out=None) -> int:
     print(f"faults: {len(faults)} faults x {len(seeds)} seeds = {len(pairs)} runs, {args.jobs} at a time", file=out,
           flush=True)
     trials: list[Trial] = []
-    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    # spawned, not forked: a fork of a process with threads (a test runner's) may inherit a lock held for ever
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs,
+                                                mp_context=multiprocessing.get_context("spawn")) as pool:
         for trial in pool.map(run_whole if args.whole else run_one, *zip(*pairs)):
             trials.append(trial)
     if args.whole:
