@@ -275,28 +275,30 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
     if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
         # the put the system accepted, on the queue as it is but for the checks relaxed: what it left
         # (the message there, counted) is what the history goes on from
-        lifted = state.clone()
-        q = lifted.queue(queue)
-        kept = {name: q.attrs[name] for name in waived if name in q.attrs}
-        q.attrs.update({name: value for name, value in waived.items() if name in q.attrs})
-        for b in model.step(lifted, op):
-            if b.observation.cc != C.MQCC_FAILED:
-                b.state.queue(queue).attrs.update(kept)
-                extra.append(b)
+        extra += [b for b in _waiving(state, op, [queue], waived) if b.observation.cc != C.MQCC_FAILED]
     if waived and isinstance(op, L.RunDlqHandler) and state.dlq_handlers.get(op.handler) is not None:
         # the handler's puts (forwards, messages put back) accepted as the system accepted the application's:
         # every queue it may put to as it is but for the checks relaxed
-        lifted = state.clone()
-        kept_by = {}
-        for name, q in lifted.queues.items():
-            kept_by[name] = {a: q.attrs[a] for a in waived if a in q.attrs}
-            q.attrs.update({a: v for a, v in waived.items() if a in q.attrs})
-        for b in model.step(lifted, op):
-            for name, kept in kept_by.items():
-                if name in b.state.queues:
-                    b.state.queue(name).attrs.update(kept)
-            extra.append(attrs.evolve(b, rules=tuple(dict.fromkeys((*sorted(relaxed & set(WAIVED)), *b.rules)))))
+        extra += [attrs.evolve(b, rules=tuple(dict.fromkeys((*sorted(relaxed & set(WAIVED)), *b.rules))))
+                  for b in _waiving(state, op, list(state.queues), waived)]
     return plain, extra
+
+
+def _waiving(state: ModelState, op: L.Op, queues: list[str], waived: dict) -> list[model.Branch]:
+    """MQ's outcomes of ``op`` with the attributes ``waived`` (a relaxed check's, such as MAXDEPTH) set so on
+    ``queues`` while it runs, and back as they were after it."""
+    lifted = state.clone()
+    kept_by = {}
+    for name in queues:
+        q = lifted.queue(name)
+        kept_by[name] = {a: q.attrs[a] for a in waived if a in q.attrs}
+        q.attrs.update({a: v for a, v in waived.items() if a in q.attrs})
+    out = model.step(lifted, op)
+    for b in out:
+        for name, kept in kept_by.items():
+            if name in b.state.queues:
+                b.state.queue(name).attrs.update(kept)
+    return out
 
 
 #: The rule that keeps a unit of work's puts from other connections until it commits (core._visibility).
