@@ -697,3 +697,70 @@ def test_a_dlq_handler_taking_a_priority_queue_in_arrival_order_is_what_ignoring
     assert blame(pairs, mm, failure.platform, known_by=frozenset({"CORE-04"})).known
     assert not blame(pairs, mm, failure.platform, known_by=frozenset({"CORE-19"})).known
     assert follows(pairs, failure.platform, frozenset({"CORE-04"})) == len(pairs) - 1
+
+
+
+
+def _arrival_order_cases():
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    put = lambda h, body, **md: L.Put(conn="a", handle=h, body=body, options=C.MQPMO_NO_SYNCPOINT,
+                                      md=L.MessageDescriptor(**md))
+    depth = lambda q: L.InquireQueue(queue=q, names=("CURDEPTH",))
+    base = [L.DefineQueue(queue="APP"), L.Connect(conn="a"), L.Open(conn="a", handle="h", queue="APP", options=opts)]
+    browse_past_expired = base + [
+        put("h", "m1"), put("h", "m2", priority=3, expiry=60), L.AdvanceClock(tenths=61),
+        L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_FIRST), put("h", "m3"),
+        L.AlterQueue(queue="APP", attrs=(("MAXDEPTH", 3),)), put("h", "m4")]
+    xmitq_get = [
+        L.DefineQueue(queue="REPLY"), L.DefineQueue(queue="XQ", attrs=(("USAGE", C.MQUS_TRANSMISSION),)),
+        L.DefineRemoteQueue(queue="FAR", rname="ORDERS", rqmname="FAR", xmitq="XQ"), L.Connect(conn="a"),
+        L.Open(conn="a", handle="x", queue="XQ", options=opts), put("x", "x1", format=C.MQFMT_XMIT_Q_HEADER),
+        L.Put1(conn="a", queue="FAR", body="r2", options=C.MQPMO_NO_SYNCPOINT,
+               md=L.MessageDescriptor(priority=3, expiry=8, report=C.MQRO_EXPIRATION, reply_to_q="REPLY")),
+        L.AdvanceClock(tenths=22), L.Get(conn="a", handle="x", options=C.MQGMO_NO_SYNCPOINT), depth("REPLY")]
+    cursor = base + [
+        put("h", "m1", priority=4), L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_FIRST),
+        put("h", "m2", priority=9), L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_NEXT)]
+    return {"browse past an expired message": (browse_past_expired, "CORE-27"),
+            "get from a transmission queue": (xmitq_get, "EXP-08"),
+            "browse cursor": (cursor, "CORE-13")}
+
+
+@pytest.mark.parametrize("case", sorted(_arrival_order_cases()))
+def test_a_get_or_browse_taking_a_priority_queue_in_arrival_order_is_what_ignoring_priority_explains(case):
+    """The simulated queue manager with priority-ignored delivers a MSGDLVSQ(PRIORITY) queue in arrival order;
+    these histories show it only by what a get or browse met on its way, never by a message returned out of
+    priority order: a browse that returned the oldest message without meeting an expired one of higher priority
+    put after it (the queue then fills a message early: the checker names MAXDEPTH's rule); a get from a
+    transmission queue likewise (no expiration report: the checker names the report's rules); a browse cursor
+    that stands in arrival order (a browse-next then finds a message of higher priority put later, where MQ's
+    cursor is past it: the checker names MQRC_NO_MSG_AVAILABLE's rule).  CORE-04 relaxed takes the queue in
+    arrival order for each such call, so it alone explains each, from a get or browse on, and is named first;
+    once CORE-04 is found broken, none is a new departure."""
+    from adapters.registry import create_adapter
+
+    ops, checker_named = _arrival_order_cases()[case]
+    adapter = create_adapter("simulated", {"faults": "priority-ignored", "platform": D})
+    try:
+        adapter.start_case("arrival-order", D)
+        pairs = [(op, adapter.execute(op)) for op in ops]
+    finally:
+        adapter.close()
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1 and mm.rules[0] == checker_named, mm
+    b = blame(pairs, mm, D)
+    # blamed, and needed no later than any other rule blamed (the rule the checker named may explain the history
+    # alone as well, from its last step: a system whose state was MQ's would have broken it there)
+    assert b.confirmed and "CORE-04" in b.rules and checker_named in b.rules + b.mentioned, b
+    needed = {r: follows(pairs, D, frozenset({r})) for r in b.rules}
+    first = next(i for i, (op, _) in enumerate(pairs) if isinstance(op, L.Get))
+    assert first <= needed["CORE-04"] == min(needed.values()), needed
+    assert blame(pairs, mm, D, known_by=frozenset({"CORE-04"})).known
+    assert not blame(pairs, mm, D, known_by=frozenset({"CORE-05"})).known
+    # the same calls on a queue manager that honours priority pass
+    sound = create_adapter("simulated", {"platform": D})
+    try:
+        sound.start_case("priority-order", D)
+        assert check_history(D, [(op, sound.execute(op)) for op in ops])[-1].mismatch is None
+    finally:
+        sound.close()

@@ -699,7 +699,7 @@ class SimulatedQueueManager:
             level = q.attrs["DEFPRTY"]
         else:
             level = min(priority, C.MAX_PRIORITY)
-        if self._fault("priority-ignored"):
+        if self._fault("priority-ignored") and q.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY:
             level = 0
         syncpoint = bool(options & C.MQPMO_SYNCPOINT) or (
             not options & C.MQPMO_NO_SYNCPOINT and self.platform == C.PLATFORM_ZOS

@@ -60,7 +60,9 @@ class Triggering:
         if self.fault("trigmpri-ignored"):
             return lambda m: True
         threshold = self.threshold_level(q, qm)
-        if self.fault("fifo-uses-message-priority"):
+        if self.fault("fifo-uses-message-priority") or (
+                self.fault("priority-ignored") and q.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY):
+            # (priority-ignored changes delivery order alone: a message still counts by its own priority)
             return lambda m: min(m.md.priority, C.MAX_PRIORITY) >= threshold
         return lambda m: min(m.level, C.MAX_PRIORITY) >= threshold
 

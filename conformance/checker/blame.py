@@ -269,7 +269,7 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
     if VISIBILITY_RULE in relaxed:
         extra += _seen_uncommitted(state, op)
     if "CORE-04" in relaxed:
-        extra += _dlq_in_arrival_order(state, op)
+        extra += _in_arrival_order(state, op)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
     queue = _put_queue(state, op) if waived else None
     if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
@@ -345,25 +345,41 @@ def _requeued(q, priority_of) -> None:
         q.append(attrs.evolve(m, order_priority=priority_of(m)))
 
 
-def _dlq_in_arrival_order(state: ModelState, op: L.Op) -> list[model.Branch]:
-    """A DLQ handler's first pass over a MSGDLVSQ(PRIORITY) dead-letter queue taking its messages in arrival
-    order, as a queue that ignores priority delivers them (CORE-04 relaxed): which message a forward fills a
-    queue with, and which finds it full, follows from that order.  Those it leaves keep their places."""
-    if not isinstance(op, L.RunDlqHandler):
+def _in_arrival_order(state: ModelState, op: L.Op) -> list[model.Branch]:
+    """A MSGDLVSQ(PRIORITY) queue taken in arrival order, as a queue that ignores priority delivers (CORE-04
+    relaxed): a get or browse of it, or a DLQ handler's first pass over it as its dead-letter queue.  Which
+    message comes back follows from that order, and so does what the call meets on its way there: an expired
+    message that priority would have put first is met only if it came first (discarded, its report written),
+    which message a forward fills a queue with and which finds it full, where a browse cursor stands.  Those
+    it leaves keep their places; a cursor stays on the message it is on."""
+    handle = None
+    if isinstance(op, (L.Get, L.GetMatching)):
+        handle = state.handles.get(op.handle)
+        q = state.queues.get(handle.queue) if handle is not None else None
+    elif isinstance(op, L.RunDlqHandler):
+        d = state.dlq_handlers.get(op.handler)
+        q = state.queues.get(d.input_q or "") if d is not None and d.running and d.cursor is None else None
+    else:
         return []
-    h = state.dlq_handlers.get(op.handler)
-    q = state.queues.get(h.input_q or "") if h is not None and h.running else None
-    if q is None or h.cursor is not None or q.attr("MSGDLVSQ") != C.MQMDS_PRIORITY \
-            or len({m.order_priority for m in q.messages}) < 2:
+    if q is None or q.attr("MSGDLVSQ") != C.MQMDS_PRIORITY:
         return []
+    cursor = handle.cursor if handle is not None else None
+    if len({-m.order_priority for m in q.messages} | ({cursor[0]} if cursor is not None else set())) < 2:
+        return []   # arrival order is delivery order here
     placed = {m.seq: m.order_priority for m in q.messages}
+    if cursor is not None:
+        placed.setdefault(cursor[1], -cursor[0])
     lifted = state.clone()
     _requeued(lifted.queue(q.name), lambda m: 0)
+    if cursor is not None:
+        lifted.handles[handle.name] = attrs.evolve(handle, cursor=(0, cursor[1]))
     out = []
     for b in model.step(lifted, op):
-        bq = b.state.queues.get(q.name)
-        if bq is not None:
-            _requeued(bq, lambda m: placed.get(m.seq, m.order_priority))
+        if q.name in b.state.queues:
+            _requeued(b.state.queue(q.name), lambda m: placed.get(m.seq, m.order_priority))
+        h = b.state.handles.get(handle.name) if handle is not None else None
+        if h is not None and h.cursor is not None and h.cursor[1] in placed:
+            b.state.handles[h.name] = attrs.evolve(h, cursor=(-placed[h.cursor[1]], h.cursor[1]))
         out.append(attrs.evolve(b, rules=tuple(dict.fromkeys(("CORE-04", *b.rules)))))
     return out
 
@@ -378,6 +394,18 @@ def _get_beside_uncommitted(pairs) -> bool:
         elif isinstance(op, (L.Commit, L.Backout, L.Disconnect)):
             pending.discard(op.conn)
         elif isinstance(op, L.Get) and pending - {op.conn}:
+            return True
+    return False
+
+
+def _taken_after_priorities(pairs) -> bool:
+    """Whether some get, browse or DLQ handler's run came after puts of more than one priority (by the
+    operations alone: a cheap bound on where :func:`_in_arrival_order` can add anything)."""
+    priorities: set[int] = set()
+    for op, _ in pairs:
+        if isinstance(op, (L.Put, L.Put1)):
+            priorities.add(op.md.priority)
+        elif isinstance(op, (L.Get, L.GetMatching, L.RunDlqHandler)) and len(priorities) > 1:
             return True
     return False
 
@@ -614,8 +642,13 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # and, where a get came while another connection had a put under syncpoint, the rule that hides it: a get
     # that saw it may show that only by what it did to it (an expired message discarded, its report written)
     hidden = [VISIBILITY_RULE] if _get_beside_uncommitted(pairs[:-1]) else []
+    # and, where a get or browse came after puts of more than one priority, priority order: a queue taken in
+    # arrival order may show that only by what the call met on its way (an expired message left undiscarded, a
+    # browse cursor standing elsewhere), never by the message it returned
+    unseen_order = ["CORE-04"] if _taken_after_priorities(pairs) else []
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
-    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden]) if r not in known_by]
+    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen_order])
+             if r not in known_by]
     aside = set_aside - set(tried)
     alone: list[tuple[int, int, str]] = []
     for n, rule in enumerate(tried):
