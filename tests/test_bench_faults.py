@@ -35,8 +35,11 @@ def test_the_command_prints_the_table_and_writes_the_figures(tmp_path):
 def test_bad_input_is_one_line_and_exit_2(capsys):
     assert B.main(["--seeds", "x"], out=io.StringIO()) == 2
     assert B.main(["--faults", "no-such-fault"], out=io.StringIO()) == 2
+    # a race fault is a fault, but not one this bench's sequential runs can show: said so, not "unknown"
+    assert B.main(["--faults", "get-not-atomic,priority-ignored"], out=io.StringIO()) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and "not a list of seeds" in err[0] and "no-such-fault" in err[1]
+    assert len(err) == 3 and "not a list of seeds" in err[0] and "no-such-fault" in err[1], err
+    assert "get-not-atomic" in err[2] and "concurrent" in err[2] and "unknown" not in err[2], err
 
 
 def test_whole_runs_list_the_rules_failed_besides_the_faults_own(tmp_path):

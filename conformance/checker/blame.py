@@ -490,20 +490,45 @@ def _put_queue(state: ModelState, op: L.Op) -> str | None:
     return name if name in state.queues else None
 
 
-def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int = 0,
-            set_aside: frozenset[str] = frozenset()) -> int | None:
-    """Whether the history ``pairs`` ((op, observed), ...) passes with ``relaxed`` rules relaxed: the
-    index of the first step whose outcome needed the relaxation, or None when some step still departs
-    (``set_aside``: rules a keep-going run stepped past, relaxed as well but never counted as needed)."""
-    loose = relaxed | set_aside
-    # each candidate with the first step at which a relaxation of ``relaxed`` entered its past (None: none)
-    candidates: list[tuple[ModelState, int | None]] = [(model.initial_state(platform, expiry_tolerance), None)]
-    last = len(pairs) - 1
-    for i, (op, observed) in enumerate(pairs):
+class Walk:
+    """The model following a history step by step with ``relaxed`` rules relaxed (``set_aside``: rules a
+    keep-going run stepped past, relaxed as well but never counted as needed).  :meth:`step` takes the next
+    step and says whether the history so far passes; the readings that may go on past it are kept, so a
+    history that grows (a case running on) is followed once, not again from its start at each question."""
+
+    def __init__(self, platform: str, relaxed: frozenset[str], expiry_tolerance: int = 0,
+                 set_aside: frozenset[str] = frozenset()):
+        self.relaxed = relaxed
+        self.set_aside = set_aside
+        self.loose = relaxed | set_aside
+        # each candidate with the first step at which a relaxation of ``relaxed`` entered its past (None: none)
+        self.candidates: list[tuple[ModelState, int | None]] = [(model.initial_state(platform, expiry_tolerance),
+                                                                  None)]
+        self.taken = 0
+        self.result: int | None = -1
+
+    def through(self, pairs) -> int | None:
+        """Take the steps of ``pairs`` not yet taken (``pairs`` extends the history taken so far) and return
+        :meth:`step`'s answer for the last."""
+        for op, observed in pairs[self.taken:]:
+            self.step(op, observed)
+        return self.result
+
+    def step(self, op: L.Op, observed: L.Observation) -> int | None:
+        """Take one more step.  Returns, for the history so far: the index of the first step whose outcome
+        needed the relaxation, -1 when none needed it, None when some step still departs."""
+        i = self.taken
+        self.taken += 1
+        if not self.candidates:
+            self.result = None
+            return None
+        relaxed, set_aside, loose = self.relaxed, self.set_aside, self.loose
+        candidates = self.candidates
         if observed.rc == C.MQRC_CONNECTION_BROKEN and isinstance(op, K.IN_DOUBT_OPS) \
                 and not any(op.conn in s.armed | s.broken for s, _ in candidates):
             candidates = [(K._armed(s, op.conn) if op.conn in s.conns else s, at) for s, at in candidates]
-        nxt: list[tuple[model.Branch, int | None]] = []
+        # (branch, first step needed at, whether the reading may go on past this step)
+        nxt: list[tuple[model.Branch, int | None, bool]] = []
         for state, at in candidates:
             plain, extra = _relaxed_step(state, op, relaxed)
             # what the set-aside rules, broken as relaxing them allows, let happen instead (a put accepted past
@@ -514,27 +539,32 @@ def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int
             aside = _relaxed_step(state, op, loose_aside)[1] if loose_aside else []
             for b in plain:
                 if K._matches(b.observation, observed):
-                    nxt.append((b, at))
+                    nxt.append((b, at, True))
                 elif explained(b, observed, op, loose):
                     fields = K.differing_fields(b.observation, observed)
-                    if i == last or K._nothing_changes_next(fields, b.observation, observed):
-                        needed = explained(b, observed, op, set_aside) is False
-                        nxt.append((_adopted(b, fields, observed), (i if at is None else at) if needed else at))
+                    needed = explained(b, observed, op, set_aside) is False
+                    # a reading that let a value differ goes on only where the difference cannot change what
+                    # happens next; as the history's last step, it passes either way
+                    nxt.append((_adopted(b, fields, observed), (i if at is None else at) if needed else at,
+                                K._nothing_changes_next(fields, b.observation, observed)))
             for b in extra:
                 if K._matches(b.observation, observed):
-                    nxt.append((b, i if at is None else at))
+                    nxt.append((b, i if at is None else at, True))
             for b in aside:
                 if K._matches(b.observation, observed):
-                    nxt.append((b, at))
+                    nxt.append((b, at, True))
         if not nxt:
+            self.candidates = []
+            self.result = None
             return None
-        if i == last:
-            used = [at for _, at in nxt if at is not None]
-            # passes: the first step the relaxation was needed at along the readings that pass without
-            # any later departure (a reading needing none means the history passes unrelaxed)
-            return min(used) if len(used) == len(nxt) else -1
+        used = [at for _, at, _ in nxt if at is not None]
+        # passes: the first step the relaxation was needed at along the readings that pass without any later
+        # departure (a reading needing none means the history passes unrelaxed)
+        self.result = min(used) if len(used) == len(nxt) else -1
         seen: list[tuple[ModelState, int | None]] = []
-        for b, at in nxt:
+        for b, at, goes_on in nxt:
+            if not goes_on:
+                continue
             for k, (s, a) in enumerate(seen):
                 if s is b.state or s == b.state:
                     # one state reached two ways: the reading that needed the relaxation least
@@ -543,8 +573,20 @@ def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int
             else:
                 if len(seen) < K.MAX_CANDIDATES:
                     seen.append((b.state, at))
-        candidates = seen
-    return -1
+        self.candidates = seen
+        return self.result
+
+
+def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int = 0,
+            set_aside: frozenset[str] = frozenset()) -> int | None:
+    """Whether the history ``pairs`` ((op, observed), ...) passes with ``relaxed`` rules relaxed: the
+    index of the first step whose outcome needed the relaxation, or None when some step still departs
+    (``set_aside``: rules a keep-going run stepped past, relaxed as well but never counted as needed)."""
+    walk = Walk(platform, relaxed, expiry_tolerance, set_aside)
+    for op, observed in pairs:
+        if walk.step(op, observed) is None:
+            return None
+    return walk.result
 
 
 #: Fields of a returned message that the message carries on: a reading that let the system show another
@@ -596,18 +638,28 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
     return list(dict.fromkeys(out)), list(dict.fromkeys(together))
 
 
+class Explainer:
+    """Whether the rules ``known`` (found broken already) explain a history: relaxed all together as rules set
+    aside are; or, for a rule of how a unit of work ends among them (which set aside never ends one the other
+    way: every backout committing instead would explain away all else), that rule relaxed as such, the others
+    set aside.  A unit of work the system was found to end the other way explains a history that shows just
+    that.  Asked again of the same history grown longer (a case running on past a departure explained), it
+    follows only the steps added."""
+
+    def __init__(self, platform: str, known: frozenset[str], expiry_tolerance: int = 0):
+        self.known = known
+        self.walks = [Walk(platform, frozenset(), expiry_tolerance, known)] if known else []
+        self.walks += [Walk(platform, frozenset({rule}), expiry_tolerance, known - {rule})
+                       for rule in sorted(known & ENDINGS)]
+
+    def explains(self, pairs) -> bool:
+        """Whether ``known`` explain ``pairs`` (the history asked of before, with steps added or not)."""
+        return any(walk.through(pairs) is not None for walk in self.walks)
+
+
 def explained_by(pairs, platform: str, known: frozenset[str], expiry_tolerance: int = 0) -> bool:
-    """Whether the rules ``known`` (found broken already) explain the history ``pairs``: relaxed all together as
-    rules set aside are; or, for a rule of how a unit of work ends among them (which set aside never ends one the
-    other way: every backout committing instead would explain away all else), that rule relaxed as such, the
-    others set aside.  A unit of work the system was found to end the other way explains a history that shows
-    just that."""
-    if not known:
-        return False
-    if follows(pairs, platform, frozenset(), expiry_tolerance, known) is not None:
-        return True
-    return any(follows(pairs, platform, frozenset({rule}), expiry_tolerance, known - {rule}) is not None
-               for rule in sorted(known & ENDINGS))
+    """Whether the rules ``known`` explain the history ``pairs`` (see :class:`Explainer`)."""
+    return Explainer(platform, frozenset(known), expiry_tolerance).explains(pairs)
 
 
 def blamed_alone(alone: list[tuple[int, int, str]]) -> tuple[str, ...]:

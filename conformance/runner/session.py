@@ -73,6 +73,7 @@ class Session:
         self._cases = itertools.count(1)
         self.tracker: ModelTracker | None = None
         self.history: list[Step] = []
+        self._explainer = None
         #: Rules already found broken (keep-going rounds): a departure breaking only these
         #: is not reported again; the model follows the system past it when the difference
         #: cannot change what happens next, else the rest of the case is not run.
@@ -168,6 +169,7 @@ class Session:
         self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance,
                                     set_aside=self.set_aside, memo=True)
         self.history = []
+        self._explainer = None   # whether the rules found broken explain this case's history, followed as it grows
         self._derailed = self._idle
         if self._idle:   # a budget is spent: the case runs nothing and checks nothing
             return
@@ -305,10 +307,12 @@ class Session:
             return True
         if rules <= self.named:
             return False
-        from conformance.checker.blame import explained_by
+        from conformance.checker.blame import Explainer
 
+        if self._explainer is None or self._explainer.known != self.named:
+            self._explainer = Explainer(self.platform, self.named, self.capabilities.expiry_tolerance)
         pairs = [(s.op, s.observed) for s in self.history]
-        return not explained_by(pairs, self.platform, self.named, self.capabilities.expiry_tolerance)
+        return not self._explainer.explains(pairs)
 
     def remember(self, failure: Failure) -> None:
         """Keep ``failure`` in :attr:`departures` if it is the smallest met for its rules."""
