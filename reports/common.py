@@ -136,6 +136,22 @@ def failure_note(col: Column, failure: Failure) -> str:
     return f"known deviation: {', '.join(known)}" if known else ""
 
 
+def races(col: Column) -> list[tuple[str, str, str]]:
+    """The races a column's runs of concurrent cases recorded: (path, timeline, replay command); a race file
+    that cannot be read says so in place of its timeline."""
+    from conformance.records.history import ReplayFileError
+    from conformance.records.races import load_race, race_replay_command, render_race
+
+    out = []
+    for path in col.meta.get("races") or []:
+        try:
+            text = render_race(load_race(path))
+        except (ReplayFileError, KeyError, TypeError, ValueError) as exc:
+            text = f"(the race file cannot be read: {exc})"
+        out.append((path, text, race_replay_command(path)))
+    return out
+
+
 def replay_command(path: str) -> str:
     return f"mqconform replay {path}"
 

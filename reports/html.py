@@ -7,7 +7,8 @@ import re
 from collections import Counter
 
 from reports.common import (DEPENDS_INTRO, KIT, VERDICT_ORDER, claim_rows, dependency_rows, expected_vs_observed,
-                            failure_note, failure_rows, replay_command, rule_dependencies, title, when)
+                            failure_note, failure_rows, races, replay_command, rule_dependencies, title,
+                            when)
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
 from reports.matrix import NOT_RUN, Column, Report
 from reference_model.version import install_hint
@@ -172,6 +173,14 @@ def _column(report: Report, col: Column) -> list[str]:
                     f"<p>At step {failure.mismatch.index + 1}:</p>",
                     _plain_table(expected_vs_observed(failure)),
                     f"<p>Replay:</p><pre>{esc(replay_command(path))}</pre>"]
+    recorded = races(col)
+    if recorded:
+        out += ["<h3>Races</h3>", "<p>Concurrent cases whose calls no order MQ allows explains: the set-up, then a "
+                "column per client, a row per call in the order invoked (ms from the first), <code>&gt;&gt;</code> "
+                "where every order breaks.</p>"]
+        for n, (_path, text, replay) in enumerate(recorded, start=1):
+            out += [f'<h4 id="{esc(col.anchor)}-race-{n}">Race {n}</h4>', f"<pre>{esc(text)}</pre>",
+                    f"<p>Replay:</p><pre>{esc(replay)}</pre>"]
     return out
 
 

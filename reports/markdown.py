@@ -7,7 +7,7 @@ import re
 from tabulate import tabulate
 
 from reports.common import (DEPENDS_INTRO, KIT, VERDICT_ORDER, claim_rows, dependency_rows, deviation_rows,
-                            expected_vs_observed, failure_note, failure_rows, replay_command, rule_dependencies,
+                            expected_vs_observed, failure_note, failure_rows, races, replay_command, rule_dependencies,
                             title, when)
 from reports.deviations import STALE
 from reports.matrix import NOT_RUN, Report
@@ -150,6 +150,13 @@ def render_markdown(report: Report, generated: float) -> str:
                         _table([(key, value if _prose(key) else _code(value))
                                 for key, value in expected_vs_observed(failure)], ["", ""]), ""]
                 out += ["Replay:", "", "```bash", replay_command(path), "```", ""]
+        recorded = races(col)
+        if recorded:
+            out += ["### Races", "", "Concurrent cases whose calls no order MQ allows explains: the set-up, then a "
+                    "column per client, a row per call in the order invoked (ms from the first), `>>` where every "
+                    "order breaks.", ""]
+            for n, (_path, text, replay) in enumerate(recorded, start=1):
+                out += [f"#### Race {n}", "", "```text", text, "```", "", "Replay:", "", "```bash", replay, "```", ""]
     return "\n".join(out)
 
 

@@ -193,6 +193,20 @@ def test_run_with_concurrency_finds_a_race_writes_it_and_its_replay_shows_how_of
     code, out, err = run_cli("report", tmp_path / "r", "--format", "md", "--out", tmp_path / "report.md")
     text = (tmp_path / "report.md").read_text()
     assert code == 1 and "3 clients at once a case" in text and race.name in text, out + err
+    # with the race itself: its timeline (a column per client, the call every order breaks at marked) and how to
+    # run its clients again, in the markdown and the HTML report alike
+    section = text[text.index("### Races"):]
+    assert "#### Race 1" in section and "client a" in section and ">>" in section, section
+    assert f"mqconform replay {race} --tries" in section and f"shrunk from {data['shrunk_from']} calls" in section
+    code, out, err = run_cli("report", tmp_path / "r", "--format", "html", "--out", tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text()
+    assert code == 1 and "<h3>Races</h3>" in page and "&gt;&gt;" in page[page.index("<h3>Races</h3>"):], out + err
+    # a race file gone bad: the report says so in its place, and is still written
+    kept = race.read_text()
+    race.write_text("{not json")
+    code, out, err = run_cli("report", tmp_path / "r", "--format", "md", "--out", tmp_path / "bad.md")
+    assert code == 1 and "the race file cannot be read" in (tmp_path / "bad.md").read_text(), out + err
+    race.write_text(kept)
     code, out, err = run_cli("replay", race, "--tries", "10")
     assert code == 1 and "Still failing" in out or "Fails, naming other rules" in out, out + err
     assert "of 10 tries" in out

@@ -15,7 +15,7 @@ from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMA
                                     _adapter_options, _areas, _on_signals, _replay_system, _results_dir,
                                     _stop)
 from conformance.checker.linearizable import INDETERMINATE
-from conformance.records.races import load_race, race_record, render_race
+from conformance.records.races import load_race, race_record, race_replay_command, render_race
 from conformance.records.render import counted
 from conformance.records.results import RunRecord
 from conformance.runner.concurrent import rerun, search_on, shrink
@@ -26,8 +26,6 @@ from reference_model import mqconst as C
 DEFAULT_CASES = 40
 #: Clients a concurrent case may have.
 CLIENTS = range(2, 5)
-#: Tries a race's replay line suggests.
-SUGGESTED_TRIES = 20
 
 
 def clients(text: str) -> int:
@@ -136,7 +134,7 @@ def cmd_run_concurrent(args, out) -> int:
     if race is not None:
         path = results / json.loads((results / "run.json").read_text(encoding="utf-8"))["races"][0]
         out.write("\n" + render_race(shown) + "\n\n")
-        out.write(f"Replay file: {path}\nReplay with: mqconform replay {path} --tries {SUGGESTED_TRIES}\n")
+        out.write(f"Replay file: {path}\nReplay with: {race_replay_command(path)}\n")
         out.write(f"Rules: {results / 'rules.jsonl'}{bounded}\n")
         return EXIT_NONCONFORMANT
     if record.interrupted:

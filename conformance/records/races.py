@@ -134,6 +134,15 @@ def _short(obs: L.Observation) -> str:
     return text + (f" {obs.message.body!r}" if obs.message is not None else "")
 
 
+#: Tries a race's replay line suggests.
+SUGGESTED_TRIES = 20
+
+
+def race_replay_command(path) -> str:
+    """The command that runs a race's clients again, as often as is worth suggesting."""
+    return f"mqconform replay {path} --tries {SUGGESTED_TRIES}"
+
+
 def render_race(race: RaceRecord) -> str:
     """The race as a timeline: the set-up, then one column per client, a row per call in the order the calls
     were invoked (ms from the first), each call with what it answered (or "?" where it never returned), then
@@ -161,4 +170,5 @@ def render_race(race: RaceRecord) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["RaceRecord", "race_record", "is_race_file", "load_race", "save_race", "render_race", "FORMAT"]
+__all__ = ["RaceRecord", "race_record", "is_race_file", "load_race", "save_race", "render_race", "race_replay_command",
+           "SUGGESTED_TRIES", "FORMAT"]
