@@ -48,9 +48,10 @@ def _threshold(s: ModelState, q: ModelQueue, qm: str = "") -> int:
     return 0 if _overridden(s, q, qm) else q.attr("TRIGMPRI")
 
 
-def _eligible(s: ModelState, q: ModelQueue, qm: str = "") -> int:
-    """Messages that count: uncommitted ones too, except on a shared queue (TRIG-04, TRIG-05)."""
-    threshold, committed = _threshold(s, q, qm), q.shared
+def _eligible(s: ModelState, q: ModelQueue, qm: str = "", any_priority: bool = False) -> int:
+    """Messages that count: uncommitted ones too, except on a shared queue (TRIG-04, TRIG-05); with
+    ``any_priority``, whatever their priority (as they would with TRIG-02 relaxed)."""
+    threshold, committed = 0 if any_priority else _threshold(s, q, qm), q.shared
     return sum(1 for m in q.messages if m.got_by is None and m.order_priority >= threshold
                and not (committed and m.put_by is not None))
 
@@ -122,9 +123,9 @@ def _outcomes(s: ModelState, blocked: tuple[str, ...]) -> list[bool]:
     return [False]
 
 
-def _enough(s: ModelState, q: ModelQueue, qm: str = "") -> bool:
+def _enough(s: ModelState, q: ModelQueue, qm: str = "", any_priority: bool = False) -> bool:
     need = q.attr("TRIGDPTH") if _ttype(s, q, qm) == C.MQTT_DEPTH else 1
-    return _eligible(s, q, qm) >= need
+    return _eligible(s, q, qm, any_priority) >= need
 
 
 def _too_few(s: ModelState, q: ModelQueue, qm: str = "") -> tuple[str, ...]:
@@ -236,10 +237,10 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
         rules += ("TRIG-24",)
     if m.order_priority < q.attr("TRIGMPRI"):
         if "TRIG-24" in rules and m.md.priority >= q.attr("TRIGMPRI"):
-            # its own priority would do: the queue's DefPriority, which FIFO compares, decides
+            # its own priority would do: the queue's DefPriority, which FIFO compares, decides; as would no
+            # comparison with TriggerMsgPriority at all
             _note(s, queue, ("TRIG-24",))
-        else:
-            _note(s, queue, ("TRIG-02",))
+        _note(s, queue, ("TRIG-02",))
         return [(s, rules + ("TRIG-25",))]
     qm = q.owner
     # a FIFO queue's DefPriority let in a message whose own priority would not have: that decides first
@@ -460,8 +461,12 @@ def _each(alts: Alternatives, queue: str, rules: tuple[str, ...], skip: tuple[in
         extra = ("TRIG-08", "TRIG-05") + (("TRIG-07",) if _overridden(state, q, qm) else ()) if q.shared else ()
         if not _enough(state, q, qm):
             few = rules + _too_few(state, q, qm) + extra
-            # no note: these events (TRIG-20 to 23) say when they write a trigger message, not that a queue
-            # with too few messages never gives one; no rule relaxed alone writes one here
+            # these events (TRIG-20 to 23) say when they write a trigger message, not that a queue with too few
+            # messages never gives one: no rule of theirs relaxed writes one here.  Where the messages below
+            # TriggerMsgPriority would be enough, no comparison with it (TRIG-02 relaxed) would, with the
+            # conditions that stop it besides
+            if _enough(state, q, qm, any_priority=True):
+                _note(state, queue, ("TRIG-02",) + _blockers(state, q, skip, qm))
             return [(state, few)]
         # a shared queue's trigger message comes of this queue manager's own judging (TRIG-08): it leads
         blocked = _blockers(state, q, skip, qm)

@@ -427,6 +427,15 @@ def test_replay_says_still_failing_only_for_the_recorded_departure(replay_file, 
     code, out = run_cli("replay", str(other))
     assert code == 1 and "Still failing" not in out and "Departs, but not as recorded" in out, out
     assert f"step {data['mismatch']['index'] + 1} (CORE-05" in out
+    # the rules blamed the same, the checker's mentions beside them not (a model that now names another rule it
+    # rules out by relaxing it): the same departure, still failing
+    data = json.loads(replay_file.read_text())
+    assert data["mismatch"]["blamed"], data["mismatch"]
+    data["mismatch"]["rules"] = data["rules"] = [*data["mismatch"]["blamed"], "CORE-05"]
+    mentioned = tmp_path / "mentioned.json"
+    mentioned.write_text(json.dumps(data))
+    code, out = run_cli("replay", str(mentioned))
+    assert code == 1 and "Still failing" in out, out
 
 
 def test_a_replay_passes_through_the_departures_its_run_had_set_aside(tmp_path):

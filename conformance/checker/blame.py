@@ -270,6 +270,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
         extra += _seen_uncommitted(state, op)
     if "CORE-04" in relaxed:
         extra += _in_arrival_order(state, op)
+    if RESTART_RULE in relaxed and isinstance(op, L.Restart):
+        extra += _restart_losing(plain)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
     queue = _put_queue(state, op) if waived else None
     if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
@@ -381,6 +383,33 @@ def _in_arrival_order(state: ModelState, op: L.Op) -> list[model.Branch]:
         if h is not None and h.cursor is not None and h.cursor[1] in placed:
             b.state.handles[h.name] = attrs.evolve(h, cursor=(-placed[h.cursor[1]], h.cursor[1]))
         out.append(attrs.evolve(b, rules=tuple(dict.fromkeys(("CORE-04", *b.rules)))))
+    return out
+
+
+#: The rule of what a restart keeps (committed persistent messages).
+RESTART_RULE = "CORE-32"
+#: Messages a restart may lose one at a time, at most, in the readings that relax what it keeps (beyond: all).
+MAX_LOST_ONE_BY_ONE = 8
+
+
+def _restart_losing(plain: list[model.Branch]) -> list[model.Branch]:
+    """A restart that loses committed persistent messages (CORE-32 relaxed): any one of them, or all of them.
+    A system that loses one may show it only much later (a depth, a get finding nothing), after calls that MQ
+    answers alike either way."""
+    out = []
+    for b in plain:
+        kept = [(name, m) for name, q in sorted(b.state.queues.items()) for m in q.messages]
+        if not kept:
+            continue
+        ways = [[one] for one in kept] if len(kept) <= MAX_LOST_ONE_BY_ONE else []
+        if len(kept) > 1:
+            ways.append(kept)
+        for lost in ways:
+            s = b.state.clone()
+            for name, m in lost:
+                # gone, and not as a removal of MQ's (whose rule, relaxed, would let it come back with anything)
+                s.queue(name).remove(m)
+            out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((RESTART_RULE, *b.rules)))))
     return out
 
 
@@ -698,9 +727,11 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # arrival order may show that only by what the call met on its way (an expired message left undiscarded, a
     # browse cursor standing elsewhere), never by the message it returned
     unseen_order = ["CORE-04"] if _taken_after_priorities(pairs) else []
+    # and, where the queue manager restarted, what a restart keeps: a message it lost may show only much later
+    restarted = [RESTART_RULE] if any(isinstance(op, L.Restart) for op, _ in pairs[:-1]) else []
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
-    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen_order])
-             if r not in known_by]
+    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen_order,
+                                       *restarted]) if r not in known_by]
     aside = set_aside - set(tried)
     alone: list[tuple[int, int, str]] = []
     for n, rule in enumerate(tried):

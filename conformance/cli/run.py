@@ -290,14 +290,18 @@ def cmd_replay(args, out) -> int:
             tries += 1
             found = replay_on(adapter, failure, options)
         smaller = None
-        # compared before minimising, which may name fewer rules at an earlier step
-        same = found is not None and same_departure(found, failure)
+        same = False
         if found is not None:
+            # blamed as its run had it: the rules the file records as found broken before it never on trial;
+            # compared before minimising, which may name fewer rules at an earlier step
+            tolerance = adapter.capabilities().expiry_tolerance
+            diagnosed = with_alternatives(found, tolerance, known_by=failure.known_before())
+            same = same_departure(diagnosed, failure)
             if args.minimise:
                 smaller = found = minimise(found, adapter, replays=args.replays)
-            # blamed as its run had it: the rules the file records as found broken before it never on trial
-            found = with_alternatives(found, adapter.capabilities().expiry_tolerance,
-                                      known_by=failure.known_before())
+                found = with_alternatives(found, tolerance, known_by=failure.known_before())
+            else:
+                found = diagnosed
     finally:
         adapter.close()
     if found is not None:
