@@ -701,6 +701,18 @@ def test_a_dlq_handler_taking_a_priority_queue_in_arrival_order_is_what_ignoring
 
 
 
+def _on_simulated(ops, faults: str) -> list:
+    """``ops`` run as one case on the simulated queue manager with ``faults``: the history, (op, observed) pairs."""
+    from adapters.registry import create_adapter
+
+    adapter = create_adapter("simulated", {"faults": faults, "platform": D})
+    try:
+        adapter.start_case("blame", D)
+        return [(op, adapter.execute(op)) for op in ops]
+    finally:
+        adapter.close()
+
+
 def _arrival_order_cases():
     opts = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
     put = lambda h, body, **md: L.Put(conn="a", handle=h, body=body, options=C.MQPMO_NO_SYNCPOINT,
@@ -737,15 +749,8 @@ def test_a_get_or_browse_taking_a_priority_queue_in_arrival_order_is_what_ignori
     cursor is past it: the checker names MQRC_NO_MSG_AVAILABLE's rule).  CORE-04 relaxed takes the queue in
     arrival order for each such call, so it alone explains each, from a get or browse on, and is named first;
     once CORE-04 is found broken, none is a new departure."""
-    from adapters.registry import create_adapter
-
     ops, checker_named = _arrival_order_cases()[case]
-    adapter = create_adapter("simulated", {"faults": "priority-ignored", "platform": D})
-    try:
-        adapter.start_case("arrival-order", D)
-        pairs = [(op, adapter.execute(op)) for op in ops]
-    finally:
-        adapter.close()
+    pairs = _on_simulated(ops, "priority-ignored")
     mm = check_history(D, pairs)[-1].mismatch
     assert mm is not None and mm.index == len(pairs) - 1 and mm.rules[0] == checker_named, mm
     b = blame(pairs, mm, D)
@@ -758,12 +763,7 @@ def test_a_get_or_browse_taking_a_priority_queue_in_arrival_order_is_what_ignori
     assert blame(pairs, mm, D, known_by=frozenset({"CORE-04"})).known
     assert not blame(pairs, mm, D, known_by=frozenset({"CORE-05"})).known
     # the same calls on a queue manager that honours priority pass
-    sound = create_adapter("simulated", {"platform": D})
-    try:
-        sound.start_case("priority-order", D)
-        assert check_history(D, [(op, sound.execute(op)) for op in ops])[-1].mismatch is None
-    finally:
-        sound.close()
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 
 def _trigger_cases():
@@ -791,15 +791,8 @@ def test_a_trigger_made_for_a_message_below_trigger_msg_priority_is_what_ignorin
     it as well.  A message below TriggerMsgPriority on the queue when TriggerMsgPriority is altered (an event that
     needs no trigger monitor) triggers: the checker names the trigger monitor's condition that had stopped the put's
     own event, and TRIG-02 relaxed explains it too.  Once TRIG-02 is found broken, neither is new."""
-    from adapters.registry import create_adapter
-
     ops, checker_named = _trigger_cases()[case]
-    adapter = create_adapter("simulated", {"faults": "trigmpri-ignored", "platform": D})
-    try:
-        adapter.start_case("trigmpri", D)
-        pairs = [(op, adapter.execute(op)) for op in ops]
-    finally:
-        adapter.close()
+    pairs = _on_simulated(ops, "trigmpri-ignored")
     mm = check_history(D, pairs)[-1].mismatch
     assert mm is not None and mm.index == len(pairs) - 1 and checker_named in mm.rules, mm
     b = blame(pairs, mm, D)

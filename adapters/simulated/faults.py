@@ -26,8 +26,8 @@ def _fault(name: str, area: str, rules: tuple[str, ...], description: str, catal
                                                                rules=rules)
 
 
-_fault("fifo-within-priority-broken", "core", ("CORE-05",),
-       "messages of equal priority come out newest first")
+_fault("fifo-within-priority-broken", "core", ("CORE-05", "CORE-06"),
+       "messages of equal delivery priority come out newest first (on a MSGDLVSQ(FIFO) queue: all of them)")
 _fault("priority-ignored", "core", ("CORE-04",),
        "a MSGDLVSQ(PRIORITY) queue delivers in arrival order")
 _fault("backout-count-not-incremented", "core", ("CORE-15", "CORE-17"),
