@@ -68,6 +68,9 @@ ORDER_RULES = ("CORE-04", "CORE-05", "CORE-06")
 COUNT_ONLY = frozenset({"CORE-12", "CORE-17", "CORE-45", "SYNC-19"})
 #: How MQ discards an expired message and reports it: never that a get returns it (EXP-06 says that).
 DISCARD_ONLY = frozenset({"EXP-04", "EXP-05", "EXP-08", "EXP-12", "EXP-13"})
+#: When MQ may remove an expired message that no get touches (a latitude, never broken by keeping it): never
+#: that a get returns it.
+BACKGROUND = frozenset({"EXP-23", "EXP-26"})
 #: How an application's put placed a message: never why it should have left the queue.
 PLAIN_PUT = frozenset({"CORE-01", "CORE-02"})
 #: Rules of how a put's descriptor values are resolved or checked, each with the only reasons it gives a put: it
@@ -171,12 +174,13 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             named = tuple(r for r in named if r not in ORDER_RULES and r != "CORE-52")
         body = observed.message.body if observed.message is not None else None
         why_gone = (*branch.state.removed.get(body, ()), *branch.excluded.get(body, ())) if body is not None else ()
-        if "EXP-04" in why_gone or "EXP-06" in why_gone:
+        if {"EXP-04", "EXP-06"} & set(why_gone) or BACKGROUND & set(why_gone):
             # an expired message came back: that it is never returned (EXP-06) is broken, with whatever else
-            # hid it there (a browse lock, a transmission queue); not how MQ discards and reports it (those
-            # decide what happens to it, never that a get returns it), nor how it was put
+            # hid it there (a browse lock, a transmission queue); not how MQ discards and reports it, nor when it
+            # may remove one no get touches (those decide what happens to it, never that a get returns it), nor
+            # how it was put
             named = tuple(dict.fromkeys(("EXP-06",) + tuple(r for r in named if r in why_gone and r not in DISCARD_ONLY
-                                                            and r not in PLAIN_PUT)))
+                                                            and r not in BACKGROUND and r not in PLAIN_PUT)))
             shown = branch.field_rules.get(f"message.expiry:expired:{body}")
             got = observed.message.expiry
             if shown is not None and isinstance(got, int) and got != C.MQEI_UNLIMITED and not K._value_ok(shown, got):
