@@ -136,9 +136,14 @@ def failure_note(col: Column, failure: Failure) -> str:
     return f"known deviation: {', '.join(known)}" if known else ""
 
 
-def races(col: Column) -> list[tuple[str, str, str]]:
-    """The races a column's runs of concurrent cases recorded: (path, timeline, replay command); a race file
-    that cannot be read says so in place of its timeline."""
+#: What a report's races section shows.
+RACES_INTRO = ("Concurrent cases whose calls no order MQ allows explains: the set-up, then a column per client, a row "
+               "per call in the order invoked (ms from the first), >> where every order breaks.")
+
+
+def races(col: Column) -> list[tuple[str, str]]:
+    """The races a column's runs of concurrent cases recorded: (timeline, replay command); a race file that
+    cannot be read says so in place of its timeline."""
     from conformance.records.history import ReplayFileError
     from conformance.records.races import load_race, race_replay_command, render_race
 
@@ -148,7 +153,7 @@ def races(col: Column) -> list[tuple[str, str, str]]:
             text = render_race(load_race(path))
         except (ReplayFileError, KeyError, TypeError, ValueError) as exc:
             text = f"(the race file cannot be read: {exc})"
-        out.append((path, text, race_replay_command(path)))
+        out.append((text, race_replay_command(path)))
     return out
 
 

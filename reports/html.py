@@ -6,7 +6,7 @@ import html
 import re
 from collections import Counter
 
-from reports.common import (DEPENDS_INTRO, KIT, VERDICT_ORDER, claim_rows, dependency_rows, expected_vs_observed,
+from reports.common import (DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, expected_vs_observed,
                             failure_note, failure_rows, races, replay_command, rule_dependencies, title,
                             when)
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
@@ -175,10 +175,8 @@ def _column(report: Report, col: Column) -> list[str]:
                     f"<p>Replay:</p><pre>{esc(replay_command(path))}</pre>"]
     recorded = races(col)
     if recorded:
-        out += ["<h3>Races</h3>", "<p>Concurrent cases whose calls no order MQ allows explains: the set-up, then a "
-                "column per client, a row per call in the order invoked (ms from the first), <code>&gt;&gt;</code> "
-                "where every order breaks.</p>"]
-        for n, (_path, text, replay) in enumerate(recorded, start=1):
+        out += ["<h3>Races</h3>", f"<p>{esc(RACES_INTRO).replace('&gt;&gt;', '<code>&gt;&gt;</code>')}</p>"]
+        for n, (text, replay) in enumerate(recorded, start=1):
             out += [f'<h4 id="{esc(col.anchor)}-race-{n}">Race {n}</h4>', f"<pre>{esc(text)}</pre>",
                     f"<p>Replay:</p><pre>{esc(replay)}</pre>"]
     return out

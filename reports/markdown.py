@@ -6,7 +6,7 @@ import re
 
 from tabulate import tabulate
 
-from reports.common import (DEPENDS_INTRO, KIT, VERDICT_ORDER, claim_rows, dependency_rows, deviation_rows,
+from reports.common import (DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, deviation_rows,
                             expected_vs_observed, failure_note, failure_rows, races, replay_command, rule_dependencies,
                             title, when)
 from reports.deviations import STALE
@@ -152,10 +152,8 @@ def render_markdown(report: Report, generated: float) -> str:
                 out += ["Replay:", "", "```bash", replay_command(path), "```", ""]
         recorded = races(col)
         if recorded:
-            out += ["### Races", "", "Concurrent cases whose calls no order MQ allows explains: the set-up, then a "
-                    "column per client, a row per call in the order invoked (ms from the first), `>>` where every "
-                    "order breaks.", ""]
-            for n, (_path, text, replay) in enumerate(recorded, start=1):
+            out += ["### Races", "", RACES_INTRO.replace(">>", "`>>`"), ""]
+            for n, (text, replay) in enumerate(recorded, start=1):
                 out += [f"#### Race {n}", "", "```text", text, "```", "", "Replay:", "", "```bash", replay, "```", ""]
     return "\n".join(out)
 

@@ -174,7 +174,7 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             named = tuple(r for r in named if r not in ORDER_RULES and r != "CORE-52")
         body = observed.message.body if observed.message is not None else None
         why_gone = (*branch.state.removed.get(body, ()), *branch.excluded.get(body, ())) if body is not None else ()
-        if {"EXP-04", "EXP-06"} & set(why_gone) or BACKGROUND & set(why_gone):
+        if ({"EXP-04", "EXP-06"} | BACKGROUND) & set(why_gone):
             # an expired message came back: that it is never returned (EXP-06) is broken, with whatever else
             # hid it there (a browse lock, a transmission queue); not how MQ discards and reports it, nor when it
             # may remove one no get touches (those decide what happens to it, never that a get returns it), nor
@@ -534,6 +534,11 @@ class Walk:
         self.relaxed = relaxed
         self.set_aside = set_aside
         self.loose = relaxed | set_aside
+        # what the set-aside rules, broken as relaxing them allows, let happen instead (a put accepted past a check,
+        # another message got): never counted as needed.  Not a unit of work ended the other way: a rule of how one
+        # ends is found broken in one way (a backed-out message put back out of order, say), and every backout of
+        # the history committing instead would explain away all else.
+        self.loose_aside = set_aside - relaxed - ENDINGS
         # each candidate with the first step at which a relaxation of ``relaxed`` entered its past (None: none)
         self.candidates: list[tuple[ModelState, int | None]] = [(model.initial_state(platform, expiry_tolerance),
                                                                   None)]
@@ -555,7 +560,7 @@ class Walk:
         if not self.candidates:
             self.result = None
             return None
-        relaxed, set_aside, loose = self.relaxed, self.set_aside, self.loose
+        relaxed, set_aside, loose, loose_aside = self.relaxed, self.set_aside, self.loose, self.loose_aside
         candidates = self.candidates
         if observed.rc == C.MQRC_CONNECTION_BROKEN and isinstance(op, K.IN_DOUBT_OPS) \
                 and not any(op.conn in s.armed | s.broken for s, _ in candidates):
@@ -564,11 +569,6 @@ class Walk:
         nxt: list[tuple[model.Branch, int | None, bool]] = []
         for state, at in candidates:
             plain, extra = _relaxed_step(state, op, relaxed)
-            # what the set-aside rules, broken as relaxing them allows, let happen instead (a put accepted past
-            # a check, another message got): never counted as needed.  Not a unit of work ended the other way:
-            # a rule of how one ends is found broken in one way (a backed-out message put back out of order,
-            # say), and every backout of the history committing instead would explain away all else.
-            loose_aside = set_aside - relaxed - ENDINGS
             aside = _relaxed_step(state, op, loose_aside)[1] if loose_aside else []
             for b in plain:
                 if K._matches(b.observation, observed):
