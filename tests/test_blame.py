@@ -836,6 +836,32 @@ def test_a_committed_persistent_message_a_restart_lost_blames_the_restart_from_t
 
 
 
+def test_non_persistent_messages_a_restart_kept_blame_the_restart_not_the_full_queue_they_make():
+    """The simulated queue manager with restart-keeps-nonpersistent: three non-persistent messages fill a queue of
+    MAXDEPTH 3 and survive a restart; the depth shows them, and a put is refused as full, where MQ's queue is
+    empty.  What a restart keeps (CORE-32) is broken, from the restart on, and explains the refused put too: once
+    CORE-32 is found broken, the put is no new departure of MAXDEPTH's rule."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    put = lambda body: L.Put(conn="a", handle="h", body=body, options=C.MQPMO_NO_SYNCPOINT)
+    ops = [L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", 3),)), L.Connect(conn="a"),
+           L.Open(conn="a", handle="h", queue="Q", options=opts), put("m1"), put("m2"), put("m3"),
+           L.Restart(abrupt=True), L.Connect(conn="a"), L.Open(conn="a", handle="h", queue="Q", options=opts)]
+    depth = L.InquireQueue(queue="Q", names=("CURDEPTH",))
+    pairs = _on_simulated([*ops, depth, put("m4")], "restart-keeps-nonpersistent")
+    assert pairs[-2][1].attrs == (("CURDEPTH", 3),) and pairs[-1][1].rc == C.MQRC_Q_FULL
+    mm, b = blamed(pairs[:-1])
+    assert b.confirmed and b.rules == ("CORE-32",), b
+    assert follows(pairs[:-1], D, frozenset({"CORE-32"})) == 6
+    # the put refused, the depth read past as its round steps past a rule found broken
+    tracker = ModelTracker(D, set_aside=frozenset({"CORE-32", "CORE-28"}))
+    for op, observed in pairs[:-1]:
+        if tracker.advance(op, observed).mismatch is not None:
+            assert tracker.step_past(op, observed)
+    mm = tracker.advance(*pairs[-1]).mismatch
+    assert mm is not None and "CORE-27" in mm.rules
+    assert blame(pairs, mm, D, known_by=frozenset({"CORE-32"})).known
+
+
 def test_an_expired_message_returned_breaks_never_returning_it_not_when_mq_may_remove_it_unseen():
     """RabbitMQ (a default run's counterexample): a message put under syncpoint with Expiry 3 tenths, its unit of
     work committed 2 s later, is returned by a get with its full Expiry (the broker starts the expiry at the

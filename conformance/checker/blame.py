@@ -275,7 +275,7 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
     if "CORE-04" in relaxed:
         extra += _in_arrival_order(state, op)
     if RESTART_RULE in relaxed and isinstance(op, L.Restart):
-        extra += _restart_losing(plain)
+        extra += _restart_otherwise(state, op, plain)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
     queue = _put_queue(state, op) if waived else None
     if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
@@ -396,15 +396,14 @@ RESTART_RULE = "CORE-32"
 MAX_LOST_ONE_BY_ONE = 8
 
 
-def _restart_losing(plain: list[model.Branch]) -> list[model.Branch]:
-    """A restart that loses committed persistent messages (CORE-32 relaxed): any one of them, or all of them.
-    A system that loses one may show it only much later (a depth, a get finding nothing), after calls that MQ
-    answers alike either way."""
+def _restart_otherwise(state: ModelState, op: L.Op, plain: list[model.Branch]) -> list[model.Branch]:
+    """A restart that keeps otherwise than MQ's (CORE-32 relaxed): one that loses committed persistent messages
+    (any one of them, or all), or one that keeps the non-persistent messages outside units of work in flight.
+    A system may show either only much later (a depth, a get finding nothing or a message MQ discarded, a put
+    refused as full), after calls that MQ answers alike either way."""
     out = []
     for b in plain:
         kept = [(name, m) for name, q in sorted(b.state.queues.items()) for m in q.messages]
-        if not kept:
-            continue
         ways = [[one] for one in kept] if len(kept) <= MAX_LOST_ONE_BY_ONE else []
         if len(kept) > 1:
             ways.append(kept)
@@ -414,6 +413,22 @@ def _restart_losing(plain: list[model.Branch]) -> list[model.Branch]:
                 # gone, and not as a removal of MQ's (whose rule, relaxed, would let it come back with anything)
                 s.queue(name).remove(m)
             out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((RESTART_RULE, *b.rules)))))
+    # the non-persistent messages kept: the restart as MQ makes it with them persistent, and their persistence
+    # as put again after it
+    light = {(name, m.seq): m.md for name, q in state.queues.items() for m in q.messages
+             if m.md.persistence != C.MQPER_PERSISTENT and m.put_by is None}
+    if light:
+        lifted = state.clone()
+        for name, seq in light:
+            q = lifted.queue(name)
+            m = q.find(seq)
+            q.update(m, md=attrs.evolve(m.md, persistence=C.MQPER_PERSISTENT))
+        for b in model.step(lifted, op):
+            for (name, seq), md in light.items():
+                m = b.state.find(name, seq) if name in b.state.queues else None
+                if m is not None:
+                    b.state.queue(name).update(m, md=md)
+            out.append(attrs.evolve(b, rules=tuple(dict.fromkeys((RESTART_RULE, *b.rules)))))
     return out
 
 
