@@ -770,18 +770,18 @@ class SimulatedQueueManager:
         cursor's own bucket starts past it; callers still check each position.  Each
         bucket is a snapshot, so the caller may remove messages as it goes.
         """
-        reverse = self._fault("fifo-within-priority-broken")
-        # the buckets above the cursor's give nothing (unless the walk is reversed: then all are walked)
-        top = after[0] if after is not None and not reverse else C.MAX_PRIORITY
+        reverse = self._fault("fifo-within-priority-broken")   # newest first within a bucket
+        # the buckets above the cursor's give nothing
+        top = after[0] if after is not None else C.MAX_PRIORITY
         for level in range(top, -1, -1):
             bucket = q.buckets[level]
             if not bucket:
                 continue
-            if reverse:
-                yield from reversed(tuple(bucket))
-            elif after is None or level < after[0]:
-                yield from tuple(bucket)
-            else:   # the cursor's own bucket: past the cursor
+            if after is None or level < after[0]:
+                yield from reversed(tuple(bucket)) if reverse else tuple(bucket)
+            elif reverse:   # the cursor's own bucket: past the cursor, the older messages
+                yield from reversed(bucket[:bisect.bisect_left(bucket, after[1], key=_seq)])
+            else:
                 yield from bucket[bisect.bisect_right(bucket, after[1], key=_seq):]
 
     def _op_GetMatching(self, op: L.GetMatching):
@@ -922,7 +922,7 @@ class SimulatedQueueManager:
                 continue
             if wanted is not None and not wanted(m):
                 continue
-            if after is not None and not _after((m.level, m.seq), after):
+            if after is not None and not _after((m.level, m.seq), after, self._fault("fifo-within-priority-broken")):
                 continue
             if self._expired(m):
                 self._discard(q, m, conn if o & C.MQGMO_SYNCPOINT else None)
@@ -987,6 +987,9 @@ def _seq(m: SimMessage) -> int:
     return m.seq
 
 
-def _after(pos: tuple[int, int], cursor: tuple[int, int]) -> bool:
-    """Whether position ``pos`` comes after ``cursor`` in delivery order."""
+def _after(pos: tuple[int, int], cursor: tuple[int, int], newest_first: bool = False) -> bool:
+    """Whether position ``pos`` comes after ``cursor`` in delivery order (``newest_first``: within a
+    priority, the later arrival comes first)."""
+    if newest_first:
+        return (-pos[0], -pos[1]) > (-cursor[0], -cursor[1])
     return (-pos[0], pos[1]) > (-cursor[0], cursor[1])

@@ -63,6 +63,8 @@ ENDINGS = frozenset(OTHER_END) | PARTIAL_RULES
 #: alone (the state that other ending leaves is followed instead).
 ENDINGS_ONLY = frozenset({"CORE-29", "CORE-30", "CORE-31"})
 ORDER_RULES = ("CORE-04", "CORE-05", "CORE-06")
+#: The rules of first in, first out: among messages of one priority (CORE-05), on a MSGDLVSQ(FIFO) queue (CORE-06).
+FIFO_RULES = frozenset({"CORE-05", "CORE-06"})
 #: Rules that decide a count a message carries (BackoutCount, and what of it a restart keeps), never whether
 #: or which message comes back.
 COUNT_ONLY = frozenset({"CORE-12", "CORE-17", "CORE-45", "SYNC-19"})
@@ -274,6 +276,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
         extra += _seen_uncommitted(state, op)
     if "CORE-04" in relaxed:
         extra += _in_arrival_order(state, op)
+    if relaxed & FIFO_RULES:
+        extra += _newest_first(state, op, relaxed)
     if RESTART_RULE in relaxed and isinstance(op, L.Restart):
         extra += _restart_otherwise(state, op, plain)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
@@ -351,34 +355,33 @@ def _requeued(q, priority_of) -> None:
         q.append(attrs.evolve(m, order_priority=priority_of(m)))
 
 
-def _in_arrival_order(state: ModelState, op: L.Op) -> list[model.Branch]:
-    """A MSGDLVSQ(PRIORITY) queue taken in arrival order, as a queue that ignores priority delivers (CORE-04
-    relaxed): a get or browse of it, or a DLQ handler's first pass over it as its dead-letter queue.  Which
-    message comes back follows from that order, and so does what the call meets on its way there: an expired
-    message that priority would have put first is met only if it came first (discarded, its report written),
-    which message a forward fills a queue with and which finds it full, where a browse cursor stands.  Those
-    it leaves keep their places; a cursor stays on the message it is on."""
-    handle = None
+def _read_queue(state: ModelState, op: L.Op):
+    """The queue a get, browse or DLQ handler's first pass of ``op`` takes messages from in delivery order,
+    and the handle whose browse cursor stands on it (None: none, or not such an op)."""
     if isinstance(op, (L.Get, L.GetMatching)):
         handle = state.handles.get(op.handle)
-        q = state.queues.get(handle.queue) if handle is not None else None
-    elif isinstance(op, L.RunDlqHandler):
+        return (state.queues.get(handle.queue) if handle is not None else None), handle
+    if isinstance(op, L.RunDlqHandler):
         d = state.dlq_handlers.get(op.handler)
-        q = state.queues.get(d.input_q or "") if d is not None and d.running and d.cursor is None else None
-    else:
-        return []
-    if q is None or q.attr("MSGDLVSQ") != C.MQMDS_PRIORITY:
-        return []
+        return (state.queues.get(d.input_q or "") if d is not None and d.running and d.cursor is None else None), None
+    return None, None
+
+
+def _taken_otherwise(state: ModelState, op: L.Op, q, handle, rule: str, key) -> list[model.Branch]:
+    """``op``'s outcomes with queue ``q`` taken in the order ``key(order_priority, seq)`` gives (the higher
+    first, arrival order among equals) in place of delivery order, under ``rule`` relaxed.  Which message
+    comes back follows from that order, and so does what the call meets on its way there: an expired message
+    that delivery order would have put first is met only if it came first (discarded, its report written),
+    which message a DLQ handler's forward fills a queue with and which finds it full, where a browse cursor
+    stands.  The messages it leaves keep their places; a cursor stays on the message it is on."""
     cursor = handle.cursor if handle is not None else None
-    if len({-m.order_priority for m in q.messages} | ({cursor[0]} if cursor is not None else set())) < 2:
-        return []   # arrival order is delivery order here
     placed = {m.seq: m.order_priority for m in q.messages}
     if cursor is not None:
         placed.setdefault(cursor[1], -cursor[0])
     lifted = state.clone()
-    _requeued(lifted.queue(q.name), lambda m: 0)
+    _requeued(lifted.queue(q.name), lambda m: key(m.order_priority, m.seq))
     if cursor is not None:
-        lifted.handles[handle.name] = attrs.evolve(handle, cursor=(0, cursor[1]))
+        lifted.handles[handle.name] = attrs.evolve(handle, cursor=(-key(-cursor[0], cursor[1]), cursor[1]))
     out = []
     for b in model.step(lifted, op):
         if q.name in b.state.queues:
@@ -386,8 +389,55 @@ def _in_arrival_order(state: ModelState, op: L.Op) -> list[model.Branch]:
         h = b.state.handles.get(handle.name) if handle is not None else None
         if h is not None and h.cursor is not None and h.cursor[1] in placed:
             b.state.handles[h.name] = attrs.evolve(h, cursor=(-placed[h.cursor[1]], h.cursor[1]))
-        out.append(attrs.evolve(b, rules=tuple(dict.fromkeys(("CORE-04", *b.rules)))))
+        if isinstance(op, L.RunDlqHandler):
+            d = b.state.dlq_handlers.get(op.handler)
+            if d is not None and d.cursor is not None and d.cursor[1] in placed:
+                b.state.dlq_handlers[op.handler] = attrs.evolve(d, cursor=(-placed[d.cursor[1]], d.cursor[1]))
+        out.append(attrs.evolve(b, rules=tuple(dict.fromkeys((rule, *b.rules)))))
     return out
+
+
+def _any_message_will_do(q, op: L.Op) -> bool:
+    """Whether the order rules relaxed already let ``op`` return any message of ``q`` it may, and nothing
+    else comes of the order (:func:`_out_of_order`): a plain get of a queue with no message that may expire,
+    its messages told apart by their bodies (not so trigger messages, all with an empty one)."""
+    return _by_order(op) and not q.expiring and len({m.body for m in q.messages}) == len(q.messages)
+
+
+def _in_arrival_order(state: ModelState, op: L.Op) -> list[model.Branch]:
+    """A MSGDLVSQ(PRIORITY) queue taken in arrival order, as a queue that ignores priority delivers (CORE-04
+    relaxed): a get or browse of it, or a DLQ handler's first pass over it as its dead-letter queue (see
+    :func:`_taken_otherwise`)."""
+    q, handle = _read_queue(state, op)
+    if q is None or q.attr("MSGDLVSQ") != C.MQMDS_PRIORITY or _any_message_will_do(q, op):
+        return []
+    cursor = handle.cursor if handle is not None else None
+    if len({-m.order_priority for m in q.messages} | ({cursor[0]} if cursor is not None else set())) < 2:
+        return []   # arrival order is delivery order here
+    return _taken_otherwise(state, op, q, handle, "CORE-04", lambda priority, seq: 0)
+
+
+#: Above every arrival stamp: a priority scaled by it keeps priority order before arrival order.
+_STAMPS = 10 ** 12
+
+
+def _newest_first(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> list[model.Branch]:
+    """A queue whose messages of one delivery priority are taken newest first, as a queue kept as a stack
+    delivers (first in, first out relaxed: CORE-05 on a MSGDLVSQ(PRIORITY) queue, CORE-06 on a
+    MSGDLVSQ(FIFO) one, where every message has one delivery priority): a get or browse of it, or a DLQ
+    handler's first pass over it (see :func:`_taken_otherwise`); a browse cursor then moves to older
+    messages."""
+    q, handle = _read_queue(state, op)
+    if q is None or _any_message_will_do(q, op):
+        return []
+    rule = "CORE-06" if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else "CORE-05"
+    if rule not in relaxed:
+        return []
+    cursor = handle.cursor if handle is not None else None
+    levels = [-m.order_priority for m in q.messages] + ([cursor[0]] if cursor is not None else [])
+    if len(levels) == len(set(levels)):
+        return []   # one message to each priority: newest first is delivery order here
+    return _taken_otherwise(state, op, q, handle, rule, lambda priority, seq: priority * _STAMPS + seq)
 
 
 #: The rule of what a restart keeps (committed persistent messages).
@@ -456,6 +506,13 @@ def _taken_after_priorities(pairs) -> bool:
         elif isinstance(op, (L.Get, L.GetMatching, L.RunDlqHandler)) and len(priorities) > 1:
             return True
     return False
+
+
+def _taken_after_two(pairs) -> bool:
+    """Whether some get, browse or DLQ handler's run came after two steps that may have put messages (by the
+    operations alone: a cheap bound on where :func:`_newest_first` can add anything; a queue manager's own
+    messages, a trigger message or a report, come of steps of any kind)."""
+    return any(isinstance(op, (L.Get, L.GetMatching, L.RunDlqHandler)) for op, _ in pairs[2:])
 
 
 def _backed_out_by(state: ModelState, op: L.Op) -> list[str]:
@@ -746,6 +803,9 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # arrival order may show that only by what the call met on its way (an expired message left undiscarded, a
     # browse cursor standing elsewhere), never by the message it returned
     unseen_order = ["CORE-04"] if _taken_after_priorities(pairs) else []
+    # and, where a get, browse or handler's run came after messages may have arrived, first in first out: a
+    # queue taken newest first may show that too only by what the call met on its way, or by what it left
+    unseen_order += sorted(FIFO_RULES) if _taken_after_two(pairs) else []
     # and, where the queue manager restarted, what a restart keeps: a message it lost may show only much later
     restarted = [RESTART_RULE] if any(isinstance(op, L.Restart) for op, _ in pairs[:-1]) else []
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
