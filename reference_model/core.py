@@ -442,15 +442,17 @@ def end_unit_of_work(state: ModelState, op) -> list[Branch]:
     return [Branch(observation=L.OK, state=s, rules=rules)]
 
 
-def backout_keeping(state: ModelState, conn: str, kept: str) -> ModelState | None:
+def backout_keeping(state: ModelState, conn: str, kept: str, why: str = "CORE-15") -> ModelState | None:
     """``conn``'s unit of work backed out but for its ``kept`` ("puts": they stay, committed; "gets": their
-    messages stay gone): what a system that breaks one rule of a backout (CORE-03, CORE-15) alone leaves.  None
-    where the unit of work holds a marked get (skipping backout has rules of its own) or ``conn`` has none."""
+    messages stay gone): what a system that breaks one rule of a backout (CORE-03, CORE-15) alone leaves, backing
+    it out for ``why`` (the application's MQBACK, CORE-15; an abnormal end, a broken connection, a restart).  None
+    where ``conn`` has none, or where the application backs out a marked get (skipping backout has rules of its
+    own; a backout it did not ask for, or one of the unit of work a skipped get went on in, is a plain one)."""
     c = state.conns.get(conn)
-    if c is None or c.marked is not None or c.skipped is not None:
+    if c is None or c.marked is not None and why not in _UNREQUESTED_BACKOUTS:
         return None
     s = state.clone()
-    _end_uow(s, conn, kept == "puts", "CORE-15", gets_commit=kept == "gets",
+    _end_uow(s, conn, kept == "puts", why, gets_commit=kept == "gets",
              relaxed="CORE-03" if kept == "puts" else "CORE-15")
     return s
 

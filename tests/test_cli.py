@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
+from reference_model import language as L
+from reference_model import mqconst as C
 from reference_model.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -306,7 +308,6 @@ def test_a_trace_holds_every_step_run_and_replays_on_the_model(tmp_path, monkeyp
     """MQCONFORM_TRACE: every step the system ran, as JSON lines of the operation language; a case of
     it checked again on the model gives the same verdict the run gave (here: none broken)."""
     from conformance.checker.sequential import check_history
-    from reference_model import language as L
 
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv("MQCONFORM_TRACE", str(trace))
@@ -360,9 +361,11 @@ class _ShowsOnCase:
     """The simulated queue manager with the priority fault on its ``n``th case only, faultless before and
     after: a departure a real system's timing shows in some replays and not in others."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, otherwise_before: bool = False) -> None:
         from adapters.registry import create_adapter
         self.n, self.cases = n, 0
+        # cases before the ``n``th depart otherwise: their first put refused as if the queue were full
+        self.otherwise_before = otherwise_before
         self.faulty = create_adapter("simulated", {"faults": "priority-ignored", "platform": "distributed"})
         self.sound = create_adapter("simulated", {"platform": "distributed"})
         self.name = "simulated"
@@ -372,7 +375,14 @@ class _ShowsOnCase:
 
     def start_case(self, *args):
         self.cases += 1
+        self.refused = False
         return self._now().start_case(*args)
+
+    def execute(self, op):
+        if self.otherwise_before and self.cases < self.n and isinstance(op, L.Put) and not self.refused:
+            self.refused = True
+            return L.Observation.of(C.MQRC_Q_FULL)
+        return self._now().execute(op)
 
     def close(self):
         self.faulty.close()
@@ -404,6 +414,30 @@ def test_replay_tries_until_an_unsteady_departure_shows(replay_file, monkeypatch
     assert adapter.cases == min(shown_on, tries)
     if code == 1:
         assert "CORE-" in out
+
+
+@pytest.mark.parametrize("shown_on, tries, needle", [
+    (3, 5, "Still failing: "),
+    (9, 3, "Departs, but not as recorded (on try 1; none of 3 tries showed the recorded departure)"),
+])
+def test_replay_tries_go_on_past_a_departure_of_another_kind(replay_file, monkeypatch, shown_on, tries, needle):
+    """A try that departs otherwise than recorded (on a real system, timing met on the way: a commit seen late)
+    does not stop ``--tries``: the tries go on until one shows the recorded departure, and only when none does
+    is the other departure reported, with how many tries ran."""
+    from conformance.cli import run as run_cmd
+    made = []
+
+    def create(name, options):
+        made.append(_ShowsOnCase(shown_on, otherwise_before=True))
+        return made[-1]
+
+    monkeypatch.setattr(run_cmd, "create_adapter", create)
+    got, out = run_cli("replay", str(replay_file), "--tries", str(tries))
+    assert got == 1 and needle in out, out
+    [adapter] = made
+    assert adapter.cases == min(shown_on, tries)
+    if shown_on <= tries:
+        assert f"shown on try {shown_on} of at most {tries}" in out, out
 
 
 def test_replay_tries_is_checked(replay_file, capsys):
@@ -445,8 +479,6 @@ def test_a_replay_passes_through_the_departures_its_run_had_set_aside(tmp_path):
     from adapters.registry import create_adapter
     from conformance.records.history import save_failure, with_alternatives
     from conformance.runner.session import NonConformance, Session
-    from reference_model import language as L
-    from reference_model import mqconst as C
 
     options = {"faults": "priority-ignored,backout-count-not-incremented", "platform": "distributed"}
     std = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE

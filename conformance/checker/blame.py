@@ -38,6 +38,7 @@ import attrs
 
 from conformance.checker import sequential as K
 from reference_model import core
+from reference_model import dlq
 from reference_model import language as L
 from reference_model import model
 from reference_model import mqconst as C
@@ -280,6 +281,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
         extra += _newest_first(state, op, relaxed)
     if RESTART_RULE in relaxed and isinstance(op, L.Restart):
         extra += _restart_otherwise(state, op, plain)
+    if GETS_REINSTATED in relaxed and isinstance(op, L.RunDlqHandler):
+        extra += _handler_backouts_lost(state, op, plain)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
     queue = _put_queue(state, op) if waived else None
     if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
@@ -482,6 +485,45 @@ def _restart_otherwise(state: ModelState, op: L.Op, plain: list[model.Branch]) -
     return out
 
 
+#: The rule that a backout reinstates the messages its unit of work got.
+GETS_REINSTATED = "CORE-15"
+
+
+def _handler_backouts_lost(state: ModelState, op: L.RunDlqHandler, plain: list[model.Branch]) -> list[model.Branch]:
+    """A DLQ handler's pass whose backouts lost the messages they should have put back (CORE-15 relaxed): where
+    an action's put failed and the handler backed out its get, the message is gone (all such messages of the
+    pass, or any one of them), and the handler, finding it gone, reports it discarded."""
+    d = state.dlq_handlers.get(op.handler)
+    queue = d.input_q if d is not None else None
+    out = []
+    for b in plain:
+        fates = dict(b.observation.attrs or ())
+        backed = [mid for mid, fate in fates.items() if fate == dlq.BACKED_OUT]
+        if not backed or queue not in b.state.queues:
+            continue
+        ways = [[one] for one in backed] if len(backed) <= MAX_LOST_ONE_BY_ONE else []
+        if len(backed) > 1:
+            ways.append(backed)
+        for lost in ways:
+            s = b.state.clone()
+            q = s.queue(queue)
+            for m in [m for m in q.messages if m.md.msg_id in lost]:
+                q.remove(m)   # gone, and not as a discard of MQ's
+            status = fates.get("HANDLER")
+            h = s.dlq_handlers.get(op.handler)
+            if status == dlq.RUNNING and h is not None and h.table is not None and h.table.control.wait == "NO" \
+                    and dlq._ends(h, s, True)[0] == [True]:
+                # WAIT(NO): nothing left that it would act on, the handler ends
+                status = dlq.ENDED
+                s.dlq_handlers[op.handler] = attrs.evolve(h, running=False)
+            seen = L.Observation(cc=b.observation.cc, rc=b.observation.rc, attrs=tuple(
+                (k, dlq.DISCARDED if k in lost else status if k == "HANDLER" else v)
+                for k, v in b.observation.attrs))
+            out.append(attrs.evolve(b, state=s, observation=seen,
+                                    rules=tuple(dict.fromkeys((GETS_REINSTATED, *b.rules)))))
+    return out
+
+
 def _get_beside_uncommitted(pairs) -> bool:
     """Whether some get in ``pairs`` came while a connection other than its own had a put under syncpoint (by
     the operations alone: a cheap bound on where :func:`_seen_uncommitted` can add anything)."""
@@ -520,7 +562,10 @@ def _backed_out_by(state: ModelState, op: L.Op) -> list[str]:
     a connection cut between calls, a restart): those holding one."""
     def holds(conn: str) -> bool:
         c = state.conns.get(conn)
-        return c is not None and bool(c.uow) and conn not in state.broken | state.armed
+        # (a connection cut while a call was in flight, its program ending without a call: nothing was in flight,
+        # and its unit of work is backed out as any abnormal end's)
+        ending = isinstance(op, L.Disconnect) and op.abnormal
+        return c is not None and bool(c.uow) and conn not in state.broken | (frozenset() if ending else state.armed)
 
     if isinstance(op, L.Disconnect) and op.abnormal or isinstance(op, L.CutConnection) and not op.in_flight:
         return [op.conn] if holds(op.conn) else []
@@ -539,8 +584,9 @@ def _partial_backouts(state: ModelState, op: L.Op, rules: frozenset[str]) -> lis
     out: list[model.Branch] = []
     for rule in sorted(rules):
         s: ModelState | None = state
+        why = "CORE-31" if isinstance(op, L.Disconnect) else "CORE-46" if isinstance(op, L.CutConnection) else "CORE-32"
         for conn in conns:
-            s = core.backout_keeping(s, conn, PARTIAL_END[rule]) if s is not None else None
+            s = core.backout_keeping(s, conn, PARTIAL_END[rule], why) if s is not None else None
         if s is not None:
             out += [attrs.evolve(b, rules=tuple(dict.fromkeys((rule, *b.rules))))
                     for b in model.step(s, op) if b.observation.cc != C.MQCC_FAILED]
@@ -802,14 +848,17 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # and, where a get or browse came after puts of more than one priority, priority order: a queue taken in
     # arrival order may show that only by what the call met on its way (an expired message left undiscarded, a
     # browse cursor standing elsewhere), never by the message it returned
-    unseen_order = ["CORE-04"] if _taken_after_priorities(pairs) else []
+    unseen = ["CORE-04"] if _taken_after_priorities(pairs) else []
     # and, where a get, browse or handler's run came after messages may have arrived, first in first out: a
     # queue taken newest first may show that too only by what the call met on its way, or by what it left
-    unseen_order += sorted(FIFO_RULES) if _taken_after_two(pairs) else []
+    unseen += sorted(FIFO_RULES) if _taken_after_two(pairs) else []
     # and, where the queue manager restarted, what a restart keeps: a message it lost may show only much later
     restarted = [RESTART_RULE] if any(isinstance(op, L.Restart) for op, _ in pairs[:-1]) else []
+    # and, where a DLQ handler ran, that a backout reinstates what it got: a handler whose action's put failed
+    # backs out its get, and a message that backout lost shows as one the handler discarded
+    unseen += [GETS_REINSTATED] if any(isinstance(op, L.RunDlqHandler) for op, _ in pairs) else []
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
-    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen_order,
+    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen,
                                        *restarted]) if r not in known_by]
     aside = set_aside - set(tried)
     alone: list[tuple[int, int, str]] = []
@@ -825,9 +874,11 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         # explains the depth that suggested the discard), and is mentioned, not blamed.
         # Rules tried only for a story the history tells by inference alone: a unit of work that ended the other
         # way where the system answered as for MQ's way, a get that did something unseen to a put not yet
-        # committed. They give way to any other rule that explains the history alone: the system's own answer
-        # (a commit answered OK) is evidence, and nothing shows otherwise.
-        guessed = {r for r in (*hidden, *endings) if r not in mentioned and r not in deciding}
+        # committed, a queue taken in another order where every message returned was MQ's. They give way to any
+        # other rule that explains the history alone: the system's own answer (a commit answered OK, a get
+        # returning the message MQ returns) is evidence, and nothing shows otherwise.  (Found broken by a history
+        # that shows them, they explain such a history as known.)
+        guessed = {r for r in (*hidden, *endings, *unseen) if r not in mentioned and r not in deciding}
         if any(r not in guessed for _, _, r in alone):
             alone_kept = [a for a in alone if a[2] not in guessed]
         else:
