@@ -870,6 +870,32 @@ def test_a_dlq_handlers_backout_that_loses_its_message_is_what_a_backout_reinsta
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 
+def test_a_browse_next_that_skipped_a_message_alike_in_body_is_what_browse_next_relaxed_explains():
+    """The simulated queue manager with browse-next-skips skips a message when two or more follow the cursor.
+    Three trigger messages, alike in body, browsed one by one: the second browse skips one and returns the last
+    (no answer differs), the third finds nothing where MQ returns the last.  CORE-19 relaxed lets a browse-next
+    return a message past the next; it alone explains the history, and once CORE-19 is found broken it is no new
+    departure (first in, first out relaxed, CORE-05, does not: the browses met the messages in delivery order)."""
+    trig = (("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("TRIGGER", C.MQTC_ON), ("TRIGTYPE", C.MQTT_EVERY))
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT
+    browse = lambda first: L.Get(conn="a", handle="hi", options=C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT)
+    ops = [L.DefineProcess(process="APP.PROCESS", appl_id="/opt/app/server"), L.DefineQueue(queue="INIT.Q"),
+           L.DefineQueue(queue="APP.Q", attrs=trig), L.Connect(conn="a"),
+           L.Open(conn="a", handle="h", queue="APP.Q", options=opts),
+           L.Open(conn="a", handle="hi", queue="INIT.Q", options=opts)]
+    ops += [L.Put(conn="a", handle="h", body=f"m{i}", options=C.MQPMO_NO_SYNCPOINT) for i in range(3)]
+    ops += [browse(True), browse(False), browse(False)]
+    pairs = _on_simulated(ops, "browse-next-skips")
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1 and pairs[-1][1].rc == C.MQRC_NO_MSG_AVAILABLE, mm
+    b = blame(pairs, mm, D)
+    assert b.confirmed and "CORE-19" in b.rules + b.mentioned, b
+    assert len(pairs) - 2 <= follows(pairs, D, frozenset({"CORE-19"})) <= mm.index
+    assert blame(pairs, mm, D, known_by=frozenset({"CORE-19"})).known
+    assert not blame(pairs, mm, D, known_by=frozenset({"CORE-05"})).known
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
 def _trigger_cases():
     trig = (("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("TRIGGER", C.MQTC_ON))
     setup = [L.DefineProcess(process="APP.PROCESS", appl_id="/opt/app/server"), L.DefineQueue(queue="INIT.Q")]

@@ -281,6 +281,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
         extra += _newest_first(state, op, relaxed)
     if RESTART_RULE in relaxed and isinstance(op, L.Restart):
         extra += _restart_otherwise(state, op, plain)
+    if BROWSE_NEXT_RULE in relaxed:
+        extra += _browse_skipping(state, op)
     if GETS_REINSTATED in relaxed and isinstance(op, L.RunDlqHandler):
         extra += _handler_backouts_lost(state, op, plain)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
@@ -482,6 +484,36 @@ def _restart_otherwise(state: ModelState, op: L.Op, plain: list[model.Branch]) -
                 if m is not None:
                     b.state.queue(name).update(m, md=md)
             out.append(attrs.evolve(b, rules=tuple(dict.fromkeys((RESTART_RULE, *b.rules)))))
+    return out
+
+
+#: The rule that a browse-next returns the next message after the cursor.
+BROWSE_NEXT_RULE = "CORE-19"
+#: Messages a browse-next may skip at most, in the readings that relax it.
+MAX_SKIPPED = 4
+
+
+def _browse_skipping(state: ModelState, op: L.Op) -> list[model.Branch]:
+    """A browse-next that skips messages (CORE-19 relaxed): it returns one of the messages after the next one
+    past the cursor (up to :data:`MAX_SKIPPED` skipped, among those it may return), the cursor then on it; the
+    messages it skipped stay where they are, never met (an expired one not discarded), and behind the cursor."""
+    if not isinstance(op, (L.Get, L.GetMatching)) or not op.options & C.MQGMO_BROWSE_NEXT \
+            or op.options & core.UNDER_CURSOR:
+        return []
+    h = state.handles.get(op.handle)
+    q = state.queues.get(h.queue) if h is not None else None
+    if q is None:
+        return []
+    start = q.position((h.cursor[0], h.cursor[1] + 1)) if h.cursor is not None else 0
+    criteria = core.selection(op)
+    ahead = [m for m in q.ordered[start:] if core._visibility(state, m, h, False) is None
+             and core.satisfies(criteria, m)][:MAX_SKIPPED + 1]
+    out = []
+    for passed in ahead[:-1]:
+        lifted = state.clone()
+        lifted.handles[h.name] = attrs.evolve(h, cursor=passed.order_key, cursor_seq=passed.seq)
+        out += [attrs.evolve(b, rules=tuple(dict.fromkeys((BROWSE_NEXT_RULE, *b.rules))))
+                for b in model.step(lifted, op) if b.observation.message is not None]
     return out
 
 
@@ -857,6 +889,10 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # and, where a DLQ handler ran, that a backout reinstates what it got: a handler whose action's put failed
     # backs out its get, and a message that backout lost shows as one the handler discarded
     unseen += [GETS_REINSTATED] if any(isinstance(op, L.RunDlqHandler) for op, _ in pairs) else []
+    # and, where a browse-next came, what it returns: one that skipped a message may show that only later (the
+    # message never met, a browse finding nothing where it was)
+    unseen += [BROWSE_NEXT_RULE] if any(isinstance(op, (L.Get, L.GetMatching)) and op.options & C.MQGMO_BROWSE_NEXT
+                                        for op, _ in pairs) else []
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
     tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen,
                                        *restarted]) if r not in known_by]
