@@ -896,6 +896,54 @@ def test_a_browse_next_that_skipped_a_message_alike_in_body_is_what_browse_next_
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 
+def test_a_commit_cut_in_flight_and_carried_out_in_part_is_what_the_in_flight_rule_relaxed_explains():
+    """The simulated queue manager with in-flight-commit-half-done makes a commit cut in flight keep its puts and
+    back out its gets.  The program sees MQRC_CONNECTION_BROKEN, as MQ allows, and the depths read after it show
+    both halves: the message got is back, the message put is there, where MQ's commit is all or nothing.  CORE-48
+    relaxed lets such a commit be carried out in part; it alone explains the history (needed at the commit), and
+    once CORE-48 is found broken it is no new departure."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    depth = lambda q: L.InquireQueue(queue=q, names=("CURDEPTH",))
+    ops = [L.DefineQueue(queue="Q1"), L.DefineQueue(queue="Q2"), L.Connect(conn="c"),
+           L.Open(conn="c", handle="h1", queue="Q1", options=opts), L.Open(conn="c", handle="h2", queue="Q2", options=opts),
+           L.Put(conn="c", handle="h2", body="m1", options=C.MQPMO_NO_SYNCPOINT),
+           L.Put(conn="c", handle="h1", body="m2", options=C.MQPMO_SYNCPOINT),
+           L.Get(conn="c", handle="h2", options=C.MQGMO_SYNCPOINT), L.PauseQueueManager(conn="c", tenths=4),
+           L.Commit(conn="c"), depth("Q2"), depth("Q1")]
+    pairs = _on_simulated(ops, "in-flight-commit-half-done")
+    assert pairs[9][1].rc == C.MQRC_CONNECTION_BROKEN, pairs[9]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    b = blame(pairs, mm, D)
+    assert b.confirmed and "CORE-48" in b.rules + b.mentioned, b
+    assert follows(pairs, D, frozenset({"CORE-48"})) == 9
+    assert blame(pairs, mm, D, known_by=frozenset({"CORE-48"})).known
+    assert not blame(pairs, mm, D, known_by=frozenset({"CORE-29"})).known
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+def test_a_cut_connection_whose_unit_of_work_was_committed_is_what_the_cut_rule_relaxed_explains():
+    """The simulated queue manager with cut-commits-uow commits the unit of work of a connection the network cuts.
+    A message got under syncpoint before the cut stays gone: the depth read after shows it, where MQ backs the
+    get out.  CORE-46 relaxed lets the cut commit instead; it alone explains the history (needed at the cut), and
+    once CORE-46 is found broken it is no new departure."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    ops = [L.DefineQueue(queue="Q"), L.Connect(conn="a"), L.Connect(conn="b"),
+           L.Open(conn="a", handle="ha", queue="Q", options=opts), L.Open(conn="b", handle="hb", queue="Q", options=opts),
+           L.Put(conn="a", handle="ha", body="m1", options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="b", handle="hb", options=C.MQGMO_SYNCPOINT), L.CutConnection(conn="b"),
+           L.InquireQueue(queue="Q", names=("CURDEPTH",))]
+    pairs = _on_simulated(ops, "cut-commits-uow")
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    b = blame(pairs, mm, D)
+    assert b.confirmed and "CORE-46" in b.rules + b.mentioned, b
+    assert follows(pairs, D, frozenset({"CORE-46"})) == 7
+    assert blame(pairs, mm, D, known_by=frozenset({"CORE-46"})).known
+    assert not blame(pairs, mm, D, known_by=frozenset({"CORE-31"})).known
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
 def _trigger_cases():
     trig = (("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("TRIGGER", C.MQTC_ON))
     setup = [L.DefineProcess(process="APP.PROCESS", appl_id="/opt/app/server"), L.DefineQueue(queue="INIT.Q")]

@@ -281,6 +281,10 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
         extra += _newest_first(state, op, relaxed)
     if RESTART_RULE in relaxed and isinstance(op, L.Restart):
         extra += _restart_otherwise(state, op, plain)
+    if CUT_RULE in relaxed and isinstance(op, L.CutConnection) and not op.in_flight and _backed_out_by(state, op):
+        extra += _cut_committing(state, op)
+    if IN_FLIGHT_RULE in relaxed and isinstance(op, L.Commit) and op.conn in state.armed:
+        extra += _commit_half_done(state, op)
     if BROWSE_NEXT_RULE in relaxed:
         extra += _browse_skipping(state, op)
     if GETS_REINSTATED in relaxed and isinstance(op, L.RunDlqHandler):
@@ -484,6 +488,38 @@ def _restart_otherwise(state: ModelState, op: L.Op, plain: list[model.Branch]) -
                 if m is not None:
                     b.state.queue(name).update(m, md=md)
             out.append(attrs.evolve(b, rules=tuple(dict.fromkeys((RESTART_RULE, *b.rules)))))
+    return out
+
+
+#: The rule of a connection cut from outside: it ends as an abnormal end does, its unit of work backed out.
+CUT_RULE = "CORE-46"
+
+
+def _cut_committing(state: ModelState, op: L.CutConnection) -> list[model.Branch]:
+    """A connection cut between calls whose unit of work the queue manager commits, as if the program had
+    called MQDISC (CORE-46 relaxed); the connection is broken as after any cut."""
+    s = state.clone()
+    core._end_uow(s, op.conn, True, CUT_RULE)
+    return [attrs.evolve(b, rules=tuple(dict.fromkeys((CUT_RULE, *b.rules)))) for b in core._break(s, op.conn)]
+
+
+#: The rule of a call cut in flight: carried out whole or not at all, the connection then broken.
+IN_FLIGHT_RULE = "CORE-48"
+
+
+def _commit_half_done(state: ModelState, op: L.Commit) -> list[model.Branch]:
+    """A commit cut in flight that the queue manager carried out in part (CORE-48 relaxed): its puts made
+    permanent and its gets backed out, or its gets made permanent and its puts deleted; the connection then
+    breaks and the program sees MQRC_CONNECTION_BROKEN, as after any call cut in flight."""
+    base = state.clone()
+    base.armed = base.armed - {op.conn}
+    out = []
+    for kept in ("puts", "gets"):
+        half = core.backout_keeping(base, op.conn, kept, IN_FLIGHT_RULE)
+        if half is not None:
+            out += [attrs.evolve(b, observation=L.Observation.of(C.MQRC_CONNECTION_BROKEN),
+                                 rules=tuple(dict.fromkeys((IN_FLIGHT_RULE, *b.rules))))
+                    for b in core._break(half, op.conn, IN_FLIGHT_RULE)]
     return out
 
 
@@ -870,6 +906,8 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # ended one the other way explains any later step that shows it
     endings = [rule for op, _ in pairs[:-1] for rule, (kind, other) in OTHER_END.items()
                if isinstance(op, kind) and other(op) is not None and rule in ENDINGS_ONLY]
+    # (a connection cut between calls ends its unit of work too: committed instead, it shows only later)
+    endings += [CUT_RULE] if any(isinstance(op, L.CutConnection) and not op.in_flight for op, _ in pairs[:-1]) else []
     # A rule the run set aside only because an earlier departure mentioned it (not found broken) may well be
     # what this one breaks: it is tried like any other, and no rule on trial stays set aside while another is
     # tried (else each of two could seem to explain the history with the other's help); a rule found broken
