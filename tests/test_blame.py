@@ -944,6 +944,30 @@ def test_a_cut_connection_whose_unit_of_work_was_committed_is_what_the_cut_rule_
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 
+@pytest.mark.parametrize("backed_out", [False, True])
+def test_a_selection_applied_under_the_cursor_blames_the_rule_that_ignores_it_there_alone(backed_out):
+    """The simulated queue manager with match-under-cursor-honoured applies a get's match options under the cursor:
+    the message there, whose CorrelId is not the one given, is not returned (MQRC_NO_MSG_UNDER_CURSOR), where MQ
+    ignores the selection there and returns it.  The message is there (a browse just returned it), so neither
+    the rule of what is under the cursor (CORE-20) nor how the message came there (its put; or, backed out
+    before, its backout, CORE-15) is broken: CORE-53 alone is blamed."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT
+    ops = [L.DefineQueue(queue="Q"), L.Connect(conn="a"), L.Open(conn="a", handle="h", queue="Q", options=opts),
+           L.Put(conn="a", handle="h", body="m1", options=C.MQPMO_NO_SYNCPOINT)]
+    if backed_out:
+        ops += [L.Get(conn="a", handle="h", options=C.MQGMO_SYNCPOINT), L.Backout(conn="a")]
+    ops += [L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_FIRST),
+            L.GetMatching(conn="a", handle="h", options=C.MQGMO_BROWSE_MSG_UNDER_CURSOR,
+                          match_options=C.MQMO_MATCH_CORREL_ID, correl_id="corr-2")]
+    pairs = _on_simulated(ops, "match-under-cursor-honoured")
+    assert pairs[-1][1].rc == C.MQRC_NO_MSG_UNDER_CURSOR, pairs[-1]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    b = blame(pairs, mm, D)
+    assert b.confirmed and b.rules == ("CORE-53",), b
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
 def _trigger_cases():
     trig = (("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("TRIGGER", C.MQTC_ON))
     setup = [L.DefineProcess(process="APP.PROCESS", appl_id="/opt/app/server"), L.DefineQueue(queue="INIT.Q")]

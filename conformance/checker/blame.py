@@ -143,6 +143,20 @@ def _order_broken(q, want_priority, got, available) -> frozenset[str]:
     return frozenset({"CORE-04"}) if oldest is got else frozenset({"CORE-04", "CORE-05"})
 
 
+def _selected_under_cursor(branch: model.Branch, observed: L.Observation, op: L.Op) -> bool:
+    """Whether ``op``, a selecting get under the cursor, found nothing there (MQRC_NO_MSG_UNDER_CURSOR) where MQ
+    returns a message its selection, had it applied, would have left out."""
+    if not (core.selects(op) and op.options & core.UNDER_CURSOR and observed.rc == C.MQRC_NO_MSG_UNDER_CURSOR):
+        return False
+    m = branch.observation.message
+    if m is None:
+        return False
+    mo = op.match_options
+    # (a MsgId the queue manager generated is never one a program selects by)
+    return bool(mo & C.MQMO_MATCH_MSG_ID and op.msg_id and m.msg_id != op.msg_id
+                or mo & C.MQMO_MATCH_CORREL_ID and op.correl_id and m.correl_id != op.correl_id)
+
+
 def _expiry_deciders(branch: model.Branch, observed: L.Observation, named: tuple[str, ...]) -> tuple[str, ...]:
     """Of the rules named for a returned Expiry, those that could give the value observed: an expired message
     returned (EXP-06) only with an Expiry of zero or less; a decrement by the time on the queue (EXP-02)
@@ -166,6 +180,10 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
         if order is not None:
             out += order
             named = tuple(r for r in named if r not in ORDER_RULES)
+    if field in ("message", "rc") and _selected_under_cursor(branch, observed, op):
+        # a get under the cursor that applied its selection, which MQ ignores there (CORE-53): not that the
+        # message is under the cursor (CORE-20), nor how it came there
+        return [frozenset({"CORE-53"})]
     if field in ("message", "message.body", "rc") and K.report_never_made(branch, observed):
         # an expiration report MQ never produced: the rules of when reports are made (the checker's own)
         return [frozenset({r}) for r in K.EXPIRY_REPORTS]
@@ -851,8 +869,8 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
                 out += sorted(ways)
         for field in fields:
             for ways in deciders(b, field, observed, op):
+                out += sorted(ways)
                 if len(ways) > 1:
-                    out += sorted(ways)
                     together.append(ways)
     return list(dict.fromkeys(out)), list(dict.fromkeys(together))
 
