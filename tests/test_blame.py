@@ -968,6 +968,53 @@ def test_a_selection_applied_under_the_cursor_blames_the_rule_that_ignores_it_th
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 
+def test_mqmi_none_taken_as_a_blank_msgid_blames_the_selection_alone():
+    """The simulated queue manager with match-none-is-literal selects by MQMI_NONE as by a blank MsgId: a get
+    selecting by it finds nothing (every MsgId is generated), where MQ's MQMI_NONE selects any message.  The
+    selection (CORE-51) is broken, not how the message was put (CORE-01): CORE-51 alone is blamed; likewise a
+    browse selecting by MQCI_NONE that returns the message with a blank CorrelId (not the first) blames CORE-51
+    (with first in, first out, which a queue taken newest first would break as well)."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT
+    base = [L.DefineQueue(queue="Q"), L.Connect(conn="a"), L.Open(conn="a", handle="h", queue="Q", options=opts)]
+    put = lambda body, correl="": L.Put(conn="a", handle="h", body=body, options=C.MQPMO_NO_SYNCPOINT,
+                                         md=L.MessageDescriptor(correl_id=correl))
+    by_id = base + [put("m1"), L.GetMatching(conn="a", handle="h", options=C.MQGMO_SYNCPOINT,
+                                             match_options=C.MQMO_MATCH_MSG_ID, msg_id="")]
+    by_correl = base + [put("m1", "corr-1"), put("m2"),
+                        L.GetMatching(conn="a", handle="h", options=C.MQGMO_BROWSE_FIRST,
+                                      match_options=C.MQMO_MATCH_CORREL_ID, correl_id="")]
+    for ops, want in ((by_id, ("CORE-51",)), (by_correl, ("CORE-05", "CORE-51"))):
+        pairs = _on_simulated(ops, "match-none-is-literal")
+        mm = check_history(D, pairs)[-1].mismatch
+        assert mm is not None and mm.index == len(pairs) - 1, mm
+        b = blame(pairs, mm, D)
+        assert b.confirmed and set(b.rules) == set(want), b
+        assert blame(pairs, mm, D, known_by=frozenset({"CORE-51"})).known
+        assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+def test_a_selecting_browse_next_that_starts_again_from_the_head_blames_the_selecting_gets_rule_alone():
+    """The simulated queue manager with match-browse-next-restarts starts a selecting BROWSE_NEXT again from the head
+    of the queue: it returns the message its cursor is on.  No delivery order does that (CORE-05 relaxed does not
+    explain it), and which selected message comes next after the cursor is the selecting get's rule (CORE-52), not
+    the plain browse's (CORE-19): CORE-52 alone is blamed."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT
+    put = lambda body: L.Put(conn="a", handle="h", body=body, options=C.MQPMO_NO_SYNCPOINT,
+                             md=L.MessageDescriptor(msg_id="id-2"))
+    browse = lambda how: L.GetMatching(conn="a", handle="h", options=how, match_options=C.MQMO_MATCH_MSG_ID,
+                                       msg_id="id-2")
+    ops = [L.DefineQueue(queue="Q"), L.Connect(conn="a"), L.Open(conn="a", handle="h", queue="Q", options=opts),
+           put("m1"), put("m2"), browse(C.MQGMO_BROWSE_FIRST), browse(C.MQGMO_BROWSE_NEXT)]
+    pairs = _on_simulated(ops, "match-browse-next-restarts")
+    assert pairs[-1][1].message.body == "m1", pairs[-1]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    b = blame(pairs, mm, D)
+    assert b.confirmed and b.rules == ("CORE-52",), b
+    assert follows(pairs, D, frozenset({"CORE-05"})) is None
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
 def _trigger_cases():
     trig = (("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("TRIGGER", C.MQTC_ON))
     setup = [L.DefineProcess(process="APP.PROCESS", appl_id="/opt/app/server"), L.DefineQueue(queue="INIT.Q")]

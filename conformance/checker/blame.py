@@ -143,6 +143,25 @@ def _order_broken(q, want_priority, got, available) -> frozenset[str]:
     return frozenset({"CORE-04"}) if oldest is got else frozenset({"CORE-04", "CORE-05"})
 
 
+def _none_taken_literally(branch: model.Branch, observed: L.Observation, op: L.Op) -> bool:
+    """Whether ``op``, a get selecting by MQMI_NONE or MQCI_NONE (any value), returned what a selection of the
+    blank value gives instead (a message whose identifier is blank, or none) where MQ's message has one."""
+    if not core.selects(op) or op.options & core.UNDER_CURSOR:
+        return False
+    mo = op.match_options
+    blank = [f for f, given, flag in (("msg_id", op.msg_id, C.MQMO_MATCH_MSG_ID),
+                                      ("correl_id", op.correl_id, C.MQMO_MATCH_CORREL_ID)) if mo & flag and not given]
+    want = branch.observation.message
+    if not blank or want is None:
+        return False
+    # (a MsgId the queue manager generated is never blank)
+    if all(getattr(want, f) == "" for f in blank):
+        return False   # MQ's message is one the literal reading selects too
+    got = observed.message
+    return got is None and observed.rc == C.MQRC_NO_MSG_AVAILABLE or \
+        got is not None and all(getattr(got, f) == "" for f in blank)
+
+
 def _selected_under_cursor(branch: model.Branch, observed: L.Observation, op: L.Op) -> bool:
     """Whether ``op``, a selecting get under the cursor, found nothing there (MQRC_NO_MSG_UNDER_CURSOR) where MQ
     returns a message its selection, had it applied, would have left out."""
@@ -169,9 +188,10 @@ def _expiry_deciders(branch: model.Branch, observed: L.Observation, named: tuple
     return named
 
 
-def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op) -> list[frozenset[str]]:
+def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op,
+             before: ModelState | None = None) -> list[frozenset[str]]:
     """The ways of relaxing rules that allow ``observed``'s value of ``field`` where ``branch`` is MQ's
-    outcome: each a set of rules, any one set relaxed suffices."""
+    outcome (from state ``before``, where known): each a set of rules, any one set relaxed suffices."""
     named = K._implicated(branch, [field], observed)
     own = isinstance(op, (L.Commit, L.Backout, L.Disconnect))
     out: list[frozenset[str]] = []
@@ -180,6 +200,14 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
         if order is not None:
             out += order
             named = tuple(r for r in named if r not in ORDER_RULES)
+        if _under_the_cursor_again(before, op, observed):
+            # a browse-next that returned the message its cursor was on: no delivery order does that
+            out = [w for w in out if not w & set(ORDER_RULES)]
+            named = tuple(r for r in named if r not in ORDER_RULES)
+    if field in ("message", "message.body", "rc") and _none_taken_literally(branch, observed, op):
+        # MQMI_NONE or MQCI_NONE, which select any value, taken as the blank value: the selection (CORE-51) is
+        # what is broken, not which message comes first
+        return [frozenset({"CORE-51"})]
     if field in ("message", "rc") and _selected_under_cursor(branch, observed, op):
         # a get under the cursor that applied its selection, which MQ ignores there (CORE-53): not that the
         # message is under the cursor (CORE-20), nor how it came there
@@ -244,7 +272,9 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
         inside = (not msg_id or observed.message.msg_id == msg_id) and \
                  (not correl_id or observed.message.correl_id == correl_id)
         if inside:
-            named = tuple(r for r in named if r != "CORE-51")
+            # (and which of them comes first, or next after the cursor, is the selecting get's own rule, CORE-52,
+            # not the plain browse's)
+            named = tuple(r for r in named if r not in ("CORE-51", "CORE-18", "CORE-19"))
         else:
             named = tuple(dict.fromkeys(("CORE-51",) + tuple(r for r in named if r not in ORDER_RULES
                                                                and r != "CORE-52")))
@@ -253,11 +283,25 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
     return list(dict.fromkeys(out))
 
 
-def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: frozenset[str]) -> bool:
-    """``observed`` differs from ``branch``'s outcome only in fields that ``relaxed`` rules decide."""
+def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: frozenset[str],
+              before: ModelState | None = None) -> bool:
+    """``observed`` differs from ``branch``'s outcome (from state ``before``) only in fields that ``relaxed``
+    rules decide."""
     fields = K.differing_fields(branch.observation, observed)
-    return bool(fields) and all(any(ways <= relaxed for ways in deciders(branch, f, observed, op))
+    return bool(fields) and all(any(ways <= relaxed for ways in deciders(branch, f, observed, op, before))
                                 for f in fields)
+
+
+def _under_the_cursor_again(before: ModelState | None, op: L.Op, observed: L.Observation) -> bool:
+    """Whether ``op``, a browse-next, returned the message its handle's cursor was on in state ``before``."""
+    if before is None or not isinstance(op, (L.Get, L.GetMatching)) or not op.options & C.MQGMO_BROWSE_NEXT \
+            or observed.message is None:
+        return False
+    h = before.handles.get(op.handle)
+    if h is None or h.cursor_seq is None or h.queue not in before.queues:
+        return False
+    under = before.find(h.queue, h.cursor_seq)
+    return under is not None and under.body == observed.message.body
 
 
 def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple[list, list]:
@@ -777,9 +821,9 @@ class Walk:
             for b in plain:
                 if K._matches(b.observation, observed):
                     nxt.append((b, at, True))
-                elif explained(b, observed, op, loose):
+                elif explained(b, observed, op, loose, state):
                     fields = K.differing_fields(b.observation, observed)
-                    needed = explained(b, observed, op, set_aside) is False
+                    needed = explained(b, observed, op, set_aside, state) is False
                     # a reading that let a value differ goes on only where the difference cannot change what
                     # happens next; as the history's last step, it passes either way
                     nxt.append((_adopted(b, fields, observed), (i if at is None else at) if needed else at,
@@ -862,13 +906,14 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
             return [], []
     op, observed = pairs[-1]
     together: list[frozenset[str]] = []
+    before = tracker.candidates[0] if tracker.candidates else None
     for b in tracker.expect(op):
         fields = K.differing_fields(b.observation, observed)
         if "message.body" in fields:
             for ways in _order_deciders(b, observed) or ():
                 out += sorted(ways)
         for field in fields:
-            for ways in deciders(b, field, observed, op):
+            for ways in deciders(b, field, observed, op, before):
                 out += sorted(ways)
                 if len(ways) > 1:
                     together.append(ways)
