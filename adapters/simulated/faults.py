@@ -98,8 +98,8 @@ _fault("rrs-mark-allowed", "syncpoint", ("SYNC-08",),
        "the mark is accepted in the RRS / Db2 stored-procedure environment")
 _fault("hardenbo-ignored", "syncpoint", ("SYNC-19",),
        "on z/OS a queue with HARDENBO loses the backouts since the last restart, as one without it may")
-_fault("backout-count-lost-at-restart", "core", ("CORE-45",),
-       "a restart sets every BackoutCount back to zero, on Multiplatforms too")
+_fault("backout-count-lost-at-restart", "core", ("CORE-45", "SYNC-19"),
+       "a restart sets every BackoutCount back to zero, on Multiplatforms too (and on z/OS for a queue with HARDENBO)")
 
 _fault("expired-message-returned", "expiry", ("EXP-06", "EXP-04"),
        "gets and browses return messages whose expiry has passed")
