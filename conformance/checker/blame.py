@@ -100,6 +100,9 @@ class Blame:
     #: The history passes with the rules its run had set aside relaxed alone: a departure already found,
     #: that the checker named with other rules (``rules`` is then empty).
     known: bool = False
+    #: Of ``mentioned``, the rules that explain the history alone only by a story no answer of the system shows
+    #: (a unit of work ended the other way, a queue taken in another order, ...): they gave way to ``rules``.
+    inferred: tuple[str, ...] = ()
 
 
 def _message(state: ModelState, queue: str, body) -> object:
@@ -357,6 +360,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
         # the put the system accepted, on the queue as it is but for the checks relaxed: what it left
         # (the message there, counted) is what the history goes on from
         extra += [b for b in _waiving(state, op, [queue], waived) if b.observation.cc != C.MQCC_FAILED]
+    if DEPTH_RULE in relaxed:
+        extra += _counted_otherwise(state, op, plain)
     if waived and isinstance(op, L.RunDlqHandler) and state.dlq_handlers.get(op.handler) is not None:
         # the handler's puts (forwards, messages put back) accepted as the system accepted the application's:
         # every queue it may put to as it is but for the checks relaxed
@@ -759,6 +764,29 @@ WAIVED = {"CORE-27": ("MAXDEPTH", 10 ** 9), "CORE-26": ("PUT", C.MQQA_PUT_ALLOWE
           "CORE-49": ("MAXMSGL", 10 ** 9), "CORE-50": ("MAXMSGL", 10 ** 9)}
 
 
+#: The rule of what CURDEPTH counts (uncommitted puts in, messages got under syncpoint out).
+DEPTH_RULE = "CORE-28"
+
+
+def _counted_otherwise(state: ModelState, op: L.Op, plain: list[model.Branch]) -> list[model.Branch]:
+    """A put checked against MAXDEPTH with the queue's depth counted otherwise than MQ counts it (CORE-28
+    relaxed): without the uncommitted puts (accepted where MQ finds the queue full), or with the messages got
+    under syncpoint still in (refused as full where MQ accepts it).  The check itself (CORE-27) as MQ's."""
+    queue = _put_queue(state, op)
+    if queue is None:
+        return []
+    q = state.queues[queue]
+    maxdepth = q.attr("MAXDEPTH")
+    out: list[model.Branch] = []
+    if q.uncommitted and any(b.observation.rc == C.MQRC_Q_FULL for b in plain):
+        out += [b for b in _waiving(state, op, [queue], {"MAXDEPTH": maxdepth + q.uncommitted})
+                if b.observation.cc != C.MQCC_FAILED]
+    if q.held and any(b.observation.cc != C.MQCC_FAILED for b in plain):
+        out += [b for b in _waiving(state, op, [queue], {"MAXDEPTH": max(maxdepth - q.held, 0)})
+                if b.observation.rc == C.MQRC_Q_FULL]
+    return [attrs.evolve(b, rules=tuple(dict.fromkeys((DEPTH_RULE, *b.rules)))) for b in out]
+
+
 def _put_queue(state: ModelState, op: L.Op) -> str | None:
     """The local queue a put or put1 goes to, where the model knows it."""
     if isinstance(op, L.Put):
@@ -1022,6 +1050,7 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
             alone_kept = alone
         rules = blamed_alone(alone_kept)
         mentioned += [r for _, _, r in sorted(alone) if r not in rules and r not in mentioned]
+        inferred = tuple(r for _, _, r in sorted(alone) if r in guessed and r not in rules)
     else:
         together: list[tuple[int, int, tuple[str, ...]]] = []
         candidates = [tuple(sorted(ways, key=tried.index)) for ways in needed_together if ways <= set(tried)]
@@ -1035,4 +1064,5 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
             return Blame(rules=(first,) if first else (), mentioned=tuple(r for r in mentioned if r != first),
                          confirmed=False)
         rules = min(together)[2]
-    return Blame(rules=rules, mentioned=tuple(r for r in mentioned if r not in rules))
+        inferred = ()
+    return Blame(rules=rules, mentioned=tuple(r for r in mentioned if r not in rules), inferred=inferred)
