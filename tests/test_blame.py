@@ -899,6 +899,23 @@ def test_a_browse_next_that_skipped_a_message_alike_in_body_is_what_browse_next_
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 
+def _relaxing_explains(ops, fault: str, rule: str, needed_at: int, not_by: str) -> list:
+    """``ops`` on the simulated queue manager with ``fault`` depart at their last step; ``rule`` relaxed alone
+    explains them from step ``needed_at`` (blamed, or mentioned where a rule of what the history shows explains
+    them too), and once ``rule`` is found broken they are no new departure (``not_by`` found broken leaves them
+    one); the same calls without the fault pass.  Returns the history."""
+    pairs = _on_simulated(ops, fault)
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    b = blame(pairs, mm, D)
+    assert b.confirmed and rule in b.rules + b.mentioned, b
+    assert follows(pairs, D, frozenset({rule})) == needed_at
+    assert blame(pairs, mm, D, known_by=frozenset({rule})).known
+    assert not blame(pairs, mm, D, known_by=frozenset({not_by})).known
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+    return pairs
+
+
 def test_a_commit_cut_in_flight_and_carried_out_in_part_is_what_the_in_flight_rule_relaxed_explains():
     """The simulated queue manager with in-flight-commit-half-done makes a commit cut in flight keep its puts and
     back out its gets.  The program sees MQRC_CONNECTION_BROKEN, as MQ allows, and the depths read after it show
@@ -913,16 +930,8 @@ def test_a_commit_cut_in_flight_and_carried_out_in_part_is_what_the_in_flight_ru
            L.Put(conn="c", handle="h1", body="m2", options=C.MQPMO_SYNCPOINT),
            L.Get(conn="c", handle="h2", options=C.MQGMO_SYNCPOINT), L.PauseQueueManager(conn="c", tenths=4),
            L.Commit(conn="c"), depth("Q2"), depth("Q1")]
-    pairs = _on_simulated(ops, "in-flight-commit-half-done")
+    pairs = _relaxing_explains(ops, "in-flight-commit-half-done", "CORE-48", needed_at=9, not_by="CORE-29")
     assert pairs[9][1].rc == C.MQRC_CONNECTION_BROKEN, pairs[9]
-    mm = check_history(D, pairs)[-1].mismatch
-    assert mm is not None and mm.index == len(pairs) - 1, mm
-    b = blame(pairs, mm, D)
-    assert b.confirmed and "CORE-48" in b.rules + b.mentioned, b
-    assert follows(pairs, D, frozenset({"CORE-48"})) == 9
-    assert blame(pairs, mm, D, known_by=frozenset({"CORE-48"})).known
-    assert not blame(pairs, mm, D, known_by=frozenset({"CORE-29"})).known
-    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 
 def test_a_cut_connection_whose_unit_of_work_was_committed_is_what_the_cut_rule_relaxed_explains():
@@ -936,15 +945,7 @@ def test_a_cut_connection_whose_unit_of_work_was_committed_is_what_the_cut_rule_
            L.Put(conn="a", handle="ha", body="m1", options=C.MQPMO_NO_SYNCPOINT),
            L.Get(conn="b", handle="hb", options=C.MQGMO_SYNCPOINT), L.CutConnection(conn="b"),
            L.InquireQueue(queue="Q", names=("CURDEPTH",))]
-    pairs = _on_simulated(ops, "cut-commits-uow")
-    mm = check_history(D, pairs)[-1].mismatch
-    assert mm is not None and mm.index == len(pairs) - 1, mm
-    b = blame(pairs, mm, D)
-    assert b.confirmed and "CORE-46" in b.rules + b.mentioned, b
-    assert follows(pairs, D, frozenset({"CORE-46"})) == 7
-    assert blame(pairs, mm, D, known_by=frozenset({"CORE-46"})).known
-    assert not blame(pairs, mm, D, known_by=frozenset({"CORE-31"})).known
-    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+    _relaxing_explains(ops, "cut-commits-uow", "CORE-46", needed_at=7, not_by="CORE-31")
 
 
 @pytest.mark.parametrize("backed_out", [False, True])
