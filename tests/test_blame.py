@@ -6,7 +6,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from conformance.checker.blame import DISCARD_ONLY, blame, blamed_alone, explained_by, follows
+from conformance.checker.blame import DISCARD_ONLY, blame, blamed_alone, follows
 from conformance.checker.sequential import ModelTracker, check_history
 from conformance.records.history import Failure, Step, load_failure, with_alternatives
 from reference_model import language as L
@@ -1016,30 +1016,6 @@ def test_a_selecting_browse_next_that_starts_again_from_the_head_blames_the_sele
     b = blame(pairs, mm, D)
     assert b.confirmed and b.rules == ("CORE-52",), b
     assert follows(pairs, D, frozenset({"CORE-05"})) is None
-    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
-
-
-def test_a_put_checked_against_a_depth_without_uncommitted_puts_is_what_the_depth_rule_relaxed_explains():
-    """The simulated queue manager with uncommitted-put-not-counted leaves a unit of work's puts out of CURDEPTH until
-    it commits, and checks MAXDEPTH against that depth: a put MQ refuses as full (the uncommitted put counts) is
-    accepted.  The check is MQ's, the depth it checks is not: CORE-28 relaxed lets the put be checked against a
-    depth counted without the uncommitted puts, so it explains the history alone (as the check relaxed, CORE-27,
-    does too), and once CORE-28 is found broken (a depth read that shows it) the put is no new departure."""
-    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
-    put = lambda conn, body, sync: L.Put(conn=conn, handle=f"h{conn}", body=body,
-                                         options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT)
-    ops = [L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", 3),)), L.Connect(conn="a"),
-           L.Open(conn="a", handle="ha", queue="Q", options=opts), put("a", "m1", True), put("a", "m2", True),
-           put("a", "m3", False), put("a", "m4", False), put("a", "m5", False)]
-    pairs = _on_simulated(ops, "uncommitted-put-not-counted")
-    mm = next(c.mismatch for c in check_history(D, pairs) if c.mismatch is not None)
-    assert mm.index == len(pairs) - 2 and [o.rc for _, o in pairs[-2:]] == [C.MQRC_NONE] * 2, mm
-    b = blame(pairs, mm, D)
-    assert b.confirmed and "CORE-28" in b.rules + b.mentioned, b
-    # the put accepted goes on with its message there: the next put, accepted too, is the same story
-    assert follows(pairs, D, frozenset({"CORE-28"})) == len(pairs) - 2
-    assert explained_by(pairs, D, frozenset({"CORE-28"}))
-    assert not explained_by(pairs, D, frozenset({"CORE-02"}))
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 

@@ -360,8 +360,6 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
         # the put the system accepted, on the queue as it is but for the checks relaxed: what it left
         # (the message there, counted) is what the history goes on from
         extra += [b for b in _waiving(state, op, [queue], waived) if b.observation.cc != C.MQCC_FAILED]
-    if DEPTH_RULE in relaxed:
-        extra += _counted_otherwise(state, op, plain)
     if waived and isinstance(op, L.RunDlqHandler) and state.dlq_handlers.get(op.handler) is not None:
         # the handler's puts (forwards, messages put back) accepted as the system accepted the application's:
         # every queue it may put to as it is but for the checks relaxed
@@ -762,29 +760,6 @@ def _by_order(op: L.Op) -> bool:
 #: Checks of a put a relaxed rule waives: the queue attribute that refuses it, and a value with which it does not.
 WAIVED = {"CORE-27": ("MAXDEPTH", 10 ** 9), "CORE-26": ("PUT", C.MQQA_PUT_ALLOWED),
           "CORE-49": ("MAXMSGL", 10 ** 9), "CORE-50": ("MAXMSGL", 10 ** 9)}
-
-
-#: The rule of what CURDEPTH counts (uncommitted puts in, messages got under syncpoint out).
-DEPTH_RULE = "CORE-28"
-
-
-def _counted_otherwise(state: ModelState, op: L.Op, plain: list[model.Branch]) -> list[model.Branch]:
-    """A put checked against MAXDEPTH with the queue's depth counted otherwise than MQ counts it (CORE-28
-    relaxed): without the uncommitted puts (accepted where MQ finds the queue full), or with the messages got
-    under syncpoint still in (refused as full where MQ accepts it).  The check itself (CORE-27) as MQ's."""
-    queue = _put_queue(state, op)
-    if queue is None:
-        return []
-    q = state.queues[queue]
-    maxdepth = q.attr("MAXDEPTH")
-    out: list[model.Branch] = []
-    if q.uncommitted and any(b.observation.rc == C.MQRC_Q_FULL for b in plain):
-        out += [b for b in _waiving(state, op, [queue], {"MAXDEPTH": maxdepth + q.uncommitted})
-                if b.observation.cc != C.MQCC_FAILED]
-    if q.held and any(b.observation.cc != C.MQCC_FAILED for b in plain):
-        out += [b for b in _waiving(state, op, [queue], {"MAXDEPTH": max(maxdepth - q.held, 0)})
-                if b.observation.rc == C.MQRC_Q_FULL]
-    return [attrs.evolve(b, rules=tuple(dict.fromkeys((DEPTH_RULE, *b.rules)))) for b in out]
 
 
 def _put_queue(state: ModelState, op: L.Op) -> str | None:
