@@ -165,6 +165,10 @@ def _none_taken_literally(branch: model.Branch, observed: L.Observation, op: L.O
         got is not None and all(getattr(got, f) == "" for f in blank)
 
 
+#: The rules of a get's selection: by MsgId and CorrelId (CORE-51), none under the cursor (CORE-53).
+SELECTION_RULES = frozenset({"CORE-51", "CORE-53"})
+
+
 def _selected_under_cursor(branch: model.Branch, observed: L.Observation, op: L.Op) -> bool:
     """Whether ``op``, a selecting get under the cursor, found nothing there (MQRC_NO_MSG_UNDER_CURSOR) where MQ
     returns a message its selection, had it applied, would have left out."""
@@ -917,9 +921,13 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
                 out += sorted(ways)
         for field in fields:
             for ways in deciders(b, field, observed, op, before):
-                out += sorted(ways)
                 if len(ways) > 1:
+                    out += sorted(ways)
                     together.append(ways)
+                elif ways & SELECTION_RULES:
+                    # a selection applied where MQ ignores it, or a none value taken literally: the rule that
+                    # decides it, which the checker may not have named (it names how the message came there)
+                    out += sorted(ways)
     return list(dict.fromkeys(out)), list(dict.fromkeys(together))
 
 
