@@ -1128,3 +1128,46 @@ def test_an_expired_message_returned_breaks_never_returning_it_not_when_mq_may_r
     assert "EXP-26" in fresh.mentioned
     assert "EXP-06" in failure.known_before()
     assert with_alternatives(failure, 3, known_by=failure.known_before()).mismatch.known
+
+
+def _dead(mid: str, dest: str = "A"):
+    return L.Put1(conn="app", queue="DLQ", body=f"dead letter {mid}", options=C.MQPMO_NO_SYNCPOINT,
+                  md=L.MessageDescriptor(format=C.MQFMT_DEAD_LETTER_HEADER, msg_id=mid, msg_type=C.MQMT_DATAGRAM),
+                  dlh=L.DeadLetterHeader(reason=C.MQRC_Q_FULL, dest_q=dest))
+
+
+@pytest.mark.parametrize("case", ["the handler's pass skips", "the host's browse before the pass skips",
+                                  "the host's browse after the pass skips"])
+def test_a_dlq_handler_meeting_a_browse_that_skips_is_what_browse_next_relaxed_explains(case):
+    """The DLQ handler reads its queue by browsing it, and the host that reports each message's fate browses it
+    before and after each pass: on a queue manager whose browse-next skips a message (browse-next-skips), the
+    handler leaves a message it never met alone, or the host does not list it, or reports discarded a message
+    still there.  CORE-19 relaxed for the handler's run lets its browses skip messages (never the queue's first):
+    once a browse-next was found to skip, these are no new departure.  Told by inference alone, the reading gives
+    way to a DLQ rule that explains the history (that rule is what a run that never saw a skipping browse
+    fails)."""
+    start = [L.DefineQueue(queue="DLQ"), L.AlterQueueManager(attrs=(("DEADQ", "DLQ"),)), L.Connect(conn="app")]
+    ops = {
+        # M1 acted on; then M2 and M3 beyond the cursor: the pass's browse-next skips M2 and discards M3
+        "the handler's pass skips": start + [
+            L.StartDlqHandler(handler="H1", table="ACTION(DISCARD)\n"), _dead("M1"),
+            L.RunDlqHandler(handler="H1"), _dead("M2"), _dead("M3"), L.RunDlqHandler(handler="H1")],
+        # a handler that could not start (the first holds the queue): every message kept, but M2 not listed
+        "the host's browse before the pass skips": start + [
+            L.StartDlqHandler(handler="H1", table="ACTION(DISCARD)\n"), _dead("M1"), _dead("M2"),
+            L.AlterQueue(queue="DLQ", attrs=(("DEFSOPT", C.MQOO_INPUT_EXCLUSIVE),)),   # DEFSOPT(EXCL)
+            L.StartDlqHandler(handler="H2", table="ACTION(RETRY)\n"), _dead("M3"), L.RunDlqHandler(handler="H2")],
+        # a handler that leaves M1..M3 alone (its rule matches none): the host's browse after skips M2
+        "the host's browse after the pass skips": start + [
+            L.StartDlqHandler(handler="H1", table="DESTQ(NONE) ACTION(DISCARD)\n"), _dead("M1"), _dead("M2"),
+            _dead("M3"), _dead("M4"), L.RunDlqHandler(handler="H1")],
+    }[case]
+    pairs = _on_simulated(ops, "browse-next-skips")
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    assert follows(pairs, D, frozenset({"CORE-19"})) == len(pairs) - 1
+    assert blame(pairs, mm, D, known_by=frozenset({"CORE-19"})).known
+    b = blame(pairs, mm, D)
+    assert b.confirmed and "CORE-19" not in b.rules and all(r.startswith("DLQ-") for r in b.rules), b
+    assert "CORE-19" in b.inferred, b
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None

@@ -301,8 +301,7 @@ def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: 
 
 def _under_the_cursor_again(before: ModelState | None, op: L.Op, observed: L.Observation) -> bool:
     """Whether ``op``, a browse-next, returned the message its handle's cursor was on in state ``before``."""
-    if before is None or not isinstance(op, (L.Get, L.GetMatching)) or not op.options & C.MQGMO_BROWSE_NEXT \
-            or observed.message is None:
+    if before is None or not _browses_next(op) or observed.message is None:
         return False
     h = before.handles.get(op.handle)
     if h is None or h.cursor_seq is None or h.queue not in before.queues:
@@ -311,9 +310,12 @@ def _under_the_cursor_again(before: ModelState | None, op: L.Op, observed: L.Obs
     return under is not None and under.body == observed.message.body
 
 
-def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple[list, list]:
+def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str],
+                  observed: L.Observation | None = None) -> tuple[list, list]:
     """MQ's outcomes of ``op``, and those the relaxed rules add: a unit of work's other ending, a put that a
-    relaxed check of the queue (full, put-inhibited, message too long) did not refuse."""
+    relaxed check of the queue (full, put-inhibited, message too long) did not refuse.  ``observed``, where
+    given, is what the system answered: a reading whose outcomes are too many to list (which of a DLQ handler's
+    messages its browses skipped) gives only the one that answer is, if it is one."""
     plain = model.step(state, op)
     extra: list[model.Branch] = []
 
@@ -356,6 +358,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> tuple
         extra += _commit_half_done(state, op)
     if BROWSE_NEXT_RULE in relaxed:
         extra += _browse_skipping(state, op)
+        if isinstance(op, L.RunDlqHandler) and observed is not None:
+            extra += _handler_browse_skipping(state, op, observed)
     if GETS_REINSTATED in relaxed and isinstance(op, L.RunDlqHandler):
         extra += _handler_backouts_lost(state, op, plain)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
@@ -598,12 +602,16 @@ BROWSE_NEXT_RULE = "CORE-19"
 MAX_SKIPPED = 4
 
 
+def _browses_next(op: L.Op) -> bool:
+    """Whether ``op`` is a get with MQGMO_BROWSE_NEXT (selecting or not)."""
+    return isinstance(op, (L.Get, L.GetMatching)) and bool(op.options & C.MQGMO_BROWSE_NEXT)
+
+
 def _browse_skipping(state: ModelState, op: L.Op) -> list[model.Branch]:
     """A browse-next that skips messages (CORE-19 relaxed): it returns one of the messages after the next one
     past the cursor (up to :data:`MAX_SKIPPED` skipped, among those it may return), the cursor then on it; the
     messages it skipped stay where they are, never met (an expired one not discarded), and behind the cursor."""
-    if not isinstance(op, (L.Get, L.GetMatching)) or not op.options & C.MQGMO_BROWSE_NEXT \
-            or op.options & core.UNDER_CURSOR:
+    if not _browses_next(op) or op.options & core.UNDER_CURSOR:
         return []
     h = state.handles.get(op.handle)
     q = state.queues.get(h.queue) if h is not None else None
@@ -620,6 +628,84 @@ def _browse_skipping(state: ModelState, op: L.Op) -> list[model.Branch]:
         out += [attrs.evolve(b, rules=tuple(dict.fromkeys((BROWSE_NEXT_RULE, *b.rules))))
                 for b in model.step(lifted, op) if b.observation.message is not None]
     return out
+
+
+#: Messages of a dead-letter queue a DLQ handler's pass may have skipped at most, in the reading that relaxes
+#: browse-next for it (any one or two of the first :data:`MAX_HANDLER_SKIP_FROM` after the first).
+MAX_HANDLER_SKIPPED = 2
+MAX_HANDLER_SKIP_FROM = 6
+
+
+def _handler_browse_skipping(state: ModelState, op: L.RunDlqHandler, observed: L.Observation) -> list[model.Branch]:
+    """A DLQ handler's pass over a queue whose browse-next skips messages (CORE-19 relaxed), when that is what
+    ``observed`` shows.  The handler reads its queue by browsing it (browse first, then next), and so does the
+    host that tells each message's fate (before and after the pass): a message the handler's browse skipped is
+    never met by that pass (not acted on, not discarded if expired, and behind its cursor after); one the host's
+    browse before the pass skipped is not listed at all; one its browse after skipped is reported discarded
+    though it is still there.  The first message of the queue comes from a browse-first, never skipped."""
+    d = state.dlq_handlers.get(op.handler)
+    if d is None or not d.input_q or d.input_q not in state.queues or observed.cc == C.MQCC_FAILED:
+        return []
+    visible = dlq._visible(state, d.input_q)
+    if len(visible) < 2:
+        return []
+    head = visible[0].md.msg_id
+    hideable = visible[1:1 + MAX_HANDLER_SKIP_FROM]
+    out: list[model.Branch] = []
+    for size in range(MAX_HANDLER_SKIPPED + 1):
+        for hidden in itertools.combinations(hideable, size):
+            branches = model.step(_without(state, d.input_q, hidden), op) if hidden else model.step(state, op)
+            for b in branches:
+                if _host_view_explains(b, d.input_q, head, observed):
+                    after = _with_back(b.state, d.input_q, hidden) if hidden else b.state
+                    out.append(attrs.evolve(b, observation=observed, state=after,
+                                            rules=tuple(dict.fromkeys((BROWSE_NEXT_RULE, *b.rules)))))
+            if out:
+                return out
+    return out
+
+
+def _without(state: ModelState, queue: str, hidden) -> ModelState:
+    """``state`` (cloned) with the messages ``hidden`` taken off ``queue``."""
+    lifted = state.clone()
+    q = lifted.queue(queue)
+    for m in hidden:
+        q.remove(q.find(m.seq))
+    return lifted
+
+
+def _with_back(state: ModelState, queue: str, hidden) -> ModelState:
+    """``state`` (cloned) with the messages ``hidden`` on ``queue`` again, in their places."""
+    s = state.clone()
+    q = s.queue(queue)
+    messages = sorted([*q.messages, *hidden], key=lambda m: m.seq)
+    for m in list(q.messages):
+        q.remove(m)
+    for m in messages:
+        q.append(m)
+    return s
+
+
+def _host_view_explains(branch: model.Branch, queue: str, head: str, observed: L.Observation) -> bool:
+    """Whether ``observed``, a DLQ handler run's fates, is ``branch``'s as the host's browses that skip messages
+    see it: each message's fate as the branch's, or missing (the browse before the pass skipped it), or
+    discarded where it is still there (the browse after skipped it); never so for the queue's first message
+    before the pass (``head``) or after it."""
+    want, got = dict(branch.observation.attrs or ()), dict(observed.attrs or ())
+    if want.get("HANDLER") != got.get("HANDLER") or branch.observation.cc != observed.cc:
+        return False
+    left = dlq._visible(branch.state, queue) if queue in branch.state.queues else []
+    first_after = left[0].md.msg_id if left else None
+    for key in set(want) | set(got):
+        w, g = want.get(key), got.get(key)
+        if w == g:
+            continue
+        if key == head or w is None:
+            return False
+        if g is None or (g == dlq.DISCARDED and w in (dlq.KEPT, dlq.BACKED_OUT) and key != first_after):
+            continue
+        return False
+    return True
 
 
 #: The rule that a backout reinstates the messages its unit of work got.
@@ -823,8 +909,8 @@ class Walk:
         # (branch, first step needed at, whether the reading may go on past this step)
         nxt: list[tuple[model.Branch, int | None, bool]] = []
         for state, at in candidates:
-            plain, extra = _relaxed_step(state, op, relaxed)
-            aside = _relaxed_step(state, op, loose_aside)[1] if loose_aside else []
+            plain, extra = _relaxed_step(state, op, relaxed, observed)
+            aside = _relaxed_step(state, op, loose_aside, observed)[1] if loose_aside else []
             for b in plain:
                 if K._matches(b.observation, observed):
                     nxt.append((b, at, True))
@@ -1002,8 +1088,8 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # backs out its get, and a message that backout lost shows as one the handler discarded
     unseen += [GETS_REINSTATED] if any(isinstance(op, L.RunDlqHandler) for op, _ in pairs) else []
     # and, where a browse-next came, what it returns: one that skipped a message may show that only later (the
-    # message never met, a browse finding nothing where it was)
-    unseen += [BROWSE_NEXT_RULE] if any(isinstance(op, (L.Get, L.GetMatching)) and op.options & C.MQGMO_BROWSE_NEXT
+    # message never met, a browse finding nothing where it was); a DLQ handler and its host browse its queue
+    unseen += [BROWSE_NEXT_RULE] if any(_browses_next(op) or isinstance(op, L.RunDlqHandler)
                                         for op, _ in pairs) else []
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
     tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen,

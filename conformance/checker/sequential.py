@@ -531,7 +531,8 @@ class ModelTracker:
 
         out: list[model.Branch] = []
         for state in self.candidates:
-            out += [b for b in _relaxed_step(state, op, self.set_aside)[1] if _matches(b.observation, observed)]
+            out += [b for b in _relaxed_step(state, op, self.set_aside, observed)[1]
+                    if _matches(b.observation, observed)]
         return _distinct_states(out) if out else []
 
 
