@@ -1171,3 +1171,25 @@ def test_a_dlq_handler_meeting_a_browse_that_skips_is_what_browse_next_relaxed_e
     assert b.confirmed and "CORE-19" not in b.rules and all(r.startswith("DLQ-") for r in b.rules), b
     assert "CORE-19" in b.inferred, b
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+def test_a_dlq_handler_meeting_its_backed_out_message_again_is_what_the_backout_rule_relaxed_explains():
+    """On a queue manager that puts a backed-out message back behind the others of its priority
+    (backout-requeues-at-tail), a DLQ handler whose forward fails backs out its get, and its pass, browsing on,
+    meets the message again past its cursor and tries it once more: with RETRY(2) and WAIT(NO) the second
+    failure spends its retries and the handler ends, where MQ's handler (the message back in its place, behind
+    the cursor) tries it once and runs on.  CORE-15 relaxed (where a backout reinstates a message) lets the
+    pass meet it again; once CORE-15 is found broken this is no new departure."""
+    ops = [L.DefineQueue(queue="DLQ"), L.Connect(conn="app"),
+           L.StartDlqHandler(handler="H1", table="INPUTQ(DLQ) WAIT(NO)\nACTION(FWD) FWDQ(PARK) RETRY(2)\n"),
+           _dead("M1", "NEW.Q"), L.RunDlqHandler(handler="H1")]
+    pairs = _on_simulated(ops, "backout-requeues-at-tail")
+    assert dict(pairs[-1][1].attrs) == {"HANDLER": "ENDED", "M1": "backed-out"}, pairs[-1][1]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    assert follows(pairs, D, frozenset({"CORE-15"})) == len(pairs) - 1
+    assert blame(pairs, mm, D, known_by=frozenset({"CORE-15"})).known
+    assert not blame(pairs, mm, D, known_by=frozenset({"CORE-19"})).known
+    b = blame(pairs, mm, D)
+    assert b.confirmed and "CORE-15" not in b.rules, b
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None

@@ -362,6 +362,7 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str],
             extra += _handler_browse_skipping(state, op, observed)
     if GETS_REINSTATED in relaxed and isinstance(op, L.RunDlqHandler):
         extra += _handler_backouts_lost(state, op, plain)
+        extra += _handler_meets_again(state, op, plain)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
     queue = _put_queue(state, op) if waived else None
     if queue is not None and any(b.observation.cc == C.MQCC_FAILED for b in plain):
@@ -744,6 +745,50 @@ def _handler_backouts_lost(state: ModelState, op: L.RunDlqHandler, plain: list[m
                 for k, v in b.observation.attrs))
             out.append(attrs.evolve(b, state=s, observation=seen,
                                     rules=tuple(dict.fromkeys((GETS_REINSTATED, *b.rules)))))
+    return out
+
+
+#: Passes over a message its own backouts put back at the tail that a DLQ handler's run may make, at most, in
+#: the reading that relaxes where a backout reinstates a message.
+MAX_MET_AGAIN = 3
+
+
+def _handler_meets_again(state: ModelState, op: L.RunDlqHandler, plain: list[model.Branch]) -> list[model.Branch]:
+    """A DLQ handler's pass on a queue whose backouts put a message back behind the others of its priority, not
+    in its original place (CORE-15 relaxed): a message the pass backed out (its action's put failed) is then
+    past the handler's cursor, and the same pass meets it again, trying it once more (and so on, while its
+    retries last).  Each message's fate is the last the pass gave it; whether the handler ends is decided after
+    the last meeting."""
+    d = state.dlq_handlers.get(op.handler)
+    queue = d.input_q if d is not None else None
+    out: list[model.Branch] = []
+    rounds = [(b, dict(b.observation.attrs or ())) for b in plain]
+    for _ in range(MAX_MET_AGAIN):
+        nxt = []
+        for b, fates in rounds:
+            backed = {mid for mid, fate in fates.items() if fate == dlq.BACKED_OUT and mid != "HANDLER"}
+            h = b.state.dlq_handlers.get(op.handler)
+            if not backed or queue not in b.state.queues or h is None or not h.running:
+                continue
+            s = b.state.clone()
+            q = s.queue(queue)
+            for m in [m for m in q.messages if m.md.msg_id in backed]:
+                q.remove(m)
+                q.append(attrs.evolve(m, seq=s.next_seq))   # behind every message there now
+                s.next_seq += 1
+            for again in model.step(s, op):
+                later = dict(again.observation.attrs or ())
+                merged = {mid: (later[mid] if later.get(mid, dlq.KEPT) != dlq.KEPT else fate)
+                          for mid, fate in fates.items() if mid != "HANDLER"}
+                merged["HANDLER"] = later.get("HANDLER", fates.get("HANDLER"))
+                seen = L.Observation(cc=again.observation.cc, rc=again.observation.rc, attrs=merged)
+                branch = attrs.evolve(again, observation=seen,
+                                      rules=tuple(dict.fromkeys((GETS_REINSTATED, *again.rules))))
+                out.append(branch)
+                nxt.append((branch, {mid: later.get(mid, dlq.KEPT) for mid in fates}))
+        rounds = nxt[:K.MAX_CANDIDATES]
+        if not rounds:
+            break
     return out
 
 
