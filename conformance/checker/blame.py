@@ -631,8 +631,9 @@ def _browse_skipping(state: ModelState, op: L.Op) -> list[model.Branch]:
     return out
 
 
-#: Messages of a dead-letter queue a DLQ handler's pass may have skipped at most, in the reading that relaxes
-#: browse-next for it (any one or two of the first :data:`MAX_HANDLER_SKIP_FROM` after the first).
+#: Messages of a dead-letter queue a DLQ handler's pass may have skipped, in the reading that relaxes browse-next
+#: for it: any one or two of the first :data:`MAX_HANDLER_SKIP_FROM` after the first (or every one its answer
+#: shows left alone).
 MAX_HANDLER_SKIPPED = 2
 MAX_HANDLER_SKIP_FROM = 6
 
@@ -651,18 +652,27 @@ def _handler_browse_skipping(state: ModelState, op: L.RunDlqHandler, observed: L
     if len(visible) < 2:
         return []
     head = visible[0].md.msg_id
-    hideable = visible[1:1 + MAX_HANDLER_SKIP_FROM]
+    # (a pass that goes on from its cursor browses next from there: it may skip the queue's first message too)
+    passed = visible if d.cursor is not None else visible[1:]
+    hideable = passed[:MAX_HANDLER_SKIP_FROM]
+    # which messages the pass skipped: any one or two of the first few, or every one the answer shows left
+    # alone or unlisted (a browse that skips every other message skips many)
+    seen = dict(observed.attrs or ())
+    untouched = tuple(m for m in passed if seen.get(m.md.msg_id, dlq.KEPT) == dlq.KEPT)
+    unlisted = tuple(m for m in untouched if m.md.msg_id not in seen)
+    ways = [hidden for size in range(MAX_HANDLER_SKIPPED + 1) for hidden in itertools.combinations(hideable, size)]
+    ways += [w for w in dict.fromkeys((unlisted, untouched)) if len(w) > MAX_HANDLER_SKIPPED]
     out: list[model.Branch] = []
-    for size in range(MAX_HANDLER_SKIPPED + 1):
-        for hidden in itertools.combinations(hideable, size):
-            branches = model.step(_without(state, d.input_q, hidden), op) if hidden else model.step(state, op)
-            for b in branches:
-                if _host_view_explains(b, d.input_q, head, observed):
-                    after = _with_back(b.state, d.input_q, hidden) if hidden else b.state
-                    out.append(attrs.evolve(b, observation=observed, state=after,
-                                            rules=tuple(dict.fromkeys((BROWSE_NEXT_RULE, *b.rules)))))
-            if out:
-                return out
+    for hidden in ways:
+        branches = model.step(_without(state, d.input_q, hidden), op) if hidden else model.step(state, op)
+        for b in branches:
+            after = _with_back(b.state, d.input_q, hidden) if hidden else b.state
+            # the messages the pass skipped are there still, for the host to list as kept
+            outcome = attrs.evolve(b.observation, attrs={**{m.md.msg_id: dlq.KEPT for m in hidden if m.md.msg_id},
+                                                         **dict(b.observation.attrs or ())}) if hidden else b.observation
+            if _host_view_explains(outcome, after, d.input_q, head, observed):
+                out.append(attrs.evolve(b, observation=observed, state=after,
+                                        rules=tuple(dict.fromkeys((BROWSE_NEXT_RULE, *b.rules)))))
     return out
 
 
@@ -687,15 +697,16 @@ def _with_back(state: ModelState, queue: str, hidden) -> ModelState:
     return s
 
 
-def _host_view_explains(branch: model.Branch, queue: str, head: str, observed: L.Observation) -> bool:
-    """Whether ``observed``, a DLQ handler run's fates, is ``branch``'s as the host's browses that skip messages
-    see it: each message's fate as the branch's, or missing (the browse before the pass skipped it), or
-    discarded where it is still there (the browse after skipped it); never so for the queue's first message
-    before the pass (``head``) or after it."""
-    want, got = dict(branch.observation.attrs or ()), dict(observed.attrs or ())
-    if want.get("HANDLER") != got.get("HANDLER") or branch.observation.cc != observed.cc:
+def _host_view_explains(outcome: L.Observation, after: ModelState, queue: str, head: str,
+                        observed: L.Observation) -> bool:
+    """Whether ``observed``, a DLQ handler run's fates, is ``outcome`` (leaving state ``after``) as the host's
+    browses that skip messages see it: each message's fate as the outcome's, or missing (the browse before the
+    pass skipped it), or discarded where it is still there (the browse after skipped it); never so for the
+    queue's first message before the pass (``head``) or after it."""
+    want, got = dict(outcome.attrs or ()), dict(observed.attrs or ())
+    if want.get("HANDLER") != got.get("HANDLER") or outcome.cc != observed.cc:
         return False
-    left = dlq._visible(branch.state, queue) if queue in branch.state.queues else []
+    left = dlq._visible(after, queue) if queue in after.queues else []
     first_after = left[0].md.msg_id if left else None
     for key in set(want) | set(got):
         w, g = want.get(key), got.get(key)
@@ -756,9 +767,10 @@ MAX_MET_AGAIN = 3
 def _handler_meets_again(state: ModelState, op: L.RunDlqHandler, plain: list[model.Branch]) -> list[model.Branch]:
     """A DLQ handler's pass on a queue whose backouts put a message back behind the others of its priority, not
     in its original place (CORE-15 relaxed): a message the pass backed out (its action's put failed) is then
-    past the handler's cursor, and the same pass meets it again, trying it once more (and so on, while its
-    retries last).  Each message's fate is the last the pass gave it; whether the handler ends is decided after
-    the last meeting."""
+    just past the handler's browse cursor, which is still where the message was, and the pass meets it again,
+    trying it once more (and so on, while its retries last).  Told after the pass: the messages it backed out
+    met again, the others as they were.  Each message's fate is the last the pass gave it; whether the handler
+    ends is decided after the last meeting; its cursor ends on the last message it met."""
     d = state.dlq_handlers.get(op.handler)
     queue = d.input_q if d is not None else None
     out: list[model.Branch] = []
@@ -768,21 +780,31 @@ def _handler_meets_again(state: ModelState, op: L.RunDlqHandler, plain: list[mod
         for b, fates in rounds:
             backed = {mid for mid, fate in fates.items() if fate == dlq.BACKED_OUT and mid != "HANDLER"}
             h = b.state.dlq_handlers.get(op.handler)
-            if not backed or queue not in b.state.queues or h is None or not h.running:
+            if not backed or queue not in b.state.queues or h is None or h.table is None:
                 continue
             s = b.state.clone()
             q = s.queue(queue)
+            moved = []
             for m in [m for m in q.messages if m.md.msg_id in backed]:
                 q.remove(m)
-                q.append(attrs.evolve(m, seq=s.next_seq))   # behind every message there now
+                moved.append(attrs.evolve(m, seq=s.next_seq))   # behind every message of its priority now
+                q.append(moved[-1])
                 s.next_seq += 1
-            for again in model.step(s, op):
+            others = [m for m in q.messages if m.md.msg_id not in backed]
+            lifted = _without(s, queue, others)
+            first = min(m.order_key for m in moved)
+            lifted.dlq_handlers[op.handler] = attrs.evolve(h, running=True, cursor=(first[0], first[1] - 1))
+            for again in model.step(lifted, op):
                 later = dict(again.observation.attrs or ())
                 merged = {mid: (later[mid] if later.get(mid, dlq.KEPT) != dlq.KEPT else fate)
                           for mid, fate in fates.items() if mid != "HANDLER"}
                 merged["HANDLER"] = later.get("HANDLER", fates.get("HANDLER"))
+                after = _with_back(again.state, queue, others)
+                ha = after.dlq_handlers.get(op.handler)
+                if ha is not None and h.cursor is not None and (ha.cursor is None or ha.cursor < h.cursor):
+                    after.dlq_handlers[op.handler] = attrs.evolve(ha, cursor=h.cursor)
                 seen = L.Observation(cc=again.observation.cc, rc=again.observation.rc, attrs=merged)
-                branch = attrs.evolve(again, observation=seen,
+                branch = attrs.evolve(again, observation=seen, state=after,
                                       rules=tuple(dict.fromkeys((GETS_REINSTATED, *again.rules))))
                 out.append(branch)
                 nxt.append((branch, {mid: later.get(mid, dlq.KEPT) for mid in fates}))
@@ -1158,6 +1180,10 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         # returning the message MQ returns) is evidence, and nothing shows otherwise.  (Found broken by a history
         # that shows them, they explain such a history as known.)
         guessed = {r for r in (*hidden, *endings, *unseen) if r not in mentioned and r not in deciding}
+        # A DLQ handler's run answers with each message's fate alone: where a backout put its message (lost, or
+        # back at the tail to be met again in the same pass) is a story by inference there, even when the
+        # checker named the rule (a handler's failed action backs out its get)
+        guessed |= {GETS_REINSTATED} - set(deciding) if isinstance(pairs[-1][0], L.RunDlqHandler) else set()
         if any(r not in guessed for _, _, r in alone):
             alone_kept = [a for a in alone if a[2] not in guessed]
         else:

@@ -743,7 +743,10 @@ def _defaults(value) -> list:
 def _plainer_messages(ops: list[L.Op], search: _Search) -> list[L.Op]:
     """Message descriptors, their context and MQDLHs with the fields the failure does not need put
     back to MQ's defaults (a priority, a persistence, a reply-to queue the failure never reads).  The
-    format of a message that begins with a header stays the header's."""
+    format of a message that begins with a header stays the header's, and so does the MsgId of every message
+    where a DLQ handler runs: the handler's run reports each message's fate by its MsgId, and one that the
+    queue manager generates is not a value the model can name."""
+    by_id = any(isinstance(op, L.RunDlqHandler) for op in ops)
     for i in range(len(ops)):
         for part in ("md", "dlh"):
             if i >= len(ops):
@@ -756,6 +759,8 @@ def _plainer_messages(ops: list[L.Op], search: _Search) -> list[L.Op]:
                     if part == "md" and lighter.format != value.format and \
                             (getattr(ops[i], "dlh", None) or getattr(ops[i], "xmit_header", None)):
                         continue   # a header's format names it: the message is read by it
+                    if part == "md" and by_id and lighter.msg_id != value.msg_id:
+                        continue
                     if search.out_of_time() or i >= len(ops):
                         return ops
                     found = _try(ops, i, attrs.evolve(ops[i], **{part: lighter}), search)
