@@ -359,7 +359,7 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str],
     if BROWSE_NEXT_RULE in relaxed:
         extra += _browse_skipping(state, op)
         if isinstance(op, L.RunDlqHandler) and observed is not None:
-            extra += _handler_browse_skipping(state, op, observed)
+            extra += _handler_browse_skipping(state, op, observed, plain)
     if GETS_REINSTATED in relaxed and isinstance(op, L.RunDlqHandler):
         extra += _handler_backouts_lost(state, op, plain)
         extra += _handler_meets_again(state, op, plain)
@@ -636,15 +636,21 @@ def _browse_skipping(state: ModelState, op: L.Op) -> list[model.Branch]:
 #: shows left alone).
 MAX_HANDLER_SKIPPED = 2
 MAX_HANDLER_SKIP_FROM = 6
+#: Readings of one handler run a walk follows at most in that reading (every one of them is the run's answer).
+MAX_HANDLER_READINGS = 16
 
 
-def _handler_browse_skipping(state: ModelState, op: L.RunDlqHandler, observed: L.Observation) -> list[model.Branch]:
+def _handler_browse_skipping(state: ModelState, op: L.RunDlqHandler, observed: L.Observation,
+                             plain: list[model.Branch]) -> list[model.Branch]:
     """A DLQ handler's pass over a queue whose browse-next skips messages (CORE-19 relaxed), when that is what
     ``observed`` shows.  The handler reads its queue by browsing it (browse first, then next), and so does the
     host that tells each message's fate (before and after the pass): a message the handler's browse skipped is
     never met by that pass (not acted on, not discarded if expired, and behind its cursor after); one the host's
     browse before the pass skipped is not listed at all; one its browse after skipped is reported discarded
-    though it is still there.  The first message of the queue comes from a browse-first, never skipped."""
+    though it is still there.  The first message of the queue comes from a browse-first, never skipped.  (Not
+    read where MQ's own outcome is the answer: a skip that nothing in the answer shows is not followed.)"""
+    if any(b.observation == observed for b in plain):
+        return []
     d = state.dlq_handlers.get(op.handler)
     if d is None or not d.input_q or d.input_q not in state.queues or observed.cc == C.MQCC_FAILED:
         return []
@@ -663,16 +669,24 @@ def _handler_browse_skipping(state: ModelState, op: L.RunDlqHandler, observed: L
     ways = [hidden for size in range(MAX_HANDLER_SKIPPED + 1) for hidden in itertools.combinations(hideable, size)]
     ways += [w for w in dict.fromkeys((unlisted, untouched)) if len(w) > MAX_HANDLER_SKIPPED]
     out: list[model.Branch] = []
+    told: set = set()
     for hidden in ways:
         branches = model.step(_without(state, d.input_q, hidden), op) if hidden else model.step(state, op)
         for b in branches:
-            after = _with_back(b.state, d.input_q, hidden) if hidden else b.state
+            key = (tuple(m.seq for m in hidden), b.observation)
+            if key in told:
+                continue   # one reading per set skipped and outcome: each is the answer, and the states alike
+            told.add(key)
             # the messages the pass skipped are there still, for the host to list as kept
-            outcome = attrs.evolve(b.observation, attrs={**{m.md.msg_id: dlq.KEPT for m in hidden if m.md.msg_id},
-                                                         **dict(b.observation.attrs or ())}) if hidden else b.observation
-            if _host_view_explains(outcome, after, d.input_q, head, observed):
+            fates = {**{m.md.msg_id: dlq.KEPT for m in hidden if m.md.msg_id}, **dict(b.observation.attrs or ())}
+            left = dlq._visible(b.state, d.input_q) if d.input_q in b.state.queues else []
+            first = min([*left, *hidden], key=lambda m: m.order_key, default=None)
+            if _host_view_explains(fates, b.observation.cc, first.md.msg_id if first else None, head, observed):
+                after = _with_back(b.state, d.input_q, hidden) if hidden else b.state
                 out.append(attrs.evolve(b, observation=observed, state=after,
                                         rules=tuple(dict.fromkeys((BROWSE_NEXT_RULE, *b.rules)))))
+                if len(out) >= MAX_HANDLER_READINGS:
+                    return out   # the fewest skipped first
     return out
 
 
@@ -697,17 +711,14 @@ def _with_back(state: ModelState, queue: str, hidden) -> ModelState:
     return s
 
 
-def _host_view_explains(outcome: L.Observation, after: ModelState, queue: str, head: str,
-                        observed: L.Observation) -> bool:
-    """Whether ``observed``, a DLQ handler run's fates, is ``outcome`` (leaving state ``after``) as the host's
-    browses that skip messages see it: each message's fate as the outcome's, or missing (the browse before the
-    pass skipped it), or discarded where it is still there (the browse after skipped it); never so for the
-    queue's first message before the pass (``head``) or after it."""
-    want, got = dict(outcome.attrs or ()), dict(observed.attrs or ())
-    if want.get("HANDLER") != got.get("HANDLER") or outcome.cc != observed.cc:
+def _host_view_explains(want: dict, cc: int, first_after: str | None, head: str, observed: L.Observation) -> bool:
+    """Whether ``observed``, a DLQ handler run's fates, is the outcome ``want`` (fates, completion code ``cc``)
+    as the host's browses that skip messages see it: each message's fate as the outcome's, or missing (the
+    browse before the pass skipped it), or discarded where it is still there (the browse after skipped it);
+    never so for the queue's first message before the pass (``head``) or after it (``first_after``)."""
+    got = dict(observed.attrs or ())
+    if want.get("HANDLER") != got.get("HANDLER") or cc != observed.cc:
         return False
-    left = dlq._visible(after, queue) if queue in after.queues else []
-    first_after = left[0].md.msg_id if left else None
     for key in set(want) | set(got):
         w, g = want.get(key), got.get(key)
         if w == g:
