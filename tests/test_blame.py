@@ -1019,6 +1019,30 @@ def test_a_selecting_browse_next_that_starts_again_from_the_head_blames_the_sele
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 
+def test_a_put_checked_against_a_depth_without_uncommitted_puts_is_what_the_depth_rule_relaxed_explains():
+    """The simulated queue manager with uncommitted-put-not-counted leaves a unit of work's puts out of CURDEPTH until
+    it commits, and checks MAXDEPTH against that depth: a put MQ refuses as full (the uncommitted put counts) is
+    accepted.  The check is MQ's, the depth it checks is not: CORE-28 relaxed lets the put be checked against a
+    depth counted without the uncommitted puts, so it explains the history alone (as the check relaxed, CORE-27,
+    does too), and once CORE-28 is found broken (a depth read that shows it) the put is no new departure."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    put = lambda conn, body, sync: L.Put(conn=conn, handle=f"h{conn}", body=body,
+                                         options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT)
+    ops = [L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", 3),)), L.Connect(conn="a"),
+           L.Open(conn="a", handle="ha", queue="Q", options=opts), put("a", "m1", True), put("a", "m2", True),
+           put("a", "m3", False), put("a", "m4", False), put("a", "m5", False)]
+    pairs = _on_simulated(ops, "uncommitted-put-not-counted")
+    mm = next(c.mismatch for c in check_history(D, pairs) if c.mismatch is not None)
+    assert mm.index == len(pairs) - 2 and [o.rc for _, o in pairs[-2:]] == [C.MQRC_NONE] * 2, mm
+    b = blame(pairs, mm, D)
+    assert b.confirmed and "CORE-28" in b.rules + b.mentioned, b
+    # the put accepted goes on with its message there: the next put, accepted too, is the same story
+    assert follows(pairs, D, frozenset({"CORE-28"})) == len(pairs) - 2
+    assert explained_by(pairs, D, frozenset({"CORE-28"}))
+    assert not explained_by(pairs, D, frozenset({"CORE-02"}))
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
 def _trigger_cases():
     trig = (("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("TRIGGER", C.MQTC_ON))
     setup = [L.DefineProcess(process="APP.PROCESS", appl_id="/opt/app/server"), L.DefineQueue(queue="INIT.Q")]
@@ -1128,6 +1152,31 @@ def test_an_expired_message_returned_breaks_never_returning_it_not_when_mq_may_r
     assert "EXP-26" in fresh.mentioned
     assert "EXP-06" in failure.known_before()
     assert with_alternatives(failure, 3, known_by=failure.known_before()).mismatch.known
+
+
+def test_an_order_of_commits_shown_by_a_get_is_the_order_rule_s_not_the_commit_s():
+    """On a queue that enqueues a unit of work's puts at its commit (syncpoint-puts-queued-at-commit), two units
+    of work committed in the other order than they put give their messages back in commit order.  Each commit
+    answered as MQ's does: that the second one did not make its message available in its place (CORE-29
+    relaxed, a backout) is a story told by inference alone, and gives way to the rule the get shows broken,
+    first in first out (CORE-06 on a MSGDLVSQ(FIFO) queue).  Where the departure is at the commit itself, the
+    commit's rule stays named."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    ops = [L.DefineQueue(queue="Q", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="a"), L.Connect(conn="b"),
+           L.Open(conn="a", handle="ha", queue="Q", options=opts), L.Open(conn="b", handle="hb", queue="Q", options=opts),
+           L.Put(conn="a", handle="ha", body="m1", options=C.MQPMO_SYNCPOINT),
+           L.Put(conn="b", handle="hb", body="m2", options=C.MQPMO_SYNCPOINT),
+           L.Commit(conn="b"), L.Commit(conn="a"), L.Get(conn="a", handle="ha", options=C.MQGMO_NO_SYNCPOINT)]
+    pairs = _on_simulated(ops, "syncpoint-puts-queued-at-commit")
+    assert pairs[-1][1].message.body == "m2"
+    mm = next(c.mismatch for c in check_history(D, pairs) if c.mismatch is not None)
+    assert mm.index == len(pairs) - 1
+    b = blame(pairs, mm, D)
+    assert b.confirmed and b.rules == ("CORE-06",), b
+    assert "CORE-29" not in b.rules
+    # the commit relaxed alone explains it too (nothing later shows the message of the second commit)
+    assert follows(pairs, D, frozenset({"CORE-29"})) is not None
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
 
 
 def _dead(mid: str, dest: str = "A"):

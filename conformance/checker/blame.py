@@ -53,6 +53,9 @@ OTHER_END = {
 }
 #: Of those, the rules whose other ending backs the unit of work out: a call that did so may answer MQRC_BACKED_OUT.
 BACKS_OUT = frozenset({"CORE-29", "CORE-30"})
+#: The rule of how a commit ends its unit of work: a commit answers, so its other ending is told by inference
+#: wherever the departure is at another step.
+COMMIT_ENDING = frozenset({"CORE-29"})
 #: The rules of what a backout does, each relaxed by a backout that does all else: CORE-03 (it deletes the
 #: unit of work's puts) by one that keeps them, CORE-15 (it reinstates its gets) by one that leaves their
 #: messages gone; both relaxed, the backout commits.
@@ -369,6 +372,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str],
         # the put the system accepted, on the queue as it is but for the checks relaxed: what it left
         # (the message there, counted) is what the history goes on from
         extra += [b for b in _waiving(state, op, [queue], waived) if b.observation.cc != C.MQCC_FAILED]
+    if DEPTH_RULE in relaxed:
+        extra += _counted_otherwise(state, op, plain)
     if waived and isinstance(op, L.RunDlqHandler) and state.dlq_handlers.get(op.handler) is not None:
         # the handler's puts (forwards, messages put back) accepted as the system accepted the application's:
         # every queue it may put to as it is but for the checks relaxed
@@ -930,6 +935,29 @@ WAIVED = {"CORE-27": ("MAXDEPTH", 10 ** 9), "CORE-26": ("PUT", C.MQQA_PUT_ALLOWE
           "CORE-49": ("MAXMSGL", 10 ** 9), "CORE-50": ("MAXMSGL", 10 ** 9)}
 
 
+#: The rule of what CURDEPTH counts (uncommitted puts in, messages got under syncpoint out).
+DEPTH_RULE = "CORE-28"
+
+
+def _counted_otherwise(state: ModelState, op: L.Op, plain: list[model.Branch]) -> list[model.Branch]:
+    """A put checked against MAXDEPTH with the queue's depth counted otherwise than MQ counts it (CORE-28
+    relaxed): without the uncommitted puts (accepted where MQ finds the queue full), or with the messages got
+    under syncpoint still in (refused as full where MQ accepts it).  The check itself (CORE-27) as MQ's."""
+    queue = _put_queue(state, op)
+    if queue is None:
+        return []
+    q = state.queues[queue]
+    maxdepth = q.attr("MAXDEPTH")
+    out: list[model.Branch] = []
+    if q.uncommitted and any(b.observation.rc == C.MQRC_Q_FULL for b in plain):
+        out += [b for b in _waiving(state, op, [queue], {"MAXDEPTH": maxdepth + q.uncommitted})
+                if b.observation.cc != C.MQCC_FAILED]
+    if q.held and any(b.observation.cc != C.MQCC_FAILED for b in plain):
+        out += [b for b in _waiving(state, op, [queue], {"MAXDEPTH": max(maxdepth - q.held, 0)})
+                if b.observation.rc == C.MQRC_Q_FULL]
+    return [attrs.evolve(b, rules=tuple(dict.fromkeys((DEPTH_RULE, *b.rules)))) for b in out]
+
+
 def _put_queue(state: ModelState, op: L.Op) -> str | None:
     """The local queue a put or put1 goes to, where the model knows it."""
     if isinstance(op, L.Put):
@@ -1195,6 +1223,11 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         # back at the tail to be met again in the same pass) is a story by inference there, even when the
         # checker named the rule (a handler's failed action backs out its get)
         guessed |= {GETS_REINSTATED} - set(deciding) if isinstance(pairs[-1][0], L.RunDlqHandler) else set()
+        # A commit's other ending is a story by inference too wherever the departure is not at a commit, even
+        # when the checker named it: each commit answered as MQ's commit answers, and a later step that
+        # another rule explains alone (a put past MAXDEPTH) does not show that a commit backed out.
+        guessed |= {r for r in COMMIT_ENDING if r in mentioned and r not in deciding
+                    and not isinstance(pairs[-1][0], OTHER_END[r][0])}
         if any(r not in guessed for _, _, r in alone):
             alone_kept = [a for a in alone if a[2] not in guessed]
         else:
