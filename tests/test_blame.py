@@ -6,7 +6,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from conformance.checker.blame import DISCARD_ONLY, blame, blamed_alone, explained_by, follows
+from conformance.checker.blame import DISCARD_ONLY, blame, blamed_alone, explained_by, follows, known_past_aside
 from conformance.checker.sequential import ModelTracker, check_history
 from conformance.records.history import Failure, Step, load_failure, with_alternatives
 from reference_model import language as L
@@ -945,7 +945,9 @@ def test_a_cut_connection_whose_unit_of_work_was_committed_is_what_the_cut_rule_
            L.Put(conn="a", handle="ha", body="m1", options=C.MQPMO_NO_SYNCPOINT),
            L.Get(conn="b", handle="hb", options=C.MQGMO_SYNCPOINT), L.CutConnection(conn="b"),
            L.InquireQueue(queue="Q", names=("CURDEPTH",))]
-    _relaxing_explains(ops, "cut-commits-uow", "CORE-46", needed_at=7, not_by="CORE-31")
+    pairs = _relaxing_explains(ops, "cut-commits-uow", "CORE-46", needed_at=7, not_by="CORE-31")
+    # nothing the cut's unit of work got comes back: that it committed is no inference, the cut's rule is blamed
+    assert "CORE-46" in blame(pairs, check_history(D, pairs)[-1].mismatch, D).rules
 
 
 @pytest.mark.parametrize("backed_out", [False, True])
@@ -1251,3 +1253,166 @@ def test_a_dlq_handler_meeting_its_backed_out_message_again_is_what_the_backout_
     b = blame(pairs, mm, D)
     assert b.confirmed and "CORE-15" not in b.rules, b
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+def test_a_cut_seen_to_back_out_leaves_its_other_ending_to_inference():
+    """On a queue manager that puts a backed-out message back behind the others (backout-requeues-at-tail), a
+    connection that got m2, then m1, under syncpoint is cut: its unit of work is backed out, m2 and m1 back at the
+    tail in that order, and the next get returns m2 where MQ returns m1.  The cut did back out (m2, got in its unit
+    of work, came back): that it committed instead (CORE-46 relaxed) is a story by inference alone, and gives way
+    to the rule of where a backout puts its messages (CORE-15).  A cut whose messages never come back keeps the
+    cut's rule blamed (see the cut-commits-uow test above)."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    put = lambda body: L.Put(conn="a", handle="ha", body=body, options=C.MQPMO_NO_SYNCPOINT,
+                             md=L.MessageDescriptor(msg_id=body.upper()))
+    ops = [L.DefineQueue(queue="Q"), L.Connect(conn="a"), L.Connect(conn="b"),
+           L.Open(conn="a", handle="ha", queue="Q", options=opts), L.Open(conn="b", handle="hb", queue="Q", options=opts),
+           put("m1"), put("m2"),
+           L.GetMatching(conn="b", handle="hb", options=C.MQGMO_SYNCPOINT, match_options=C.MQMO_MATCH_MSG_ID,
+                         msg_id="M2"),
+           L.Get(conn="b", handle="hb", options=C.MQGMO_SYNCPOINT), L.CutConnection(conn="b"),
+           L.Get(conn="a", handle="ha", options=C.MQGMO_NO_SYNCPOINT)]
+    pairs = _on_simulated(ops, "backout-requeues-at-tail")
+    assert pairs[-1][1].message.body == "m2", pairs[-1]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    assert follows(pairs, D, frozenset({"CORE-46"})) is not None   # the cut relaxed explains it too
+    b = blame(pairs, mm, D)
+    assert b.confirmed and "CORE-15" in b.rules and "CORE-46" not in b.rules, b
+    assert "CORE-46" in b.inferred or "CORE-46" in b.mentioned, b
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+def _expiring_dead(mid: str, expiry: int, priority: int = 0):
+    return L.Put1(conn="app", queue="DLQ", body=f"expiring {mid}", options=C.MQPMO_NO_SYNCPOINT,
+                  md=L.MessageDescriptor(format=C.MQFMT_DEAD_LETTER_HEADER, msg_id=mid, msg_type=C.MQMT_DATAGRAM,
+                                         expiry=expiry, priority=priority),
+                  dlh=L.DeadLetterHeader(reason=C.MQRC_Q_FULL, dest_q="A"))
+
+
+def test_a_dlq_handler_meeting_an_expired_message_is_what_the_expiry_rule_relaxed_explains_pass_after_pass():
+    """On a queue manager that returns expired messages (expired-message-returned), a DLQ handler whose rule
+    keeps what it meets keeps an expired dead letter, pass after pass, where MQ's discards it when the first
+    pass's browse reaches it.  EXP-06 relaxed lets the handler's browses meet it as any other message, and the
+    history goes on with it kept: the second pass, which lists it again, is no new departure."""
+    ops = [L.DefineQueue(queue="DLQ"), L.AlterQueueManager(attrs=(("DEADQ", "DLQ"),)), L.Connect(conn="app"),
+           L.StartDlqHandler(handler="H1", table="ACTION(IGNORE)\n"), _dead("M1"), _expiring_dead("M2", 20),
+           L.AdvanceClock(tenths=50), L.RunDlqHandler(handler="H1"), L.RunDlqHandler(handler="H1")]
+    pairs = _on_simulated(ops, "expired-message-returned")
+    assert dict(pairs[-1][1].attrs).get("M2") == "kept", pairs[-1]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 2, mm
+    assert follows(pairs, D, frozenset({"EXP-06"})) == len(pairs) - 2
+    assert explained_by(pairs, D, frozenset({"EXP-06"}))
+    b = blame(pairs[:mm.index + 1], mm, D)
+    assert b.confirmed and b.rules[0] == "EXP-06" and "CORE-19" not in b.rules, b
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+def test_a_dlq_handler_going_on_from_its_cursor_in_arrival_order_composes_with_an_expired_message_met():
+    """A DLQ handler goes on from its browse cursor: a dead letter of higher priority that arrives after a pass
+    sorts before the cursor, and MQ's handler does not meet it until it rescans; on a queue manager that ignores
+    priority (priority-ignored) it lies past the cursor and the next pass discards it.  CORE-04 relaxed takes the
+    queue in arrival order from the cursor too.  With expired messages returned as well
+    (expired-message-returned), the history passes only with both relaxed: each reading goes on from the
+    other's."""
+    start = [L.DefineQueue(queue="DLQ"), L.AlterQueueManager(attrs=(("DEADQ", "DLQ"),)), L.Connect(conn="app"),
+             L.StartDlqHandler(handler="H1", table="PERSIST(MQPER_NOT_PERSISTENT) ACTION(DISCARD)\n")]
+    high = L.Put1(conn="app", queue="DLQ", body="dead letter M3", options=C.MQPMO_NO_SYNCPOINT,
+                  md=L.MessageDescriptor(format=C.MQFMT_DEAD_LETTER_HEADER, msg_id="M3", msg_type=C.MQMT_DATAGRAM,
+                                         priority=9, persistence=C.MQPER_NOT_PERSISTENT),
+                  dlh=L.DeadLetterHeader(reason=C.MQRC_Q_FULL, dest_q="A"))
+    kept = L.MessageDescriptor(format=C.MQFMT_DEAD_LETTER_HEADER, msg_id="M1", msg_type=C.MQMT_DATAGRAM,
+                               persistence=C.MQPER_PERSISTENT)
+    first = L.Put1(conn="app", queue="DLQ", body="dead letter M1", options=C.MQPMO_NO_SYNCPOINT, md=kept,
+                   dlh=L.DeadLetterHeader(reason=C.MQRC_Q_FULL, dest_q="A"))
+    # priority alone: the second pass meets M3 past the cursor
+    ops = start + [first, L.RunDlqHandler(handler="H1"), high, L.RunDlqHandler(handler="H1")]
+    pairs = _on_simulated(ops, "priority-ignored")
+    assert dict(pairs[-1][1].attrs).get("M3") == "discarded", pairs[-1]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    assert follows(pairs, D, frozenset({"CORE-04"})) == len(pairs) - 1
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+    # and an expired message the first pass met and kept: both relaxed, each reading goes on from the other's
+    expiring = attrs.evolve(_expiring_dead("M2", 20), md=attrs.evolve(_expiring_dead("M2", 20).md,
+                                                                       persistence=C.MQPER_PERSISTENT))
+    ops = start + [first, expiring, L.AdvanceClock(tenths=50), L.RunDlqHandler(handler="H1"), high,
+                   L.RunDlqHandler(handler="H1"), L.RunDlqHandler(handler="H1")]
+    pairs = _on_simulated(ops, "priority-ignored,expired-message-returned")
+    assert dict(pairs[-2][1].attrs).get("M3") == "discarded" and dict(pairs[-1][1].attrs).get("M2") == "kept", pairs
+    assert explained_by(pairs, D, frozenset({"CORE-04", "EXP-06"}))
+    assert not explained_by(pairs, D, frozenset({"CORE-04"})) and not explained_by(pairs, D, frozenset({"EXP-06"}))
+
+
+@pytest.mark.parametrize("rule", ["CORE-15", "CORE-17"])
+def test_a_dlq_handler_backout_that_leaves_the_count_is_what_the_count_rules_relaxed_explain(rule):
+    """On a queue manager whose backouts do not raise BackoutCount (backout-count-not-incremented), a DLQ handler
+    whose forward fails backs out its get, and the host, which tells a backout by the count, reports the message
+    kept where MQ's is backed out.  Either rule of the count relaxed lets the handler's backout leave it, and the
+    history goes on from there: a later pass, after the handler's rescan, is no new departure."""
+    ops = [L.DefineQueue(queue="DLQ"), L.AlterQueueManager(attrs=(("DEADQ", "DLQ"),)), L.Connect(conn="app"),
+           L.StartDlqHandler(handler="H1", table="RETRYINT(5)\nACTION(FWD) FWDQ(NO.SUCH.Q) RETRY(5)\n"),
+           _dead("M1"), L.RunDlqHandler(handler="H1"), L.AdvanceClock(tenths=60), L.RunDlqHandler(handler="H1")]
+    pairs = _on_simulated(ops, "backout-count-not-incremented")
+    assert dict(pairs[5][1].attrs).get("M1") == "kept", pairs[5]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == 5, mm
+    assert follows(pairs, D, frozenset({rule})) == 5
+    assert explained_by(pairs, D, frozenset({rule}))
+    assert not explained_by(pairs, D, frozenset({"CORE-19"}))
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+def test_a_trigger_message_returned_is_never_taken_for_one_a_restart_removed():
+    """Trigger messages all have an empty body.  A restart removes the trigger message a put wrote (trigger
+    messages are non-persistent); later, on a queue manager whose triggering ignores TriggerMsgPriority
+    (trigmpri-ignored), raising TRIGMPRI writes one where MQ writes none, as the messages there are below it.
+    The trigger message returned is not the one the restart removed: the rule of the trigger event that MQ
+    did not fire (TRIG-02) is named, and once found broken it explains the history."""
+    msg = lambda body: L.Put(conn="putter", handle="h2" if body < "m5" else "h3", body=body,
+                             options=C.MQPMO_NO_SYNCPOINT)
+    ops = [L.DefineProcess(process="APP.PROCESS", appl_type=6, appl_id="/opt/app/server", env_data="env",
+                           user_data="user"),
+           L.DefineQueue(queue="INIT.Q"),
+           L.DefineQueue(queue="APP.Q", attrs=(("INITQ", "INIT.Q"), ("MSGDLVSQ", C.MQMDS_FIFO),
+                                               ("PROCESS", "APP.PROCESS"), ("TRIGGER", C.MQTC_ON))),
+           L.AlterQueueManager(attrs=(("TRIGINT", 0),)), L.Connect(conn="putter"),
+           L.Open(conn="putter", handle="h1", queue="INIT.Q", options=C.MQOO_INPUT_AS_Q_DEF),
+           L.Open(conn="putter", handle="h2", queue="APP.Q", options=C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+           msg("m3"), msg("m4"), L.Restart(), L.Connect(conn="putter"),
+           L.Open(conn="putter", handle="h3", queue="APP.Q", options=C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+           L.Open(conn="putter", handle="h4", queue="INIT.Q", options=C.MQOO_BROWSE | C.MQOO_INQUIRE),
+           msg("m7"), L.Get(conn="putter", handle="h4", options=C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT),
+           L.AlterQueue(queue="APP.Q", attrs=(("TRIGMPRI", 4),)),
+           L.Get(conn="putter", handle="h4", options=C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT)]
+    pairs = _on_simulated(ops, "trigmpri-ignored")
+    assert pairs[-1][1].message is not None and pairs[-1][1].message.format == C.MQFMT_TRIGGER, pairs[-1]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1, mm
+    assert "TRIG-02" in mm.rules, mm
+    assert blame(pairs, mm, D, known_by=frozenset({"TRIG-02"})).known
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+def test_a_departure_a_keep_going_run_went_on_past_leaves_a_later_one_known():
+    """Twelve faults at once (recorded): a DLQ handler's backout that does not raise the count
+    (backout-count-not-incremented) shows its message kept where MQ's is backed out, a departure the run
+    stepped past with the DLQ rules it had set aside (reported before); then an expired message the handler
+    meets and keeps (expired-message-returned, EXP-06 found broken).  Where the rules of the count are not
+    among those found broken, they do not follow the history from the start (the first departure is no rule of
+    theirs); from where the run stood, having gone on past it, EXP-06 explains the last step: no new departure.
+    Without EXP-06 found broken, it is one.  (With the count rules found broken too, the history is followed
+    from the start: the handler's backout that leaves the count is their reading.)"""
+    failure = load_failure(ROOT / "tests" / "data" / "histories" / "dlq-backout-uncounted-then-expired-kept.json")
+    pairs = [(s.op, s.observed) for s in failure.steps][:failure.mismatch.index + 1]
+    aside = frozenset(failure.set_aside)
+    assert {"CORE-15", "CORE-17", "EXP-06"} <= failure.known_before()
+    assert explained_by(pairs, failure.platform, failure.known_before())
+    known = failure.known_before() - {"CORE-15", "CORE-17"}
+    assert "EXP-06" in known and not {"DLQ-24", "DLQ-01"} & known and {"DLQ-24", "DLQ-01"} <= aside
+    assert not explained_by(pairs, failure.platform, known)
+    assert known_past_aside(pairs, failure.platform, known, 0, aside)
+    assert blame(pairs, failure.mismatch, failure.platform, 0, aside, known).known
+    assert not known_past_aside(pairs, failure.platform, known - {"EXP-06"}, 0, aside)
+    assert not blame(pairs, failure.mismatch, failure.platform, 0, aside, known - {"EXP-06"}).known

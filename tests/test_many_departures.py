@@ -1,6 +1,7 @@
 """A system with many departures at once (#64 item 5): twelve faults of every area injected together, one
 default run, in process and through the JSON-lines protocol.  Every fault is found: one departure does not
-hide the others, and rounds spent on departures the recorded ones explain do not use up the search."""
+hide the others, rounds spent on departures the recorded ones explain do not use up the search, and none of
+their consequences is blamed on a rule none of them breaks."""
 
 from __future__ import annotations
 
@@ -39,3 +40,7 @@ def test_one_default_run_finds_each_of_twelve_faults(how, tmp_path):
     blamed = _blamed(tmp_path / "r")
     missed = {f: FAULTS[f].rules for f in MANY if not set(FAULTS[f].rules) & blamed}
     assert missed == {}, (missed, sorted(blamed))
+    # and no departure is blamed on a rule none of them breaks, whose readings had explained their consequences
+    # (a DLQ handler's expired message kept, or its backout left uncounted, read as a browse that skipped; an
+    # ALTER's trigger message taken for the one a restart had removed)
+    assert not {"CORE-19", "CORE-32"} & blamed, sorted(blamed)

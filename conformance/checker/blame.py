@@ -39,6 +39,7 @@ import attrs
 from conformance.checker import sequential as K
 from reference_model import core
 from reference_model import dlq
+from reference_model import expiry
 from reference_model import language as L
 from reference_model import model
 from reference_model import mqconst as C
@@ -319,6 +320,23 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str],
     relaxed check of the queue (full, put-inhibited, message too long) did not refuse.  ``observed``, where
     given, is what the system answered: a reading whose outcomes are too many to list (which of a DLQ handler's
     messages its browses skipped) gives only the one that answer is, if it is one."""
+    plain, extra = _readings(state, op, relaxed, observed)
+    if EXPIRED_RETURNED in relaxed and isinstance(op, L.RunDlqHandler) and any(EXPIRED_RETURNED in b.rules
+                                                                              for b in plain) \
+            and not (observed is not None and any(b.observation == observed for b in plain)):
+        # a DLQ handler's pass that met the expired messages on its queue as any other (EXP-06 relaxed), with
+        # whatever else the rules relaxed let it do (take the queue in arrival order, say)
+        unmet = _expired_unmet(state, op)
+        if unmet is not None:
+            met_plain, met_extra = _readings(unmet, op, relaxed, observed)
+            extra += [attrs.evolve(b, rules=tuple(dict.fromkeys((EXPIRED_RETURNED, *b.rules))))
+                      for b in met_plain + met_extra]
+    return plain, extra
+
+
+def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
+              observed: L.Observation | None = None) -> tuple[list, list]:
+    """:func:`_relaxed_step` from ``state`` as it is."""
     plain = model.step(state, op)
     extra: list[model.Branch] = []
 
@@ -349,9 +367,15 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str],
                                            if b.observation.message is not None}, relaxed)
     if VISIBILITY_RULE in relaxed:
         extra += _seen_uncommitted(state, op)
-    if "CORE-04" in relaxed:
+    # (a DLQ handler's pass answers with every message's fate: where MQ's own outcome is that answer, a pass
+    # taking the queue in another order, losing or meeting again what it backed out, which would answer the
+    # same, is not read; a backout that left the count is, as MQ's pass that never reached the message answers
+    # alike)
+    answered = isinstance(op, L.RunDlqHandler) and observed is not None and any(b.observation == observed
+                                                                                 for b in plain)
+    if "CORE-04" in relaxed and not answered:
         extra += _in_arrival_order(state, op)
-    if relaxed & FIFO_RULES:
+    if relaxed & FIFO_RULES and not answered:
         extra += _newest_first(state, op, relaxed)
     if RESTART_RULE in relaxed and isinstance(op, L.Restart):
         extra += _restart_otherwise(state, op, plain)
@@ -363,7 +387,9 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str],
         extra += _browse_skipping(state, op)
         if isinstance(op, L.RunDlqHandler) and observed is not None:
             extra += _handler_browse_skipping(state, op, observed, plain)
-    if GETS_REINSTATED in relaxed and isinstance(op, L.RunDlqHandler):
+    if relaxed & set(COUNT_RAISED) and isinstance(op, L.RunDlqHandler):
+        extra += _handler_backouts_uncounted(state, op, plain, relaxed)
+    if GETS_REINSTATED in relaxed and isinstance(op, L.RunDlqHandler) and not answered:
         extra += _handler_backouts_lost(state, op, plain)
         extra += _handler_meets_again(state, op, plain)
     waived = {WAIVED[r][0]: WAIVED[r][1] for r in relaxed if r in WAIVED}
@@ -444,15 +470,24 @@ def _requeued(q, priority_of) -> None:
 
 
 def _read_queue(state: ModelState, op: L.Op):
-    """The queue a get, browse or DLQ handler's first pass of ``op`` takes messages from in delivery order,
+    """The queue a get, browse or DLQ handler's pass of ``op`` takes messages from in delivery order,
     and the handle whose browse cursor stands on it (None: none, or not such an op)."""
     if isinstance(op, (L.Get, L.GetMatching)):
         handle = state.handles.get(op.handle)
         return (state.queues.get(handle.queue) if handle is not None else None), handle
     if isinstance(op, L.RunDlqHandler):
         d = state.dlq_handlers.get(op.handler)
-        return (state.queues.get(d.input_q or "") if d is not None and d.running and d.cursor is None else None), None
+        return (state.queues.get(d.input_q or "") if d is not None and d.running else None), None
     return None, None
+
+
+def _cursor(state: ModelState, op: L.Op, handle):
+    """Where the call ``op`` goes on from: the browse cursor of its handle, or of the DLQ handler it runs (None:
+    from the queue's head)."""
+    if isinstance(op, L.RunDlqHandler):
+        d = state.dlq_handlers.get(op.handler)
+        return d.cursor if d is not None else None
+    return handle.cursor if handle is not None else None
 
 
 def _taken_otherwise(state: ModelState, op: L.Op, q, handle, rule: str, key) -> list[model.Branch]:
@@ -462,14 +497,18 @@ def _taken_otherwise(state: ModelState, op: L.Op, q, handle, rule: str, key) -> 
     that delivery order would have put first is met only if it came first (discarded, its report written),
     which message a DLQ handler's forward fills a queue with and which finds it full, where a browse cursor
     stands.  The messages it leaves keep their places; a cursor stays on the message it is on."""
-    cursor = handle.cursor if handle is not None else None
+    cursor = _cursor(state, op, handle)
     placed = {m.seq: m.order_priority for m in q.messages}
     if cursor is not None:
         placed.setdefault(cursor[1], -cursor[0])
     lifted = state.clone()
     _requeued(lifted.queue(q.name), lambda m: key(m.order_priority, m.seq))
     if cursor is not None:
-        lifted.handles[handle.name] = attrs.evolve(handle, cursor=(-key(-cursor[0], cursor[1]), cursor[1]))
+        lifted_cursor = (-key(-cursor[0], cursor[1]), cursor[1])
+        if isinstance(op, L.RunDlqHandler):
+            lifted.dlq_handlers[op.handler] = attrs.evolve(lifted.dlq_handlers[op.handler], cursor=lifted_cursor)
+        else:
+            lifted.handles[handle.name] = attrs.evolve(handle, cursor=lifted_cursor)
     out = []
     for b in model.step(lifted, op):
         if q.name in b.state.queues:
@@ -499,7 +538,7 @@ def _in_arrival_order(state: ModelState, op: L.Op) -> list[model.Branch]:
     q, handle = _read_queue(state, op)
     if q is None or q.attr("MSGDLVSQ") != C.MQMDS_PRIORITY or _any_message_will_do(q, op):
         return []
-    cursor = handle.cursor if handle is not None else None
+    cursor = _cursor(state, op, handle)
     if len({-m.order_priority for m in q.messages} | ({cursor[0]} if cursor is not None else set())) < 2:
         return []   # arrival order is delivery order here
     return _taken_otherwise(state, op, q, handle, "CORE-04", lambda priority, seq: 0)
@@ -521,7 +560,7 @@ def _newest_first(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> list[
     rule = "CORE-06" if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else "CORE-05"
     if rule not in relaxed:
         return []
-    cursor = handle.cursor if handle is not None else None
+    cursor = _cursor(state, op, handle)
     levels = [-m.order_priority for m in q.messages] + ([cursor[0]] if cursor is not None else [])
     if len(levels) == len(set(levels)):
         return []   # one message to each priority: newest first is delivery order here
@@ -739,6 +778,56 @@ def _host_view_explains(want: dict, cc: int, first_after: str | None, head: str,
 #: The rule that a backout reinstates the messages its unit of work got.
 GETS_REINSTATED = "CORE-15"
 
+#: The rule that an expired message is never returned: its queue manager discards it when a get or browse
+#: reaches it.
+EXPIRED_RETURNED = "EXP-06"
+
+
+def _expired_unmet(state: ModelState, op: L.RunDlqHandler) -> ModelState | None:
+    """The state ``op`` (a DLQ handler's pass) would meet if the expired messages on its queue were returned to
+    its browses like any other (EXP-06 relaxed): each as a message with a tenth of a second left (what a get
+    returns of it, or of what the handler forwards, the least Expiry a live message has), expiring again as
+    soon as time passes (None: none there)."""
+    d = state.dlq_handlers.get(op.handler)
+    q = state.queues.get(d.input_q or "") if d is not None else None
+    expired = [m for m in q.messages if expiry.status(state, m) != expiry.LIVE] if q is not None and q.expiring else []
+    if not expired:
+        return None
+    s = state.clone()
+    for m in expired:
+        left = state.clock - m.put_time + state.expiry_tolerance + 1
+        s.queue(q.name).update(s.find(q.name, m.seq), md=attrs.evolve(m.md, expiry=left))
+    return s
+
+
+#: The rules of the count a backout raises: a reinstated message's BackoutCount + 1 (CORE-15), which counts
+#: every backed-out get (CORE-17).
+COUNT_RAISED = ("CORE-15", "CORE-17")
+
+
+def _handler_backouts_uncounted(state: ModelState, op: L.RunDlqHandler, plain: list[model.Branch],
+                                relaxed: frozenset[str]) -> list[model.Branch]:
+    """A DLQ handler's pass whose backouts put their messages back without raising their BackoutCount (CORE-15
+    or CORE-17 relaxed): where an action's put failed and the handler backed out its get, the message is back
+    with the count it had, and the host, which tells a backout by the count, reports it kept."""
+    d = state.dlq_handlers.get(op.handler)
+    queue = d.input_q if d is not None else None
+    tags = tuple(r for r in COUNT_RAISED if r in relaxed)
+    out = []
+    for b in plain:
+        fates = dict(b.observation.attrs or ())
+        backed = {mid for mid, fate in fates.items() if fate == dlq.BACKED_OUT}
+        if not backed or queue not in b.state.queues:
+            continue
+        s = b.state.clone()
+        q = s.queue(queue)
+        for m in [m for m in q.messages if m.md.msg_id in backed and m.backout_count > 0]:
+            q.update(m, backout_count=m.backout_count - 1)
+        seen = L.Observation(cc=b.observation.cc, rc=b.observation.rc, attrs=tuple(
+            (k, dlq.KEPT if k in backed else v) for k, v in b.observation.attrs))
+        out.append(attrs.evolve(b, state=s, observation=seen, rules=tuple(dict.fromkeys((*tags, *b.rules)))))
+    return out
+
 
 def _handler_backouts_lost(state: ModelState, op: L.RunDlqHandler, plain: list[model.Branch]) -> list[model.Branch]:
     """A DLQ handler's pass whose backouts lost the messages they should have put back (CORE-15 relaxed): where
@@ -841,6 +930,28 @@ def _get_beside_uncommitted(pairs) -> bool:
             pending.discard(op.conn)
         elif isinstance(op, L.Get) and pending - {op.conn}:
             return True
+    return False
+
+
+def _cut_shown_backed_out(pairs) -> bool:
+    """Whether a connection cut between calls in ``pairs`` is seen to have backed its unit of work out: a
+    message it had got under syncpoint is returned again after the cut (by the operations and answers alone;
+    where it came back, in what order, with what count, is another rule's)."""
+    got: dict[str, set[str]] = {}
+    backed: set[str] = set()
+    for op, observed in pairs:
+        message = observed.message
+        if message is not None and isinstance(op, (L.Get, L.GetMatching)):
+            name = message.msg_id or message.body
+            if name in backed:
+                return True
+            if op.options & C.MQGMO_SYNCPOINT and not op.options & C.MQGMO_BROWSE_ANY \
+                    and observed.cc != C.MQCC_FAILED:
+                got.setdefault(op.conn, set()).add(name)
+        elif isinstance(op, (L.Commit, L.Backout, L.Disconnect, L.Connect)):
+            got.pop(op.conn, None)
+        elif isinstance(op, L.CutConnection) and not op.in_flight:
+            backed |= got.pop(op.conn, set())
     return False
 
 
@@ -1147,6 +1258,34 @@ def explained_by(pairs, platform: str, known: frozenset[str], expiry_tolerance: 
     return Explainer(platform, frozenset(known), expiry_tolerance).explains(pairs)
 
 
+def explains_step(platform: str, known: frozenset[str], states, op: L.Op, observed: L.Observation,
+                  expiry_tolerance: int = 0) -> bool:
+    """Whether the rules ``known`` explain ``op`` answered ``observed`` from any of ``states``: where a
+    keep-going run stood when it met a departure, having gone on past earlier ones as the rules it set aside
+    let it (the departure is then no new one if these rules explain it from there)."""
+    if not known:
+        return False
+    walks = [Walk(platform, frozenset(), expiry_tolerance, known)]
+    walks += [Walk(platform, frozenset({rule}), expiry_tolerance, known - {rule}) for rule in sorted(known & ENDINGS)]
+    for walk in walks:
+        walk.candidates = [(state, None) for state in states]
+        if walk.step(op, observed) is not None:
+            return True
+    return False
+
+
+def known_past_aside(pairs, platform: str, known: frozenset[str], expiry_tolerance: int = 0,
+                     set_aside: frozenset[str] = frozenset()) -> bool:
+    """Whether the rules ``known`` explain the last step of ``pairs`` where a keep-going run that set
+    ``set_aside`` aside stood when it met it: the run followed the steps before it, going on past each
+    departure as the rules set aside let it (see :func:`explains_step`)."""
+    tracker = K.ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside | known)
+    for op, observed in pairs[:-1]:
+        if tracker.advance(op, observed).mismatch is not None and not tracker.step_past(op, observed):
+            return False
+    return bool(pairs) and explains_step(platform, known, tracker.candidates, *pairs[-1], expiry_tolerance)
+
+
 def blamed_alone(alone: list[tuple[int, int, str]]) -> tuple[str, ...]:
     """Of the rules that each explain a history alone, ``(the step it is needed from, order tried, rule)``,
     those blamed, first the one needed first: all but the rules of discards needed only later than a rule of
@@ -1166,7 +1305,8 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     pairs = [(s.op, s.observed) if hasattr(s, "op") else tuple(s) for s in steps][:mismatch.index + 1]
     mentioned = list(dict.fromkeys([*mismatch.rules, *(r for a in mismatch.alternatives for r in a.rules)]))
     known_by = frozenset(known_by or ())
-    if explained_by(pairs, platform, known_by, expiry_tolerance):
+    if explained_by(pairs, platform, known_by, expiry_tolerance) or set_aside - known_by and known_past_aside(
+            pairs, platform, known_by, expiry_tolerance, set_aside):
         return Blame(rules=(), mentioned=tuple(mentioned), known=True)
     # besides the rules the checker mentioned, how each unit of work in the history ended: a system that
     # ended one the other way explains any later step that shows it
@@ -1228,6 +1368,9 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         # another rule explains alone (a put past MAXDEPTH) does not show that a commit backed out.
         guessed |= {r for r in COMMIT_ENDING if r in mentioned and r not in deciding
                     and not isinstance(pairs[-1][0], OTHER_END[r][0])}
+        # So is a cut's other ending (a commit) where the history shows the cut backing out, a message its unit
+        # of work got returned again: how that message came back (out of place, its count) is another rule's.
+        guessed |= {CUT_RULE} - set(deciding) if _cut_shown_backed_out(pairs) else set()
         if any(r not in guessed for _, _, r in alone):
             alone_kept = [a for a in alone if a[2] not in guessed]
         else:

@@ -245,7 +245,9 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
             continue
         rules += (branch.field_rules.get(f + _direction(branch, f, observed)) or branch.field_rules.get(f)
                   or branch.field_rules.get(f.split(".")[0]) or branch.rules)
-    if body is not None:
+    # (trigger messages all have an empty body: one returned is never known by it for one that left before)
+    anonymous = observed.message is not None and body == "" and observed.message.format == C.MQFMT_TRIGGER
+    if body is not None and not anonymous:
         # A message MQ would not return at all: the rule that excludes it (uncommitted, expired,
         # locked, already got) is what the system broke, before any rule about order or fields.
         delivered = branch.observation.message is not None and branch.observation.message.body == body

@@ -301,18 +301,23 @@ class Session:
     def _new(self, failure: Failure) -> bool:
         """Whether ``failure`` is a departure to report: one naming a rule not set aside, or naming set-aside
         rules that an earlier departure only mentioned (never found broken) where the rules found broken,
-        relaxed, do not explain the history (the rule it breaks may well be one merely mentioned before)."""
+        relaxed, explain neither the history nor its last step from where the run stood when it met it (having
+        gone on past earlier departures as the rules set aside let it).  The rule it breaks may well be one
+        merely mentioned before."""
         rules = set(failure.rules)
         if not self.set_aside or not rules <= self.set_aside:
             return True
         if rules <= self.named:
             return False
-        from conformance.checker.blame import Explainer
+        from conformance.checker.blame import Explainer, explains_step
 
+        last = self.history[-1]
+        if explains_step(self.platform, self.named, self.tracker.candidates, last.op, last.observed,
+                         self.capabilities.expiry_tolerance):
+            return False
         if self._explainer is None or self._explainer.known != self.named:
             self._explainer = Explainer(self.platform, self.named, self.capabilities.expiry_tolerance)
-        pairs = [(s.op, s.observed) for s in self.history]
-        return not self._explainer.explains(pairs)
+        return not self._explainer.explains([(s.op, s.observed) for s in self.history])
 
     def remember(self, failure: Failure) -> None:
         """Keep ``failure`` in :attr:`departures` if it is the smallest met for its rules."""
