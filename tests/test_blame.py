@@ -1416,3 +1416,62 @@ def test_a_departure_a_keep_going_run_went_on_past_leaves_a_later_one_known():
     assert blame(pairs, failure.mismatch, failure.platform, 0, aside, known).known
     assert not known_past_aside(pairs, failure.platform, known - {"EXP-06"}, 0, aside)
     assert not blame(pairs, failure.mismatch, failure.platform, 0, aside, known - {"EXP-06"}).known
+
+
+def test_a_trigger_message_an_alter_wrote_below_trigmpri_is_what_the_priority_rule_relaxed_explains():
+    """On a queue manager whose triggering ignores TriggerMsgPriority (trigmpri-ignored), raising TRIGMPRI above
+    the message on a triggered queue writes a trigger message (the change is an event, and the message counts),
+    where MQ writes none.  TRIG-02 relaxed lets that event write it: the initiation queue's depth shows it, a get
+    returns it, and the history goes on from there (a depth read after the get is no departure)."""
+    opts = C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    depth = L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",))
+    ops = [L.DefineProcess(process="P", appl_type=6, appl_id="/opt/app/server"), L.DefineQueue(queue="INIT.Q"),
+           L.DefineQueue(queue="APP.Q", attrs=(("INITQ", "INIT.Q"), ("PROCESS", "P"), ("TRIGGER", C.MQTC_ON))),
+           L.Connect(conn="a"), L.Open(conn="a", handle="app", queue="APP.Q", options=opts),
+           L.Open(conn="a", handle="init", queue="INIT.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE),
+           L.Put(conn="a", handle="app", body="m1", options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="a", handle="init", options=C.MQGMO_NO_SYNCPOINT),
+           L.AlterQueue(queue="APP.Q", attrs=(("TRIGMPRI", 4),)), depth,
+           L.Get(conn="a", handle="init", options=C.MQGMO_NO_SYNCPOINT), depth]
+    pairs = _on_simulated(ops, "trigmpri-ignored")
+    assert pairs[7][1].message is not None and pairs[10][1].message is not None, pairs
+    assert dict(pairs[9][1].attrs)["CURDEPTH"] == 1, pairs[9]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == 9 and "TRIG-02" in mm.rules, mm
+    assert follows(pairs, D, frozenset({"TRIG-02"})) == 8
+    assert explained_by(pairs, D, frozenset({"TRIG-02"}))
+    assert "TRIG-02" in blame(pairs[:10], mm, D).rules
+    assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+def test_an_expiry_refresh_that_left_an_expired_message_is_what_the_refresh_rule_relaxed_explains():
+    """z/OS: REFRESH QMGR TYPE(EXPIRY) discards the expired messages of the queues it names.  On a queue manager
+    that keeps expired messages (expired-message-returned) the refresh leaves one there, and every depth read
+    after it counts it.  EXP-24 relaxed lets the refresh discard nothing: needed at the refresh, it explains the
+    first depth and the second alike (a depth read witnesses what removed a message, so without the reading
+    the second depth would be a departure of its own)."""
+    from adapters.registry import create_adapter
+
+    Z = C.PLATFORM_ZOS
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    depth = L.InquireQueue(queue="APP.Q", names=("CURDEPTH",))
+    ops = [L.DefineQueue(queue="APP.Q"), L.Connect(conn="a"), L.Open(conn="a", handle="h", queue="APP.Q", options=opts),
+           L.Put(conn="a", handle="h", body="m1", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(expiry=8)),
+           L.AdvanceClock(tenths=10), L.RefreshExpiry(queues="APP.*"), depth, depth]
+
+    def on(faults):
+        adapter = create_adapter("simulated", {"faults": faults, "platform": Z})
+        try:
+            adapter.start_case("blame", Z)
+            return [(op, adapter.execute(op)) for op in ops]
+        finally:
+            adapter.close()
+
+    pairs = on("expired-message-returned")
+    assert dict(pairs[-1][1].attrs)["CURDEPTH"] == 1, pairs[-1]
+    mm = check_history(Z, pairs)[-1].mismatch
+    assert mm is not None and mm.index == 6, mm
+    assert follows(pairs, Z, frozenset({"EXP-24"})) == 5
+    assert explained_by(pairs, Z, frozenset({"EXP-24"}))
+    assert blame(pairs, attrs.evolve(mm, index=7), Z).rules == ("EXP-24",)
+    assert check_history(Z, on(""))[-1].mismatch is None

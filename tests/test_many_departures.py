@@ -40,7 +40,9 @@ def test_one_default_run_finds_each_of_twelve_faults(how, tmp_path):
     blamed = _blamed(tmp_path / "r")
     missed = {f: FAULTS[f].rules for f in MANY if not set(FAULTS[f].rules) & blamed}
     assert missed == {}, (missed, sorted(blamed))
-    # and no departure is blamed on a rule none of them breaks, whose readings had explained their consequences
-    # (a DLQ handler's expired message kept, or its backout left uncounted, read as a browse that skipped; an
-    # ALTER's trigger message taken for the one a restart had removed)
-    assert not {"CORE-19", "CORE-32"} & blamed, sorted(blamed)
+    # and no departure is blamed on a rule none of them breaks: each consequence is read as the fault it comes of
+    # (a DLQ handler's expired message kept, or its backout left uncounted, not a browse that skipped; an
+    # ALTER's trigger message not the one a restart had removed).  A queue manager that never finds a message
+    # expired (expired-message-returned) also leaves them at a z/OS expiry refresh: EXP-24 is broken too.
+    own = {r for f in MANY for r in FAULTS[f].rules} | {"EXP-24"}
+    assert blamed <= own, sorted(blamed - own)

@@ -43,6 +43,7 @@ from reference_model import expiry
 from reference_model import language as L
 from reference_model import model
 from reference_model import mqconst as C
+from reference_model import trigger
 from reference_model.state import ModelState
 
 #: The rules of how a unit of work ends, relaxed by letting the other ending happen instead: for each,
@@ -377,6 +378,10 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
         extra += _in_arrival_order(state, op)
     if relaxed & FIFO_RULES and not answered:
         extra += _newest_first(state, op, relaxed)
+    if TRIGGER_PRIORITY in relaxed:
+        extra += _trigger_priority_ignored(state, op, plain)
+    if REFRESH_RULE in relaxed and isinstance(op, L.RefreshExpiry):
+        extra += _refresh_discarding_nothing(state, op, plain)
     if RESTART_RULE in relaxed and isinstance(op, L.Restart):
         extra += _restart_otherwise(state, op, plain)
     if CUT_RULE in relaxed and isinstance(op, L.CutConnection) and not op.in_flight and _backed_out_by(state, op):
@@ -565,6 +570,43 @@ def _newest_first(state: ModelState, op: L.Op, relaxed: frozenset[str]) -> list[
     if len(levels) == len(set(levels)):
         return []   # one message to each priority: newest first is delivery order here
     return _taken_otherwise(state, op, q, handle, rule, lambda priority, seq: priority * _STAMPS + seq)
+
+
+#: The rule of REFRESH QMGR TYPE(EXPIRY) (z/OS): it discards the expired messages of the queues it names.
+REFRESH_RULE = "EXP-24"
+
+
+def _refresh_discarding_nothing(state: ModelState, op: L.RefreshExpiry, plain: list[model.Branch]) -> list[model.Branch]:
+    """A REFRESH QMGR TYPE(EXPIRY) that left the expired messages where they were (EXP-24 relaxed): a depth
+    read after it counts them, a get or browse meets them (where it would have found them gone)."""
+    if not any(b.state.queues != state.queues for b in plain):
+        return []
+    return [model.Branch(observation=L.OK, state=state.clone(), rules=(REFRESH_RULE,))]
+
+
+#: The rule that only messages at or above TriggerMsgPriority count toward a trigger event.
+TRIGGER_PRIORITY = "TRIG-02"
+
+
+def _trigger_priority_ignored(state: ModelState, op: L.Op, plain: list[model.Branch]) -> list[model.Branch]:
+    """``op``'s outcomes where an event that wrote no trigger message only because its messages were below
+    TriggerMsgPriority wrote one (TRIG-02 relaxed): a put, or an ALTER that raised TriggerMsgPriority above the
+    messages there, on a queue whose triggering counts every message.  The trigger message is there to be got
+    and browsed like any other (held to its unit of work's commit for a put under syncpoint)."""
+    conn = op.conn if isinstance(op, (L.Put, L.Put1)) and op.options & C.MQPMO_SYNCPOINT else None
+    out = []
+    for b in plain:
+        for name, q in b.state.queues.items():
+            before = state.queues.get(name)
+            if q.trigger_notes[:1] != ((TRIGGER_PRIORITY,),) or (before is not None
+                                                                and before.trigger_notes == q.trigger_notes):
+                continue
+            if q.shared or trigger._initiation_queue(b.state, q, "") is None:
+                continue   # (a shared queue's events are each queue manager's own; no initiation queue, no message)
+            s = b.state.clone()
+            trigger._write(s, name, conn, (TRIGGER_PRIORITY,))
+            out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((TRIGGER_PRIORITY, *b.rules)))))
+    return out
 
 
 #: The rule of what a restart keeps (committed persistent messages).
@@ -1337,6 +1379,13 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # message never met, a browse finding nothing where it was); a DLQ handler and its host browse its queue
     unseen += [BROWSE_NEXT_RULE] if any(_browses_next(op) or isinstance(op, L.RunDlqHandler)
                                         for op, _ in pairs) else []
+    # and, where expired messages were refreshed away (z/OS), that the refresh discards them: one it left shows
+    # only later (a depth that counts it, a get that meets it)
+    unseen += [REFRESH_RULE] if any(isinstance(op, L.RefreshExpiry) for op, _ in pairs[:-1]) else []
+    # and, where a trigger message came back, that only messages at or above TriggerMsgPriority count: an
+    # event that wrote one it should not have shows only by the message, got or browsed later
+    unseen += [TRIGGER_PRIORITY] if any(observed.message is not None and observed.message.format == C.MQFMT_TRIGGER
+                                        for _, observed in pairs) else []
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
     tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen,
                                        *restarted]) if r not in known_by]
