@@ -704,13 +704,13 @@ def test_a_dlq_handler_taking_a_priority_queue_in_arrival_order_is_what_ignoring
 
 
 
-def _on_simulated(ops, faults: str) -> list:
+def _on_simulated(ops, faults: str, platform: str = D) -> list:
     """``ops`` run as one case on the simulated queue manager with ``faults``: the history, (op, observed) pairs."""
     from adapters.registry import create_adapter
 
-    adapter = create_adapter("simulated", {"faults": faults, "platform": D})
+    adapter = create_adapter("simulated", {"faults": faults, "platform": platform})
     try:
-        adapter.start_case("blame", D)
+        adapter.start_case("blame", platform)
         return [(op, adapter.execute(op)) for op in ops]
     finally:
         adapter.close()
@@ -1450,28 +1450,17 @@ def test_an_expiry_refresh_that_left_an_expired_message_is_what_the_refresh_rule
     after it counts it.  EXP-24 relaxed lets the refresh discard nothing: needed at the refresh, it explains the
     first depth and the second alike (a depth read witnesses what removed a message, so without the reading
     the second depth would be a departure of its own)."""
-    from adapters.registry import create_adapter
-
     Z = C.PLATFORM_ZOS
     opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
     depth = L.InquireQueue(queue="APP.Q", names=("CURDEPTH",))
     ops = [L.DefineQueue(queue="APP.Q"), L.Connect(conn="a"), L.Open(conn="a", handle="h", queue="APP.Q", options=opts),
            L.Put(conn="a", handle="h", body="m1", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(expiry=8)),
            L.AdvanceClock(tenths=10), L.RefreshExpiry(queues="APP.*"), depth, depth]
-
-    def on(faults):
-        adapter = create_adapter("simulated", {"faults": faults, "platform": Z})
-        try:
-            adapter.start_case("blame", Z)
-            return [(op, adapter.execute(op)) for op in ops]
-        finally:
-            adapter.close()
-
-    pairs = on("expired-message-returned")
+    pairs = _on_simulated(ops, "expired-message-returned", Z)
     assert dict(pairs[-1][1].attrs)["CURDEPTH"] == 1, pairs[-1]
     mm = check_history(Z, pairs)[-1].mismatch
     assert mm is not None and mm.index == 6, mm
     assert follows(pairs, Z, frozenset({"EXP-24"})) == 5
     assert explained_by(pairs, Z, frozenset({"EXP-24"}))
     assert blame(pairs, attrs.evolve(mm, index=7), Z).rules == ("EXP-24",)
-    assert check_history(Z, on(""))[-1].mismatch is None
+    assert check_history(Z, _on_simulated(ops, "", Z))[-1].mismatch is None
