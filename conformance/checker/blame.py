@@ -322,9 +322,8 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str],
     given, is what the system answered: a reading whose outcomes are too many to list (which of a DLQ handler's
     messages its browses skipped) gives only the one that answer is, if it is one."""
     plain, extra = _readings(state, op, relaxed, observed)
-    if EXPIRED_RETURNED in relaxed and isinstance(op, L.RunDlqHandler) and any(EXPIRED_RETURNED in b.rules
-                                                                              for b in plain) \
-            and not (observed is not None and any(b.observation == observed for b in plain)):
+    if EXPIRED_RETURNED in relaxed and any(EXPIRED_RETURNED in b.rules for b in plain) \
+            and isinstance(op, L.RunDlqHandler) and not _answered_as_mq(op, observed, plain):
         # a DLQ handler's pass that met the expired messages on its queue as any other (EXP-06 relaxed), with
         # whatever else the rules relaxed let it do (take the queue in arrival order, say)
         unmet = _expired_unmet(state, op)
@@ -333,6 +332,12 @@ def _relaxed_step(state: ModelState, op: L.Op, relaxed: frozenset[str],
             extra += [attrs.evolve(b, rules=tuple(dict.fromkeys((EXPIRED_RETURNED, *b.rules))))
                       for b in met_plain + met_extra]
     return plain, extra
+
+
+def _answered_as_mq(op: L.Op, observed: L.Observation | None, plain: list[model.Branch]) -> bool:
+    """Whether the system answered ``op`` as one of MQ's own outcomes ``plain`` does (never, where the answer
+    is not known)."""
+    return observed is not None and any(b.observation == observed for b in plain)
 
 
 def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
@@ -372,8 +377,7 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
     # taking the queue in another order, losing or meeting again what it backed out, which would answer the
     # same, is not read; a backout that left the count is, as MQ's pass that never reached the message answers
     # alike)
-    answered = isinstance(op, L.RunDlqHandler) and observed is not None and any(b.observation == observed
-                                                                                 for b in plain)
+    answered = isinstance(op, L.RunDlqHandler) and _answered_as_mq(op, observed, plain)
     if "CORE-04" in relaxed and not answered:
         extra += _in_arrival_order(state, op)
     if relaxed & FIFO_RULES and not answered:
@@ -735,7 +739,7 @@ def _handler_browse_skipping(state: ModelState, op: L.RunDlqHandler, observed: L
     browse before the pass skipped is not listed at all; one its browse after skipped is reported discarded
     though it is still there.  The first message of the queue comes from a browse-first, never skipped.  (Not
     read where MQ's own outcome is the answer: a skip that nothing in the answer shows is not followed.)"""
-    if any(b.observation == observed for b in plain):
+    if _answered_as_mq(op, observed, plain):
         return []
     d = state.dlq_handlers.get(op.handler)
     if d is None or not d.input_q or d.input_q not in state.queues or observed.cc == C.MQCC_FAILED:
@@ -1286,13 +1290,20 @@ class Explainer:
 
     def __init__(self, platform: str, known: frozenset[str], expiry_tolerance: int = 0):
         self.known = known
-        self.walks = [Walk(platform, frozenset(), expiry_tolerance, known)] if known else []
-        self.walks += [Walk(platform, frozenset({rule}), expiry_tolerance, known - {rule})
-                       for rule in sorted(known & ENDINGS)]
+        self.walks = _known_walks(platform, known, expiry_tolerance)
 
     def explains(self, pairs) -> bool:
         """Whether ``known`` explain ``pairs`` (the history asked of before, with steps added or not)."""
         return any(walk.through(pairs) is not None for walk in self.walks)
+
+
+def _known_walks(platform: str, known: frozenset[str], expiry_tolerance: int) -> list[Walk]:
+    """The walks by which the rules ``known`` may explain a history (see :class:`Explainer`): all set aside, and
+    each rule of how a unit of work ends relaxed as such, the others set aside (none where none are known)."""
+    if not known:
+        return []
+    return [Walk(platform, frozenset(), expiry_tolerance, known)] + [
+        Walk(platform, frozenset({rule}), expiry_tolerance, known - {rule}) for rule in sorted(known & ENDINGS)]
 
 
 def explained_by(pairs, platform: str, known: frozenset[str], expiry_tolerance: int = 0) -> bool:
@@ -1305,11 +1316,7 @@ def explains_step(platform: str, known: frozenset[str], states, op: L.Op, observ
     """Whether the rules ``known`` explain ``op`` answered ``observed`` from any of ``states``: where a
     keep-going run stood when it met a departure, having gone on past earlier ones as the rules it set aside
     let it (the departure is then no new one if these rules explain it from there)."""
-    if not known:
-        return False
-    walks = [Walk(platform, frozenset(), expiry_tolerance, known)]
-    walks += [Walk(platform, frozenset({rule}), expiry_tolerance, known - {rule}) for rule in sorted(known & ENDINGS)]
-    for walk in walks:
+    for walk in _known_walks(platform, known, expiry_tolerance):
         walk.candidates = [(state, None) for state in states]
         if walk.step(op, observed) is not None:
             return True
