@@ -392,6 +392,8 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
         extra += _cut_committing(state, op)
     if IN_FLIGHT_RULE in relaxed and isinstance(op, L.Commit) and op.conn in state.armed:
         extra += _commit_half_done(state, op)
+    if COMMIT_RULE in relaxed and isinstance(op, L.Commit) and live():
+        extra += _commit_in_part(state, op)
     if BROWSE_NEXT_RULE in relaxed:
         extra += _browse_skipping(state, op)
         if isinstance(op, L.RunDlqHandler) and observed is not None:
@@ -684,6 +686,35 @@ def _commit_half_done(state: ModelState, op: L.Commit) -> list[model.Branch]:
             out += [attrs.evolve(b, observation=L.Observation.of(C.MQRC_CONNECTION_BROKEN),
                                  rules=tuple(dict.fromkeys((IN_FLIGHT_RULE, *b.rules))))
                     for b in core._break(half, op.conn, IN_FLIGHT_RULE)]
+    return out
+
+
+#: The rule of what a commit does: all of its unit of work's puts made available, or (answered
+#: MQRC_BACKED_OUT) none.
+COMMIT_RULE = "CORE-29"
+#: Puts in one unit of work past which a commit carried out in part is not read (each subset is a branch).
+MAX_PART_PUTS = 4
+
+
+def _commit_in_part(state: ModelState, op: L.Commit) -> list[model.Branch]:
+    """A commit carried out in part (CORE-29 relaxed): some of its unit of work's puts made available and the
+    others deleted, its gets ended as a commit ends them, answered as success or as MQRC_BACKED_OUT (a broker
+    that applies a transaction queue by queue, refusing what a queue's limit does not take at the commit)."""
+    c = state.conns.get(op.conn)
+    puts = [e for e in c.uow if e.kind == "put"] if c is not None else []
+    if not 2 <= len(puts) <= MAX_PART_PUTS:
+        return []
+    out: list[model.Branch] = []
+    for n in range(1, len(puts)):
+        for dropped in itertools.combinations(puts, n):
+            s = state.clone()
+            for entry in dropped:
+                m = s.find(entry.queue, entry.seq)
+                if m is not None:
+                    s.discard(entry.queue, m, (COMMIT_RULE,))
+            ended = [attrs.evolve(b, rules=tuple(dict.fromkeys((COMMIT_RULE, *b.rules))))
+                     for b in model.step(s, op) if b.observation.cc != C.MQCC_FAILED]
+            out += ended + [attrs.evolve(b, observation=L.Observation.of(C.MQRC_BACKED_OUT)) for b in ended]
     return out
 
 
