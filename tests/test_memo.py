@@ -85,9 +85,11 @@ def _outcome(record):
             record.coverage.to_json())
 
 
-@pytest.mark.parametrize("faults", ["", "trigmpri-ignored", "dlq-ignore-not-assumed"])
+@pytest.mark.parametrize("faults", ["", "trigmpri-ignored", "dlq-ignore-not-assumed",
+                                    "dlq-context-not-passed,backout-count-not-incremented"])
 def test_a_run_with_the_memo_is_the_run_without_it(faults, fresh_memo):
-    """Same seed, same verdicts, same counterexamples, same coverage, with and without the memo."""
+    """Same seed, same verdicts, same counterexamples, same coverage, with and without the memo (a keep-going
+    run's steps past the departures it found among them)."""
     areas = ["trigger", "dlq"] if not faults else (["trigger"] if faults.startswith("trig") else ["dlq"])
 
     def run():
@@ -130,10 +132,40 @@ def test_a_history_that_leaves_a_known_prefix_is_checked_by_the_model(fresh_memo
     checks, tracker = _follow(PREFIX + [(GET, wrong)])
     assert checks[:-1] == plain[:-1] and checks[-1].mismatch is not None
     assert checks[-1].mismatch.fields == ("message.body",)
-    # a mismatch is not kept: the next tracker on that history meets it again from the model
+    # a mismatch is kept too: the next tracker on that history meets the same one, from the memo
     hits = fresh_memo.hits
-    checks, _ = _follow(PREFIX + [(GET, wrong)])
-    assert checks[-1].mismatch is not None and fresh_memo.hits == hits + len(PREFIX)
+    again, _ = _follow(PREFIX + [(GET, wrong)])
+    assert again == checks and fresh_memo.hits == hits + len(PREFIX) + 1
+
+
+def test_a_step_past_a_departure_is_kept_with_where_it_leads(fresh_memo):
+    """A keep-going run's way past a departure (the rules it set aside relaxed) is the memo's too: a second
+    tracker on the same history takes it from there, reaching the same states, and goes on in the memo after
+    it; a third whose history then departs otherwise is checked by the model from where the step past led."""
+    got = L.Observation(message=L.ReturnedMessage(body="x", priority=1, persistence=0, msg_id="M", backout_count=3))
+    after = [(L.InquireQueue(queue="Q", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 0),)))]
+
+    def follow(history, memo=True):
+        tracker = ModelTracker(C.PLATFORM_DISTRIBUTED, set_aside=frozenset({"CORE-17"}), memo=memo)
+        checks = []
+        for op, obs in history:
+            checks.append(tracker.advance(op, obs))
+            if checks[-1].mismatch is not None:
+                assert tracker.step_past(op, obs)
+        return checks, tracker
+
+    plain, plain_tracker = follow(PREFIX + [(GET, got)] + after, memo=False)
+    assert plain[len(PREFIX)].mismatch is not None and plain[-1].mismatch is None
+    first, _ = follow(PREFIX + [(GET, got)] + after)
+    misses = fresh_memo.misses
+    again, tracker = follow(PREFIX + [(GET, got)] + after)
+    assert fresh_memo.misses == misses and plain == first == again
+    assert tracker.candidates == plain_tracker.candidates
+    # after the step past, a depth the model does not allow: checked from the states the step past reached
+    wrong = [(after[0][0], L.Observation(attrs=(("CURDEPTH", 1),)))]
+    checks, _ = follow(PREFIX + [(GET, got)] + wrong)
+    # (two steps new to the memo: the depth, and the way past it this helper takes)
+    assert checks[-1].mismatch is not None and fresh_memo.misses == misses + 2
 
 
 def test_the_memo_is_bounded(fresh_memo):

@@ -330,8 +330,9 @@ class StepMemo:
     tracker that is still on a prefix already followed takes its checks from here instead of
     stepping the model.  A machine's run empties it at its end (its cases are what share
     beginnings; held longer, its many objects cost the collector more than they save).
-    Only steps that matched are kept (a mismatch ends the walk, and a
-    keep-going run's step past it leaves the memo).  The memo holds at most ``limit`` steps
+    A step that departs is kept too, with the way a keep-going run went past it (the model's
+    states the rules set aside let it reach; they are in the tree's key), so that shrinking, which
+    meets the same departures again and again, follows them from here.  The memo holds at most ``limit`` steps
     (a step holds its candidate states: 3 to 8 KB); past that it starts again empty (a limit
     of 0 turns it off).
 
@@ -419,6 +420,9 @@ class ModelTracker:
         #: This history's place in the memo (None: off it, or no memo), and the key of its tree.
         self._root = (platform, expiry_tolerance, self.set_aside)
         self._node: dict | None = MEMO.root(self._root) if memo and initial is None else None
+        #: Where the last step departed in the memo (its place and key), for :meth:`step_past` to take its
+        #: way past from there, or to leave it there for the next history that departs alike.
+        self._departed: tuple[dict, tuple] | None = None
 
     def expect(self, op: L.Op) -> list[model.Branch]:
         branches: list[model.Branch] = []
@@ -428,6 +432,7 @@ class ModelTracker:
 
     def advance(self, op: L.Op, observed: L.Observation) -> StepCheck:
         node = self._node
+        self._departed = None
         if node is None:
             return self._advance(op, observed)
         key = (op, observed)
@@ -437,13 +442,21 @@ class ModelTracker:
             check, self.candidates, self._node = known
             if check.index != self.index:   # a place reached at another step by another history
                 check = attrs.evolve(check, index=self.index)
+                if check.mismatch is not None:
+                    check = attrs.evolve(check, mismatch=attrs.evolve(check.mismatch, index=self.index))
+            if check.mismatch is not None:
+                self._departed = (node, key)
             self.index += 1
             return check
         MEMO.misses += 1
         before = self.candidates
         check = self._advance(op, observed)
         if check.mismatch is not None:
+            # kept too: a keep-going run steps past it (see step_past), and shrinking meets it again and again
+            node[key] = (check, self.candidates, None)
+            MEMO.size += 1
             self._node = None
+            self._departed = (node, key)
             return check
         # A step that changed nothing (an inquiry, a call refused) stays at its place; another
         # goes to the place of the states it reached.
@@ -506,7 +519,28 @@ class ModelTracker:
         of a call that did its work either way (a warning against success): the model
         goes on from those branches' states.  Returns False (and changes nothing) when
         the difference is in which message came back or whether the call worked.
+        A step past taken from a place in the memo is kept there, with the place it leads to.
         """
+        departed, self._departed = self._departed, None
+        if departed is None or departed[1] != (op, observed):
+            self._node = None
+            return self._step_past(op, observed)
+        node, key = departed
+        known = node.get(("past", key))
+        if known is not None:
+            MEMO.hits += 1
+            went, candidates, self._node = known
+            if went:
+                self.candidates = candidates
+            return went
+        MEMO.misses += 1
+        went = self._step_past(op, observed)
+        self._node = MEMO.place(self._root, self.candidates) if went else None
+        node[("past", key)] = (went, self.candidates, self._node)
+        MEMO.size += 1
+        return went
+
+    def _step_past(self, op: L.Op, observed: L.Observation) -> bool:
         branches = self.expect(op)
         if not branches:
             return False
@@ -519,10 +553,8 @@ class ModelTracker:
             followed = self._as_broken(op, observed)
             if not followed:
                 return False
-            self._node = None
             self.candidates = followed
             return True
-        self._node = None
         self.candidates = _distinct_states(b for _, b in closest)
         return True
 
