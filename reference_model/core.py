@@ -721,17 +721,24 @@ def _placed(state: ModelState, conn: str, queue: str, body: str, md: L.MessageDe
     if md.expiry != C.MQEI_UNLIMITED:
         rules.append("EXP-01")
     priority = md.priority
+    # which rule resolved the message's Priority and Persistence, for a get that returns them otherwise (none:
+    # they are the values put, CORE-11's)
+    resolved_by: list[tuple[str, tuple[str, ...]]] = []
     if priority == C.MQPRI_PRIORITY_AS_Q_DEF:
         priority = q.attr("DEFPRTY")
         rules.append("CORE-07")
+        resolved_by.append(("priority", ("CORE-07",)))
     persistence = md.persistence
     if persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
         persistence = q.attr("DEFPSIST")
         rules.append("CORE-10")
+        resolved_by.append(("persistence", ("CORE-10",)))
     rc = C.MQRC_NONE
     if priority > C.MAX_PRIORITY:
         rc = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
         rules.append("CORE-08")
+        resolved_by.append(("priority", ("CORE-08",)))
+    decided = tuple(resolved_by) + tuple(decided)
     if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
         order_priority = q.attr("DEFPRTY")
     else:
@@ -1206,9 +1213,12 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
             # (in the order its history gives them: a count kept from before a restart leads with its survival)
             "message.backout_count": _count_rules(chosen),
 
-            "message.priority": ("CORE-06", "CORE-07", "CORE-08") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
-            else ("CORE-07", "CORE-08"),
-            "message.persistence": ("CORE-10",),
+            # the rule that resolved the value at the put (DEFPRTY, DEFPSIST, MaxPriority), where one did (added
+            # from the message's own ``decided`` below); else the value put, returned as such (CORE-11); and on
+            # a FIFO queue, that the priority is kept as put though it places nothing
+            "message.priority": (("CORE-06",) if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else ()) + (
+                () if _decides(chosen, "priority") else ("CORE-11",)),
+            "message.persistence": () if _decides(chosen, "persistence") else ("CORE-11",),
         }
         for f in MESSAGE_FIELDS + ("msg_id",):
             field_rules[f"message.{f}"] = ("CORE-11",)
@@ -1228,6 +1238,11 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
 
     return Branch(observation=L.Observation(message=returned), state=s,
                   rules=tuple(dict.fromkeys(rules)), field_rules=Lazy(why), excluded=excluded)
+
+
+def _decides(m: ModelMessage, name: str) -> bool:
+    """Whether a rule of how the message was put decided its field ``name`` (see ``ModelMessage.decided``)."""
+    return any(field == name for field, _ in m.decided)
 
 
 def _get_syncpoint(state: ModelState, options: int, m: ModelMessage) -> bool | None:

@@ -625,6 +625,36 @@ def test_a_commit_carried_out_in_part_blames_the_commit_alone(answer):
     assert explained_by(pairs, D, frozenset({"CORE-29"}))
 
 
+def _returned_otherwise(md: L.MessageDescriptor, got: dict):
+    return [(L.DefineQueue(queue="Q1", attrs=(("DEFPRTY", 0), ("DEFPSIST", 0))), L.OK), (L.Connect(conn="c1"), L.OK),
+            (L.Open(conn="c1", handle="h1", queue="Q1", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT), L.OK),
+            (L.Put(conn="c1", handle="h1", body="m1", md=md, options=C.MQPMO_NO_SYNCPOINT), L.OK),
+            (L.Get(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT), msg("m1", **got))]
+
+
+def test_a_priority_and_persistence_returned_otherwise_blame_the_rule_that_resolved_them_at_the_put():
+    """A message put with MQPRI_PRIORITY_AS_Q_DEF and MQPER_PERSISTENCE_AS_Q_DEF comes back with the client's
+    own defaults (priority 4, persistent: a JMS client that never read DEFPRTY and DEFPSIST): CORE-07 and
+    CORE-10, never CORE-08, which decides a priority only where the one put was above MaxPriority.  A run that
+    found CORE-08 broken (set aside) for a capped priority still blames CORE-07 here: the field is not CORE-08's
+    (it had been, and a published ActiveMQ-defaults report passed CORE-07 with this departure in hand).  A
+    priority put explicitly and returned otherwise is the value put not kept (CORE-11)."""
+    as_def = L.MessageDescriptor(priority=C.MQPRI_PRIORITY_AS_Q_DEF, persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)
+    pairs = _returned_otherwise(as_def, {"priority": 4, "persistence": 1})
+    mm, found = blamed(pairs)
+    assert "CORE-08" not in mm.rules and set(found.rules) == {"CORE-07", "CORE-10"}, (mm.rules, found)
+    aside = blame(pairs, mm, D, set_aside=frozenset({"CORE-08"}), known_by=frozenset({"CORE-08"}))
+    assert set(aside.rules) == {"CORE-07", "CORE-10"} and not aside.known, aside
+    explicit = _returned_otherwise(L.MessageDescriptor(priority=3, persistence=0), {"priority": 4, "persistence": 0})
+    mm, found = blamed(explicit)
+    assert mm.rules == ("CORE-11",) and found.rules == ("CORE-11",), (mm.rules, found)
+    # above MaxPriority: the cap is CORE-08's (the reason code, and the value kept as put)
+    capped = _returned_otherwise(L.MessageDescriptor(priority=12, persistence=0), {"priority": 9, "persistence": 0})
+    capped[-2] = (capped[-2][0], L.Observation.of(C.MQRC_PRIORITY_EXCEEDS_MAXIMUM))
+    mm, found = blamed(capped)
+    assert found.rules == ("CORE-08",), (mm.rules, found)
+
+
 def test_a_depth_an_uncommitted_put_explains_never_blames_the_report_of_a_discard_it_only_suggested():
     """An expired message still on its queue (not yet discarded) and a put under syncpoint the system does not
     count give the same depth as the expired message discarded and the put counted: the first reading breaks
