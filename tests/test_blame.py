@@ -163,6 +163,22 @@ def test_every_rule_a_committed_counterexample_fails_alone_explains_it(path):
     assert json.loads(json.dumps(diagnosed.to_json()))["rules"] == list(diagnosed.blamed)
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "docs" / "compliance" / "results").glob("*/failures/*.json")),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_published_failure_is_blamed_today_as_its_report_says(path):
+    """A published run's verdicts are its failures' blame: diagnosed again as its run had it, each committed
+    failure breaks exactly the rules it records.  A change to the checker or the model that blames one otherwise
+    (a rule no longer broken by it, or one more) leaves a published report saying fail, or pass, where the kit
+    now says otherwise: the run is to be made again (bash scripts/compliance.sh BROKER)."""
+    failure = load_failure(path)
+    pairs = [(s.op, s.observed) for s in failure.steps][:failure.mismatch.index + 1]
+    aside = frozenset(failure.set_aside) or _stepped_past(failure, pairs)
+    failure = attrs.evolve(failure, set_aside=tuple(aside))
+    diagnosed = with_alternatives(failure, _expiry_tolerance(path, failure), known_by=failure.known_before())
+    assert set(diagnosed.blamed) == set(failure.blamed), \
+        f"{path.parent.parent.name}: regenerate it (bash scripts/compliance.sh): blamed today {diagnosed.blamed}"
+
+
 def _expiry_tolerance(path: Path, failure) -> int:
     """How far the system's remaining expiry may be from the exact value, as the run that found ``failure`` had it:
     from the run's run.json, or (a known deviation's evidence, kept apart) the adapter's own."""
@@ -1513,3 +1529,50 @@ def test_an_expiry_refresh_that_left_an_expired_message_is_what_the_refresh_rule
     assert explained_by(pairs, Z, frozenset({"EXP-24"}))
     assert blame(pairs, attrs.evolve(mm, index=7), Z).rules == ("EXP-24",)
     assert check_history(Z, _on_simulated(ops, "", Z))[-1].mismatch is None
+
+
+def _put_as_q_def(conn, handle, body):
+    md = L.MessageDescriptor(priority=C.MQPRI_PRIORITY_AS_Q_DEF, persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)
+    return L.Put(conn=conn, handle=handle, body=body, md=md, options=C.MQPMO_NO_SYNCPOINT)
+
+
+@pytest.mark.parametrize("puts", [1, 6])
+def test_a_default_persistence_not_resolved_shows_at_a_restart_as_its_own_rule(puts):
+    """A queue manager that makes every message persistent whatever DEFPSIST says (``defpsist-ignored``; a JMS
+    client's default delivery mode) keeps, through a restart, messages MQ makes non-persistent and discards.
+    Nothing shows the persistence before the restart: the message that comes back after it (persistent) is
+    CORE-10's departure, read as the put resolving its default otherwise, not a restart that kept a non-persistent
+    message (CORE-32), which would return it non-persistent.  Many such puts are read one way for all of them
+    (the system's own default), so the readings stay one per put; a run that found CORE-10 broken knows it."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    ops = [L.DefineQueue(queue="Q1"), L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q1", options=std)]
+    ops += [_put_as_q_def("c1", "h1", f"m{n}") for n in range(1, puts + 1)]
+    ops += [L.Restart(), L.Connect(conn="c1"), L.Open(conn="c1", handle="h2", queue="Q1", options=std),
+            L.Get(conn="c1", handle="h2", options=C.MQGMO_NO_SYNCPOINT)]
+    history = _on_simulated(ops, "defpsist-ignored")
+    assert history[-1][1].message is not None and history[-1][1].message.persistence == C.MQPER_PERSISTENT
+    mm, found = blamed(history)
+    assert found.rules == ("CORE-10",) and found.confirmed, (mm.rules, found)
+    assert explained_by(history, D, frozenset({"CORE-10"}))
+    assert follows(history, D, frozenset({"CORE-32"})) is None
+
+
+def test_a_default_priority_not_resolved_is_what_orders_a_priority_queue_otherwise():
+    """Messages put with MQPRI_PRIORITY_AS_Q_DEF on a DEFPRTY(8) queue given a JMS client's 4 instead
+    (``defprty-ignored``) come after an explicit priority 6.  That first get alone reads as well as a queue that
+    ignores priority (CORE-04); the next, which shows priority 4, is CORE-07's departure alone, and the order
+    with it (a run that found CORE-07 broken knows the first get too)."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    ops = [L.DefineQueue(queue="Q1", attrs=(("DEFPRTY", 8),)), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="Q1", options=std),
+           _put_as_q_def("c1", "h1", "m1"), _put_as_q_def("c1", "h1", "m2"),
+           L.Put(conn="c1", handle="h1", body="m3", md=L.MessageDescriptor(priority=6), options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT)]
+    history = _on_simulated(ops + [ops[-1]], "defprty-ignored")
+    assert history[-2][1].message.body == "m3"   # MQ returns m1 (priority 8) first
+    assert explained_by(history[:-1], D, frozenset({"CORE-07"}))
+    assert history[-1][1].message.body == "m1" and history[-1][1].message.priority == 4
+    check = check_history(D, history)
+    mm = next(c.mismatch for c in check if c.mismatch is not None)
+    found = blame(history, attrs.evolve(mm, index=len(history) - 1), D)
+    assert found.rules == ("CORE-07",) and found.confirmed, (mm.rules, found)

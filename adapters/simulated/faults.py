@@ -64,6 +64,12 @@ _fault("in-flight-commit-half-done", "core", ("CORE-48",),
        "neither committed nor backed out")
 _fault("q-full-ignored", "core", ("CORE-27",),
        "puts succeed beyond MAXDEPTH")
+_fault("defprty-ignored", "core", ("CORE-07",),
+       "a put with MQPRI_PRIORITY_AS_Q_DEF gets priority 4 (a JMS client's default), not the queue's DEFPRTY")
+_fault("defpsist-ignored", "core", ("CORE-10",),
+       "a put with MQPER_PERSISTENCE_AS_Q_DEF is made persistent, not as the queue's DEFPSIST says")
+_fault("msgid-not-generated", "core", ("CORE-11",),
+       "a message put with a blank MsgId keeps it blank: no identifier is generated")
 _fault("define-replaces-queue", "core", ("CORE-41",),
        "defining a queue that exists replaces its attributes instead of failing with MQRCCF_OBJECT_ALREADY_EXISTS")
 _fault("disconnected-connection-works", "core", ("CORE-40",),

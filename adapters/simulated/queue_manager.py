@@ -694,7 +694,11 @@ class SimulatedQueueManager:
         if q.depth(counter) + len(pieces) > q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
             raise MQError(C.MQRC_Q_FULL)
         priority = q.attrs["DEFPRTY"] if md.priority == -1 else md.priority
+        if md.priority == -1 and self._fault("defprty-ignored"):
+            priority = 4
         persistence = q.attrs["DEFPSIST"] if md.persistence == 2 else md.persistence
+        if md.persistence == 2 and self._fault("defpsist-ignored"):
+            persistence = C.MQPER_PERSISTENT
         if q.attrs["MSGDLVSQ"] == C.MQMDS_FIFO:
             level = q.attrs["DEFPRTY"]
         else:
@@ -707,7 +711,8 @@ class SimulatedQueueManager:
         stored = L.MessageDescriptor(
             priority=priority, persistence=persistence, expiry=md.expiry, report=md.report,
             msg_type=md.msg_type, feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q,
-            msg_id=md.msg_id or f"SIM{next(self._seq):021d}", correl_id=md.correl_id,
+            msg_id=md.msg_id or ("" if self._fault("msgid-not-generated") else f"SIM{next(self._seq):021d}"),
+            correl_id=md.correl_id,
             reply_to_qmgr=md.reply_to_qmgr, context=md.context, msg_flags=md.msg_flags,
         )
         placed = []

@@ -253,6 +253,11 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             # a message that had left the queue came back: what removed it is broken, not the plain put
             # that once placed it there (its provenance, which the checker names along)
             named = tuple(r for r in named if r not in PLAIN_PUT)
+            if why_gone[:1] == (RESTART_RULE,) and "CORE-03" not in why_gone:
+                # a non-persistent message a restart discarded: a restart that kept it is CORE-32's reading that
+                # keeps the non-persistent messages (each as it was put, its persistence shown), not any message
+                # coming back with whatever fields
+                named = tuple(r for r in named if r != RESTART_RULE)
         elif body is not None and body not in branch.excluded and not _anywhere(branch.state, body):
             # a message MQ never had (a whole message where MQ holds its segments, say): no delivery order
             # returns it, nor does the put that placed what MQ holds instead
@@ -394,6 +399,8 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
         extra += _commit_half_done(state, op)
     if COMMIT_RULE in relaxed and isinstance(op, L.Commit) and live():
         extra += _commit_in_part(state, op)
+    if relaxed & set(RESOLVED_BY) and isinstance(op, (L.Put, L.Put1)):
+        extra += _resolved_otherwise(state, op, relaxed)
     if BROWSE_NEXT_RULE in relaxed:
         extra += _browse_skipping(state, op)
         if isinstance(op, L.RunDlqHandler) and observed is not None:
@@ -715,6 +722,51 @@ def _commit_in_part(state: ModelState, op: L.Commit) -> list[model.Branch]:
             ended = [attrs.evolve(b, rules=tuple(dict.fromkeys((COMMIT_RULE, *b.rules))))
                      for b in model.step(s, op) if b.observation.cc != C.MQCC_FAILED]
             out += ended + [attrs.evolve(b, observation=L.Observation.of(C.MQRC_BACKED_OUT)) for b in ended]
+    return out
+
+
+#: The rules by which a put resolves a descriptor value "as the queue's default", each with its field, the value
+#: the put gives for it, and the values a system that does not resolve it is read to give instead: its own
+#: default (a priority of none at all, or a JMS client's 4; a message persistent, or not, whatever DEFPSIST says).
+RESOLVED_BY = {"CORE-07": ("priority", C.MQPRI_PRIORITY_AS_Q_DEF, (0, 4)),
+               "CORE-10": ("persistence", C.MQPER_PERSISTENCE_AS_Q_DEF, (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT))}
+
+
+#: The queue attribute that gives each field's default.
+DEFAULT_ATTR = {"priority": "DEFPRTY", "persistence": "DEFPSIST"}
+
+
+def _resolved_otherwise_than(state: ModelState, field: str, rule: str, value: int) -> bool:
+    """Whether a message in ``state`` was put asking for its queue's default ``field`` and got, as MQ resolves it,
+    another value than ``value``: a system that gives its own default gives it to every such put, so a later put
+    is not read to have got ``value`` (which keeps the readings of many such puts to one per put, not one per
+    subset of them)."""
+    return any((field, (rule,)) in m.decided and getattr(m.md, field) != value
+               for q in state.queues.values() for m in q.messages)
+
+
+def _resolved_otherwise(state: ModelState, op: L.Put | L.Put1, relaxed: frozenset[str]) -> list[model.Branch]:
+    """A put that asked for the queue's default priority or persistence given another value instead (CORE-07,
+    CORE-10 relaxed): the message placed, and ordered, with the system's own default, as a put that named that
+    value would place it (where both are relaxed, each of them, and both together)."""
+    queue = _put_queue(state, op)
+    if queue is None:
+        return []
+    per_field: list[list[tuple[str, int, str] | None]] = []
+    for rule, (field, asked, instead) in RESOLVED_BY.items():
+        if rule in relaxed and getattr(op.md, field) == asked:
+            default = state.queues[queue].attr(DEFAULT_ATTR[field])
+            per_field.append([None] + [(field, value, rule) for value in instead
+                                       if value != default and not _resolved_otherwise_than(state, field, rule, value)])
+    out: list[model.Branch] = []
+    for choice in itertools.product(*per_field):
+        chosen = [c for c in choice if c is not None]
+        if not chosen:
+            continue
+        md = attrs.evolve(op.md, **{field: value for field, value, _ in chosen})
+        rules = tuple(rule for _, _, rule in chosen)
+        out += [attrs.evolve(b, rules=tuple(dict.fromkeys((*rules, *b.rules))))
+                for b in model.step(state, attrs.evolve(op, md=md)) if b.observation.cc != C.MQCC_FAILED]
     return out
 
 
@@ -1424,6 +1476,11 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # event that wrote one it should not have shows only by the message, got or browsed later
     unseen += [TRIGGER_PRIORITY] if any(observed.message is not None and observed.message.format == C.MQFMT_TRIGGER
                                         for _, observed in pairs) else []
+    # and, where a put asked for the queue's default priority or persistence, that it got it: a message given
+    # the system's own default shows that later only by where it comes in order, or by what a restart or a
+    # get under SYNCPOINT_IF_PERSISTENT does with it
+    unseen += [rule for rule, (field, asked, _) in RESOLVED_BY.items()
+               if any(isinstance(op, (L.Put, L.Put1)) and getattr(op.md, field) == asked for op, _ in pairs[:-1])]
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
     tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen,
                                        *restarted]) if r not in known_by]

@@ -275,6 +275,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         not_reproduced = not_reproduced or not failure.reproduced
         if not_reproduced:
             failure = attrs.evolve(failure, reproduced=False)
+        # recorded with every rule its diagnosis took as found broken (those found later in the round that met
+        # it too), so that a diagnosis of it again, by the report's tests or a replay, blames what this one did
+        failure = attrs.evolve(failure, found_broken=tuple(sorted(
+            (set(failure.found_broken) | known) - set(failure.blamed))))
         record.add_failure(failure)
         if on_update is not None:
             on_update(record)
