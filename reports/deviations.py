@@ -144,7 +144,9 @@ class Signature:
         mm = failure.mismatch
         if self.ops and not any(op_matches(spec, mm.op) for spec in self.ops):
             return f"the breaking step is {type(mm.op).__name__}, not {' or '.join(self.ops)}"
-        if self.fields and set(mm.fields) != set(self.fields):
+        if self.fields and set(mm.fields) != set(self.fields) and not (
+                set(self.fields) < set(mm.fields)
+                and _decided_by_found_broken(failure, set(mm.fields) - set(self.fields))):
             return f"the differing fields are {', '.join(mm.fields) or 'none'}, not {', '.join(self.fields)}"
         for path, want in self.observed:
             got = value_at(mm.observed, path)
@@ -346,6 +348,27 @@ def _signature(entry: dict, example: Path | None, origin: str) -> tuple[Signatur
                      expected=tuple(sorted((match.get("expected") or {}).items())),
                      lower=tuple(match.get("lower", ())), higher=tuple(match.get("higher", ())),
                      history=tuple(match.get("history", ()))), stale
+
+
+def _decided_by_found_broken(failure, fields: set[str]) -> bool:
+    """Whether each of ``fields``, at ``failure``'s failing step, differs by rules its run had found broken before
+    it alone: another departure, already known, showing in the same answer (a MsgId left blank beside a
+    BackoutCount lost), so that the departure the signature describes is the rest of what differs."""
+    from conformance.checker import sequential as K
+
+    known = failure.known_before()
+    if not known:
+        return False
+    tracker = K.ModelTracker(failure.platform, set_aside=frozenset(failure.set_aside))
+    mm = failure.mismatch
+    for step in failure.steps[:mm.index]:
+        if tracker.advance(step.op, step.observed).mismatch is not None \
+                and not tracker.step_past(step.op, step.observed):
+            return False
+    branches = tracker.expect(mm.op)
+    closest = [b for b in branches if set(K.differing_fields(b.observation, mm.observed)) == set(mm.fields)]
+    return bool(closest) and all(
+        all(set(K._implicated(b, [field], mm.observed)) <= known for field in fields) for b in closest)
 
 
 def _no_longer_shows(failure, rule: str) -> str:
