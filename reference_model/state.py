@@ -272,6 +272,9 @@ class ModelState:
     #: body -> rules that removed the message for good (for diagnosing failures).  This map, ``qmgr``
     #: and ``processes`` are replaced on change, never changed in place: a clone shares them.
     removed: dict[str, tuple[str, ...]] = attrs.Factory(dict)
+    #: body -> of those, the rules of the removal itself, without how the message had come to be there (what
+    #: a message that comes back breaks; diagnosis only, not compared: ``removed`` holds them too).
+    left_by: dict[str, tuple[str, ...]] = attrs.field(factory=dict, eq=False)
     qmgr: dict = attrs.Factory(lambda: {"EXPRYINT": 0, "TRIGINT": C.DEFAULT_TRIGGER_INTERVAL, "DEADQ": ""})
     #: Process definitions by name (DefineProcess ops, never mutated).
     processes: dict = attrs.Factory(dict)
@@ -365,6 +368,7 @@ class ModelState:
         new.conns = dict(self.conns)     # shared until changed: see conn()
         new.handles = dict(self.handles)
         new.removed = self.removed       # these three are replaced on change, never changed in place
+        new.left_by = self.left_by
         new.qmgr = self.qmgr
         new.processes = self.processes
         new.remotes = self.remotes
@@ -420,6 +424,7 @@ class ModelState:
         new = object.__new__(ModelState)
         for field in _STATE_FIELDS:
             setattr(new, field, getattr(self, field))
+        new.left_by = self.left_by
         # its own dicts: conn() and queue() copy into them, not into this one's; and what this one
         # owned is shared now
         new.conns, new._own, new.queues, new._ownq = dict(self.conns), set(), dict(self.queues), set()
@@ -431,6 +436,7 @@ class ModelState:
         """Remove ``m`` for good, remembering which rules removed it."""
         q = self.queue(queue)
         q.remove(m)
+        self.left_by = {**self.left_by, m.body: tuple(dict.fromkeys(rules))}
         rules = tuple(dict.fromkeys(rules + m.provenance))  # how it got here explains its leaving too
         self.removed = {**self.removed, m.body: rules}
         q.departures = tuple(dict.fromkeys(rules + q.departures))[:6]

@@ -1576,3 +1576,24 @@ def test_a_default_priority_not_resolved_is_what_orders_a_priority_queue_otherwi
     mm = next(c.mismatch for c in check if c.mismatch is not None)
     found = blame(history, attrs.evolve(mm, index=len(history) - 1), D)
     assert found.rules == ("CORE-07",) and found.confirmed, (mm.rules, found)
+
+
+def test_a_message_that_comes_back_after_it_left_blames_what_removed_it_not_how_it_had_come_there():
+    """A persistent message backed out once (CORE-15 put it back), then got outside syncpoint, comes back after
+    an abrupt restart (a broker that returned it before its removal was in its log): the get's removal (CORE-16)
+    is what is broken, not the backout that had reinstated it before (its provenance), nor the restart."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    md = L.MessageDescriptor(priority=0, persistence=C.MQPER_PERSISTENT, msg_id="X")
+    back = msg("m1", persistence=1, backout_count=1)
+    history = [(L.DefineQueue(queue="Q1"), L.OK), (L.Connect(conn="a"), L.OK),
+               (L.Open(conn="a", handle="a1", queue="Q1", options=std), L.OK),
+               (L.Put(conn="a", handle="a1", body="m1", md=md, options=C.MQPMO_NO_SYNCPOINT), L.OK),
+               (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("m1", persistence=1)),
+               (L.Backout(conn="a"), L.OK),
+               (L.Get(conn="a", handle="a1", options=C.MQGMO_NO_SYNCPOINT), back),
+               (L.Restart(abrupt=True), L.OK), (L.Connect(conn="a"), L.OK),
+               (L.Open(conn="a", handle="a2", queue="Q1", options=std), L.OK),
+               (L.Get(conn="a", handle="a2", options=C.MQGMO_NO_SYNCPOINT), back)]
+    mm, found = blamed(history)
+    assert "CORE-15" in mm.rules, mm.rules   # the checker names how it had come there too
+    assert found.rules == ("CORE-16",) and found.confirmed, (mm.rules, found)

@@ -89,6 +89,7 @@ DERIVED = {
     ("TableError", "kind"),               # its message says it
     ("ModelState", "_own"),               # bookkeeping: which connections the state has its own copy of
     ("ModelState", "_ownq"),              # ... and which queues
+    ("ModelState", "left_by"),            # of each removal's rules (in ``removed``), the removal's own
 }
 
 

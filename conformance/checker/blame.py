@@ -253,6 +253,11 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             # a message that had left the queue came back: what removed it is broken, not the plain put
             # that once placed it there (its provenance, which the checker names along)
             named = tuple(r for r in named if r not in PLAIN_PUT)
+            # nor how it had come to be there before it left (a backout that reinstated it, a restart that kept
+            # it): only what removed it
+            own = branch.state.left_by.get(body)
+            if own is not None:
+                named = tuple(r for r in named if r in own or r not in branch.state.removed.get(body, ()))
             if why_gone[:1] == (RESTART_RULE,) and "CORE-03" not in why_gone:
                 # a non-persistent message a restart discarded: a restart that kept it is CORE-32's reading that
                 # keeps the non-persistent messages (each as it was put, its persistence shown), not any message
