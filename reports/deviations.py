@@ -350,6 +350,22 @@ def _signature(entry: dict, example: Path | None, origin: str) -> tuple[Signatur
                      history=tuple(match.get("history", ()))), stale
 
 
+def _before_its_step(failure):
+    """A model tracker that followed ``failure``'s history up to its failing step, going on past departures from
+    the rules its run had set aside as that run did; and the check of an earlier step it could not go on past
+    (None: it stands before the failing step)."""
+    from conformance.checker.sequential import ModelTracker
+
+    aside = frozenset(failure.set_aside)
+    tracker = ModelTracker(failure.platform, set_aside=aside)
+    for step in failure.steps[:failure.mismatch.index]:
+        check = tracker.advance(step.op, step.observed)
+        if check.mismatch is not None and not (aside and set(check.mismatch.rules) <= aside
+                                               and tracker.step_past(step.op, step.observed)):
+            return tracker, check
+    return tracker, None
+
+
 def _decided_by_found_broken(failure, fields: set[str]) -> bool:
     """Whether each of ``fields``, at ``failure``'s failing step, differs by rules its run had found broken before
     it alone: another departure, already known, showing in the same answer (a MsgId left blank beside a
@@ -359,14 +375,11 @@ def _decided_by_found_broken(failure, fields: set[str]) -> bool:
     known = failure.known_before()
     if not known:
         return False
-    tracker = K.ModelTracker(failure.platform, set_aside=frozenset(failure.set_aside))
+    tracker, stopped = _before_its_step(failure)
+    if stopped is not None:
+        return False
     mm = failure.mismatch
-    for step in failure.steps[:mm.index]:
-        if tracker.advance(step.op, step.observed).mismatch is not None \
-                and not tracker.step_past(step.op, step.observed):
-            return False
-    branches = tracker.expect(mm.op)
-    closest = [b for b in branches if set(K.differing_fields(b.observation, mm.observed)) == set(mm.fields)]
+    closest = [b for b in tracker.expect(mm.op) if set(K.differing_fields(b.observation, mm.observed)) == set(mm.fields)]
     return bool(closest) and all(
         all(set(K._implicated(b, [field], mm.observed)) <= known for field in fields) for b in closest)
 
@@ -374,26 +387,21 @@ def _decided_by_found_broken(failure, fields: set[str]) -> bool:
 def _no_longer_shows(failure, rule: str) -> str:
     """Why a deviation's counterexample no longer shows a departure from ``rule`` at its own step ("": it does).
     The model is what is checked: the history, the system's answers included, against today's rules."""
-    from conformance.checker.sequential import ModelTracker
     from conformance.records.history import with_alternatives
 
-    aside = frozenset(failure.set_aside)
-    tracker = ModelTracker(failure.platform, set_aside=aside)
-    for i, step in enumerate(failure.steps[:failure.mismatch.index + 1]):
-        check = tracker.advance(step.op, step.observed)
-        if check.mismatch is None:
-            continue
-        if i < failure.mismatch.index:
-            if aside and set(check.mismatch.rules) <= aside and tracker.step_past(step.op, step.observed):
-                continue
-            return (f"its counterexample departs at step {i + 1} ({', '.join(check.mismatch.rules)}), before its "
-                    f"own step {failure.mismatch.index + 1}")
-        # diagnosed as its run had it: the rules it records as found broken before it never on trial
-        blamed = with_alternatives(failure, known_by=failure.known_before()).blamed
-        if rule not in blamed:
-            return f"its counterexample's departure is blamed on {', '.join(blamed)}, not {rule}"
-        return ""
-    return f"its counterexample no longer departs at step {failure.mismatch.index + 1}"
+    own = failure.mismatch.index + 1
+    tracker, stopped = _before_its_step(failure)
+    if stopped is not None:
+        return (f"its counterexample departs at step {stopped.index + 1} ({', '.join(stopped.mismatch.rules)}), "
+                f"before its own step {own}")
+    last = failure.steps[failure.mismatch.index]
+    if tracker.advance(last.op, last.observed).mismatch is None:
+        return f"its counterexample no longer departs at step {own}"
+    # diagnosed as its run had it: the rules it records as found broken before it never on trial
+    blamed = with_alternatives(failure, known_by=failure.known_before()).blamed
+    if rule not in blamed:
+        return f"its counterexample's departure is blamed on {', '.join(blamed)}, not {rule}"
+    return ""
 
 
 def load_all(paths) -> tuple[KnownDeviation, ...]:

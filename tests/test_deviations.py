@@ -3,9 +3,10 @@ counterexample no longer shows it."""
 
 import json
 
+import attrs
 import pytest
 
-from conformance.checker.sequential import check_history
+from conformance.checker.sequential import ModelTracker, check_history
 from conformance.records.history import Failure, Step, save_failure, with_alternatives
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -58,9 +59,8 @@ def test_a_signature_matches_a_failure_that_also_shows_a_departure_found_before(
                (L.Backout(conn="a"), L.OK),
                (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("m1", msg_id=""))]
     aside = ("CORE-11",)
-    tracker_checks = check_history(D, history[:5])
-    assert tracker_checks[-1].mismatch is not None and tracker_checks[-1].mismatch.rules == aside
-    from conformance.checker.sequential import ModelTracker
+    first = check_history(D, history[:5])[-1].mismatch
+    assert first is not None and first.rules == aside
     tracker = ModelTracker(D, set_aside=frozenset(aside))
     for op, observed in history:
         check = tracker.advance(op, observed)
@@ -68,7 +68,6 @@ def test_a_signature_matches_a_failure_that_also_shows_a_departure_found_before(
             assert tracker.step_past(op, observed)
     mm = check.mismatch
     assert set(mm.fields) == {"message.backout_count", "message.msg_id"}, mm.fields
-    import attrs
     mm = attrs.evolve(mm, blamed=("CORE-15", "CORE-17"))   # as its run blamed it, CORE-11 known
     steps = tuple(Step(op=o, observed=b) for o, b in history)
     known = Failure(area="core", adapter="simulated", platform=D, seed=1, steps=steps, mismatch=mm,

@@ -258,7 +258,7 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             own = branch.state.left_by.get(body)
             if own is not None:
                 named = tuple(r for r in named if r in own or r not in branch.state.removed.get(body, ()))
-            if why_gone[:1] == (RESTART_RULE,) and "CORE-03" not in why_gone:
+            if own == (RESTART_RULE,):
                 # a non-persistent message a restart discarded: a restart that kept it is CORE-32's reading that
                 # keeps the non-persistent messages (each as it was put, its persistence shown), not any message
                 # coming back with whatever fields
@@ -731,14 +731,12 @@ def _commit_in_part(state: ModelState, op: L.Commit) -> list[model.Branch]:
 
 
 #: The rules by which a put resolves a descriptor value "as the queue's default", each with its field, the value
-#: the put gives for it, and the values a system that does not resolve it is read to give instead: its own
-#: default (a priority of none at all, or a JMS client's 4; a message persistent, or not, whatever DEFPSIST says).
-RESOLVED_BY = {"CORE-07": ("priority", C.MQPRI_PRIORITY_AS_Q_DEF, (0, 4)),
-               "CORE-10": ("persistence", C.MQPER_PERSISTENCE_AS_Q_DEF, (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT))}
-
-
-#: The queue attribute that gives each field's default.
-DEFAULT_ATTR = {"priority": "DEFPRTY", "persistence": "DEFPSIST"}
+#: the put asks it by, the queue attribute that gives it, and the values a system that does not resolve it is read
+#: to give instead: its own default (a priority of none at all, or a JMS client's 4; a message persistent, or not,
+#: whatever DEFPSIST says).
+RESOLVED_BY = {"CORE-07": ("priority", C.MQPRI_PRIORITY_AS_Q_DEF, "DEFPRTY", (0, 4)),
+               "CORE-10": ("persistence", C.MQPER_PERSISTENCE_AS_Q_DEF, "DEFPSIST",
+                           (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT))}
 
 
 def _resolved_otherwise_than(state: ModelState, field: str, rule: str, value: int) -> bool:
@@ -758,9 +756,9 @@ def _resolved_otherwise(state: ModelState, op: L.Put | L.Put1, relaxed: frozense
     if queue is None:
         return []
     per_field: list[list[tuple[str, int, str] | None]] = []
-    for rule, (field, asked, instead) in RESOLVED_BY.items():
+    for rule, (field, asked, attr, instead) in RESOLVED_BY.items():
         if rule in relaxed and getattr(op.md, field) == asked:
-            default = state.queues[queue].attr(DEFAULT_ATTR[field])
+            default = state.queues[queue].attr(attr)
             per_field.append([None] + [(field, value, rule) for value in instead
                                        if value != default and not _resolved_otherwise_than(state, field, rule, value)])
     out: list[model.Branch] = []
@@ -1484,7 +1482,7 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # and, where a put asked for the queue's default priority or persistence, that it got it: a message given
     # the system's own default shows that later only by where it comes in order, or by what a restart or a
     # get under SYNCPOINT_IF_PERSISTENT does with it
-    unseen += [rule for rule, (field, asked, _) in RESOLVED_BY.items()
+    unseen += [rule for rule, (field, asked, _, _) in RESOLVED_BY.items()
                if any(isinstance(op, (L.Put, L.Put1)) and getattr(op.md, field) == asked for op, _ in pairs[:-1])]
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
     tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen,

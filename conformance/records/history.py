@@ -52,9 +52,10 @@ class Failure:
     #: Rules the run that found it had already found broken and stepped past (keep-going rounds): the
     #: history may pass through departures from them before its own step.
     set_aside: tuple[str, ...] = attrs.field(default=(), eq=False)
-    #: Of those, the rules found broken then (the others were only mentioned by a departure): a departure
-    #: naming only set-aside rules was stepped past where these, relaxed, explained the history.  A replay
-    #: steps past the same departures (empty: all set-aside rules but the failure's own).
+    #: The rules found broken when it was diagnosed (of those set aside, the others were only mentioned by a
+    #: departure; and those found later in the round that met it): a departure naming only set-aside rules was
+    #: stepped past where these, relaxed, explained the history, and its diagnosis never put them on trial.  A
+    #: replay steps past the same departures (empty: all set-aside rules but the failure's own).
     found_broken: tuple[str, ...] = attrs.field(default=(), eq=False)
 
     @property
