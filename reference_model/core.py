@@ -1215,8 +1215,10 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
 
             # the rule that resolved the value at the put (DEFPRTY, DEFPSIST, MaxPriority), where one did (added
             # from the message's own ``decided`` below); else the value put, returned as such (CORE-11); and on
-            # a FIFO queue, that the priority is kept as put though it places nothing
-            "message.priority": (("CORE-06",) if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else ()) + (
+            # a FIFO queue, that a priority the put named is kept as put though it places nothing (one asked as
+            # the queue's default is DEFPRTY's, CORE-07's alone)
+            "message.priority": (("CORE-06",) if q.attr("MSGDLVSQ") == C.MQMDS_FIFO
+                                 and ("priority", ("CORE-07",)) not in chosen.decided else ()) + (
                 () if _decides(chosen, "priority") else ("CORE-11",)),
             "message.persistence": () if _decides(chosen, "persistence") else ("CORE-11",),
         }

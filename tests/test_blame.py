@@ -1597,3 +1597,16 @@ def test_a_message_that_comes_back_after_it_left_blames_what_removed_it_not_how_
     mm, found = blamed(history)
     assert "CORE-15" in mm.rules, mm.rules   # the checker names how it had come there too
     assert found.rules == ("CORE-16",) and found.confirmed, (mm.rules, found)
+
+
+def test_a_default_priority_not_resolved_on_a_fifo_queue_is_the_defaults_rule_alone():
+    """On a MSGDLVSQ(FIFO) queue a priority asked as the queue's default and returned as JMS's 4 is CORE-07's
+    departure alone: CORE-06 keeps a priority the put named, not one DEFPRTY gives."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    ops = [L.DefineQueue(queue="Q1", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="Q1", options=std), _put_as_q_def("c1", "h1", "m1"),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT)]
+    history = _on_simulated(ops, "defprty-ignored")
+    assert history[-1][1].message.priority == 4
+    mm, found = blamed(history)
+    assert mm.rules == ("CORE-07",) and found.rules == ("CORE-07",), (mm.rules, found)
