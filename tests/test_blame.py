@@ -1610,3 +1610,64 @@ def test_a_default_priority_not_resolved_on_a_fifo_queue_is_the_defaults_rule_al
     assert history[-1][1].message.priority == 4
     mm, found = blamed(history)
     assert mm.rules == ("CORE-07",) and found.rules == ("CORE-07",), (mm.rules, found)
+
+
+@pytest.mark.parametrize("options", [C.MQGMO_NO_SYNCPOINT, C.MQGMO_BROWSE_FIRST], ids=["get", "browse-first"])
+def test_a_message_returned_first_with_a_priority_resolved_otherwise_is_not_the_order_broken(options):
+    """A DEFPRTY(2) queue: MQ returns the explicit priority 3 first; the system (``defprty-ignored``) gave the
+    message put as the queue's default its own 4 and returns that one first.  Which message came is what the
+    order rules decide, but that message as MQ returns it shows priority 2: a queue ignoring priority (CORE-04,
+    or browse-first's order, CORE-18) would return it with 2, so only the default resolved otherwise (CORE-07)
+    explains the history."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE
+    ops = [L.DefineQueue(queue="Q1", attrs=(("DEFPRTY", 2),)), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="Q1", options=std),
+           L.Put(conn="c1", handle="h1", body="m1", md=L.MessageDescriptor(priority=3), options=C.MQPMO_NO_SYNCPOINT),
+           _put_as_q_def("c1", "h1", "m2"), L.Get(conn="c1", handle="h1", options=options)]
+    history = _on_simulated(ops, "defprty-ignored")
+    assert (history[-1][1].message.body, history[-1][1].message.priority) == ("m2", 4)
+    mm, found = blamed(history)
+    assert "CORE-04" in mm.rules
+    assert found.rules == ("CORE-07",) and found.confirmed and "CORE-04" in found.mentioned, (mm.rules, found)
+
+
+@pytest.mark.parametrize("options", [C.MQGMO_NO_SYNCPOINT, C.MQGMO_BROWSE_FIRST], ids=["get", "browse-first"])
+def test_a_message_out_of_order_that_also_shows_a_field_otherwise_needs_both_rules(options):
+    """The default-priority message (the system's 4 where DEFPRTY gives 2) returned before an explicit 7 by a
+    queue that ignores priority as well: neither rule alone explains it (with the default resolved as 4 the 7
+    still comes first; with the order relaxed the message shows 2), both together do."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE
+    ops = [L.DefineQueue(queue="Q1", attrs=(("DEFPRTY", 2),)), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="Q1", options=std), _put_as_q_def("c1", "h1", "m2"),
+           L.Put(conn="c1", handle="h1", body="m1", md=L.MessageDescriptor(priority=7), options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="c1", handle="h1", options=options)]
+    history = _on_simulated(ops, "defprty-ignored,priority-ignored")
+    assert (history[-1][1].message.body, history[-1][1].message.priority) == ("m2", 4)
+    _, found = blamed(history)
+    assert set(found.rules) == {"CORE-04", "CORE-07"} and found.confirmed, found
+    assert follows(history, D, frozenset({"CORE-04"})) is None and follows(history, D, frozenset({"CORE-07"})) is None
+
+
+def test_many_puts_given_the_systems_own_defaults_are_read_as_one_system_not_one_put_at_a_time():
+    """A run that found CORE-07, CORE-10 and CORE-11 broken (``defprty-ignored``, ``defpsist-ignored``,
+    ``msgid-not-generated``) knows a later get that returns a default-priority message before an explicit
+    priority 4 put after it: the system gives its own 4.  Read put by put, each of many such puts on queues of
+    other defaults is MQ's or the system's in any mix, and the readings passed the cap on candidates before the
+    get (which was then blamed on the order, CORE-04); once a put is read as given the system's own default,
+    every later one is."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    q2 = [_put_as_q_def("c1", "h2", f"n{i}") for i in range(1, 3)]
+    explicit = L.Put(conn="c1", handle="h2", body="p4", md=L.MessageDescriptor(
+        priority=4, persistence=C.MQPER_PERSISTENCE_AS_Q_DEF), options=C.MQPMO_NO_SYNCPOINT)
+    ops = [L.DefineQueue(queue="Q1", attrs=(("DEFPRTY", 4), ("DEFPSIST", 1))), L.DefineQueue(queue="Q2"),
+           L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q1", options=std),
+           L.Open(conn="c1", handle="h2", queue="Q2", options=std), *q2, explicit,
+           *[_put_as_q_def("c1", "h1", f"k{i}") for i in range(1, 5)],
+           *[_put_as_q_def("c1", "h2", f"n{i}") for i in range(3, 6)],
+           L.Get(conn="c1", handle="h2", options=C.MQGMO_NO_SYNCPOINT)]
+    history = _on_simulated(ops, "defprty-ignored,defpsist-ignored,msgid-not-generated")
+    assert history[-1][1].message.body == "n1"   # MQ returns p4, the only priority above DEFPRTY(0)
+    known = frozenset({"CORE-07", "CORE-10", "CORE-11"})
+    assert explained_by(history, D, known)
+    mm = check_history(D, history)[-1].mismatch
+    assert blame(history, mm, D, known_by=known).known

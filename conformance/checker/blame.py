@@ -89,6 +89,8 @@ OWN_REASONS = {"CORE-07": (), "CORE-10": (C.MQRC_PERSISTENCE_ERROR,), "CORE-08":
 #: Rules tried alone, and pairs among the first of them, at most (each a walk of the model over the history).
 MAX_RULES = 12
 MAX_PAIR_RULES = 7
+#: Ways of relaxing the fields a message returned out of order shows otherwise, tried with the order's, at most.
+MAX_SHOWN_WAYS = 8
 
 
 @attrs.frozen(kw_only=True)
@@ -308,10 +310,35 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
 def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: frozenset[str],
               before: ModelState | None = None) -> bool:
     """``observed`` differs from ``branch``'s outcome (from state ``before``) only in fields that ``relaxed``
-    rules decide."""
+    rules decide.  Another message returned, which only an order relaxed explains, is that message as MQ
+    returns it: its own fields differing are decided by their own rules (a priority resolved otherwise at its
+    put is not the order's)."""
     fields = K.differing_fields(branch.observation, observed)
-    return bool(fields) and all(any(ways <= relaxed for ways in deciders(branch, f, observed, op, before))
-                                for f in fields)
+    if not fields or not all(any(ways <= relaxed for ways in deciders(branch, f, observed, op, before))
+                             for f in fields):
+        return False
+    order = {*ORDER_RULES, *branch.field_rules.get("message.body:later", ())}
+    if "message.body" not in fields or any(ways <= relaxed and not ways <= order
+                                           for ways in deciders(branch, "message.body", observed, op, before)):
+        return True
+    instead = _delivered_instead(branch, observed, op, before)
+    return instead is None or all(
+        any(ways <= relaxed for ways in deciders(instead, f, observed, op, before))
+        for f in K.differing_fields(instead.observation, observed))
+
+
+def _delivered_instead(branch: model.Branch, observed: L.Observation, op: L.Op,
+                       before: ModelState | None) -> model.Branch | None:
+    """MQ's get ``op`` from state ``before`` returning the message the system returned where ``branch`` returns
+    another (one available later in delivery order): the fields MQ returns that message with, and the rules
+    deciding each.  None where the model cannot say (not a message available later, state unknown)."""
+    if before is None or _order_deciders(branch, observed) is None:
+        return None
+    h = before.handles.get(getattr(op, "handle", None))
+    got = _message(before, h.queue, observed.message.body) if h is not None else None
+    if got is None:
+        return None
+    return core._deliver(before, op, h, [], got, (), {}, True, False)
 
 
 def _under_the_cursor_again(before: ModelState | None, op: L.Op, observed: L.Observation) -> bool:
@@ -751,7 +778,8 @@ def _resolved_otherwise_than(state: ModelState, field: str, rule: str, value: in
 def _resolved_otherwise(state: ModelState, op: L.Put | L.Put1, relaxed: frozenset[str]) -> list[model.Branch]:
     """A put that asked for the queue's default priority or persistence given another value instead (CORE-07,
     CORE-10 relaxed): the message placed, and ordered, with the system's own default, as a put that named that
-    value would place it (where both are relaxed, each of them, and both together)."""
+    value would place it (where both are relaxed, each of them, and both together).  The message says so
+    (:func:`_system_default`): every later such put is read with that value alone."""
     queue = _put_queue(state, op)
     if queue is None:
         return []
@@ -759,8 +787,13 @@ def _resolved_otherwise(state: ModelState, op: L.Put | L.Put1, relaxed: frozense
     for rule, (field, asked, attr, instead) in RESOLVED_BY.items():
         if rule in relaxed and getattr(op.md, field) == asked:
             default = state.queues[queue].attr(attr)
-            per_field.append([None] + [(field, value, rule) for value in instead
-                                       if value != default and not _resolved_otherwise_than(state, field, rule, value)])
+            given = _system_default(state, field)
+            if given is not None:
+                # the system's own default, given before: that alone (MQ's is it here, or no longer an outcome)
+                per_field.append([None] if given == default else [(field, given, rule)])
+                continue
+            per_field.append([None] + [(field, value, rule) for value in instead if value != default
+                                       and not _resolved_otherwise_than(state, field, rule, value)])
     out: list[model.Branch] = []
     for choice in itertools.product(*per_field):
         chosen = [c for c in choice if c is not None]
@@ -768,9 +801,41 @@ def _resolved_otherwise(state: ModelState, op: L.Put | L.Put1, relaxed: frozense
             continue
         md = attrs.evolve(op.md, **{field: value for field, value, _ in chosen})
         rules = tuple(rule for _, _, rule in chosen)
-        out += [attrs.evolve(b, rules=tuple(dict.fromkeys((*rules, *b.rules))))
+        marks = tuple(mark for field, _, rule in chosen for mark in ((field, (rule,)), (field + OWN_DEFAULT, ())))
+        out += [attrs.evolve(b, state=_marked(b.state, queue, op.body, marks),
+                             rules=tuple(dict.fromkeys((*rules, *b.rules))))
                 for b in model.step(state, attrs.evolve(op, md=md)) if b.observation.cc != C.MQCC_FAILED]
     return out
+
+
+#: The mark (in a message's ``decided``) of a default a reading gave as the system's own, not the queue's.
+OWN_DEFAULT = ":system-default"
+
+
+def _marked(state: ModelState, queue: str, body, marks: tuple) -> ModelState:
+    """``state`` with the message ``body`` just put on ``queue`` carrying ``marks`` in its ``decided``."""
+    q = state.queue(queue)
+    m = next((m for m in reversed(q.messages) if m.body == body), None)
+    if m is not None:
+        q.update(m, decided=tuple(dict.fromkeys((*m.decided, *marks))))
+    return state
+
+
+def _system_default(state: ModelState, field: str) -> int | None:
+    """The value a reading gave a message on a queue of ``state`` as the system's own default ``field`` (a put
+    that asked for the queue's), where one did: the system gives it to every such put."""
+    mark = (field + OWN_DEFAULT, ())
+    return next((getattr(m.md, field) for q in state.queues.values() for m in q.messages if mark in m.decided), None)
+
+
+def _against_system_default(state: ModelState, op: L.Op, branch: model.Branch) -> bool:
+    """Whether ``branch``, MQ's put of a message asking for its queue's default priority or persistence, gives it
+    the queue's value where a reading already gave an earlier such put the system's own, another one."""
+    queue = _put_queue(state, op)
+    if queue is None or branch.observation.cc == C.MQCC_FAILED:
+        return False
+    return any(getattr(op.md, field) == asked and _system_default(state, field) not in (
+        None, state.queues[queue].attr(attr)) for field, asked, attr, _ in RESOLVED_BY.values())
 
 
 #: The rule that a browse-next returns the next message after the cursor.
@@ -1259,6 +1324,9 @@ class Walk:
         nxt: list[tuple[model.Branch, int | None, bool]] = []
         for state, at in candidates:
             plain, extra = _relaxed_step(state, op, relaxed, observed)
+            if isinstance(op, (L.Put, L.Put1)):
+                # where a reading gave the system's own default, MQ's resolution is no longer one of its outcomes
+                plain = [b for b in plain if not _against_system_default(state, op, b)]
             aside = _relaxed_step(state, op, loose_aside, observed)[1] if loose_aside else []
             for b in plain:
                 if K._matches(b.observation, observed):
@@ -1352,8 +1420,18 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
     for b in tracker.expect(op):
         fields = K.differing_fields(b.observation, observed)
         if "message.body" in fields:
-            for ways in _order_deciders(b, observed) or ():
+            order = _order_deciders(b, observed) or ()
+            for ways in order:
                 out += sorted(ways)
+            instead = _delivered_instead(b, observed, op, before) if order else None
+            shown = [deciders(instead, field, observed, op, before)
+                     for field in K.differing_fields(instead.observation, observed)] if instead is not None else []
+            # the message returned out of order shows fields otherwise than MQ returns it: their rules, alone
+            # (where they place it first too) or with the order's, every field's together
+            out += sorted({r for field_ways in shown for ways in field_ways for r in ways})
+            if shown and all(shown):
+                together += [o.union(*ways) for o in order
+                             for ways in itertools.islice(itertools.product(*shown), MAX_SHOWN_WAYS)]
         for field in fields:
             for ways in deciders(b, field, observed, op, before):
                 if len(ways) > 1:
