@@ -623,3 +623,25 @@ def test_plainer_messages_keep_their_msgid_where_a_dlq_handler_reports_by_it(han
     plain = _plainer_messages(ops, _TakesAnything())[2].md
     assert (plain.priority, plain.expiry) == (L.MessageDescriptor().priority, L.MessageDescriptor().expiry)
     assert plain.msg_id == ("M1" if handler_runs else L.MessageDescriptor().msg_id)
+
+
+def test_a_story_no_answer_showed_is_told_apart_by_a_browse_that_shows_it():
+    """A message put as the queue's default persistence (DEFPSIST(0)) that a system made persistent
+    (``defpsist-ignored``) is still there after an abrupt restart: the depth alone reads as well as a restart that
+    kept a non-persistent message (CORE-32), and the put's default resolved otherwise (CORE-10) gave way to that
+    as a story nothing showed.  A browse of the message before the restart shows its persistence: the
+    departure, earlier, and CORE-10's alone."""
+    from conformance.records.history import blamed_rules
+
+    adapter = create_adapter("simulated", {"faults": "defpsist-ignored", "platform": "distributed"})
+    io = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    md = L.MessageDescriptor(persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)
+    ops = [L.DefineQueue(queue="Q1"), L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q1", options=io),
+           L.Put(conn="c1", handle="h1", body="m1", md=md, options=C.MQPMO_NO_SYNCPOINT),
+           L.Restart(abrupt=True), L.InquireQueue(queue="Q1", names=("CURDEPTH",))]
+    found = failure_of(adapter, "core", ops)
+    assert blamed_rules(found) == ("CORE-32",)   # the depth alone: the restart's rule, the put's inferred
+    small = minimise(found, adapter)
+    assert blamed_rules(small) == ("CORE-10",), (small.mismatch, [s.op for s in small.steps])
+    assert not any(isinstance(s.op, (L.Restart, L.InquireQueue)) for s in small.steps)
+    assert "message.persistence" in small.mismatch.fields

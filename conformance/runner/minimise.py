@@ -216,8 +216,9 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     ops = _plainer_messages(ops, search)
     shown = search.failure
     ops = _witnessed(ops, search)
-    if search.failure is not shown and ops and isinstance(ops[-1], L.InquireQueue):
-        # the departure is now the witness's, earlier: what only the later call needed goes
+    if search.failure is not shown and ops and (isinstance(ops[-1], L.InquireQueue)
+                                                or search.failure.mismatch.index < len(shown.steps) - 1):
+        # the departure is now the witness's, or earlier: what only the later calls needed goes
         search.max_replays = None if search.max_replays is None else search.max_replays + len(ops)
         ops = _one_by_one(ops, search)
     renamed = _renumber(ops)
@@ -496,7 +497,8 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
     tolerance = search.adapter.capabilities().expiry_tolerance
     blamed = set(blamed_rules(f, tolerance, search.set_aside))
     if len(blamed) < 2:
-        return ops
+        rivals = _rivals(f, tolerance, search.set_aside, f.stepped_past())
+        return _story_witnessed(ops, search, rivals, f.stepped_past()) if len(rivals) > 1 else ops
     if isinstance(ops[-1], L.InquireQueue):
         # the same inquiry made earlier: a depth already wrong before later units of work ended is blamed on
         # what came before them alone (a put a first backout kept, not how a second one ended)
@@ -531,6 +533,59 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
             search.witness = len(probe)
             return list(candidate[:search.ran])
         search.failure = kept
+    return ops
+
+
+def _rivals(failure: Failure, tolerance: int, set_aside: frozenset[str], known: frozenset[str]) -> set[str]:
+    """The rules that explain ``failure`` alone (``known``: those found broken before, never on trial): those it
+    is blamed on, and those that gave way to them only because the story they tell is inferred (a default
+    resolved otherwise at a put, where nothing shows it)."""
+    from conformance.checker.blame import blame
+
+    found = blame(failure.steps, failure.mismatch, failure.platform, tolerance, set_aside, known)
+    return set(found.rules) | set(found.inferred)
+
+
+def _story_witnessed(ops: list[L.Op], search: _Search, rivals: set[str], known: frozenset[str]) -> list[L.Op]:
+    """A browse of a message put to the failing call's queue, put in earlier, where the departure is then blamed
+    on fewer of ``rivals`` (none besides): a message put as the queue's default persistence that a restart
+    kept is explained as well by the restart keeping a non-persistent message (CORE-32) as by the put making
+    it persistent (CORE-10), where nothing showed its persistence; a browse before the restart shows it (the
+    departure, earlier, and the put's).  Messages latest put first, places latest first."""
+    last = ops[-1]
+    queue = last.queue if isinstance(last, (L.InquireQueue, L.Put1)) else \
+        next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == getattr(last, "handle", None)), None)
+    if queue is None or not search.adapter.capabilities().can(L.Get):
+        return ops
+    on_queue = {op.handle for op in ops if isinstance(op, L.Open) and op.queue == queue}
+    bodies = list(dict.fromkeys(op.body for op in reversed(ops[:-1]) if isinstance(op, L.Put) and op.handle in on_queue
+                                or isinstance(op, L.Put1) and op.queue == queue))
+    handles = {op.handle for op in ops if isinstance(op, L.Open)}
+    handle = next(f"w{n}" for n in range(1, len(handles) + 2) if f"w{n}" not in handles)
+    tolerance = search.adapter.capabilities().expiry_tolerance
+    search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
+        + WITNESS_PLACES
+    tried = 0
+    for body in bodies[:WITNESS_PLACES]:
+        for place in range(len(ops) - 1, 0, -1):
+            if tried >= WITNESS_PLACES or search.broken:
+                return ops
+            probe = _browse_probe(ops[:place], queue, handle, body, search)
+            if probe is None:
+                continue
+            tried += 1
+            kept = search.failure
+            candidate = ops[:place] + probe + ops[place:]
+            search.last = None
+            search.replay(candidate)   # (whatever rules the checker names: the blame decides)
+            found = search.last
+            if found is not None and 0 < len(told := _rivals(found, tolerance, search.set_aside, known)) < len(rivals) \
+                    and told <= rivals:
+                search.failure = found
+                search.witness = len(probe)
+                return list(candidate[:search.ran])
+            search.failure = kept
+            break   # the latest place the message is there to browse: earlier ones show no more of it
     return ops
 
 
