@@ -423,6 +423,9 @@ class ModelTracker:
         #: Where the last step departed in the memo (its place and key), for :meth:`step_past` to take its
         #: way past from there, or to leave it there for the next history that departs alike.
         self._departed: tuple[dict, tuple] | None = None
+        #: What the last step past showed held: the rules of the readings it went on with that decide none of
+        #: what differed, and their input classes (``RULE:class``).
+        self.held: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def expect(self, op: L.Op) -> list[model.Branch]:
         branches: list[model.Branch] = []
@@ -522,6 +525,7 @@ class ModelTracker:
         A step past taken from a place in the memo is kept there, with the place it leads to.
         """
         departed, self._departed = self._departed, None
+        self.held = ((), ())
         if departed is None or departed[1] != (op, observed):
             self._node = None
             return self._step_past(op, observed)
@@ -529,18 +533,19 @@ class ModelTracker:
         known = node.get(("past", key))
         if known is not None:
             MEMO.hits += 1
-            went, candidates, self._node = known
+            went, candidates, self._node, self.held = known
             if went:
                 self.candidates = candidates
             return went
         MEMO.misses += 1
         went = self._step_past(op, observed)
         self._node = MEMO.place(self._root, self.candidates) if went else None
-        node[("past", key)] = (went, self.candidates, self._node)
+        node[("past", key)] = (went, self.candidates, self._node, self.held)
         MEMO.size += 1
         return went
 
     def _step_past(self, op: L.Op, observed: L.Observation) -> bool:
+        before = self.candidates[0] if self.candidates else None
         branches = self.expect(op)
         if not branches:
             return False
@@ -553,13 +558,20 @@ class ModelTracker:
             followed = self._as_broken(op, observed)
             if not followed:
                 return False
-            self.candidates = followed
+            self.candidates = _distinct_states(followed)
+            self._hold(before, op, [[r for r in b.rules if r not in self.set_aside] for b in followed])
             return True
         self.candidates = _distinct_states(b for _, b in closest)
+        self._hold(before, op, [_held(b, fields, observed) for fields, b in closest])
         return True
 
-    def _as_broken(self, op: L.Op, observed: L.Observation) -> list[ModelState]:
-        """The states after ``op`` in which a set-aside rule was broken the way it is when relaxed
+    def _hold(self, before: ModelState | None, op: L.Op, readings: list[list[str]]) -> None:
+        """Note as :attr:`held` the rules every reading the step past went on with held."""
+        held = [r for r in readings[0] if all(r in other for other in readings[1:])] if readings else []
+        self.held = (tuple(held), classify(before, op, held) if before is not None and held else ())
+
+    def _as_broken(self, op: L.Op, observed: L.Observation) -> list[model.Branch]:
+        """The outcomes of ``op`` in which a set-aside rule was broken the way it is when relaxed
         (:func:`conformance.checker.blame._relaxed_step`) and the outcome is ``observed`` exactly."""
         from conformance.checker.blame import _relaxed_step
 
@@ -567,7 +579,16 @@ class ModelTracker:
         for state in self.candidates:
             out += [b for b in _relaxed_step(state, op, self.set_aside, observed)[1]
                     if _matches(b.observation, observed)]
-        return _distinct_states(out) if out else []
+        return out
+
+
+def _held(branch: model.Branch, fields: list[str], observed: L.Observation) -> list[str]:
+    """The rules of ``branch`` that decide none of ``fields``, where ``observed`` differs from its outcome: in
+    a step past, what they say the system did."""
+    deciding = set(_implicated(branch, fields, observed))
+    for f in fields:
+        deciding.update(branch.field_rules.get(f, ()))
+    return [r for r in branch.rules if r not in deciding]
 
 
 def check_history(platform: str, steps: Iterable[tuple[L.Op, L.Observation]]) -> list[StepCheck]:

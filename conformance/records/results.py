@@ -135,6 +135,13 @@ class Coverage:
             _count(checked, check.rules)
             _count(self._classes, check.classes)
 
+    def record_held(self, rules: tuple[str, ...], classes: tuple[str, ...]) -> None:
+        """A step that departed only as a departure found before explains, stepped past: ``rules``, those that
+        decide nothing of what differed, held there (checked), in the input ``classes``."""
+        _count(self._exercised, rules)
+        _count(self._checked, rules)
+        _count(self._classes, classes)
+
     def class_counts(self, rule: str) -> dict[str, int]:
         """Checked steps in each input class ``rule`` declares, in declaration order (0: never reached)."""
         return {name: self.classes[label(rule, name)] for name in names_of(rule)}

@@ -296,6 +296,9 @@ class Session:
                 self._derailed = True
                 if self.smallest is None:
                     self.cut_short += 1
+            else:
+                # what differed is a departure already found; the rules that decide nothing of it held
+                self.coverage.record_held(*self.tracker.held)
         return observed
 
     def _new(self, failure: Failure) -> bool:
