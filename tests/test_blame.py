@@ -1671,3 +1671,22 @@ def test_many_puts_given_the_systems_own_defaults_are_read_as_one_system_not_one
     assert explained_by(history, D, known)
     mm = check_history(D, history)[-1].mismatch
     assert blame(history, mm, D, known_by=known).known
+
+
+def test_a_rule_found_broken_later_in_the_round_is_relaxed_in_every_reading_of_a_diagnosis():
+    """A round records as found broken the rules found later in it too (``found_broken``), which it had not set
+    aside when it met the departure.  Diagnosed again with them known, they are relaxed in every reading, as the
+    rules set aside are: a queue that ignores priority (CORE-04) returns the priority 5 before the 9, and the
+    message shows the persistence the system gives by default (CORE-10, found broken): CORE-04 alone is blamed,
+    confirmed."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    md = {p: L.MessageDescriptor(priority=p, persistence=C.MQPER_PERSISTENCE_AS_Q_DEF) for p in (5, 9)}
+    ops = [L.DefineQueue(queue="Q1"), L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q1", options=std),
+           L.Put(conn="c1", handle="h1", body="m1", md=md[5], options=C.MQPMO_NO_SYNCPOINT),
+           L.Put(conn="c1", handle="h1", body="m2", md=md[9], options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT)]
+    history = _on_simulated(ops, "priority-ignored,defpsist-ignored")
+    assert (history[-1][1].message.body, history[-1][1].message.persistence) == ("m1", 1)
+    mm = check_history(D, history)[-1].mismatch
+    found = blame(history, mm, D, set_aside=frozenset(), known_by=frozenset({"CORE-10"}))
+    assert found.rules == ("CORE-04",) and found.confirmed, found
