@@ -60,7 +60,7 @@ AREA_REASONS = {
 }
 #: Rules that need a queue-manager feature no broker has, with the reason (verdict "not applicable").
 #: Operations with no broker equivalent at all.
-NO_EQUIVALENT = frozenset({"DefineRemoteQueue", "SetClusterAlias", "DefineQueueSharingGroup", "GetMatching"})
+NO_EQUIVALENT = frozenset({"DefineRemoteQueue", "SetClusterAlias", "DefineQueueSharingGroup"})
 
 #: What every broker adapter does itself, in its MQI layer, that the broker and its client do not: code an
 #: application moving from MQ onto the broker writes (or its messaging library does).
@@ -298,7 +298,7 @@ class BrokerShim:
         ops = [name for name, cls in L.types().items() if isinstance(cls, type) and issubclass(cls, L.Op)
                and (name != "Restart" or self.restarts) and (name != "CutConnection" or self.nemesis)
                and (name != "PauseQueueManager" or self.nemesis and self.server is not None)
-               and name not in NO_EQUIVALENT]
+               and name not in NO_EQUIVALENT and (name != "GetMatching" or self.can_select)]
         restart = {} if self.restarts else {"CORE-32": (
             "broker restarts are off (each takes seconds): --adapter-opt restart=on runs them "
             "on a broker the kit started" if self.restart_given else
@@ -447,6 +447,8 @@ class BrokerShim:
             if isinstance(op, L.Put1) and op.qmgr:
                 return None
             return op
+        if isinstance(op, L.GetMatching) and (not self.can_select or op.match_options & ~C.MQMO_DEFINED):
+            return None   # no selection, or MatchOptions the MQI refuses: no broker call to make
         if isinstance(op, L.Get):
             o = op.options
             if o & self.unsupported_gmo or (o & C.MQGMO_SYNCPOINT and o & C.MQGMO_NO_SYNCPOINT):
@@ -486,6 +488,9 @@ class BrokerShim:
         return (within(md.priority, self.priorities) and within(md.expiry, self.expiries)
                 and md.persistence in (C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT, C.MQPER_PERSISTENCE_AS_Q_DEF))
 
+    #: Whether a get can select by MsgId and CorrelId (MQGET's MatchOptions): the adapter's ``_broker_get`` then
+    #: takes ``criteria``, the (MsgId, CorrelId) a message must have ("" for any: :func:`selection`).
+    can_select = False
     #: Attributes fixed when the broker queue is declared (cannot be altered afterwards).
     fixed_attributes: frozenset[str] = frozenset({"MSGDLVSQ", "MAXDEPTH"})
     #: Queue attributes this broker's queues can carry.
@@ -628,7 +633,11 @@ class BrokerShim:
             if op.options & C.MQGMO_WAIT:  # model time (ms, counted in whole tenths) on the broker's scale
                 wait_ms = MAX_REAL_WAIT_MS if op.wait_interval == C.MQWI_UNLIMITED else min(
                     MAX_REAL_WAIT_MS, op.wait_interval // 100 * self.scale_ms)
-            got = self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms)
+            criteria = selection(op)
+            if criteria is not None:
+                got = self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms, criteria=criteria)
+            else:
+                got = self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms)
             if got.rc == C.MQRC_NO_MSG_AVAILABLE and op.options & C.MQGMO_WAIT and op.wait_interval > 0:
                 # MQ's get waited its whole interval, and so did the broker (up to MAX_REAL_WAIT_MS): the case's
                 # clock stands that much later, or a later clock advance would not wait at all
@@ -636,7 +645,8 @@ class BrokerShim:
             return got
         raise AssertionError(f"not expressible: {op!r}")
 
-    def browse_pick(self, handle: str, d: Definition, entries: list[tuple], held: set, options: int):
+    def browse_pick(self, handle: str, d: Definition, entries: list[tuple], held: set, options: int,
+                    accept=None):
         """BROWSE_FIRST / BROWSE_NEXT over a snapshot of the queue, with the handle's cursor.
 
         ``entries`` are ``(message id, priority, payload)`` in the broker's browse
@@ -644,9 +654,11 @@ class BrokerShim:
         MQ.  Returns the payload browsed, or None, and moves the cursor.  On a
         priority queue, BROWSE_NEXT also returns a message that arrived since the
         last browse ahead of the cursor only if its priority is not higher (MQ's
-        cursor stays where it is in priority order).
+        cursor stays where it is in priority order).  ``accept``: a browse that
+        selects (MQGET's MatchOptions), the payloads it may return; the cursor
+        passes the others on its way, as MQ's does.
         """
-        visible = [e for e in entries if e[0] not in held]
+        visible = [e for e in entries if e[0] not in held and (accept is None or accept(e[2]))]
         cursor = self.cursors.get(handle)
         if options & C.MQGMO_BROWSE_FIRST or cursor is None:
             pick = visible[0] if visible else None
@@ -907,6 +919,17 @@ def resolve_defaults(md: L.MessageDescriptor, d: Definition) -> L.MessageDescrip
 
 #: Reason codes of the adapter's own checks of a handle's open options (made before any call to the broker).
 _HANDLE_CHECKS = frozenset({C.MQRC_NOT_OPEN_FOR_INPUT, C.MQRC_NOT_OPEN_FOR_OUTPUT, C.MQRC_NOT_OPEN_FOR_BROWSE})
+
+def selection(op: L.Op) -> tuple[str, str] | None:
+    """The (MsgId, CorrelId) a get ``op`` selects by ("" for any: MQMI_NONE and MQCI_NONE select every value), or
+    None when it selects nothing: a plain get, MatchOptions naming no value, or a get of the message under the
+    cursor (MQ ignores the selection there)."""
+    if not isinstance(op, L.GetMatching) or op.options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+        return None
+    msg_id = op.msg_id if op.match_options & C.MQMO_MATCH_MSG_ID else ""
+    correl_id = op.correl_id if op.match_options & C.MQMO_MATCH_CORREL_ID else ""
+    return (msg_id, correl_id) if msg_id or correl_id else None
+
 
 def _fail(rc: int) -> L.Observation:
     return L.Observation(cc=C.MQCC_FAILED, rc=rc)

@@ -108,8 +108,14 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         "CORE-36": "a JMS consumer's session (transacted or not) is chosen before the message, and so its "
                    "persistence, is seen: MQGMO_SYNCPOINT_IF_PERSISTENT cannot be expressed",
         "CORE-38": "JMS has no wait interval to give wrongly",
+        "CORE-54": "a JMS message selector names the values a message must have: MatchOptions the MQI does not "
+                   "define have no call to make",
         "EXP-15": "no browse locks in JMS",
     }
+
+    #: MQGET's selection by MsgId and CorrelId: a JMS message selector (a browse's, applied by the adapter over its
+    #: QueueBrowser snapshot).
+    can_select = True
 
     def __init__(self, **options: str) -> None:
         self.admin = None
@@ -157,6 +163,11 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
             Dependency(kind="adapter code", what="CURDEPTH counted from a QueueBrowser, less the messages held in "
                                                  "units of work",
                        why="JMS has no call that reads a queue's depth", rules={"CORE-28", "EXP-11"}, needed=True),
+            Dependency(kind="adapter code", what="MQGET's selection by MsgId and CorrelId made a JMS message "
+                                                 "selector (the MsgId is the mq_msgid property); a browse's applied "
+                                                 "by the adapter over the QueueBrowser snapshot",
+                       why="JMS selects by selector, and a browser keeps no cursor across calls",
+                       rules={"CORE-51", "CORE-52"}, needed=True),
         )
 
     # ----------------------------------------------------------- connections
@@ -348,19 +359,40 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         return L.OK
 
     def _broker_get(self, c: JmsConnection, handle: str, d: Definition, options: int,
-                    wait_ms: int) -> L.Observation:
+                    wait_ms: int, criteria: tuple[str, str] | None = None) -> L.Observation:
         if options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             return self._under_cursor(c, handle, d, options)
         if options & C.MQGMO_BROWSE_ANY:
+            accept = None if criteria is None else (lambda m: _selected(self._identity(m), criteria))
             deadline = time.monotonic() + max(wait_ms, self.empty_wait_ms) / 1000
             while True:
-                message = self.browse_pick(handle, d, self._snapshot(d), self._held(), options)
+                message = self.browse_pick(handle, d, self._snapshot(d), self._held(), options, accept)
                 if message is not None:
                     return L.Observation(message=self._returned(message))
                 if time.monotonic() >= deadline:
                     return _fail(C.MQRC_NO_MSG_AVAILABLE)
                 time.sleep(0.01)
-        return self._receive(c, d, options, wait_ms)
+        return self._receive(c, d, options, wait_ms, selector=None if criteria is None else self._selector(criteria))
+
+    def _selector(self, criteria: tuple[str, str]) -> str:
+        """The JMS message selector of an MQGET that selects by (MsgId, CorrelId) ("" for any): the MsgId is the
+        ``mq_msgid`` property (under ``defaults``, where a blank one was sent as none, the JMS message id)."""
+        msg_id, correl_id = criteria
+        terms = []
+        if msg_id:
+            value = _literal(msg_id)
+            terms.append(f"mq_msgid = {value}" if self.faithful else
+                         f"(mq_msgid = {value} OR (mq_msgid IS NULL AND JMSMessageID = {value}))")
+        if correl_id:
+            terms.append(f"JMSCorrelationID = {_literal(correl_id)}")
+        return " AND ".join(terms)
+
+    def _identity(self, message) -> tuple[str, str]:
+        """The (MsgId, CorrelId) a get returns ``message`` with (see :meth:`_returned`)."""
+        msg_id = message.getStringProperty("mq_msgid")
+        correl = message.getJMSCorrelationID()
+        return (str(msg_id) if msg_id is not None else ("" if self.faithful else str(message.getJMSMessageID() or "")),
+                str(correl) if correl is not None else "")
 
     def _under_cursor(self, c: JmsConnection, handle: str, d: Definition, options: int) -> L.Observation:
         """MQGMO_(BROWSE_)MSG_UNDER_CURSOR: the message the handle's cursor is on, if it is still there."""
@@ -430,6 +462,16 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         if isinstance(out, L.Get) and out.options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
             return None   # a JMS session is chosen before the message, and its persistence, is seen
         return out
+
+
+def _selected(identity: tuple[str, str], criteria: tuple[str, str]) -> bool:
+    """Whether a message of ``identity`` (MsgId, CorrelId) has each value ``criteria`` names ("" for any)."""
+    return all(not want or have == want for have, want in zip(identity, criteria))
+
+
+def _literal(value: str) -> str:
+    """``value`` as a string literal of a JMS message selector (SQL-92: a quote doubled)."""
+    return "'" + value.replace("'", "''") + "'"
 
 
 def _place(d: Definition, message) -> tuple:
