@@ -931,6 +931,11 @@ def selection(op: L.Op) -> tuple[str, str] | None:
     return (msg_id, correl_id) if msg_id or correl_id else None
 
 
+def selected(identity: tuple[str, str], criteria: tuple[str, str]) -> bool:
+    """Whether a message of ``identity`` (MsgId, CorrelId) has each value ``criteria`` names ("" for any)."""
+    return all(not want or have == want for have, want in zip(identity, criteria))
+
+
 def _fail(rc: int) -> L.Observation:
     return L.Observation(cc=C.MQCC_FAILED, rc=rc)
 

@@ -214,3 +214,39 @@ def check_crash_campaign(adapter: str, tmp_path) -> None:
             if str(tmp_path) in " ".join(p.info.get("cmdline") or [])
             or str(tmp_path) in json.dumps(p.info.get("environ") or {})]
     assert not left, [p.info["cmdline"] for p in left]
+
+
+def check_selection(adapter) -> None:
+    """Gets and browses that select by MsgId and CorrelId (MQGET's MatchOptions) return what MQ's do, checked
+    against the model: MQMI_NONE selects any MsgId; a selection that matches nothing finds nothing; MatchOptions
+    the MQI does not define have no broker call (CORE-54 not applicable, said)."""
+    from conformance.checker.sequential import check_history
+
+    def md(msg_id="", correl_id=""):
+        return L.MessageDescriptor(msg_id=msg_id, correl_id=correl_id)
+
+    def matching(options, msg_id="", correl_id="", match=C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID):
+        return L.GetMatching(conn="a", handle="a1", options=options | C.MQGMO_NO_SYNCPOINT, msg_id=msg_id,
+                             correl_id=correl_id, match_options=match)
+
+    browse_first, browse_next = C.MQGMO_BROWSE_FIRST, C.MQGMO_BROWSE_NEXT
+    ops = [L.DefineQueue(queue="S"), L.Connect(conn="a"),
+           L.Open(conn="a", handle="a1", queue="S", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE),
+           *[L.Put(conn="a", handle="a1", body=f"m{i}", md=md(f"ID{i}", correl), options=C.MQPMO_NO_SYNCPOINT)
+             for i, correl in enumerate(["A", "B", "A", "B"], start=1)],
+           matching(browse_first, correl_id="B"), matching(browse_next, correl_id="B"),
+           matching(browse_next, correl_id="B"),
+           matching(0, correl_id="A"), matching(0, msg_id="ID4", correl_id="B"),
+           matching(0, msg_id="ID4"), matching(0, correl_id="A", match=C.MQMO_MATCH_CORREL_ID),
+           matching(0, msg_id="", correl_id="B")]
+    adapter.start_case("select")
+    history = [(op, adapter.execute(op)) for op in ops]
+    adapter.end_case()
+    bodies = [o.message.body if o.message is not None else o.rc for _, o in history[7:]]
+    assert bodies == ["m2", "m4", C.MQRC_NO_MSG_AVAILABLE, "m1", "m4", C.MQRC_NO_MSG_AVAILABLE, "m3", "m2"], bodies
+    checks = check_history(C.PLATFORM_DISTRIBUTED, history)
+    assert all(c.mismatch is None for c in checks), [c.mismatch for c in checks if c.mismatch]
+    assert {"CORE-51", "CORE-52"} <= {r for c in checks for r in c.rules}
+    # MatchOptions the MQI does not define: no broker call to make, and CORE-54 says so
+    assert adapter.express(matching(0, msg_id="ID1", match=C.MQMO_MATCH_MSG_ID | 1 << 10)) is None
+    assert "CORE-54" in adapter.capabilities().not_applicable

@@ -15,7 +15,7 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, assert_rules_reported, check_out_of_range_values_reach_the_broker,
                              check_priority_fifo_and_units_of_work, check_restart_matches_mq,
-                             get, mqconform, running_broker)
+                             check_selection, get, mqconform, running_broker)
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     server("activemq").installed() is not None, reason="activemq not installed (bash scripts/system-packages.sh)")]
@@ -104,3 +104,7 @@ def test_a_fruitless_wait_counts_on_the_clock(adapter):
     advance after it waits for real, and a short expiry runs out (the clock once stood still here, and a
     message not yet expired on the broker was reported as an EXP-02/03 departure)."""
     check_a_fruitless_wait_counts_on_the_clock(adapter)
+
+
+def test_gets_and_browses_that_select_by_msgid_and_correlid_are_run_and_judged(adapter):
+    check_selection(adapter)

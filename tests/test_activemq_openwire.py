@@ -17,7 +17,7 @@ from reference_model import mqconst as C
 from reference_model.rules import RULES
 from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, check_crash_campaign, assert_rules_reported, check_out_of_range_values_reach_the_broker,
                              check_priority_fifo_and_units_of_work, check_restart_matches_mq,
-                             get, mqconform, put, running_broker, two_programs_and_mqdisc)
+                             check_selection, get, mqconform, put, running_broker, two_programs_and_mqdisc)
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     server("activemq").installed() is not None, reason="activemq not installed (bash scripts/system-packages.sh)")]
@@ -267,36 +267,6 @@ def test_a_crash_campaign_ends_within_its_budget_accounts_for_every_message_and_
     check_crash_campaign("activemq", tmp_path)
 
 
+
 def test_gets_and_browses_that_select_by_msgid_and_correlid_are_run_and_judged(adapter):
-    """MQGET's MatchOptions as JMS message selectors (a browse's over the adapter's snapshot): each selecting get
-    returns what MQ's does; MQMI_NONE selects any MsgId; a selection that matches nothing finds nothing."""
-    from conformance.checker.sequential import check_history
-
-    def md(msg_id="", correl_id=""):
-        return L.MessageDescriptor(msg_id=msg_id, correl_id=correl_id)
-
-    def matching(options, msg_id="", correl_id="", match=C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID):
-        return L.GetMatching(conn="a", handle="a1", options=options | C.MQGMO_NO_SYNCPOINT, msg_id=msg_id,
-                             correl_id=correl_id, match_options=match)
-
-    browse_first, browse_next = C.MQGMO_BROWSE_FIRST, C.MQGMO_BROWSE_NEXT
-    ops = [L.DefineQueue(queue="S"), L.Connect(conn="a"),
-           L.Open(conn="a", handle="a1", queue="S", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE),
-           *[L.Put(conn="a", handle="a1", body=f"m{i}", md=md(f"ID{i}", correl), options=C.MQPMO_NO_SYNCPOINT)
-             for i, correl in enumerate(["A", "B", "A", "B"], start=1)],
-           matching(browse_first, correl_id="B"), matching(browse_next, correl_id="B"),
-           matching(browse_next, correl_id="B"),
-           matching(0, correl_id="A"), matching(0, msg_id="ID4", correl_id="B"),
-           matching(0, msg_id="ID4"), matching(0, correl_id="A", match=C.MQMO_MATCH_CORREL_ID),
-           matching(0, msg_id="", correl_id="B")]
-    adapter.start_case("select")
-    history = [(op, adapter.execute(op)) for op in ops]
-    adapter.end_case()
-    bodies = [o.message.body if o.message is not None else o.rc for _, o in history[7:]]
-    assert bodies == ["m2", "m4", C.MQRC_NO_MSG_AVAILABLE, "m1", "m4", C.MQRC_NO_MSG_AVAILABLE, "m3", "m2"], bodies
-    checks = check_history(C.PLATFORM_DISTRIBUTED, history)
-    assert all(c.mismatch is None for c in checks), [c.mismatch for c in checks if c.mismatch]
-    assert {"CORE-51", "CORE-52"} <= {r for c in checks for r in c.rules}
-    # MatchOptions the MQI does not define: no broker call to make, and CORE-54 says so
-    assert adapter.express(matching(0, msg_id="ID1", match=C.MQMO_MATCH_MSG_ID | 1 << 10)) is None
-    assert "CORE-54" in adapter.capabilities().not_applicable
+    check_selection(adapter)

@@ -30,7 +30,7 @@ import attrs
 
 from adapters.base import AdapterUnavailable, Dependency
 from adapters.activemq.common import ActiveMQShim
-from adapters.broker_shim import Definition, _fail
+from adapters.broker_shim import Definition, _fail, selected
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.version import install_hint
@@ -363,7 +363,7 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         if options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             return self._under_cursor(c, handle, d, options)
         if options & C.MQGMO_BROWSE_ANY:
-            accept = None if criteria is None else (lambda m: _selected(self._identity(m), criteria))
+            accept = None if criteria is None else (lambda m: selected(self._identity(m), criteria))
             deadline = time.monotonic() + max(wait_ms, self.empty_wait_ms) / 1000
             while True:
                 message = self.browse_pick(handle, d, self._snapshot(d), self._held(), options, accept)
@@ -462,11 +462,6 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         if isinstance(out, L.Get) and out.options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
             return None   # a JMS session is chosen before the message, and its persistence, is seen
         return out
-
-
-def _selected(identity: tuple[str, str], criteria: tuple[str, str]) -> bool:
-    """Whether a message of ``identity`` (MsgId, CorrelId) has each value ``criteria`` names ("" for any)."""
-    return all(not want or have == want for have, want in zip(identity, criteria))
 
 
 def _literal(value: str) -> str:

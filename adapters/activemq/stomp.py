@@ -32,7 +32,7 @@ import attrs
 
 from adapters.base import AdapterUnavailable, Dependency
 from adapters.activemq.common import ActiveMQShim
-from adapters.broker_shim import Definition, _fail
+from adapters.broker_shim import Definition, _fail, selected
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.version import install_hint
@@ -157,8 +157,13 @@ class ActiveMQAdapter(ActiveMQShim):
                    "get, so ActiveMQ's consumer counts are not counts of open handles",
         "CORE-34": "STOMP has no get or send options to combine wrongly",
         "CORE-38": "STOMP has no wait interval to give wrongly",
+        "CORE-54": "the adapter picks the message a get selects from its browse of the queue: MatchOptions the MQI "
+                   "does not define have no call to make",
         "EXP-15": "no browse locks in STOMP",
     }
+    #: MQGET's selection by MsgId and CorrelId: the adapter picks from its browse of the queue the first message the
+    #: selection matches (the mq_msgid and correlation-id headers), then takes it as any get does.
+    can_select = True
 
     _ids = itertools.count(1)
     admin: StompConnection | None = None
@@ -170,6 +175,11 @@ class ActiveMQAdapter(ActiveMQShim):
                                                  "alone (client-individual ack, prefetch 1)",
                        why="a plain STOMP subscription is sent messages nobody asked for",
                        rules={"CORE-01", "CORE-04", "CORE-05", "CORE-06", "CORE-13"}, needed=True),
+            Dependency(kind="adapter code", what="MQGET's selection by MsgId and CorrelId applied by the adapter to its "
+                                                 "browse of the queue (the mq_msgid and correlation-id headers)",
+                       why="the adapter chooses the message a get takes from its browse; a STOMP selector would "
+                           "express the selection, but not the delivery order among the messages it selects",
+                       rules={"CORE-51", "CORE-52"}, needed=True),
             Dependency(kind="adapter code", what="a get under syncpoint left unacknowledged until MQCMIT acknowledges "
                                                  "it in the transaction; MQBACK ends its subscription",
                        why="STOMP transactions cover sends and acknowledgements only; an ended subscription makes "
@@ -407,21 +417,22 @@ class ActiveMQAdapter(ActiveMQShim):
         return L.OK
 
     def _broker_get(self, c: StompConnection, handle: str, d: Definition, options: int,
-                    wait_ms: int) -> L.Observation:
+                    wait_ms: int, criteria: tuple[str, str] | None = None) -> L.Observation:
         if options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR):
             return self._under_cursor(c, handle, d, options)
         deadline = time.monotonic() + max(wait_ms, self.empty_wait_ms) / 1000
         browse = options & C.MQGMO_BROWSE_ANY
+        accept = None if criteria is None else (lambda f: selected(self._identity(f), criteria))
         while True:
             snapshot = self._browse(d)
             if browse:
-                frame = self._browse_pick(handle, d, snapshot, options)
+                frame = self._browse_pick(handle, d, snapshot, options, accept)
                 if frame is not None:
                     return self._observation(frame)
             else:
                 held = self._held_ids()
                 for f in snapshot:
-                    if f.headers["message-id"] in held:
+                    if f.headers["message-id"] in held or accept is not None and not accept(f):
                         continue
                     got = self._take(c, d, f.headers["message-id"], options)
                     if got is not None:
@@ -468,10 +479,16 @@ class ActiveMQAdapter(ActiveMQShim):
             self._receipt(c, c.client.unsubscribe, sub)
         return self._observation(frame)
 
-    def _browse_pick(self, handle: str, d: Definition, snapshot: list, options: int):
-        """BROWSE_FIRST / BROWSE_NEXT on the broker's browse order, with the handle's cursor."""
+    def _browse_pick(self, handle: str, d: Definition, snapshot: list, options: int, accept=None):
+        """BROWSE_FIRST / BROWSE_NEXT on the broker's browse order, with the handle's cursor (``accept``: the
+        frames a selecting browse may return)."""
         return self.browse_pick(handle, d, [(f.headers["message-id"], _priority(f), f) for f in snapshot],
-                                self._held_ids(), options)
+                                self._held_ids(), options, accept)
+
+    def _identity(self, frame) -> tuple[str, str]:
+        """The (MsgId, CorrelId) a get returns ``frame`` with (see :meth:`_observation`)."""
+        h = frame.headers
+        return (h.get("mq_msgid") or ("" if self.faithful else h.get("message-id", "")), h.get("correlation-id", ""))
 
     def _observation(self, frame) -> L.Observation:
         h = frame.headers
