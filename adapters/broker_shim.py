@@ -94,7 +94,11 @@ NOT_APPLICABLE_COMMON = {
     "CORE-25": "no get inhibition on the broker (GET(DISABLED) has no equivalent)",
     "CORE-26": "no put inhibition on the broker (PUT(DISABLED) has no equivalent)",
     "CORE-43": "a single broker: no remote queue managers",
+    "CORE-49": "a broker queue has no maximum message length (MAXMSGL): the broker's limit on a message's size "
+               "is one for the whole broker, far above any the kit puts, so no put is too long for its queue",
+    "CORE-50": "a broker queue has no maximum message length (MAXMSGL), so nothing is ever segmented",
     "EXP-07": "no remote queues or transmission queues",
+    "EXP-09": "only a DLQ handler discards expired messages besides the queue manager, and a broker has none",
     "EXP-16": "the broker writes no MQDLH dead-letter messages",
     "EXP-17": "no triggering",
     "EXP-18": "no remote queues or transmission queues",

@@ -208,3 +208,19 @@ def test_an_unknown_mapping_is_one_line_and_exit_2(tmp_path):
                               "--adapter-opt", "host=127.0.0.1", "--adapter-opt", "port=1",
                               "--results", tmp_path / "r")
     assert code == 2 and "mapping must be faithful or defaults" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("name", BROKERS)
+def test_what_a_broker_queue_cannot_carry_is_not_applicable_with_its_reason(name):
+    """A broker queue takes no MAXMSGL: a definition asking for one is run without it, so no put is ever too long
+    for its queue (CORE-49) nor segmented (CORE-50), and those rules are not applicable, said so; EXP-09 (another
+    program that discards expired messages) is only a DLQ handler, which a broker has not."""
+    from reference_model import language as L
+
+    adapter = offline(name, definable=frozenset(adapter_class(name).definable))
+    asked = L.DefineQueue(queue="Q", attrs=(("MAXMSGL", 16), ("DEFPRTY", 3)))
+    assert adapter.express(asked) == L.DefineQueue(queue="Q", attrs=(("DEFPRTY", 3),))
+    caps = adapter.capabilities()
+    for rule in ("CORE-49", "CORE-50"):
+        assert "MAXMSGL" in caps.not_applicable[rule]
+    assert "DLQ handler" in caps.not_applicable["EXP-09"] and "dlq" not in caps.areas
