@@ -151,6 +151,8 @@ class Definition:
 NO_PRIVATE_BROKER = "MQCONFORM_NO_PRIVATE_BROKER"
 #: Rules only a nemesis (connections cut from outside the client) can exercise.
 NEMESIS_RULES = ("CORE-46", "CORE-47", "CORE-48")
+#: Rules only a restart of the queue manager reaches (not applicable where restarts are off).
+RESTART_RULES = ("CORE-32", "CORE-45")
 
 
 class BrokerShim:
@@ -303,11 +305,12 @@ class BrokerShim:
                and (name != "Restart" or self.restarts) and (name != "CutConnection" or self.nemesis)
                and (name != "PauseQueueManager" or self.nemesis and self.server is not None)
                and name not in NO_EQUIVALENT and (name != "GetMatching" or self.can_select)]
-        restart = {} if self.restarts else {"CORE-32": (
-            "broker restarts are off (each takes seconds): --adapter-opt restart=on runs them "
-            "on a broker the kit started" if self.restart_given else
-            "broker restarts are off: the kit restarts only a broker it started (mqconform brokers up, or "
-            "no broker given so that the run starts its own), not the one at " + self.address)}
+        off = ("broker restarts are off (each takes seconds): --adapter-opt restart=on runs them "
+               "on a broker the kit started" if self.restart_given else
+               "broker restarts are off: the kit restarts only a broker it started (mqconform brokers up, or "
+               "no broker given so that the run starts its own), not the one at " + self.address)
+        # what a restart keeps, and the BackoutCount it keeps (both only ever shown across a restart)
+        restart = {} if self.restarts else dict.fromkeys(RESTART_RULES, off)
         if not self.nemesis:
             restart.update({rule: "the nemesis is off: --adapter-opt nemesis=on cuts connections through a proxy "
                                   "(adapters/brokers/nemesis.py)" for rule in NEMESIS_RULES})

@@ -224,3 +224,17 @@ def test_what_a_broker_queue_cannot_carry_is_not_applicable_with_its_reason(name
     for rule in ("CORE-49", "CORE-50"):
         assert "MAXMSGL" in caps.not_applicable[rule]
     assert "DLQ handler" in caps.not_applicable["EXP-09"] and "dlq" not in caps.areas
+
+
+@pytest.mark.parametrize("name", BROKERS)
+def test_with_restarts_off_what_only_a_restart_shows_is_not_applicable(name):
+    """A run with broker restarts off never restarts: what a restart keeps (CORE-32) and the BackoutCount it keeps
+    (CORE-45) are not applicable, the reason saying how to turn restarts on; with restarts on, both are run."""
+    from reference_model import language as L
+
+    off = offline(name, restart_given=True)
+    assert off.express(L.Restart()) is None
+    for rule in ("CORE-32", "CORE-45"):
+        assert "restart=on" in off.capabilities().not_applicable[rule]
+    on = offline(name, restarts=True, restart_given=True)
+    assert not {"CORE-32", "CORE-45"} & set(on.capabilities().not_applicable)
