@@ -1691,3 +1691,22 @@ def test_a_rule_found_broken_later_in_the_round_is_relaxed_in_every_reading_of_a
     mm = check_history(D, history)[-1].mismatch
     found = blame(history, mm, D, set_aside=frozenset(), known_by=frozenset({"CORE-10"}))
     assert found.rules == ("CORE-04",) and found.confirmed, found
+
+
+def test_a_pair_that_explains_by_a_story_no_answer_showed_gives_way_to_a_pair_the_history_shows():
+    """A system that places a put under syncpoint at its commit (``syncpoint-puts-queued-at-commit``) and generates
+    no MsgId (``msgid-not-generated``): the message put outside syncpoint later comes first, with a blank MsgId.
+    No rule alone explains it; a commit that did not commit (CORE-29) with the MsgId's rule explains it as well
+    as the order (CORE-05) with it, but every commit answered as MQ's does: the order and the MsgId are blamed,
+    the commit's other ending is inferred."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    ops = [L.DefineQueue(queue="Q1"), *[L.Connect(conn=c) for c in ("c1", "c2", "c3")],
+           *[L.Open(conn=c, handle=f"h{c}", queue="Q1", options=std) for c in ("c1", "c2", "c3")],
+           L.Put(conn="c2", handle="hc2", body="m1", md=L.MessageDescriptor(), options=C.MQPMO_SYNCPOINT),
+           L.Put(conn="c3", handle="hc3", body="m2", md=L.MessageDescriptor(), options=C.MQPMO_NO_SYNCPOINT),
+           L.Commit(conn="c2"), L.Get(conn="c1", handle="hc1", options=C.MQGMO_NO_SYNCPOINT)]
+    history = _on_simulated(ops, "syncpoint-puts-queued-at-commit,msgid-not-generated")
+    assert (history[-1][1].message.body, history[-1][1].message.msg_id) == ("m2", "")
+    mm, found = blamed(history)
+    assert set(found.rules) == {"CORE-05", "CORE-11"} and found.confirmed, (mm.rules, found)
+    assert "CORE-29" in found.inferred, found

@@ -1573,31 +1573,31 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         at = follows(pairs, platform, frozenset({rule}), expiry_tolerance, aside)
         if at is not None and at >= 0:
             alone.append((at, n, rule))
+    # Rules tried only for a story the history tells by inference alone: a unit of work that ended the other
+    # way where the system answered as for MQ's way, a get that did something unseen to a put not yet
+    # committed, a queue taken in another order where every message returned was MQ's. They give way to any
+    # other rule that explains the history alone: the system's own answer (a commit answered OK, a get
+    # returning the message MQ returns) is evidence, and nothing shows otherwise.  (Found broken by a history
+    # that shows them, they explain such a history as known.)
+    guessed = {r for r in (*hidden, *endings, *unseen) if r not in mentioned and r not in deciding}
+    # A DLQ handler's run answers with each message's fate alone: where a backout put its message (lost, or
+    # back at the tail to be met again in the same pass) is a story by inference there, even when the
+    # checker named the rule (a handler's failed action backs out its get)
+    guessed |= {GETS_REINSTATED} - set(deciding) if isinstance(pairs[-1][0], L.RunDlqHandler) else set()
+    # A commit's other ending is a story by inference too wherever the departure is not at a commit, even
+    # when the checker named it: each commit answered as MQ's commit answers, and a later step that
+    # another rule explains alone (a put past MAXDEPTH) does not show that a commit backed out.
+    guessed |= {r for r in COMMIT_ENDING if r in mentioned and r not in deciding
+                and not isinstance(pairs[-1][0], OTHER_END[r][0])}
+    # So is a cut's other ending (a commit) where the history shows the cut backing out, a message its unit
+    # of work got returned again: how that message came back (out of place, its count) is another rule's.
+    guessed |= {CUT_RULE} - set(deciding) if _cut_shown_backed_out(pairs) else set()
     if alone:
         # A discard MQ would have made (and its report) is never seen, only inferred from what the history
         # shows later: where a rule of what the history does show explains it alone from an earlier step, a
         # rule of discards that explains it only later tells a story of the same history built on that
         # inference (an expired message discarded without its report, where an uncommitted put not counted
         # explains the depth that suggested the discard), and is mentioned, not blamed.
-        # Rules tried only for a story the history tells by inference alone: a unit of work that ended the other
-        # way where the system answered as for MQ's way, a get that did something unseen to a put not yet
-        # committed, a queue taken in another order where every message returned was MQ's. They give way to any
-        # other rule that explains the history alone: the system's own answer (a commit answered OK, a get
-        # returning the message MQ returns) is evidence, and nothing shows otherwise.  (Found broken by a history
-        # that shows them, they explain such a history as known.)
-        guessed = {r for r in (*hidden, *endings, *unseen) if r not in mentioned and r not in deciding}
-        # A DLQ handler's run answers with each message's fate alone: where a backout put its message (lost, or
-        # back at the tail to be met again in the same pass) is a story by inference there, even when the
-        # checker named the rule (a handler's failed action backs out its get)
-        guessed |= {GETS_REINSTATED} - set(deciding) if isinstance(pairs[-1][0], L.RunDlqHandler) else set()
-        # A commit's other ending is a story by inference too wherever the departure is not at a commit, even
-        # when the checker named it: each commit answered as MQ's commit answers, and a later step that
-        # another rule explains alone (a put past MAXDEPTH) does not show that a commit backed out.
-        guessed |= {r for r in COMMIT_ENDING if r in mentioned and r not in deciding
-                    and not isinstance(pairs[-1][0], OTHER_END[r][0])}
-        # So is a cut's other ending (a commit) where the history shows the cut backing out, a message its unit
-        # of work got returned again: how that message came back (out of place, its count) is another rule's.
-        guessed |= {CUT_RULE} - set(deciding) if _cut_shown_backed_out(pairs) else set()
         if any(r not in guessed for _, _, r in alone):
             alone_kept = [a for a in alone if a[2] not in guessed]
         else:
@@ -1617,6 +1617,9 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
             first = tried[0] if tried else (mismatch.rules[0] if mismatch.rules else "")
             return Blame(rules=(first,) if first else (), mentioned=tuple(r for r in mentioned if r != first),
                          confirmed=False)
-        rules = min(together)[2]
-        inferred = ()
+        # (as alone: a set holding a rule that tells a story by inference gives way to one of rules the history shows)
+        kept = [t for t in together if not set(t[2]) & guessed] or together
+        rules = min(kept)[2]
+        inferred = tuple(dict.fromkeys(r for _, _, pair in sorted(together) for r in pair
+                                       if r in guessed and r not in rules))
     return Blame(rules=rules, mentioned=tuple(r for r in mentioned if r not in rules), inferred=inferred)
