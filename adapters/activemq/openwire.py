@@ -372,7 +372,14 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
                 if time.monotonic() >= deadline:
                     return _fail(C.MQRC_NO_MSG_AVAILABLE)
                 time.sleep(0.01)
-        return self._receive(c, d, options, wait_ms, selector=None if criteria is None else self._selector(criteria))
+        if criteria is None:
+            return self._receive(c, d, options, wait_ms)
+        # a selector consumer is made for this get: where the queue holds a message it selects, it is given a
+        # generous deadline to receive it (on a loaded machine that can take longer than an empty queue's wait)
+        held = self._held()
+        there = any(selected(self._identity(m), criteria) for mid, _, m in self._snapshot(d) if mid not in held)
+        return self._receive(c, d, options, max(wait_ms, TAKE_WAIT_MS) if there else wait_ms,
+                             selector=self._selector(criteria))
 
     def _selector(self, criteria: tuple[str, str]) -> str:
         """The JMS message selector of an MQGET that selects by (MsgId, CorrelId) ("" for any): the MsgId is the
@@ -403,7 +410,9 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
                     continue
                 if options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
                     return L.Observation(message=self._returned(message))
-                got = self._receive(c, d, options, 0, selector=f"JMSMessageID = '{mid}'")
+                # (the message is there: a consumer made for it alone is given a generous deadline to receive it,
+                # which on a loaded machine can take longer than a get of an empty queue waits)
+                got = self._receive(c, d, options, TAKE_WAIT_MS, selector=f"JMSMessageID = '{mid}'")
                 if got.rc == C.MQRC_NONE:
                     return got
                 break
@@ -477,6 +486,8 @@ def _place(d: Definition, message) -> tuple:
     return (d.name, -priority, arrival)
 
 
+#: How long a consumer made for a message known to be on the queue (one its selector names) may take to receive it.
+TAKE_WAIT_MS = 2_000
 #: How long apart, and at most how many times, the depth is browsed until it is settled.
 SETTLE_MS = 20
 SETTLE_TRIES = 5
