@@ -9,6 +9,7 @@ from conformance.records.results import Coverage
 from conformance.runner.session import Session
 from reference_model import language as L
 from reference_model import mqconst as C
+from tests.test_blame import _on_simulated
 
 D = C.PLATFORM_DISTRIBUTED
 STD = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
@@ -47,7 +48,7 @@ def test_a_step_past_counts_the_rules_that_decide_nothing_of_what_differed_as_ch
         assert coverage.checked[rule] == faultless.checked[rule] > 0, (rule, coverage.checked, faultless.checked)
     assert coverage.classes["CORE-05:two of the highest priority"] == 1, coverage.classes
     # the rule that decides the field that differed is not among those that held
-    history = _on("defprty-ignored", _ops())
+    history = _on_simulated(_ops(), "defprty-ignored")
     tracker = ModelTracker(D, set_aside=frozenset({"CORE-07"}))
     for op, observed in history[:5]:
         assert tracker.advance(op, observed).mismatch is None
@@ -55,14 +56,6 @@ def test_a_step_past_counts_the_rules_that_decide_nothing_of_what_differed_as_ch
     assert tracker.advance(op, observed).mismatch is not None and tracker.step_past(op, observed)
     assert "CORE-05" in tracker.held[0] and "CORE-07" not in tracker.held[0], tracker.held
 
-
-def _on(faults: str, ops) -> list:
-    adapter = create_adapter("simulated", {"faults": faults, "platform": D})
-    try:
-        adapter.start_case("held", D)
-        return [(op, adapter.execute(op)) for op in ops]
-    finally:
-        adapter.close()
 
 
 def test_a_step_past_that_another_message_came_back_in_counts_no_order_rule():
@@ -72,7 +65,7 @@ def test_a_step_past_that_another_message_came_back_in_counts_no_order_rule():
     ops = _ops()[:4] + [L.Put(conn="c1", handle="h1", body="m2", md=L.MessageDescriptor(priority=7),
                               options=C.MQPMO_NO_SYNCPOINT), L.Get(conn="c1", handle="h1",
                                                                    options=C.MQGMO_NO_SYNCPOINT)]
-    history = _on("defprty-ignored,priority-ignored", ops)
+    history = _on_simulated(ops, "defprty-ignored,priority-ignored")
     for op, observed in history[:-1]:
         assert tracker.advance(op, observed).mismatch is None
     op, observed = history[-1]

@@ -522,18 +522,27 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
         if probe is None:
             continue
         tried += 1
-        kept = search.failure
-        candidate = ops[:place] + probe + ops[place:]
-        search.last = None
-        search.replay(candidate)   # (whatever rules the checker names: the blame decides)
-        found = search.last
-        if found is not None and set(found.mismatch.fields) <= WITNESSED \
-                and 0 < len(set(blamed_rules(found, tolerance, search.set_aside))) < len(blamed):
-            search.failure = found
-            search.witness = len(probe)
-            return list(candidate[:search.ran])
-        search.failure = kept
+        shown = _with_probe(ops, place, probe, search, lambda found: set(found.mismatch.fields) <= WITNESSED and 0 < len(
+            set(blamed_rules(found, tolerance, search.set_aside))) < len(blamed))
+        if shown is not None:
+            return shown
     return ops
+
+
+def _with_probe(ops: list[L.Op], place: int, probe: list[L.Op], search: _Search, better) -> list[L.Op] | None:
+    """``ops`` with ``probe`` put in at ``place``, up to the step that departs, where the departure it shows is
+    ``better`` (then the failure minimised from here on); else None, the search as it was."""
+    kept = search.failure
+    candidate = ops[:place] + probe + ops[place:]
+    search.last = None
+    search.replay(candidate)   # (whatever rules the checker names: the blame decides)
+    found = search.last
+    if found is not None and better(found):
+        search.failure = found
+        search.witness = len(probe)
+        return list(candidate[:search.ran])
+    search.failure = kept
+    return None
 
 
 def _rivals(failure: Failure, tolerance: int, set_aside: frozenset[str], known: frozenset[str]) -> set[str]:
@@ -574,17 +583,10 @@ def _story_witnessed(ops: list[L.Op], search: _Search, rivals: set[str], known: 
             if probe is None:
                 continue
             tried += 1
-            kept = search.failure
-            candidate = ops[:place] + probe + ops[place:]
-            search.last = None
-            search.replay(candidate)   # (whatever rules the checker names: the blame decides)
-            found = search.last
-            if found is not None and 0 < len(told := _rivals(found, tolerance, search.set_aside, known)) < len(rivals) \
-                    and told <= rivals:
-                search.failure = found
-                search.witness = len(probe)
-                return list(candidate[:search.ran])
-            search.failure = kept
+            shown = _with_probe(ops, place, probe, search, lambda found: 0 < len(
+                told := _rivals(found, tolerance, search.set_aside, known)) < len(rivals) and told <= rivals)
+            if shown is not None:
+                return shown
             break   # the latest place the message is there to browse: earlier ones show no more of it
     return ops
 
@@ -624,20 +626,13 @@ def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str],
     for place in dict.fromkeys([*effects, *range(len(ops) - 1, 0, -1)]):
         if tried >= WITNESS_PLACES or search.broken:
             break
-        candidate = ops[:place] + probe + ops[place:]
-        if isinstance(ops[place - 1], L.InquireQueue) or not search.well_formed(candidate):
+        if isinstance(ops[place - 1], L.InquireQueue) or not search.well_formed(ops[:place] + probe + ops[place:]):
             continue
         tried += 1
-        kept = search.failure
-        search.last = None
-        search.replay(candidate)   # (whatever rules the checker names: the blame decides)
-        found = search.last
-        fewer = set(blamed_rules(found, tolerance, search.set_aside)) if found is not None else set()
-        if fewer and fewer < blamed:
-            search.failure = found
-            search.witness = len(probe)
-            return list(candidate[:search.ran])
-        search.failure = kept
+        shown = _with_probe(ops, place, probe, search,
+                            lambda found: set() < set(blamed_rules(found, tolerance, search.set_aside)) < blamed)
+        if shown is not None:
+            return shown
     return ops
 
 
