@@ -1710,3 +1710,26 @@ def test_a_pair_that_explains_by_a_story_no_answer_showed_gives_way_to_a_pair_th
     mm, found = blamed(history)
     assert set(found.rules) == {"CORE-05", "CORE-11"} and found.confirmed, (mm.rules, found)
     assert "CORE-29" in found.inferred, found
+
+
+def test_nothing_returned_by_a_get_selecting_mqci_none_is_not_the_blank_taken_literally_where_blank_ones_wait():
+    """MQCI_NONE taken as the blank CorrelId selects the messages whose CorrelId is blank: where such a message is
+    there for the get, a literal reading returns it, and a get that returns nothing is no such reading, so not the
+    selection's alone: a system that hid the queue's messages from a fresh consumer (CORE-01; ActiveMQ with its
+    default prefetch) explains it too, and a run that found that broken knows it.  Where no blank one is there,
+    nothing is what the literal reading gives, and the selection alone is blamed."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    md = L.MessageDescriptor(correl_id="corr-2")
+    get = L.GetMatching(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT, match_options=C.MQMO_MATCH_CORREL_ID)
+    history = [(L.DefineQueue(queue="Q1"), L.OK), (L.Connect(conn="c1"), L.OK),
+               (L.Open(conn="c1", handle="h1", queue="Q1", options=std), L.OK),
+               (L.Put(conn="c1", handle="h1", body="m1", md=md, options=C.MQPMO_NO_SYNCPOINT), L.OK),
+               (L.Put(conn="c1", handle="h1", body="m2", md=L.MessageDescriptor(), options=C.MQPMO_NO_SYNCPOINT), L.OK),
+               (get, L.Observation.of(C.MQRC_NO_MSG_AVAILABLE))]
+    assert follows(history, D, frozenset({"CORE-01"})) is not None
+    mm = check_history(D, history)[-1].mismatch
+    assert blame(history, mm, D, known_by=frozenset({"CORE-01"})).known
+    # with no blank CorrelId there, nothing is what the literal reading gives: the selection's departure alone
+    no_blank = history[:4] + [history[5]]
+    assert follows(no_blank, D, frozenset({"CORE-51"})) is not None
+    assert follows(no_blank, D, frozenset({"CORE-01"})) is None

@@ -168,8 +168,23 @@ def _none_taken_literally(branch: model.Branch, observed: L.Observation, op: L.O
     if all(getattr(want, f) == "" for f in blank):
         return False   # MQ's message is one the literal reading selects too
     got = observed.message
-    return got is None and observed.rc == C.MQRC_NO_MSG_AVAILABLE or \
-        got is not None and all(getattr(got, f) == "" for f in blank)
+    if got is None:
+        # none came back: so a literal reading gives only where no message there has the blank values (one that
+        # has them is what it selects)
+        return observed.rc == C.MQRC_NO_MSG_AVAILABLE and not _any_blank(branch.state, op, blank)
+    return all(getattr(got, f) == "" for f in blank)
+
+
+def _any_blank(state: ModelState, op: L.Op, fields: list[str]) -> bool:
+    """Whether the queue of ``op``'s handle holds, in ``state``, a message ``op``'s connection could get whose
+    ``fields`` (MsgId, CorrelId) are all blank."""
+    if "msg_id" in fields:
+        return False   # the queue manager gives every message a MsgId: none is blank
+    h = state.handles.get(op.handle)
+    q = state.queues.get(h.queue) if h is not None else None
+    return q is not None and any(
+        m.got_by is None and m.put_by in (None, op.conn) and all(getattr(m.md, f) == "" for f in fields)
+        for m in q.messages)
 
 
 #: The rules of a get's selection: by MsgId and CorrelId (CORE-51), none under the cursor (CORE-53).
