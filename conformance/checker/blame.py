@@ -169,8 +169,8 @@ def _none_taken_literally(branch: model.Branch, observed: L.Observation, op: L.O
         return False   # MQ's message is one the literal reading selects too
     got = observed.message
     if got is None:
-        # none came back: so a literal reading gives only where no message there has the blank values (one that
-        # has them is what it selects)
+        # none came back: a literal reading gives that only where no message there has the blank values (it
+        # selects one that has them)
         return observed.rc == C.MQRC_NO_MSG_AVAILABLE and not _any_blank(branch.state, op, blank)
     return all(getattr(got, f) == "" for f in blank)
 
@@ -329,12 +329,16 @@ def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: 
     returns it: its own fields differing are decided by their own rules (a priority resolved otherwise at its
     put is not the order's)."""
     fields = K.differing_fields(branch.observation, observed)
-    if not fields or not all(any(ways <= relaxed for ways in deciders(branch, f, observed, op, before))
-                             for f in fields):
+    body_ways: list[frozenset[str]] | None = None
+    for f in fields:
+        ways = deciders(branch, f, observed, op, before)
+        if not any(w <= relaxed for w in ways):
+            return False
+        body_ways = ways if f == "message.body" else body_ways
+    if not fields:
         return False
     order = {*ORDER_RULES, *branch.field_rules.get("message.body:later", ())}
-    if "message.body" not in fields or any(ways <= relaxed and not ways <= order
-                                           for ways in deciders(branch, "message.body", observed, op, before)):
+    if body_ways is None or any(ways <= relaxed and not ways <= order for ways in body_ways):
         return True
     instead = _delivered_instead(branch, observed, op, before)
     return instead is None or all(

@@ -507,13 +507,10 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
         return _depth_witnessed(ops, search, blamed)
     if message is None or not set(f.mismatch.fields) <= WITNESSED or not isinstance(ops[-1], L.Get):
         return ops
-    queue = next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == ops[-1].handle), None)
-    handles = {op.handle for op in ops if isinstance(op, L.Open)}
-    handle = next(f"w{n}" for n in range(1, len(handles) + 2) if f"w{n}" not in handles)
+    queue, handle = _call_queue(ops), _witness_handle(ops)
     if queue is None:
         return ops
-    search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
-        + WITNESS_PLACES
+    _allow_witness_replays(search)
     tried = 0
     for place in range(len(ops) - 1, 0, -1):
         if tried >= WITNESS_PLACES or search.broken:
@@ -527,6 +524,27 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
         if shown is not None:
             return shown
     return ops
+
+
+def _call_queue(ops: list[L.Op]) -> str | None:
+    """The queue the last of ``ops`` (the failing call) acts on: its own, or its handle's."""
+    last = ops[-1]
+    if isinstance(last, (L.InquireQueue, L.Put1)):
+        return last.queue
+    handle = getattr(last, "handle", None)
+    return next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == handle), None)
+
+
+def _witness_handle(ops: list[L.Op]) -> str:
+    """A handle name ``ops`` do not open, for a witness's browse."""
+    handles = {op.handle for op in ops if isinstance(op, L.Open)}
+    return next(f"w{n}" for n in range(1, len(handles) + 2) if f"w{n}" not in handles)
+
+
+def _allow_witness_replays(search: _Search) -> None:
+    """Give a witness's search its own :data:`WITNESS_PLACES` replays beyond what minimising has spent."""
+    if search.max_replays is not None:
+        search.max_replays = max(search.max_replays, search.replays) + WITNESS_PLACES
 
 
 def _with_probe(ops: list[L.Op], place: int, probe: list[L.Op], search: _Search, better) -> list[L.Op] | None:
@@ -561,19 +579,15 @@ def _story_witnessed(ops: list[L.Op], search: _Search, rivals: set[str], known: 
     kept is explained as well by the restart keeping a non-persistent message (CORE-32) as by the put making
     it persistent (CORE-10), where nothing showed its persistence; a browse before the restart shows it (the
     departure, earlier, and the put's).  Messages latest put first, places latest first."""
-    last = ops[-1]
-    queue = last.queue if isinstance(last, (L.InquireQueue, L.Put1)) else \
-        next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == getattr(last, "handle", None)), None)
+    queue = _call_queue(ops)
     if queue is None or not search.adapter.capabilities().can(L.Get):
         return ops
     on_queue = {op.handle for op in ops if isinstance(op, L.Open) and op.queue == queue}
     bodies = list(dict.fromkeys(op.body for op in reversed(ops[:-1]) if isinstance(op, L.Put) and op.handle in on_queue
                                 or isinstance(op, L.Put1) and op.queue == queue))
-    handles = {op.handle for op in ops if isinstance(op, L.Open)}
-    handle = next(f"w{n}" for n in range(1, len(handles) + 2) if f"w{n}" not in handles)
+    handle = _witness_handle(ops)
     tolerance = search.adapter.capabilities().expiry_tolerance
-    search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
-        + WITNESS_PLACES
+    _allow_witness_replays(search)
     tried = 0
     for body in bodies[:WITNESS_PLACES]:
         for place in range(len(ops) - 1, 0, -1):
@@ -610,16 +624,13 @@ def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str],
 
     if not search.adapter.capabilities().can(L.InquireQueue):
         return ops
-    last = ops[-1]
     if probe is None:
-        queue = last.queue if isinstance(last, L.Put1) else \
-            next((op.queue for op in ops if isinstance(op, L.Open) and op.handle == last.handle), None)
+        queue = _call_queue(ops)
         if queue is None:
             return ops
         probe = [L.InquireQueue(queue=queue, names=("CURDEPTH",))]
     tolerance = search.adapter.capabilities().expiry_tolerance
-    search.max_replays = None if search.max_replays is None else max(search.max_replays, search.replays) \
-        + WITNESS_PLACES
+    _allow_witness_replays(search)
     queue = probe[0].queue if isinstance(probe[0], L.InquireQueue) else None
     effects = _effect_places(ops, search, queue, blamed) if queue is not None else []
     tried = 0
