@@ -10,7 +10,6 @@ manager, as a real one's take time: clients of a concurrent case then overlap; d
 from __future__ import annotations
 
 import shlex
-import time
 import zlib
 
 from adapters.base import AdapterOptionError, Capabilities, check_options, platform_option
@@ -81,10 +80,8 @@ class SimulatedAdapter:
                                         chance_seed=zlib.crc32(case_id.encode("utf-8", "surrogatepass")))
 
     def execute(self, op: L.Op) -> L.Observation:
-        if self.call_seconds:
-            with self.qm.lock:   # the call under way, holding the queue manager: another client's waits
-                time.sleep(self.call_seconds)
-        return self.qm.execute(op)
+        # (a slow call holds the queue manager while it lasts: another client's call waits)
+        return self.qm.execute(op, hold=self.call_seconds)
 
     def end_case(self) -> None:
         self.qm.dlq.close()

@@ -158,7 +158,7 @@ class SimulatedQueueManager:
         self.chance = random.Random(chance_seed)
         #: Each call runs whole under this lock, as a queue manager's calls are atomic: programs on several
         #: threads (a concurrent case) see one call's effects entirely or not at all.
-        self.lock = threading.RLock()
+        self._locking()
         self.queues: dict[str, SimQueue] = {}
         self.conns: dict[str, SimConnection] = {}
         self.handles: dict[str, SimHandle] = {}
@@ -194,22 +194,55 @@ class SimulatedQueueManager:
         self.dlq = self.triggering = None
 
     # ------------------------------------------------------------ dispatch
+    _LOCKING = ("lock", "_turn", "_count", "_waiting", "_calls_done")
+
+    def _locking(self) -> None:
+        self.lock = threading.RLock()
+        #: Told at the end of every call (a call not atomic waits on it for another's to run).
+        self._turn = threading.Condition(self.lock)
+        self._count = threading.Lock()
+        #: Calls waiting for the lock (counted under ``_count``) and calls run (under the lock).
+        self._waiting = 0
+        self._calls_done = 0
+
     def __getstate__(self) -> dict:   # a copy (a test's deepcopy) gets a lock of its own
-        return {k: v for k, v in self.__dict__.items() if k != "lock"}
+        return {k: v for k, v in self.__dict__.items() if k not in self._LOCKING}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.lock = threading.RLock()
+        self._locking()
 
-    def execute(self, op: L.Op) -> L.Observation:
-        with self.lock:
-            return self._execute(op)
+    def execute(self, op: L.Op, hold: float = 0.0) -> L.Observation:
+        """Run ``op`` whole under the lock, first holding the queue manager ``hold`` seconds (a slow call)."""
+        with self._count:
+            self._waiting += 1
+        with self._turn:
+            with self._count:
+                self._waiting -= 1
+            try:
+                if hold:
+                    time.sleep(hold)
+                return self._execute(op)
+            finally:
+                self._calls_done += 1
+                self._turn.notify_all()
+
+    #: Seconds a call not atomic gives way: at most this long waiting for another's call to run where one is
+    #: waiting for the lock, then a pause in which more may run.
+    GIVE_WAY_WAIT = 0.5
+    GIVE_WAY_PAUSE = 0.002
 
     def _let_others_run(self) -> None:
-        """Let another thread's call run now, in the middle of this one (a race fault: a call not atomic)."""
+        """Let other threads' calls run now, in the middle of this one (a race fault: a call not atomic).  Where
+        another call is waiting for the lock this one first waits until a call has run, however long the machine
+        takes to schedule it (so a race shows as often on a loaded machine as on an idle one); then it pauses a
+        moment, the lock free, for more to run or come."""
+        done = self._calls_done
+        if self._waiting:
+            self._turn.wait_for(lambda: self._calls_done > done, timeout=self.GIVE_WAY_WAIT)
         self.lock.release()
         try:
-            time.sleep(0.002)
+            time.sleep(self.GIVE_WAY_PAUSE)
         finally:
             self.lock.acquire()
 
@@ -534,6 +567,7 @@ class SimulatedQueueManager:
             if rec.message in q.buckets[rec.message.level]:
                 q.remove(rec.message)
         c.marked = c.skipped = None
+        made_available = False
         for rec in c.log:
             q = self.queues[rec.queue]
             m = rec.message
@@ -544,9 +578,10 @@ class SimulatedQueueManager:
                 continue
             if rec.action == "put":
                 if commit:
-                    if self._fault("commit-not-atomic"):
-                        self._let_others_run()   # this put available, the unit of work's next not yet
+                    if made_available and self._fault("commit-not-atomic"):
+                        self._let_others_run()   # the unit of work's earlier puts available, this one not yet
                     m.pending_put = None
+                    made_available = True
                     if self._fault("expiry-counts-from-commit"):
                         m.put_time = self.clock
                     if self._fault("syncpoint-puts-queued-at-commit") and m in q.buckets[m.level]:
