@@ -1733,3 +1733,48 @@ def test_nothing_returned_by_a_get_selecting_mqci_none_is_not_the_blank_taken_li
     no_blank = history[:4] + [history[5]]
     assert follows(no_blank, D, frozenset({"CORE-51"})) is not None
     assert follows(no_blank, D, frozenset({"CORE-01"})) is None
+
+
+def _browsed_in_arrival_order_blank_ids():
+    """A queue that ignores priority and generates no MsgId (``priority-ignored``, ``msgid-not-generated``): a
+    browse-first returns the priority 0 put first, the browse-next after it the priority 4, with a blank MsgId,
+    where MQ's delivery order has nothing after the priority 0 one."""
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE
+    ops = [L.DefineQueue(queue="Q1"), L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q1", options=std),
+           L.Put(conn="c1", handle="h1", body="m1", md=L.MessageDescriptor(priority=0, msg_id="id-1"),
+                 options=C.MQPMO_NO_SYNCPOINT),
+           L.Put(conn="c1", handle="h1", body="m2", md=L.MessageDescriptor(priority=4), options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_BROWSE_FIRST),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_BROWSE_NEXT)]
+    history = _on_simulated(ops, "priority-ignored,msgid-not-generated")
+    assert [o.message.body for _, o in history[-2:]] == ["m1", "m2"] and history[-1][1].message.msg_id == ""
+    return history
+
+
+def test_a_browse_in_arrival_order_showing_a_blank_msgid_is_known_by_both_rules_found_broken():
+    """The rules found broken (the order, CORE-04, and the MsgId's, CORE-11) explain the browse-next together:
+    the reading that takes the queue in arrival order returns the message as MQ does, with a generated MsgId,
+    and the MsgId left blank is the other rule's.  Each reading of a rule relaxed is checked field by field
+    against the rules relaxed with it (it had to match the answer whole: the browse-next was blamed on finding
+    nothing, CORE-13 and CORE-19)."""
+    history = _browsed_in_arrival_order_blank_ids()
+    both = frozenset({"CORE-04", "CORE-11"})
+    assert explained_by(history, D, both)
+    assert not explained_by(history, D, frozenset({"CORE-04"}))
+    first = check_history(D, history)[-1].mismatch   # the browse-first departs (CORE-04's)
+    assert first is not None and first.index == len(history) - 2 and "CORE-04" in first.rules
+    # a run that set its rules aside steps past it and meets the browse-next
+    aside = frozenset(first.rules)
+    tracker = ModelTracker(D, set_aside=aside)
+    for op, observed in history[:-1]:
+        assert tracker.advance(op, observed).mismatch is None or tracker.step_past(op, observed)
+    last = tracker.advance(*history[-1]).mismatch
+    assert last is not None and {"CORE-13", "CORE-19"} & set(last.rules)
+    last = attrs.evolve(last, index=len(history) - 1)
+    assert blame(history, last, D, set_aside=aside, known_by=both).known
+    # known only the order, the MsgId's rule is blamed, not a browse that found something where MQ finds nothing
+    found = blame(history, last, D, set_aside=aside, known_by=frozenset({"CORE-04"}))
+    assert found.rules == ("CORE-11",) and found.confirmed, found
+    # neither known: both, the order first
+    found = blame(history, last, D, set_aside=aside)
+    assert set(found.rules) == both and found.confirmed, found

@@ -337,6 +337,12 @@ def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: 
         body_ways = ways if f == "message.body" else body_ways
     if not fields:
         return False
+    if "message" in fields:
+        # a message where MQ returns none: that message as MQ returns it, its own fields decided by their rules
+        instead = _returned_instead(branch, observed, op, before)
+        return instead is None or all(
+            any(ways <= relaxed for ways in deciders(instead, f, observed, op, before))
+            for f in K.differing_fields(instead.observation, observed))
     order = {*ORDER_RULES, *branch.field_rules.get("message.body:later", ())}
     if body_ways is None or any(ways <= relaxed and not ways <= order for ways in body_ways):
         return True
@@ -344,6 +350,30 @@ def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: 
     return instead is None or all(
         any(ways <= relaxed for ways in deciders(instead, f, observed, op, before))
         for f in K.differing_fields(instead.observation, observed))
+
+
+def _same_message(outcome: L.Observation, observed: L.Observation) -> bool:
+    """Whether ``observed`` returned the message ``outcome`` does, answered alike but for its fields (which a
+    reading's own rules never decide: a reading says which message comes, and what came is not its own)."""
+    return outcome.message is not None and observed.message is not None and outcome.cc == observed.cc \
+        and outcome.rc == observed.rc and outcome.message.body == observed.message.body
+
+
+def _returned_instead(branch: model.Branch, observed: L.Observation, op: L.Op,
+                      before: ModelState | None) -> model.Branch | None:
+    """MQ's get ``op`` from state ``before`` returning the message the system returned where ``branch`` returns
+    none: the fields MQ returns that message with.  None where the model cannot say (no message returned, one
+    not on the handle's queue or not told apart there by its body, one expired: MQ never returns it; state
+    unknown)."""
+    if before is None or branch.observation.message is not None or observed.message is None:
+        return None
+    h = before.handles.get(getattr(op, "handle", None))
+    q = before.queues.get(h.queue) if h is not None else None
+    alike = [m for m in q.messages if m.body == observed.message.body] if q is not None else []
+    if len(alike) != 1 or not observed.message.body or expiry.status(before, alike[0]) != expiry.LIVE:
+        return None   # (trigger messages all have an empty body: which one came back is not known)
+    got = alike[0]
+    return core._deliver(before, op, h, [], got, (), {}, True, False)
 
 
 def _delivered_instead(branch: model.Branch, observed: L.Observation, op: L.Op,
@@ -1357,12 +1387,16 @@ class Walk:
                     # happens next; as the history's last step, it passes either way
                     nxt.append((_adopted(b, fields, observed), (i if at is None else at) if needed else at,
                                 K._nothing_changes_next(fields, b.observation, observed)))
-            for b in extra:
+            for b, relaxing in [(b, True) for b in extra] + [(b, False) for b in aside]:
                 if K._matches(b.observation, observed):
-                    nxt.append((b, i if at is None else at, True))
-            for b in aside:
-                if K._matches(b.observation, observed):
-                    nxt.append((b, at, True))
+                    nxt.append((b, (i if at is None else at) if relaxing else at, True))
+                elif _same_message(b.observation, observed) and explained(b, observed, op, loose, state):
+                    # a reading that returned the message the system did, differing still in its fields that
+                    # the rules relaxed decide (a message taken in arrival order, its blank MsgId left blank)
+                    fields = K.differing_fields(b.observation, observed)
+                    needed = relaxing or explained(b, observed, op, set_aside, state) is False
+                    nxt.append((_adopted(b, fields, observed), (i if at is None else at) if needed else at,
+                                K._nothing_changes_next(fields, b.observation, observed)))
         if not nxt:
             self.candidates = []
             self.result = None
@@ -1450,6 +1484,16 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
             out += sorted({r for field_ways in shown for ways in field_ways for r in ways})
             if shown and all(shown):
                 together += [o.union(*ways) for o in order
+                             for ways in itertools.islice(itertools.product(*shown), MAX_SHOWN_WAYS)]
+        instead = _returned_instead(b, observed, op, before) if "message" in fields else None
+        if instead is not None:
+            # a message where MQ returns none, showing fields otherwise than MQ returns that message: their
+            # rules, alone and with each way of the message coming back at all
+            shown = [deciders(instead, field, observed, op, before)
+                     for field in K.differing_fields(instead.observation, observed)]
+            out += sorted({r for field_ways in shown for ways in field_ways for r in ways})
+            if shown and all(shown):
+                together += [o.union(*ways) for o in deciders(b, "message", observed, op, before)
                              for ways in itertools.islice(itertools.product(*shown), MAX_SHOWN_WAYS)]
         for field in fields:
             for ways in deciders(b, field, observed, op, before):
