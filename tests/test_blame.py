@@ -1778,3 +1778,35 @@ def test_a_browse_in_arrival_order_showing_a_blank_msgid_is_known_by_both_rules_
     # neither known: both, the order first
     found = blame(history, last, D, set_aside=aside)
     assert set(found.rules) == both and found.confirmed, found
+
+
+def test_a_trigger_a_shared_queue_made_below_trigmpri_is_what_the_priority_rule_relaxed_explains():
+    """A shared queue of a queue-sharing group (z/OS) with TriggerMsgPriority 4, a put of a message at the queue's
+    default priority (0), and a queue manager that counts it anyway (``trigmpri-ignored``): the other queue
+    manager's initiation queue's depth is 1 where MQ's is 0 (as the search found it: the local one's get first
+    finds nothing).  A shared queue's event is each queue manager's own, and the reading of
+    TRIG-02 relaxed had left it out: a run that knew TRIG-02 blamed the default priority's rule (CORE-07, the
+    message given a priority of 4 or more) for the trigger message.  Both explain it alone (the message's
+    priority is never seen), so neither known, both are blamed."""
+    z = C.PLATFORM_ZOS
+    put = _put_as_q_def("putter", "h1", "s2")   # DEFPRTY 0
+    ops = [L.DefineQueueSharingGroup(qmgrs=("QM2",)), L.DefineQueue(queue="INIT.Q", qmgr="QM2"),
+           L.DefineQueue(queue="SHARED.Q", attrs=(("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("QSGDISP", 2))),
+           L.DefineProcess(process="APP.PROCESS", appl_type=6, appl_id="/opt/app/server"),
+           L.DefineQueue(queue="INIT.Q"), L.Connect(conn="putter"),
+           L.Open(conn="putter", handle="h1", queue="SHARED.Q", options=C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+           L.Connect(conn="qm2-monitor", qmgr="QM2"),
+           L.Open(conn="qm2-monitor", handle="h2", queue="INIT.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE),
+           L.Open(conn="putter", handle="h3", queue="INIT.Q", options=C.MQOO_INPUT_AS_Q_DEF),
+           L.AlterQueue(queue="INIT.Q", attrs=(("PUT", 1),)),
+           L.AlterQueue(queue="SHARED.Q", attrs=(("GET", 0), ("TRIGDPTH", 2), ("TRIGGER", 1), ("TRIGMPRI", 4),
+                                                 ("TRIGTYPE", 1))),
+           put, L.Get(conn="putter", handle="h3", options=C.MQGMO_NO_SYNCPOINT),
+           L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",), qmgr="QM2")]
+    history = _on_simulated(ops, "trigmpri-ignored", z)
+    assert history[-1][1].attrs == (("CURDEPTH", 1),), history[-1]
+    mm = check_history(z, history)[-1].mismatch
+    assert mm is not None and mm.index == len(history) - 1
+    assert explained_by(history, z, frozenset({"TRIG-02"}))
+    assert blame(history, mm, z, known_by=frozenset({"TRIG-02"})).known
+    assert set(blame(history, mm, z).rules) == {"TRIG-02", "CORE-07"}

@@ -689,17 +689,47 @@ def _trigger_priority_ignored(state: ModelState, op: L.Op, plain: list[model.Bra
     and browsed like any other (held to its unit of work's commit for a put under syncpoint)."""
     conn = op.conn if isinstance(op, (L.Put, L.Put1)) and op.options & C.MQPMO_SYNCPOINT else None
     out = []
+    lowered: set[str] = set()
     for b in plain:
         for name, q in b.state.queues.items():
             before = state.queues.get(name)
             if q.trigger_notes[:1] != ((TRIGGER_PRIORITY,),) or (before is not None
                                                                 and before.trigger_notes == q.trigger_notes):
                 continue
+            if q.shared and isinstance(op, (L.Put, L.Put1)) and before is not None and name not in lowered:
+                # a shared queue's event is each queue manager's own, judged for its own initiation queue: the
+                # put as MQ makes it with TriggerMsgPriority 0 (every message counts), the attribute kept
+                lowered.add(name)
+                out += _with_trigmpri_zero(state, op, name)
+                continue
             if q.shared or trigger._initiation_queue(b.state, q, "") is None:
-                continue   # (a shared queue's events are each queue manager's own; no initiation queue, no message)
+                continue   # (no initiation queue, no message)
             s = b.state.clone()
             trigger._write(s, name, conn, (TRIGGER_PRIORITY,))
             out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((TRIGGER_PRIORITY, *b.rules)))))
+    return out
+
+
+def _trigmpri_set(pairs) -> bool:
+    """Whether a queue of the history was defined or altered with a TriggerMsgPriority above 0."""
+    return any(isinstance(op, (L.DefineQueue, L.AlterQueue)) and dict(op.attrs).get("TRIGMPRI", 0) > 0
+               for op, _ in pairs)
+
+
+def _with_trigmpri_zero(state: ModelState, op: L.Op, queue: str) -> list[model.Branch]:
+    """``op``'s outcomes with ``queue``'s TriggerMsgPriority taken as 0 (TRIG-02 relaxed), the attribute as it
+    was in every state that follows."""
+    low = state.clone()
+    was = low.queue(queue).attrs.get("TRIGMPRI")
+    low.queue(queue).attrs["TRIGMPRI"] = 0
+    out = []
+    for b in model.step(low, op):
+        if queue in b.state.queues:
+            if was is None:
+                b.state.queue(queue).attrs.pop("TRIGMPRI", None)
+            else:
+                b.state.queue(queue).attrs["TRIGMPRI"] = was
+        out.append(attrs.evolve(b, rules=tuple(dict.fromkeys((TRIGGER_PRIORITY, *b.rules)))))
     return out
 
 
@@ -1616,10 +1646,11 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # and, where expired messages were refreshed away (z/OS), that the refresh discards them: one it left shows
     # only later (a depth that counts it, a get that meets it)
     unseen += [REFRESH_RULE] if any(isinstance(op, L.RefreshExpiry) for op, _ in pairs[:-1]) else []
-    # and, where a trigger message came back, that only messages at or above TriggerMsgPriority count: an
-    # event that wrote one it should not have shows only by the message, got or browsed later
+    # and, where a trigger message came back or a queue had a TriggerMsgPriority, that only messages at or above
+    # it count: an event that wrote one it should not have shows only by the message, got or browsed later, or
+    # by an initiation queue's depth
     unseen += [TRIGGER_PRIORITY] if any(observed.message is not None and observed.message.format == C.MQFMT_TRIGGER
-                                        for _, observed in pairs) else []
+                                        for _, observed in pairs) or _trigmpri_set(pairs) else []
     # and, where a put asked for the queue's default priority or persistence, that it got it: a message given
     # the system's own default shows that later only by where it comes in order, or by what a restart or a
     # get under SYNCPOINT_IF_PERSISTENT does with it
