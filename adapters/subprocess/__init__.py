@@ -208,7 +208,7 @@ class SubprocessAdapter:
                 self._arrived.wait(left)
         while True:
             try:
-                answer = self.chan.receive(max(0.0, deadline - time.monotonic()))
+                answer = self.chan.receive(max(0.0, deadline - time.monotonic()), said=timeout)
             except ChannelError:
                 with self._lock:
                     self._reading = False

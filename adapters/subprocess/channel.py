@@ -69,9 +69,10 @@ class JsonLinesChannel:
         except (OSError, ValueError):
             raise ChannelError(f"{self.name} has gone: its input is closed{self._status()}") from None
 
-    def receive(self, timeout: float) -> dict:
-        """The next line as a JSON object; ChannelError on anything else or after ``timeout`` seconds."""
-        line = self._line(timeout)
+    def receive(self, timeout: float, said: float | None = None) -> dict:
+        """The next line as a JSON object; ChannelError on anything else or after ``timeout`` seconds (the error
+        names ``said`` seconds where given: the whole wait of which ``timeout`` is what was left)."""
+        line = self._line(timeout, timeout if said is None else said)
         try:
             data = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -81,7 +82,7 @@ class JsonLinesChannel:
             raise ChannelError(f"{self.name} wrote JSON that is not an object: {line[:60].decode('utf-8', 'replace')!r}")
         return data
 
-    def _line(self, timeout: float) -> bytes:
+    def _line(self, timeout: float, said: float) -> bytes:
         deadline = time.monotonic() + timeout
         while True:
             end = self._buf.find(b"\n")
@@ -93,7 +94,7 @@ class JsonLinesChannel:
                 raise ChannelError(f"{self.name} wrote a line longer than {self.max_line} bytes")
             left = deadline - time.monotonic()
             if left <= 0 or not self._sel.select(left):
-                raise ChannelError(f"{self.name} did not answer within {timeout:g}s")
+                raise ChannelError(f"{self.name} did not answer within {said:g}s")
             try:
                 chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
             except BlockingIOError:
