@@ -340,16 +340,22 @@ def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: 
     if "message" in fields:
         # a message where MQ returns none: that message as MQ returns it, its own fields decided by their rules
         instead = _returned_instead(branch, observed, op, before)
-        return instead is None or all(
-            any(ways <= relaxed for ways in deciders(instead, f, observed, op, before))
-            for f in K.differing_fields(instead.observation, observed))
+        return instead is None or all(any(ways <= relaxed for ways in field_ways)
+                                      for field_ways in _shown(instead, observed, op, before))
     order = {*ORDER_RULES, *branch.field_rules.get("message.body:later", ())}
     if body_ways is None or any(ways <= relaxed and not ways <= order for ways in body_ways):
         return True
     instead = _delivered_instead(branch, observed, op, before)
-    return instead is None or all(
-        any(ways <= relaxed for ways in deciders(instead, f, observed, op, before))
-        for f in K.differing_fields(instead.observation, observed))
+    return instead is None or all(any(ways <= relaxed for ways in field_ways)
+                                  for field_ways in _shown(instead, observed, op, before))
+
+
+def _shown(instead: model.Branch, observed: L.Observation, op: L.Op,
+           before: ModelState | None) -> list[list[frozenset[str]]]:
+    """For each field in which ``observed``'s message differs from MQ's delivery of it (``instead``), the ways of
+    relaxing rules that decide it."""
+    return [deciders(instead, field, observed, op, before)
+            for field in K.differing_fields(instead.observation, observed)]
 
 
 def _same_message(outcome: L.Observation, observed: L.Observation) -> bool:
@@ -1507,8 +1513,7 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
             for ways in order:
                 out += sorted(ways)
             instead = _delivered_instead(b, observed, op, before) if order else None
-            shown = [deciders(instead, field, observed, op, before)
-                     for field in K.differing_fields(instead.observation, observed)] if instead is not None else []
+            shown = _shown(instead, observed, op, before) if instead is not None else []
             # the message returned out of order shows fields otherwise than MQ returns it: their rules, alone
             # (where they place it first too) or with the order's, every field's together
             out += sorted({r for field_ways in shown for ways in field_ways for r in ways})
@@ -1519,8 +1524,7 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
         if instead is not None:
             # a message where MQ returns none, showing fields otherwise than MQ returns that message: their
             # rules, alone and with each way of the message coming back at all
-            shown = [deciders(instead, field, observed, op, before)
-                     for field in K.differing_fields(instead.observation, observed)]
+            shown = _shown(instead, observed, op, before)
             out += sorted({r for field_ways in shown for ways in field_ways for r in ways})
             if shown and all(shown):
                 together += [o.union(*ways) for o in deciders(b, "message", observed, op, before)
