@@ -44,8 +44,10 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
         ("what a verdict means",
          f"pass: no departure found in these {m['examples_run']} cases, which reached every input class the "
          "rule distinguishes; partly exercised: none found, but some input classes never reached; fail: a "
-         "recorded history breaks the rule (it passes once the rule alone is relaxed); rules only mentioned by "
-         "a failure are not failed"),
+         "recorded history breaks the rule (it passes once the rule alone is relaxed); one of: a recorded history "
+         "breaks this rule or another named with it (each alone, relaxed, makes it pass; nothing in it shows "
+         "which, and no other history shows one of them broken); rules only mentioned by a failure are not "
+         "failed"),
     ]
     if m.get("concurrency"):
         rows.append(("concurrent cases", f"{' or '.join(map(str, m['concurrency']))} clients at once a case: a rule "
@@ -162,7 +164,8 @@ def replay_command(path: str) -> str:
 
 
 def title(failure: Failure) -> str:
-    return (f"{'+'.join(failure.blamed)} in area {failure.area} (platform {failure.platform}): "
+    rules = f"one of {' / '.join(failure.blamed)}" if failure.one_of else '+'.join(failure.blamed)
+    return (f"{rules} in area {failure.area} (platform {failure.platform}): "
             f"step {failure.mismatch.index + 1} of {len(failure.steps)}"
             + ("" if failure.reproduced else "; not shown again when the same operations ran a second time"))
 

@@ -36,7 +36,7 @@ pre{background:#f7f7f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;overflo
 .c{border-radius:3px}
 span.c{padding:0 .35em;white-space:nowrap}
 .c.pass{background:#c8e6c9;color:#1b5e20}.c.fail{background:#ef9a9a;color:#7f0000;font-weight:700}
-.c.known-deviation{background:#ffcc80;color:#6d3600}.c.not-applicable{background:#eee;color:#616161}
+.c.known-deviation{background:#ffcc80;color:#6d3600}.c.one-of{background:#f8bbd0;color:#880e4f;font-weight:700}.c.not-applicable{background:#eee;color:#616161}
 .c.not-exercised{background:#fff59d;color:#6d5800}.c.partly-exercised{background:#e6ee9c;color:#33691e}.c.indeterminate{background:#e1bee7;color:#4a148c}
 .c.error{background:#b0bec5;color:#263238}.c.not-run{background:#fff;color:#9e9e9e;font-style:italic}
 table.summary td,table.summary th{padding:.15em .5em}
@@ -133,7 +133,7 @@ def _column(report: Report, col: Column) -> list[str]:
                 continue
             links = " ".join(f'<a href="#{esc(col.anchor)}-failure-{failure_ids[id(f)]}">failure '
                              f'{failure_ids[id(f)]}</a>' for _, f in cell.failures)
-            why = cell.reason or (cell.deviation.seen if cell.deviation else "")
+            why = cell.why or (cell.deviation.seen if cell.deviation else "")
             rows.append([f'<span id="{esc(col.anchor)}-{esc(r.id)}">{esc(r.id)}</span>', _source(r),
                          esc(r.summary), _verdict(col, r.id, link=False) + (" " + links if links else "")
                          + (f'<br><span class="reason">{esc(why)}</span>' if why else ""),
@@ -163,7 +163,8 @@ def _column(report: Report, col: Column) -> list[str]:
             note = failure_note(col, failure)
             out += [f'<h4 id="{esc(col.anchor)}-failure-{n}">Failure {n}: {esc(title(failure))}'
                     + (f' <span class="known-deviation">({esc(note)})</span>' if note else "") + "</h4>",
-                    "<p>Rules broken:</p>",
+                    "<p>Rules broken, one of them (each alone, relaxed, makes this history pass; it does not "
+                    "show which):</p>" if failure.one_of else "<p>Rules broken:</p>",
                     _table([[f'<a href="#{esc(col.anchor)}-{esc(rid)}">{esc(rid)}</a>',
                              esc(rules[rid].summary) if rid in rules else "",
                              _source(rules[rid]) if rid in rules else ""] for rid in failure.blamed],
@@ -210,7 +211,7 @@ def _deviations(report: Report) -> list[str]:
 
 
 #: The matrix's cell text per verdict (the legend gives the full names).
-SHORT = {"pass": "pass", "fail": "FAIL", "known deviation": "known dev.", "not applicable": "n/a",
+SHORT = {"pass": "pass", "fail": "FAIL", "one of": "one of", "known deviation": "known dev.", "not applicable": "n/a",
          "partly exercised": "partly", "not exercised": "not exer.", "indeterminate": "indet.", "error": "error", NOT_RUN: "not run"}
 
 

@@ -6,7 +6,7 @@ import json
 
 from conformance import __version__
 from reports.common import dependencies, rule_dependencies
-from reports.matrix import Report
+from reports.matrix import ONE_OF, Report
 
 REPORT_FORMAT, REPORT_VERSION = "mqconform-report", 1
 
@@ -26,6 +26,7 @@ def report_data(report: Report, generated: float) -> dict:
             "counts": col.counts(),
             "cells": {rid: {"verdict": c.verdict, "exercised": c.exercised, "checked": c.checked,
                             "failed": c.failed, "change": c.change,
+                            **({"one_of": [list(o) for o in c.one_of]} if c.verdict == ONE_OF else {}),
                             "failures": [path for path, _ in c.failures],
                             **({"deviation": {"seen": c.deviation.seen, "reason": c.deviation.reason}}
                                if c.deviation else {}),

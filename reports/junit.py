@@ -6,7 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from conformance.records.render import render_failure
-from reports.matrix import ERROR, FAIL, PASS, Report
+from reports.matrix import DEPARTING, ERROR, PASS, Report
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -29,9 +29,10 @@ def render_junit(report: Report) -> str:
             counts["tests"] += 1
             case = ET.SubElement(suite, "testcase", classname=f"mqconform.{rule.area}",
                                  name=_text(f"{rule.id} {rule.summary}"))
-            if cell.verdict == FAIL:
+            if cell.verdict in DEPARTING:
                 counts["failures"] += 1
-                failure = ET.SubElement(case, "failure", message=_text(f"{rule.id} broken"), type="non-conformance")
+                broken = f"{rule.id} broken" + (f": {cell.why}" if cell.why else "")
+                failure = ET.SubElement(case, "failure", message=_text(broken), type="non-conformance")
                 failure.text = _text("\n\n".join(render_failure(f) + f"\n\nReplay: mqconform replay {p}"
                                                  for p, f in cell.failures) or "broken")
             elif cell.verdict == ERROR:

@@ -14,7 +14,7 @@ from reports.matrix import NOT_RUN, Report
 from conformance.records.render import counted
 
 #: The matrix's symbol per verdict (the legend above it names them).
-SYMBOLS = {"pass": "✅ pass", "fail": "❌ FAIL", "known deviation": "⚠️ known", "not applicable": "➖ n/a",
+SYMBOLS = {"pass": "✅ pass", "fail": "❌ FAIL", "one of": "❗ one of", "known deviation": "⚠️ known", "not applicable": "➖ n/a",
            "partly exercised": "◐ partly", "not exercised": "⭕ not exer.", "indeterminate": "❔ indet.", "error": "💥 error", NOT_RUN: "· not run"}
 
 
@@ -113,7 +113,7 @@ def render_markdown(report: Report, generated: float) -> str:
                 cell = col.cells.get(r.id)
                 if cell is None:
                     continue
-                verdict = f"{cell.verdict}: {cell.reason}" if cell.reason else cell.verdict
+                verdict = f"{cell.verdict}: {cell.why}" if cell.why else cell.verdict
                 row = [r.id, _source(r), r.summary, verdict, cell.exercised]
                 if depends:
                     row.append(", ".join(on.get(r.id, [])))

@@ -11,7 +11,8 @@ from __future__ import annotations
 import attrs
 
 from conformance.records.history import Failure
-from conformance.records.results import ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, PARTLY, PASS
+from conformance.records.results import (ERROR, FAIL, INDETERMINATE, NOT_APPLICABLE, NOT_EXERCISED, ONE_OF, PARTLY,
+                                         PASS)
 from reference_model.rules import AREAS, RULES
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE, UNMATCHED, DeviationStatus, KnownDeviation
 from reports.inputs import RunResult
@@ -19,9 +20,11 @@ from reports.inputs import RunResult
 #: A failure the known-deviations file explains: reported apart from pass and from an unexplained failure.
 KNOWN_DEVIATION = "known deviation"
 #: Every verdict a report shows, in the order it shows them.
-VERDICTS = (PASS, FAIL, KNOWN_DEVIATION, PARTLY, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
+VERDICTS = (PASS, FAIL, ONE_OF, KNOWN_DEVIATION, PARTLY, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
 #: Which verdict wins when several runs of one system disagree.
-PRECEDENCE = (FAIL, ERROR, PASS, PARTLY, INDETERMINATE, NOT_EXERCISED, NOT_APPLICABLE)
+PRECEDENCE = (FAIL, ONE_OF, ERROR, PASS, PARTLY, INDETERMINATE, NOT_EXERCISED, NOT_APPLICABLE)
+#: Verdicts that say the system departs from the rule (or, *one of*, from it or another named with it).
+DEPARTING = (FAIL, ONE_OF)
 NEW_FAIL, FIXED, STILL_FAILING = "new-fail", "fixed", "still-failing"
 #: Shown where a system's runs left a rule's area out: no verdict, and not a rule of zero counts.
 NOT_RUN = "not run"
@@ -45,6 +48,19 @@ class Cell:
     classes: dict = attrs.Factory(dict)
     #: Input classes only operations the system cannot express would have reached (not counted as unreached).
     not_expressible: set = attrs.Factory(set)
+    #: Verdict *one of*: the other rules of each history that breaks this rule or one of them.
+    one_of: list = attrs.Factory(list)
+    #: What the verdict would be without the histories that break one of several rules.
+    otherwise: str = ""
+
+    @property
+    def why(self) -> str:
+        """What the verdict rests on, where it needs saying: why the rule is not applicable, or which rules a
+        verdict of *one of* is shared with."""
+        if self.verdict == ONE_OF and self.one_of:
+            return ("this rule is broken, or " + "; or ".join(" or ".join(o) for o in self.one_of)
+                    + " (each alone explains the history)")
+        return self.reason
 
     @property
     def unreached(self) -> list[str]:
@@ -176,7 +192,7 @@ class Report:
 
     @property
     def any_failure(self) -> bool:
-        return any(c.verdict == FAIL for col in self.columns for c in col.cells.values())
+        return any(c.verdict in DEPARTING for col in self.columns for c in col.cells.values())
 
     def areas(self) -> list[str]:
         return sorted({r.area for r in self.rules}, key=_area_key)
@@ -197,7 +213,7 @@ class Report:
         it disagree on it (a rule one system did not run or cannot express is no disagreement)."""
         shown = [self.shown(c, rule) for c in self.columns]
         judged = {v for v in shown if v not in (NOT_RUN, NOT_APPLICABLE, "")}
-        return any(v in (FAIL, ERROR, KNOWN_DEVIATION) for v in shown) or len(judged) > 1
+        return any(v in (FAIL, ONE_OF, ERROR, KNOWN_DEVIATION) for v in shown) or len(judged) > 1
 
     def area_run(self, column: Column, area: str) -> bool:
         return area in column.meta["areas"] or any(r.id in column.cells for r in self.rules_of(area))
@@ -229,14 +245,20 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
         for row in run.rows:
             infos.setdefault(row["rule"], RuleInfo.from_row(row))
             cell = col.cells.get(row["rule"])
+            otherwise = str(row.get("otherwise") or "") if row["verdict"] == ONE_OF else row["verdict"]
+            one_of = [tuple(o) for o in row.get("one_of") or () if isinstance(o, list)]
             if cell is None:
                 col.cells[row["rule"]] = Cell(verdict=row["verdict"], exercised=row["exercised"],
                                               checked=row["checked"], failed=row["failed"],
                                               reason=str(row.get("not_applicable") or ""),
                                               classes=dict(row.get("classes") or {}),
-                                              not_expressible=set(row.get("classes_not_expressible") or ()))
+                                              not_expressible=set(row.get("classes_not_expressible") or ()),
+                                              one_of=one_of, otherwise=otherwise)
             else:
                 cell.verdict = _merge_verdict(cell.verdict, row["verdict"])
+                cell.one_of += [o for o in one_of if o not in cell.one_of]
+                cell.otherwise = _merge_verdict(cell.otherwise, otherwise) if cell.otherwise and otherwise \
+                    else cell.otherwise or otherwise
                 cell.exercised += row["exercised"]
                 cell.checked += row["checked"]
                 cell.failed += row["failed"]
@@ -252,6 +274,8 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
             for rid in failure.blamed:
                 if rid in col.cells:
                     col.cells[rid].failures.append((str(path), failure))
+    for col in columns.values():
+        _decide(col)
     order = {r.id: i for i, r in enumerate(RULES.all())}
     rules = sorted(infos.values(), key=lambda r: (_area_key(r.area), order.get(r.id, len(order)), r.id))
     report = Report(columns=list(columns.values()), rules=rules)
@@ -261,12 +285,33 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
     return report
 
 
+def _decide(col: Column, broken: tuple[str, ...] = (FAIL,), only: set[str] | None = None) -> None:
+    """Runs of one system merged: a rule that one run leaves *one of* several, and another shows broken, explains
+    the first run's history itself; the others named with it keep the verdict their own evidence gives.
+    ``broken``: the verdicts that show a rule broken; ``only``: the rules to decide (default: all)."""
+    failed = {rid for rid, cell in col.cells.items() if cell.verdict in broken}
+    for rid, cell in col.cells.items():
+        if cell.verdict != ONE_OF or only is not None and rid not in only:
+            continue
+        cell.one_of = [o for o in cell.one_of if not failed & set(o)]
+        if cell.one_of:
+            continue
+        # every history that named it is explained by a rule shown broken: not failed by them
+        cell.verdict = cell.otherwise or NOT_EXERCISED
+        if cell.verdict in (PASS, PARTLY):
+            cell.verdict = PARTLY if cell.unreached else PASS
+        cell.failures = [(p, f) for p, f in cell.failures if not (f.one_of and failed & set(f.blamed))]
+
+
 def _apply(report: Report, deviations: tuple[KnownDeviation, ...]) -> None:
     """Mark each failure a known deviation explains; say of every deviation for a shown adapter how it stands."""
     for col in report.columns:
         mine = [d for d in deviations if d.adapter == col.adapter]
         for rule in dict.fromkeys(d.rule for d in mine):
             _apply_rule(report, col, rule, [d for d in mine if d.rule == rule])
+        # a rule named with one a known deviation explains (the entry's reading of the same histories) is not
+        # failed by them; one with entries of its own was judged by them
+        _decide(col, broken=(FAIL, KNOWN_DEVIATION), only=set(col.cells) - {d.rule for d in mine})
 
 
 def _apply_rule(report: Report, col: Column, rule: str, devs: list[KnownDeviation]) -> None:
@@ -279,7 +324,7 @@ def _apply_rule(report: Report, col: Column, rule: str, devs: list[KnownDeviatio
     unexplained = [(n, f) for n, f in failures if matched[n] is None]
     for dev in devs:
         note = ""
-        if verdict == FAIL:
+        if verdict in DEPARTING:
             mine = [n for n, d in matched.items() if d is dev]
             status = MATCHED if mine and not unexplained else UNMATCHED
             if unexplained:
@@ -296,7 +341,7 @@ def _apply_rule(report: Report, col: Column, rule: str, devs: list[KnownDeviatio
             status, note = STALE, dev.stale_because
         report.deviations.append(DeviationStatus(deviation=dev, system=col.label, status=status,
                                                  verdict=verdict, note=note))
-    if verdict == FAIL and failures and not unexplained:
+    if verdict in DEPARTING and failures and not unexplained:
         cell.verdict, cell.deviation = KNOWN_DEVIATION, matched[failures[0][0]]
 
 
@@ -316,5 +361,5 @@ def _diff(report: Report, base: Report) -> None:
                 cell.change = FIXED
 
 
-__all__ = ["Report", "Column", "Cell", "build", "PASS", "PARTLY", "FAIL", "ERROR", "INDETERMINATE", "NOT_APPLICABLE",
+__all__ = ["Report", "Column", "Cell", "build", "PASS", "PARTLY", "FAIL", "ONE_OF", "DEPARTING", "ERROR", "INDETERMINATE", "NOT_APPLICABLE",
            "NOT_EXERCISED", "KNOWN_DEVIATION", "VERDICTS", "NEW_FAIL", "FIXED", "STILL_FAILING", "NOT_RUN"]

@@ -10,13 +10,13 @@ ones that bear on it.  Markdown, for docs/compliance.
 
 from __future__ import annotations
 
-from conformance.records.results import FAIL, PARTLY, PASS
+from conformance.records.results import FAIL, ONE_OF, PARTLY, PASS
 from reports.common import KIT, VERDICT_ORDER, dependencies, when
 from reports.markdown import _cell, _table
 from reports.matrix import KNOWN_DEVIATION, Column, Report
 
 #: Verdicts that say the rule departs on the system.
-DEPARTS = (FAIL, KNOWN_DEVIATION)
+DEPARTS = (FAIL, ONE_OF, KNOWN_DEVIATION)
 #: Verdicts that say no departure was found.
 HOLDS = (PASS, PARTLY)
 

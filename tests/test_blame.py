@@ -152,6 +152,8 @@ def test_every_rule_a_committed_counterexample_fails_alone_explains_it(path):
 
     alone = [r for r in diagnosed.blamed if passes({r})]
     assert alone == list(diagnosed.blamed) or (not alone and passes(diagnosed.blamed)), (path.name, diagnosed.blamed)
+    # several rules each explaining it alone: it breaks one of them, and says so (never two failures)
+    assert diagnosed.one_of == (len(alone) > 1), (path.name, diagnosed.blamed, alone)
     inferred = blame(pairs, diagnosed.mismatch, diagnosed.platform, tolerance, frozenset(failure.set_aside),
                      failure.known_before()).inferred
     for rule in diagnosed.mentioned:
@@ -178,6 +180,8 @@ def test_every_published_failure_is_blamed_today_as_its_report_says(path):
     diagnosed = with_alternatives(failure, _expiry_tolerance(path, failure), known_by=failure.known_before())
     assert set(diagnosed.blamed) == set(failure.blamed), \
         f"{path.parent.parent.name}: regenerate it (bash scripts/compliance.sh): blamed today {diagnosed.blamed}"
+    assert diagnosed.one_of == failure.one_of, \
+        f"{path.parent.parent.name}: regenerate it: blamed today on {'one of ' if diagnosed.one_of else ''}{diagnosed.blamed}"
 
 
 def _expiry_tolerance(path: Path, failure) -> int:

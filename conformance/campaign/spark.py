@@ -36,7 +36,7 @@ from typing import Callable, Iterable, Iterator
 
 import attrs
 
-from conformance.records.history import Failure, blamed_rules, with_alternatives, write_json_atomic
+from conformance.records.history import Failure, blamed_as, with_alternatives, write_json_atomic
 from conformance.records.identity import fingerprint, known_as
 from conformance.runner.session import HarnessError
 
@@ -220,7 +220,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         else:
             return False
         if known_as(fingerprint(unshrunk), known) is not None:
-            coverage.failed.update(blamed_rules(unshrunk, adapter.capabilities().expiry_tolerance))
+            coverage.count_failure(*blamed_as(unshrunk, adapter.capabilities().expiry_tolerance))
             result["duplicates"].append(fingerprint(unshrunk))
             return True
         # the same seed finds it again, and this time it is shrunk (within the shrinking budget;
@@ -243,12 +243,12 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             failure = minimise(failure, adapter, budget=budget)
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance)
 
-        coverage.failed.update(failure.blamed)
+        coverage.count_failure(failure.blamed, failure.one_of)
         result["failures"].append(failure.to_json())
         # Departures from other rules the shrinking met (Hypothesis keeps only the smallest one).
         def tidy(other):
             if known_as(fingerprint(other), known) is not None:
-                coverage.failed.update(blamed_rules(other, adapter.capabilities().expiry_tolerance))
+                coverage.count_failure(*blamed_as(other, adapter.capabilities().expiry_tolerance))
                 result["duplicates"].append(fingerprint(other))
                 return None
             budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
@@ -256,7 +256,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
 
         for other in machine.session.other_departures(failure.rules, tidy):
             other = with_alternatives(other, adapter.capabilities().expiry_tolerance)
-            coverage.failed.update(other.blamed)
+            coverage.count_failure(other.blamed, other.one_of)
             result["failures"].append(other.to_json())
         return True
 

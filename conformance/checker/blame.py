@@ -110,6 +110,9 @@ class Blame:
     #: Of ``mentioned``, the rules that explain the history alone only by a story no answer of the system shows
     #: (a unit of work ended the other way, a queue taken in another order, ...): they gave way to ``rules``.
     inferred: tuple[str, ...] = ()
+    #: ``rules`` are more than one and each alone explains the history: it shows that one of them is broken,
+    #: not which (a rule found broken by another history explains this one; the others are then not shown).
+    each: bool = False
 
 
 def _message(state: ModelState, queue: str, body) -> object:
@@ -1720,4 +1723,5 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         rules = min(kept)[2]
         inferred = tuple(dict.fromkeys(r for _, _, pair in sorted(together) for r in pair
                                        if r in guessed and r not in rules))
-    return Blame(rules=rules, mentioned=tuple(r for r in mentioned if r not in rules), inferred=inferred)
+    return Blame(rules=rules, mentioned=tuple(r for r in mentioned if r not in rules), inferred=inferred,
+                 each=bool(alone) and len(rules) > 1)

@@ -72,6 +72,9 @@ class Mismatch:
     confirmed: bool = attrs.field(default=True, eq=False)
     #: True when the rules the run had set aside explain the history alone: nothing new is broken.
     known: bool = attrs.field(default=False, eq=False)
+    #: True when ``blamed`` holds more than one rule and each alone explains the history: it breaks one of them,
+    #: and does not show which (:attr:`conformance.checker.blame.Blame.each`).
+    blamed_each: bool = attrs.field(default=False, eq=False)
 
     def to_json(self) -> dict:
         return {
@@ -83,6 +86,7 @@ class Mismatch:
             "rules": list(self.rules),
             **({"alternatives": [a.to_json() for a in self.alternatives]} if self.alternatives else {}),
             **({"blamed": list(self.blamed), "confirmed": self.confirmed} if self.blamed else {}),
+            **({"blamed_each": True} if self.blamed_each and len(self.blamed) > 1 else {}),
         }
 
     @classmethod
@@ -97,6 +101,7 @@ class Mismatch:
             alternatives=tuple(Alternative.from_json(a) for a in data.get("alternatives") or ()),
             blamed=tuple(data.get("blamed") or ()),
             confirmed=data.get("confirmed", True) is not False,
+            blamed_each=data.get("blamed_each") is True,
         )
 
 

@@ -220,7 +220,7 @@ def _summary(record: RunRecord, out) -> None:
     for row in rows:
         counts = by_area.setdefault(row["area"], {})
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
-    verdicts = ["pass", "fail", "partly exercised", "not applicable", "not exercised", "indeterminate", "error"]
+    verdicts = ["pass", "fail", "one of", "partly exercised", "not applicable", "not exercised", "indeterminate", "error"]
     table = [[area] + [counts.get(v, 0) for v in verdicts] for area, counts in by_area.items()]
     out.write(f"\n{record.coverage.examples} cases, {record.coverage.steps} steps\n")
     out.write(tabulate(table, headers=["area"] + verdicts) + "\n")
@@ -236,7 +236,9 @@ def _summary(record: RunRecord, out) -> None:
     if flagged:
         out.write("\n" + tabulate(
             [[r["rule"], r["verdict"], r["exercised"],
-              ("why: " + r["not_applicable"] if "not_applicable" in r else r["summary"])[:90]] for r in flagged],
+              ("why: " + r["not_applicable"] if "not_applicable" in r
+               else "broken, or " + "; or ".join(" or ".join(o) for o in r["one_of"]) if "one_of" in r
+               else r["summary"])[:90]] for r in flagged],
             headers=["rule", "verdict", "exercised", "summary (or why not applicable)"]) + "\n")
     partly = [(r["rule"], record.coverage.unreached(r["rule"])) for r in rows if r["verdict"] == PARTLY]
     if partly:

@@ -80,6 +80,13 @@ class Failure:
         return self.mismatch.blamed or self.mismatch.rules
 
     @property
+    def one_of(self) -> bool:
+        """Whether the history breaks one of the rules it is blamed on, not all: each alone, relaxed, makes it
+        pass, and nothing in it shows which is broken (a verdict of *one of* for each, unless another history
+        shows one of them broken: that one then explains this history too)."""
+        return self.mismatch.blamed_each and len(self.blamed) > 1
+
+    @property
     def mentioned(self) -> tuple[str, ...]:
         """Rules the checker named, or that an earlier reading of the history implicates, that the history
         does not break (relaxing them alone does not make it pass): shown, never failed."""
@@ -188,18 +195,26 @@ def with_alternatives(failure: Failure, expiry_tolerance: int = 0,
     found = alternatives(failure.steps, failure.mismatch, failure.platform, expiry_tolerance, set_aside)
     mismatch = attrs.evolve(failure.mismatch, alternatives=found)
     verdict = blame(failure.steps, mismatch, failure.platform, expiry_tolerance, set_aside, known_by)
-    mismatch = attrs.evolve(mismatch, blamed=verdict.rules, confirmed=verdict.confirmed, known=verdict.known)
+    mismatch = attrs.evolve(mismatch, blamed=verdict.rules, confirmed=verdict.confirmed, known=verdict.known,
+                            blamed_each=verdict.each)
     return attrs.evolve(failure, mismatch=mismatch, set_aside=tuple(sorted(set_aside)))
 
 
 def blamed_rules(failure: Failure, expiry_tolerance: int = 0,
                  set_aside: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The rules ``failure`` breaks (:func:`conformance.checker.blame.blame`), without the search for alternatives."""
+    return blamed_as(failure, expiry_tolerance, set_aside)[0]
+
+
+def blamed_as(failure: Failure, expiry_tolerance: int = 0,
+              set_aside: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], bool]:
+    """:func:`blamed_rules`, and whether ``failure`` breaks only one of them (:attr:`Failure.one_of`)."""
     from conformance.checker.blame import blame
 
     if failure.mismatch.blamed:
-        return failure.mismatch.blamed
-    return blame(failure.steps, failure.mismatch, failure.platform, expiry_tolerance, set_aside).rules
+        return failure.mismatch.blamed, failure.one_of
+    found = blame(failure.steps, failure.mismatch, failure.platform, expiry_tolerance, set_aside)
+    return found.rules, found.each
 
 
 def _replay_schema() -> dict:
@@ -231,6 +246,7 @@ def _replay_schema() -> dict:
                                         "fields": {"type": "array", "items": {"type": "string"}},
                                         "rules": {**rules, "minItems": 1},
                                         "blamed": rules, "confirmed": {"type": "boolean"},
+                                        "blamed_each": {"type": "boolean"},
                                         "alternatives": {"type": "array", "items": {
                                             "type": "object", "additionalProperties": False,
                                             "required": ["index", "expected", "fields", "rules"],

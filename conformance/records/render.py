@@ -165,7 +165,8 @@ def render_failure(failure) -> str:
         lines += ["The system did not show this departure again when the same operations ran a second time: "
                   "the history is what it did once, and a replay may find it conformant.", ""]
     lines += [
-        "Rules broken:",
+        "Rules broken, one of them (each alone, relaxed, makes this history pass; it does not show which):"
+        if failure.one_of else "Rules broken:",
     ]
     lines += [_rule_line(rid, "  ") for rid in failure.blamed]
     if not mm.confirmed:

@@ -35,7 +35,9 @@ INDETERMINATE = "indeterminate"
 ERROR = "error"
 #: Checked and never broken, but some of the rule's input classes were never reached: not a pass.
 PARTLY = "partly exercised"
-VERDICTS = (PASS, FAIL, PARTLY, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
+#: Broken, or another rule is: a history each of these rules alone explains, and no other history shows one broken.
+ONE_OF = "one of"
+VERDICTS = (PASS, FAIL, ONE_OF, PARTLY, NOT_APPLICABLE, NOT_EXERCISED, INDETERMINATE, ERROR)
 RESULTS_FORMAT = "mqconform-results"
 RESULTS_VERSION = 1
 
@@ -56,6 +58,9 @@ class Coverage:
     _exercised: Counter = attrs.Factory(Counter)
     _checked: Counter = attrs.Factory(Counter)
     failed: Counter = attrs.Factory(Counter)
+    #: Histories that break one of several rules, not all (each alone explains them), by their rules joined by
+    #: "+" (``CORE-32+CORE-15``): no rule of them is failed by such a history alone (see :func:`one_of`).
+    one_of: Counter = attrs.Factory(Counter)
     indeterminate: Counter = attrs.Factory(Counter)
     examples: int = 0
     steps: int = 0
@@ -135,6 +140,18 @@ class Coverage:
             _count(checked, check.rules)
             _count(self._classes, check.classes)
 
+    def count_failure(self, blamed: tuple[str, ...], each: bool) -> None:
+        """A failing history blamed on ``blamed``: each failed, or (``each``) one of them."""
+        if each and len(blamed) > 1:
+            self.one_of["+".join(blamed)] += 1
+        else:
+            self.failed.update(blamed)
+
+    def undecided(self) -> dict[str, list[tuple[str, ...]]]:
+        """Each rule named by a history that breaks one of several rules, none of which another history shows
+        broken: the other rules of each such history (:func:`one_of`)."""
+        return one_of(self.failed, self.one_of)
+
     def record_held(self, rules: tuple[str, ...], classes: tuple[str, ...]) -> None:
         """A step that departed only as a departure found before explains, stepped past: ``rules``, those that
         decide nothing of what differed, held there (checked), in the input ``classes``."""
@@ -157,7 +174,7 @@ class Coverage:
         return [name for name, n in self.class_counts(rule).items()
                 if not n and self.classes_not_expressible[label(rule, name)]]
 
-    COUNTERS = ("exercised", "checked", "failed", "indeterminate", "shares_observed", "shares_expected",
+    COUNTERS = ("exercised", "checked", "failed", "one_of", "indeterminate", "shares_observed", "shares_expected",
                 "not_expressible", "classes", "classes_not_expressible", "declined")
 
     def to_json(self) -> dict:
@@ -176,11 +193,32 @@ class Coverage:
         self.steps += other.steps
 
 
-def verdict_for(rule: Rule, coverage: Coverage, applicable: bool, error: bool) -> str:
+def one_of(failed, sets) -> dict[str, list[tuple[str, ...]]]:
+    """The rules histories that each break one of several rules (``sets``: the rules of each, joined by "+", or
+    as tuples) leave in question: where none of a history's rules is in ``failed`` (shown broken by another
+    history, which then explains this one as well), each of them, with the others named with it."""
+    shown = (lambda r: r in failed) if isinstance(failed, (set, frozenset)) else (lambda r: bool(failed[r]))
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for key in sets:
+        rules = tuple(key.split("+")) if isinstance(key, str) else tuple(key)
+        if any(shown(r) for r in rules):
+            continue
+        for rule in rules:
+            others = tuple(r for r in rules if r != rule)
+            if others not in out.setdefault(rule, []):
+                out[rule].append(others)
+    return out
+
+
+def verdict_for(rule: Rule, coverage: Coverage, applicable: bool, error: bool,
+                undecided: dict[str, list] | None = None) -> str:
     """A rule's verdict.  A recorded failure is a fail whatever the adapter declared (a system that
-    broke a rule could express it); a pass needs every input class the rule declares reached."""
+    broke a rule could express it), and so is *one of* (``undecided``: :meth:`Coverage.undecided`); a pass needs
+    every input class the rule declares reached."""
     if coverage.failed[rule.id]:
         return FAIL
+    if undecided and rule.id in undecided:
+        return ONE_OF
     if not applicable:
         return NOT_APPLICABLE
     if error:
@@ -284,8 +322,8 @@ class RunRecord:
                 f"{' and '.join(self.capabilities['platforms'])}")
 
     def add_failure(self, failure: Failure) -> None:
-        # failed: the rules the history breaks, not every rule the checker mentioned
-        self.coverage.failed.update(failure.blamed)
+        # failed: the rules the history breaks (or one of them), not every rule the checker mentioned
+        self.coverage.count_failure(failure.blamed, failure.one_of)
         self.failures.append(failure)
 
     def add_race(self, race) -> None:
@@ -299,16 +337,18 @@ class RunRecord:
         dlq machine's expiring dead letters reach expiry's: a departure is never left out)."""
         ran = [(rule, [area]) for area in self.areas for rule in RULES.all(area)]
         seen = {rule.id for rule, _ in ran}
+        undecided = self.coverage.undecided()
         reached = [(rule, list(self.areas)) for rule in RULES.all()
-                   if rule.id not in seen and self.coverage.failed[rule.id]]
+                   if rule.id not in seen and (self.coverage.failed[rule.id] or rule.id in undecided)]
 
         return ran + reached
 
     def rule_rows(self) -> list[dict]:
         rows = []
+        undecided = self.coverage.undecided()
         for rule, areas in self._rules():
             in_error = any(self._in_error(area) for area in areas)
-            verdict = verdict_for(rule, self.coverage, self.applicable(rule), in_error)
+            verdict = verdict_for(rule, self.coverage, self.applicable(rule), in_error, undecided)
             interrupted = any(area in self.interrupted for area in areas)
             rows.append({
                 "rule": rule.id,
@@ -321,10 +361,14 @@ class RunRecord:
                 "exercised": self.coverage.exercised[rule.id],
                 "checked": self.coverage.checked[rule.id],
                 "failed": self.coverage.failed[rule.id],
+                # one of these rules is broken (or this one): histories that each of them alone explains
+                **({"one_of": [list(o) for o in undecided[rule.id]],
+                    "otherwise": verdict_for(rule, self.coverage, self.applicable(rule), in_error)}
+                   if verdict == ONE_OF else {}),
                 **({"not_applicable": self.why_not_applicable(rule)} if verdict == NOT_APPLICABLE else {}),
                 # declared not applicable, and broken all the same: the declaration is contradicted
                 **({"declared_not_applicable": self.why_not_applicable(rule)}
-                   if verdict == FAIL and not self.applicable(rule) else {}),
+                   if verdict in (FAIL, ONE_OF) and not self.applicable(rule) else {}),
                 **({"classes": self.coverage.class_counts(rule.id)} if names_of(rule.id) else {}),
                 **({"classes_not_expressible": self.coverage.inexpressible(rule.id)}
                    if self.coverage.inexpressible(rule.id) else {}),

@@ -485,7 +485,8 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
             on_update(record)
         for failure in record.failures[told:] if progress else ():
             also = f" (also mentioned: {', '.join(failure.mentioned)})" if failure.mentioned else ""
-            progress(f"{failure.area} on {failure.platform}: departure from {', '.join(failure.blamed)}{also}, "
+            rules = ("one of " + " / ".join(failure.blamed)) if failure.one_of else ", ".join(failure.blamed)
+            progress(f"{failure.area} on {failure.platform}: departure from {rules}{also}, "
                      f"{len(failure.steps)} steps")
         told = len(record.failures)
 
