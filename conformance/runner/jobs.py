@@ -104,8 +104,8 @@ def run_jobs(adapter: Adapter, adapter_name: str, options: dict, areas: list[str
         _merge(record, [part for _, part, _ in procs], area)
         spent = time.monotonic() - started
         for failure in [f for f in record.failures if f.area == area]:
-            progress(f"{area} on {failure.platform}: departure from {', '.join(failure.blamed)}, "
-                     f"{len(failure.steps)} steps")
+            rules = ("one of " + " / ".join(failure.blamed)) if failure.one_of else ", ".join(failure.blamed)
+            progress(f"{area} on {failure.platform}: departure from {rules}, {len(failure.steps)} steps")
         if failed:
             k, code = failed[0]
             last = (work / f"{area}-{k}.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()
