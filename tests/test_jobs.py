@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from conformance.runner.jobs import job_examples, job_seed
+from reference_model import language as L
 from tests.clikit import run_cli
 
 
@@ -62,3 +63,62 @@ def test_a_worker_whose_system_breaks_is_an_error_never_a_verdict(tmp_path):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "ended (exit status 5)" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "Traceback" not in proc.stderr and not list((tmp_path / "r").glob("failures/*.json"))
+
+
+def _args(**given):
+    import argparse
+
+    return argparse.Namespace(**{"part": None, "minutes": None, **given})
+
+
+def test_a_system_on_real_time_shares_a_default_run_among_workers_and_a_small_or_whole_system_run_does_not():
+    """A broker's cases mostly wait: a default run (200 cases an area) on one is shared among workers; a budget too
+    small to pay for their start, a run bounded by time, one that acts on the whole system, a worker itself, and a
+    system on the virtual clock run in one process."""
+    import attrs
+
+    from adapters.simulated import SimulatedAdapter
+    from conformance.cli.run import CASES_PER_JOB, REAL_TIME_JOBS, _default_jobs
+
+    class OnRealTime(SimulatedAdapter):
+        def capabilities(self):
+            return attrs.evolve(super().capabilities(), realtime=True)
+
+    broker, model = OnRealTime(platform="distributed"), SimulatedAdapter(platform="distributed")
+    assert _default_jobs(_args(), broker, {}, 200) == REAL_TIME_JOBS > 1
+    assert _default_jobs(_args(), broker, {}, 2 * CASES_PER_JOB) == 2
+    assert _default_jobs(_args(), broker, {}, CASES_PER_JOB + 10) == 1
+    assert _default_jobs(_args(), model, {}, 200) == 1
+    assert _default_jobs(_args(minutes=5.0), broker, {}, 200) == 1
+    assert _default_jobs(_args(part="p.json"), broker, {}, 200) == 1
+    for whole in ({"restart": "on"}, {"nemesis": "on"}):
+        assert _default_jobs(_args(), broker, whole, 200) == 1
+
+
+def test_the_restarts_of_a_run_shared_among_jobs_are_made_after_the_workers_one_case_at_a_time():
+    """The workers make no restart (each would disturb the others' cases); the run's own adapter then runs core
+    cases one at a time with the few restarts a run on a broker the kit started makes, stepping past what the
+    workers found from the first case: a departure only a restart shows is found there, the workers' is not
+    reported again."""
+    from conformance.runner.engine import run_areas
+    from conformance.runner.jobs import restart_cases, restarts_left, run_restarts
+    from tests.test_restart_limit import _Limited
+
+    faults = "priority-ignored,restart-keeps-nonpersistent"
+    workers = _Limited(limit=0, platform="distributed", faults=faults)   # as the workers run: no restart
+    record = run_areas(workers, ["core"], examples=40, seed=3, keep_going=0)
+    assert [f.blamed for f in record.failures] == [("CORE-04",)], [f.blamed for f in record.failures]
+    assert workers.ran == 0
+    own = _Limited(limit=2, platform="distributed", faults=faults)
+    own.restarts = True
+    assert restarts_left(own) and not restarts_left(workers)
+    said = []
+    run_restarts(own, record, examples=200, seed=3, jobs=3, options={"platform": "distributed", "faults": faults},
+                 progress=said.append)
+    assert 0 < own.budget.spent <= 2
+    assert sum("CORE-04" in f.blamed for f in record.failures) == 1
+    assert not any("departure from CORE-04" in line for line in said), said   # stepped past, not found again
+    assert any("CORE-32" in f.blamed and any(isinstance(s.op, L.Restart) for s in f.steps)
+               for f in record.failures), [f.blamed for f in record.failures]
+    assert record.coverage.examples >= 40 + 1 and restart_cases(200) == 20
+    assert any("restart phase" in line for line in said), said

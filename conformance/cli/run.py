@@ -45,10 +45,13 @@ def add_parsers(sub) -> None:
     run.add_argument("--keep-going", type=_count, metavar="N",
                      help="after a departure, at most N more rounds per area looking for departures from other "
                           "rules (default: rounds until the area's cases or time are spent; 0 stops at the first)")
-    run.add_argument("--jobs", type=_positive, default=1, metavar="N",
+    run.add_argument("--jobs", type=_positive, default=None, metavar="N",
                      help="share each area's cases among N worker processes run at once, each with its own "
                           "adapter to the same system (its own connections and queues) and seed: a system on real "
-                          "time overlaps their waits (default 1; not with restart=on or nemesis=on)")
+                          f"time overlaps their waits (default: on a system on real time, a broker, up to "
+                          f"{REAL_TIME_JOBS}, each with {CASES_PER_JOB} cases an area at least; 1 otherwise, and "
+                          "with --minutes; not with restart=on or nemesis=on; the few restarts a run on a broker the "
+                          "kit started makes are made after the workers, in core cases run one at a time)")
     run.add_argument("--concurrency", type=_clients, metavar="N",
                      help="concurrent cases: a set-up, then N clients (2 to 4) at once, each on its own connection "
                           "and thread, each history judged by whether some order of its calls is one MQ allows "
@@ -102,11 +105,9 @@ def cmd_run(args, out) -> int:
         _faults_in_areas(options.get("faults"), areas)
     elif not args.part.parent.is_dir():
         raise UsageError(f"--part {args.part}: no such directory")
-    if args.jobs > 1 and "on" in (options.get("restart"), options.get("nemesis")):
+    if (args.jobs or 1) > 1 and "on" in (options.get("restart"), options.get("nemesis")):
         raise UsageError("--jobs: restart=on and nemesis=on act on the whole system, disturbing every case run "
                          "beside them: run them with --jobs 1")
-    if args.jobs > 1:
-        options = _without_default_restarts(args.adapter, options)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     results = _results_dir(args.results)
     adapter = create_adapter(args.adapter, options)
@@ -117,9 +118,12 @@ def cmd_run(args, out) -> int:
         adapter.close()
         raise UsageError(f"cannot use results directory {results}: {exc.strerror}") from None
     examples = args.examples or (UNBOUNDED_EXAMPLES if args.minutes else DEFAULT_EXAMPLES)
+    jobs = args.jobs or _default_jobs(args, adapter, options, examples)
     budget = f"{examples} examples per area" if examples != UNBOUNDED_EXAMPLES else "cases until the time is spent"
     if args.minutes:
         budget += f", {args.minutes:g} minute(s) searching"
+    if jobs > 1:
+        budget += f", {jobs} workers at once"
     out.write(f"mqconform {__version__}: adapter {args.adapter}, areas {', '.join(areas)}, {budget}, seed {seed}\n")
     out.write(f"Results: {results}\n")
     out.flush()
@@ -128,11 +132,17 @@ def cmd_run(args, out) -> int:
     progress = lambda line: (out.write(f"  {line}\n"), out.flush())   # noqa: E731
     record = None
     try:
-        if args.jobs > 1:
-            from conformance.runner.jobs import run_jobs
+        if jobs > 1:
+            from conformance.runner.jobs import restarts_left, run_jobs, run_restarts
 
-            record = run_jobs(adapter, args.adapter, options, areas, examples, seed, args.jobs, results,
-                              _passthrough(args, len(areas)), progress)
+            restarting = restarts_left(adapter) and "core" in areas
+            record = run_jobs(adapter, args.adapter, _without_default_restarts(args.adapter, options), areas,
+                              examples, seed, jobs, results, _passthrough(args, len(areas)), progress)
+            if restarting and record.error is None:
+                record.write(results)   # the workers' verdicts are kept whatever the restarts do
+                run_restarts(adapter, record, examples, seed, jobs, options, progress, keep_going=args.keep_going,
+                             minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
+                             shrink_cases=args.shrink_cases)
         else:
             record = run_areas(adapter, areas, examples, seed, options, progress=progress,
                                keep_going=args.keep_going, on_update=lambda r: r.write(results),
@@ -175,6 +185,23 @@ def _faults_in_areas(faults: str | None, areas: list[str]) -> None:
     if outside:
         raise UsageError(f"--faults {', '.join(outside)}: not in the areas run ({', '.join(areas)}); "
                          "add the fault's area to --area, or leave --area out")
+
+
+#: Worker processes a run on a system on real time (a broker) shares its cases among by default, and the cases
+#: each must have at least (a worker's start costs seconds: a small budget is run in one process).
+REAL_TIME_JOBS = 3
+CASES_PER_JOB = 50
+
+
+def _default_jobs(args, adapter, options: dict, examples: int) -> int:
+    """The workers of a run not given ``--jobs``: on a system on real time (its cases mostly wait, on its answers
+    and on the time they let pass) up to :data:`REAL_TIME_JOBS`, each with :data:`CASES_PER_JOB` cases an area at
+    least, unless the run acts on the whole system (the nemesis, restarts without bound), is bounded by time, or
+    is itself a worker; 1 otherwise."""
+    if args.part is not None or args.minutes is not None or not adapter.capabilities().realtime \
+            or "on" in (options.get("restart"), options.get("nemesis")):
+        return 1
+    return max(1, min(REAL_TIME_JOBS, examples // CASES_PER_JOB))
 
 
 def _passthrough(args, areas: int) -> list[str]:

@@ -204,8 +204,13 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
              adapter_options: dict | None, record: RunRecord, keep_going: int | None = 0,
              on_update: Callable[[RunRecord], None] | None = None,
              minimise_histories: bool = True, shrink_seconds=BY_SYSTEM,
-             shrink_cases=BY_SYSTEM, deadline: float | None = None) -> tuple[str, float]:
+             shrink_cases=BY_SYSTEM, deadline: float | None = None,
+             found_before: tuple = ()) -> tuple[str, float]:
     """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
+
+    ``found_before``: departures found elsewhere (by other processes sharing the run): the rules they name set
+    aside from the first case, as a round after such a departure sets them aside; those they break are found
+    broken (a departure they explain is not reported again).
 
     ``shrink_cases`` and ``shrink_seconds`` bound the cases and the time Hypothesis may spend
     shrinking a departure (defaults: :func:`shrink_bounds`).  Shrinking cut by the time bound
@@ -229,7 +234,9 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     # the rules the system itself declared not applicable: set aside from the start, never searched for, never
     # failed (a departure they explain is stepped past, as one already found is)
     declared = adapter.capabilities().never_searched
-    set_aside: frozenset[str] = declared
+    found_before = tuple(f for f in found_before if f.platform == platform)
+    set_aside: frozenset[str] = declared | frozenset(r for f in found_before for r in f.rules)
+    broken_before = frozenset(r for f in found_before for r in f.blamed)
     broken: list[str] = []   # the rules the recorded failures break
     named: set[str] = set()   # every rule they name (a later departure naming only these is not new)
     outcome = "conformant"
@@ -257,7 +264,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         if not tidied:
             failure = tidy(failure, aside)
         # found broken (in this area, or in another on this platform: one system), or declared not applicable
-        known = frozenset(broken) | declared | frozenset(
+        known = frozenset(broken) | declared | broken_before | frozenset(
             r for f in record.failures if f.platform == platform for r in f.blamed)
         if known and set(failure.rules) <= known:
             met_known.update(failure.rules)
@@ -343,7 +350,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         machine = bound_machine(adapter, area, platform, None if seed is None else seed + len(sessions),
                                 adapter_options, record.coverage, set_aside,
                                 deadline=deadline, shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
-                                named=frozenset(r for f in record.failures for r in f.blamed) | declared)
+                                named=frozenset(r for f in record.failures for r in f.blamed) | declared
+                                | broken_before)
         sessions.append(machine.session)
         began = time.monotonic()
         try:
@@ -457,8 +465,9 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
               progress: Callable[[str], None] | None = None, keep_going: int | None = 0,
               on_update: Callable[[RunRecord], None] | None = None,
               minimise_histories: bool = True, shrink_seconds=BY_SYSTEM, shrink_cases=BY_SYSTEM,
-              seconds: float | None = None) -> RunRecord:
-    """Run each area's machine against ``adapter``; returns the run's record.
+              seconds: float | None = None, found_before: tuple = ()) -> RunRecord:
+    """Run each area's machine against ``adapter``; returns the run's record (``found_before``: see
+    :func:`run_area`).
 
     ``seconds``: a time budget for searching, shared out among the areas and platforms still to run
     (each gets an equal share of what is left when it starts); a departure met within its share is
@@ -502,7 +511,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
             try:
                 outcome, spent = run_area(adapter, area, platform, examples, seed, adapter_options, record,
                                           keep_going, updated, minimise_histories, shrink_seconds,
-                                          shrink_cases, deadline=deadline)
+                                          shrink_cases, deadline=deadline, found_before=found_before)
             except KeyboardInterrupt:
                 record.interrupted = list(areas[index:])
                 record.ended = time.time()

@@ -13,7 +13,9 @@ system runs faster too.
 A worker reaches the system the run's adapter reaches: a broker the run started for itself is handed to the
 workers by its address (:meth:`sibling_env` of a broker adapter: the ``MQCONFORM_<ADAPTER>_URL`` variable, so
 that no password is on a command line).  Restarts and the nemesis act on the whole system, disturbing every
-case beside them: they are refused with jobs.
+case beside them: the nemesis and unbounded restarts are refused with jobs; the few restarts a run on a broker
+the kit started makes by default are made after the workers, in a phase of their own (:func:`run_restarts`): the
+core area's cases one at a time on the run's own adapter, which owns the broker.
 """
 
 from __future__ import annotations
@@ -121,15 +123,65 @@ def run_jobs(adapter: Adapter, adapter_name: str, options: dict, areas: list[str
     return record
 
 
+#: Cases of the core area run after a run shared among jobs, one at a time on the run's own adapter, with the
+#: restarts a run on a broker the kit started makes (a restart acts on every case beside it): a share of the
+#: run's cases, at least :data:`RESTART_CASES_MIN`.
+RESTART_SHARE = 10
+RESTART_CASES_MIN = 12
+
+
+def restart_cases(examples: int) -> int:
+    """The cases of the restart phase of a run shared among jobs with ``examples`` cases an area."""
+    return max(RESTART_CASES_MIN, examples // RESTART_SHARE)
+
+
+def restarts_left(adapter: Adapter) -> bool:
+    """Whether ``adapter`` makes the few restarts a run on a broker the kit started makes by default (a bound of
+    them, not yet spent): a run shared among jobs makes them in a phase of their own, after the workers."""
+    budget = getattr(adapter, "budget", None)
+    return bool(getattr(adapter, "restarts", False)) and budget is not None and budget.limit is not None \
+        and budget.spent < budget.limit
+
+
+def run_restarts(adapter: Adapter, record: RunRecord, examples: int, seed: int, jobs: int, options: dict,
+                 progress: Callable[[str], None], **engine) -> None:
+    """The restart phase of a run shared among jobs: the core area's :func:`restart_cases` cases on the run's own
+    adapter, one at a time, with its restarts, merged into ``record`` as a worker's are (seed: the one after the
+    workers')."""
+    from conformance.runner.engine import Interrupted, run_areas
+
+    started = time.monotonic()
+    try:
+        part = run_areas(adapter, ["core"], restart_cases(examples), job_seed(seed, jobs), options,
+                         progress=progress, found_before=tuple(record.failures), **engine)
+    except Interrupted as stop:   # what the workers found is kept, with what the phase found before the stop
+        _merge_parts(record, [stop.record.part_json()], "core")
+        record.interrupted = ["core"]
+        record.ended = time.time()
+        raise Interrupted(record) from None
+    _merge_parts(record, [part.part_json()], "core")
+    record.ended = time.time()
+    if part.error is not None and record.error is None:
+        record.error, record.errored = part.error, ["core"]
+    progress(f"core: restart phase ({restart_cases(examples)} cases, one at a time), "
+             f"{time.monotonic() - started:.1f}s")
+
+
 def _merge(record: RunRecord, parts: list[Path], area: str) -> None:
     """Add the workers' records of ``area`` to ``record``: a departure of rules an earlier worker's already
     shows (on the same platform) is left out, as one run reports one departure per set of rules broken."""
-    seen = {(f.platform, frozenset(f.blamed)) for f in record.failures if f.area == area}
+    loaded = []
     for path in parts:
         try:
-            part = json.loads(path.read_text(encoding="utf-8"))
+            loaded.append(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             continue   # a worker that wrote nothing: its error is reported by the caller
+    _merge_parts(record, loaded, area)
+
+
+def _merge_parts(record: RunRecord, parts: list[dict], area: str) -> None:
+    seen = {(f.platform, frozenset(f.blamed)) for f in record.failures if f.area == area}
+    for part in parts:
         kept = []
         for data in part.get("failures") or []:
             key = (data.get("platform"), frozenset(data.get("rules") or ()))
@@ -143,4 +195,4 @@ def _merge(record: RunRecord, parts: list[Path], area: str) -> None:
         record.absorb(part)
 
 
-__all__ = ["job_examples", "job_seed", "run_jobs"]
+__all__ = ["job_examples", "job_seed", "run_jobs", "restart_cases", "restarts_left", "run_restarts"]
