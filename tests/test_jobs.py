@@ -122,3 +122,19 @@ def test_the_restarts_of_a_run_shared_among_jobs_are_made_after_the_workers_one_
                for f in record.failures), [f.blamed for f in record.failures]
     assert record.coverage.examples >= 40 + 1 and restart_cases(200) == 20
     assert any("restart phase" in line for line in said), said
+
+
+def test_an_area_the_system_cannot_express_starts_no_worker_and_is_not_applicable(tmp_path):
+    """As in one process: the system's other areas run among the workers, and the area it cannot express is said
+    not applicable (its rules too), never an error of its workers."""
+    code, text, err = run_cli("run", "--adapter", "simulated", "--area", "syncpoint,core", "--examples", "6",
+                              "--adapter-opt", "platform=distributed", "--seed", "1", "--jobs", "2",
+                              "--results", tmp_path / "r")
+    assert code == 0, text + err
+    assert "syncpoint: not applicable to adapter 'simulated'" in text and "core: 2 workers" in text, text
+    rows = {r["rule"]: r for r in map(json.loads, (tmp_path / "r" / "rules.jsonl").read_text().splitlines())}
+    assert {r["verdict"] for r in rows.values() if r["area"] == "syncpoint"} == {"not applicable"}
+    code, text, err = run_cli("run", "--adapter", "simulated", "--area", "syncpoint", "--examples", "6",
+                              "--adapter-opt", "platform=distributed", "--seed", "1", "--jobs", "2",
+                              "--results", tmp_path / "none")
+    assert code == 2 and "no test case ran" in err and len(err.strip().splitlines()) == 1, err

@@ -53,7 +53,7 @@ def run_jobs(adapter: Adapter, adapter_name: str, options: dict, areas: list[str
              jobs: int, results: Path, passthrough: list[str], progress: Callable[[str], None]) -> RunRecord:
     """Each area of ``areas`` in turn, its cases shared among ``jobs`` worker processes; returns the merged
     record (raising :class:`conformance.runner.engine.Interrupted` with what was found when stopped)."""
-    from conformance.runner.engine import Interrupted
+    from conformance.runner.engine import Interrupted, area_platforms
 
     work = results / ".jobs"
     work.mkdir(parents=True, exist_ok=True)
@@ -64,6 +64,10 @@ def run_jobs(adapter: Adapter, adapter_name: str, options: dict, areas: list[str
                        areas=list(areas), seed=seed, examples=examples)
     shares = job_examples(examples, jobs)
     for index, area in enumerate(areas):
+        if not area_platforms(area, caps):
+            # (as a run in one process says it: no worker is started for an area the system cannot express)
+            progress(f"{area}: not applicable to adapter {adapter.name!r}")
+            continue
         started = time.monotonic()
         procs = []
         for k in range(jobs):
@@ -118,6 +122,9 @@ def run_jobs(adapter: Adapter, adapter_name: str, options: dict, areas: list[str
             break
         progress(f"{area}: {jobs} workers, {spent:.1f}s")
     record.ended = time.time()
+    if record.coverage.examples == 0 and record.error is None and not record.interrupted:
+        record.error = "no test case ran: none of the areas " + ", ".join(areas) + \
+            f" is applicable to adapter {adapter.name!r}"
     if record.error is None:
         shutil.rmtree(work, ignore_errors=True)
     return record
