@@ -17,12 +17,18 @@ def test_each_worker_has_its_share_and_a_seed_of_its_own():
 
 
 def test_a_run_shared_among_jobs_finds_the_fault_and_writes_one_result_directory(tmp_path):
+    import time
+
     out = tmp_path / "r"
+    began = time.monotonic()
     code, text, err = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored", "--area", "core",
                               "--adapter-opt", "platform=distributed", "--examples", "30", "--seed", "3",
                               "--jobs", "2", "--results", out)
+    took = time.monotonic() - began
     assert code == 1, text + err
     meta = json.loads((out / "run.json").read_text())
+    # the time by area is the wall clock's, not the workers' summed
+    assert 0 < sum(meta["seconds"].values()) <= took, (meta["seconds"], took)
     assert meta["examples_run"] > 0 and meta["system"]["faults"] == ["priority-ignored"]
     rows = {r["rule"]: r for r in map(json.loads, (out / "rules.jsonl").read_text().splitlines())}
     assert rows["CORE-04"]["verdict"] == "fail"

@@ -107,8 +107,10 @@ def run_jobs(adapter: Adapter, adapter_name: str, options: dict, areas: list[str
                 log.close()
         failed = [(k, p.returncode) for k, (p, part, _) in enumerate(procs)
                   if p.returncode not in (0, 1) or not part.exists()]
+        before = {k: v for k, v in record.seconds.items() if k.startswith(f"{area} on ")}
         _merge(record, [part for _, part, _ in procs], area)
         spent = time.monotonic() - started
+        _wall_clock(record, area, before, spent)
         for failure in [f for f in record.failures if f.area == area]:
             rules = ("one of " + " / ".join(failure.blamed)) if failure.one_of else ", ".join(failure.blamed)
             progress(f"{area} on {failure.platform}: departure from {rules}, {len(failure.steps)} steps")
@@ -172,6 +174,16 @@ def run_restarts(adapter: Adapter, record: RunRecord, examples: int, seed: int, 
         record.error, record.errored = part.error, ["core"]
     progress(f"core: restart phase ({restart_cases(examples)} cases, one at a time), "
              f"{time.monotonic() - started:.1f}s")
+
+
+def _wall_clock(record: RunRecord, area: str, before: dict[str, float], spent: float) -> None:
+    """The time ``area`` took by the wall clock in ``record.seconds`` (its workers' own seconds, which the merge
+    added up, shared out among its platforms as they had them): what a reader of "time by area" wants to know
+    is how long the run took there, not its workers' sum."""
+    added = {k: v - before.get(k, 0.0) for k, v in record.seconds.items() if k.startswith(f"{area} on ")}
+    total = sum(added.values())
+    for key, share in added.items():
+        record.seconds[key] = round(before.get(key, 0.0) + (spent * share / total if total else 0.0), 3)
 
 
 def _merge(record: RunRecord, parts: list[Path], area: str) -> None:
