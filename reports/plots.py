@@ -69,7 +69,7 @@ def campaign_png(column: Column) -> str | None:
     fig.tight_layout()
     return _png(fig)
 
-COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "known deviation": "#ef6c00", "not applicable": "#9e9e9e", "not exercised": "#f9a825", "partly exercised": "#9ccc65",
+COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "one of": "#ad1457", "known deviation": "#ef6c00", "not applicable": "#9e9e9e", "not exercised": "#f9a825", "partly exercised": "#9ccc65",
            "indeterminate": "#6a1b9a", "error": "#37474f"}
 
 

@@ -398,3 +398,10 @@ def test_markdown_shows_each_operation_and_outcome_exactly_as_recorded(tmp_path)
     plain = "".join(child.content for t in tokens if t.type == "inline" for child in t.children or ()
                     if child.type == "text")
     assert "sys*tem_`x`" in plain
+
+
+def test_every_verdict_has_a_colour_in_the_plots():
+    """A verdict with no colour would be left out of the stacked bars, which then no longer add up to the rules."""
+    from reports.plots import COLOURS
+
+    assert set(COLOURS) == set(VERDICTS)
