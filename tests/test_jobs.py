@@ -144,3 +144,14 @@ def test_an_area_the_system_cannot_express_starts_no_worker_and_is_not_applicabl
                               "--adapter-opt", "platform=distributed", "--seed", "1", "--jobs", "2",
                               "--results", tmp_path / "none")
     assert code == 2 and "no test case ran" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_workers_make_no_restart_whatever_bound_the_run_was_given():
+    """A bound of restarts asked for (restart=2) is the restart phase's, as the default one is: the workers, on a
+    broker they were given, could make none (the adapter refuses restarts there) and would disturb each other."""
+    from conformance.cli.run import _worker_options
+
+    assert _worker_options("rabbitmq", {"restart": "2", "mapping": "defaults"}) == {"restart": "off",
+                                                                                   "mapping": "defaults"}
+    assert _worker_options("activemq", {}) == {"restart": "off"}
+    assert _worker_options("simulated", {"platform": "zos"}) == {"platform": "zos"}

@@ -136,8 +136,8 @@ def cmd_run(args, out) -> int:
             from conformance.runner.jobs import restarts_left, run_jobs, run_restarts
 
             restarting = restarts_left(adapter) and "core" in areas
-            record = run_jobs(adapter, args.adapter, _without_default_restarts(args.adapter, options), areas,
-                              examples, seed, jobs, results, _passthrough(args, len(areas)), progress)
+            record = run_jobs(adapter, args.adapter, _worker_options(args.adapter, options), areas, examples, seed,
+                              jobs, results, _passthrough(args, len(areas)), progress)
             if restarting and record.error is None:
                 record.write(results)   # the workers' verdicts are kept whatever the restarts do
                 run_restarts(adapter, record, examples, seed, jobs, options, progress, keep_going=args.keep_going,
@@ -185,6 +185,12 @@ def _faults_in_areas(faults: str | None, areas: list[str]) -> None:
     if outside:
         raise UsageError(f"--faults {', '.join(outside)}: not in the areas run ({', '.join(areas)}); "
                          "add the fault's area to --area, or leave --area out")
+
+
+def _worker_options(adapter: str, options: dict[str, str]) -> dict[str, str]:
+    """The adapter options of the workers of a run shared among jobs: the run's, but that they make no restart (a
+    bound of restarts asked for, like the default one, is the restart phase's, on the run's own adapter)."""
+    return _without_default_restarts(adapter, {k: v for k, v in options.items() if k != "restart"})
 
 
 #: Worker processes a run on a system on real time (a broker) shares its cases among by default, and the cases
