@@ -291,7 +291,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
 
 #: The coverage counters a task hands back: every one a verdict is made from (the input classes reached
 #: too: without them no rule that declares classes could pass).
-COVERAGE_COUNTERS = ("exercised", "checked", "failed", "indeterminate", "classes", "shares_observed",
+COVERAGE_COUNTERS = ("exercised", "checked", "failed", "one_of", "indeterminate", "classes", "shares_observed",
                      "shares_expected", "not_expressible")
 
 
