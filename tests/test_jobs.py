@@ -90,11 +90,19 @@ def test_a_system_on_real_time_shares_a_default_run_among_workers_and_a_small_or
         def capabilities(self):
             return attrs.evolve(super().capabilities(), realtime=True)
 
+        def sibling_env(self):
+            return {}
+
+    class OwnSystem(SimulatedAdapter):   # on real time, but each process would reach a system of its own
+        def capabilities(self):
+            return attrs.evolve(super().capabilities(), realtime=True)
+
     broker, model = OnRealTime(platform="distributed"), SimulatedAdapter(platform="distributed")
     assert _default_jobs(_args(), broker, {}, 200) == REAL_TIME_JOBS > 1
     assert _default_jobs(_args(), broker, {}, 2 * CASES_PER_JOB) == 2
     assert _default_jobs(_args(), broker, {}, CASES_PER_JOB + 10) == 1
     assert _default_jobs(_args(), model, {}, 200) == 1
+    assert _default_jobs(_args(), OwnSystem(platform="distributed"), {}, 200) == 1
     assert _default_jobs(_args(minutes=5.0), broker, {}, 200) == 1
     assert _default_jobs(_args(part="p.json"), broker, {}, 200) == 1
     for whole in ({"restart": "on"}, {"nemesis": "on"}):

@@ -68,7 +68,7 @@ def _platform(adapter) -> str:
 
 
 def cmd_run_concurrent(args, out) -> int:
-    unsupported = [flag for flag, given in (("--jobs", args.jobs > 1), ("--minutes", args.minutes is not None),
+    unsupported = [flag for flag, given in (("--jobs", (args.jobs or 1) > 1), ("--minutes", args.minutes is not None),
                                             ("--keep-going", args.keep_going is not None),
                                             ("--part", args.part is not None))
                    if given]

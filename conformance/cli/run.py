@@ -201,11 +201,12 @@ CASES_PER_JOB = 50
 
 def _default_jobs(args, adapter, options: dict, examples: int) -> int:
     """The workers of a run not given ``--jobs``: on a system on real time (its cases mostly wait, on its answers
-    and on the time they let pass) up to :data:`REAL_TIME_JOBS`, each with :data:`CASES_PER_JOB` cases an area at
+    and on the time they let pass) that the adapter hands to other processes (a broker's address) up to :data:`REAL_TIME_JOBS`, each with :data:`CASES_PER_JOB` cases an area at
     least, unless the run acts on the whole system (the nemesis, restarts without bound), is bounded by time, or
     is itself a worker; 1 otherwise."""
     if args.part is not None or args.minutes is not None or not adapter.capabilities().realtime \
-            or "on" in (options.get("restart"), options.get("nemesis")):
+            or not hasattr(adapter, "sibling_env") or "on" in (options.get("restart"), options.get("nemesis")):
+        # (nor a system the adapter cannot hand to other processes: each worker would reach one of its own)
         return 1
     return max(1, min(REAL_TIME_JOBS, examples // CASES_PER_JOB))
 

@@ -147,6 +147,10 @@ class Coverage:
         else:
             self.failed.update(blamed)
 
+    def only_one_of(self, rule: str) -> bool:
+        """Whether ``rule`` is named by a history that breaks one of several rules, and by no failure of its own."""
+        return not self.failed[rule] and any(rule in key.split("+") for key in self.one_of)
+
     def undecided(self) -> dict[str, list[tuple[str, ...]]]:
         """Each rule named by a history that breaks one of several rules, none of which another history shows
         broken: the other rules of each such history (:func:`one_of`)."""

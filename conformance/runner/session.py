@@ -293,7 +293,7 @@ class Session:
                 raise NonConformance(failure)
             # (a rule named only by a history that breaks one of several rules stays one of them)
             self.coverage.failed.update(r for r in failure.rules if r in self.named and r not in self.never_searched
-                                        and self.coverage.failed[r])
+                                        and not self.coverage.only_one_of(r))
             if not self.tracker.step_past(op, observed):
                 self._derailed = True
                 if self.smallest is None:
