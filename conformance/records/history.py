@@ -87,6 +87,11 @@ class Failure:
         return self.mismatch.blamed_each and len(self.blamed) > 1
 
     @property
+    def blamed_text(self) -> str:
+        """The rules it breaks as a line says them: "one of A / B" where it breaks one of them, else "A, B"."""
+        return ("one of " + " / ".join(self.blamed)) if self.one_of else ", ".join(self.blamed)
+
+    @property
     def mentioned(self) -> tuple[str, ...]:
         """Rules the checker named, or that an earlier reading of the history implicates, that the history
         does not break (relaxing them alone does not make it pass): shown, never failed."""

@@ -154,7 +154,7 @@ class Coverage:
     def undecided(self) -> dict[str, list[tuple[str, ...]]]:
         """Each rule named by a history that breaks one of several rules, none of which another history shows
         broken: the other rules of each such history (:func:`one_of`)."""
-        return one_of(self.failed, self.one_of)
+        return one_of({r for r, n in self.failed.items() if n}, self.one_of)
 
     def record_held(self, rules: tuple[str, ...], classes: tuple[str, ...]) -> None:
         """A step that departed only as a departure found before explains, stepped past: ``rules``, those that
@@ -197,15 +197,14 @@ class Coverage:
         self.steps += other.steps
 
 
-def one_of(failed, sets) -> dict[str, list[tuple[str, ...]]]:
+def one_of(failed: set[str], sets) -> dict[str, list[tuple[str, ...]]]:
     """The rules histories that each break one of several rules (``sets``: the rules of each, joined by "+", or
     as tuples) leave in question: where none of a history's rules is in ``failed`` (shown broken by another
     history, which then explains this one as well), each of them, with the others named with it."""
-    shown = (lambda r: r in failed) if isinstance(failed, (set, frozenset)) else (lambda r: bool(failed[r]))
     out: dict[str, list[tuple[str, ...]]] = {}
     for key in sets:
         rules = tuple(key.split("+")) if isinstance(key, str) else tuple(key)
-        if any(shown(r) for r in rules):
+        if any(r in failed for r in rules):
             continue
         for rule in rules:
             others = tuple(r for r in rules if r != rule)

@@ -494,8 +494,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
             on_update(record)
         for failure in record.failures[told:] if progress else ():
             also = f" (also mentioned: {', '.join(failure.mentioned)})" if failure.mentioned else ""
-            rules = ("one of " + " / ".join(failure.blamed)) if failure.one_of else ", ".join(failure.blamed)
-            progress(f"{failure.area} on {failure.platform}: departure from {rules}{also}, "
+            progress(f"{failure.area} on {failure.platform}: departure from {failure.blamed_text}{also}, "
                      f"{len(failure.steps)} steps")
         told = len(record.failures)
 

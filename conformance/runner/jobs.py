@@ -112,8 +112,7 @@ def run_jobs(adapter: Adapter, adapter_name: str, options: dict, areas: list[str
         spent = time.monotonic() - started
         _wall_clock(record, area, before, spent)
         for failure in [f for f in record.failures if f.area == area]:
-            rules = ("one of " + " / ".join(failure.blamed)) if failure.one_of else ", ".join(failure.blamed)
-            progress(f"{area} on {failure.platform}: departure from {rules}, {len(failure.steps)} steps")
+            progress(f"{area} on {failure.platform}: departure from {failure.blamed_text}, {len(failure.steps)} steps")
         if failed:
             k, code = failed[0]
             last = (work / f"{area}-{k}.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()
