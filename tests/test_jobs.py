@@ -163,3 +163,115 @@ def test_the_workers_make_no_restart_whatever_bound_the_run_was_given():
                                                                                    "mapping": "defaults"}
     assert _worker_options("activemq", {}) == {"restart": "off"}
     assert _worker_options("simulated", {"platform": "zos"}) == {"platform": "zos"}
+
+
+def test_workers_tell_one_another_what_they_found_through_files_beside_their_parts(tmp_path):
+    """Each worker's recorded departures are written whole beside its part; a worker reads the others' (of every
+    area: one system), never its own, and a file being written or gone is read at the next look."""
+    from conformance.runner.jobs import Found, Siblings
+    from conformance.records.results import RunRecord
+    from tests.clikit import faulty_run
+    from conformance.records.history import load_failure
+
+    failure = load_failure(faulty_run(tmp_path / "r"))
+    one, other = Siblings(tmp_path / "core-0.json"), Siblings(tmp_path / "expiry-1.json")
+    assert one.found() == () and other.found() == ()
+    record = RunRecord(adapter="simulated", describe={}, capabilities={}, areas=["core"], seed=7, examples=1)
+    record.failures.append(failure)
+    one.publish(record)
+    assert one.found() == ()   # its own
+    assert other.found() == (Found("distributed", failure.blamed, failure.mentioned),)
+    assert set(other.found()[0].rules) == set(failure.rules)
+    (tmp_path / "trigger-2.found.json").write_text('[{"platform": "distr')   # half written: not yet
+    assert len(other.found()) == 1 and len(one.found()) == 0
+
+
+def _elsewhere(after: int, found: tuple):
+    """A sibling that has found ``found`` from the ``after``-th look on."""
+    looks = []
+
+    def look():
+        looks.append(1)
+        return found if len(looks) > after else ()
+    return look, looks
+
+
+def test_a_departure_another_worker_found_is_stepped_past_or_not_shrunk_again():
+    """Heard before a round, another worker's departure is set aside as one of the run's own (found broken, never
+    recorded twice); heard while this worker shrinks the same departure, its shrinking stops at the next case and
+    it is neither minimised nor recorded (counted as found elsewhere).  Without the exchange each worker shrank
+    and minimised the shallow departures for itself."""
+    from adapters.simulated import SimulatedAdapter
+    from conformance.records.results import RunRecord
+    from conformance.runner.engine import run_area
+    from conformance.runner.jobs import Found
+
+    def run(elsewhere=None):
+        adapter = SimulatedAdapter(platform="distributed", faults="priority-ignored")
+        record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
+                           areas=["core"], seed=3, examples=40)
+        run_area(adapter, "core", "distributed", 40, 3, {}, record, keep_going=0, elsewhere=elsewhere)
+        return record
+
+    alone = run()
+    assert [f.blamed for f in alone.failures] == [("CORE-04",)] and alone.found_elsewhere == 0
+    assert alone.phases.get("minimise", 0) > 0
+    sibling = (Found("distributed", ("CORE-04",)),)
+
+    # heard from the start: set aside, stepped past, failed in coverage, never recorded; a case that departs
+    # otherwise but that it explains is neither shrunk on nor minimised
+    look, _ = _elsewhere(0, sibling)
+    before = run(look)
+    assert before.failures == [] and before.phases.get("minimise", 0) == 0
+
+    # heard once this worker met it and began shrinking: shrinking stops, nothing minimised or recorded
+    look, looks = _elsewhere(1, sibling)
+    during = run(look)
+    assert len(looks) > 1
+    assert during.failures == [] and during.found_elsewhere >= 1, (during.failures, during.found_elsewhere)
+    assert during.phases.get("minimise", 0) == 0
+    # another worker's departure from other rules changes nothing here
+    look, _ = _elsewhere(0, (Found("distributed", ("CORE-05",)),))
+    assert [f.blamed for f in run(look).failures] == [("CORE-04",)]
+
+
+def test_a_worker_reads_what_the_others_found_and_writes_its_own(tmp_path):
+    """The exchange as the workers of ``run --jobs`` make it: a worker started with another's departure beside its
+    part steps past it, and writes what it finds itself for the others."""
+    work = tmp_path / ".jobs"
+    work.mkdir()
+    (work / "core-1.found.json").write_text(json.dumps([{"platform": "distributed", "blamed": ["CORE-04"]}]))
+    code, text, err = run_cli("run", "--adapter", "simulated", "--faults", "priority-ignored,get-inhibit-ignored",
+                              "--area", "core", "--adapter-opt", "platform=distributed", "--examples", "40",
+                              "--seed", "3", "--results", work / "core-0", "--part", work / "core-0.json")
+    assert code in (0, 1), text + err
+    part = json.loads((work / "core-0.json").read_text())
+    assert not any("CORE-04" in f["rules"] for f in part["failures"]), [f["rules"] for f in part["failures"]]
+    assert part["coverage"]["failed"].get("CORE-04"), part["coverage"]["failed"]
+    own = json.loads((work / "core-0.found.json").read_text())
+    assert [sorted(f["blamed"]) for f in own] == [sorted(f["rules"]) for f in part["failures"]] and own
+
+
+def test_a_worker_stops_shrinking_a_departure_once_another_worker_has_found_it():
+    """Hypothesis shrinks a departure case after case; once another worker has recorded rules that explain it,
+    the next case ends the shrink (the other's counterexample is the run's), where alone it goes on."""
+    import pytest
+
+    from adapters.simulated import SimulatedAdapter
+    from conformance.records.results import Coverage
+    from conformance.runner.engine import bound_machine, machine_settings, run_machine
+    from conformance.runner.session import NonConformance
+
+    def shrink(elsewhere):
+        adapter = SimulatedAdapter(platform="distributed", faults="priority-ignored")
+        machine = bound_machine(adapter, "core", "distributed", 3, {}, Coverage(), elsewhere=elsewhere)
+        with pytest.raises(NonConformance):
+            run_machine(machine, machine_settings(40))
+        return machine.session
+
+    alone = shrink(None)
+    assert alone._shrink_cases > 3 and not alone.shrink_timed_out
+    told = shrink(lambda: frozenset({"CORE-04"}))
+    assert told._shrink_cases == 1 and told.shrink_spent, told._shrink_cases
+    unrelated = shrink(lambda: frozenset({"CORE-05"}))
+    assert unrelated._shrink_cases == alone._shrink_cases

@@ -144,8 +144,14 @@ def cmd_run(args, out) -> int:
                              minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
                              shrink_cases=args.shrink_cases)
         else:
+            siblings = None
+            if args.part is not None:   # a worker: what it finds is told to the others, and theirs to it
+                from conformance.runner.jobs import Siblings
+
+                siblings = Siblings(args.part)
             record = run_areas(adapter, areas, examples, seed, options, progress=progress,
-                               keep_going=args.keep_going, on_update=lambda r: r.write(results),
+                               keep_going=args.keep_going, on_update=lambda r: _written(r, results, siblings),
+                               elsewhere=None if siblings is None else siblings.found,
                                minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
                                shrink_cases=args.shrink_cases,
                                seconds=None if args.minutes is None else args.minutes * 60)
@@ -165,6 +171,13 @@ def cmd_run(args, out) -> int:
         keep_artifacts(adapter, results)
     return finish(record, results, out, lambda failure, path: (
         f"\n{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}\n"))
+
+
+def _written(record: RunRecord, results: Path, siblings) -> None:
+    """What a run found so far, written to its results (and, for a worker, told to the other workers)."""
+    record.write(results)
+    if siblings is not None:
+        siblings.publish(record)
 
 
 def _faults_in_areas(faults: str | None, areas: list[str]) -> None:
@@ -294,6 +307,9 @@ def _summary(record: RunRecord, out) -> None:
     if record.cut_short:
         out.write(f"{counted(record.cut_short, 'case')} cut short by a departure already found (the model could "
                   "not follow the system past it; the rest of the case ran nothing)\n")
+    if record.found_elsewhere:
+        out.write(f"{counted(record.found_elsewhere, 'departure')} met by one worker after another had found it: "
+                  "not shrunk or minimised again\n")
     if record.timed_shrinks:
         out.write(f"\nShrinking stopped at its time limit ({', '.join(record.timed_shrinks)}): which cases ran "
                   "depended on the clock, so rules reached only while shrinking may get another verdict from "

@@ -297,6 +297,9 @@ class RunRecord:
     #: Cases that a departure already found cut short: the model could not follow the system past it, so
     #: the rest of the case was not run.
     cut_short: int = 0
+    #: Departures a worker of a run shared among jobs met after another worker had found them: not shrunk on
+    #: nor minimised a second time (the other's counterexample is the run's).
+    found_elsewhere: int = 0
     #: A run of concurrent cases (``run --concurrency``): the clients each case had, and the races found
     #: (:class:`conformance.records.races.RaceRecord`), written beside the replay files.
     concurrency: int | None = None
@@ -390,7 +393,8 @@ class RunRecord:
                 "coverage": self.coverage.to_json(), "failures": [f.to_json() for f in self.failures],
                 "error": self.error, "errored": self.errored, "interrupted": self.interrupted,
                 "timed_shrinks": self.timed_shrinks, "seconds": self.seconds, "phases": self.phases,
-                "cut_short": self.cut_short, "started": self.started, "ended": self.ended}
+                "cut_short": self.cut_short, "found_elsewhere": self.found_elsewhere, "started": self.started,
+                "ended": self.ended}
 
     @classmethod
     def from_parts(cls, parts: list[dict]) -> "RunRecord":
@@ -420,6 +424,7 @@ class RunRecord:
         for phase, spent in (part.get("phases") or {}).items():
             self.spend(phase, spent)
         self.cut_short += part.get("cut_short") or 0
+        self.found_elsewhere += part.get("found_elsewhere") or 0
         ended = [e for e in (self.ended, part.get("ended")) if e is not None]
         self.ended = max(ended) if ended else None
 
@@ -458,6 +463,7 @@ class RunRecord:
             "seconds": self.seconds,
             "phases": self.phases,
             "cut_short": self.cut_short,
+            **({"found_elsewhere": self.found_elsewhere} if self.found_elsewhere else {}),
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],

@@ -14,6 +14,7 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import run_state_machine_as_test
 
 from adapters.base import Adapter, AdapterError, Capabilities
+from conformance.checker.blame import explained_by
 from conformance.checker.sequential import MEMO
 from conformance.generator import MACHINES
 from conformance.generator.base import bind
@@ -86,7 +87,8 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                   adapter_options: dict | None, coverage, set_aside: frozenset[str] = frozenset(),
                   deadline: float | None = None, shrink_budget=BY_SYSTEM,
                   shrink_until: float | None = None, shrink_seconds=BY_SYSTEM,
-                  named: frozenset[str] | None = None) -> type:
+                  named: frozenset[str] | None = None,
+                  elsewhere: Callable[[], frozenset[str]] | None = None) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
 
     After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`);
@@ -99,7 +101,7 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
                       set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
                       shrink_until=shrink_until, shrink_seconds=shrink_seconds, shrink_stall=stall,
-                      named=named)
+                      named=named, elsewhere=elsewhere)
 
     machine = bind(MACHINES[area].on(session), session)
     if seed is not None:
@@ -205,12 +207,18 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
              on_update: Callable[[RunRecord], None] | None = None,
              minimise_histories: bool = True, shrink_seconds=BY_SYSTEM,
              shrink_cases=BY_SYSTEM, deadline: float | None = None,
-             found_before: tuple = ()) -> tuple[str, float]:
+             found_before: tuple = (), elsewhere: Callable[[], tuple] | None = None,
+             minimise_seconds: float | None = None) -> tuple[str, float]:
     """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
 
     ``found_before``: departures found elsewhere (by other processes sharing the run): the rules they name set
     aside from the first case, as a round after such a departure sets them aside; those they break are found
-    broken (a departure they explain is not reported again).
+    broken (a departure they explain is not reported again).  ``elsewhere()``: such departures found while this
+    runs (by the other workers of a run shared among jobs), taken as ``found_before`` from the next round on; a
+    departure met that they explain is neither shrunk on nor minimised (``record.found_elsewhere``).
+
+    ``minimise_seconds``: the time minimising one departure's history may take (default
+    :func:`conformance.runner.minimise.minimise_budget`).
 
     ``shrink_cases`` and ``shrink_seconds`` bound the cases and the time Hypothesis may spend
     shrinking a departure (defaults: :func:`shrink_bounds`).  Shrinking cut by the time bound
@@ -237,6 +245,23 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     found_before = tuple(f for f in found_before if f.platform == platform)
     set_aside: frozenset[str] = declared | frozenset(r for f in found_before for r in f.rules)
     broken_before = frozenset(r for f in found_before for r in f.blamed)
+    heard: frozenset[str] = frozenset()   # of those, the rules only other workers found broken, as this ran
+
+    def hear() -> None:
+        """Take in what the other workers found since the last look (``elsewhere``)."""
+        nonlocal set_aside, broken_before, heard
+        if elsewhere is None:
+            return
+        news = [f for f in elsewhere() if f.platform == platform]
+        blamed = frozenset(r for f in news for r in f.blamed) - broken_before
+        heard = heard | (blamed - frozenset(r for f in record.failures if f.platform == platform for r in f.blamed))
+        set_aside = set_aside | frozenset(r for f in news for r in f.rules)
+        broken_before = broken_before | blamed
+
+    def broken_elsewhere() -> frozenset[str]:
+        """What the session stops shrinking for: a departure whose rules another worker found broken."""
+        hear()
+        return broken_before
     broken: list[str] = []   # the rules the recorded failures break
     named: set[str] = set()   # every rule they name (a later departure naming only these is not new)
     outcome = "conformant"
@@ -250,7 +275,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             return failure
         began = time.monotonic()
         try:
-            return minimise(failure, adapter, set_aside=aside)
+            return minimise(failure, adapter, budget=minimise_seconds, set_aside=aside)
         finally:
             record.spend("minimise", time.monotonic() - began)
 
@@ -261,11 +286,27 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         that found it stepped past them).  One whose minimal form names only rules a failure
         recorded before names is not recorded again (None)."""
         nonlocal outcome, unsteady, met
+
+        def known_now() -> frozenset[str]:
+            # found broken (in this area, or in another on this platform: one system; or by another worker), or
+            # declared not applicable
+            return frozenset(broken) | declared | broken_before | frozenset(
+                r for f in record.failures if f.platform == platform for r in f.blamed)
+
+        hear()
+        if not tidied and elsewhere is not None:
+            # explained before it is minimised (the rules found broken, another worker's with them, relaxed)
+            pairs = [(s.op, s.observed) for s in failure.steps]
+            tolerance = adapter.capabilities().expiry_tolerance
+            if explained_by(pairs, platform, known_now(), tolerance):
+                if not explained_by(pairs, platform, known_now() - heard, tolerance):
+                    record.found_elsewhere += 1
+                met_known.update(set(failure.rules) & known_now())
+                met = True
+                return None
         if not tidied:
             failure = tidy(failure, aside)
-        # found broken (in this area, or in another on this platform: one system), or declared not applicable
-        known = frozenset(broken) | declared | broken_before | frozenset(
-            r for f in record.failures if f.platform == platform for r in f.blamed)
+        known = known_now()
         if known and set(failure.rules) <= known:
             met_known.update(failure.rules)
             met = True
@@ -345,13 +386,14 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     while (rounds is None or rounds > 0) and searched < examples and ran < CUT_SHORT_BUDGET * examples \
             and not (deadline is not None and time.time() >= deadline):
         recorded = len(record.failures)
+        hear()
         # each round its own cases (the run's seed and the round's number): the cases of the rounds before
         # ran already, up to the departure each met, and are not run again
         machine = bound_machine(adapter, area, platform, None if seed is None else seed + len(sessions),
                                 adapter_options, record.coverage, set_aside,
                                 deadline=deadline, shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
                                 named=frozenset(r for f in record.failures for r in f.blamed) | declared
-                                | broken_before)
+                                | broken_before, elsewhere=None if elsewhere is None else broken_elsewhere)
         sessions.append(machine.session)
         began = time.monotonic()
         try:
@@ -465,9 +507,10 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
               progress: Callable[[str], None] | None = None, keep_going: int | None = 0,
               on_update: Callable[[RunRecord], None] | None = None,
               minimise_histories: bool = True, shrink_seconds=BY_SYSTEM, shrink_cases=BY_SYSTEM,
-              seconds: float | None = None, found_before: tuple = ()) -> RunRecord:
-    """Run each area's machine against ``adapter``; returns the run's record (``found_before``: see
-    :func:`run_area`).
+              seconds: float | None = None, found_before: tuple = (),
+              elsewhere: Callable[[], tuple] | None = None, minimise_seconds: float | None = None) -> RunRecord:
+    """Run each area's machine against ``adapter``; returns the run's record (``found_before``,
+    ``elsewhere`` and ``minimise_seconds``: see :func:`run_area`).
 
     ``seconds``: a time budget for searching, shared out among the areas and platforms still to run
     (each gets an equal share of what is left when it starts); a departure met within its share is
@@ -510,7 +553,8 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
             try:
                 outcome, spent = run_area(adapter, area, platform, examples, seed, adapter_options, record,
                                           keep_going, updated, minimise_histories, shrink_seconds,
-                                          shrink_cases, deadline=deadline, found_before=found_before)
+                                          shrink_cases, deadline=deadline, found_before=found_before,
+                                          elsewhere=elsewhere, minimise_seconds=minimise_seconds)
             except KeyboardInterrupt:
                 record.interrupted = list(areas[index:])
                 record.ended = time.time()

@@ -16,6 +16,14 @@ that no password is on a command line).  Restarts and the nemesis act on the who
 case beside them: the nemesis and unbounded restarts are refused with jobs; the few restarts a run on a broker
 the kit started makes by default are made after the workers, in a phase of their own (:func:`run_restarts`): the
 core area's cases one at a time on the run's own adapter, which owns the broker.
+
+Workers tell one another what they found as they go (:class:`Siblings`): each writes the departures it recorded
+beside its part, and reads the others' before each round and while it shrinks.  A departure another worker
+found already is set aside for the rest of the worker's cases, as one of its own would be, and one it meets
+before it has heard is not shrunk and minimised a second time: its shrinking stops at the next case (counted
+as the run's ``found_elsewhere``), and the other worker's counterexample is the run's.  Without this each worker
+found, shrank and minimised the same shallow departures for itself, and on a broker the slowest worker's
+shrinking was what the area took.
 """
 
 from __future__ import annotations
@@ -30,12 +38,67 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import attrs
+
 from adapters.base import Adapter
 from conformance.records.results import RunRecord
 from conformance.runner.session import STOP
 
 #: Seconds a worker is given to write what it found after it was asked to stop.
 STOP_GRACE = 60
+
+
+@attrs.frozen
+class Found:
+    """A departure another worker of the run recorded: where, and the rules it blamed and mentioned (what a round
+    sets aside and what it takes as found broken, as for one of its own)."""
+
+    platform: str
+    blamed: tuple[str, ...]
+    mentioned: tuple[str, ...] = ()
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        return self.blamed + self.mentioned
+
+
+class Siblings:
+    """The departures the workers of a run found, exchanged through files beside each worker's part
+    (``AREA-K.json``): this worker's in ``AREA-K.found.json``, the others' read from theirs (of every area: the
+    workers of one run judge one system, as one process carries its departures from area to area)."""
+
+    SUFFIX = ".found.json"
+
+    def __init__(self, part: Path) -> None:
+        self.own = part.with_name(part.stem + self.SUFFIX)
+        self._read: dict[Path, tuple[tuple, tuple[Found, ...]]] = {}
+
+    def publish(self, record: RunRecord) -> None:
+        """Write what ``record`` found so far for the other workers (whole, then renamed: never read half)."""
+        found = [{"platform": f.platform, "blamed": list(f.blamed), "mentioned": list(f.mentioned)}
+                 for f in record.failures]
+        tmp = self.own.with_name(self.own.name + ".tmp")
+        tmp.write_text(json.dumps(found), encoding="utf-8")
+        tmp.replace(self.own)
+
+    def found(self) -> tuple[Found, ...]:
+        """What the other workers found so far (each file read again only when it changed)."""
+        out: list[Found] = []
+        for path in sorted(self.own.parent.glob("*" + self.SUFFIX)):
+            if path == self.own:
+                continue
+            try:
+                stat = path.stat()
+                stamp = (stat.st_mtime_ns, stat.st_ino, stat.st_size)
+                if path not in self._read or self._read[path][0] != stamp:
+                    data = json.loads(path.read_text(encoding="utf-8"))
+                    self._read[path] = (stamp, tuple(
+                        Found(str(d["platform"]), tuple(d["blamed"]), tuple(d.get("mentioned") or ()))
+                        for d in data))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue   # being written, or gone: read at the next look
+            out.extend(self._read[path][1])
+        return tuple(out)
 
 
 def job_seed(seed: int, job: int) -> int:
@@ -136,6 +199,13 @@ def run_jobs(adapter: Adapter, adapter_name: str, options: dict, areas: list[str
 #: run's cases, at least :data:`RESTART_CASES_MIN`.
 RESTART_SHARE = 10
 RESTART_CASES_MIN = 12
+#: A departure the restart phase meets is shrunk in at most this many cases, and its history minimised in at
+#: most this many seconds, unless the run was given its own bounds: a case holding a restart takes half a
+#: minute on RabbitMQ, and a departure met there had held the phase for ten minutes (Hypothesis's 20 cases
+#: on it, then the minimiser's four minutes).  Fewer cases leave more to the minimiser, which takes a history
+#: apart a step at a time rather than drawing whole cases again.
+RESTART_SHRINK_CASES = 6
+RESTART_MINIMISE_SECONDS = 120.0
 
 
 def restart_cases(examples: int) -> int:
@@ -156,9 +226,12 @@ def run_restarts(adapter: Adapter, record: RunRecord, examples: int, seed: int, 
     """The restart phase of a run shared among jobs: the core area's :func:`restart_cases` cases on the run's own
     adapter, one at a time, with its restarts, merged into ``record`` as a worker's are (seed: the one after the
     workers')."""
-    from conformance.runner.engine import Interrupted, run_areas
+    from conformance.runner.engine import BY_SYSTEM, Interrupted, run_areas
 
     started = time.monotonic()
+    if engine.get("shrink_cases", BY_SYSTEM) is BY_SYSTEM:
+        engine["shrink_cases"] = RESTART_SHRINK_CASES
+    engine.setdefault("minimise_seconds", RESTART_MINIMISE_SECONDS)
     try:
         part = run_areas(adapter, ["core"], restart_cases(examples), job_seed(seed, jobs), options,
                          progress=progress, found_before=tuple(record.failures), **engine)
@@ -213,4 +286,4 @@ def _merge_parts(record: RunRecord, parts: list[dict], area: str) -> None:
         record.absorb(part)
 
 
-__all__ = ["job_examples", "job_seed", "run_jobs", "restart_cases", "restarts_left", "run_restarts"]
+__all__ = ["Found", "Siblings", "job_examples", "job_seed", "run_jobs", "restart_cases", "restarts_left", "run_restarts"]

@@ -61,7 +61,7 @@ class Session:
                  deadline: float | None = None, shrink_budget: int | None = None,
                  shrink_until: float | None = None, shrink_seconds: float | None = None,
                  shrink_stall: int | None = None, named: frozenset[str] | None = None,
-                 replaying: bool = False) -> None:
+                 replaying: bool = False, elsewhere: Callable[[], frozenset[str]] | None = None) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -112,6 +112,10 @@ class Session:
         #: (None: no such bound).  Counted in cases, as the budget is.
         self.shrink_stall = shrink_stall
         self._stalled = 0
+        #: The rules other processes sharing the run found broken so far (None: none shares it): a departure
+        #: they explain is not shrunk on, as another process has its counterexample already.
+        self.elsewhere = elsewhere
+        self._heard: tuple = ()
         #: Set once the budget is spent: the cases Hypothesis still runs to shrink run nothing, and it
         #: ends with the smallest departure so far (:attr:`smallest`).
         self.shrink_spent = False
@@ -158,6 +162,9 @@ class Session:
             self._stalled += 1
             self.shrink_spent = self._shrink_cases > self.shrink_budget or (
                 self.shrink_stall is not None and self._stalled > self.shrink_stall)
+        if self.smallest is not None and not self.shrink_spent and self.elsewhere is not None \
+                and self._explained_elsewhere(self.smallest):
+            self.shrink_spent = True
         if self.smallest is not None and self.shrink_until is not None and time.time() >= self.shrink_until:
             self.shrink_timed_out = self.shrink_timed_out or not self.shrink_spent
             self.shrink_spent = True
@@ -181,6 +188,18 @@ class Session:
             self.adapter.start_case(f"{self._prefix}{self._case_no}", self.platform)
         except AdapterError as exc:
             raise self._broke(exc) from exc
+
+    def _explained_elsewhere(self, failure: Failure) -> bool:
+        """Whether the rules found broken elsewhere (:attr:`elsewhere`) and before (:attr:`named`), relaxed,
+        explain ``failure``'s history: asked again only when either has changed."""
+        heard = self.elsewhere()
+        if not heard or self._heard == (heard, id(failure)):
+            return False
+        self._heard = (heard, id(failure))
+        from conformance.checker.blame import explained_by
+
+        return explained_by([(s.op, s.observed) for s in failure.steps], self.platform, heard | self.named,
+                            self.capabilities.expiry_tolerance)
 
     def end_case(self) -> None:
         if self._idle:
