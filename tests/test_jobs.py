@@ -275,3 +275,30 @@ def test_a_worker_stops_shrinking_a_departure_once_another_worker_has_found_it()
     assert told._shrink_cases == 1 and told.shrink_spent, told._shrink_cases
     unrelated = shrink(lambda: frozenset({"CORE-05"}))
     assert unrelated._shrink_cases == alone._shrink_cases
+
+
+def test_stepping_past_a_departure_of_one_of_several_rules_found_elsewhere_fails_none_of_them():
+    """A history another worker found breaks one of CORE-04 / CORE-06 (which, it does not show): a worker stepping
+    past departures it explains fails neither (as one process would, whose coverage knows the history), so the
+    merged run still says "one of"; where the other's history breaks each, they are failed.  The same for the
+    departures a restart phase is handed (``found_before``)."""
+    from adapters.simulated import SimulatedAdapter
+    from conformance.records.results import RunRecord
+    from conformance.runner.engine import run_area
+    from conformance.runner.jobs import Found
+
+    def failed(one_of: bool, handed: bool) -> tuple[int, int]:
+        adapter = SimulatedAdapter(platform="distributed", faults="priority-ignored")
+        record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
+                           areas=["core"], seed=3, examples=40)
+        other = (Found("distributed", ("CORE-04", "CORE-06"), ("CORE-05",), one_of=one_of),)
+        run_area(adapter, "core", "distributed", 40, 3, {}, record, keep_going=0,
+                 **({"found_before": other} if handed else {"elsewhere": lambda: other}))
+        assert record.failures == [], record.failures
+        # counted as found by another worker where heard of while running, not where handed from the start
+        assert (record.found_elsewhere > 0) != handed, record.found_elsewhere
+        return record.coverage.failed["CORE-04"], record.coverage.failed["CORE-06"]
+
+    for handed in (False, True):
+        assert failed(one_of=True, handed=handed) == (0, 0)
+        assert failed(one_of=False, handed=handed)[0] > 0

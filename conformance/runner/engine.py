@@ -88,7 +88,8 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                   deadline: float | None = None, shrink_budget=BY_SYSTEM,
                   shrink_until: float | None = None, shrink_seconds=BY_SYSTEM,
                   named: frozenset[str] | None = None,
-                  elsewhere: Callable[[], frozenset[str]] | None = None) -> type:
+                  elsewhere: Callable[[], frozenset[str]] | None = None,
+                  undecided: frozenset[str] = frozenset()) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
 
     After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`);
@@ -101,7 +102,7 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
                       set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
                       shrink_until=shrink_until, shrink_seconds=shrink_seconds, shrink_stall=stall,
-                      named=named, elsewhere=elsewhere)
+                      named=named, elsewhere=elsewhere, undecided=undecided)
 
     machine = bind(MACHINES[area].on(session), session)
     if seed is not None:
@@ -246,6 +247,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     set_aside: frozenset[str] = declared | frozenset(r for f in found_before for r in f.rules)
     broken_before = frozenset(r for f in found_before for r in f.blamed)
     heard: frozenset[str] = frozenset()   # of those, the rules only other workers found broken, as this ran
+    others = list(found_before)   # the departures found elsewhere, those heard of included
 
     def hear() -> None:
         """Take in what the other workers found since the last look (``elsewhere``)."""
@@ -253,6 +255,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         if elsewhere is None:
             return
         news = [f for f in elsewhere() if f.platform == platform]
+        others[len(found_before):] = news
         blamed = frozenset(r for f in news for r in f.blamed) - broken_before
         heard = heard | (blamed - frozenset(r for f in record.failures if f.platform == platform for r in f.blamed))
         set_aside = set_aside | frozenset(r for f in news for r in f.rules)
@@ -262,6 +265,12 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         """What the session stops shrinking for: a departure whose rules another worker found broken."""
         hear()
         return broken_before
+
+    def undecided_elsewhere() -> frozenset[str]:
+        """The rules found elsewhere only by histories that break one of several rules: a case stepping past a
+        departure from them fails none of them (as in one process, where the run's coverage knows them)."""
+        alone = {r for f in others if not getattr(f, "one_of", False) for r in f.blamed}
+        return frozenset(r for f in others if getattr(f, "one_of", False) for r in f.blamed) - alone
     broken: list[str] = []   # the rules the recorded failures break
     named: set[str] = set()   # every rule they name (a later departure naming only these is not new)
     outcome = "conformant"
@@ -294,7 +303,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 r for f in record.failures if f.platform == platform for r in f.blamed)
 
         hear()
-        if not tidied and elsewhere is not None:
+        if not tidied and (elsewhere is not None or found_before):
             # explained before it is minimised (the rules found broken, another worker's with them, relaxed)
             pairs = [(s.op, s.observed) for s in failure.steps]
             tolerance = adapter.capabilities().expiry_tolerance
@@ -393,7 +402,9 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                                 adapter_options, record.coverage, set_aside,
                                 deadline=deadline, shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
                                 named=frozenset(r for f in record.failures for r in f.blamed) | declared
-                                | broken_before, elsewhere=None if elsewhere is None else broken_elsewhere)
+                                | broken_before,
+                                elsewhere=broken_elsewhere if elsewhere is not None or found_before else None,
+                                undecided=undecided_elsewhere())
         sessions.append(machine.session)
         began = time.monotonic()
         try:

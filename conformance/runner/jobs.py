@@ -56,6 +56,8 @@ class Found:
     platform: str
     blamed: tuple[str, ...]
     mentioned: tuple[str, ...] = ()
+    #: The history breaks one of the rules blamed, not each (``Failure.one_of``): none of them is failed by it.
+    one_of: bool = False
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -75,8 +77,8 @@ class Siblings:
 
     def publish(self, record: RunRecord) -> None:
         """Write what ``record`` found so far for the other workers (whole, then renamed: never read half)."""
-        found = [{"platform": f.platform, "blamed": list(f.blamed), "mentioned": list(f.mentioned)}
-                 for f in record.failures]
+        found = [{"platform": f.platform, "blamed": list(f.blamed), "mentioned": list(f.mentioned),
+                  "one_of": f.one_of} for f in record.failures]
         tmp = self.own.with_name(self.own.name + ".tmp")
         tmp.write_text(json.dumps(found), encoding="utf-8")
         tmp.replace(self.own)
@@ -93,7 +95,8 @@ class Siblings:
                 if path not in self._read or self._read[path][0] != stamp:
                     data = json.loads(path.read_text(encoding="utf-8"))
                     self._read[path] = (stamp, tuple(
-                        Found(str(d["platform"]), tuple(d["blamed"]), tuple(d.get("mentioned") or ()))
+                        Found(str(d["platform"]), tuple(d["blamed"]), tuple(d.get("mentioned") or ()),
+                              bool(d.get("one_of")))
                         for d in data))
             except (OSError, ValueError, KeyError, TypeError):
                 continue   # being written, or gone: read at the next look

@@ -61,7 +61,8 @@ class Session:
                  deadline: float | None = None, shrink_budget: int | None = None,
                  shrink_until: float | None = None, shrink_seconds: float | None = None,
                  shrink_stall: int | None = None, named: frozenset[str] | None = None,
-                 replaying: bool = False, elsewhere: Callable[[], frozenset[str]] | None = None) -> None:
+                 replaying: bool = False, elsewhere: Callable[[], frozenset[str]] | None = None,
+                 undecided: frozenset[str] = frozenset()) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -116,6 +117,9 @@ class Session:
         #: they explain is not shrunk on, as another process has its counterexample already.
         self.elsewhere = elsewhere
         self._heard: tuple = ()
+        #: Of the rules found broken elsewhere, those only histories that break one of several rules name: a
+        #: departure from them stepped past fails none of them unless this run shows one broken.
+        self.undecided = frozenset(undecided)
         #: Set once the budget is spent: the cases Hypothesis still runs to shrink run nothing, and it
         #: ends with the smallest departure so far (:attr:`smallest`).
         self.shrink_spent = False
@@ -312,7 +316,8 @@ class Session:
                 raise NonConformance(failure)
             # (a rule named only by a history that breaks one of several rules stays one of them)
             self.coverage.failed.update(r for r in failure.rules if r in self.named and r not in self.never_searched
-                                        and not self.coverage.only_one_of(r))
+                                        and not self.coverage.only_one_of(r)
+                                        and not (r in self.undecided and not self.coverage.failed[r]))
             if not self.tracker.step_past(op, observed):
                 self._derailed = True
                 if self.smallest is None:
