@@ -210,7 +210,7 @@ def test_a_departure_another_worker_found_is_stepped_past_or_not_shrunk_again():
         adapter = SimulatedAdapter(platform="distributed", faults="priority-ignored")
         record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
                            areas=["core"], seed=3, examples=40)
-        run_area(adapter, "core", "distributed", 40, 3, {}, record, keep_going=0, elsewhere=elsewhere)
+        run_area(adapter, "core", "distributed", 40, 3, {}, record, keep_going=None, elsewhere=elsewhere)
         return record
 
     alone = run()
@@ -223,6 +223,8 @@ def test_a_departure_another_worker_found_is_stepped_past_or_not_shrunk_again():
     look, _ = _elsewhere(0, sibling)
     before = run(look)
     assert before.failures == [] and before.phases.get("minimise", 0) == 0
+    # the cases it cut short are counted as such, not against the budget: the area still runs its 40 cases
+    assert before.cut_short >= before.found_elsewhere > 0 and before.coverage.examples >= 40 + before.found_elsewhere
 
     # heard once this worker met it and began shrinking: shrinking stops, nothing minimised or recorded
     look, looks = _elsewhere(1, sibling)

@@ -277,6 +277,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
 
     unsteady = False
     met = False   # a departure met that the rules found broken before explain
+    explained = False   # the last one met, explained by departures found elsewhere before it was minimised
     met_known: set[str] = set()   # those of its rules found broken before
 
     def tidy(failure, aside: frozenset[str] = frozenset()):
@@ -294,7 +295,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         rules ``aside`` set aside (its history may pass through departures from them, as the round
         that found it stepped past them).  One whose minimal form names only rules a failure
         recorded before names is not recorded again (None)."""
-        nonlocal outcome, unsteady, met
+        nonlocal outcome, unsteady, met, explained
 
         def known_now() -> frozenset[str]:
             # found broken (in this area, or in another on this platform: one system; or by another worker), or
@@ -311,7 +312,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 if not explained_by(pairs, platform, known_now() - heard, tolerance):
                     record.found_elsewhere += 1
                 met_known.update(set(failure.rules) & known_now())
-                met = True
+                met = explained = True
                 return None
         if not tidied:
             failure = tidy(failure, aside)
@@ -425,7 +426,13 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             raise
         except NonConformance as exc:
             use_round()
+            explained = False
             found(exc.failure, aside=machine.session.set_aside)
+            if explained and searched > 0:
+                # the case that met it was cut short by a departure found elsewhere (another worker's, or the
+                # workers' for the restart phase): counted as such, not against the budget of cases searched
+                searched -= 1
+                record.cut_short += 1
             set_aside = set_aside | set(exc.failure.rules)
             besides(machine.session)
             if len(record.failures) == recorded and free > 0 and rounds is not None:
