@@ -56,6 +56,10 @@ from reference_model.rules import RULES
 REPLAYS_VIRTUAL = 5000
 #: ... and the seconds it may take there at most (a safety net: the count is what bounds it).
 BUDGET_VIRTUAL = 120.0
+#: Histories longer than this are cut down first, and their puts under syncpoint made plain afterwards only
+#: (:func:`_outside_units_of_work` diagnoses each candidate, and a diagnosis costs as much more as the history
+#: is longer: ten of a 246-step trigger history took 90 s, and the minimiser's time limit then cut it short).
+EARLY_DIAGNOSIS_STEPS = 60
 #: Replays a minimisation may make on a system that runs on real time ...
 REPLAYS_REALTIME = 40
 #: Replays spent at most looking for a part of a history that shows its departure when the whole history
@@ -89,6 +93,15 @@ class _Search:
         #: Calls added to show which step changed a value (:func:`_witnessed`): the result may be longer
         #: than the history given by as many.
         self.witness = 0
+        #: The failure each history replayed showed, up to its failing call, where it was the one minimised (or
+        #: one with fewer of its rules): what a stage diagnoses as the history it starts from (:meth:`shown`).
+        self._shown: dict[tuple[L.Op, ...], Failure] = {}
+
+    def shown(self, ops: list[L.Op]) -> Failure:
+        """The failure ``ops`` showed when replayed (else the one minimised, as given): the history a stage
+        measures its candidates against is the one it starts from, not the longer one minimising began with,
+        whose diagnosis costs as much more as it is longer (a 246-step trigger history: most of a minute)."""
+        return self._shown.get(tuple(ops), self.failure)
 
     def out_of_time(self) -> bool:
         return (self.broken or time.monotonic() >= self.deadline
@@ -139,12 +152,14 @@ class _Search:
             return None
         self.last = found
         if self.same(found):
+            self._shown[tuple(ops[:self.ran])] = found
             return found
         if set(found.rules) < set(f.rules) and found.rules[0] == f.rules[0]:
             # the departure with fewer of its rules in play: a counterexample that leaves less in doubt
             # (which fields differ may change with it: a message missing instead of another in its place);
             # from here on it is the failure being minimised
             self.failure = found
+            self._shown[tuple(ops[:self.ran])] = found
             return found
         return None
 
@@ -200,7 +215,8 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
         ops = search.reduce(focused) or ops
     ops = _plainer_gets(ops, search)
     ops = _plainer_failing_browse(ops, search)
-    ops = _outside_units_of_work(ops, search)
+    if len(ops) <= EARLY_DIAGNOSIS_STEPS:
+        ops = _outside_units_of_work(ops, search)
     ops = _ddmin(search, ops)
     ops = _one_by_one(ops, search)
     merged = _merge(ops, search)
@@ -452,8 +468,8 @@ def _outside_units_of_work(ops: list[L.Op], search: _Search) -> list[L.Op]:
     def blamed(failure) -> set[str]:
         return set(blamed_rules(failure, tolerance, search.set_aside))
 
-    # the failure minimised, diagnosed once, not again for every candidate measured against it
-    minimised = [search.failure, blamed(search.failure)]
+    # the failure minimised, diagnosed once (as ``ops`` show it), not again for every candidate measured against it
+    minimised = [search.failure, blamed(search.shown(ops))]
 
     def plain(op: L.Op) -> L.Op:
         return attrs.evolve(op, options=(op.options & ~C.MQPMO_SYNCPOINT) | C.MQPMO_NO_SYNCPOINT)
@@ -495,9 +511,10 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
     if not ops or not isinstance(ops[-1], (L.Get, L.Put, L.Put1, L.InquireQueue)):
         return ops
     tolerance = search.adapter.capabilities().expiry_tolerance
-    blamed = set(blamed_rules(f, tolerance, search.set_aside))
+    now = search.shown(ops)   # the departure as ``ops`` show it: what a witness must blame on fewer rules
+    blamed = set(blamed_rules(now, tolerance, search.set_aside))
     if len(blamed) < 2:
-        rivals = _rivals(f, tolerance, search.set_aside, f.stepped_past())
+        rivals = _rivals(now, tolerance, search.set_aside, f.stepped_past())
         return _story_witnessed(ops, search, rivals, f.stepped_past()) if len(rivals) > 1 else ops
     if isinstance(ops[-1], L.InquireQueue):
         # the same inquiry made earlier: a depth already wrong before later units of work ended is blamed on
