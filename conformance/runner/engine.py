@@ -289,6 +289,28 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         finally:
             record.spend("minimise", time.monotonic() - began)
 
+    def known_now() -> frozenset[str]:
+        # found broken (in this area, or in another on this platform: one system; or by another worker), or
+        # declared not applicable
+        return frozenset(broken) | declared | broken_before | frozenset(
+            r for f in record.failures if f.platform == platform for r in f.blamed)
+
+    def explained_before(failure) -> bool:
+        """Whether departures found elsewhere (another worker's, or handed to the run) and those found broken
+        here, relaxed, explain ``failure``'s history as met, before it is minimised: then it is not minimised
+        (counted as found elsewhere where another worker's are what explain it)."""
+        hear()
+        if elsewhere is None and not found_before:
+            return False
+        pairs = [(s.op, s.observed) for s in failure.steps]
+        tolerance = adapter.capabilities().expiry_tolerance
+        if not explained_by(pairs, platform, known_now(), tolerance):
+            return False
+        if not explained_by(pairs, platform, known_now() - heard, tolerance):
+            record.found_elsewhere += 1
+        met_known.update(set(failure.rules) & known_now())
+        return True
+
     def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset(),
               tidied: bool = False):
         """Record ``failure`` (minimised unless ``tidied``) and return it as recorded, found with the
@@ -296,24 +318,9 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         that found it stepped past them).  One whose minimal form names only rules a failure
         recorded before names is not recorded again (None)."""
         nonlocal outcome, unsteady, met, explained
-
-        def known_now() -> frozenset[str]:
-            # found broken (in this area, or in another on this platform: one system; or by another worker), or
-            # declared not applicable
-            return frozenset(broken) | declared | broken_before | frozenset(
-                r for f in record.failures if f.platform == platform for r in f.blamed)
-
-        hear()
-        if not tidied and (elsewhere is not None or found_before):
-            # explained before it is minimised (the rules found broken, another worker's with them, relaxed)
-            pairs = [(s.op, s.observed) for s in failure.steps]
-            tolerance = adapter.capabilities().expiry_tolerance
-            if explained_by(pairs, platform, known_now(), tolerance):
-                if not explained_by(pairs, platform, known_now() - heard, tolerance):
-                    record.found_elsewhere += 1
-                met_known.update(set(failure.rules) & known_now())
-                met = explained = True
-                return None
+        if not tidied and explained_before(failure):
+            met = explained = True
+            return None
         if not tidied:
             failure = tidy(failure, aside)
         known = known_now()
@@ -369,7 +376,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
         departure, takes any other for the same failure and keeps only the smallest)."""
         nonlocal set_aside
-        for other in session.other_departures(named | set_aside, lambda f: tidy(f, session.set_aside)):
+        for other in session.other_departures(
+                named | set_aside, lambda f: None if explained_before(f) else tidy(f, session.set_aside)):
             found(other, aside=session.set_aside, tidied=True)
             set_aside = set_aside | set(other.rules)
 
