@@ -249,6 +249,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     heard: frozenset[str] = frozenset()   # of those, the rules only other workers found broken, as this ran
     others = list(found_before)   # the departures found elsewhere, those heard of included
 
+    def broken_here() -> frozenset[str]:
+        """The rules this run's recorded failures on this platform break (one system: of any area)."""
+        return frozenset(r for f in record.failures if f.platform == platform for r in f.blamed)
+
     def hear() -> None:
         """Take in what the other workers found since the last look (``elsewhere``)."""
         nonlocal set_aside, broken_before, heard
@@ -257,7 +261,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         news = [f for f in elsewhere() if f.platform == platform]
         others[len(found_before):] = news
         blamed = frozenset(r for f in news for r in f.blamed) - broken_before
-        heard = heard | (blamed - frozenset(r for f in record.failures if f.platform == platform for r in f.blamed))
+        heard = heard | (blamed - broken_here())
         set_aside = set_aside | frozenset(r for f in news for r in f.rules)
         broken_before = broken_before | blamed
 
@@ -269,8 +273,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     def undecided_elsewhere() -> frozenset[str]:
         """The rules found elsewhere only by histories that break one of several rules: a case stepping past a
         departure from them fails none of them (as in one process, where the run's coverage knows them)."""
-        alone = {r for f in others if not getattr(f, "one_of", False) for r in f.blamed}
-        return frozenset(r for f in others if getattr(f, "one_of", False) for r in f.blamed) - alone
+        alone = {r for f in others if not f.one_of for r in f.blamed}
+        return frozenset(r for f in others if f.one_of for r in f.blamed) - alone
     broken: list[str] = []   # the rules the recorded failures break
     named: set[str] = set()   # every rule they name (a later departure naming only these is not new)
     outcome = "conformant"
@@ -292,23 +296,23 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     def known_now() -> frozenset[str]:
         # found broken (in this area, or in another on this platform: one system; or by another worker), or
         # declared not applicable
-        return frozenset(broken) | declared | broken_before | frozenset(
-            r for f in record.failures if f.platform == platform for r in f.blamed)
+        return frozenset(broken) | declared | broken_before | broken_here()
 
     def explained_before(failure) -> bool:
         """Whether departures found elsewhere (another worker's, or handed to the run) and those found broken
         here, relaxed, explain ``failure``'s history as met, before it is minimised: then it is not minimised
         (counted as found elsewhere where another worker's are what explain it)."""
-        hear()
         if elsewhere is None and not found_before:
             return False
+        hear()
+        known = known_now()
         pairs = [(s.op, s.observed) for s in failure.steps]
         tolerance = adapter.capabilities().expiry_tolerance
-        if not explained_by(pairs, platform, known_now(), tolerance):
+        if not explained_by(pairs, platform, known, tolerance):
             return False
-        if not explained_by(pairs, platform, known_now() - heard, tolerance):
+        if not explained_by(pairs, platform, known - heard, tolerance):
             record.found_elsewhere += 1
-        met_known.update(set(failure.rules) & known_now())
+        met_known.update(set(failure.rules) & known)
         return True
 
     def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset(),

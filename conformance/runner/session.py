@@ -193,6 +193,11 @@ class Session:
         except AdapterError as exc:
             raise self._broke(exc) from exc
 
+    def _only_one_of(self, rule: str) -> bool:
+        """Whether ``rule`` is named only by histories that break one of several rules (this run's, or found
+        elsewhere: :attr:`undecided`), none of its own failing it: a step past it then fails none of them."""
+        return not self.coverage.failed[rule] and (rule in self.undecided or self.coverage.only_one_of(rule))
+
     def _explained_elsewhere(self, failure: Failure) -> bool:
         """Whether the rules found broken elsewhere (:attr:`elsewhere`) and before (:attr:`named`), relaxed,
         explain ``failure``'s history: asked again only when either has changed."""
@@ -316,8 +321,7 @@ class Session:
                 raise NonConformance(failure)
             # (a rule named only by a history that breaks one of several rules stays one of them)
             self.coverage.failed.update(r for r in failure.rules if r in self.named and r not in self.never_searched
-                                        and not self.coverage.only_one_of(r)
-                                        and not (r in self.undecided and not self.coverage.failed[r]))
+                                        and not self._only_one_of(r))
             if not self.tracker.step_past(op, observed):
                 self._derailed = True
                 if self.smallest is None:
