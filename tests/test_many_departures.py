@@ -1,14 +1,18 @@
 """A system with many departures at once (#64 item 5): twelve faults of every area injected together, one
-default run, in process and through the JSON-lines protocol.  Every fault is found: one departure does not
-hide the others, rounds spent on departures the recorded ones explain do not use up the search, and none of
-their consequences is blamed on a rule none of them breaks."""
+run, in process and through the JSON-lines protocol.  Every fault is found: one departure does not hide the
+others, rounds spent on departures the recorded ones explain do not use up the search, and none of their
+consequences is blamed on a rule none of them breaks.
+
+The run's budget is 30 cases an area and platform, not the default 200: the smallest of 10, 20, 30 with
+which seed 7 finds all twelve (10 and 20 miss the DLQ handler's lost context), so that a search that spends
+its cases less well misses one.  The same run through the protocol must give the same verdicts and the
+same minimal counterexamples, step for step: what the protocol carries is what the kit judges.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-
-import pytest
 
 from adapters.simulated.faults import FAULTS
 from tests.clikit import run_cli
@@ -26,18 +30,34 @@ def _blamed(results) -> set[str]:
     return out
 
 
-@pytest.mark.parametrize("how", ["in process", "protocol"])
-def test_one_default_run_finds_each_of_twelve_faults(how, tmp_path):
-    assert len({FAULTS[f].area for f in MANY}) == 6 and len(MANY) == 12
+#: Cases an area and platform (see the module's note).
+EXAMPLES = "30"
+
+
+def _run(how: str, results) -> None:
     faults = ",".join(MANY)
     if how == "in process":
         system = ["--adapter", "simulated", "--faults", faults]
     else:
         system = ["--adapter", "subprocess", "--adapter-opt",
                   f"command={sys.executable} -m adapters.simulated.serve --faults {faults}"]
-    code, out, err = run_cli("run", *system, "--seed", "7", "--results", tmp_path / "r")
+    code, out, err = run_cli("run", *system, "--seed", "7", "--examples", EXAMPLES, "--results", results)
     assert code == 1, out[-3000:] + err
-    blamed = _blamed(tmp_path / "r")
+
+
+def _judged(results) -> tuple[str, dict]:
+    """A run's verdicts, and each counterexample as judged: its steps, what it breaks, what was found before."""
+    kept = ("area", "platform", "rules", "found_broken", "steps", "mismatch")
+    failures = {path.name: {k: json.loads(path.read_text()).get(k) for k in kept}
+                for path in (results / "failures").glob("*.json")}
+    return (results / "rules.jsonl").read_text(), failures
+
+
+def test_one_run_finds_each_of_twelve_faults_and_the_protocol_gives_the_same_run(tmp_path):
+    assert len({FAULTS[f].area for f in MANY}) == 6 and len(MANY) == 12
+    in_process = tmp_path / "in-process"
+    _run("in process", in_process)
+    blamed = _blamed(in_process)
     missed = {f: FAULTS[f].rules for f in MANY if not set(FAULTS[f].rules) & blamed}
     assert missed == {}, (missed, sorted(blamed))
     # and no departure is blamed on a rule none of them breaks: each consequence is read as the fault it comes of
@@ -46,3 +66,10 @@ def test_one_default_run_finds_each_of_twelve_faults(how, tmp_path):
     # expired (expired-message-returned) also leaves them at a z/OS expiry refresh: EXP-24 is broken too.
     own = {r for f in MANY for r in FAULTS[f].rules} | {"EXP-24"}
     assert blamed <= own, sorted(blamed - own)
+    # the same run through the JSON-lines protocol, the simulated queue manager behind a server of it
+    _run("protocol", tmp_path / "protocol")
+    verdicts, failures = _judged(tmp_path / "protocol")
+    expected_verdicts, expected = _judged(in_process)
+    assert verdicts == expected_verdicts
+    assert sorted(failures) == sorted(expected)
+    assert {name: f for name, f in failures.items() if f != expected[name]} == {}

@@ -20,13 +20,22 @@ from reference_model.cluster import share_expectation
 
 
 class NonConformance(AssertionError):
-    """Raised inside a machine when the system under test broke a rule."""
+    """Raised inside a machine when the system under test broke a rule.
+
+    Its text, the rendered failure, is made only when asked for: most are raised and caught while a
+    departure is shrunk or minimised, thousands a run, and never shown."""
 
     def __init__(self, failure: Failure) -> None:
-        from conformance.records.render import render_failure
-
-        super().__init__(render_failure(failure))
+        super().__init__(failure)
         self.failure = failure
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            from conformance.records.render import render_failure
+
+            self._text = render_failure(self.failure)
+        return self._text
 
 
 class HarnessError(RuntimeError):

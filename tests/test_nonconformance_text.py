@@ -1,0 +1,44 @@
+"""A departure raised while a run shrinks or minimises is not rendered until its text is asked for."""
+
+from __future__ import annotations
+
+import pickle
+
+from adapters.registry import create_adapter
+from conformance.records import render
+from conformance.runner.session import NonConformance, Session
+from reference_model import language as L
+from reference_model import mqconst as C
+
+
+def _departure() -> NonConformance:
+    options = {"faults": "priority-ignored", "platform": "distributed"}
+    std = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    ops = [L.DefineQueue(queue="Q1"), L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q1", options=std),
+           L.Put(conn="c1", handle="h1", body="low", md=L.MessageDescriptor(priority=1), options=C.MQPMO_NO_SYNCPOINT),
+           L.Put(conn="c1", handle="h1", body="high", md=L.MessageDescriptor(priority=7), options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT)]
+    adapter = create_adapter("simulated", options)
+    session = Session(adapter, "core", options, platform="distributed")
+    session.start_case()
+    try:
+        for op in ops:
+            session.execute(op)
+    except NonConformance as exc:
+        return exc
+    finally:
+        adapter.close()
+    raise AssertionError("the faulty queue manager departs nowhere")
+
+
+def test_a_departure_is_rendered_only_when_its_text_is_asked_for(monkeypatch):
+    rendered = []
+    real = render.render_failure
+    monkeypatch.setattr(render, "render_failure", lambda failure: rendered.append(failure) or real(failure))
+    exc = _departure()
+    assert rendered == []
+    text = str(exc)
+    assert rendered == [exc.failure] and text == real(exc.failure) and "CORE-04" in text
+    assert str(exc) == text and len(rendered) == 1   # rendered once
+    again = pickle.loads(pickle.dumps(exc))
+    assert again.failure == exc.failure and str(again) == text
