@@ -51,7 +51,7 @@ def test_no_model_step_changes_the_state_it_starts_from(monkeypatch, memo_off):
         return branches
 
     monkeypatch.setattr(checker.model, "step", checked_step)
-    record = run_areas(create_adapter("simulated", {}), list(AREAS), examples=8, seed=11)
+    record = run_areas(create_adapter("simulated", {}), list(AREAS), examples=4, seed=11)
     assert not record.failures and record.error is None
     assert steps[0] > 1000
     assert changed == []
@@ -74,7 +74,7 @@ def test_no_state_changes_once_its_step_is_over(monkeypatch, fresh_memo):
         return branches
 
     monkeypatch.setattr(checker.model, "step", checked_step)
-    record = run_areas(create_adapter("simulated", {}), list(AREAS), examples=8, seed=12)
+    record = run_areas(create_adapter("simulated", {}), list(AREAS), examples=4, seed=12)
     assert not record.failures and record.error is None
     assert steps[0] > 1000 and fresh_memo.hits > 0
     assert changed == []
