@@ -42,8 +42,9 @@ class Trial:
     extra: tuple[str, ...] = ()
 
 
-def run_one(fault: str, seed: int) -> Trial:
-    """``fault`` injected in the simulated queue manager, its area run at the default budget under ``seed`` (stopping
+def run_one(fault: str, seed: int, examples: int | None = None) -> Trial:
+    """``fault`` injected in the simulated queue manager, its area run at the default budget (or ``examples`` cases)
+    under ``seed`` (stopping
     at the first departure, as ``mqconform run --area AREA --keep-going 0``): found when a counterexample blames one
     of the fault's own rules."""
     import time
@@ -56,7 +57,7 @@ def run_one(fault: str, seed: int) -> Trial:
     began = time.monotonic()
     adapter = create_adapter("simulated", {"faults": fault})
     try:
-        record = run_areas(adapter, [spec.area], DEFAULT_EXAMPLES, seed, {"faults": fault}, keep_going=0)
+        record = run_areas(adapter, [spec.area], examples or DEFAULT_EXAMPLES, seed, {"faults": fault}, keep_going=0)
     finally:
         adapter.close()
     failures = sorted(record.failures, key=lambda f: (f.area, f.platform))   # distributed before zos, as listed
@@ -66,8 +67,9 @@ def run_one(fault: str, seed: int) -> Trial:
                  round(time.monotonic() - began, 1))
 
 
-def run_whole(fault: str, seed: int) -> Trial:
-    """``fault`` alone in a whole default run (every area, rounds until the budget is spent): found when a
+def run_whole(fault: str, seed: int, examples: int | None = None) -> Trial:
+    """``fault`` alone in a whole default run (every area, rounds until the budget, or ``examples`` cases an area and
+    platform, is spent): found when a
     counterexample blames one of its own rules; ``extra``, the rules failed besides its own."""
     import time
 
@@ -80,7 +82,8 @@ def run_whole(fault: str, seed: int) -> Trial:
     began = time.monotonic()
     adapter = create_adapter("simulated", {"faults": fault})
     try:
-        record = run_areas(adapter, list(AREAS), DEFAULT_EXAMPLES, seed, {"faults": fault}, keep_going=None)
+        record = run_areas(adapter, list(AREAS), examples or DEFAULT_EXAMPLES, seed, {"faults": fault},
+                           keep_going=None)
     finally:
         adapter.close()
     failed = {r for f in record.failures for r in f.blamed}
@@ -150,6 +153,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser.add_argument("--faults", default="", help="faults to run, comma-separated (default: the whole catalogue)")
     parser.add_argument("--whole", action="store_true",
                         help="each fault alone in a whole default run: the rules failed besides its own")
+    parser.add_argument("--examples", type=int, default=None,
+                        help="cases an area and platform (default: a run's default, 200)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
     try:
@@ -159,7 +164,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
         return 2
     faults = [f for f in args.faults.split(",") if f] or sorted(FAULTS)
     unknown = sorted(set(faults) - set(FAULTS))
-    if unknown or args.jobs < 1:
+    if unknown or args.jobs < 1 or (args.examples is not None and args.examples < 1):
         from adapters.simulated.faults import RACES, SOMETIMES
 
         other = [f for f in unknown if f in RACES or f in SOMETIMES]
@@ -168,8 +173,10 @@ def main(argv: list[str] | None = None, out=None) -> int:
                   f"sequential run (this bench's)", file=sys.stderr)
         elif unknown:
             print(f"faults: unknown faults {', '.join(unknown)} (see mqconform faults)", file=sys.stderr)
-        else:
+        elif args.jobs < 1:
             print("faults: --jobs must be 1 or more", file=sys.stderr)
+        else:
+            print("faults: --examples must be 1 or more", file=sys.stderr)
         return 2
     pairs = [(f, s) for f in faults for s in seeds]
     print(f"faults: {len(faults)} faults x {len(seeds)} seeds = {len(pairs)} runs, {args.jobs} at a time", file=out,
@@ -178,7 +185,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
     # spawned, not forked: a fork of a process with threads (a test runner's) may inherit a lock held for ever
     with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs,
                                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-        for trial in pool.map(run_whole if args.whole else run_one, *zip(*pairs)):
+        for trial in pool.map(run_whole if args.whole else run_one, *zip(*pairs), [args.examples] * len(pairs)):
             trials.append(trial)
     if args.whole:
         whole = summarise_whole(trials)
