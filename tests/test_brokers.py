@@ -58,6 +58,11 @@ def test_up_status_down_both_brokers_leaves_nothing_behind(tmp_path):
         assert not amqp_handshake("127.0.0.1", pids["activemq"][1]["main"])
         assert not stomp_handshake("127.0.0.1", pids["rabbitmq"][1]["main"], timeout=1.0)
 
+        # RabbitMQ's schedulers sleep when out of work instead of spinning on the cores a run computes on
+        beam = [psutil.Process(p).cmdline() for p in pids["rabbitmq"][0]
+                if psutil.pid_exists(p) and "beam" in psutil.Process(p).name()]
+        assert beam and all(" -sbwt none " in f" {' '.join(args)} " for args in beam), beam
+
         code, out, err, _ = mqconform("brokers", "status", "--dir", tmp_path)
         assert code == 0 and out.count(": ready on") == 2, out + err
         # up again: the recorded brokers are kept, not started twice.

@@ -230,8 +230,10 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
 def test_a_time_boxed_campaign_says_what_it_does_at_once_and_ends_within_ten_percent_of_its_budget(tmp_path):
     """Within 2 s: what it runs and that Spark is starting; then how the budget is shared out, a line per
     task with the time left, and where the time went.  Every area and platform ran, and it ended within
-    10% of its budget, having used most of it."""
-    budget = 45
+    10% of its budget, having used most of it.  (75 s: Spark starts in about 10 s on an idle machine, but took
+    35 s on a loaded one, which left a 45 s budget too little to run every pair once: the campaign then
+    refused to go on, rightly, and the test failed on the machine's speed.)"""
+    budget = 75
     command = ["timeout", "300", sys.executable, "-m", "conformance.cli", "campaign", "--adapter", "simulated",
                "--area", "core,dlq", "--minutes", str(budget / 60), "--task-examples", "40", "--seed", "3",
                "--master", "local[2]", "--out", str(tmp_path / "c")]
@@ -246,7 +248,7 @@ def test_a_time_boxed_campaign_says_what_it_does_at_once_and_ends_within_ten_per
     assert any("starting Spark" in line for line in early), lines[:3]
     assert any("Spark started in" in line and "each of the 4 area/platform pairs first" in line for _, line in lines)
     assert sum("of the time budget left" in line for _, line in lines) >= 4, text
-    assert f"of the {budget} s budget: starting Spark" in text, text
+    assert "of the 1 min 15 s budget: starting Spark" in text, text
     assert budget * 0.8 <= elapsed <= budget * 1.1, elapsed   # never past its budget by more than 10%, and it used it
     tasks = [json.loads(p.read_text()) for p in (tmp_path / "c" / "tasks").glob("*.json")]
     assert {(t["area"], t["platform"]) for t in tasks if t["examples"]} == {

@@ -91,7 +91,10 @@ class RabbitMQServer(BrokerServer):
             "RABBITMQ_PID_FILE": str(d / "rabbit.pid"),
             "ERL_EPMD_ADDRESS": LOOPBACK,
             "ERL_EPMD_PORT": str(ports["epmd"]),
-            "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": "-kernel inet_dist_use_interface {127,0,0,1}",
+            # (+sbwt none ...: Erlang's schedulers sleep when out of work rather than spin for a while first;
+            # a broker beside a run on a machine of two cores otherwise takes the cores the run computes on)
+            "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": "-kernel inet_dist_use_interface {127,0,0,1} "
+                                                   "+sbwt none +sbwtdcpu none +sbwtdio none",
         }
         return [
             Process("epmd", [epmd_path(), "-address", LOOPBACK, "-port", str(ports["epmd"])], ports["epmd"],
