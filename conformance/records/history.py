@@ -6,6 +6,7 @@ import hashlib
 import itertools
 import json
 import os
+from functools import lru_cache
 from pathlib import Path
 
 import attrs
@@ -266,14 +267,42 @@ def _replay_schema() -> dict:
     }
 
 
-def replay_problem(data: dict) -> str | None:
-    """Why ``data`` is not a replay the kit can trust (format, area, every op and observation), or None."""
+@lru_cache(maxsize=1)
+def _fast_replay_check():
+    """A compiled check of a replay against :func:`_replay_schema`, the language's definitions inside it (fast; its
+    error texts are vague, so a file it refuses is checked again for the one line that says why)."""
+    import fastjsonschema
+
+    from reference_model.language_schema import LANGUAGE_ID, language_schema
+
+    def local(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(LANGUAGE_ID + "#"):
+                node = {**node, "$ref": ref[len(LANGUAGE_ID):]}
+            return {k: local(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [local(v) for v in node]
+        return node
+
+    bundled = local(_replay_schema())
+    bundled["$defs"] = language_schema()["$defs"]
+    return fastjsonschema.compile(bundled)
+
+
+def _schema_problem(data: dict) -> str | None:
+    """Why ``data`` breaks the replay's schema (an operation or observation named by its own type first), or None."""
+    import fastjsonschema
     from jsonschema import Draft7Validator
     from referencing import Registry, Resource
 
     from reference_model.language_schema import language_schema, one_line, term_problem
-    from reference_model.rules import RULES
 
+    try:
+        _fast_replay_check()(data)
+        return None
+    except fastjsonschema.JsonSchemaException:
+        pass
     terms = [(f"steps/{i}/{k}", step.get(k), kind) for i, step in enumerate(data.get("steps") or [])
              if isinstance(step, dict) for k, kind in (("op", L.Op), ("observed", L.Observation))]
     for where, term, kind in terms:   # an operation or observation: named by its own type
@@ -283,7 +312,14 @@ def replay_problem(data: dict) -> str | None:
             return f"{where}{'/' + path if path else ''}: {why}"
     language = language_schema()
     registry = Registry().with_resource(language["$id"], Resource.from_contents(language))
-    why = one_line(Draft7Validator(_replay_schema(), registry=registry).iter_errors(data), "the file", deepest=False)
+    return one_line(Draft7Validator(_replay_schema(), registry=registry).iter_errors(data), "the file", deepest=False)
+
+
+def replay_problem(data: dict) -> str | None:
+    """Why ``data`` is not a replay the kit can trust (format, area, every op and observation), or None."""
+    from reference_model.rules import RULES
+
+    why = _schema_problem(data)
     if why:
         return why
     others = data["mismatch"].get("alternatives") or []
