@@ -75,6 +75,22 @@ def _defs() -> dict:
     return language_schema()["$defs"]
 
 
+def with_language_inside(schema: dict) -> dict:
+    """``schema`` made self-contained: its references into the language (``LANGUAGE_ID#/$defs/...``) point to the
+    language's definitions, copied into it (as a compiled check, which resolves no other document, needs)."""
+    def local(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(LANGUAGE_ID + "#"):
+                node = {**node, "$ref": ref[len(LANGUAGE_ID):]}
+            return {k: local(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [local(v) for v in node]
+        return node
+
+    return {**local(schema), "$defs": _defs()}
+
+
 def term_problem(term, kind: type) -> tuple[str, str] | None:
     """Why ``term`` (the JSON form of an operation, ``kind`` ``L.Op``, or of an observation, ``L.Observation``)
     is not one of the language: (the place inside it, "" for the whole term; why, one line), or None."""
@@ -109,4 +125,4 @@ def one_line(errors, whole: str, deepest: bool) -> str | None:
     return f"{where}: {' '.join(best.message.split())[:160]}"
 
 
-__all__ = ["DIALECT", "LANGUAGE_ID", "language_schema", "term_problem", "one_line"]
+__all__ = ["DIALECT", "LANGUAGE_ID", "language_schema", "term_problem", "one_line", "with_language_inside"]

@@ -48,8 +48,8 @@ def _run(how: str, results) -> None:
 def _judged(results) -> tuple[str, dict]:
     """A run's verdicts, and each counterexample as judged: its steps, what it breaks, what was found before."""
     kept = ("area", "platform", "rules", "found_broken", "steps", "mismatch")
-    failures = {path.name: {k: json.loads(path.read_text()).get(k) for k in kept}
-                for path in (results / "failures").glob("*.json")}
+    failures = {path.name: json.loads(path.read_text()) for path in (results / "failures").glob("*.json")}
+    failures = {name: {k: failure.get(k) for k in kept} for name, failure in failures.items()}
     return (results / "rules.jsonl").read_text(), failures
 
 

@@ -20,7 +20,7 @@ from referencing import Registry, Resource
 from adapters.base import DEPENDENCY_KINDS, LACKABLE
 from reference_model import language as L
 from reference_model import mqconst as C
-from reference_model.language_schema import DIALECT, LANGUAGE_ID, language_schema, one_line
+from reference_model.language_schema import DIALECT, LANGUAGE_ID, language_schema, one_line, with_language_inside
 from reference_model.rules import AREAS
 
 #: The protocol version this kit speaks.
@@ -164,19 +164,14 @@ def _bundled(name: str) -> dict:
 
     def local(node):
         if isinstance(node, dict):
-            ref = node.get("$ref")
-            if ref == BASE + "error":
+            if node.get("$ref") == BASE + "error":
                 return local(error)
-            if isinstance(ref, str) and ref.startswith(BASE + "language#"):
-                return {**node, "$ref": ref[len(BASE + "language"):]}
             return {k: local(v) for k, v in node.items()}
         if isinstance(node, list):
             return [local(v) for v in node]
         return node
 
-    bundled = local({k: v for k, v in schemas[name].items() if k != "$id"})
-    bundled["$defs"] = schemas["language"]["$defs"]
-    return bundled
+    return with_language_inside(local({k: v for k, v in schemas[name].items() if k != "$id"}))
 
 
 @lru_cache(maxsize=None)

@@ -164,7 +164,10 @@ def main(argv: list[str] | None = None, out=None) -> int:
         return 2
     faults = [f for f in args.faults.split(",") if f] or sorted(FAULTS)
     unknown = sorted(set(faults) - set(FAULTS))
-    if unknown or args.jobs < 1 or (args.examples is not None and args.examples < 1):
+    if args.examples is not None and args.examples < 1:
+        print("faults: --examples must be 1 or more", file=sys.stderr)
+        return 2
+    if unknown or args.jobs < 1:
         from adapters.simulated.faults import RACES, SOMETIMES
 
         other = [f for f in unknown if f in RACES or f in SOMETIMES]
@@ -173,10 +176,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
                   f"sequential run (this bench's)", file=sys.stderr)
         elif unknown:
             print(f"faults: unknown faults {', '.join(unknown)} (see mqconform faults)", file=sys.stderr)
-        elif args.jobs < 1:
-            print("faults: --jobs must be 1 or more", file=sys.stderr)
         else:
-            print("faults: --examples must be 1 or more", file=sys.stderr)
+            print("faults: --jobs must be 1 or more", file=sys.stderr)
         return 2
     pairs = [(f, s) for f in faults for s in seeds]
     print(f"faults: {len(faults)} faults x {len(seeds)} seeds = {len(pairs)} runs, {args.jobs} at a time", file=out,

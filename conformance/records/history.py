@@ -273,21 +273,9 @@ def _fast_replay_check():
     error texts are vague, so a file it refuses is checked again for the one line that says why)."""
     import fastjsonschema
 
-    from reference_model.language_schema import LANGUAGE_ID, language_schema
+    from reference_model.language_schema import with_language_inside
 
-    def local(node):
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith(LANGUAGE_ID + "#"):
-                node = {**node, "$ref": ref[len(LANGUAGE_ID):]}
-            return {k: local(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [local(v) for v in node]
-        return node
-
-    bundled = local(_replay_schema())
-    bundled["$defs"] = language_schema()["$defs"]
-    return fastjsonschema.compile(bundled)
+    return fastjsonschema.compile(with_language_inside(_replay_schema()))
 
 
 def _schema_problem(data: dict) -> str | None:
