@@ -30,6 +30,10 @@ def test_the_command_prints_the_table_and_writes_the_figures(tmp_path):
     assert "priority-ignored" in text and "found by every seed:" in text
     figures = json.loads((tmp_path / "f.json").read_text())
     assert figures["pairs"] == 4 and {r["fault"] for r in figures["rows"]} == {"priority-ignored", "get-inhibit-ignored"}
+    # and each run's own figures, the seconds it took among them
+    assert sorted((t["fault"], t["seed"]) for t in figures["trials"]) == \
+        [("get-inhibit-ignored", 1), ("get-inhibit-ignored", 2), ("priority-ignored", 1), ("priority-ignored", 2)]
+    assert all(t["seconds"] > 0 and t["found"] for t in figures["trials"])
 
 
 def test_bad_input_is_one_line_and_exit_2(capsys):

@@ -93,6 +93,9 @@ class _Search:
         #: Calls added to show which step changed a value (:func:`_witnessed`): the result may be longer
         #: than the history given by as many.
         self.witness = 0
+        #: The rules a departure shown with a witness is blamed on: a candidate that shows it blamed on more (a
+        #: witness's calls taken out again) is not the same departure.
+        self.narrowed: frozenset[str] | None = None
         #: The failure each history replayed showed, up to its failing call, where it was the one minimised (or
         #: one with fewer of its rules): what a stage diagnoses as the history it starts from (:meth:`shown`).
         self._shown: dict[tuple[L.Op, ...], Failure] = {}
@@ -175,8 +178,14 @@ class _Search:
         return list(ops[:self.ran])
 
     def same(self, other: Failure) -> bool:
-        return (other.mismatch.fields == self.failure.mismatch.fields
-                and set(other.rules) == set(self.failure.rules))
+        if other.mismatch.fields != self.failure.mismatch.fields or set(other.rules) != set(self.failure.rules):
+            return False
+        return self.narrowed is None or set(self.blamed(other)) <= self.narrowed
+
+    def blamed(self, failure: Failure) -> tuple[str, ...]:
+        from conformance.records.history import blamed_rules
+
+        return blamed_rules(failure, self.adapter.capabilities().expiry_tolerance, self.set_aside)
 
 
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
@@ -516,6 +525,9 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
     if len(blamed) < 2:
         rivals = _rivals(now, tolerance, search.set_aside, f.stepped_past())
         return _story_witnessed(ops, search, rivals, f.stepped_past()) if len(rivals) > 1 else ops
+    marked = _mark_witnessed(ops, search, blamed) if any(r.startswith("SYNC-") for r in blamed) else None
+    if marked is not None:
+        return marked
     if isinstance(ops[-1], L.InquireQueue):
         # the same inquiry made earlier: a depth already wrong before later units of work ended is blamed on
         # what came before them alone (a put a first backout kept, not how a second one ended)
@@ -543,6 +555,50 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
     return ops
 
 
+#: The body of the message a witness puts (:func:`_mark_witnessed`).
+WITNESS_BODY = "witness"
+
+
+def _mark_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[L.Op] | None:
+    """A get of another message in the unit of work of a get that marked its message to skip backout, where the
+    departure is then blamed on fewer of the rules (None where no such place does that): a marked message gone
+    after an abnormal end is explained as well by the end committing the unit of work (CORE-31), or a backout
+    losing what it should reinstate (CORE-15), as by the end honouring the mark (SYNC-07).  An unmarked get
+    beside it tells them apart: if its message comes back, the mark alone was treated otherwise, and the rules of
+    marks alone are to blame; if it does not, the unit of work's ending is, whatever became of the mark.  The
+    other message is put just before the marked get (MQPUT1 outside syncpoint, priority 0, persistent, so that
+    the marked get still takes its own message first and a restart keeps both) and got under syncpoint just
+    after it.  Marked gets latest first, :data:`WITNESS_PLACES` at most."""
+    from conformance.records.history import blamed_rules
+
+    if not search.adapter.capabilities().can(L.Put1):
+        return None
+    tolerance = search.adapter.capabilities().expiry_tolerance
+    _allow_witness_replays(search)
+    tried = 0
+    for i in range(len(ops) - 2, -1, -1):
+        op = ops[i]
+        if not (isinstance(op, L.Get) and op.options & C.MQGMO_MARK_SKIP_BACKOUT):
+            continue
+        queue = next((o.queue for o in reversed(ops[:i]) if isinstance(o, L.Open) and o.handle == op.handle), None)
+        if queue is None:
+            continue
+        if tried >= WITNESS_PLACES or search.broken:
+            break
+        put = L.Put1(conn=op.conn, queue=queue, body=WITNESS_BODY,
+                     md=L.MessageDescriptor(priority=0, persistence=C.MQPER_PERSISTENT))
+        get = L.Get(conn=op.conn, handle=op.handle, options=C.MQGMO_SYNCPOINT)
+        candidate = [*ops[:i], put, op, get, *ops[i + 1:]]
+        if not search.well_formed(candidate):
+            continue
+        tried += 1
+        shown = _with_candidate(candidate, 2, search,
+                                lambda found: set() < set(blamed_rules(found, tolerance, search.set_aside)) < blamed)
+        if shown is not None:
+            return shown
+    return None
+
+
 def _call_queue(ops: list[L.Op]) -> str | None:
     """The queue the last of ``ops`` (the failing call) acts on: its own, or its handle's."""
     last = ops[-1]
@@ -567,14 +623,20 @@ def _allow_witness_replays(search: _Search) -> None:
 def _with_probe(ops: list[L.Op], place: int, probe: list[L.Op], search: _Search, better) -> list[L.Op] | None:
     """``ops`` with ``probe`` put in at ``place``, up to the step that departs, where the departure it shows is
     ``better`` (then the failure minimised from here on); else None, the search as it was."""
+    return _with_candidate(ops[:place] + probe + ops[place:], len(probe), search, better)
+
+
+def _with_candidate(candidate: list[L.Op], added: int, search: _Search, better) -> list[L.Op] | None:
+    """``candidate`` (a history with ``added`` calls put in to show something), up to the step that departs,
+    where the departure it shows is ``better``; else None, the search as it was."""
     kept = search.failure
-    candidate = ops[:place] + probe + ops[place:]
     search.last = None
     search.replay(candidate)   # (whatever rules the checker names: the blame decides)
     found = search.last
     if found is not None and better(found):
         search.failure = found
-        search.witness = len(probe)
+        search.witness = added
+        search.narrowed = frozenset(search.blamed(found))
         return list(candidate[:search.ran])
     search.failure = kept
     return None
