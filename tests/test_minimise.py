@@ -507,6 +507,43 @@ def test_another_message_returned_is_shown_with_the_depth_that_tells_loss_from_o
     assert depth == (1 if at_inquiry else 2)
 
 
+def test_a_marked_message_gone_after_an_abnormal_end_is_shown_beside_an_unmarked_get(monkeypatch):
+    """A get marked to skip backout, an abnormal end (z/OS, where SYNC-07 holds), and the queue's depth one less than MQ gives: an end that
+    committed the unit of work (CORE-31) explains that as well as a backout that lost its gets (CORE-15) or one that
+    honoured the mark (SYNC-07, the fault's).  The counterexample gets an unmarked get of another message in the
+    same unit of work (put just before the marked get): its message back after the end leaves the end's commit out,
+    and it stays in the counterexample (taken out again, the departure would be blamed on more rules)."""
+    from conformance.checker.sequential import check_history
+    from conformance.records.history import Failure, Step
+    from conformance.runner import minimise as M
+
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    history = [(L.DefineQueue(queue="Q"), L.OK), (L.Connect(conn="a"), L.OK),
+               (L.Open(conn="a", handle="h", queue="Q", options=opts), L.OK),
+               (L.Put(conn="a", handle="h", body="m"), L.OK),
+               (L.Get(conn="a", handle="h", options=C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT),
+                L.Observation(message=L.ReturnedMessage(body="m", persistence=0, priority=0, msg_id="X"))),
+               (L.Disconnect(conn="a", abnormal=True), L.OK),
+               (L.InquireQueue(queue="Q", names=("CURDEPTH",)), L.Observation(attrs=(("CURDEPTH", 0),)))]
+    failure = Failure(area="syncpoint", adapter="simulated", platform="zos", seed=1,
+                      steps=tuple(Step(op=o, observed=b) for o, b in history),
+                      mismatch=check_history("zos", history)[-1].mismatch)
+    assert set(with_alternatives(failure).blamed) == {"CORE-31", "CORE-15", "SYNC-07"}
+    adapter = create_adapter("simulated", {"faults": "abend-skips-mark", "platform": "zos"})
+    small = minimise(failure, adapter)
+    assert set(with_alternatives(small).blamed) == {"CORE-15", "SYNC-07"}
+    ops = [s.op for s in small.steps]
+    marked = next(i for i, op in enumerate(ops) if isinstance(op, L.Get) and op.options & C.MQGMO_MARK_SKIP_BACKOUT)
+    assert isinstance(ops[marked - 1], L.Put1) and ops[marked - 1].body == M.WITNESS_BODY
+    assert isinstance(ops[marked + 1], L.Get) and small.steps[marked + 1].observed.message.body == M.WITNESS_BODY
+    assert dict(small.steps[-1].observed.attrs)["CURDEPTH"] == 1
+    # a witness that minimising then took out again (no hold on the rules it narrowed the departure to) is no witness
+    monkeypatch.setattr(M._Search, "same", lambda self, other: other.mismatch.fields == self.failure.mismatch.fields
+                        and set(other.rules) == set(self.failure.rules))
+    undone = minimise(failure, adapter)
+    assert set(with_alternatives(undone).blamed) == {"CORE-31", "CORE-15", "SYNC-07"}
+
+
 def test_a_depth_witness_goes_where_a_blamed_rule_took_effect():
     """A commit cut in flight that keeps its puts and backs out its gets leaves the queue it got from one
     too deep; so would a restart, long before, that kept a non-persistent message there.  Both readings
