@@ -12,7 +12,12 @@ from reference_model.rules import RULES
 SEED = "7"
 #: Faults the suite's seed misses within the default budget, each with a seed that finds it
 #: (most seeds do; the record shows which).
-SEEDS: dict[str, str] = {"segment-trigger-at-first": "5"}
+SEEDS: dict[str, str] = {
+    "segment-trigger-at-first": "5",
+    # (seed 7's DLQ cases, since the handler restarted with a table for what it left: the fault missed; and a
+    # forwarded message returned past its expiry, which EXP-06 explains as well as EXP-16, docs/power.md)
+    "dlq-destqm-is-replyqm": "6", "dlq-forward-drops-expiry": "3",
+}
 #: Areas whose faults behave the same on every platform: checked on one, to keep the suite short.
 ONE_PLATFORM = {"core": "distributed", "cluster": "distributed", "dlq": "distributed"}
 

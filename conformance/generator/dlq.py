@@ -506,6 +506,29 @@ class DlqMachine(ConformanceMachine):
         self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
         self.execute(_restart("H1"))
 
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, which=range(8), act=(("DISCARD", None), ("FWD", "PARK")),
+                control=CONTROL, more=RULES, style=STYLE)
+    def new_table_for_what_was_left(self, dlh, md, which, act, control, more, style):
+        """A dead letter for one of the rules the case has had (one that ignores where there is one), a run of
+        H1 that may leave it on the queue, then H1 given a new table, whose first rule acts on every message (no
+        pattern: what the handler left is then told by its memory alone, not by how it matches), and restarted,
+        and a run: a restarted handler considers again what its previous run left alone, with the table it
+        started with (DLQ-30), as an operator who edits the table for the messages being ignored expects.  A
+        handler that remembered what it had left, or the tries it had counted, leaves it still.  Then H1 has its
+        own table back, restarted again."""
+        left = [r for r in self.known_rules if r.get("ACTION") == "IGNORE"] or self.known_rules
+        rule = left[which % len(left)]
+        self._dead_letter(*fitted(rule, dlh, md))
+        self.run_handler(0)
+        action, fwdq = act
+        first = {"ACTION": action, **({"FWDQ": fwdq} if fwdq else {})}
+        self.execute(L.ChangeDlqTable(handler="H1", table=render([control, first, *more], style)))
+        self.execute(_restart("H1"))
+        self.run_handler(0)
+        # and its own table back, the case going on as it was
+        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
+        self.execute(_restart("H1"))
+
     @rule(which=st.integers(0, 1))
     def restart_handler(self, which):
         self.execute(_restart(self.handlers[which % len(self.handlers)]))
