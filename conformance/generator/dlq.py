@@ -506,9 +506,10 @@ class DlqMachine(ConformanceMachine):
         self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
         self.execute(_restart("H1"))
 
-    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, which=range(8), act=(("DISCARD", None), ("FWD", "PARK")),
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, which=range(8),
+                first=({"ACTION": "DISCARD"}, {"ACTION": "FWD", "FWDQ": "PARK"}),
                 control=CONTROL, more=RULES, style=STYLE)
-    def new_table_for_what_was_left(self, dlh, md, which, act, control, more, style):
+    def new_table_for_what_was_left(self, dlh, md, which, first, control, more, style):
         """A dead letter for one of the rules the case has had (one that ignores where there is one), a run of
         H1 that may leave it on the queue, then H1 given a new table, whose first rule acts on every message (no
         pattern: what the handler left is then told by its memory alone, not by how it matches), and restarted,
@@ -520,8 +521,6 @@ class DlqMachine(ConformanceMachine):
         rule = left[which % len(left)]
         self._dead_letter(*fitted(rule, dlh, md))
         self.run_handler(0)
-        action, fwdq = act
-        first = {"ACTION": action, **({"FWDQ": fwdq} if fwdq else {})}
         self.execute(L.ChangeDlqTable(handler="H1", table=render([control, first, *more], style)))
         self.execute(_restart("H1"))
         self.run_handler(0)

@@ -96,6 +96,8 @@ class _Search:
         #: The rules a departure shown with a witness is blamed on: a candidate that shows it blamed on more (a
         #: witness's calls taken out again) is not the same departure.
         self.narrowed: frozenset[str] | None = None
+        #: The failure last diagnosed, and the rules it is blamed on (a witness's test, then what it narrowed to).
+        self._blamed: tuple[Failure | None, tuple[str, ...]] = (None, ())
         #: The failure each history replayed showed, up to its failing call, where it was the one minimised (or
         #: one with fewer of its rules): what a stage diagnoses as the history it starts from (:meth:`shown`).
         self._shown: dict[tuple[L.Op, ...], Failure] = {}
@@ -183,9 +185,13 @@ class _Search:
         return self.narrowed is None or set(self.blamed(other)) <= self.narrowed
 
     def blamed(self, failure: Failure) -> tuple[str, ...]:
+        """The rules ``failure`` is blamed on (the run's set-aside rules stepped past)."""
         from conformance.records.history import blamed_rules
 
-        return blamed_rules(failure, self.adapter.capabilities().expiry_tolerance, self.set_aside)
+        if self._blamed[0] is not failure:
+            self._blamed = (failure, blamed_rules(failure, self.adapter.capabilities().expiry_tolerance,
+                                                  self.set_aside))
+        return self._blamed[1]
 
 
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
@@ -467,15 +473,12 @@ def _outside_units_of_work(ops: list[L.Op], search: _Search) -> list[L.Op]:
     queue full by a committed put: how the unit of work ended was in doubt, now MAXDEPTH alone is broken),
     or on the same ones (a unit of work the departure does not need: its commit can then go).  All at once,
     then one by one."""
-    from conformance.records.history import blamed_rules
-
     chosen = [i for i, op in enumerate(ops) if isinstance(op, (L.Put, L.Put1)) and op.options & C.MQPMO_SYNCPOINT]
     if not chosen:
         return ops
-    tolerance = search.adapter.capabilities().expiry_tolerance
 
     def blamed(failure) -> set[str]:
-        return set(blamed_rules(failure, tolerance, search.set_aside))
+        return set(search.blamed(failure))
 
     # the failure minimised, diagnosed once (as ``ops`` show it), not again for every candidate measured against it
     minimised = [search.failure, blamed(search.shown(ops))]
@@ -513,15 +516,13 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
     the history); a browse after the backout that shows the count right leaves the restart alone to blame
     (one that shows it wrong is the departure, earlier and blamed on the backout).  Places are tried
     latest first, where the model says the message is on the queue for any connection to browse."""
-    from conformance.records.history import blamed_rules
-
     f = search.failure
     message = f.mismatch.observed.message
     if not ops or not isinstance(ops[-1], (L.Get, L.Put, L.Put1, L.InquireQueue)):
         return ops
     tolerance = search.adapter.capabilities().expiry_tolerance
     now = search.shown(ops)   # the departure as ``ops`` show it: what a witness must blame on fewer rules
-    blamed = set(blamed_rules(now, tolerance, search.set_aside))
+    blamed = set(search.blamed(now))
     if len(blamed) < 2:
         rivals = _rivals(now, tolerance, search.set_aside, f.stepped_past())
         return _story_witnessed(ops, search, rivals, f.stepped_past()) if len(rivals) > 1 else ops
@@ -549,7 +550,7 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
             continue
         tried += 1
         shown = _with_probe(ops, place, probe, search, lambda found: set(found.mismatch.fields) <= WITNESSED and 0 < len(
-            set(blamed_rules(found, tolerance, search.set_aside))) < len(blamed))
+            set(search.blamed(found))) < len(blamed))
         if shown is not None:
             return shown
     return ops
@@ -569,11 +570,8 @@ def _mark_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[
     other message is put just before the marked get (MQPUT1 outside syncpoint, priority 0, persistent, so that
     the marked get still takes its own message first and a restart keeps both) and got under syncpoint just
     after it.  Marked gets latest first, :data:`WITNESS_PLACES` at most."""
-    from conformance.records.history import blamed_rules
-
     if not search.adapter.capabilities().can(L.Put1):
         return None
-    tolerance = search.adapter.capabilities().expiry_tolerance
     _allow_witness_replays(search)
     tried = 0
     for i in range(len(ops) - 2, -1, -1):
@@ -592,8 +590,7 @@ def _mark_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[
         if not search.well_formed(candidate):
             continue
         tried += 1
-        shown = _with_candidate(candidate, 2, search,
-                                lambda found: set() < set(blamed_rules(found, tolerance, search.set_aside)) < blamed)
+        shown = _with_candidate(candidate, 2, search, _narrowing(search, blamed))
         if shown is not None:
             return shown
     return None
@@ -624,6 +621,11 @@ def _with_probe(ops: list[L.Op], place: int, probe: list[L.Op], search: _Search,
     """``ops`` with ``probe`` put in at ``place``, up to the step that departs, where the departure it shows is
     ``better`` (then the failure minimised from here on); else None, the search as it was."""
     return _with_candidate(ops[:place] + probe + ops[place:], len(probe), search, better)
+
+
+def _narrowing(search: _Search, blamed: set[str]):
+    """Whether a departure a witness shows is blamed on some of ``blamed`` but not all (what a witness is kept for)."""
+    return lambda found: set() < set(search.blamed(found)) < blamed
 
 
 def _with_candidate(candidate: list[L.Op], added: int, search: _Search, better) -> list[L.Op] | None:
@@ -699,8 +701,6 @@ def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str],
     that does not is the departure, earlier, and blamed on what removed it.  So for a put accepted on a
     full queue: a depth that counts the uncommitted puts leaves the check at the put alone to blame
     (CORE-27, not CORE-28).  Places are tried latest first."""
-    from conformance.records.history import blamed_rules
-
     if not search.adapter.capabilities().can(L.InquireQueue):
         return ops
     if probe is None:
@@ -708,7 +708,6 @@ def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str],
         if queue is None:
             return ops
         probe = [L.InquireQueue(queue=queue, names=("CURDEPTH",))]
-    tolerance = search.adapter.capabilities().expiry_tolerance
     _allow_witness_replays(search)
     queue = probe[0].queue if isinstance(probe[0], L.InquireQueue) else None
     effects = _effect_places(ops, search, queue, blamed) if queue is not None else []
@@ -719,8 +718,7 @@ def _depth_witnessed(ops: list[L.Op], search: _Search, blamed: set[str],
         if isinstance(ops[place - 1], L.InquireQueue) or not search.well_formed(ops[:place] + probe + ops[place:]):
             continue
         tried += 1
-        shown = _with_probe(ops, place, probe, search,
-                            lambda found: set() < set(blamed_rules(found, tolerance, search.set_aside)) < blamed)
+        shown = _with_probe(ops, place, probe, search, _narrowing(search, blamed))
         if shown is not None:
             return shown
     return ops
