@@ -7,32 +7,7 @@ import pytest
 
 from adapters.simulated.faults import FAULTS
 from conformance import cli
-from reference_model.rules import RULES
-
-SEED = "7"
-#: Faults the suite's seed misses within the default budget, each with a seed that finds it
-#: (most seeds do; the record shows which).
-SEEDS: dict[str, str] = {
-    "segment-trigger-at-first": "5",
-    # (seed 7's DLQ cases, since the handler restarted with a table for what it left: the fault missed; and a
-    # forwarded message returned past its expiry, which EXP-06 explains as well as EXP-16, docs/power.md)
-    "dlq-destqm-is-replyqm": "6", "dlq-forward-drops-expiry": "3",
-}
-#: Areas whose faults behave the same on every platform: checked on one, to keep the suite short.
-ONE_PLATFORM = {"core": "distributed", "cluster": "distributed", "dlq": "distributed"}
-
-
-def _platform(fault: str) -> str | None:
-    """The one platform to run ``fault``'s area on, or None for all: its area's (:data:`ONE_PLATFORM`), or the
-    only one on which its rules apply (a queue-sharing group's on z/OS, segmentation's on distributed): on
-    the other the area would run its whole budget for a departure it cannot show."""
-    spec = FAULTS[fault]
-    if spec.area in ONE_PLATFORM:
-        return ONE_PLATFORM[spec.area]
-    rules = [r for r in RULES.all() if r.id in spec.rules]
-    on = [p for p in ("distributed", "zos") if any(r.applies_on(p) for r in rules)]
-    return on[0] if len(on) == 1 else None
-
+from tests.faultkit import FAULT_SEEDS, fault_run_args, seed_of
 
 #: Faults whose counterexample breaks the fault's own rules and no other: relaxing any other rule the checker
 #: mentions (conformance/checker/blame.py) leaves the history failing.  The other faults' counterexamples blame
@@ -67,12 +42,14 @@ def run_cli(*argv):
     return code, out.getvalue()
 
 
+def test_every_fault_has_a_measured_seed():
+    assert sorted(FAULT_SEEDS) == sorted(FAULTS), "run scripts/fault_seeds.py --faults NEW --write"
+
+
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_fault_is_found_named_and_replayable(fault, tmp_path):
     spec = FAULTS[fault]
-    platform = ["--adapter-opt", f"platform={_platform(fault)}"] if _platform(fault) else []
-    code, out = run_cli("run", "--adapter", "simulated", "--faults", fault, "--area", spec.area,
-                        "--seed", SEEDS.get(fault, SEED), "--results", str(tmp_path), "--keep-going", "0", *platform)
+    code, out = run_cli(*fault_run_args(fault, seed_of(fault), str(tmp_path)))
     assert code == 1, out
     assert "Non-conformance" in out
     failures = sorted((tmp_path / "failures").glob("*.json"))

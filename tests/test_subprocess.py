@@ -10,6 +10,7 @@ import pytest
 from adapters.simulated.faults import FAULTS
 from adapters.subprocess import schemas
 from tests.clikit import run_cli
+from tests.faultkit import fault_run_args, platform_of, seed_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = f"{sys.executable} -m adapters.simulated.serve"
@@ -52,15 +53,21 @@ SAMPLE = ("get-inhibit-ignored", "priority-ignored", "mark-reinstated-on-backout
 
 @pytest.mark.parametrize("fault", SAMPLE)
 def test_a_fault_is_found_through_the_server_with_the_in_process_counterexample(fault, tmp_path):
+    """The fault's run as ``tests/test_faults.py`` makes it (its seed, its platform), once in process and once with
+    the simulated queue manager behind the reference server: the same counterexamples, step for step."""
     spec = FAULTS[fault]
-    args = ("--area", spec.area, "--seed", "7", "--keep-going", "0", "--adapter-opt", "timeout=30")
-    code, out, err = _subprocess(f"{SERVER} --faults {fault}", *args, "--results", tmp_path / "sub")
-    assert code == 1, out + err
-    code, out, _ = run_cli("run", "--adapter", "simulated", "--faults", fault, *args[:-2], "--results", tmp_path / "in")
+    args = fault_run_args(fault, seed_of(fault), str(tmp_path / "in"))
+    code, out, _ = run_cli(*args)
     assert code == 1, out
+    platform = platform_of(fault) or "any"
+    area = args.index("--area")
+    code, out, err = _subprocess(f"{SERVER} --faults {fault} --platform {platform}", "--adapter-opt", "timeout=30",
+                                 *args[area:args.index("--results")], "--results", tmp_path / "sub",
+                                 "--keep-going", "0")
+    assert code == 1, out + err
     sub = {p.name: json.loads(p.read_text()) for p in (tmp_path / "sub" / "failures").glob("*.json")}
     inproc = {p.name: json.loads(p.read_text()) for p in (tmp_path / "in" / "failures").glob("*.json")}
-    assert sorted(sub) == sorted(inproc)
+    assert sub and sorted(sub) == sorted(inproc)
     for name in sub:
         assert sub[name]["steps"] == inproc[name]["steps"], name
         assert set(sub[name]["rules"]) & set(spec.rules)
