@@ -159,7 +159,8 @@ def choose_rule(table: T.RulesTable, fields: dict, tries: int) -> tuple[int | No
                         + _order_decides(table, index, fields) + missed)
             return index, rules + (("DLQ-03", "DLQ-25") if tries else ()) + (("DLQ-04",) if earlier else ()), decisive
         rules += ("DLQ-04",)
-    missed = ("DLQ-38",) if wildcard_missed else ()
+    # (a rule that ignores, passed over, leaves the message as the IGNORE assumed does: its wildcard decides nothing)
+    missed = ("DLQ-38",) if any(a != "IGNORE" for a in wildcard_missed) else ()
     if matched:
         return None, rules + ("DLQ-05", "DLQ-03", "DLQ-04"), ("DLQ-05", "DLQ-04") + missed
     return None, rules + ("DLQ-06",), missed + ("DLQ-06",)
@@ -170,14 +171,6 @@ def _compared(patterns: list[tuple[str, object]]) -> tuple[str, ...]:
     its field (DLQ-41), string patterns padded with blanks (DLQ-37), wildcards (DLQ-38)."""
     strings = [v for k, v in patterns if k in T.STRING_PATTERNS]
     return ("DLQ-41",) + (("DLQ-37",) if strings else ()) + (("DLQ-38",) if any(_wild(v) for v in strings) else ())
-
-
-def _not_matching(table: T.RulesTable, fields: dict, upto: int | None) -> tuple[str, ...]:
-    """How the rules before ``upto`` (all, for None) that do not match ``fields`` fail to (:func:`_compared`
-    of the patterns that do not match)."""
-    rules = table.rules[:len(table.rules) if upto is None else upto]
-    return tuple(dict.fromkeys(r for rule in rules if (unmatched := _unmatched(rule, fields))
-                               for r in _compared(unmatched)))
 
 
 def _matching(h: HandlerState, index: int | None) -> tuple[str, ...]:
@@ -231,14 +224,17 @@ def _handler(state: ModelState, name: str) -> HandlerState:
 def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...], restart: bool = False,
            forgotten: tuple[str, ...] = ()) -> list[Branch]:
     table, errors = T.parse(text)
+    # (a handler that fails to start keeps nothing, and forgets no more than it had: a restart after it owes
+    # what the restart before forgot)
+    kept = {"restarted": restart, "forgotten": forgotten}
     if errors:
-        s = state.with_handler(name, HandlerState(table_file=text))
+        s = state.with_handler(name, HandlerState(table_file=text, **kept))
         obs = L.Observation(cc=C.MQCC_FAILED, rc=C.MQRC_NONE, attrs={"TABLE": "INVALID"})
         return [Branch(observation=obs, state=s, rules=rules + ("DLQ-09", "DLQ-13"))]
     rules += ("DLQ-09", "DLQ-27") + table.syntax_rules
     queue = table.control.inputq or state.qmgr.get("DEADQ", "")
     if not queue or queue not in state.queues:
-        s = state.with_handler(name, HandlerState(table_file=text))
+        s = state.with_handler(name, HandlerState(table_file=text, **kept))
         return [Branch(observation=L.Observation.of(C.MQRC_UNKNOWN_OBJECT_NAME), state=s, rules=rules)]
     # The handler opens its input queue MQOO_INPUT_AS_Q_DEF (DLQ-14): exclusively when the queue's
     # DEFSOPT says so, and then not while anything else has it open for input (CORE-23).
@@ -248,7 +244,7 @@ def _start(state: ModelState, name: str, text: str, rules: tuple[str, ...], rest
     exclusive = state.queues[queue].attr("DEFSOPT") == C.MQOO_INPUT_EXCLUSIVE
     if (exclusive and (holders or apps)) or any(h.exclusive for h in holders) \
             or any(h.input_mode == C.MQOO_INPUT_EXCLUSIVE for h in apps):
-        s = state.with_handler(name, HandlerState(table_file=text, input_q=queue))
+        s = state.with_handler(name, HandlerState(table_file=text, input_q=queue, **kept))
         opened = {"rc": ("DLQ-14", "CORE-23"), "cc": ("DLQ-14", "CORE-23")}
         return [Branch(observation=L.Observation.of(C.MQRC_OBJECT_IN_USE), state=s, rules=rules + ("CORE-23",),
                        field_rules=opened)]
@@ -282,8 +278,10 @@ def restart_handler(state: ModelState, op: L.RestartDlqHandler) -> list[Branch]:
     # reached (one it left alone, it considers again)
     reached = tuple(m.md.msg_id for m in state.queues[h.input_q].messages) \
         if h.scanned and h.input_q in state.queues else ()
+    # (restarted again before a scan: what the restart before it forgot is still forgotten)
+    before = h.forgotten if h.restarted else ()
     return _start(state, op.handler, h.table_file, ("DLQ-10", "DLQ-30"), restart=True,
-                  forgotten=tuple(dict.fromkeys([mid for mid, n in h.attempts if n] + list(reached))))
+                  forgotten=tuple(dict.fromkeys(list(before) + [mid for mid, n in h.attempts if n] + list(reached))))
 
 
 def _visible(state: ModelState, queue: str) -> list[ModelMessage]:
@@ -367,10 +365,14 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         # before that the handler should not have matched (how its patterns compare: DLQ-41, 37, 38).
         # (a wildcard that kept an earlier rule from matching leads: a system that acted most likely matched it)
         pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
-        missed = ("DLQ-38",) if "DLQ-38" in decisive else ()
-        instead = tuple(dict.fromkeys(pending + missed + decisive + _not_matching(h.table, message_fields(m), index)))
+        fields = message_fields(m)
         acted = _acted_fates(o.state)
-        out.field_rules = {**out.field_rules, **{f"{key}=={fate}": instead for fate in acted}}   # out is new
+        # (only a rule whose action gives the fate seen can have been matched instead: one that ignores, or that
+        # does something else, explains nothing, nor does the wildcard that kept it from matching)
+        giving = {fate: _giving(o.state, h.table, m, fields, index, fate) for fate in acted}
+        out.field_rules = {**out.field_rules, **{   # out is new
+            f"{key}=={fate}": tuple(dict.fromkeys(pending + giving[fate] + tuple(
+                d for d in decisive if d != "DLQ-38" or "DLQ-38" in giving[fate]))) for fate in acted}}
         return [out]
     rule = h.table.rules[index]
     fields = message_fields(m)
@@ -416,6 +418,22 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
                 # as well as by the handler having acted on it at all
                 f"{key}=={KEPT}": tuple(dict.fromkeys(out.field_rules.get(f"{key}=={KEPT}", out.field_rules[key])
                                                       + ("CORE-15", "CORE-17")))}
+        # Seen put on to another queue: another rule's action (a later one that matches, applied before this one's
+        # tries were spent: tries kept across a restart (DLQ-30) or counted with another message's (DLQ-02), or the
+        # table's order (DLQ-01); this one not matched after all; an earlier one, by how its patterns compare, that
+        # puts there)
+        own_q, _ = target(rule, m)
+        shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
+        restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
+        pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
+        for q in o.state.queues:
+            later = [r for r in h.table.rules[index + 1:] if r.action in ("FWD", "RETRY") and matches(r, fields)
+                     and target(r, m)[0] == q]
+            if q == own_q or not later and not _giving(o.state, h.table, m, fields, index, f"put:{q}"):
+                continue
+            gone[f"{key}==put:{q}"] = tuple(dict.fromkeys(
+                pending + (restarted + shared + _matching(o.handler, index) + ("DLQ-01", "DLQ-04") if later else ())
+                + _giving(o.state, h.table, m, fields, index, f"put:{q}")))
         out.field_rules = {**out.field_rules, **gone}   # out is new
         return out
 
@@ -446,6 +464,30 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     return outs
 
 
+def _giving(state: ModelState, table: T.RulesTable, m: ModelMessage, fields: dict, upto: int | None,
+            fate: str) -> tuple[str, ...]:
+    """How the rules before ``upto`` (all, for None) that do not match ``m`` but would give it ``fate`` (a discard,
+    a put to that queue, a put to a queue there is not, backed out) fail to match (:func:`_compared` of their
+    patterns that do not)."""
+    def gives(rule: T.DlqRule) -> bool:
+        if rule.action == "DISCARD":
+            return fate == DISCARDED
+        if rule.action not in ("FWD", "RETRY"):
+            return False
+        qname, qmgr = target(rule, m)
+        if qmgr or not qname or qname not in state.queues:
+            return fate == BACKED_OUT
+        q = state.queues[qname]
+        # (a put to a queue there is fails where it is inhibited or full, expired messages counted or not)
+        refused = q.attr("PUT") == C.MQQA_PUT_INHIBITED or \
+            max(d for d, _ in expiry.depth_range(state, q, core._curdepth(q))) >= q.attr("MAXDEPTH")
+        return fate in (f"put:{qname}",) + ((BACKED_OUT,) if refused else ())
+    rules = table.rules[:len(table.rules) if upto is None else upto]
+    # (a rule kept from matching only by a wildcard: the wildcard first)
+    return tuple(dict.fromkeys(x for rule in rules if gives(rule) and (unmatched := _unmatched(rule, fields))
+                               for x in (("DLQ-38",) if _by_wildcard(unmatched) else ()) + _compared(unmatched)))
+
+
 def _acted_fates(state: ModelState) -> tuple[str, ...]:
     """Every fate of a message the handler acted on: discarded, its get backed out, put on to a queue there is."""
     return (DISCARDED, BACKED_OUT, *(f"put:{q}" for q in state.queues))
@@ -468,29 +510,44 @@ def _choice(table: T.RulesTable, m: ModelMessage, tries: int) -> tuple[int | Non
 
 
 def _actionable(h: HandlerState, m: ModelMessage) -> tuple[bool, tuple[str, ...]]:
-    """Would a later scan act on ``m``?  (And the rules that say so, those that decide first.)"""
+    """Would a later scan act on ``m``?  And the rules by which it would not (or would) instead: those a system
+    that ends the handler early (or keeps it waiting) may have applied otherwise to this message."""
     if m.dlh is None:
         return False, ("DLQ-07",)
-    index, rules, decisive = _choice(h.table, m, h.tries(m.md.msg_id))
-    return index is not None and h.table.rules[index].action != "IGNORE", decisive + rules
+    mid = m.md.msg_id
+    fields = message_fields(m)
+    index, _, decisive = _choice(h.table, m, h.tries(mid))
+    rules = h.table.rules
+    # its count of tries: another message's counted with it (DLQ-02), a restarted handler's memory (DLQ-30)
+    counted = (("DLQ-02",) if any(other != mid for _, other in h.acted) else ()) + (
+        ("DLQ-30",) if h.restarted and mid in h.forgotten else ())
+    if index is not None and rules[index].action != "IGNORE":
+        # left alone instead: an earlier rule that ignores matched it after all (how its patterns compare), the
+        # rule in force did not match, or its tries were spent (what decided the choice), and no rescan came
+        ignoring = [r for r in rules[:index] if r.action == "IGNORE" and _unmatched(r, fields)]
+        instead = tuple(x for r in ignoring for x in _compared(_unmatched(r, fields)))
+        return True, tuple(dict.fromkeys(instead + decisive + _matching(h, index) + counted + ("DLQ-18",)))
+    # acted on instead: an earlier rule that acts matched it after all, the IGNORE reached did not match or did
+    # not leave it, its tries were counted otherwise (no rule left with tries)
+    acting = [r for r in rules[:len(rules) if index is None else index]
+              if r.action != "IGNORE" and _unmatched(r, fields)]
+    instead = tuple(x for r in acting for x in _compared(_unmatched(r, fields)))
+    own = (_matching(h, index) + ("DLQ-19",)) if index is not None else ("DLQ-03",)
+    return False, tuple(dict.fromkeys(decisive + instead + own + counted))
 
 
 def _ends(h: HandlerState, s: ModelState, busy: bool) -> tuple[list[bool], tuple[str, ...]]:
     """Whether WAIT(NO) or WAIT(n) ends handler ``h`` in state ``s`` now (DLQ-29), after a pass that
     acted on a message or not (``busy``): the answers allowed (WAIT(n)'s seconds are waited out on the
-    system's clock), and the rules that decide it."""
+    system's clock), and the rules that decide it: for a handler that goes on, how the messages a later
+    scan acts on could have been left alone; for one that ends, how any message could have been acted on."""
     wait = h.table.control.wait
     if wait == "NO":
-        rules: tuple[str, ...] = ()
-        left = False
-        for m in _visible(s, h.input_q):
-            actionable, why = _actionable(h, m)
-            left |= actionable
-            rules += why
+        readings = [_actionable(h, m) for m in _visible(s, h.input_q)]
+        left = [why for actionable, why in readings if actionable]
+        rules = tuple(r for why in (left or [why for _, why in readings]) for r in why)
         return [not left], rules
     return [False] if busy else s.passed(h.busy_at, wait * 10), ()
-
-
 @handles(L.RunDlqHandler)
 def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
     """A pass of the handler.  A message that has expired on its input queue is never returned to it
@@ -581,7 +638,8 @@ def _pass(state: ModelState, op: L.RunDlqHandler, h: HandlerState, ids: list, re
             if table.control.wait != "YES":
                 rules.append("DLQ-29")
                 endings, why = _ends(handler, o.state, o.busy)
-                handler_rules = pending + why + handler_rules
+                # WAIT(NO) ends on what is left on the queue, not on how this pass went through it
+                handler_rules = pending + why + (("DLQ-29",) if table.control.wait == "NO" else handler_rules)
             fates = tuple(o.fates.get(mid, KEPT) for mid in keys)
             # What decided each field is read only to explain a departure: worked out then.
             field_rules = Lazy(functools.partial(_pass_field_rules, o.field_rules, o.fates, keys,

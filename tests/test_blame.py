@@ -556,6 +556,122 @@ def test_a_dead_letter_the_handler_should_discard_seen_backed_out_blames_the_cho
         (mm.rules, b)
 
 
+def _ended_early(observed_fate: str = "backed-out") -> list:
+    """Two dead letters; a first rule that forwards every message to a queue there is not (one try each, which
+    fails), then an IGNORE of one application type, then a RETRY: M2, not of that type, waits for the RETRY at a
+    later scan, so WAIT(NO) keeps the handler going; a handler that ignores M2 as well (APPLTYPE not compared)
+    ends."""
+    unix = L.MessageContext(put_appl_type=C.MQAT_UNIX)
+    m1 = attrs.evolve(_dead_letter("first", "M1"), md=L.MessageDescriptor(
+        format=C.MQFMT_DEAD_LETTER_HEADER, msg_id="M1", context=unix))
+    table = "WAIT(NO)\nFWDQ(PARK) ACTION(FWD)\nACTION(IGNORE) APPLTYPE(MQAT_UNIX)\nACTION(RETRY)\n"
+    return [(L.DefineQueue(queue="DLQ"), L.OK), (L.AlterQueueManager(attrs={"DEADQ": "DLQ"}), L.OK),
+            (L.Connect(conn="app"), L.OK), (m1, L.OK), (_dead_letter("second", "M2"), L.OK),
+            (L.StartDlqHandler(handler="H", table=table), L.OK),
+            (L.RunDlqHandler(handler="H"),
+             L.Observation(attrs=(("HANDLER", "ENDED"), ("M1", observed_fate), ("M2", observed_fate))))]
+
+
+def test_a_handler_that_ends_while_a_message_awaits_a_later_rule_blames_what_would_have_left_that_message_alone():
+    """What keeps the handler going is M2 alone, which a later scan retries: it would be left alone had the rule
+    that ignores matched it (how APPLTYPE compares, DLQ-41, first), had its tries been counted otherwise or the
+    handler not gone on to the next rule, had the RETRY not matched, or had no rescan come.  Never the rules of
+    M1, which is ignored either way (DLQ-19, the table's order), nor how the pass went through the queue
+    (RETRYINT, DLQ-28) or what a restart forgets (no restart: DLQ-30)."""
+    mm, b = blamed(_ended_early())
+    assert b.confirmed and b.rules[0] == "DLQ-41", (mm.rules, b)
+    assert set(b.rules) <= {"DLQ-41", "DLQ-04", "DLQ-08", "DLQ-02", "DLQ-18", "DLQ-29"}, (mm.rules, b)
+    assert not {"DLQ-01", "DLQ-19", "DLQ-03", "DLQ-25", "DLQ-28", "DLQ-30"} & set(mm.rules), mm.rules
+
+
+@pytest.mark.parametrize("table, fate, rules", [
+    # discarded: the one rule that discards did not match (APPLTYPE): the pattern, or the IGNORE assumed
+    ("INPUTQ(DLQ)\nAPPLTYPE(MQAT_UNIX) ACTION(DISCARD)\n", "discarded", ("DLQ-41", "DLQ-06")),
+    # put on to B: the rule that forwards there did not match, not the one that discards
+    ("INPUTQ(DLQ)\nAPPLTYPE(MQAT_UNIX) ACTION(DISCARD)\nAPPLTYPE(MQAT_JAVA) ACTION(FWD) FWDQ(B)\n", "put:B",
+     ("DLQ-41", "DLQ-06")),
+    # discarded, where the one rule forwards: matching it would not have discarded the message, so the IGNORE
+    # assumed alone
+    ("INPUTQ(DLQ)\nAPPLTYPE(MQAT_JAVA) ACTION(FWD) FWDQ(B)\n", "discarded", ("DLQ-06",)),
+])
+def test_a_message_no_rule_matches_acted_on_names_the_rules_whose_action_it_shows(table, fate, rules):
+    """Seen acted on where no rule matches: the handler matched a rule it should not have (one whose action is
+    what was seen: how its patterns compare, first), or acted where IGNORE is assumed."""
+    history = [(L.DefineQueue(queue="DLQ"), L.OK), (L.DefineQueue(queue="B"), L.OK), (L.Connect(conn="app"), L.OK),
+               (_dead_letter("dl", "M1"), L.OK), (L.StartDlqHandler(handler="H", table=table), L.OK),
+               (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", fate))))]
+    mm, b = blamed(history)
+    assert b.confirmed and b.rules == rules, (mm.rules, b)
+
+
+def test_a_message_passed_over_by_a_rule_that_ignores_and_acted_on_blames_the_ignore_assumed_alone():
+    """Matched or not, the one rule (an IGNORE whose wildcard the message does not match) leaves the message
+    where it is: seen discarded, only the IGNORE assumed for a message no rule matches is broken (DLQ-06), never
+    how that rule's patterns compare."""
+    history = [(L.DefineQueue(queue="DLQ"), L.OK), (L.Connect(conn="app"), L.OK), (_dead_letter("dl", "M1"), L.OK),
+               (L.StartDlqHandler(handler="H", table="INPUTQ(DLQ)\nACTION(IGNORE) APPLNAME('payroll?')\n"), L.OK),
+               (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "discarded"))))]
+    mm, b = blamed(history)
+    assert b.confirmed and b.rules == ("DLQ-06",) and mm.rules == ("DLQ-06",), (mm.rules, b)
+
+
+def _alice(msg_id):
+    return L.Put1(conn="app", queue="DLQ", body=msg_id, options=C.MQPMO_NO_SYNCPOINT,
+                  md=L.MessageDescriptor(format=C.MQFMT_DEAD_LETTER_HEADER, msg_id=msg_id,
+                                         context=L.MessageContext(user_id="alice")),
+                  dlh=L.DeadLetterHeader(dest_q="A", reason=C.MQRC_Q_FULL))
+
+
+#: Rule 1 forwards what USERID('al*') matches to PARK (room for one message), rule 2 to the MQDLH's DestQName.
+PARK_THEN_DESTQ = [(L.DefineQueue(queue="DLQ"), L.OK), (L.DefineQueue(queue="A", attrs={"MAXDEPTH": 1}), L.OK),
+                   (L.DefineQueue(queue="PARK", attrs={"MAXDEPTH": 1}), L.OK),
+                   (L.AlterQueueManager(attrs={"DEADQ": "DLQ"}), L.OK), (L.Connect(conn="app"), L.OK),
+                   (L.StartDlqHandler(handler="H", table="USERID('al*') ACTION(FWD) FWDQ(PARK)\n"
+                                                         "FWDQ(&DESTQ) ACTION(FWD)\n"), L.OK)]
+
+
+def test_a_message_put_on_by_a_later_rule_where_mq_backs_out_the_first_blames_how_the_choice_was_made():
+    """M1 goes to PARK, which is then full: M2's forward fails and MQ backs its get out.  Seen put on to A by rule
+    2, the handler passed over rule 1 with its one try left: most likely counting M1's try as M2's (DLQ-02, first,
+    as rule 1 has acted on M1), or not matching rule 1, or the table's order; never the back-out of a put that
+    fails (DLQ-24), how the message was forwarded, or the queue being full."""
+    history = PARK_THEN_DESTQ + [
+        (_alice("M1"), L.OK),
+        (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "put:PARK")))),
+        (_alice("M2"), L.OK),
+        (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M2", "put:A"))))]
+    mm, b = blamed(history)
+    assert b.confirmed and b.rules[0] == "DLQ-02", (mm.rules, b)
+    assert not {"DLQ-24", "DLQ-22", "DLQ-11", "DLQ-12", "CORE-27", "DLQ-17", "DLQ-30"} & set(b.rules), (mm.rules, b)
+
+
+_RESTART = (L.RestartDlqHandler(handler="H"), L.OK)
+_BROKEN = "ACTION(FWD) HEADER(NO)\n"   # (FWD without FWDQ: the handler does not start with it)
+
+
+@pytest.mark.parametrize("between", [
+    [_RESTART], [_RESTART, _RESTART],
+    [(L.ChangeDlqTable(handler="H", table=_BROKEN), L.OK), _RESTART,
+     (L.ChangeDlqTable(handler="H", table=PARK_THEN_DESTQ[-1][0].table), L.OK), _RESTART],
+], ids=["restarted", "twice", "with-a-table-it-cannot-start-with-between"])
+def test_a_message_put_on_by_a_later_rule_after_a_restart_blames_the_tries_the_restart_should_have_forgotten(between):
+    """As above, but M2's one try of rule 1 failed before the handler was restarted (once, twice in a row, or
+    once with a broken table, then with its own): the restarted handler owes rule 1 a try again (DLQ-30,
+    first); put on by rule 2 at once, it kept the try it had counted."""
+    # (the restart with the broken table answers as MQ: found invalid, the handler not started)
+    between = [(op, L.Observation(cc=C.MQCC_FAILED, rc=C.MQRC_NONE, attrs={"TABLE": "INVALID"})
+                if op == _RESTART[0] and i == 1 and len(between) == 4 else obs)
+               for i, (op, obs) in enumerate(between)]
+    history = PARK_THEN_DESTQ + [
+        (_alice("M1"), L.OK), (_alice("M2"), L.OK),
+        (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "put:PARK"),
+                                                            ("M2", "backed-out"))))] + between + [
+        (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M2", "put:A"))))]
+    mm, b = blamed(history)
+    assert b.confirmed and b.rules[0] == "DLQ-30", (mm.rules, b)
+    assert not {"DLQ-24", "DLQ-22", "DLQ-11", "DLQ-12", "CORE-27", "DLQ-17"} & set(b.rules), (mm.rules, b)
+
+
 def test_a_message_without_a_dead_letter_header_acted_on_blames_dlq_07_alone():
     history = [(L.DefineQueue(queue="DLQ"), L.OK), (L.Connect(conn="app"), L.OK),
                (L.Put1(conn="app", queue="DLQ", body="plain", options=C.MQPMO_NO_SYNCPOINT,

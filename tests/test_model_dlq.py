@@ -379,29 +379,35 @@ def test_a_message_discarded_by_a_rule_its_wildcard_should_have_passed_over_name
     assert mm is not None and mm.fields == ("attrs.HANDLER", "attrs.M1") and mm.rules[0] == "DLQ-38", mm
 
 
-@pytest.mark.parametrize("table, first", [
-    # an earlier FWD passed over only because '?' does not match a trailing blank: acting names DLQ-38
-    ("RETRYINT(30)\nAPPLNAME('payroll?') ACTION(FWD) FWDQ(PARK)\nACTION(IGNORE)\n", "DLQ-38"),
-    # no rule passed over by a wildcard: a system that acted broke the IGNORE (DLQ-19)
-    ("RETRYINT(30)\nAPPLNAME('billing') ACTION(FWD) FWDQ(PARK)\nACTION(IGNORE)\n", "DLQ-19"),
+WILDCARD = "RETRYINT(30)\nAPPLNAME('payroll?') ACTION(FWD) FWDQ(PARK)\nACTION(IGNORE)\n"
+PLAIN = "RETRYINT(30)\nAPPLNAME('billing') ACTION(FWD) FWDQ(PARK)\nACTION(IGNORE)\n"
+
+
+@pytest.mark.parametrize("table, fate, first", [
+    # put where the FWD passed over only because '?' does not match a trailing blank puts: DLQ-38 leads
+    (WILDCARD, "put:PARK", "DLQ-38"),
+    # passed over by a pattern without a wildcard: how the patterns compare
+    (PLAIN, "put:PARK", "DLQ-41"),
+    # backed out or discarded, which that FWD would not have done (PARK is there and not full): the IGNORE
+    (WILDCARD, "backed-out", "DLQ-19"), (WILDCARD, "discarded", "DLQ-19"),
+    (PLAIN, "backed-out", "DLQ-19"), (PLAIN, "discarded", "DLQ-19"),
 ])
-def test_a_message_acted_on_where_an_ignore_keeps_it_names_a_wildcard_passed_over_first(table, first):
-    """MQ passes over FWD APPLNAME('payroll?') for 'payroll' and reaches IGNORE: the message stays.  A
-    system whose forward failed (backed out) or that discarded it most likely matched the rule the
-    wildcard kept from matching (DLQ-38); without such a rule, the IGNORE it did not honour leads."""
+def test_a_message_acted_on_where_an_ignore_keeps_it_names_first_the_rule_whose_action_it_shows(table, fate, first):
+    """MQ passes over FWD APPLNAME('payroll?') (or 'billing') for 'payroll' and reaches IGNORE: the message
+    stays.  A system that put it where that FWD puts most likely matched the rule (its wildcard, DLQ-38, or
+    how its patterns compare, DLQ-41); one that did what that rule would not have done broke the IGNORE."""
     from conformance.checker.sequential import ModelTracker
 
-    for fate in ("backed-out", "discarded"):
-        s = Dlq()
-        tracker = ModelTracker(C.PLATFORM_DISTRIBUTED)
-        tracker.candidates[0] = s.state
-        assert tracker.advance(L.StartDlqHandler(handler="H1", table=table), L.OK).mismatch is None
-        s.state = tracker.candidates[0]
-        s.dead("M1", context=attrs_ctx(put_appl_name="payroll"))
-        tracker.candidates[0] = s.state
-        mm = tracker.advance(L.RunDlqHandler(handler="H1"),
-                             L.Observation(attrs={"M1": fate, "HANDLER": "RUNNING"})).mismatch
-        assert mm is not None and mm.fields == ("attrs.M1",) and mm.rules[0] == first, (fate, mm)
+    s = Dlq()
+    tracker = ModelTracker(C.PLATFORM_DISTRIBUTED)
+    tracker.candidates[0] = s.state
+    assert tracker.advance(L.StartDlqHandler(handler="H1", table=table), L.OK).mismatch is None
+    s.state = tracker.candidates[0]
+    s.dead("M1", context=attrs_ctx(put_appl_name="payroll"))
+    tracker.candidates[0] = s.state
+    mm = tracker.advance(L.RunDlqHandler(handler="H1"),
+                         L.Observation(attrs={"M1": fate, "HANDLER": "RUNNING"})).mismatch
+    assert mm is not None and mm.fields == ("attrs.M1",) and mm.rules[0] == first, (fate, mm)
 
 
 def test_on_a_real_clock_a_wait_near_its_end_may_have_ended_or_not():
