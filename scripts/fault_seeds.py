@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import io
 import json
 import multiprocessing
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,54 +26,18 @@ sys.path.insert(0, str(ROOT))
 SEEDS_FILE = ROOT / "tests" / "data" / "fault_seeds.json"
 
 
-def trial(fault: str, seed: int) -> dict:
-    """``fault``'s test command under ``seed``: its seconds, and whether its run meets the test's conditions."""
-    from adapters.simulated.faults import FAULTS
-    from conformance import cli
-    from tests.faultkit import fault_run_args
-    from tests.test_faults import EXACT
-
-    spec = FAULTS[fault]
-    with tempfile.TemporaryDirectory() as results:
-        began = time.monotonic()
-        err, sys.stderr = sys.stderr, io.StringIO()
-        try:
-            code = cli.main(fault_run_args(fault, str(seed), results), out=io.StringIO())
-        finally:
-            sys.stderr = err
-        seconds = time.monotonic() - began
-        named = {r for f in (Path(results) / "failures").glob("*.json") for r in json.loads(f.read_text())["rules"]}
-    met = code == 1 and bool(named & set(spec.rules)) and (fault not in EXACT or named <= set(spec.rules))
-    return {"fault": fault, "seed": seed, "seconds": round(seconds, 1), "met": met}
-
-
-def _seeds(text: str) -> list[int]:
-    if "-" in text:
-        low, high = (int(x) for x in text.split("-", 1))
-        return list(range(low, high + 1))
-    return [int(x) for x in text.split(",") if x]
-
-
 def main(argv: list[str] | None = None) -> int:
-    from adapters.simulated.faults import FAULTS
+    from conformance.bench.faults import add_run_options, chosen
+    from tests.faultkit import trial
 
     parser = argparse.ArgumentParser(prog="fault_seeds", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", default="1-8", help="seeds to try, as 1-8 or 1,3,7 (default 1-8)")
-    parser.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
-    parser.add_argument("--faults", default="", help="faults, comma-separated (default: the whole catalogue)")
-    parser.add_argument("--write", action="store_true", help=f"write the choices to {SEEDS_FILE.relative_to(ROOT)}")
+    add_run_options(parser, "1-8")
+    parser.add_argument("--write", action="store_true", help="write the choices to tests/data/fault_seeds.json")
     args = parser.parse_args(argv)
-    try:
-        seeds = _seeds(args.seeds)
-    except ValueError:
-        print(f"fault_seeds: --seeds: not a list of seeds: {args.seeds!r}", file=sys.stderr)
+    picked = chosen(args, "fault_seeds")
+    if picked is None:
         return 2
-    faults = [f for f in args.faults.split(",") if f] or sorted(FAULTS)
-    unknown = sorted(set(faults) - set(FAULTS))
-    if unknown or not seeds or args.jobs < 1:
-        print(f"fault_seeds: unknown faults {', '.join(unknown)}" if unknown else
-              "fault_seeds: --seeds and --jobs need one or more", file=sys.stderr)
-        return 2
+    seeds, faults = picked
     pairs = [(f, s) for f in faults for s in seeds]
     print(f"fault_seeds: {len(faults)} faults x {len(seeds)} seeds = {len(pairs)} runs, {args.jobs} at a time",
           flush=True)

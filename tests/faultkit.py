@@ -4,7 +4,11 @@ show it on, and the seed that finds it soonest (``tests/data/fault_seeds.json``,
 
 from __future__ import annotations
 
+import io
 import json
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 from adapters.simulated.faults import FAULTS
@@ -39,3 +43,23 @@ def fault_run_args(fault: str, seed: str, results: str) -> list[str]:
     platform = ["--adapter-opt", f"platform={platform_of(fault)}"] if platform_of(fault) else []
     return ["run", "--adapter", "simulated", "--faults", fault, "--area", FAULTS[fault].area, "--seed", seed,
             "--results", results, "--keep-going", "0", *platform]
+
+
+def trial(fault: str, seed: int) -> dict:
+    """``fault``'s run (:func:`fault_run_args`) under ``seed``: its seconds, and whether it meets
+    ``tests/test_faults.py``'s conditions (``scripts/fault_seeds.py`` runs it in processes of their own)."""
+    from conformance import cli
+    from tests.test_faults import EXACT
+
+    spec = FAULTS[fault]
+    with tempfile.TemporaryDirectory() as results:
+        began = time.monotonic()
+        err, sys.stderr = sys.stderr, io.StringIO()
+        try:
+            code = cli.main(fault_run_args(fault, str(seed), results), out=io.StringIO())
+        finally:
+            sys.stderr = err
+        seconds = time.monotonic() - began
+        named = {r for f in (Path(results) / "failures").glob("*.json") for r in json.loads(f.read_text())["rules"]}
+    met = code == 1 and bool(named & set(spec.rules)) and (fault not in EXACT or named <= set(spec.rules))
+    return {"fault": fault, "seed": seed, "seconds": round(seconds, 1), "met": met}

@@ -64,3 +64,30 @@ def test_whole_runs_list_the_rules_failed_besides_the_faults_own(tmp_path):
                                  B.Trial("b", 1, True)])
     assert figures["exact"] == 1 and {r["fault"]: r["extra"] for r in figures["rows"]} == {"a": {"DLQ-01": [1]},
                                                                                          "b": {}}
+
+
+def _fault_seeds():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "fault_seeds.py"
+    spec = importlib.util.spec_from_file_location("fault_seeds", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fault_seeds_keeps_the_fastest_seed_that_meets_the_test_and_merges_it_into_the_file(tmp_path, monkeypatch,
+                                                                                          capsys):
+    fs = _fault_seeds()
+    seeds = tmp_path / "fault_seeds.json"
+    seeds.write_text('{"other-fault": {"seed": 4, "seconds": 1.0}}\n')
+    monkeypatch.setattr(fs, "SEEDS_FILE", seeds)
+    assert fs.main(["--faults", "priority-ignored", "--seeds", "7,3", "--jobs", "1", "--write"]) == 0
+    out = capsys.readouterr().out
+    assert "priority-ignored: seed " in out and "of 2 seeds met it" in out, out
+    written = json.loads(seeds.read_text())
+    assert set(written) == {"other-fault", "priority-ignored"} and written["priority-ignored"]["seed"] in (3, 7)
+    assert fs.main(["--seeds", "x"]) == 2 and fs.main(["--faults", "no-such-fault"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[0].startswith("fault_seeds: --seeds") and "no-such-fault" in err[1], err

@@ -131,7 +131,8 @@ def summarise(trials: list[Trial], own_rules: dict[str, tuple[str, ...]]) -> dic
     }
 
 
-def _seeds(text: str) -> list[int]:
+def parse_seeds(text: str) -> list[int]:
+    """Seeds written as 1-5 or 1,3,7 (or both: 1-3,7); ValueError for anything else."""
     out: list[int] = []
     for part in text.split(","):
         low, _, high = part.partition("-")
@@ -141,6 +142,38 @@ def _seeds(text: str) -> list[int]:
     return out
 
 
+def add_run_options(parser: argparse.ArgumentParser, seeds: str) -> None:
+    """The options of a run over faults and seeds: ``--seeds`` (default ``seeds``), ``--jobs``, ``--faults``."""
+    parser.add_argument("--seeds", default=seeds, help=f"seeds, as 1-5 or 1,3,7 (default {seeds})")
+    parser.add_argument("--jobs", type=int, default=2, help="runs at once, each in a process of its own (default 2)")
+    parser.add_argument("--faults", default="", help="faults to run, comma-separated (default: the whole catalogue)")
+
+
+def chosen(args: argparse.Namespace, prog: str) -> tuple[list[int], list[str]] | None:
+    """The seeds and faults :func:`add_run_options`' options name, or None once a line on standard error has said
+    what is wrong with them (a fault only concurrent cases or crash schedules show is not unknown)."""
+    from adapters.simulated.faults import FAULTS, RACES, SOMETIMES
+
+    try:
+        seeds = parse_seeds(args.seeds)
+    except ValueError:
+        print(f"{prog}: --seeds: not a list of seeds: {args.seeds!r} (as 1-5 or 1,3,7)", file=sys.stderr)
+        return None
+    faults = [f for f in args.faults.split(",") if f] or sorted(FAULTS)
+    unknown = sorted(set(faults) - set(FAULTS))
+    other = [f for f in unknown if f in RACES or f in SOMETIMES]
+    if other:
+        print(f"{prog}: {', '.join(other)}: shown only by concurrent cases or crash schedules, never by a "
+              f"sequential run (this bench's)", file=sys.stderr)
+    elif unknown:
+        print(f"{prog}: unknown faults {', '.join(unknown)} (see mqconform faults)", file=sys.stderr)
+    elif args.jobs < 1:
+        print(f"{prog}: --jobs must be 1 or more", file=sys.stderr)
+    else:
+        return seeds, faults
+    return None
+
+
 def main(argv: list[str] | None = None, out=None) -> int:
     from tabulate import tabulate
 
@@ -148,37 +181,20 @@ def main(argv: list[str] | None = None, out=None) -> int:
 
     out = out or sys.stdout
     parser = argparse.ArgumentParser(prog="faults", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", default="1-5", help="seeds, as 1-5 or 1,3,7 (default 1-5)")
-    parser.add_argument("--jobs", type=int, default=2, help="runs at once, each in a process of its own (default 2)")
-    parser.add_argument("--faults", default="", help="faults to run, comma-separated (default: the whole catalogue)")
+    add_run_options(parser, "1-5")
     parser.add_argument("--whole", action="store_true",
                         help="each fault alone in a whole default run: the rules failed besides its own")
     parser.add_argument("--examples", type=int, default=None,
                         help="cases an area and platform (default: a run's default, 200)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
-    try:
-        seeds = _seeds(args.seeds)
-    except ValueError:
-        print(f"faults: --seeds: not a list of seeds: {args.seeds!r} (as 1-5 or 1,3,7)", file=sys.stderr)
-        return 2
-    faults = [f for f in args.faults.split(",") if f] or sorted(FAULTS)
-    unknown = sorted(set(faults) - set(FAULTS))
     if args.examples is not None and args.examples < 1:
         print("faults: --examples must be 1 or more", file=sys.stderr)
         return 2
-    if unknown or args.jobs < 1:
-        from adapters.simulated.faults import RACES, SOMETIMES
-
-        other = [f for f in unknown if f in RACES or f in SOMETIMES]
-        if other:
-            print(f"faults: {', '.join(other)}: shown only by concurrent cases or crash schedules, never by a "
-                  f"sequential run (this bench's)", file=sys.stderr)
-        elif unknown:
-            print(f"faults: unknown faults {', '.join(unknown)} (see mqconform faults)", file=sys.stderr)
-        else:
-            print("faults: --jobs must be 1 or more", file=sys.stderr)
+    picked = chosen(args, "faults")
+    if picked is None:
         return 2
+    seeds, faults = picked
     pairs = [(f, s) for f in faults for s in seeds]
     print(f"faults: {len(faults)} faults x {len(seeds)} seeds = {len(pairs)} runs, {args.jobs} at a time", file=out,
           flush=True)
