@@ -173,6 +173,13 @@ def _compared(patterns: list[tuple[str, object]]) -> tuple[str, ...]:
     return ("DLQ-41",) + (("DLQ-37",) if strings else ()) + (("DLQ-38",) if any(_wild(v) for v in strings) else ())
 
 
+def _not_matching(rules, fields: dict) -> tuple[str, ...]:
+    """How those of ``rules`` that do not match ``fields`` fail to (:func:`_compared` of the patterns that do not
+    match; a rule kept from matching only by a wildcard, the wildcard first)."""
+    return tuple(dict.fromkeys(r for rule in rules if (unmatched := _unmatched(rule, fields))
+                               for r in (("DLQ-38",) if _by_wildcard(unmatched) else ()) + _compared(unmatched)))
+
+
 def _matching(h: HandlerState, index: int | None) -> tuple[str, ...]:
     """The rules by which table rule ``index`` matched a message (a system that left the message alone may not
     have matched it): how its patterns compare (:func:`_compared`), or, with no pattern at all, that it
@@ -369,10 +376,10 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         acted = _acted_fates(o.state)
         # (only a rule whose action gives the fate seen can have been matched instead: one that ignores, or that
         # does something else, explains nothing, nor does the wildcard that kept it from matching)
-        giving = {fate: _giving(o.state, h.table, m, fields, index, fate) for fate in acted}
+        giving = _giving(o.state, h.table, m, fields, index)
         out.field_rules = {**out.field_rules, **{   # out is new
-            f"{key}=={fate}": tuple(dict.fromkeys(pending + giving[fate] + tuple(
-                d for d in decisive if d != "DLQ-38" or "DLQ-38" in giving[fate]))) for fate in acted}}
+            f"{key}=={fate}": tuple(dict.fromkeys(pending + (given := giving.get(fate, ())) + tuple(
+                d for d in decisive if d != "DLQ-38" or "DLQ-38" in given))) for fate in acted}}
         return [out]
     rule = h.table.rules[index]
     fields = message_fields(m)
@@ -426,14 +433,14 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
         restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
         pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
+        giving = _giving(o.state, h.table, m, fields, index)
+        later = {target(r, m)[0] for r in h.table.rules[index + 1:] if r.action in ("FWD", "RETRY")
+                 and matches(r, fields)}
+        chosen = restarted + shared + _matching(o.handler, index) + ("DLQ-01", "DLQ-04")
         for q in o.state.queues:
-            later = [r for r in h.table.rules[index + 1:] if r.action in ("FWD", "RETRY") and matches(r, fields)
-                     and target(r, m)[0] == q]
-            if q == own_q or not later and not _giving(o.state, h.table, m, fields, index, f"put:{q}"):
-                continue
-            gone[f"{key}==put:{q}"] = tuple(dict.fromkeys(
-                pending + (restarted + shared + _matching(o.handler, index) + ("DLQ-01", "DLQ-04") if later else ())
-                + _giving(o.state, h.table, m, fields, index, f"put:{q}")))
+            earlier = giving.get(f"put:{q}", ())
+            if q != own_q and (q in later or earlier):
+                gone[f"{key}==put:{q}"] = tuple(dict.fromkeys(pending + (chosen if q in later else ()) + earlier))
         out.field_rules = {**out.field_rules, **gone}   # out is new
         return out
 
@@ -464,28 +471,27 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     return outs
 
 
-def _giving(state: ModelState, table: T.RulesTable, m: ModelMessage, fields: dict, upto: int | None,
-            fate: str) -> tuple[str, ...]:
-    """How the rules before ``upto`` (all, for None) that do not match ``m`` but would give it ``fate`` (a discard,
-    a put to that queue, a put to a queue there is not, backed out) fail to match (:func:`_compared` of their
-    patterns that do not)."""
-    def gives(rule: T.DlqRule) -> bool:
+def _giving(state: ModelState, table: T.RulesTable, m: ModelMessage, fields: dict,
+            upto: int | None) -> dict[str, tuple[str, ...]]:
+    """For each fate (a discard, a put to a queue, a put that fails where its queue is missing, full or inhibited,
+    backed out), how the rules before ``upto`` (all, for None) that do not match ``m`` but would give it that
+    fate fail to match (:func:`_not_matching`)."""
+    by_fate: dict[str, list[T.DlqRule]] = {}
+    for rule in table.rules[:len(table.rules) if upto is None else upto]:
         if rule.action == "DISCARD":
-            return fate == DISCARDED
-        if rule.action not in ("FWD", "RETRY"):
-            return False
-        qname, qmgr = target(rule, m)
-        if qmgr or not qname or qname not in state.queues:
-            return fate == BACKED_OUT
-        q = state.queues[qname]
-        # (a put to a queue there is fails where it is inhibited or full, expired messages counted or not)
-        refused = q.attr("PUT") == C.MQQA_PUT_INHIBITED or \
-            max(d for d, _ in expiry.depth_range(state, q, core._curdepth(q))) >= q.attr("MAXDEPTH")
-        return fate in (f"put:{qname}",) + ((BACKED_OUT,) if refused else ())
-    rules = table.rules[:len(table.rules) if upto is None else upto]
-    # (a rule kept from matching only by a wildcard: the wildcard first)
-    return tuple(dict.fromkeys(x for rule in rules if gives(rule) and (unmatched := _unmatched(rule, fields))
-                               for x in (("DLQ-38",) if _by_wildcard(unmatched) else ()) + _compared(unmatched)))
+            fates: tuple[str, ...] = (DISCARDED,)
+        elif rule.action in ("FWD", "RETRY"):
+            qname, qmgr = target(rule, m)
+            q = state.queues.get(qname) if qname and not qmgr else None
+            # (a put to a queue there is fails where it is inhibited or full, expired messages counted or not)
+            refused = q is None or q.attr("PUT") == C.MQQA_PUT_INHIBITED or \
+                max(d for d, _ in expiry.depth_range(state, q, core._curdepth(q))) >= q.attr("MAXDEPTH")
+            fates = ((f"put:{qname}",) if q is not None else ()) + ((BACKED_OUT,) if refused else ())
+        else:
+            continue
+        for fate in fates:
+            by_fate.setdefault(fate, []).append(rule)
+    return {fate: _not_matching(rules, fields) for fate, rules in by_fate.items()}
 
 
 def _acted_fates(state: ModelState) -> tuple[str, ...]:
@@ -524,14 +530,12 @@ def _actionable(h: HandlerState, m: ModelMessage) -> tuple[bool, tuple[str, ...]
     if index is not None and rules[index].action != "IGNORE":
         # left alone instead: an earlier rule that ignores matched it after all (how its patterns compare), the
         # rule in force did not match, or its tries were spent (what decided the choice), and no rescan came
-        ignoring = [r for r in rules[:index] if r.action == "IGNORE" and _unmatched(r, fields)]
-        instead = tuple(x for r in ignoring for x in _compared(_unmatched(r, fields)))
+        instead = _not_matching([r for r in rules[:index] if r.action == "IGNORE"], fields)
         return True, tuple(dict.fromkeys(instead + decisive + _matching(h, index) + counted + ("DLQ-18",)))
     # acted on instead: an earlier rule that acts matched it after all, the IGNORE reached did not match or did
     # not leave it, its tries were counted otherwise (no rule left with tries)
-    acting = [r for r in rules[:len(rules) if index is None else index]
-              if r.action != "IGNORE" and _unmatched(r, fields)]
-    instead = tuple(x for r in acting for x in _compared(_unmatched(r, fields)))
+    instead = _not_matching([r for r in rules[:len(rules) if index is None else index] if r.action != "IGNORE"],
+                            fields)
     own = (_matching(h, index) + ("DLQ-19",)) if index is not None else ("DLQ-03",)
     return False, tuple(dict.fromkeys(decisive + instead + own + counted))
 
@@ -548,6 +552,8 @@ def _ends(h: HandlerState, s: ModelState, busy: bool) -> tuple[list[bool], tuple
         rules = tuple(r for why in (left or [why for _, why in readings]) for r in why)
         return [not left], rules
     return [False] if busy else s.passed(h.busy_at, wait * 10), ()
+
+
 @handles(L.RunDlqHandler)
 def run_handler(state: ModelState, op: L.RunDlqHandler) -> list[Branch]:
     """A pass of the handler.  A message that has expired on its input queue is never returned to it

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
                                                 mp_context=multiprocessing.get_context("spawn")) as pool:
         for t in pool.map(trial, *zip(*pairs)):
             trials[t["fault"]].append(t)
-    chosen = json.loads(SEEDS_FILE.read_text()) if SEEDS_FILE.is_file() else {}
+    measured = json.loads(SEEDS_FILE.read_text()) if SEEDS_FILE.is_file() else {}
     unmet = []
     for fault in faults:
         met = sorted((t for t in trials[fault] if t["met"]), key=lambda t: (t["seconds"], t["seed"]))
@@ -55,14 +55,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{fault}: no seed of {args.seeds} met the test")
             continue
         best = met[0]
-        chosen[fault] = {"seed": best["seed"], "seconds": best["seconds"]}
+        measured[fault] = {"seed": best["seed"], "seconds": best["seconds"]}
         slowest = max(t["seconds"] for t in trials[fault])
         print(f"{fault}: seed {best['seed']} ({best['seconds']} s; {len(met)} of {len(seeds)} seeds met it, "
               f"the slowest run {slowest} s)")
     total = sum(min(t["seconds"] for t in trials[f] if t["met"]) for f in faults if f not in unmet)
     print(f"\nthe chosen seeds' runs: {total:.0f} s in all")
     if args.write:
-        SEEDS_FILE.write_text(json.dumps(dict(sorted(chosen.items())), indent=1) + "\n")
+        SEEDS_FILE.write_text(json.dumps(dict(sorted(measured.items())), indent=1) + "\n")
     return 1 if unmet else 0
 
 

@@ -56,14 +56,11 @@ def test_a_fault_is_found_through_the_server_with_the_in_process_counterexample(
     """The fault's run as ``tests/test_faults.py`` makes it (its seed, its platform), once in process and once with
     the simulated queue manager behind the reference server: the same counterexamples, step for step."""
     spec = FAULTS[fault]
-    args = fault_run_args(fault, seed_of(fault), str(tmp_path / "in"))
-    code, out, _ = run_cli(*args)
+    code, out, _ = run_cli(*fault_run_args(fault, seed_of(fault), str(tmp_path / "in")))
     assert code == 1, out
-    platform = platform_of(fault) or "any"
-    area = args.index("--area")
-    code, out, err = _subprocess(f"{SERVER} --faults {fault} --platform {platform}", "--adapter-opt", "timeout=30",
-                                 *args[area:args.index("--results")], "--results", tmp_path / "sub",
-                                 "--keep-going", "0")
+    code, out, err = _subprocess(f"{SERVER} --faults {fault} --platform {platform_of(fault) or 'any'}",
+                                 "--adapter-opt", "timeout=30", "--area", spec.area, "--seed", seed_of(fault),
+                                 "--keep-going", "0", "--results", tmp_path / "sub")
     assert code == 1, out + err
     sub = {p.name: json.loads(p.read_text()) for p in (tmp_path / "sub" / "failures").glob("*.json")}
     inproc = {p.name: json.loads(p.read_text()) for p in (tmp_path / "in" / "failures").glob("*.json")}
