@@ -402,6 +402,12 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         acted += ("DLQ-23",)
     rules += acted + ("DLQ-12", "DLQ-24")
     tried = h.with_tries(mid, tries + 1)
+    # Should a later rule be applied instead, how the choice was made: tries kept across a restart (DLQ-30) or
+    # counted with another message's (DLQ-02), this rule not matched after all, the table's order (DLQ-01)
+    shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
+    restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
+    pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
+    chosen = restarted + shared + _matching(o.handler, index) + ("DLQ-01", "DLQ-04")
 
     def failed(extra: tuple[str, ...] = ()) -> _Outcome:
         """The put failed: the get is backed out and the message stays with BackoutCount + 1 (DLQ-24)."""
@@ -430,13 +436,9 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         # table's order (DLQ-01); this one not matched after all; an earlier one, by how its patterns compare, that
         # puts there)
         own_q, _ = target(rule, m)
-        shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
-        restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
-        pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
         giving = _giving(o.state, h.table, m, fields, index)
         later = {target(r, m)[0] for r in h.table.rules[index + 1:] if r.action in ("FWD", "RETRY")
                  and matches(r, fields)}
-        chosen = restarted + shared + _matching(o.handler, index) + ("DLQ-01", "DLQ-04")
         for q in o.state.queues:
             earlier = giving.get(f"put:{q}", ())
             if q != own_q and (q in later or earlier):
@@ -461,10 +463,11 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
             if b.observation.rc in (C.MQRC_NONE, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM) else failed(b.rules)
             for b in core._do_put(s, None, qname, m.body, md, C.MQPMO_NO_SYNCPOINT, (), None, dlh,
                                   provenance=rules, decided=decided)]
-    # Seen discarded where MQ put it on: a rule that discards matched instead (one before it, by how its
-    # patterns compare; one after it, by the table's order), or the action's put did not happen while its get
-    # was not backed out (the action's rule, DLQ-24).  Never how the dead letter itself was put.
-    instead = _discarding_instead(h.table, fields, index) + acted + ("DLQ-24",)
+    # Seen discarded where MQ put it on: a rule that discards chosen instead (one after it that matches, as a put on
+    # by a later rule is, see failed(); one before it, by how its patterns compare), or the action's put did not
+    # happen while its get was not backed out (the action's rule, DLQ-24).  Never how the dead letter was put.
+    later = any(r.action == "DISCARD" and matches(r, fields) for r in h.table.rules[index + 1:])
+    instead = (pending + chosen if later else ()) + _discarding_instead(h.table, fields, index) + acted + ("DLQ-24",)
     for out in outs:
         if out.fates[mid].startswith("put:"):
             out.field_rules = {**out.field_rules, f"{key}=={DISCARDED}": tuple(dict.fromkeys(instead))}

@@ -672,6 +672,37 @@ def test_a_message_put_on_by_a_later_rule_after_a_restart_blames_the_tries_the_r
     assert not {"DLQ-24", "DLQ-22", "DLQ-11", "DLQ-12", "CORE-27", "DLQ-17"} & set(b.rules), (mm.rules, b)
 
 
+#: Rule 1 forwards what USERID('al*') matches to PARK (room for one message), rule 2 discards every message.
+PARK_THEN_DISCARD = PARK_THEN_DESTQ[:-1] + [
+    (L.StartDlqHandler(handler="H", table="USERID('al*') ACTION(FWD) FWDQ(PARK)\nACTION(DISCARD)\n"), L.OK)]
+_ROOM = (L.AlterQueue(queue="PARK", attrs={"MAXDEPTH": 2}), L.OK)
+
+
+@pytest.mark.parametrize("case", ["counted-with-another", "after-a-restart"])
+def test_a_message_discarded_by_a_later_rule_where_mq_forwards_it_blames_how_the_choice_was_made(case):
+    """Rule 1 has acted on M1 (counted with M2's tries, DLQ-02), or M2's one try of it failed before a restart
+    (owed again, DLQ-30); with room on PARK again, MQ forwards M2 by rule 1.  Seen discarded by rule 2, the
+    handler passed over rule 1 with a try left: that comes first, as for a message put on by a later rule, then
+    rule 1 not matched and the table's order; the forward's own rules and DLQ-24 stay as the last of the "one of"."""
+    if case == "counted-with-another":
+        history = PARK_THEN_DISCARD + [
+            (_alice("M1"), L.OK),
+            (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "put:PARK")))),
+            _ROOM, (_alice("M2"), L.OK)]
+    else:
+        history = PARK_THEN_DISCARD + [
+            (_alice("M1"), L.OK), (_alice("M2"), L.OK),
+            (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "put:PARK"),
+                                                                ("M2", "backed-out")))),
+            _ROOM, _RESTART]
+    history += [(L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M2", "discarded"))))]
+    mm, b = blamed(history)
+    first = {"counted-with-another": "DLQ-02", "after-a-restart": "DLQ-30"}[case]
+    assert b.confirmed and b.rules[0] == first, (mm.rules, b)
+    assert b.rules.index("DLQ-01") < b.rules.index("DLQ-22") < b.rules.index("DLQ-24"), b
+    assert not {"DLQ-12", "DLQ-17", "DLQ-18", "CORE-27"} & set(b.rules), (mm.rules, b)
+
+
 def test_a_message_without_a_dead_letter_header_acted_on_blames_dlq_07_alone():
     history = [(L.DefineQueue(queue="DLQ"), L.OK), (L.Connect(conn="app"), L.OK),
                (L.Put1(conn="app", queue="DLQ", body="plain", options=C.MQPMO_NO_SYNCPOINT,
