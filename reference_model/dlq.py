@@ -425,7 +425,8 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
                                          for r in h.table.rules[:index]) else ()
         # (what decided the fate otherwise, the scan that reached it, its tries, how the dead letter was put, says
         # nothing of why it is gone: those alone)
-        gone = {f"{key}=={DISCARDED}": tuple(dict.fromkeys(gave_up + passed_over + ("DLQ-24",)
+        # (the table not yet in force applied, DLQ-10, first: as for every fate the rule in force does not give)
+        gone = {f"{key}=={DISCARDED}": tuple(dict.fromkeys(pending + gave_up + passed_over + ("DLQ-24",)
                                                            + _discarding_instead(h.table, fields, index))),
                 # Seen as left alone: a backed-out get is told by the BackoutCount it raised (CORE-15, CORE-17),
                 # as well as by the handler having acted on it at all
@@ -463,11 +464,12 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
             if b.observation.rc in (C.MQRC_NONE, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM) else failed(b.rules)
             for b in core._do_put(s, None, qname, m.body, md, C.MQPMO_NO_SYNCPOINT, (), None, dlh,
                                   provenance=rules, decided=decided)]
-    # Seen discarded where MQ put it on: a rule that discards chosen instead (one after it that matches, as a put on
-    # by a later rule is, see failed(); one before it, by how its patterns compare), or the action's put did not
-    # happen while its get was not backed out (the action's rule, DLQ-24).  Never how the dead letter was put.
+    # Seen discarded where MQ put it on: the table not yet in force applied (DLQ-10), a rule that discards chosen
+    # instead (one after it that matches, as a put on by a later rule is, see failed(); one before it, by how its
+    # patterns compare), or the action's put did not happen while its get was not backed out (the action's rule,
+    # DLQ-24).  Never how the dead letter was put.
     later = any(r.action == "DISCARD" and matches(r, fields) for r in h.table.rules[index + 1:])
-    instead = (pending + chosen if later else ()) + _discarding_instead(h.table, fields, index) + acted + ("DLQ-24",)
+    instead = pending + (chosen if later else ()) + _discarding_instead(h.table, fields, index) + acted + ("DLQ-24",)
     for out in outs:
         if out.fates[mid].startswith("put:"):
             out.field_rules = {**out.field_rules, f"{key}=={DISCARDED}": tuple(dict.fromkeys(instead))}

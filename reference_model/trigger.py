@@ -271,6 +271,14 @@ def _shared_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: boo
         rules = tuple(dict.fromkeys(("TRIG-08",) + rules))
     if _overridden(s, q, qm):
         rules = ("TRIG-07",) + rules
+    # What decided how the event was judged, by the group's rules: TRIG-07's override where it changes the queue's
+    # own trigger type or TriggerMsgPriority (FIRST at 0 judged as FIRST at 0 is the same), the counting of
+    # committed messages alone where an uncommitted one is there to count (TRIG-05), each queue manager's own
+    # judging for its own initiation queue (TRIG-08: one trigger message per queue manager whose conditions hold)
+    judged = ("TRIG-07",) if _overridden(s, q, qm) and (
+        q.attr("TRIGTYPE") != C.MQTT_FIRST or q.attr("TRIGMPRI")) else ()
+    counting = ("TRIG-05",) if sync or any(x.put_by is not None for x in q.messages) else ()
+    shared = judged + counting + ("TRIG-08",)
     if added > 1:
         rules += ("TRIG-27",)
     if _exclusive_anywhere(s, q):
@@ -281,12 +289,12 @@ def _shared_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: boo
         return [(s, rules + ("TRIG-25",))]
     count = _eligible(s, q, qm)
     if not sync:
-        return _after_put_counted(s, queue, count, rules, conn, False, added, qm)
+        return _after_put_counted(s, queue, count, rules, conn, False, added, qm, shared=shared)
     # Not yet committed, the message does not count (TRIG-05); whether its put is a trigger event now,
     # its trigger message held until the unit of work ends, or none, the topic does not say: both.
     t = s.clone()
     _note(s, queue, ("TRIG-05",))
-    return [(s, rules)] + _after_put_counted(t, queue, count + added, rules, conn, True, added, qm)
+    return [(s, rules)] + _after_put_counted(t, queue, count + added, rules, conn, True, added, qm, shared=shared)
 
 
 def _eligible_counts(s: ModelState, q: ModelQueue, added: int = 1) -> list[tuple[int, int]]:
@@ -315,23 +323,23 @@ def _eligible_counts(s: ModelState, q: ModelQueue, added: int = 1) -> list[tuple
 
 
 def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, ...], conn: str,
-                       sync: bool, added: int = 1, qm: str = "", decisive: tuple[str, ...] = ()) -> Alternatives:
-    """``decisive``: rules that lead what the put's trigger message (or its absence) depends on."""
+                       sync: bool, added: int = 1, qm: str = "", decisive: tuple[str, ...] = (),
+                       shared: tuple[str, ...] = ()) -> Alternatives:
+    """``decisive``: rules that lead what the put's trigger message (or its absence) depends on; ``shared`` (a
+    shared queue), the group's rules that decided how it was judged (:func:`_shared_put`)."""
     q = s.queues[queue]
     ttype, depth = _ttype(s, q, qm), q.attr("TRIGDPTH")
     before = count - added   # the segments of one put are one event (TRIG-27)
     # a segmented put: how its segments count leads what its trigger message (or its absence) depends on
     lead = decisive + (("TRIG-27",) if added > 1 else ())
     first = {C.MQTT_FIRST: before == 0, C.MQTT_EVERY: True, C.MQTT_DEPTH: before < depth <= count}[ttype]
-    # a shared queue: the group's counting (TRIG-05) and each queue manager's own judging for its own
-    # initiation queue (TRIG-08: one trigger message per queue manager whose conditions hold)
-    shared = tuple(r for r in ("TRIG-07", "TRIG-05") if r in rules[:3]) + ("TRIG-08",) if q.shared else ()
     if first:
         blocked = _blockers(s, q, qm=qm)
         # The count before the put (TRIG-03) decides the event unless no count could have gone otherwise: EVERY
         # counts nothing, and a queue that held no other message at all has nothing to miscount.  There, what
-        # leads (a FIFO queue's DefPriority, a segmented put) is what the event depends on.
-        counted = ("TRIG-03",) if not lead or (ttype != C.MQTT_EVERY and len(q.messages) > added) else ()
+        # leads (a FIFO queue's DefPriority, a segmented put) or how the group judged a shared queue is what the
+        # event depends on.
+        counted = ("TRIG-03",) if not lead + shared or (ttype != C.MQTT_EVERY and len(q.messages) > added) else ()
         return _alternatives(s, _outcomes(s, blocked), tuple(dict.fromkeys(
             lead + ("TRIG-03",) + rules + (("TRIG-15",) if sync else ()))), conn if sync else None, queue, qm,
             event=lead + shared + counted, blocked=blocked)

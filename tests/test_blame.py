@@ -520,10 +520,10 @@ def test_a_missing_trigger_message_blames_the_count_only_where_there_was_somethi
     assert b.confirmed and set(b.rules) == blamed_rules, (mm.rules, b)
 
 
-def _dead_letter(body: str, msg_id: str) -> L.Put1:
+def _dead_letter(body: str, msg_id: str, dest_q: str = "A") -> L.Put1:
     return L.Put1(conn="app", queue="DLQ", body=body, options=C.MQPMO_NO_SYNCPOINT,
                   md=L.MessageDescriptor(format=C.MQFMT_DEAD_LETTER_HEADER, msg_id=msg_id),
-                  dlh=L.DeadLetterHeader(dest_q="A", reason=C.MQRC_Q_FULL))
+                  dlh=L.DeadLetterHeader(dest_q=dest_q, reason=C.MQRC_Q_FULL))
 
 
 @pytest.mark.parametrize("table, blamed_rules", [
@@ -701,6 +701,21 @@ def test_a_message_discarded_by_a_later_rule_where_mq_forwards_it_blames_how_the
     assert b.confirmed and b.rules[0] == first, (mm.rules, b)
     assert b.rules.index("DLQ-01") < b.rules.index("DLQ-22") < b.rules.index("DLQ-24"), b
     assert not {"DLQ-12", "DLQ-17", "DLQ-18", "CORE-27"} & set(b.rules), (mm.rules, b)
+
+
+@pytest.mark.parametrize("park", [True, False], ids=["put-succeeds", "put-fails"])
+def test_a_message_discarded_as_a_changed_table_not_in_force_says_blames_the_change_first(park):
+    """The handler's table retries every message; a table that discards them is written but not in force.  Seen
+    discarded where MQ puts the message on (or, with no queue to put it to, backs the get out), the changed table
+    applied at once comes first (DLQ-10), before the retry's own rules and the back-out."""
+    history = [(L.DefineQueue(queue="DLQ"), L.OK)] + ([(L.DefineQueue(queue="PARK"), L.OK)] if park else []) + [
+        (L.AlterQueueManager(attrs={"DEADQ": "DLQ"}), L.OK), (L.Connect(conn="app"), L.OK),
+        (L.StartDlqHandler(handler="H", table="ACTION(RETRY)\n"), L.OK),
+        (L.ChangeDlqTable(handler="H", table="ACTION(DISCARD)\n"), L.OK),
+        (_dead_letter("dl", "M1", dest_q="PARK"), L.OK),
+        (L.RunDlqHandler(handler="H"), L.Observation(attrs=(("HANDLER", "RUNNING"), ("M1", "discarded"))))]
+    mm, b = blamed(history)
+    assert b.confirmed and b.rules[0] == "DLQ-10" and mm.rules[0] == "DLQ-10", (mm.rules, b)
 
 
 def test_a_message_without_a_dead_letter_header_acted_on_blames_dlq_07_alone():
@@ -1961,3 +1976,45 @@ def test_a_trigger_a_shared_queue_made_below_trigmpri_is_what_the_priority_rule_
     assert explained_by(history, z, frozenset({"TRIG-02"}))
     assert blame(history, mm, z, known_by=frozenset({"TRIG-02"})).known
     assert set(blame(history, mm, z).rules) == {"TRIG-02", "CORE-07"}
+
+
+def _shared_queue_served_on_qm2(alter: tuple = (), uncommitted: bool = False) -> list:
+    """A shared queue (z/OS) with a trigger on, FIRST at TriggerMsgPriority 0 unless ``alter`` says otherwise, whose
+    server is on the other queue manager (QM2, shared input), and a put to it (after another put under syncpoint,
+    not committed, with ``uncommitted``); then the initiation queue's depth."""
+    shared = (("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("QSGDISP", 2), ("TRIGGER", 1))
+    return ([L.DefineQueueSharingGroup(qmgrs=("QM2",)), L.DefineQueue(queue="SHARED.Q", attrs=shared),
+             L.DefineProcess(process="APP.PROCESS", appl_type=6, appl_id="/opt/app/server"),
+             L.DefineQueue(queue="INIT.Q"), L.Connect(conn="putter"), L.Connect(conn="other"),
+             L.Open(conn="putter", handle="h1", queue="SHARED.Q", options=C.MQOO_OUTPUT),
+             L.Open(conn="other", handle="h4", queue="SHARED.Q", options=C.MQOO_OUTPUT),
+             L.Connect(conn="qm2-server", qmgr="QM2"),
+             L.Open(conn="putter", handle="h2", queue="INIT.Q", options=C.MQOO_INPUT_AS_Q_DEF),
+             L.Open(conn="qm2-server", handle="h3", queue="SHARED.Q", options=C.MQOO_INPUT_SHARED)]
+            + ([L.AlterQueue(queue="SHARED.Q", attrs=alter)] if alter else [])
+            + ([L.Put(conn="other", handle="h4", body="u1", options=C.MQPMO_SYNCPOINT)] if uncommitted else [])
+            + [L.Put(conn="putter", handle="h1", body="s1", options=C.MQPMO_NO_SYNCPOINT),
+               L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",))])
+
+
+@pytest.mark.parametrize("alter, uncommitted, rules", [
+    # FIRST at 0 judged as FIRST at 0 is the same: only counting the other member's input handle explains it
+    ((), False, {"TRIG-08"}),
+    # judged by its own trigger type (EVERY at 4, the message at 0), it would not trigger either: TRIG-07 as well
+    ((("TRIGTYPE", C.MQTT_EVERY), ("TRIGMPRI", 4)), False, {"TRIG-07", "TRIG-08"}),
+    # another member's uncommitted message on the queue: counting it would stop the trigger too
+    ((), True, {"TRIG-08", "TRIG-05", "TRIG-03"}),
+], ids=["first-at-0", "every-at-4", "with-an-uncommitted-message"])
+def test_no_trigger_where_a_server_on_another_member_has_the_shared_queue_open_names_what_that_decided(
+        alter, uncommitted, rules):
+    """A queue manager that counts the other members' input handles as its own (``open-input-counted-group-wide``)
+    writes no trigger message for a put to an empty shared queue served on QM2.  TRIG-07 (judged as FIRST at
+    TriggerMsgPriority 0 while another member has it open for shared input) is to blame only where that changes
+    how the queue is judged; TRIG-05 (committed messages alone count) and TRIG-03 (the count before the put) only
+    where there is another message to count."""
+    z = C.PLATFORM_ZOS
+    history = _on_simulated(_shared_queue_served_on_qm2(alter, uncommitted), "open-input-counted-group-wide", z)
+    assert history[-1][1].attrs == (("CURDEPTH", 0),), history[-1]
+    mm, b = blamed(history, z)
+    assert set(b.rules) == rules and b.confirmed, (mm.rules, b)
+    assert not {"TRIG-05", "TRIG-03"} - rules & set(mm.rules), mm.rules
