@@ -96,8 +96,9 @@ class _Search:
         #: The rules a departure shown with a witness is blamed on: a candidate that shows it blamed on more (a
         #: witness's calls taken out again) is not the same departure.
         self.narrowed: frozenset[str] | None = None
-        #: The failure last diagnosed, and the rules it is blamed on (a witness's test, then what it narrowed to).
-        self._blamed: tuple[Failure | None, tuple[str, ...]] = (None, ())
+        #: The failures last diagnosed, and the rules each is blamed on (a witness's test, then what it narrowed to;
+        #: a departure with fewer rules, and the one it is measured against), the latest last.
+        self._blamed: list[tuple[Failure, tuple[str, ...]]] = []
         #: The failure each history replayed showed, up to its failing call, where it was the one minimised (or
         #: one with fewer of its rules): what a stage diagnoses as the history it starts from (:meth:`shown`).
         self._shown: dict[tuple[L.Op, ...], Failure] = {}
@@ -159,7 +160,7 @@ class _Search:
         if self.same(found):
             self._shown[tuple(ops[:self.ran])] = found
             return found
-        if set(found.rules) < set(f.rules) and found.rules[0] == f.rules[0]:
+        if set(found.rules) < set(f.rules) and found.rules[0] == f.rules[0] or self.fewer(found, self.ran):
             # the departure with fewer of its rules in play: a counterexample that leaves less in doubt
             # (which fields differ may change with it: a message missing instead of another in its place);
             # from here on it is the failure being minimised
@@ -188,10 +189,23 @@ class _Search:
         """The rules ``failure`` is blamed on (the run's set-aside rules stepped past)."""
         from conformance.records.history import blamed_rules
 
-        if self._blamed[0] is not failure:
-            self._blamed = (failure, blamed_rules(failure, self.adapter.capabilities().expiry_tolerance,
-                                                  self.set_aside))
-        return self._blamed[1]
+        for known, rules in self._blamed:
+            if known is failure:
+                return rules
+        rules = blamed_rules(failure, self.adapter.capabilities().expiry_tolerance, self.set_aside)
+        self._blamed = [*self._blamed[-3:], (failure, rules)]
+        return rules
+
+    def fewer(self, found: Failure, steps: int) -> bool:
+        """Whether ``found`` (after ``steps`` calls) is the departure minimised with fewer of its rules in doubt,
+        whichever now comes first: in the same fields, blamed on some of the rules the departure minimised is, none
+        besides.  A step that only adds a rule to the "one of" (a DLQ table changed but not in force, DLQ-10, named
+        first as what a system most likely applied) can then go, though the checker then names another rule first.
+        Diagnosed only where both histories have :data:`EARLY_DIAGNOSIS_STEPS` steps or fewer (a long one costs most
+        of a minute), and only where the rules checked are fewer."""
+        f = self.failure
+        return (max(steps, len(f.steps)) <= EARLY_DIAGNOSIS_STEPS and found.mismatch.fields == f.mismatch.fields
+                and set(found.rules) < set(f.rules) and set() < set(self.blamed(found)) <= set(self.blamed(f)))
 
 
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
@@ -421,7 +435,8 @@ def _handle_merges(ops: list[L.Op]):
 
 
 def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:
-    """Drop queue attributes from definitions (they fall back to MQ's defaults) while the failure stays.
+    """Drop queue attributes from definitions (they fall back to MQ's defaults) and alterations (the queue keeps
+    what it had) while the failure stays.
 
     An attribute a broken rule is about (``MSGDLVSQ`` for priority order) stays, so
     that the reader sees it spelled out even when its value is the default.
@@ -429,7 +444,7 @@ def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:
     about = {name for rule in search.failure.rules if rule in RULES
              for name in L.QUEUE_ATTRIBUTES if name in RULES[rule].summary}
     for i, op in enumerate(ops):
-        if not isinstance(op, L.DefineQueue):
+        if not isinstance(op, (L.DefineQueue, L.AlterQueue)):
             continue
         for name, _ in tuple(op.attrs):
             if name in about:
