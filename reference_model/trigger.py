@@ -236,11 +236,11 @@ def after_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: bool,
     if q.attr("MSGDLVSQ") == C.MQMDS_FIFO:
         rules += ("TRIG-24",)
     if m.order_priority < q.attr("TRIGMPRI"):
-        if "TRIG-24" in rules and m.md.priority >= q.attr("TRIGMPRI"):
-            # its own priority would do: the queue's DefPriority, which FIFO compares, decides; as would no
-            # comparison with TriggerMsgPriority at all
-            _note(s, queue, ("TRIG-24",))
         _note(s, queue, ("TRIG-02",))
+        if "TRIG-24" in rules and m.md.priority >= q.attr("TRIGMPRI"):
+            # its own priority would do: the queue's DefPriority, which FIFO compares, decides, first (noted last:
+            # the newest note leads); no comparison with TriggerMsgPriority at all would do as well
+            _note(s, queue, ("TRIG-24",))
         return [(s, rules + ("TRIG-25",))]
     qm = q.owner
     # a FIFO queue's DefPriority let in a message whose own priority would not have: that decides first

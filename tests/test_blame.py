@@ -2018,3 +2018,30 @@ def test_no_trigger_where_a_server_on_another_member_has_the_shared_queue_open_n
     mm, b = blamed(history, z)
     assert set(b.rules) == rules and b.confirmed, (mm.rules, b)
     assert not {"TRIG-05", "TRIG-03"} - rules & set(mm.rules), mm.rules
+
+
+@pytest.mark.parametrize("fault, priority, first, rules", [
+    # the message's own priority would pass: comparing it where FIFO compares DefPriority leads, no comparison
+    # at all explains it as well
+    ("fifo-uses-message-priority", 4, "TRIG-24", {"TRIG-24", "TRIG-02"}),
+    # the message's own priority would not pass either: no comparison at all, alone
+    ("trigmpri-ignored", 0, "TRIG-02", {"TRIG-02"}),
+], ids=["own-priority-passes", "own-priority-below"])
+def test_a_trigger_from_a_fifo_queue_below_trigmpri_names_what_compared_the_priority(fault, priority, first, rules):
+    """A MSGDLVSQ(FIFO) queue with TriggerMsgPriority 4 and DefPriority 0: MQ compares DefPriority (TRIG-24), so a
+    put writes no trigger message whatever the message's own priority; one written names first the reading
+    that fits what the message carried."""
+    ops = [L.DefineProcess(process="APP.PROCESS", appl_type=6, appl_id="/opt/app/server"),
+           L.DefineQueue(queue="INIT.Q"),
+           L.DefineQueue(queue="APP.Q", attrs=(("INITQ", "INIT.Q"), ("MSGDLVSQ", C.MQMDS_FIFO),
+                                               ("PROCESS", "APP.PROCESS"), ("TRIGGER", 1), ("TRIGMPRI", 4))),
+           L.Connect(conn="putter"),
+           L.Open(conn="putter", handle="h1", queue="APP.Q", options=C.MQOO_OUTPUT),
+           L.Open(conn="putter", handle="h2", queue="INIT.Q", options=C.MQOO_INPUT_AS_Q_DEF),
+           L.Put(conn="putter", handle="h1", body="m", md=L.MessageDescriptor(priority=priority),
+                 options=C.MQPMO_NO_SYNCPOINT),
+           L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",))]
+    history = _on_simulated(ops, fault)
+    assert history[-1][1].attrs == (("CURDEPTH", 1),), history[-1]
+    mm, b = blamed(history)
+    assert b.rules[0] == first and set(b.rules) == rules and b.confirmed, (mm.rules, b)
