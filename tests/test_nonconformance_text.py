@@ -42,3 +42,17 @@ def test_a_departure_is_rendered_only_when_its_text_is_asked_for(monkeypatch):
     assert str(exc) == text and len(rendered) == 1   # rendered once
     again = pickle.loads(pickle.dumps(exc))
     assert again.failure == exc.failure and str(again) == text
+
+
+def test_a_counterexample_says_which_queue_manager_each_queue_is_on():
+    """In a queue-sharing group two queues may share a name, one on each member: every operation that names a queue
+    manager shows it (``QUEUE@QMGR``), so that the reader can tell the initiation queue inquired from the other."""
+    ops = [L.DefineQueue(queue="INIT.Q", qmgr="QM2"), L.DefineQueue(queue="INIT.Q"),
+           L.AlterQueueManager(attrs={"DEADQ": "DLQ"}, qmgr="QM2"),
+           L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",), qmgr="QM2"),
+           L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",)),
+           L.Put1(conn="c1", queue="Q1", qmgr="QM2", body="b")]
+    texts = [render.op_text(op) for op in ops]
+    assert texts[0].split()[1] == "INIT.Q@QM2" and texts[1].split()[1] == "INIT.Q", texts
+    assert texts[2].split()[1] == "QM2" and texts[3].split()[1] == "INIT.Q@QM2" and texts[4].split()[1] == "INIT.Q"
+    assert texts[5].split()[2] == "Q1@QM2", texts

@@ -84,6 +84,13 @@ def _table_text(text: str) -> str:
     return repr(" / ".join(lines))
 
 
+def _on(queue: str, op: L.Op) -> str:
+    """``queue`` as ``op`` names it: ``QUEUE@QMGR`` on another queue manager (of a queue-sharing group, or the
+    remote one of an MQPUT1), the name alone on the queue manager under test."""
+    qmgr = getattr(op, "qmgr", "")
+    return f"{queue}@{qmgr}" if qmgr else queue
+
+
 def op_text(op: L.Op) -> str:
     """One line per operation, with option bits named."""
     name = type(op).__name__
@@ -99,18 +106,16 @@ def op_text(op: L.Op) -> str:
                      f" correl_id={op.correl_id or 'MQCI_NONE'!r}")
         return f"{name} {op.conn} {op.handle} {flags(op.options, _GMO)}{wait}{match}"
     if isinstance(op, (L.Put, L.Put1)):
-        target = op.handle if isinstance(op, L.Put) else op.queue
-        if isinstance(op, L.Put1) and op.qmgr:
-            target += f"@{op.qmgr}"
+        target = op.handle if isinstance(op, L.Put) else _on(op.queue, op)
         md = _md_text(op.md)
         dlh = f" dlh={_value_text(op.dlh)}" if op.dlh is not None else ""
         return f"{name} {op.conn} {target} {op.body!r} {flags(op.options, _PMO)}" + (f" {md}" if md else "") + dlh
     if isinstance(op, L.Open):
         return f"{name} {op.conn} {op.handle} {op.queue} {flags(op.options, _OO)}"
     if isinstance(op, (L.DefineQueue, L.AlterQueue)):
-        return f"{name} {op.queue} " + " ".join(mqsc(k, v) for k, v in op.attrs)
+        return f"{name} {_on(op.queue, op)} " + " ".join(mqsc(k, v) for k, v in op.attrs)
     if isinstance(op, L.InquireQueue):
-        return f"{name} {op.queue} {' '.join(op.names)}"
+        return f"{name} {_on(op.queue, op)} {' '.join(op.names)}"
     if isinstance(op, L.Disconnect):
         return f"{name} {op.conn}" + (" ABNORMAL" if op.abnormal else "")
     if isinstance(op, L.Restart):
@@ -118,7 +123,7 @@ def op_text(op: L.Op) -> str:
     if isinstance(op, L.AdvanceClock):
         return f"{name} +{op.tenths / 10:g}s"
     if isinstance(op, L.AlterQueueManager):
-        return f"{name} " + " ".join(f"{k}({v!r})" if isinstance(v, str) else f"{k}({v})" for k, v in op.attrs)
+        return f"{name} " + (f"{op.qmgr} " if op.qmgr else "") + " ".join(f"{k}({v!r})" if isinstance(v, str) else f"{k}({v})" for k, v in op.attrs)
     if isinstance(op, (L.StartDlqHandler, L.ChangeDlqTable)):
         return f"{name} {op.handler} table={_table_text(op.table)}"
     fields = " ".join(str(getattr(op, a.name)) for a in attrs.fields(type(op)))
