@@ -180,9 +180,11 @@ def _note(s: ModelState, queue: str, rules: tuple[str, ...]) -> None:
 
 
 def _alternatives(s: ModelState, outcomes: list[bool], rules: tuple[str, ...], conn: str | None,
-                  q_name: str, qm: str = "", event: tuple[str, ...] = (), blocked: tuple[str, ...] = ()) -> Alternatives:
+                  q_name: str, qm: str = "", event: tuple[str, ...] = (), blocked: tuple[str, ...] = (),
+                  overridden: bool = False) -> Alternatives:
     """Each outcome of an event: ``rules`` exercised, ``event`` the rules by which it writes a trigger message,
-    ``blocked`` those by which it does not (where it does not)."""
+    ``blocked`` those by which it does not (where it does not; with ``overridden``, TRIG-07's override of the
+    queue's own trigger type after them, leading: :func:`_overridden_note`)."""
     out: Alternatives = []
     for fire in outcomes:
         t = s.clone() if len(outcomes) > 1 else s
@@ -194,6 +196,8 @@ def _alternatives(s: ModelState, outcomes: list[bool], rules: tuple[str, ...], c
                 _note(t, q_name, ("TRIG-27",))  # one trigger message for all the segments of a put
         else:
             _note(t, q_name, blocked)
+            if overridden:
+                _overridden_note(t, q_name, qm)
         out.append((t, rules + (("TRIG-09",) if len(outcomes) > 1 else ())))
     return out
 
@@ -354,10 +358,10 @@ def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, 
         reset = ("TRIG-17",) if q.interval_reset and not qm else ()
         # not written: conditions 4-10, else the interval (TRIG-16; after a restart TRIG-17 says how it counts)
         blocked = blocked or ("TRIG-16",) + reset
-        if False in outcomes:
-            _overridden_note(s, queue, qm)
+        # (judged by the queue's own trigger type, where TRIG-07 made it FIRST, it might have: that leads, as what
+        # the history's shared queue is there for; a FIRST queue of its own shows a trigger again alone)
         return _alternatives(s, outcomes, rules + reset, conn if sync else None, queue, qm,
-                             event=lead + shared + ("TRIG-16",), blocked=blocked)
+                             event=lead + shared + ("TRIG-16",), blocked=blocked, overridden=True)
     _note(s, queue, lead + ("TRIG-03",))
     _overridden_note(s, queue, qm)
     return [(s, rules)]

@@ -2045,3 +2045,27 @@ def test_a_trigger_from_a_fifo_queue_below_trigmpri_names_what_compared_the_prio
     assert history[-1][1].attrs == (("CURDEPTH", 1),), history[-1]
     mm, b = blamed(history)
     assert b.rules[0] == first and set(b.rules) == rules and b.confirmed, (mm.rules, b)
+
+
+def test_a_second_trigger_from_a_shared_queue_another_member_serves_names_the_first_override_first():
+    """A shared EVERY queue open for shared input on the queue manager under test: QM2 judges it as FIRST at
+    TriggerMsgPriority 0 (TRIG-07), so of two puts only the first writes a trigger message to QM2's initiation
+    queue.  A QM2 that judges it as EVERY (``no-first-override``) writes two: the override not applied leads;
+    a FIRST queue triggered again before its TriggerInterval (TRIG-16) explains it as well."""
+    z = C.PLATFORM_ZOS
+    shared = (("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("QSGDISP", 2), ("TRIGGER", 1),
+              ("TRIGTYPE", C.MQTT_EVERY))
+    ops = [L.DefineQueueSharingGroup(qmgrs=("QM2",)), L.DefineQueue(queue="INIT.Q", qmgr="QM2"),
+           L.DefineQueue(queue="SHARED.Q", attrs=shared),
+           L.DefineProcess(process="APP.PROCESS", appl_type=6, appl_id="/opt/app/server"),
+           L.Connect(conn="putter"),
+           L.Open(conn="putter", handle="h1", queue="SHARED.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT),
+           L.Connect(conn="qm2-monitor", qmgr="QM2"),
+           L.Open(conn="qm2-monitor", handle="h2", queue="INIT.Q", options=C.MQOO_INPUT_SHARED),
+           L.Put(conn="putter", handle="h1", body="s1", options=C.MQPMO_NO_SYNCPOINT),
+           L.Put(conn="putter", handle="h1", body="s2", options=C.MQPMO_NO_SYNCPOINT),
+           L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",), qmgr="QM2")]
+    history = _on_simulated(ops, "no-first-override", z)
+    assert history[-1][1].attrs == (("CURDEPTH", 2),), history[-1]
+    mm, b = blamed(history, z)
+    assert b.rules[:2] == ("TRIG-07", "TRIG-16") and b.confirmed, (mm.rules, b)
