@@ -216,8 +216,10 @@ def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
         out[f"attrs.CURDEPTH=={value}"] = high
     # A depth short by no more than the uncommitted puts: leaving them out (CORE-28) explains it all,
     # and the history of the committed messages is not blamed ("==": these rules alone).
+    # (an uncommitted put that has expired: leaving it out as expired, EXP-11, explains it as well)
+    expired_uncommitted = ("EXP-11",) if any(m.put_by is not None for m in expiry.lingering(state, q)) else ()
     for value in range(max(0, lowest - uncommitted), lowest):
-        out[f"attrs.CURDEPTH=={value}"] = ("CORE-28",)
+        out[f"attrs.CURDEPTH=={value}"] = ("CORE-28",) + expired_uncommitted
     return out
 
 
@@ -336,6 +338,14 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str, gets_commit: boo
                     count_since=_since(m, ("CORE-15", "CORE-17") + ((rule,) if rule == "CORE-46" else ())))
 
                 applied += ["CORE-15", "CORE-17"]
+    if not commit:
+        # expired messages its gets discarded stay discarded, their reports put (EXP-13): one back, or a second
+        # report, is that rule's departure
+        for name in c.discarded:
+            if name in s.queues:
+                q = s.queue(name)
+                q.departures = tuple(dict.fromkeys(("EXP-13",) + q.departures))[:6]
+    c.discarded = ()
     c.uow.clear()
     c.marked = c.skipped = None
     c.loose_mark = False
@@ -1089,12 +1099,16 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
             # BROWSE_FIRST returns what delivery order puts first: the order rule leads.
             rules = _order_rules(state, q, h, own_uncommitted, chosen)
             order = rules + order_base if order_base == ("CORE-18",) else order_base + rules
-            # among the messages selected, delivery order decides (CORE-52); MQMI_NONE and MQCI_NONE select all
-            order += ("CORE-52",) if any(criteria) else ()
+            # among the messages selected, delivery order decides (CORE-52: the rule of a get that selects leads
+            # the order rules, as one whose plain get departs too is shown with a plain get; a BROWSE_NEXT's cursor
+            # before it); MQMI_NONE and MQCI_NONE select all
+            among = ("CORE-52",) if any(criteria) else ()
+            order = order_base + among + rules if order_base == ("CORE-19",) else among + order
             out.append(_deliver(state, op, h, discarded, chosen, order, excluded, keep_lock, mark, lead=selecting))
             continue
         s = state.clone()
-        rules = ("CORE-13",) + selecting + order_base + _discard_all(s, q, h.queue, discarded)
+        rules = ("CORE-13",) + selecting + order_base + _discard_all(s, q, h.queue, discarded,
+                                                                    h.conn if _under_syncpoint(s, o) else None)
         if o & C.MQGMO_WAIT and op.wait_interval > 0:
             s.clock += op.wait_interval // 100
         if start == 0 and not any(criteria):
@@ -1111,10 +1125,16 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
     return out
 
 
-def _discard_all(s: ModelState, q: ModelQueue, queue: str, discarded: list[ModelMessage]) -> tuple[str, ...]:
-    """Discard the expired messages a get walked past (EXP-04/05); returns the rules applied."""
+def _discard_all(s: ModelState, q: ModelQueue, queue: str, discarded: list[ModelMessage],
+                 conn: str | None = None) -> tuple[str, ...]:
+    """Discard the expired messages a get walked past (EXP-04/05); returns the rules applied.  ``conn``: the
+    connection whose get under syncpoint walked past them (ModelConnection.discarded)."""
     if not discarded:
         return ()
+    if conn is not None:
+        c = s.conn(conn)
+        c.discarded = tuple(dict.fromkeys(c.discarded + (queue,) + tuple(
+            m.md.reply_to_q for m in discarded if expiry.reports(s, m))))
     rules = ("EXP-04", "EXP-13") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else ("EXP-05", "EXP-04", "EXP-13")
     if q.attr("USAGE") == C.MQUS_TRANSMISSION:
         rules += ("EXP-07",)   # expired in transit, on a transmission queue
@@ -1136,7 +1156,8 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     s = state.clone()
     sq = s.queues[h.queue]
     sh = s.handles[h.name]
-    rules = list(lead) + list(order) + list(_discard_all(s, sq, h.queue, discarded))
+    rules = list(lead) + list(order) + list(_discard_all(s, sq, h.queue, discarded,
+                                                         h.conn if _under_syncpoint(s, o) else None))
     m = s.find(h.queue, chosen.seq)
     rules += list(m.provenance)
     browse = o & C.MQGMO_BROWSE_ANY
@@ -1245,6 +1266,13 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
 def _decides(m: ModelMessage, name: str) -> bool:
     """Whether a rule of how the message was put decided its field ``name`` (see ``ModelMessage.decided``)."""
     return any(field == name for field, _ in m.decided)
+
+
+def _under_syncpoint(state: ModelState, options: int) -> bool:
+    """Whether a get with ``options`` is in a unit of work whatever it returns (MQGMO_SYNCPOINT, or none of the
+    three on z/OS, CORE-35)."""
+    both = C.MQGMO_SYNCPOINT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT
+    return bool(options & C.MQGMO_SYNCPOINT) or (not options & both and state.platform == C.PLATFORM_ZOS)
 
 
 def _get_syncpoint(state: ModelState, options: int, m: ModelMessage) -> bool | None:

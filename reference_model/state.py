@@ -256,6 +256,10 @@ class ModelConnection:
     pending_triggers: list = attrs.Factory(list)
     #: The queue manager of a queue-sharing group the connection is to ("": the one under test).
     qmgr: str = ""
+    #: Queues that gets of this unit of work discarded expired messages from, and those their expiration reports
+    #: went to: the discards and reports are never part of it (EXP-13), so a backout that brought the messages
+    #: back (and discarded them again, with a second report) would show there.
+    discarded: tuple[str, ...] = ()
 
 
 @attrs.define(eq=False)
@@ -398,9 +402,8 @@ class ModelState:
         state and its clones until one of them is to change; every change goes through here)."""
         c = self.conns[name]
         if name not in self._own:
-            c = self.conns[name] = ModelConnection(
-                name=c.name, environment=c.environment, uow=list(c.uow), marked=c.marked, skipped=c.skipped,
-                loose_mark=c.loose_mark, pending_triggers=list(c.pending_triggers), qmgr=c.qmgr)
+            # (every field carried over: its lists copied, the rest immutable)
+            c = self.conns[name] = attrs.evolve(c, uow=list(c.uow), pending_triggers=list(c.pending_triggers))
             self._own.add(name)
         return c
 

@@ -175,6 +175,21 @@ def test_a_clone_shares_connections_until_it_changes_one():
     assert s.conns["c"].uow == [] and [e.kind for e in branch.state.conns["c"].uow] == ["put"]
 
 
+def test_a_connection_s_own_copy_keeps_every_field():
+    """The copy a state makes of a connection it is to change carries every field, each set otherwise than its
+    default (a field left out went back to its default unseen, and with it what the unit of work had done)."""
+    s = _ready()
+    c = s.conns["c"]
+    values = {"environment": "cics", "uow": [S.UowEntry(kind="get", queue="Q", seq=3)], "marked": 3, "skipped": 2,
+              "loose_mark": True, "pending_triggers": [("INIT.Q", None, 1)], "qmgr": "QM2", "discarded": ("Q",)}
+    assert set(values) == {f.name for f in attrs.fields(S.ModelConnection)} - {"name"}, "a field to set here"
+    for name, value in values.items():
+        setattr(c, name, value)
+    copy_ = s.clone().conn("c")
+    assert copy_ is not c and copy_ == c
+    assert copy_.uow is not c.uow and copy_.pending_triggers is not c.pending_triggers
+
+
 def test_a_clone_has_every_field_and_equals_its_original():
     base = _put(_ready(), "m1")
     copy_ = base.clone()

@@ -252,6 +252,7 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
                   or branch.field_rules.get(f.split(".")[0]) or branch.rules)
     # (trigger messages all have an empty body: one returned is never known by it for one that left before)
     anonymous = observed.message is not None and body == "" and observed.message.format == C.MQFMT_TRIGGER
+    hidden: tuple[str, ...] = ()
     if body is not None and not anonymous:
         # A message MQ would not return at all: the rule that excludes it (uncommitted, expired,
         # locked, already got) is what the system broke, before any rule about order or fields.
@@ -277,8 +278,12 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
         # (CORE-04 priority order, CORE-06 FIFO whatever the priority); a browse or cursor
         # rule only passed along what that order chose.  Not so for a browse-next that returned
         # a message further on than the one MQ returns next: the cursor passed that one over
-        # (CORE-19 leads), the order having put both where they are.
-        rules = [r for r in ("CORE-04", "CORE-06") if r in rules] + [r for r in rules if r not in ("CORE-04", "CORE-06")]
+        # (CORE-19 leads), the order having put both where they are.  A get that selects, returning a message it
+        # selects: the delivery order among the messages selected (CORE-52) leads the order rules, as the model
+        # gives it (one it does not select is what the selection broke: that leads, as it came).
+        selected = branch.field_rules.get("message.body:later", ())[:1] == ("CORE-52",) and not hidden
+        front = ("CORE-52", "CORE-04", "CORE-06") if selected else ("CORE-04", "CORE-06")
+        rules = [r for r in front if r in rules] + [r for r in rules if r not in front]
     return tuple(dict.fromkeys(rules))
 
 
