@@ -1173,7 +1173,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
             rules.append("CORE-21")
         rules.append("CORE-17")
     else:
-        sync = _get_syncpoint(state, o, m)
+        sync = _get_syncpoint(state, o)
         if sync is None:
             rules.append("CORE-36")
             sync = m.md.persistence == C.MQPER_PERSISTENT
@@ -1269,13 +1269,13 @@ def _decides(m: ModelMessage, name: str) -> bool:
 
 
 def _under_syncpoint(state: ModelState, options: int) -> bool:
-    """Whether a get with ``options`` is in a unit of work whatever it returns (MQGMO_SYNCPOINT, or none of the
-    three on z/OS, CORE-35)."""
-    both = C.MQGMO_SYNCPOINT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT
-    return bool(options & C.MQGMO_SYNCPOINT) or (not options & both and state.platform == C.PLATFORM_ZOS)
+    """Whether a get with ``options`` is in a unit of work whatever it returns (:func:`_get_syncpoint`: not
+    MQGMO_SYNCPOINT_IF_PERSISTENT)."""
+    return _get_syncpoint(state, options) is True
 
 
-def _get_syncpoint(state: ModelState, options: int, m: ModelMessage) -> bool | None:
+def _get_syncpoint(state: ModelState, options: int) -> bool | None:
+    """In a unit of work (True), not (False), or as the message's persistence says (None)."""
     if options & C.MQGMO_SYNCPOINT:
         return True
     if options & C.MQGMO_NO_SYNCPOINT:

@@ -383,6 +383,13 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         return [out]
     rule = h.table.rules[index]
     fields = message_fields(m)
+    # the table not yet in force, where it would deal with the message otherwise (DLQ-10); should a later rule be
+    # applied instead, how the choice was made: tries kept across a restart (DLQ-30) or counted with another
+    # message's (DLQ-02), this rule not matched after all, the table's order (DLQ-01)
+    pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
+    shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
+    restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
+    chosen = restarted + shared + _matching(o.handler, index) + ("DLQ-01", "DLQ-04")
     done = h.with_tries(mid, None)   # a successful action ends the message's record
     queue = h.input_q
     s = o.state.clone()
@@ -392,7 +399,6 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         out = settle(s, done, DISCARDED, rules, primary=decisive + ("DLQ-20",), index=index)
         # seen put on somewhere (or its put tried and backed out): another rule was chosen (this one not matched,
         # by how its patterns compare, or another first, by what decided the choice), never the discard's own rule
-        pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
         other = tuple(dict.fromkeys(pending + decisive + _matching(h, index)))
         out.field_rules = {**out.field_rules, f"{key}=={BACKED_OUT}": other,   # out is new
                            **{f"{key}==put:{q}": other for q in o.state.queues}}
@@ -402,12 +408,6 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         acted += ("DLQ-23",)
     rules += acted + ("DLQ-12", "DLQ-24")
     tried = h.with_tries(mid, tries + 1)
-    # Should a later rule be applied instead, how the choice was made: tries kept across a restart (DLQ-30) or
-    # counted with another message's (DLQ-02), this rule not matched after all, the table's order (DLQ-01)
-    shared = ("DLQ-02",) if any(i == index and other != mid for i, other in o.handler.acted) else ()
-    restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
-    pending = ("DLQ-10",) if "DLQ-10" in scan and _changed_table_differs(o.handler, m, index) else ()
-    chosen = restarted + shared + _matching(o.handler, index) + ("DLQ-01", "DLQ-04")
 
     def failed(extra: tuple[str, ...] = ()) -> _Outcome:
         """The put failed: the get is backed out and the message stays with BackoutCount + 1 (DLQ-24)."""

@@ -279,8 +279,7 @@ def _shared_put(s: ModelState, queue: str, m: ModelMessage, conn: str, sync: boo
     # own trigger type or TriggerMsgPriority (FIRST at 0 judged as FIRST at 0 is the same), the counting of
     # committed messages alone where an uncommitted one is there to count (TRIG-05), each queue manager's own
     # judging for its own initiation queue (TRIG-08: one trigger message per queue manager whose conditions hold)
-    judged = ("TRIG-07",) if _overridden(s, q, qm) and (
-        q.attr("TRIGTYPE") != C.MQTT_FIRST or q.attr("TRIGMPRI")) else ()
+    judged = ("TRIG-07",) if _override_changes(s, q, qm) else ()
     counting = ("TRIG-05",) if sync or any(x.put_by is not None for x in q.messages) else ()
     shared = judged + counting + ("TRIG-08",)
     if added > 1:
@@ -370,9 +369,14 @@ def _after_put_counted(s: ModelState, queue: str, count: int, rules: tuple[str, 
 def _overridden_note(s: ModelState, queue: str, qm: str) -> None:
     """An event that FIRST with TriggerMsgPriority 0 did not trigger, where that was TRIG-07's override of the
     queue's own trigger type: judged by those, it might have (another way, TRIG-07 alone, to a trigger)."""
-    q = s.queues[queue]
-    if _overridden(s, q, qm) and (q.attr("TRIGTYPE") != C.MQTT_FIRST or q.attr("TRIGMPRI")):
+    if _override_changes(s, s.queues[queue], qm):
         _note(s, queue, ("TRIG-07",))
+
+
+def _override_changes(s: ModelState, q: ModelQueue, qm: str) -> bool:
+    """TRIG-07's override holds for ``q`` at ``qm`` and judges it otherwise than its own trigger type and
+    TriggerMsgPriority would (FIRST at 0 judged as FIRST at 0 is the same)."""
+    return _overridden(s, q, qm) and (q.attr("TRIGTYPE") != C.MQTT_FIRST or bool(q.attr("TRIGMPRI")))
 
 
 def _interval_elapsed(s: ModelState, q: ModelQueue, qm: str = "") -> list[bool]:
