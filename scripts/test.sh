@@ -11,10 +11,15 @@ if [ "${1:-}" = "--quick" ]; then
     quick=(-m "not broker and not spark and not browser")
     export MQCONFORM_QUICK=1
 fi
+# One worker more than the cores: a third of the suite's time is spent waiting on brokers, Spark and the clock,
+# and a third worker on two cores fills it (measured in docs/testing.md: 878 s with two, 693 s with three, 702 s
+# and a test starved of CPU with four).  MQCONFORM_TEST_WORKERS sets another number.
+workers=${MQCONFORM_TEST_WORKERS:-$(( $(nproc) + 1 ))}
+case "$workers" in ''|0|*[!0-9]*) echo "test: MQCONFORM_TEST_WORKERS takes a number of workers, 1 or more, not '$workers'" >&2; exit 2 ;; esac
 bash scripts/setup.sh --install
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 set +e
-.venv/bin/python -m pytest -n 2 -p no:cacheprovider --durations=25 "${quick[@]}" tests "$@"
+.venv/bin/python -m pytest -n "$workers" -p no:cacheprovider --durations=25 "${quick[@]}" tests "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
