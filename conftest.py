@@ -11,6 +11,13 @@ Tests that need a broker, Spark or a browser carry the mark ``broker``, ``spark`
 refuses, in every other test, to start a broker or Spark (``MQCONFORM_REFUSE``): a
 test that needs one without saying so fails there at once.  At the end of a run the
 time spent per test file is printed, slowest first.
+
+The tests of a broker's mapping share one private broker of each kind per test process
+(``rabbitmq_broker``, ``activemq_broker``), each test on queues of its own; with
+``--dist loadgroup`` (scripts/test.sh) every test that uses one runs on one worker, so
+the suite starts each shared broker once.  A test that restarts the shared broker leaves
+it running; one that needs a broker no other test may see (killed, or of other settings)
+starts its own.
 """
 
 import os
@@ -41,6 +48,38 @@ QUICK = os.environ.get("MQCONFORM_QUICK") == "1"
 def pytest_configure(config):
     for name, why in NEEDS.items():
         config.addinivalue_line("markers", f"{name}: the test {why}; scripts/test.sh --quick leaves it out")
+
+
+#: The brokers shared by the mapping tests: fixture name -> broker.
+SHARED_BROKERS = {"rabbitmq_broker": "rabbitmq", "activemq_broker": "activemq"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """A test that uses a shared broker runs in that broker's group: on one worker, beside its broker (before
+    pytest-xdist names the groups, so that its own hook sees the mark)."""
+    for item in items:
+        for fixture, name in SHARED_BROKERS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(name))
+
+
+def _shared(name, tmp_path_factory):
+    from tests.brokerkit import running_broker
+
+    yield from running_broker(name, tmp_path_factory.mktemp(f"shared-{name}"))
+
+
+@pytest.fixture(scope="session")
+def rabbitmq_broker(tmp_path_factory):
+    """One private RabbitMQ for this test process, started on first use, stopped by PID at its end."""
+    yield from _shared("rabbitmq", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def activemq_broker(tmp_path_factory):
+    """One private ActiveMQ (STOMP and OpenWire) for this test process, started on first use, stopped at its end."""
+    yield from _shared("activemq", tmp_path_factory)
 
 
 @pytest.fixture(autouse=True)

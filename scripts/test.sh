@@ -13,13 +13,14 @@ if [ "${1:-}" = "--quick" ]; then
 fi
 # One worker more than the cores: a third of the suite's time is spent waiting on brokers, Spark and the clock,
 # and a third worker on two cores fills it (measured in docs/testing.md: 878 s with two, 693 s with three, 702 s
-# and a test starved of CPU with four).  MQCONFORM_TEST_WORKERS sets another number.
+# and a test starved of CPU with four).  MQCONFORM_TEST_WORKERS sets another number.  --dist loadgroup: the tests
+# of a broker's mapping share one broker, on one worker (conftest.py).
 workers=${MQCONFORM_TEST_WORKERS:-$(( $(nproc) + 1 ))}
 case "$workers" in ''|0|*[!0-9]*) echo "test: MQCONFORM_TEST_WORKERS takes a number of workers, 1 or more, not '$workers'" >&2; exit 2 ;; esac
 bash scripts/setup.sh --install
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 set +e
-.venv/bin/python -m pytest -n "$workers" -p no:cacheprovider --durations=25 "${quick[@]}" tests "$@"
+.venv/bin/python -m pytest -n "$workers" --dist loadgroup -p no:cacheprovider --durations=25 "${quick[@]}" tests "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

@@ -15,15 +15,16 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, assert_rules_reported, check_out_of_range_values_reach_the_broker,
                              check_priority_fifo_and_units_of_work, check_restart_matches_mq,
-                             check_selection, get, mqconform, running_broker)
+                             check_selection, get, mqconform)
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     server("activemq").installed() is not None, reason="activemq not installed (bash scripts/system-packages.sh)")]
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory):
-    yield from running_broker("activemq", tmp_path_factory.mktemp("activemq-run"))
+def broker(activemq_broker):
+    """The test process's shared activemq (conftest.py): each test on queues of its own."""
+    return activemq_broker
 
 
 @pytest.fixture

@@ -17,15 +17,16 @@ from reference_model import mqconst as C
 from reference_model.rules import RULES
 from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, check_crash_campaign, assert_rules_reported, check_out_of_range_values_reach_the_broker,
                              check_priority_fifo_and_units_of_work, check_restart_matches_mq,
-                             check_selection, get, mqconform, put, running_broker, two_programs_and_mqdisc)
+                             check_selection, get, mqconform, put, two_programs_and_mqdisc)
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     server("activemq").installed() is not None, reason="activemq not installed (bash scripts/system-packages.sh)")]
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory):
-    yield from running_broker("activemq", tmp_path_factory.mktemp("activemq-openwire"))
+def broker(activemq_broker):
+    """The test process's shared activemq (conftest.py): each test on queues of its own."""
+    return activemq_broker
 
 
 @pytest.fixture

@@ -23,15 +23,16 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.rules import RULES
 from tests.brokerkit import (check_a_fruitless_wait_counts_on_the_clock, check_crash_campaign, assert_rules_reported, check_priority_fifo_and_units_of_work, get, mqconform, put,
-                             restart_history, running_broker, two_programs_and_mqdisc)
+                             restart_history, two_programs_and_mqdisc)
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     server("rabbitmq").installed() is not None, reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")]
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory):
-    yield from running_broker("rabbitmq", tmp_path_factory.mktemp("rabbitmq-run"))
+def broker(rabbitmq_broker):
+    """The test process's shared rabbitmq (conftest.py): each test on queues of its own."""
+    return rabbitmq_broker
 
 
 @pytest.fixture
