@@ -75,9 +75,10 @@ def test_a_race_shrinks_to_fewer_calls_that_still_race_and_the_clients_it_needs(
         assert 2 <= len(small.scripts) <= len(race.case.events)
         assert sum(isinstance(op, L.Put) for op in small.setup) >= 1 or any(
             isinstance(op, L.Put) for ops in small.scripts.values() for op in ops)
-        # (the clients run on threads: on a loaded machine a race may take many tries to show again)
-        failed, _, _ = rerun(adapter, small.setup, small.scripts, AFTER, "distributed", 400)
-        assert failed >= 1, (seed, small.scripts)
+        # (the clients run on threads: on a loaded machine a race may take many tries to show again; the first that
+        # shows it is enough here, where how often it shows is replay's to count)
+        assert any(rerun(adapter, small.setup, small.scripts, AFTER, "distributed", 1, case_id=f"again-{n}")[0]
+                   for n in range(400)), (seed, small.scripts)
         shrunk_to.append((small.calls_before, small.calls_after))
         assert small.calls_after < small.calls_before or small.calls_before == 2
     # the race itself: two gets of the one message (2 calls; 2 of 3 seeds in 10 measured runs at the least)
