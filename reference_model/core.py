@@ -343,8 +343,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str, gets_commit: boo
         # report, is that rule's departure
         for name in c.discarded:
             if name in s.queues:
-                q = s.queue(name)
-                q.departures = tuple(dict.fromkeys(("EXP-13",) + q.departures))[:6]
+                s.queue(name).departed(("EXP-13",))
     c.discarded = ()
     c.uow.clear()
     c.marked = c.skipped = None
@@ -1107,8 +1106,7 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
             out.append(_deliver(state, op, h, discarded, chosen, order, excluded, keep_lock, mark, lead=selecting))
             continue
         s = state.clone()
-        rules = ("CORE-13",) + selecting + order_base + _discard_all(s, q, h.queue, discarded,
-                                                                    h.conn if _under_syncpoint(s, o) else None)
+        rules = ("CORE-13",) + selecting + order_base + _discard_all(s, q, h, o, discarded)
         if o & C.MQGMO_WAIT and op.wait_interval > 0:
             s.clock += op.wait_interval // 100
         if start == 0 and not any(criteria):
@@ -1125,14 +1123,15 @@ def _get_from(state: ModelState, op: L.Get, h: ModelHandle, own_uncommitted: boo
     return out
 
 
-def _discard_all(s: ModelState, q: ModelQueue, queue: str, discarded: list[ModelMessage],
-                 conn: str | None = None) -> tuple[str, ...]:
-    """Discard the expired messages a get walked past (EXP-04/05); returns the rules applied.  ``conn``: the
-    connection whose get under syncpoint walked past them (ModelConnection.discarded)."""
+def _discard_all(s: ModelState, q: ModelQueue, h: ModelHandle, options: int,
+                 discarded: list[ModelMessage]) -> tuple[str, ...]:
+    """Discard the expired messages a get through ``h`` with ``options`` walked past (EXP-04/05); returns the
+    rules applied.  A get under syncpoint notes their queues on its connection (ModelConnection.discarded)."""
     if not discarded:
         return ()
-    if conn is not None:
-        c = s.conn(conn)
+    queue = h.queue
+    if _get_syncpoint(s, options) is True:   # in a unit of work whatever it returns
+        c = s.conn(h.conn)
         c.discarded = tuple(dict.fromkeys(c.discarded + (queue,) + tuple(
             m.md.reply_to_q for m in discarded if expiry.reports(s, m))))
     rules = ("EXP-04", "EXP-13") if q.attr("MSGDLVSQ") == C.MQMDS_FIFO else ("EXP-05", "EXP-04", "EXP-13")
@@ -1156,8 +1155,7 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
     s = state.clone()
     sq = s.queues[h.queue]
     sh = s.handles[h.name]
-    rules = list(lead) + list(order) + list(_discard_all(s, sq, h.queue, discarded,
-                                                         h.conn if _under_syncpoint(s, o) else None))
+    rules = list(lead) + list(order) + list(_discard_all(s, sq, h, o, discarded))
     m = s.find(h.queue, chosen.seq)
     rules += list(m.provenance)
     browse = o & C.MQGMO_BROWSE_ANY
@@ -1266,12 +1264,6 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
 def _decides(m: ModelMessage, name: str) -> bool:
     """Whether a rule of how the message was put decided its field ``name`` (see ``ModelMessage.decided``)."""
     return any(field == name for field, _ in m.decided)
-
-
-def _under_syncpoint(state: ModelState, options: int) -> bool:
-    """Whether a get with ``options`` is in a unit of work whatever it returns (:func:`_get_syncpoint`: not
-    MQGMO_SYNCPOINT_IF_PERSISTENT)."""
-    return _get_syncpoint(state, options) is True
 
 
 def _get_syncpoint(state: ModelState, options: int) -> bool | None:

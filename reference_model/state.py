@@ -65,12 +65,16 @@ class ModelMessage:
         return (-self.order_priority, self.seq)
 
 
+#: Rules a queue keeps of how its messages most recently left it.
+DEPARTURES_KEPT = 6
+
+
 @attrs.define(eq=True)
 class ModelQueue:
     name: str
     attrs: dict
     messages: list[ModelMessage] = Factory(list)   # (not attrs.Factory: the field ``attrs`` hides the module here)
-    #: Rules by which messages most recently left the queue (newest first, a few).
+    #: Rules by which messages most recently left the queue (newest first, the latest DEPARTURES_KEPT).
     departures: tuple[str, ...] = ()
     #: Expired messages that must already have been removed in the background (a lower bound).
     background_removed: int = 0
@@ -94,6 +98,10 @@ class ModelQueue:
 
     def attr(self, name: str):
         return self.attrs[name]
+
+    def departed(self, rules: tuple[str, ...]) -> None:
+        """Messages left the queue by ``rules``: they come first among its departures (a queue of the state's own)."""
+        self.departures = tuple(dict.fromkeys(rules + self.departures))[:DEPARTURES_KEPT]
 
     @property
     def shared(self) -> bool:
@@ -442,7 +450,7 @@ class ModelState:
         self.left_by = {**self.left_by, m.body: tuple(dict.fromkeys(rules))}
         rules = tuple(dict.fromkeys(rules + m.provenance))  # how it got here explains its leaving too
         self.removed = {**self.removed, m.body: rules}
-        q.departures = tuple(dict.fromkeys(rules + q.departures))[:6]
+        q.departed(rules)
 
     def find(self, queue: str, seq: int) -> ModelMessage | None:
         return self.queues[queue].find(seq)

@@ -70,8 +70,7 @@ def _blame_removal(b: Branch, queue: str, rule: str) -> None:
     if m is not None and m.body in b.state.removed:
         b.state.removed = {**b.state.removed, m.body: (rule,) + b.state.removed[m.body]}
         b.state.left_by = {**b.state.left_by, m.body: (rule,) + b.state.left_by.get(m.body, ())}
-        q = b.state.queue(queue)
-        q.departures = tuple(dict.fromkeys((rule,) + q.departures))[:6]
+        b.state.queue(queue).departed((rule,))
 
 
 def end_unit_of_work(state: ModelState, conn: str, commit: bool) -> list[Branch]:
