@@ -270,6 +270,17 @@ def _core15(state, op):
         yield "one get backed out" if gets == 1 else "several gets backed out"
 
 
+@declare("CORE-30", "no unit of work", "a unit of work of puts alone", "a unit of work with gets")
+def _core30(state, op):
+    conn = state.conns.get(getattr(op, "conn", None) or "")
+    if conn is None or not isinstance(op, L.Disconnect) or op.abnormal:
+        return
+    if any(e.kind == "get" for e in conn.uow):
+        yield "a unit of work with gets"
+    else:
+        yield "a unit of work of puts alone" if conn.uow else "no unit of work"
+
+
 @declare("CORE-18", "one message", "several messages")
 def _core18(state, op):
     if _is_get(op) and op.options & C.MQGMO_BROWSE_FIRST:
@@ -355,6 +366,22 @@ def _core52(state, op):
     yield "the first message selected" if every[0] is chosen[0] else "a message behind others selected"
     if len(chosen) > 1:
         yield "several selected"
+
+
+@declare("CORE-53", "browse, the message under the cursor selected", "browse, the message under the cursor not selected",
+         "get, the message under the cursor selected", "get, the message under the cursor not selected")
+def _core53(state, op):
+    h, q = _handle(state, op), _queue(state, op)
+    if not core.selects(op) or not op.options & core.UNDER_CURSOR or h is None or q is None \
+            or h.cursor_seq is None:
+        return
+    under = q.find(h.cursor_seq)
+    if under is None:
+        return   # no message under the cursor: CORE-20 decides
+    mo = op.match_options
+    criteria = (op.msg_id if mo & C.MQMO_MATCH_MSG_ID else "", op.correl_id if mo & C.MQMO_MATCH_CORREL_ID else "")
+    how = "browse" if op.options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR else "get"
+    yield f"{how}, the message under the cursor {'selected' if core.satisfies(criteria, under) else 'not selected'}"
 
 
 @declare("CORE-38", "just below MQWI_UNLIMITED", "far below MQWI_UNLIMITED")

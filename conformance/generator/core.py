@@ -70,6 +70,9 @@ MATCH_GETS = (C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT, C.MQGMO_SYNCPOINT_IF_PERS
               C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT,
               C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT, C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT,
               C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT)
+#: How a get that selects acts on the message under the browse cursor: browsing it, or getting it.
+UNDER_CURSOR_GETS = (C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT,
+                     C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT)
 identified = Record(lambda msg_id, correl_id, priority, persistence: (msg_id, correl_id, priority, persistence),
                     msg_id=MSG_IDS, correl_id=CORREL_IDS, priority=(4, 0, 9),
                     persistence=(C.MQPER_NOT_PERSISTENT, C.MQPER_PERSISTENT))
@@ -341,14 +344,26 @@ class CoreMachine(ConformanceMachine):
         self.execute(L.Get(conn=conn, handle=self._handle(conn, queue),
                            options=C.MQGMO_MSG_UNDER_CURSOR | sync))
 
-    @rule(conn=conns, how=st.sampled_from(("commit", "backout", "disconnect")))
+    @rule(conn=conns, how=st.sampled_from(("commit", "backout", "disconnect", "disconnect after a get")))
     def end_unit_of_work(self, conn, how):
-        if how == "disconnect":  # MQDISC ends the unit of work too
+        if how.startswith("disconnect"):
+            # MQDISC ends the unit of work too (CORE-30): one that holds a put, and perhaps a get, whose fate the
+            # depths then show at once.  Never a get alone: a message back on the queue after it is as well a
+            # commit that failed to delete it (CORE-14) as a disconnect that backed out.
+            if how != "disconnect":
+                # a committed message for the unit of work to get
+                self.execute(L.Put(conn=conn, handle=self._handle(conn, QUEUES[1]), body=self._body(),
+                                   options=C.MQPMO_NO_SYNCPOINT))
+                self.execute(L.Get(conn=conn, handle=self._handle(conn, QUEUES[1]), options=C.MQGMO_SYNCPOINT))
+            self.execute(L.Put(conn=conn, handle=self._handle(conn, QUEUES[0]), body=self._body(),
+                               options=C.MQPMO_SYNCPOINT))
             self.execute(L.Disconnect(conn=conn))
             self._forget(conn)
             # A call on the ended connection fails with MQRC_HCONN_ERROR and changes nothing.
             self.execute(L.Put1(conn=conn, queue=QUEUES[0], body=self._body()))
             self._connect(conn)
+            for queue in QUEUES if how != "disconnect" else QUEUES[:1]:
+                self.execute(L.InquireQueue(queue=queue, names=INQUIRED))
         else:
             self.execute(L.Commit(conn=conn) if how == "commit" else L.Backout(conn=conn))
 
@@ -543,6 +558,27 @@ class SelectingCoreMachine(CoreMachine):
         for _ in range(2 if again else 1):
             self.execute(L.GetMatching(conn=conn, handle=handle, options=how, match_options=match, msg_id=mid,
                                        correl_id=cid))
+
+    @drawn_rule(conn=CONNS, queue=QUEUES, first=identified, second=identified, walk=(False, True),
+                match=MATCHES[:3], select=("absent", "first", "second"), how=UNDER_CURSOR_GETS)
+    def get_matching_under_cursor(self, conn, queue, first, second, walk, match, select, how):
+        """Two messages the program identifies put behind whatever is there, a browse to the head of the
+        queue (and on to the next message: ``walk``), then a get or a browse of the message under the cursor
+        that selects by MsgId, CorrelId or both: by identifiers no message carries, or by those of either
+        message put.  Under the cursor the selection is ignored: the message there comes back whether it
+        satisfies it or not (CORE-53).  In :meth:`get_matching` such a call is one way of getting among
+        seven, and most often drawn with match options that select nothing or are undefined."""
+        handle = self._handle(conn, queue)
+        for mid, cid, priority, persistence in (first, second):
+            self.execute(L.Put(conn=conn, handle=handle, body=self._body(), options=C.MQPMO_NO_SYNCPOINT,
+                               md=L.MessageDescriptor(msg_id=mid, correl_id=cid, priority=priority,
+                                                      persistence=persistence)))
+        self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT))
+        if walk:
+            self.execute(L.Get(conn=conn, handle=handle, options=C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT))
+        mid, cid = {"absent": ("id-9", "corr-9"), "first": first[:2], "second": second[:2]}[select]
+        self.execute(L.GetMatching(conn=conn, handle=handle, options=how, match_options=match, msg_id=mid,
+                                   correl_id=cid))
 
     @drawn_rule(conn=CONNS, queue=QUEUES, msg_id=MSG_IDS[1:], correl_id=CORREL_IDS[1:],
                 priorities=Record(lambda a, b, c: (a, b, c), a=(0, 4, 9), b=(9, 0, 4), c=(4, 9, 0)), count=(3, 2),
