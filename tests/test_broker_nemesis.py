@@ -18,6 +18,10 @@ pytestmark = pytest.mark.broker
 
 BROKERS = ("rabbitmq", "activemq")
 NEMESIS_RULES = ("CORE-46", "CORE-47", "CORE-48")
+#: A seed for each broker whose six cases reach every rule of the nemesis (keep-going 2, the search alone), as
+#: ``mqconform run --adapter B --area core --examples 6 --keep-going 2 --adapter-opt nemesis=on`` shows: which
+#: cases a departure already found cuts short depends on the broker's own departures.
+SEEDS = {"rabbitmq": "5", "activemq": "1"}
 
 
 def _adapter(name: str, monkeypatch, srv):
@@ -115,7 +119,7 @@ def test_a_nemesis_run_gives_the_same_verdicts_twice(broker, tmp_path):
     def run(n):
         # both runs at once, each on a broker of its own (the nemesis pauses and restarts the whole broker): the
         # module's, and a private one the second run starts for itself (nothing runs in its run directory)
-        code, out, err, _ = mqconform("run", "--adapter", name, "--area", "core", "--seed", "5",
+        code, out, err, _ = mqconform("run", "--adapter", name, "--area", "core", "--seed", SEEDS[name],
                                       "--examples", "6", "--keep-going", "2", "--adapter-opt", "nemesis=on",
                                       "--no-minimise", "--shrink-cases", "1",
                                       "--results", tmp_path / f"run{n}",
