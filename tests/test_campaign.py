@@ -96,9 +96,10 @@ def test_local_campaign_covers_the_rules_and_is_reportable(tmp_path):
 
 
 def test_fault_found_once_and_replayable(tmp_path):
+    # a budget of cases, not minutes: a loaded machine took 18 s to start Spark, most of a 24 s budget
     out = tmp_path / "camp"
     code, text, err = run_cli("campaign", "--adapter", "simulated", "--faults", "dlq-no-dlh-processed",
-                              "--area", "dlq", "--minutes", "0.4", "--task-examples", "25", "--seed", "7",
+                              "--area", "dlq", "--examples", "50", "--task-examples", "25", "--seed", "7",
                               "--master", "local[2]", "--out", out, *QUIET)
     assert code == 1, text + err
     failures = list((out / "failures").glob("*.json"))
