@@ -378,10 +378,8 @@ def _core53(state, op):
     under = q.find(h.cursor_seq)
     if under is None:
         return   # no message under the cursor: CORE-20 decides
-    mo = op.match_options
-    criteria = (op.msg_id if mo & C.MQMO_MATCH_MSG_ID else "", op.correl_id if mo & C.MQMO_MATCH_CORREL_ID else "")
     how = "browse" if op.options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR else "get"
-    yield f"{how}, the message under the cursor {'selected' if core.satisfies(criteria, under) else 'not selected'}"
+    yield f"{how}, the message under the cursor {'selected' if core.satisfies(core.criteria(op), under) else 'not selected'}"
 
 
 @declare("CORE-38", "just below MQWI_UNLIMITED", "far below MQWI_UNLIMITED")

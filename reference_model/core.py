@@ -916,6 +916,11 @@ def selection(op: L.Op) -> tuple[str, str]:
     """The (MsgId, CorrelId) a get selects by, "" for any (CORE-51); none under the cursor (CORE-53)."""
     if not selects(op) or op.options & UNDER_CURSOR:
         return "", ""
+    return criteria(op)
+
+
+def criteria(op: L.GetMatching) -> tuple[str, str]:
+    """The (MsgId, CorrelId) ``op``'s match options name, "" for any, whether or not the get applies them."""
     mo = op.match_options
     return (op.msg_id if mo & C.MQMO_MATCH_MSG_ID else "", op.correl_id if mo & C.MQMO_MATCH_CORREL_ID else "")
 

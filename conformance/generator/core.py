@@ -350,7 +350,8 @@ class CoreMachine(ConformanceMachine):
             # MQDISC ends the unit of work too (CORE-30): one that holds a put, and perhaps a get, whose fate the
             # depths then show at once.  Never a get alone: a message back on the queue after it is as well a
             # commit that failed to delete it (CORE-14) as a disconnect that backed out.
-            if how != "disconnect":
+            with_get = how == "disconnect after a get"
+            if with_get:
                 # a committed message for the unit of work to get
                 self.execute(L.Put(conn=conn, handle=self._handle(conn, QUEUES[1]), body=self._body(),
                                    options=C.MQPMO_NO_SYNCPOINT))
@@ -362,7 +363,7 @@ class CoreMachine(ConformanceMachine):
             # A call on the ended connection fails with MQRC_HCONN_ERROR and changes nothing.
             self.execute(L.Put1(conn=conn, queue=QUEUES[0], body=self._body()))
             self._connect(conn)
-            for queue in QUEUES if how != "disconnect" else QUEUES[:1]:
+            for queue in QUEUES if with_get else QUEUES[:1]:
                 self.execute(L.InquireQueue(queue=queue, names=INQUIRED))
         else:
             self.execute(L.Commit(conn=conn) if how == "commit" else L.Backout(conn=conn))
