@@ -91,17 +91,58 @@ def _refuse_what_is_not_declared(request, monkeypatch):
     yield
 
 
+def _cpu() -> float:
+    """CPU seconds this process and the children it has waited for have used (servers a test started and stopped)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+_CPU_MARK = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    item.stash[_CPU_MARK] = _cpu()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each phase's report carries the CPU seconds it used (``cpu`` among its user properties), so that the
+    summary can say where the CPU went as well as the wall clock: with more workers than cores, a test's
+    seconds include the time it waited for a core."""
+    outcome = yield
+    now = _cpu()
+    report = outcome.get_result()
+    report.user_properties.append(("cpu", now - item.stash.get(_CPU_MARK, now)))
+    item.stash[_CPU_MARK] = now
+
+
 def pytest_terminal_summary(terminalreporter):
     per_file: dict[str, float] = defaultdict(float)
+    cpu_per_file: dict[str, float] = defaultdict(float)
     for reports in terminalreporter.stats.values():
         for report in reports:
             nodeid, duration = getattr(report, "nodeid", ""), getattr(report, "duration", None)
             if nodeid and isinstance(duration, (int, float)):
-                per_file[nodeid.split("::", 1)[0]] += duration
+                path = nodeid.split("::", 1)[0]
+                per_file[path] += duration
+                cpu_per_file[path] += sum(v for k, v in getattr(report, "user_properties", ()) if k == "cpu")
     if not per_file:
         return
-    terminalreporter.write_sep("=", "time per test file (setup, call and teardown, all workers)")
-    total = sum(per_file.values())
+    terminalreporter.write_sep("=", "time per test file (setup, call and teardown, all workers; CPU of the "
+                                    "test process and the servers it stopped)")
+    total, cpu = sum(per_file.values()), sum(cpu_per_file.values())
     for path, seconds in sorted(per_file.items(), key=lambda kv: -kv[1]):
-        terminalreporter.write_line(f"{seconds:8.1f}s {100 * seconds / total:5.1f}%  {path}")
-    terminalreporter.write_line(f"{total:8.1f}s in all")
+        terminalreporter.write_line(f"{seconds:8.1f}s {100 * seconds / total:5.1f}%  {cpu_per_file[path]:8.1f}s CPU"
+                                    f"  {path}")
+    terminalreporter.write_line(f"{total:8.1f}s in all          {cpu:8.1f}s CPU")
+    per_test: dict[str, float] = defaultdict(float)
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            for k, v in getattr(report, "user_properties", ()):
+                if k == "cpu" and getattr(report, "nodeid", ""):
+                    per_test[report.nodeid] += v
+    terminalreporter.write_sep("=", "25 tests that used the most CPU (all phases)")
+    for nodeid, seconds in sorted(per_test.items(), key=lambda kv: -kv[1])[:25]:
+        terminalreporter.write_line(f"{seconds:8.1f}s CPU  {nodeid}")
