@@ -334,6 +334,18 @@ def _changed(dlh: L.DeadLetterHeader, md: dict, changes) -> tuple[L.DeadLetterHe
     return attrs.evolve(dlh, **header), desc
 
 
+def _sent_to(rule: dict, dlh: L.DeadLetterHeader, md: dict) -> str | None:
+    """The machine's queue a dead letter that rule ``rule`` matches is put to (forwarded or retried), if any."""
+    action = rule.get("ACTION")
+    if action == "RETRY":
+        queue = dlh.dest_q
+    elif action == "FWD" and rule.get("FWDQM", "' '") in ("' '", "&DESTQM", "&REPLYQM"):
+        queue = {"&DESTQ": dlh.dest_q, "&REPLYQ": md.get("reply_to_q", "")}.get(rule["FWDQ"], rule["FWDQ"])
+    else:
+        return None
+    return queue if queue in TARGETS + (REPORTS,) else None
+
+
 def fitted(rule: dict, dlh: L.DeadLetterHeader, md: dict) -> tuple[L.DeadLetterHeader, dict]:
     """``dlh`` and ``md`` changed just enough that the rules-table entry ``rule`` matches them."""
     return _changed(dlh, md, [change for key, pattern in rule.items() for change in FITS.get((key, pattern), ())])
@@ -389,13 +401,21 @@ class DlqMachine(ConformanceMachine):
         self._dead_letter(dlh, md)
 
     @drawn_rule(dlh=HEADER, md=DESCRIPTOR, expiry=(20, 100, 600), report=(False, True), wait=(0, 50, 150),
-                then=(None,) + TARGETS + (REPORTS,))
-    def expiring_dead_letter(self, dlh, md, expiry, report, wait, then):
+                then=(None,) + TARGETS + (REPORTS,), fit=absent_or(*range(8)))
+    def expiring_dead_letter(self, dlh, md, expiry, report, wait, then, fit):
         """A dead letter with an expiry (and perhaps an expiration report), time, a handler run, and
-        perhaps a queue drained to see what arrived (with what is left of its expiry)."""
+        perhaps a queue drained to see what arrived (with what is left of its expiry).  Half of them are
+        made to match one of the case's rules, and the queue drained is then the one that rule sends it to,
+        if it sends it anywhere: a dead letter drawn at random is rarely forwarded or retried where a drain
+        sees it, and a handler that forwards without what is left of the expiry went unseen in some runs."""
         mid = self._msg_id()
         if report:
             md = {**md, "reply_to_q": REPORTS, "reply_to_qmgr": ""}
+        forwarding = [r for r in self.known_rules if r.get("ACTION") == "FWD"]
+        if fit is not None and forwarding:
+            rule = forwarding[fit % len(forwarding)]
+            dlh, md = fitted(rule, dlh, md)
+            then = _sent_to(rule, dlh, md) or then
         desc = L.MessageDescriptor(msg_id=mid, format=C.MQFMT_DEAD_LETTER_HEADER, expiry=expiry,
                                    report=C.MQRO_EXPIRATION if report else C.MQRO_NONE, **md)
         self.execute(L.Put1(conn=APP, queue=DLQ, body=f"expiring {mid}", md=desc, dlh=dlh))
@@ -525,6 +545,51 @@ class DlqMachine(ConformanceMachine):
         self.execute(_restart("H1"))
         self.run_handler(0)
         # and its own table back, the case going on as it was
+        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
+        self.execute(_restart("H1"))
+
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, pattern=RARE_PATTERNS, hit=(False, True), control=CONTROL, style=STYLE)
+    def dead_letter_by_a_rare_keyword(self, dlh, md, pattern, hit, control, style):
+        """H1 given a table whose first rule discards by a keyword the other rules never carry (the context's
+        ApplType or ApplIdentityData, the MQDLH's DestQMgrName, the descriptor's Feedback or ReplyToQMgr) and
+        whose second ignores every message, and restarted; a dead letter that matches that keyword, or misses
+        the rule by it alone; a run, and the dead-letter queue's depth, one message fewer exactly where the
+        keyword matched (DLQ-41; the second rule makes a message no rule deals with, DLQ-06, no part of it).  At
+        random such a rule comes in one table of ten, and a dead letter near it more rarely still, so that a
+        handler that ignores one of these keywords, or compares it with another field, went unseen in some
+        runs.  Then H1 has its own table back, restarted."""
+        rare = {pattern[0]: pattern[1], "ACTION": "DISCARD"}
+        self.execute(L.ChangeDlqTable(handler="H1", table=render([control, rare, {"ACTION": "IGNORE"}], style)))
+        self.execute(_restart("H1"))
+        self._dead_letter(*(fitted(rare, dlh, md) if hit else near_miss(rare, dlh, md, 0)))
+        self.run_handler(0)
+        self.execute(L.InquireQueue(queue=DLQ, names=("CURDEPTH",)))
+        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
+        self.execute(_restart("H1"))
+
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, retry=("2", "3"), control=CONTROL, style=STYLE)
+    def tried_at_each_rescan(self, dlh, md, retry, control, style):
+        """H1 given a table whose one rule forwards every message to PARK, RETRY(2) or (3) times, and restarted,
+        PARK emptied and put-inhibited; a dead letter, and a run at each of three rescans, PARK put-enabled
+        before the third: the forward fails twice, the message backed out each time, and is tried again at the
+        next rescan until the rule's tries are spent (DLQ-03, DLQ-24): with RETRY(3) the third try forwards it,
+        with RETRY(2) it is left (DLQ-05); then PARK drained, what arrived checked (its MQDLH and context,
+        DLQ-22, DLQ-12).  A handler that tries each rule once went unseen in some runs: a failing action and a
+        rescan after it come together rarely at random.  Then H1 has its own table back, restarted."""
+        control = {**control, "RETRYINT": "1"}
+        rule = {"ACTION": "FWD", "FWDQ": "PARK", "RETRY": retry}
+        self.drain("PARK")
+        self.execute(L.AlterQueue(queue="PARK", attrs={"PUT": 1}))
+        self.execute(L.ChangeDlqTable(handler="H1", table=render([control, rule], style)))
+        self.execute(_restart("H1"))
+        self._dead_letter(dlh, md)
+        self.run_handler(0)
+        self.execute(_advance(10))
+        self.run_handler(0)
+        self.execute(L.AlterQueue(queue="PARK", attrs={"PUT": 0}))
+        self.execute(_advance(10))
+        self.run_handler(0)
+        self.drain("PARK")
         self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
         self.execute(_restart("H1"))
 
