@@ -1248,6 +1248,8 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         }
         for f in MESSAGE_FIELDS + ("msg_id",):
             field_rules[f"message.{f}"] = ("CORE-11",)
+        # whether it is a segment, which one, and where it starts: how the queue manager split what was put
+        field_rules["message.segment_status"] = field_rules["message.offset"] = ("CORE-50",)
         field_rules["message.expiry"] = (("TRIG-30", "EXP-17") if chosen.tm else ()) + (
             "EXP-03", "EXP-02", "EXP-06") + (("EXP-14",) if chosen.backout_count else ())
         # how long the message has been on the queue: no time, nothing to decrement (EXP-02)

@@ -735,3 +735,19 @@ def test_an_alteration_keeps_only_the_attributes_the_departure_needs_and_leaves_
     alter = [s.op for s in small.steps if isinstance(s.op, L.AlterQueue)]
     assert alter == [L.AlterQueue(queue="SHARED.Q", attrs=(("TRIGGER", 1),))] or not alter, alter
     assert small.blamed == ("TRIG-08",) and "TRIG-07" not in small.rules, (small.rules, small.blamed)
+
+
+def test_a_last_segment_not_marked_as_such_is_the_segmentation_rule_not_the_commit_that_made_it_available():
+    """A segment's SegmentStatus and Offset are how the queue manager split what was put (CORE-50): a message put
+    under syncpoint and committed, got back with its last segment marked as a middle one, once blamed the commit
+    that made the segments available (CORE-29), the rule that put them there."""
+    adapter = create_adapter("simulated", {"faults": "last-segment-unmarked", "platform": "distributed"})
+    body = "L1-" + "abcdefghijklmnopqrstuvwxyz" + "abcdefghijklmnopqrs"
+    ops = [L.DefineQueue(queue="APP.Q", attrs={"MAXMSGL": 16}), L.Connect(conn="putter"),
+           L.Open(conn="putter", handle="h1", queue="APP.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT),
+           L.Put(conn="putter", handle="h1", body=body, md=L.MessageDescriptor(msg_flags=C.MQMF_SEGMENTATION_ALLOWED),
+                 options=C.MQPMO_SYNCPOINT),
+           L.Commit(conn="putter")] + [L.Get(conn="putter", handle="h1", options=C.MQGMO_NO_SYNCPOINT)] * 3
+    failure = with_alternatives(failure_of(adapter, "trigger", ops), 0)
+    assert failure.mismatch.fields == ("message.segment_status",)
+    assert failure.blamed == ("CORE-50",), failure.blamed
