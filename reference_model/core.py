@@ -344,10 +344,13 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str, gets_commit: boo
         for name in c.discarded:
             if name in s.queues:
                 s.queue(name).departed(("EXP-13",))
+    if not commit and c.loose_mark in s.queues:
+        # a get marked outside syncpoint that a system made in this unit of work after all (SYNC-10) comes back now
+        s.queue(c.loose_mark).departed(("SYNC-10",))
     c.discarded = ()
     c.uow.clear()
     c.marked = c.skipped = None
-    c.loose_mark = False
+    c.loose_mark = ""
     applied += trigger.end_of_unit_of_work(s, conn, commit)
     return applied
 

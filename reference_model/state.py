@@ -257,9 +257,10 @@ class ModelConnection:
     marked: int | None = None
     #: seq of a marked message that skipped a backout into this (new) unit of work.
     skipped: int | None = None
-    #: A get marked outside syncpoint since the connection's last unit of work ended (SYNC-10: the
-    #: mark is not in effect there); a system that kept it refuses the next mark.
-    loose_mark: bool = False
+    #: The queue of a get marked outside syncpoint since the connection's last unit of work ended ("": none;
+    #: SYNC-10: the mark is not in effect there); a system that kept it refuses the next mark, and one that made
+    #: the get in a unit of work after all gives the message back when that unit of work is backed out.
+    loose_mark: str = ""
     #: Trigger messages waiting for this unit of work to end: (initiation queue, MQTM, trigger type).
     pending_triggers: list = attrs.Factory(list)
     #: The queue manager of a queue-sharing group the connection is to ("": the one under test).

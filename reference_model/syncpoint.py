@@ -43,7 +43,7 @@ def marked_get(state: ModelState, op: L.Get, h: ModelHandle) -> list[Branch]:
                    for b in _tag(core.plain_get(state, unmarked, h), "SYNC-10")]
         for b in ignored:
             _blame_removal(b, h.queue, "SYNC-10")
-            b.state.conn(op.conn).loose_mark = True
+            b.state.conn(op.conn).loose_mark = h.queue
         # Under RRS (SYNC-08) too: which of the two MQ checks first is not documented.
         return ([_refused(state, C.MQRC_OPTION_ENVIRONMENT_ERROR, "SYNC-08")] if rrs else []) \
             + [_refused(state, C.MQRC_OPTIONS_ERROR, "SYNC-10")] + ignored

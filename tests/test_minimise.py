@@ -751,3 +751,19 @@ def test_a_last_segment_not_marked_as_such_is_the_segmentation_rule_not_the_comm
     failure = with_alternatives(failure_of(adapter, "trigger", ops), 0)
     assert failure.mismatch.fields == ("message.segment_status",)
     assert failure.blamed == ("CORE-50",), failure.blamed
+
+
+def test_a_get_marked_outside_syncpoint_that_comes_back_at_an_abnormal_end_is_the_marks_rule():
+    """A get with MQGMO_MARK_SKIP_BACKOUT and MQGMO_NO_SYNCPOINT made in a unit of work after all: the depth seen
+    0 after it, then 1 after an abnormal end backed that unit of work out.  It is SYNC-10's departure (the mark
+    is effective only with MQGMO_SYNCPOINT), where no rule's relaxation explained it before."""
+    adapter = create_adapter("simulated", {"faults": "mark-honoured-without-syncpoint", "platform": "zos"})
+    depth = L.InquireQueue(queue="WORK.Q", names=("CURDEPTH",))
+    ops = [L.DefineQueue(queue="WORK.Q"), L.Connect(conn="w2"),
+           L.Open(conn="w2", handle="h1", queue="WORK.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+           L.Put(conn="w2", handle="h1", body="work1", options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="w2", handle="h1", options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT),
+           depth, L.Disconnect(conn="w2", abnormal=True), depth]
+    failure = with_alternatives(failure_of(adapter, "syncpoint", ops, platform="zos"), 0)
+    assert failure.mismatch.index == len(ops) - 1 and failure.mismatch.fields == ("attrs.CURDEPTH",)
+    assert failure.blamed == ("SYNC-10",), failure.blamed
