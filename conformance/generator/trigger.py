@@ -264,8 +264,13 @@ class TriggerMachine(ConformanceMachine):
         if not self.monitor_running:
             self.start_monitor()
         count = depth + 1 if ttype == C.MQTT_DEPTH else 2
+        at = None if segmented is None else segmented % count
+        if segmented == 0 and ttype == C.MQTT_DEPTH and depth >= 2:
+            # the segmented message is the one whose segments bring the depth to TRIGDPTH: judged at its first
+            # segment instead of its last (TRIG-27), the event would come one message late
+            at = depth - 2
         for i in range(count):
-            if segmented is not None and i == segmented % count:
+            if i == at:
                 self.put_long(32, True, False)
             else:
                 self.put(APP, priority, False)
