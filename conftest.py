@@ -121,13 +121,16 @@ def pytest_runtest_makereport(item, call):
 def pytest_terminal_summary(terminalreporter):
     per_file: dict[str, float] = defaultdict(float)
     cpu_per_file: dict[str, float] = defaultdict(float)
+    per_test: dict[str, float] = defaultdict(float)
     for reports in terminalreporter.stats.values():
         for report in reports:
             nodeid, duration = getattr(report, "nodeid", ""), getattr(report, "duration", None)
             if nodeid and isinstance(duration, (int, float)):
                 path = nodeid.split("::", 1)[0]
+                cpu = sum(v for k, v in getattr(report, "user_properties", ()) if k == "cpu")
                 per_file[path] += duration
-                cpu_per_file[path] += sum(v for k, v in getattr(report, "user_properties", ()) if k == "cpu")
+                cpu_per_file[path] += cpu
+                per_test[nodeid] += cpu
     if not per_file:
         return
     terminalreporter.write_sep("=", "time per test file (setup, call and teardown, all workers; CPU of the "
@@ -137,12 +140,6 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"{seconds:8.1f}s {100 * seconds / total:5.1f}%  {cpu_per_file[path]:8.1f}s CPU"
                                     f"  {path}")
     terminalreporter.write_line(f"{total:8.1f}s in all          {cpu:8.1f}s CPU")
-    per_test: dict[str, float] = defaultdict(float)
-    for reports in terminalreporter.stats.values():
-        for report in reports:
-            for k, v in getattr(report, "user_properties", ()):
-                if k == "cpu" and getattr(report, "nodeid", ""):
-                    per_test[report.nodeid] += v
     terminalreporter.write_sep("=", "25 tests that used the most CPU (all phases)")
     for nodeid, seconds in sorted(per_test.items(), key=lambda kv: -kv[1])[:25]:
         terminalreporter.write_line(f"{seconds:8.1f}s CPU  {nodeid}")

@@ -347,8 +347,9 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
             restarted = ("DLQ-30",) if "DLQ-30" in scan and mid in o.handler.forgotten else ()
             again = tuple(r for r in primary if r in ("DLQ-01", "DLQ-03", "DLQ-04"))
             # left where MQ acts on it: an earlier rule that ignores was matched after all (how its patterns compare)
-            ignoring = _not_matching([r for r in o.handler.table.rules[:index] if r.action == "IGNORE"],
-                                     message_fields(m)) if index is not None and o.handler.table is not None else ()
+            ignorers = [r for r in o.handler.table.rules[:index] if r.action == "IGNORE"] \
+                if index is not None and o.handler.table is not None else []
+            ignoring = _not_matching(ignorers, message_fields(m)) if ignorers else ()
             field_rules[f"{key}=={KEPT}"] = tuple(dict.fromkeys(pending + again + restarted + shared + reach
                                                                + _matching(o.handler, index) + ignoring + primary))
         if index is not None and (index, mid) not in handler.acted \

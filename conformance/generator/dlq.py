@@ -334,15 +334,11 @@ def _changed(dlh: L.DeadLetterHeader, md: dict, changes) -> tuple[L.DeadLetterHe
     return attrs.evolve(dlh, **header), desc
 
 
-def _sent_to(rule: dict, dlh: L.DeadLetterHeader, md: dict) -> str | None:
-    """The machine's queue a dead letter that rule ``rule`` matches is put to (forwarded or retried), if any."""
-    action = rule.get("ACTION")
-    if action == "RETRY":
-        queue = dlh.dest_q
-    elif action == "FWD" and rule.get("FWDQM", "' '") in ("' '", "&DESTQM", "&REPLYQM"):
-        queue = {"&DESTQ": dlh.dest_q, "&REPLYQ": md.get("reply_to_q", "")}.get(rule["FWDQ"], rule["FWDQ"])
-    else:
+def _forwarded_to(rule: dict, dlh: L.DeadLetterHeader, md: dict) -> str | None:
+    """The machine's queue the ACTION(FWD) rule ``rule`` forwards a dead letter it matches to, if it is one."""
+    if rule.get("FWDQM", "' '") not in ("' '", "&DESTQM", "&REPLYQM"):
         return None
+    queue = {"&DESTQ": dlh.dest_q, "&REPLYQ": md.get("reply_to_q", "")}.get(rule["FWDQ"], rule["FWDQ"])
     return queue if queue in TARGETS + (REPORTS,) else None
 
 
@@ -391,6 +387,11 @@ class DlqMachine(ConformanceMachine):
         self.count += 1
         return f"M{self.count}"
 
+    def _h1_restarted_with(self, table: str) -> None:
+        """H1 given ``table`` and restarted (with :attr:`h1_table`: its own table back)."""
+        self.execute(L.ChangeDlqTable(handler="H1", table=table))
+        self.execute(_restart("H1"))
+
     def _dead_letter(self, dlh: L.DeadLetterHeader, md: dict) -> None:
         mid = self._msg_id()
         desc = L.MessageDescriptor(msg_id=mid, format=C.MQFMT_DEAD_LETTER_HEADER, **md)
@@ -405,17 +406,18 @@ class DlqMachine(ConformanceMachine):
     def expiring_dead_letter(self, dlh, md, expiry, report, wait, then, fit):
         """A dead letter with an expiry (and perhaps an expiration report), time, a handler run, and
         perhaps a queue drained to see what arrived (with what is left of its expiry).  Half of them are
-        made to match one of the case's rules, and the queue drained is then the one that rule sends it to,
-        if it sends it anywhere: a dead letter drawn at random is rarely forwarded or retried where a drain
-        sees it, and a handler that forwards without what is left of the expiry went unseen in some runs."""
+        made to match one of the case's forwarding rules (where it has any), and the queue drained is then
+        the one that rule forwards to, if it is one of the machine's: a dead letter drawn at random is rarely
+        forwarded where a drain sees it, and a handler that forwards without what is left of the expiry went
+        unseen in some runs."""
         mid = self._msg_id()
         if report:
             md = {**md, "reply_to_q": REPORTS, "reply_to_qmgr": ""}
-        forwarding = [r for r in self.known_rules if r.get("ACTION") == "FWD"]
-        if fit is not None and forwarding:
+        forwarding = [r for r in self.known_rules if r.get("ACTION") == "FWD"] if fit is not None else []
+        if forwarding:
             rule = forwarding[fit % len(forwarding)]
             dlh, md = fitted(rule, dlh, md)
-            then = _sent_to(rule, dlh, md) or then
+            then = _forwarded_to(rule, dlh, md) or then
         desc = L.MessageDescriptor(msg_id=mid, format=C.MQFMT_DEAD_LETTER_HEADER, expiry=expiry,
                                    report=C.MQRO_EXPIRATION if report else C.MQRO_NONE, **md)
         self.execute(L.Put1(conn=APP, queue=DLQ, body=f"expiring {mid}", md=desc, dlh=dlh))
@@ -507,10 +509,8 @@ class DlqMachine(ConformanceMachine):
         table back and restarted, it runs again with a fresh memory (DLQ-30).  The table's valid part
         is rules the case already has, spelt another way: only how it is broken is drawn anew."""
         table = broken_at([{"RETRYINT": retryint}] + self._recent_rules(), style, *how)
-        self.execute(L.ChangeDlqTable(handler="H1", table=table))
-        self.execute(_restart("H1"))
-        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
-        self.execute(_restart("H1"))
+        self._h1_restarted_with(table)
+        self._h1_restarted_with(self.h1_table)
 
     @drawn_rule(style=STYLE, first=range(len(ALL_BROKEN)))
     def refused_tables(self, style, first):
@@ -521,10 +521,8 @@ class DlqMachine(ConformanceMachine):
         step = len(ALL_BROKEN) // 4
         for k in range(4):
             line = ALL_BROKEN[(first + k * step) % len(ALL_BROKEN)]
-            self.execute(L.ChangeDlqTable(handler="H1", table=broken([{"RETRYINT": "10"}] + rules, style, line)))
-            self.execute(_restart("H1"))
-        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
-        self.execute(_restart("H1"))
+            self._h1_restarted_with(broken([{"RETRYINT": "10"}] + rules, style, line))
+        self._h1_restarted_with(self.h1_table)
 
     @drawn_rule(dlh=HEADER, md=DESCRIPTOR, which=range(8),
                 first=({"ACTION": "DISCARD"}, {"ACTION": "FWD", "FWDQ": "PARK"}),
@@ -541,12 +539,10 @@ class DlqMachine(ConformanceMachine):
         rule = left[which % len(left)]
         self._dead_letter(*fitted(rule, dlh, md))
         self.run_handler(0)
-        self.execute(L.ChangeDlqTable(handler="H1", table=render([control, first, *more], style)))
-        self.execute(_restart("H1"))
+        self._h1_restarted_with(render([control, first, *more], style))
         self.run_handler(0)
         # and its own table back, the case going on as it was
-        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
-        self.execute(_restart("H1"))
+        self._h1_restarted_with(self.h1_table)
 
     @drawn_rule(dlh=HEADER, md=DESCRIPTOR, pattern=RARE_PATTERNS, hit=(False, True), control=CONTROL, style=STYLE)
     def dead_letter_by_a_rare_keyword(self, dlh, md, pattern, hit, control, style):
@@ -559,13 +555,11 @@ class DlqMachine(ConformanceMachine):
         handler that ignores one of these keywords, or compares it with another field, went unseen in some
         runs.  Then H1 has its own table back, restarted."""
         rare = {pattern[0]: pattern[1], "ACTION": "DISCARD"}
-        self.execute(L.ChangeDlqTable(handler="H1", table=render([control, rare, {"ACTION": "IGNORE"}], style)))
-        self.execute(_restart("H1"))
+        self._h1_restarted_with(render([control, rare, {"ACTION": "IGNORE"}], style))
         self._dead_letter(*(fitted(rare, dlh, md) if hit else near_miss(rare, dlh, md, 0)))
         self.run_handler(0)
         self.execute(L.InquireQueue(queue=DLQ, names=("CURDEPTH",)))
-        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
-        self.execute(_restart("H1"))
+        self._h1_restarted_with(self.h1_table)
 
     @drawn_rule(dlh=HEADER, md=DESCRIPTOR, retry=("2", "3"), control=CONTROL, style=STYLE)
     def tried_at_each_rescan(self, dlh, md, retry, control, style):
@@ -580,8 +574,7 @@ class DlqMachine(ConformanceMachine):
         rule = {"ACTION": "FWD", "FWDQ": "PARK", "RETRY": retry}
         self.drain("PARK")
         self.execute(L.AlterQueue(queue="PARK", attrs={"PUT": 1}))
-        self.execute(L.ChangeDlqTable(handler="H1", table=render([control, rule], style)))
-        self.execute(_restart("H1"))
+        self._h1_restarted_with(render([control, rule], style))
         self._dead_letter(dlh, md)
         self.run_handler(0)
         self.execute(_advance(10))
@@ -590,8 +583,7 @@ class DlqMachine(ConformanceMachine):
         self.execute(_advance(10))
         self.run_handler(0)
         self.drain("PARK")
-        self.execute(L.ChangeDlqTable(handler="H1", table=self.h1_table))
-        self.execute(_restart("H1"))
+        self._h1_restarted_with(self.h1_table)
 
     @rule(which=st.integers(0, 1))
     def restart_handler(self, which):
