@@ -350,7 +350,12 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str, gets_commit: boo
     c.discarded = ()
     c.uow.clear()
     c.marked = c.skipped = None
-    c.loose_mark = ""
+    if c.loose_mark and not commit and rule not in _UNREQUESTED_BACKOUTS and not c.loose_skipped:
+        # a system that kept the loose mark skips an application's backout with it (SYNC-10, SYNC-03): the next
+        # mark in the new unit of work may still be refused as a second one
+        c.loose_skipped = True
+    else:
+        c.loose_mark, c.loose_skipped = "", False
     applied += trigger.end_of_unit_of_work(s, conn, commit)
     return applied
 

@@ -261,6 +261,9 @@ class ModelConnection:
     #: SYNC-10: the mark is not in effect there); a system that kept it refuses the next mark, and one that made
     #: the get in a unit of work after all gives the message back when that unit of work is backed out.
     loose_mark: str = ""
+    #: The loose mark has skipped an application's backout (MQBACK) into the unit of work after it, as a system
+    #: that kept the mark would have it: the next end of a unit of work ends it.
+    loose_skipped: bool = False
     #: Trigger messages waiting for this unit of work to end: (initiation queue, MQTM, trigger type).
     pending_triggers: list = attrs.Factory(list)
     #: The queue manager of a queue-sharing group the connection is to ("": the one under test).

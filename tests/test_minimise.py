@@ -767,3 +767,24 @@ def test_a_get_marked_outside_syncpoint_that_comes_back_at_an_abnormal_end_is_th
     failure = with_alternatives(failure_of(adapter, "syncpoint", ops, platform="zos"), 0)
     assert failure.mismatch.index == len(ops) - 1 and failure.mismatch.fields == ("attrs.CURDEPTH",)
     assert failure.blamed == ("SYNC-10",), failure.blamed
+
+
+def test_a_mark_refused_after_a_backout_that_a_loose_mark_skipped_is_the_marks_rule():
+    """A get marked with MQGMO_NO_SYNCPOINT that a system made in a unit of work with its mark, a put under
+    syncpoint, an MQBACK: that system skips the backout with the marked get (SYNC-03), so the new unit of work
+    holds it and a marked get under syncpoint is refused as a second mark.  That refusal is SYNC-10's departure
+    (with SYNC-06's); it was blamed on CORE-01 alone while the model forgot the loose mark at every backout."""
+    adapter = create_adapter("simulated", {"faults": "mark-honoured-without-syncpoint", "platform": "zos"})
+    mark = C.MQGMO_MARK_SKIP_BACKOUT
+    ops = [L.DefineQueue(queue="WORK.Q"), L.Connect(conn="w2"),
+           L.Open(conn="w2", handle="h1", queue="WORK.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT),
+           L.Put(conn="w2", handle="h1", body="work1", options=C.MQPMO_NO_SYNCPOINT),
+           L.Put(conn="w2", handle="h1", body="work2", options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="w2", handle="h1", options=C.MQGMO_NO_SYNCPOINT | mark),
+           L.Put(conn="w2", handle="h1", body="work3", options=C.MQPMO_SYNCPOINT),
+           L.Backout(conn="w2"),
+           L.Get(conn="w2", handle="h1", options=C.MQGMO_SYNCPOINT | mark)]
+    failure = with_alternatives(failure_of(adapter, "syncpoint", ops, platform="zos"), 0)
+    assert failure.mismatch.index == len(ops) - 1
+    assert failure.mismatch.observed.rc == C.MQRC_SECOND_MARK_NOT_ALLOWED
+    assert failure.rules[:2] == ("SYNC-10", "SYNC-06") and failure.blamed[0] == "SYNC-10", (failure.rules, failure.blamed)

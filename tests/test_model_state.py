@@ -181,7 +181,7 @@ def test_a_connection_s_own_copy_keeps_every_field():
     s = _ready()
     c = s.conns["c"]
     values = {"environment": "cics", "uow": [S.UowEntry(kind="get", queue="Q", seq=3)], "marked": 3, "skipped": 2,
-              "loose_mark": "Q", "pending_triggers": [("INIT.Q", None, 1)], "qmgr": "QM2", "discarded": ("Q",)}
+              "loose_mark": "Q", "loose_skipped": True, "pending_triggers": [("INIT.Q", None, 1)], "qmgr": "QM2", "discarded": ("Q",)}
     assert set(values) == {f.name for f in attrs.fields(S.ModelConnection)} - {"name"}, "a field to set here"
     for name, value in values.items():
         setattr(c, name, value)
