@@ -422,6 +422,10 @@ def after_close(s: ModelState, queue: str, had_input: bool, qm: str = "") -> Alt
     rules = ("TRIG-18", "TRIG-19", "TRIG-26") + BASE + (("TRIG-08", "TRIG-05") if q.shared else ())
     if not _enough(s, q, qm):
         _note(s, queue, ("TRIG-18",))
+        if _enough(s, q, qm, any_priority=True):
+            # enough messages but below TriggerMsgPriority: condition 12 counts those of sufficient priority by
+            # condition 2, so a system that compares no priority here breaks TRIG-02 (it leads: the newer note)
+            _note(s, queue, ("TRIG-02",) + _blockers(s, q, skip=(4, 5), qm=qm))
         return [(s, rules)]
     blocked = _blockers(s, q, skip=(4, 5), qm=qm)
     return _alternatives(s, _outcomes(s, blocked), rules, None, queue, qm, event=("TRIG-18", "TRIG-19"),

@@ -788,3 +788,26 @@ def test_a_mark_refused_after_a_backout_that_a_loose_mark_skipped_is_the_marks_r
     assert failure.mismatch.index == len(ops) - 1
     assert failure.mismatch.observed.rc == C.MQRC_SECOND_MARK_NOT_ALLOWED
     assert failure.rules[:2] == ("SYNC-10", "SYNC-06") and failure.blamed[0] == "SYNC-10", (failure.rules, failure.blamed)
+
+
+def test_a_trigger_message_at_close_for_a_message_below_triggermsgpriority_is_the_prioritys_rule_first():
+    """The only server closes the queue with one message left, below TriggerMsgPriority: condition 12 counts the
+    messages of sufficient priority (condition 2), so a trigger message then is one of TRIG-02 (no priority
+    compared) or TRIG-18 (a close that triggers whatever is left), TRIG-02 first; it was blamed on TRIG-18
+    alone where the initiation queue had been seen empty since the put (the put's own reading then forgotten)."""
+    adapter = create_adapter("simulated", {"faults": "trigmpri-ignored", "platform": "distributed"})
+    ops = [L.DefineProcess(process="APP.PROCESS"), L.DefineQueue(queue="INIT.Q"),
+           L.DefineQueue(queue="APP.Q", attrs={"INITQ": "INIT.Q", "PROCESS": "APP.PROCESS", "TRIGGER": 1,
+                                               "TRIGMPRI": 4}),
+           L.Connect(conn="monitor"),
+           L.Open(conn="monitor", handle="h1", queue="INIT.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_BROWSE),
+           L.Connect(conn="server"),
+           L.Open(conn="server", handle="h2", queue="APP.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT),
+           L.Put(conn="server", handle="h2", body="m1", options=C.MQPMO_NO_SYNCPOINT),
+           # the initiation queue seen empty: no earlier event's trigger message is still to come
+           L.Get(conn="monitor", handle="h1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT),
+           L.Close(conn="server", handle="h2"),
+           L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",))]
+    failure = with_alternatives(failure_of(adapter, "trigger", ops), 0)
+    assert failure.mismatch.index == len(ops) - 1 and failure.mismatch.fields == ("attrs.CURDEPTH",)
+    assert failure.blamed == ("TRIG-02", "TRIG-18") and failure.one_of, (failure.blamed, failure.one_of)
