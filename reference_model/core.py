@@ -236,9 +236,14 @@ def _depth_history_rules(state: ModelState, q: ModelQueue) -> tuple[str, ...]:
     # An uncommitted put counts by CORE-28 itself; its history (CORE-02: hidden from other
     # connections) says nothing of the depth.
     uncommitted = ("CORE-28",) if any(m.put_by is not None for m in counted) else ()
-    # Newest first: the messages that arrived since the queue was last seen right are the likelier missing.
-    return uncommitted + tuple(dict.fromkeys(r for m in reversed(counted) if m.put_by is None
-                                             for r in m.provenance if r not in _timeless(state, m)))
+    # Newest first: the messages that arrived since the queue was last seen right are the likelier missing.  A rule
+    # of fewer of their histories before one of more (stable, so newest first among equals): a departure from a rule
+    # every message came by would most likely have lost more than the one a short count is missing.
+    histories = [tuple(dict.fromkeys(r for r in m.provenance if r not in _timeless(state, m)))
+                 for m in reversed(counted) if m.put_by is None]
+    order = list(dict.fromkeys(r for h in histories for r in h))
+    carried = {r: sum(r in h for h in histories) for r in order}
+    return uncommitted + tuple(sorted(order, key=carried.__getitem__))
 
 
 def _since(m: ModelMessage, rules: tuple[str, ...]) -> tuple[str, ...] | None:

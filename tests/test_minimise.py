@@ -811,3 +811,21 @@ def test_a_trigger_message_at_close_for_a_message_below_triggermsgpriority_is_th
     failure = with_alternatives(failure_of(adapter, "trigger", ops), 0)
     assert failure.mismatch.index == len(ops) - 1 and failure.mismatch.fields == ("attrs.CURDEPTH",)
     assert failure.blamed == ("TRIG-02", "TRIG-18") and failure.one_of, (failure.blamed, failure.one_of)
+
+
+def test_a_marked_message_gone_after_an_abnormal_end_is_the_marks_rule_first():
+    """A marked get and a plain one under syncpoint, an abnormal end, the depth one short: a system whose
+    abnormal end skipped the marked get (SYNC-07) or one whose backout lost a get (CORE-15) shows that alike, so
+    it is one of them; SYNC-07 leads, the rule of the one message whose history differs from the other's.  It
+    led with CORE-15, the rule of every reinstated message, and no reading had the abnormal end skip the mark."""
+    adapter = create_adapter("simulated", {"faults": "abend-skips-mark", "platform": "zos"})
+    ops = [L.DefineQueue(queue="WORK.Q"), L.Connect(conn="w1"),
+           L.Open(conn="w1", handle="h1", queue="WORK.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT),
+           L.Put(conn="w1", handle="h1", body="work1", options=C.MQPMO_NO_SYNCPOINT),
+           L.Put1(conn="w1", queue="WORK.Q", body="witness", options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="w1", handle="h1", options=C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT),
+           L.Get(conn="w1", handle="h1", options=C.MQGMO_SYNCPOINT),
+           L.Disconnect(conn="w1", abnormal=True), L.InquireQueue(queue="WORK.Q", names=("CURDEPTH",))]
+    failure = with_alternatives(failure_of(adapter, "syncpoint", ops, platform="zos"), 0)
+    assert failure.mismatch.index == len(ops) - 1 and failure.mismatch.fields == ("attrs.CURDEPTH",)
+    assert failure.blamed == ("SYNC-07", "CORE-15") and failure.one_of, (failure.blamed, failure.one_of)

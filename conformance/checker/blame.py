@@ -62,6 +62,9 @@ COMMIT_ENDING = frozenset({"CORE-29"})
 #: unit of work's puts) by one that keeps them, CORE-15 (it reinstates its gets) by one that leaves their
 #: messages gone; both relaxed, the backout commits.
 PARTIAL_END = {"CORE-03": "puts", "CORE-15": "gets"}
+#: Only an application's backout skips a marked get: relaxed, a backout it did not ask for (an abnormal end, a
+#: connection cut, a restart) skips it too, the marked message gone for good and the rest backed out.
+UNREQUESTED_SKIP = "SYNC-07"
 PARTIAL_RULES = frozenset(PARTIAL_END)
 #: Every rule a reading relaxes by ending a unit of work otherwise.
 ENDINGS = frozenset(OTHER_END) | PARTIAL_RULES
@@ -463,6 +466,8 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
                 extra.append(model.Branch(observation=L.OK, state=kept, rules=(rule,)))
     elif relaxed & PARTIAL_RULES:
         extra += _partial_backouts(state, op, relaxed & PARTIAL_RULES)
+    if UNREQUESTED_SKIP in relaxed:
+        extra += _marks_skipped(state, op)
     if relaxed & set(ORDER_RULES) and any(b.observation.message is not None for b in plain):
         extra += _out_of_order(state, op, {b.observation.message.body for b in plain
                                            if b.observation.message is not None}, relaxed)
@@ -1293,6 +1298,28 @@ def _partial_backouts(state: ModelState, op: L.Op, rules: frozenset[str]) -> lis
             out += [attrs.evolve(b, rules=tuple(dict.fromkeys((rule, *b.rules))))
                     for b in model.step(s, op) if b.observation.cc != C.MQCC_FAILED]
     return out
+
+
+def _marks_skipped(state: ModelState, op: L.Op) -> list[model.Branch]:
+    """``op``'s outcomes where each backout it makes without the application asking skips the marked get of
+    the unit of work as an MQBACK would, and for good (SYNC-07 relaxed): the marked message stays gone, the
+    rest is backed out as MQ does it."""
+    s: ModelState | None = None
+    for conn in _backed_out_by(state, op):
+        c = state.conns[conn]
+        entry = next((e for e in c.uow if e.kind == "get" and e.seq == c.marked), None)
+        m = state.find(entry.queue, entry.seq) if entry is not None else None
+        if m is None:
+            continue
+        s = s or state.clone()
+        own = s.conn(conn)
+        own.uow.remove(entry)
+        own.marked = None
+        s.discard(entry.queue, s.find(entry.queue, entry.seq), (UNREQUESTED_SKIP,))
+    if s is None:
+        return []
+    return [attrs.evolve(b, rules=tuple(dict.fromkeys((UNREQUESTED_SKIP, *b.rules))))
+            for b in model.step(s, op) if b.observation.cc != C.MQCC_FAILED]
 
 
 #: Get options under which delivery order does not pick the message alone (a cursor, a lock, a mark).
