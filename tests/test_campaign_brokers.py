@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -131,21 +132,34 @@ def test_a_campaign_starts_a_broker_only_for_a_broker_adapter_nobody_pointed_any
     assert broker_for("rabbitmq", {}) is None and broker_for("activemq", {}) == "activemq"
 
 
-def test_a_time_boxed_campaign_against_a_broker_ends_within_ten_percent_of_its_budget(tmp_path):
-    """The budget counts from the command's start: the private broker's start and Spark's are part of it.
-    It ends within 10% of the budget, having used most of it, and leaves no broker behind; a budget too
-    short for even one area is refused on one line before any broker starts."""
-    budget = 90
-    out = tmp_path / "camp"
+def _timed_campaign(tmp_path: Path, out: Path, budget: float, log: str) -> tuple[int, float, str]:
     started = time.monotonic()
-    proc = _campaign(tmp_path, out, "--minutes", str(budget / 60), log="timed.txt")
+    proc = _campaign(tmp_path, out, "--minutes", f"{budget / 60:.3f}", log=log)
     try:
         code = proc.wait(timeout=budget * 3)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    elapsed = time.monotonic() - started
-    text = (tmp_path / "timed.txt").read_text()
+    return code, time.monotonic() - started, (tmp_path / log).read_text()
+
+
+def test_a_time_boxed_campaign_against_a_broker_ends_within_ten_percent_of_its_budget(tmp_path):
+    """The budget counts from the command's start: the private broker's start and Spark's are part of it.
+    It ends within 10% of the budget, having used most of it, and leaves no broker behind; a budget too
+    short for even one area is refused on one line before any broker starts.
+
+    On a loaded machine Spark alone once took 29 s of the 90: the campaign then refuses (exit 2) on one line
+    naming the budget it needs, leaving no broker behind, and that budget, given once more, is kept."""
+    budget = 90
+    out = tmp_path / "camp"
+    code, elapsed, text = _timed_campaign(tmp_path, out, budget, "timed.txt")
+    needed = re.search(r"give --minutes ([0-9.]+) or more", text)
+    if code == 2 and needed:
+        assert text.strip().splitlines()[-1].startswith("mqconform: error: "), text
+        assert not _broker_processes(tmp_path) and not _tasks(out), text
+        budget = max(budget, float(needed.group(1)) * 60 + 15)
+        out = tmp_path / "camp-again"
+        code, elapsed, text = _timed_campaign(tmp_path, out, budget, "timed-again.txt")
     assert code in (0, 1), text[-3000:]
     assert "campaign broker: rabbitmq: ready" in text and "of the time budget left" in text, text
     assert budget * 0.8 <= elapsed <= budget * 1.1, (elapsed, text[-2000:])
