@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -228,6 +229,18 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
     assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
 
 
+def _timed_simulated_campaign(out, budget: float):
+    command = ["timeout", "300", sys.executable, "-m", "conformance.cli", "campaign", "--adapter", "simulated",
+               "--area", "core,dlq", "--minutes", f"{budget / 60:.3f}", "--task-examples", "40", "--seed", "3",
+               "--master", "local[2]", "--out", str(out)]
+    started = time.monotonic()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    lines = [(time.monotonic() - started, line) for line in proc.stdout]
+    err = proc.stderr.read()
+    code = proc.wait()
+    return lines, err, time.monotonic() - started, code
+
+
 def test_a_time_boxed_campaign_says_what_it_does_at_once_and_ends_within_ten_percent_of_its_budget(tmp_path):
     """At once, before Spark has started: what it runs and that Spark is starting; then how the budget is shared out, a line per
     task with the time left, and where the time went.  Every area and platform ran, and it ended within
@@ -235,16 +248,18 @@ def test_a_time_boxed_campaign_says_what_it_does_at_once_and_ends_within_ten_per
     35 s on a loaded one, which left a 45 s budget too little to run every pair once: the campaign then
     refused to go on, rightly, and the test failed on the machine's speed.)"""
     budget = 75
-    command = ["timeout", "300", sys.executable, "-m", "conformance.cli", "campaign", "--adapter", "simulated",
-               "--area", "core,dlq", "--minutes", str(budget / 60), "--task-examples", "40", "--seed", "3",
-               "--master", "local[2]", "--out", str(tmp_path / "c")]
-    started = time.monotonic()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    lines = [(time.monotonic() - started, line) for line in proc.stdout]
-    err = proc.stderr.read()
-    elapsed = time.monotonic() - started
+    lines, err, elapsed, code = _timed_simulated_campaign(tmp_path / "c", budget)
+    needed = re.search(r"give --minutes ([0-9.]+) or more", err)
+    if code == 2 and needed:
+        # Spark's start left too little of the budget: refused on one line, nothing run; the budget it names is kept
+        assert err.count("\n") == 1 and not list((tmp_path / "c").glob("tasks/*.json")), err
+        budget = max(budget, float(needed.group(1)) * 60 + 15)
+        lines, err, elapsed, code = _timed_simulated_campaign(tmp_path / "c2", budget)
+        if (tmp_path / "c").exists():
+            (tmp_path / "c").rename(tmp_path / "refused")
+        (tmp_path / "c2").rename(tmp_path / "c")
     text = "".join(line for _, line in lines)
-    assert proc.wait() == 0, text + err
+    assert code == 0, text + err
     # what it runs and that Spark is starting, said before Spark has started (on an idle machine within a second;
     # a loaded one took 2.5 s to import the kit, which is no part of what this checks)
     spark_up = next(at for at, line in lines if "Spark started in" in line)
@@ -252,7 +267,7 @@ def test_a_time_boxed_campaign_says_what_it_does_at_once_and_ends_within_ten_per
     assert any("starting Spark" in line for line in early), lines[:3]
     assert any("Spark started in" in line and "each of the 4 area/platform pairs first" in line for _, line in lines)
     assert sum("of the time budget left" in line for _, line in lines) >= 4, text
-    assert "of the 1 min 15 s budget: starting Spark" in text, text
+    assert f"of the {CP._duration(round(budget))} budget: starting Spark" in text, text
     assert budget * 0.8 <= elapsed <= budget * 1.1, elapsed   # never past its budget by more than 10%, and it used it
     tasks = [json.loads(p.read_text()) for p in (tmp_path / "c" / "tasks").glob("*.json")]
     assert {(t["area"], t["platform"]) for t in tasks if t["examples"]} == {
