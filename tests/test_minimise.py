@@ -829,3 +829,22 @@ def test_a_marked_message_gone_after_an_abnormal_end_is_the_marks_rule_first():
     failure = with_alternatives(failure_of(adapter, "syncpoint", ops, platform="zos"), 0)
     assert failure.mismatch.index == len(ops) - 1 and failure.mismatch.fields == ("attrs.CURDEPTH",)
     assert failure.blamed == ("SYNC-07", "CORE-15") and failure.one_of, (failure.blamed, failure.one_of)
+
+
+def test_an_expired_message_left_out_of_the_depth_is_one_of_the_counting_rule_or_a_missing_report():
+    """A message that asked for an expiration report expires; the depth then 0, and no report on the reply-to
+    queue.  Where expired messages may go in the background (EXP-26) the 0 was read as the message discarded
+    alone, and the missing report blamed (EXP-08, EXP-12, EXP-13): the fault here keeps the message and leaves
+    it out of the depth, which no rule of those breaks.  The history cannot tell the two apart (a broker that
+    dropped it without a report shows the same): one of EXP-11 (expired messages count until discarded), needed
+    from the first depth, or the report's rules."""
+    adapter = create_adapter("simulated", {"faults": "expired-not-counted", "platform": "distributed"})
+    md = L.MessageDescriptor(expiry=8, report=C.MQRO_EXPIRATION, reply_to_q="REPLY.Q")
+    ops = [L.DefineQueue(queue="APP.Q"), L.DefineQueue(queue="REPLY.Q"), L.Connect(conn="producer"),
+           L.Open(conn="producer", handle="h1", queue="APP.Q", options=C.MQOO_OUTPUT),
+           L.Put(conn="producer", handle="h1", body="m7", md=md, options=C.MQPMO_NO_SYNCPOINT),
+           L.AdvanceClock(tenths=11), L.InquireQueue(queue="APP.Q", names=("CURDEPTH",)),
+           L.InquireQueue(queue="REPLY.Q", names=("CURDEPTH",))]
+    failure = with_alternatives(failure_of(adapter, "expiry", ops), 0)
+    assert failure.mismatch.index == len(ops) - 1 and failure.mismatch.fields == ("attrs.CURDEPTH",)
+    assert failure.blamed[0] == "EXP-11" and "EXP-08" in failure.blamed and failure.one_of, failure.blamed

@@ -79,6 +79,10 @@ FIFO_RULES = frozenset({"CORE-05", "CORE-06"})
 COUNT_ONLY = frozenset({"CORE-12", "CORE-17", "CORE-45", "SYNC-19"})
 #: How MQ discards an expired message and reports it: never that a get returns it (EXP-06 says that).
 DISCARD_ONLY = frozenset({"EXP-04", "EXP-05", "EXP-08", "EXP-12", "EXP-13"})
+#: That an expired message counts in the depth until it is discarded: a depth without it tells the same story
+#: of the same message as its discard does (gone, its report due), so it never makes a discard's rules, needed
+#: only later, give way (:func:`blamed_alone`).
+UNCOUNTED_EXPIRED = "EXP-11"
 #: When MQ may remove an expired message that no get touches (a latitude, never broken by keeping it): never
 #: that a get returns it.
 BACKGROUND = frozenset({"EXP-23", "EXP-26"})
@@ -1631,7 +1635,7 @@ def blamed_alone(alone: list[tuple[int, int, str]]) -> tuple[str, ...]:
     those blamed, first the one needed first: all but the rules of discards needed only later than a rule of
     what the history shows (see :func:`blame`)."""
     earliest = min(at for at, _, _ in alone)
-    shown = any(at == earliest and r not in DISCARD_ONLY for at, _, r in alone)
+    shown = any(at == earliest and r not in DISCARD_ONLY and r != UNCOUNTED_EXPIRED for at, _, r in alone)
     return tuple(r for at, _, r in sorted(alone) if at == earliest or not shown or r not in DISCARD_ONLY)
 
 
@@ -1693,6 +1697,13 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
     tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen,
                                        *restarted]) if r not in known_by]
+    # A rule set aside only because an earlier departure mentioned it, which neither this step's check nor its
+    # deciding rules name, may explain the history by what it let an earlier step do (an expired message left
+    # out of a depth that MQ's background removal explains as well): where the rules set aside explain it with
+    # no rule on trial, every reading would need nothing, so those not found broken go on trial too.
+    suspects = sorted(set_aside - known_by - set(tried))
+    if suspects and follows(pairs, platform, frozenset(), expiry_tolerance, set_aside | known_by) is not None:
+        tried += suspects
     # (the rules found broken, never on trial, relaxed in every reading as the rules set aside are: a round records
     # as found broken those found later in it too, which it had not set aside yet)
     aside = (set_aside | known_by) - set(tried)
