@@ -1700,10 +1700,13 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # A rule set aside only because an earlier departure mentioned it, which neither this step's check nor its
     # deciding rules name, may explain the history by what it let an earlier step do (an expired message left
     # out of a depth that MQ's background removal explains as well): where the rules set aside explain it with
-    # no rule on trial, every reading would need nothing, so those not found broken go on trial too.
+    # no rule on trial, every reading would need nothing, so those not found broken that it cannot do without
+    # go on trial too (all of them, where it can do without each).
     suspects = sorted(set_aside - known_by - set(tried))
     if suspects and follows(pairs, platform, frozenset(), expiry_tolerance, set_aside | known_by) is not None:
-        tried += suspects
+        needed = [r for r in suspects
+                  if follows(pairs, platform, frozenset(), expiry_tolerance, (set_aside | known_by) - {r}) is None]
+        tried += needed or suspects
     # (the rules found broken, never on trial, relaxed in every reading as the rules set aside are: a round records
     # as found broken those found later in it too, which it had not set aside yet)
     aside = (set_aside | known_by) - set(tried)
