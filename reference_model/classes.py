@@ -22,7 +22,7 @@ import attrs
 
 from reference_model import language as L
 from reference_model import dlq_table as T
-from reference_model import core, expiry
+from reference_model import cluster, core, expiry
 from reference_model import mqconst as C
 from reference_model.state import ModelHandle, ModelQueue, ModelState
 
@@ -660,7 +660,6 @@ def _hosts(state: ModelState, queue: str) -> list[dict]:
     return [i for i in state.cluster["instances"].values() if i["name"] == queue]
 
 
-@declare("CLWL-03", "queue CLWLUSEQ(LOCAL)", "queue CLWLUSEQ(QMGR), queue manager LOCAL", "a message from the cluster")
 def _clwl03(state, op):
     if not isinstance(op, L.ClusterPut):
         return
@@ -674,6 +673,82 @@ def _clwl03(state, op):
         yield f"queue CLWLUSEQ(QMGR), queue manager {local[mine[0]['qmgr']]['clwluseq']}"
     else:
         yield f"queue CLWLUSEQ({mine[0]['clwluseq']})"
+
+
+#: The steps of the workload management algorithm that keep some of the destinations they are given.  (Not step
+#: 9: it admits every channel state steps 6 to 8 leave, so ignoring it keeps what it keeps.)
+CLWL_STEPS = ("CLWL-01", "CLWL-02", "CLWL-03", "CLWL-04", "CLWL-04a", "CLWL-04b", "CLWL-05", "CLWL-06", "CLWL-07",
+              "CLWL-08", "CLWL-10", "CLWL-11", "CLWL-11a", "CLWL-11b", "CLWL-11c")
+#: A put where ignoring a step changes where it may go (only such a put tells a queue manager that ignores the
+#: step apart from MQ), and one where it does not.
+DECISIVE, IDLE = "ignoring it changes the destination", "ignoring it changes nothing"
+_CHOICES: dict = {}
+
+
+def _choices(state, op) -> tuple:
+    """MQ's choice for the cluster put ``op`` from ``state`` and, per step applied, whether ignoring it changes the
+    destinations allowed (worked out once per put: every step's classifier asks)."""
+    key = (id(state), op)
+    hit = _CHOICES.get(key)
+    if hit is not None and hit[0] is state:
+        return hit[1]
+    message = cluster.Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf,
+                              already_sent=op.already_sent, qmgr=op.qmgr)
+    try:
+        cl, history = cluster.cluster_of(state), state.workload.get(op.queue)
+        choice = cluster.choose(cl, message, history)
+        applied = {step for step, _ in choice.trace}
+        decisive = {step: cluster.choose(cl, message, history, skip=step).allowed != choice.allowed
+                    for step in CLWL_STEPS if step in applied}
+        out = (choice, decisive)
+    except (StopIteration, KeyError):
+        out = (None, {})
+    if len(_CHOICES) >= 64:
+        _CHOICES.clear()
+    _CHOICES[key] = (state, out)
+    return out
+
+
+def _declare_decisive(rule: str, *more: str):
+    """Declare ``rule``'s classes: whether ignoring its step changes the destination (a dimension of its own),
+    with the classes ``more`` its own classifier (the function decorated, if any) yields."""
+    def register(own=None):
+        def classify(state, op):
+            if not isinstance(op, L.ClusterPut):
+                return
+            decisive = _choices(state, op)[1]
+            if rule in decisive:
+                yield DECISIVE if decisive[rule] else IDLE
+            if own is not None:
+                yield from own(state, op)
+        declare(rule, *more, DECISIVE, IDLE)(classify)
+        return own
+    return register
+
+
+def _clwl11a(state, op):
+    """A put naming a queue manager that reaches step 11a with more than one route: whether their channels' and
+    aliases' CLWLPRTY tell them apart (the step then eliminates some)."""
+    if not op.qmgr:
+        return
+    choice, _ = _choices(state, op)
+    steps = [step for step, _ in choice.trace] if choice is not None else []
+    if "CLWL-11a" not in steps:
+        return
+    at = steps.index("CLWL-11a")
+    before, after = choice.trace[at - 1][1], choice.trace[at][1]
+    if len(before) > 1:
+        yield "routes of different CLWLPRTY" if len(after) < len(before) else "routes of one CLWLPRTY"
+
+
+for _rule in CLWL_STEPS:
+    if _rule == "CLWL-03":
+        _declare_decisive(_rule, "queue CLWLUSEQ(LOCAL)", "queue CLWLUSEQ(QMGR), queue manager LOCAL",
+                          "a message from the cluster")(_clwl03)
+    elif _rule == "CLWL-11a":
+        _declare_decisive(_rule, "routes of one CLWLPRTY", "routes of different CLWLPRTY")(_clwl11a)
+    else:
+        _declare_decisive(_rule)()
 
 
 @declare("CLWL-12", "equal weights", "different weights")

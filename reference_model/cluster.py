@@ -15,6 +15,7 @@ its queue-manager aliases).
 
 from __future__ import annotations
 
+import functools
 from typing import Iterable
 
 import attrs
@@ -167,7 +168,10 @@ class WorkloadHistory:
     signature: tuple = ()
 
 
-def _step(trace, eliminated, step: str, before: list[Destination], after: list[Destination]) -> list[Destination]:
+def _step(trace, eliminated, skip: str, step: str, before: list[Destination],
+          after: list[Destination]) -> list[Destination]:
+    if step == skip:
+        after = before
     kept = {d.key for d in after}
     for d in before:
         if d.key not in kept and d.key not in eliminated:
@@ -176,22 +180,25 @@ def _step(trace, eliminated, step: str, before: list[Destination], after: list[D
     return after
 
 
-def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None = None) -> Choice:
-    """Apply steps 1-12 for a message put to the cluster queue ``message.queue``."""
+def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None = None, skip: str = "") -> Choice:
+    """Apply steps 1-12 for a message put to the cluster queue ``message.queue``; ``skip``: a step (a rule ID,
+    CLWL-01 to CLWL-11c) applied as a queue manager that ignores it would, keeping every candidate it is given."""
     history = history or WorkloadHistory()
     trace: list = []
     eliminated: dict = {}
+    apply = functools.partial(_step, trace, eliminated, skip)
+    keep_max = functools.partial(_keep_max, trace, eliminated, skip)
     local_qm = cluster.qmgr(cluster.local)
     cands = _destinations(cluster, message)
     trace.append(("start", tuple(sorted(d.key for d in cands))))
     if message.qmgr:
         # Step 2: PUT-enabled queue-manager aliases, over channels in a cluster of the local queue manager.
-        cands = _step(trace, eliminated, "CLWL-02", cands, [
+        cands = apply("CLWL-02", cands, [
             d for d in cands if (d.alias is None or d.alias.put_enabled) and d.channel.clusters & local_qm.clusters])
     else:
         # Step 1: PUT-enabled queues, sharing a cluster with the local queue manager, over channels in the
         # queue's cluster.
-        cands = _step(trace, eliminated, "CLWL-01", cands, [
+        cands = apply("CLWL-01", cands, [
             d for d in cands if d.queue.put_enabled
             and (d.channel is None or (d.queue.clusters & local_qm.clusters and d.channel.clusters & d.queue.clusters))])
     # Step 3: the local instance under CLWLUSEQ(LOCAL), or for messages from a cluster channel.
@@ -200,20 +207,20 @@ def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None =
         useq = local[0].queue.clwluseq
         if useq == USEQ_QMGR:
             useq = local_qm.clwluseq
-        if useq == USEQ_LOCAL or not message.put_locally:
-            cands = _step(trace, eliminated, "CLWL-03", cands, local)
+        if (useq == USEQ_LOCAL or not message.put_locally) and skip != "CLWL-03":
+            cands = apply("CLWL-03", cands, local)
             return Choice(trace=tuple(trace), eliminated=eliminated, allowed=[d.key for d in cands])
     # Step 4: cluster PCF messages skip queue managers already sent one.
     if message.pcf:
-        cands = _step(trace, eliminated, "CLWL-04", cands, [d for d in cands if d.qmgr not in message.already_sent])
+        cands = apply("CLWL-04", cands, [d for d in cands if d.qmgr not in message.already_sent])
     # Step 4a: channel (and queue-manager alias) rank; 4b: queue rank.
-    cands = _keep_max(trace, eliminated, "CLWL-04a", cands, lambda d: d.rank)
-    cands = _keep_max(trace, eliminated, "CLWL-04b", cands, lambda d: d.queue.clwlrank if d.queue else None)
+    cands = keep_max("CLWL-04a", cands, lambda d: d.rank)
+    cands = keep_max("CLWL-04b", cands, lambda d: d.queue.clwlrank if d.queue else None)
     # Step 5: resumed queue managers before suspended ones, when only remote instances remain.
     if cands and all(d.channel is not None for d in cands):
         resumed = [d for d in cands if not cluster.qmgr(d.qmgr).suspended]
         if resumed:
-            cands = _step(trace, eliminated, "CLWL-05", cands, resumed)
+            cands = apply("CLWL-05", cands, resumed)
     # Steps 6-9: with more than one remote instance, keep INACTIVE and RUNNING channels; while
     # none is left, widen to the next group of states.
     remote = [d for d in cands if d.channel is not None]
@@ -227,33 +234,33 @@ def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None =
             if chosen:
                 break
             trace.append((step, ()))  # nothing left yet: the next step widens
-        cands = _step(trace, eliminated, step, cands, [d for d in cands if d.channel is None] + chosen)
+        cands = apply(step, cands, [d for d in cands if d.channel is None] + chosen)
     # Step 10: cluster PCF messages prefer locally defined CLUSSDR channels.
     if message.pcf and len([d for d in cands if d.channel]) > 1:
         senders = [d for d in cands if d.channel is None or d.channel.local_sender]
         if any(d.channel for d in senders):
-            cands = _step(trace, eliminated, "CLWL-10", cands, senders)
+            cands = apply("CLWL-10", cands, senders)
     # Step 11: highest NETPRTY per queue manager.
     best: dict[str, int] = {}
     for d in cands:
         if d.channel is not None:
             best[d.qmgr] = max(best.get(d.qmgr, -1), d.channel.netprty)
-    cands = _step(trace, eliminated, "CLWL-11", cands,
+    cands = apply("CLWL-11", cands,
                   [d for d in cands if d.channel is None or d.channel.netprty == best[d.qmgr]])
     if message.qmgr:
         # Step 11a: a queue manager is being chosen: the highest CLWLPRTY of channels and aliases; an
         # alias's channels are kept with it.
-        cands = _keep_max(trace, eliminated, "CLWL-11a", cands,
+        cands = keep_max("CLWL-11a", cands,
                           lambda d: d.alias.clwlprty if d.alias else d.channel.clwlprty)
     else:
         # Step 11b: a queue is being chosen: the highest queue CLWLPRTY; channels are kept.
-        cands = _keep_max(trace, eliminated, "CLWL-11b", cands, lambda d: d.queue.clwlprty)
+        cands = keep_max("CLWL-11b", cands, lambda d: d.queue.clwlprty)
     # Step 11c: the CLWLMRUC most recently used channels.
     mruc = local_qm.clwlmruc
     if len(cands) > mruc:
         ranked = sorted(cands, key=lambda d: -history.numbers.get(d.key, 0))
         cut = history.numbers.get(ranked[mruc - 1].key, 0)
-        cands = _step(trace, eliminated, "CLWL-11c", cands,
+        cands = apply("CLWL-11c", cands,
                       [d for d in cands if history.numbers.get(d.key, 0) >= cut])
     # Step 12: least recently used (lowest DestSeqFactor), then lowest DestSeqNumber.
     keys = [d.key for d in cands]
@@ -271,12 +278,25 @@ def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None =
     return Choice(trace=tuple(trace), eliminated=eliminated, allowed=allowed, finalists=tuple(sorted(keys)))
 
 
-def _keep_max(trace, eliminated, step, cands, value):
+def _skipped(cluster: Cluster, message: Message, history: WorkloadHistory, choice: Choice):
+    """For each step that eliminated a destination (in the algorithm's order), the destinations MQ does not allow
+    that the steps after it choose when it is ignored."""
+    before: tuple[str, ...] = ()
+    for step, kept in choice.trace:
+        if step.startswith("CLWL") and step != "CLWL-12" and set(kept) < set(before):
+            other = choose(cluster, message, history, skip=step).allowed - choice.allowed
+            if other:
+                yield step, sorted(other)
+        # (steps 6 to 8 that admit no channel state found leave nothing for the next to widen from: not a cut)
+        before = kept or before
+
+
+def _keep_max(trace, eliminated, skip, step, cands, value):
     values = [value(d) for d in cands if value(d) is not None]
     if not values:
         return cands
     top = max(values)
-    return _step(trace, eliminated, step, cands, [d for d in cands if value(d) is None or value(d) == top])
+    return _step(trace, eliminated, skip, step, cands, [d for d in cands if value(d) is None or value(d) == top])
 
 
 def _signature(cluster: Cluster, cands: Iterable[Destination]) -> tuple:
@@ -496,6 +516,14 @@ def cluster_put(state, op):
     # A destination a step eliminated is what that step alone decides: relaxed (any subset of the candidates
     # kept), the step could have kept that one alone, which every later step then chooses.
     field_rules = {f"attrs.DESTINATION=={key}": (step,) for key, step in choice.eliminated.items()}
+    # So is one a queue manager that ignored a step that eliminated anything reaches by the steps after it: the
+    # destinations it keeps change what the later steps choose among (a channel state ignored, and the most
+    # recently used channels, step 11c, are then others), though no destination it eliminated is chosen.
+    for step, reached in _skipped(cl, msg, history, choice):
+        for key in reached:
+            named = field_rules.get(f"attrs.DESTINATION=={key}", ())
+            if step not in named:
+                field_rules[f"attrs.DESTINATION=={key}"] = named + (step,)
     field_rules["attrs.DESTINATION"] = ("CLWL-12",) + steps
     if not choice.allowed:
         # MQ reports no usable destination; which reason code is not in the topic.

@@ -370,3 +370,23 @@ def test_a_get_past_a_message_whose_unit_of_work_committed_after_it_expired_is_a
     assert session.execute(L.Get(conn="a", handle="a.h")).rc == C.MQRC_NO_MSG_AVAILABLE
     assert session.coverage.classes["EXP-04:put in a unit of work that committed after it expired"] == expired
     assert session.coverage.classes["EXP-04:one expired message ahead"] == 1
+
+
+def test_a_cluster_put_is_classed_by_whether_ignoring_each_step_changes_its_destination():
+    """Derived from the algorithm, not listed: a put where a step decides where the message goes (the same put with
+    the step keeping every destination goes elsewhere), and one where it does not."""
+    session = _session(area="cluster")
+    session.execute(L.SetClusterQueueManager(name="GW", clusters=("C",), local=True))
+    for qm, enabled in (("A", False), ("B", True)):
+        session.execute(L.SetClusterQueueManager(name=qm, clusters=("C",)))
+        session.execute(L.SetClusterInstance(qmgr=qm, queue="Q", clusters=("C",), put_enabled=enabled))
+        session.execute(L.SetClusterChannel(name=f"TO.{qm}", qmgr=qm, clusters=("C",), state=3))
+    session.execute(L.ClusterPut(queue="Q"))   # step 1 drops A's PUT-disabled instance: ignored, A is chosen
+    reached = session.coverage.classes
+    assert reached["CLWL-01:ignoring it changes the destination"] == 1
+    assert reached["CLWL-01:ignoring it changes nothing"] == 0
+    assert reached["CLWL-11:ignoring it changes nothing"] == 1   # one NETPRTY: step 11 keeps both
+    session.execute(L.SetClusterInstance(qmgr="A", queue="Q", clusters=("C",), put_enabled=True))
+    session.execute(L.SetClusterInstance(qmgr="B", queue="Q", clusters=("C",), put_enabled=False))
+    session.execute(L.ClusterPut(queue="Q"))   # now B is the one dropped, and step 12 would pick A anyway
+    assert session.coverage.classes["CLWL-01:ignoring it changes nothing"] == 1

@@ -246,3 +246,43 @@ def test_channel_fallbacks_when_nothing_better_remains(states, step, finalists):
 def attrs_evolve(c, **kw):
     import attrs
     return attrs.evolve(c, **kw)
+
+
+def test_ignoring_a_step_is_worked_out_through_the_steps_after_it():
+    """A step that a queue manager ignores changes what the later steps choose among: here step 7 (channel states
+    when no INACTIVE or RUNNING channel is left) would drop A's RETRYING channel; ignored, step 11c's two most
+    recently used channels are A's and B's, and step 12 then picks B, which MQ's step 12 eliminated."""
+    qms = [W.QueueManager(name="LOCAL", clusters=CL, clwlmruc=2)] + [W.QueueManager(name=n, clusters=CL) for n in "ABC"]
+    c = cluster(queues=[q(n) for n in "ABC"], qmgrs=qms,
+                channels=[ch("A", state=W.MQCHS_RETRYING), ch("B", state=W.MQCHS_BINDING),
+                          ch("C", state=W.MQCHS_BINDING)])
+    h = W.WorkloadHistory(numbers={"A/TO.A": 2, "B/TO.B": 1}, last_number=2)
+    msg = W.Message(queue="Q")
+    assert set(W.choose(c, msg, h).allowed) == {"C/TO.C"}
+    assert W.choose(c, msg, h).eliminated["B/TO.B"] == "CLWL-12"
+    assert set(W.choose(c, msg, h, skip="CLWL-07").allowed) == {"B/TO.B"}
+    assert set(W.choose(c, msg, h, skip="CLWL-11").allowed) == {"C/TO.C"}   # a step that eliminated nothing
+
+
+def test_a_destination_a_later_step_eliminated_is_also_the_rule_of_an_earlier_step_ignored():
+    """The checker names, for a destination MQ's step 12 eliminated, step 12 and every earlier step whose being
+    ignored leads to it: each alone explains the put, and the history does not say which the system broke."""
+    from conformance.checker.sequential import ModelTracker
+    from reference_model import language as L
+
+    t = ModelTracker("distributed")
+    setup = [L.SetClusterQueueManager(name="GW", clusters=["C"], local=True, clwlmruc=2)]
+    for qm in "ABC":
+        setup += [L.SetClusterQueueManager(name=qm, clusters=["C"]),
+                  L.SetClusterInstance(qmgr=qm, queue="Q", clusters=["C"]),
+                  L.SetClusterChannel(name=f"TO.{qm}", qmgr=qm, clusters=["C"], state=W.MQCHS_RUNNING)]
+    for op in setup:
+        assert t.advance(op, L.OK).mismatch is None
+    for dest in ("B/TO.B", "A/TO.A"):   # B and A used once each, A last (C never: its factor is the lowest)
+        assert t.advance(L.ClusterPut(queue="Q"), L.Observation(attrs={"DESTINATION": dest})).mismatch is None, dest
+    for qm, state in (("A", W.MQCHS_RETRYING), ("B", W.MQCHS_BINDING), ("C", W.MQCHS_BINDING)):
+        assert t.advance(L.SetClusterChannel(name=f"TO.{qm}", qmgr=qm, clusters=["C"], state=state), L.OK).mismatch \
+            is None
+    # MQ: step 7 keeps B and C, step 12 the one never used, C.  Step 7 ignored: 11c keeps A and B, 12 picks B.
+    wrong = t.advance(L.ClusterPut(queue="Q"), L.Observation(attrs={"DESTINATION": "B/TO.B"}))
+    assert wrong.mismatch is not None and wrong.mismatch.rules[:2] == ("CLWL-12", "CLWL-07"), wrong.mismatch.rules

@@ -37,8 +37,10 @@ class ClusterMachine(ConformanceMachine):
     area = "cluster"
 
     @initialize(local_instance=st.booleans(), local_useq=st.sampled_from(("LOCAL", "ANY")),
-                weights=st.lists(st.sampled_from((10, 25, 50, 75, 99)), min_size=4, max_size=4))
-    def set_up(self, local_instance, local_useq, weights):
+                weights=st.lists(st.sampled_from((10, 25, 50, 75, 99)), min_size=4, max_size=4), equal=st.booleans())
+    def set_up(self, local_instance, local_useq, weights, equal):
+        # (equal: every channel of the default weight, a second channel's too, so that step 12 shares alike)
+        weights = [50] * len(REMOTES) if equal else weights
         self.qmgrs = {LOCAL: dict(clusters=CLUSTER, local=True, clwluseq=local_useq)}
         self.execute(L.SetClusterQueueManager(name=LOCAL, **self.qmgrs[LOCAL]))
         self.channels = {}
@@ -110,9 +112,18 @@ class ClusterMachine(ConformanceMachine):
     def channel_workload(self, qm, attr, value):
         self._channel(f"TO.{qm}", **{attr: value * 10 if attr == "clwlwght" else value})
 
-    @rule(qm=remotes, netprty=st.integers(min_value=0, max_value=9), local_sender=st.booleans())
-    def second_channel(self, qm, netprty, local_sender):
-        self._channel(f"TO.{qm}.B", qmgr=qm, clusters=CLUSTER, state=3, netprty=netprty, local_sender=local_sender)
+    @rule(qm=remotes, netprty=st.integers(min_value=0, max_value=9), local_sender=st.booleans(),
+          alike=st.booleans(), above=st.booleans())
+    def second_channel(self, qm, netprty, local_sender, alike, above):
+        """A second channel to a queue manager, of the first's rank; ``alike``: of its network priority too, where
+        only CLWLPRTY can choose between them when a put names the queue manager (step 11a): one apart from the
+        first's (``above``) or the first's."""
+        first = self.channels[f"TO.{qm}"]
+        prty = first.get("clwlprty", 0)
+        if above:
+            prty = prty + 1 if prty < 9 else prty - 1   # CLWLPRTY is 0 to 9
+        self._channel(f"TO.{qm}.B", qmgr=qm, clusters=CLUSTER, state=3, clwlrank=first.get("clwlrank", 0),
+                      clwlprty=prty, netprty=first.get("netprty", 0) if alike else netprty, local_sender=local_sender)
 
     @rule(qm=st.sampled_from(REMOTES + (LOCAL,)), attr=st.sampled_from(("clwlrank", "clwlprty", "put_enabled")),
           value=st.integers(min_value=0, max_value=9))
