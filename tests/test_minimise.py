@@ -848,3 +848,20 @@ def test_an_expired_message_left_out_of_the_depth_is_one_of_the_counting_rule_or
     failure = with_alternatives(failure_of(adapter, "expiry", ops), 0)
     assert failure.mismatch.index == len(ops) - 1 and failure.mismatch.fields == ("attrs.CURDEPTH",)
     assert failure.blamed[0] == "EXP-11" and "EXP-08" in failure.blamed and failure.one_of, failure.blamed
+
+
+def test_a_none_correl_id_taken_literally_is_the_selection_first():
+    """A get matching MQCI_NONE (any CorrelId) returns the one message with a blank CorrelId, of priority 0, where
+    MQ returns the priority 9 message with CorrelId corr-1.  Priority order relaxed (CORE-04) allows that message
+    among others; the selection taken literally (CORE-51) gives exactly it: one of the two, CORE-51 first."""
+    adapter = create_adapter("simulated", {"faults": "match-none-is-literal"})
+    ops = [L.DefineQueue(queue="Q1", attrs={"MSGDLVSQ": C.MQMDS_PRIORITY}), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="Q1",
+                  options=C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+           L.Put(conn="c1", handle="h1", body="m4", options=C.MQPMO_NO_SYNCPOINT,
+                 md=L.MessageDescriptor(priority=9, correl_id="corr-1")),
+           L.Put(conn="c1", handle="h1", body="m36", options=C.MQPMO_NO_SYNCPOINT),
+           L.GetMatching(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT, match_options=C.MQMO_MATCH_CORREL_ID)]
+    failure = with_alternatives(failure_of(adapter, "core", ops), 0)
+    assert failure.mismatch.index == len(ops) - 1
+    assert failure.blamed == ("CORE-51", "CORE-04") and failure.one_of, (failure.blamed, failure.one_of)

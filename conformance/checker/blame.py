@@ -1695,7 +1695,11 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     unseen += [rule for rule, (field, asked, _, _) in RESOLVED_BY.items()
                if any(isinstance(op, (L.Put, L.Put1)) and getattr(op.md, field) == asked for op, _ in pairs[:-1])]
     deciding, needed_together = _deciding(pairs, platform, expiry_tolerance, set_aside)
-    tried = [r for r in dict.fromkeys([*mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen,
+    # (a selection the failing step's outcome shows applied as MQ does not apply it, a none value taken literally
+    # say, is tried first: the message returned is exactly the one that reading gives, where an order relaxed
+    # only allows it among others)
+    selecting = [r for r in deciding if r in SELECTION_RULES]
+    tried = [r for r in dict.fromkeys([*selecting, *mentioned[:MAX_RULES], *deciding, *endings, *hidden, *unseen,
                                        *restarted]) if r not in known_by]
     # A rule set aside only because an earlier departure mentioned it, which neither this step's check nor its
     # deciding rules name, may explain the history by what it let an earlier step do (an expired message left
