@@ -682,31 +682,16 @@ CLWL_STEPS = ("CLWL-01", "CLWL-02", "CLWL-03", "CLWL-04", "CLWL-04a", "CLWL-04b"
 #: A put where ignoring a step changes where it may go (only such a put tells a queue manager that ignores the
 #: step apart from MQ), and one where it does not.
 DECISIVE, IDLE = "ignoring it changes the destination", "ignoring it changes nothing"
-_CHOICES: dict = {}
 
 
-def _choices(state, op) -> tuple:
-    """MQ's choice for the cluster put ``op`` from ``state`` and, per step applied, whether ignoring it changes the
-    destinations allowed (worked out once per put: every step's classifier asks)."""
-    key = (id(state), op)
-    hit = _CHOICES.get(key)
-    if hit is not None and hit[0] is state:
-        return hit[1]
-    message = cluster.Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf,
-                              already_sent=op.already_sent, qmgr=op.qmgr)
+def _choice(state, op) -> tuple:
+    """MQ's choice for the cluster put ``op`` and the destinations allowed with each step that eliminated one
+    ignored (the model's own, :func:`reference_model.cluster.worked_out`); (None, {}) for a bad history."""
     try:
-        cl, history = cluster.cluster_of(state), state.workload.get(op.queue)
-        choice = cluster.choose(cl, message, history)
-        applied = {step for step, _ in choice.trace}
-        decisive = {step: cluster.choose(cl, message, history, skip=step).allowed != choice.allowed
-                    for step in CLWL_STEPS if step in applied}
-        out = (choice, decisive)
+        _, _, choice, skips = cluster.worked_out(state, op)
     except (StopIteration, KeyError):
-        out = (None, {})
-    if len(_CHOICES) >= 64:
-        _CHOICES.clear()
-    _CHOICES[key] = (state, out)
-    return out
+        return None, {}
+    return choice, skips
 
 
 def _declare_decisive(rule: str, *more: str):
@@ -716,9 +701,9 @@ def _declare_decisive(rule: str, *more: str):
         def classify(state, op):
             if not isinstance(op, L.ClusterPut):
                 return
-            decisive = _choices(state, op)[1]
-            if rule in decisive:
-                yield DECISIVE if decisive[rule] else IDLE
+            choice, skips = _choice(state, op)
+            if choice is not None and any(step == rule for step, _ in choice.trace):
+                yield DECISIVE if skips.get(rule, choice.allowed) != choice.allowed else IDLE
             if own is not None:
                 yield from own(state, op)
         declare(rule, *more, DECISIVE, IDLE)(classify)
@@ -731,7 +716,7 @@ def _clwl11a(state, op):
     aliases' CLWLPRTY tell them apart (the step then eliminates some)."""
     if not op.qmgr:
         return
-    choice, _ = _choices(state, op)
+    choice, _ = _choice(state, op)
     steps = [step for step, _ in choice.trace] if choice is not None else []
     if "CLWL-11a" not in steps:
         return

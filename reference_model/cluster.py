@@ -278,17 +278,17 @@ def choose(cluster: Cluster, message: Message, history: WorkloadHistory | None =
     return Choice(trace=tuple(trace), eliminated=eliminated, allowed=allowed, finalists=tuple(sorted(keys)))
 
 
-def _skipped(cluster: Cluster, message: Message, history: WorkloadHistory, choice: Choice):
-    """For each step that eliminated a destination (in the algorithm's order), the destinations MQ does not allow
-    that the steps after it choose when it is ignored."""
+def ignored(cluster: Cluster, message: Message, history: WorkloadHistory, choice: Choice) -> dict[str, frozenset]:
+    """For each step of ``choice`` that eliminated a destination, the destinations allowed when a queue manager
+    ignores it (the steps after it then choose among more)."""
+    out = {}
     before: tuple[str, ...] = ()
     for step, kept in choice.trace:
         if step.startswith("CLWL") and step != "CLWL-12" and set(kept) < set(before):
-            other = choose(cluster, message, history, skip=step).allowed - choice.allowed
-            if other:
-                yield step, sorted(other)
+            out[step] = choose(cluster, message, history, skip=step).allowed
         # (steps 6 to 8 that admit no channel state found leave nothing for the next to widen from: not a cut)
         before = kept or before
+    return out
 
 
 def _keep_max(trace, eliminated, skip, step, cands, value):
@@ -478,7 +478,7 @@ def share_expectation(state, op) -> dict[str, float]:
         cl = cluster_of(state)
     except HistoryError:
         return {}
-    msg = _message(op)
+    msg = message_of(op)
     hit = _SHARES.get((id(cl), msg))
     if hit is not None and hit[0] is cl:
         return dict(hit[1])
@@ -495,9 +495,30 @@ def share_expectation(state, op) -> dict[str, float]:
 _SHARES: dict = {}
 
 
-def _message(op) -> Message:
+def message_of(op: L.ClusterPut) -> Message:
     return Message(queue=op.queue, put_locally=op.put_locally, pcf=op.pcf, already_sent=op.already_sent,
                    qmgr=op.qmgr)
+
+
+_WORKED: dict = {}
+
+
+def worked_out(state, op: L.ClusterPut) -> tuple[Message, WorkloadHistory, Choice, dict[str, frozenset]]:
+    """The cluster put ``op`` from ``state``: its message, the workload history, MQ's choice and each step ignored
+    (:func:`ignored`); worked out once per state and put, which the model's step and the input classes both ask
+    for.  Raises StopIteration where a queue or channel names an undefined queue manager."""
+    key = (id(state), op)
+    hit = _WORKED.get(key)
+    if hit is not None and hit[0] is state:
+        return hit[1]
+    cl, msg = cluster_of(state), message_of(op)
+    history = state.workload.get(op.queue) or WorkloadHistory()
+    choice = choose(cl, msg, history)
+    out = (msg, history, choice, ignored(cl, msg, history, choice))
+    if len(_WORKED) >= 64:
+        _WORKED.clear()
+    _WORKED[key] = (state, out)
+    return out
 
 
 @handles(L.ClusterPut)
@@ -506,10 +527,8 @@ def cluster_put(state, op):
     known = {q.name for q in cl.qmgrs}
     if any(i["qmgr"] not in known for i in state.cluster["instances"].values()):
         raise HistoryError("a cluster queue names a queue manager with no definition and no channel")
-    msg = _message(op)
-    history = state.workload.get(op.queue) or WorkloadHistory()
     try:
-        choice = choose(cl, msg, history)
+        msg, history, choice, skips = worked_out(state, op)
     except StopIteration:
         raise HistoryError("a cluster queue or channel names an undefined queue manager") from None
     steps = tuple(dict.fromkeys(step for step, _ in choice.trace if step.startswith("CLWL")))
@@ -519,8 +538,8 @@ def cluster_put(state, op):
     # So is one a queue manager that ignored a step that eliminated anything reaches by the steps after it: the
     # destinations it keeps change what the later steps choose among (a channel state ignored, and the most
     # recently used channels, step 11c, are then others), though no destination it eliminated is chosen.
-    for step, reached in _skipped(cl, msg, history, choice):
-        for key in reached:
+    for step, allowed in skips.items():
+        for key in sorted(allowed - choice.allowed):
             named = field_rules.get(f"attrs.DESTINATION=={key}", ())
             if step not in named:
                 field_rules[f"attrs.DESTINATION=={key}"] = named + (step,)

@@ -194,17 +194,17 @@ def _depth_rules(state: ModelState, q: ModelQueue) -> dict:
     # Expired messages still on the queue count (EXP-11), and only a get that walks past them
     # discards them (EXP-04/05): a depth too low may be one discarded too soon.
     walked = ("EXP-05", "EXP-04") if q.attr("MSGDLVSQ") == C.MQMDS_PRIORITY else ("EXP-04",)
-    lingering = expiry.lingering(state, q) and not expiry.background_removal(state, q)
+    expired = bool(expiry.lingering(state, q))
+    lingering = expired and not expiry.background_removal(state, q)
     # Expired messages another member's scans may not reach (its own private queues and the shared ones
     # are its to scan, not these: EXP-25) lead.
     others_scan = lingering and state.group and any(a.get("EXPRYINT") for a in state.peers.values())
     # Where they may also have gone in the background (EXP-26), a reading that has them still there and the depth
     # too low without them is EXP-11's as well: they count until they are discarded.
-    unswept = ("EXP-11",) if expiry.lingering(state, q) else ()
     low = tuple(dict.fromkeys(
         (("EXP-25",) if others_scan else ())
         + _depth_history_rules(state, q)
-        + (("EXP-11",) + walked if lingering else unswept)
+        + (("EXP-11",) + walked if lingering else ("EXP-11",) if expired else ())
         + ("CORE-28",)))
     # How far CORE-28 alone can move the depth: down by the uncommitted puts, up by the held gets.
     got = sum(1 for m in q.messages if m.got_by is not None)
