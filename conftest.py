@@ -12,6 +12,12 @@ refuses, in every other test, to start a broker or Spark (``MQCONFORM_REFUSE``):
 test that needs one without saying so fails there at once.  At the end of a run the
 time spent per test file is printed, slowest first.
 
+Nothing a test starts may outlive the suite: every process a test starts carries the
+suite's mark in its environment (:data:`SESSION_MARK`, and the test's id in
+:data:`TEST_MARK`), and once every worker has ended, a process that still carries it
+(a broker, a server, a reaper) is named with the test that started it, stopped, and
+fails the run (:func:`left_behind`).
+
 The tests of a broker's mapping share one private broker of each kind per test process
 (``rabbitmq_broker``, ``activemq_broker``), each test on queues of its own; with
 ``--dist loadgroup`` (scripts/test.sh) every test that uses one runs on one worker, so
@@ -21,13 +27,16 @@ starts its own.
 """
 
 import os
+import uuid
 from collections import defaultdict
 
+import psutil
 import pytest
 from hypothesis import settings
 
 import conformance.runner.plugin  # noqa: F401  (registers the profiles)
 from adapters.brokers.server import REFUSE
+from tests.processkit import SESSION_MARK, TEST_MARK, left_behind
 from conformance.runner.stable import stable_generation
 
 for _name in ("dev", "ci"):
@@ -43,6 +52,20 @@ NEEDS = {
     "browser": "runs headless Chromium",
 }
 QUICK = os.environ.get("MQCONFORM_QUICK") == "1"
+
+
+
+def _own_mark() -> str:
+    """This run's mark: the one a pytest-xdist worker was started with by the process that runs the suite, else
+    a new one (a pytest a test runs as a subprocess is a suite of its own, and must not wait for the outer one's
+    servers)."""
+    mark = os.environ.get(SESSION_MARK, "")
+    if os.environ.get("PYTEST_XDIST_WORKER") and mark.split("-", 1)[0] == str(os.getppid()):
+        return mark
+    return f"{os.getpid()}-{uuid.uuid4().hex}"
+
+
+os.environ[SESSION_MARK] = _own_mark()
 
 
 def pytest_configure(config):
@@ -103,7 +126,28 @@ _CPU_MARK = pytest.StashKey[float]()
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     item.stash[_CPU_MARK] = _cpu()
+    os.environ[TEST_MARK] = item.nodeid
+    try:
+        yield
+    finally:
+        os.environ.pop(TEST_MARK, None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_sessionfinish(session, exitstatus):
+    """In the process that runs the suite, after every worker has ended: fail when a test left a process running."""
     yield
+    if hasattr(session.config, "workerinput"):
+        return
+    me = psutil.Process()
+    lines = left_behind(os.environ[SESSION_MARK], {me.pid} | {p.pid for p in me.parents()})
+    if lines:
+        writer = session.config.get_terminal_writer()
+        writer.line()
+        writer.line(f"{len(lines)} process(es) left running by the tests (killed now):", red=True)
+        for line in lines:
+            writer.line(f"  {line}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.hookimpl(hookwrapper=True)

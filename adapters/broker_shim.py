@@ -270,6 +270,7 @@ class BrokerShim:
         # Nothing configured and nothing running: a private broker for this run, configured as the mapping says.
         self.owned = self.server_class(Path(tempfile.mkdtemp(prefix=f"mqconform-{self.name}-")))
         self.owned.settings = self.mapping
+        self.owned.owner = os.getpid()   # stopped when this process ends, even killed (adapters.brokers.reaper)
         try:
             self.owned.up()
         except BrokerControlError as exc:

@@ -89,6 +89,7 @@ def running_broker(name, directory):
     from adapters.brokers import server
 
     srv = server(name, directory)
+    srv.owner = os.getpid()
     srv.up()
     try:
         yield _StartedOnUse(srv)

@@ -50,6 +50,7 @@ class ManagedBroker:
 
     def __init__(self, name: str, base: Path) -> None:
         self.server: BrokerServer = SERVERS[name](Path(base))
+        self.server.owner = os.getpid()   # stopped when the job ends, even killed (adapters.brokers.reaper)
         self._previous_run_dir: str | None = None
         self._pointed = False
 

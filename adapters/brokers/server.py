@@ -28,7 +28,9 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Callable
 
@@ -39,6 +41,7 @@ from mirakuru.base import ENV_UUID
 from mirakuru.exceptions import AlreadyRunning, ProcessExitedWithError, TimeoutExpired
 
 LOOPBACK = "127.0.0.1"
+_ROOT = Path(__file__).resolve().parents[2]
 #: Seconds a start may take before it is reported as failed (ready times here: 2-15 s).
 START_DEADLINE = 55.0
 #: Seconds a graceful stop may take before the processes are killed.
@@ -224,6 +227,10 @@ class BrokerServer:
         self.base = Path(base) if base is not None else run_dir()
         self.dir = self.base / self.name
         self.state_file = self.dir / "state.json"
+        #: The process whose end stops the broker (:mod:`adapters.brokers.reaper`): set for a private broker a
+        #: run, a campaign or a test starts for itself, so that it never outlives them, even when they are
+        #: killed; ``None`` (``mqconform brokers up``) leaves the broker running until ``brokers down``.
+        self.owner: int | None = None
 
     # ------------------------------------------------------------ per broker
     def installed(self) -> str | None:
@@ -259,16 +266,7 @@ class BrokerServer:
         return LOOPBACK, int(state["ports"][port])
 
     def _alive(self, state: dict) -> list[psutil.Process]:
-        out = []
-        for entry in state.get("processes", []):
-            try:
-                proc = psutil.Process(int(entry["pid"]))
-                if abs(proc.create_time() - float(entry["created"])) < 1.0 and \
-                        proc.status() != psutil.STATUS_ZOMBIE:
-                    out.append(proc)
-            except (psutil.Error, KeyError, ValueError, TypeError):
-                continue
-        return out
+        return alive_processes(state)
 
     def status(self) -> Status:
         missing = self.installed()
@@ -315,7 +313,28 @@ class BrokerServer:
         ports = self.ports()
         state = {"broker": self.name, "scheme": self.scheme, "host": LOOPBACK, "ports": ports,
                  "log": str(self.log), "processes": [], "started": time.time()}
+        if self.owner is not None:
+            self._watch(state)
         return self._launch(state, deadline)
+
+    def _watch(self, state: dict) -> None:
+        """Start the reaper that stops this broker when its owner ends (before the broker, so that an owner
+        killed while the broker starts leaves nothing running either)."""
+        try:
+            owner = psutil.Process(self.owner)
+            state["owner"] = {"pid": owner.pid, "created": owner.create_time()}
+        except psutil.Error as exc:
+            raise BrokerControlError(f"{self.name}: its owner, process {self.owner}, is not running") from exc
+        state["reaper"] = {"token": uuid.uuid4().hex}
+        self._write(state)
+        with open(self.dir / "reaper.log", "ab") as out:
+            reaper = subprocess.Popen([sys.executable, "-m", "adapters.brokers.reaper", str(self.state_file),
+                                       state["reaper"]["token"]], stdin=subprocess.DEVNULL, stdout=out,
+                                      stderr=subprocess.STDOUT, start_new_session=True, cwd=str(self.dir),
+                                      env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                                          filter(None, (str(_ROOT), os.environ.get("PYTHONPATH"))))))
+        state["reaper"].update(pid=reaper.pid, created=psutil.Process(reaper.pid).create_time())
+        self._write(state)
 
     def restart(self, deadline: float = START_DEADLINE, kill: bool = False) -> Status:
         """Stop the recorded broker gracefully (``kill``: with SIGKILL, as a power cut would) and start
@@ -378,6 +397,7 @@ class BrokerServer:
         except (TimeoutExpired, ProcessExitedWithError, AlreadyRunning, OSError) as exc:
             self._stop(state)
             self._forget()
+            _end_reaper(state)
             taken = [f"{name} {port}" for name, port in sorted(ports.items()) if not _bindable(int(port))]
             why = (f"its port {', '.join(taken)} was taken by another program" if taken
                    else _why(exc, deadline))
@@ -392,6 +412,7 @@ class BrokerServer:
         if state is not None:
             self._stop(state, deadline)
             self._forget()
+            _end_reaper(state)
         return self.status()
 
     def _start(self, proc: Process, timeout: float) -> int:
@@ -414,25 +435,7 @@ class BrokerServer:
             return executor.forget()
 
     def _stop(self, state: dict, deadline: float = STOP_DEADLINE) -> None:
-        """Stop the recorded processes, the last started first.
-
-        Each started process gets SIGTERM (a broker's start script passes it on and
-        the broker shuts down cleanly); whatever of its tree is still there after
-        ``deadline`` gets SIGKILL.
-        """
-        entries = state.get("processes", [])
-        for group in sorted({e.get("group", 0) for e in entries}, reverse=True):
-            members = [e for e in entries if e.get("group", 0) == group]
-            alive = self._alive({"processes": members})
-            if not alive:
-                continue
-            for proc in alive:   # a paused broker (the nemesis) must run to hear SIGTERM
-                _send(proc, signal.SIGCONT)
-            _send(alive[0], signal.SIGTERM)
-            _, left = psutil.wait_procs(alive, timeout=deadline)
-            for proc in left:
-                _send(proc, signal.SIGKILL)
-            psutil.wait_procs(left, timeout=5)
+        stop_processes(state, deadline)
 
     def _write(self, state: dict) -> None:
         tmp = self.state_file.with_suffix(".tmp")
@@ -444,6 +447,57 @@ class BrokerServer:
             self.state_file.unlink()
         except FileNotFoundError:
             pass
+
+
+def alive_processes(state: dict) -> list[psutil.Process]:
+    """The recorded processes of ``state`` still running (a PID now another program's is not one of them)."""
+    out = []
+    for entry in state.get("processes", []):
+        proc = running_process(entry)
+        if proc is not None:
+            out.append(proc)
+    return out
+
+
+def running_process(entry: dict) -> psutil.Process | None:
+    """The process ``entry`` (a PID and its start time) records, if it is still running and not a zombie."""
+    try:
+        proc = psutil.Process(int(entry["pid"]))
+        if abs(proc.create_time() - float(entry["created"])) < 1.0 and proc.status() != psutil.STATUS_ZOMBIE:
+            return proc
+    except (psutil.Error, KeyError, ValueError, TypeError):
+        pass
+    return None
+
+
+def stop_processes(state: dict, deadline: float = STOP_DEADLINE) -> None:
+    """Stop the recorded processes of ``state``, the last started first.
+
+    Each started process gets SIGTERM (a broker's start script passes it on and
+    the broker shuts down cleanly); whatever of its tree is still there after
+    ``deadline`` gets SIGKILL.
+    """
+    entries = state.get("processes", [])
+    for group in sorted({e.get("group", 0) for e in entries}, reverse=True):
+        members = [e for e in entries if e.get("group", 0) == group]
+        alive = alive_processes({"processes": members})
+        if not alive:
+            continue
+        for proc in alive:   # a paused broker (the nemesis) must run to hear SIGTERM
+            _send(proc, signal.SIGCONT)
+        _send(alive[0], signal.SIGTERM)
+        _, left = psutil.wait_procs(alive, timeout=deadline)
+        for proc in left:
+            _send(proc, signal.SIGKILL)
+        psutil.wait_procs(left, timeout=5)
+
+
+def _end_reaper(state: dict) -> None:
+    """End the reaper of a broker stopped on purpose (it would see the record gone and end within a poll)."""
+    reaper = running_process(state.get("reaper") or {})
+    if reaper is not None:
+        _send(reaper, signal.SIGTERM)
+        psutil.wait_procs([reaper], timeout=5)
 
 
 def _tree(pid: int) -> list[dict]:

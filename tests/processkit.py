@@ -1,0 +1,49 @@
+"""What the suite's tests leave running: every process a test starts carries the suite's mark in its environment
+(conftest.py sets it), and what still carries it once every worker has ended was left behind."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import psutil
+
+#: The suite's mark, inherited by every process its tests start: ``PID-UUID``, PID the process that runs the suite.
+SESSION_MARK = "MQCONFORM_TEST_SESSION"
+#: The id of the test during which a process was started.
+TEST_MARK = "MQCONFORM_TEST_NODE"
+#: Seconds the processes a test started may take to end once the suite is over (a reaper's poll, then a broker's
+#: graceful stop: adapters.brokers.reaper).
+LEFT_DEADLINE = 60.0
+
+
+def marked(mark: str, exclude: set[int]) -> list[psutil.Process]:
+    """The running processes whose environment carries ``mark`` as :data:`SESSION_MARK`."""
+    out = []
+    for proc in psutil.process_iter(["environ"]):
+        env = proc.info.get("environ") or {}
+        if proc.pid not in exclude and env.get(SESSION_MARK) == mark:
+            out.append(proc)
+    return out
+
+
+def left_behind(mark: str, exclude: set[int], deadline: float = LEFT_DEADLINE,
+                poll: float = 0.5) -> list[str]:
+    """What the suite's tests left running ``deadline`` seconds from now, one line each; stopped (SIGKILL) here."""
+    end = time.monotonic() + deadline
+    left = marked(mark, exclude)
+    while left and time.monotonic() < end:
+        time.sleep(poll)
+        left = marked(mark, exclude)
+    lines = []
+    for proc in left:
+        try:
+            env, cmd = proc.environ(), " ".join(proc.cmdline())[:160]
+        except psutil.Error:
+            continue
+        lines.append(f"pid {proc.pid} started during {env.get(TEST_MARK) or 'a session fixture'}: {cmd}")
+        try:
+            proc.send_signal(signal.SIGKILL)
+        except psutil.Error:
+            pass
+    return lines
