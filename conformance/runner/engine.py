@@ -22,7 +22,7 @@ from conformance.records.history import with_alternatives
 from conformance.runner.minimise import minimise
 from conformance.records.results import RunRecord, unreached_areas, vacuity
 from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkSpent
-from conformance.runner.stable import stable_generation
+from conformance.runner.stable import machine_digests_kept, stable_generation
 from reference_model.rules import RULES
 
 #: Steps per generated case.
@@ -179,7 +179,7 @@ def run_machine(machine, settings) -> None:
     session.stop_when_spent = True
     try:
         # The step memo serves one run (its cases share beginnings); let go of it at the end.
-        with collector_tuned(release=MEMO.clear), stable_generation():
+        with collector_tuned(release=MEMO.clear), stable_generation(), machine_digests_kept():
             run_state_machine_as_test(machine, settings=settings)
     except ShrinkSpent:
         if session.broken is not None:

@@ -41,3 +41,40 @@ def stable_generation() -> Iterator[bool]:
     finally:
         P._get_local_constants = original
         cache.clear()
+
+
+#: A machine class's digest by its module and name, for this process (its source does not change while it runs).
+_DIGESTS: dict[tuple[str, str], bytes] = {}
+
+
+@contextlib.contextmanager
+def machine_digests_kept() -> Iterator[None]:
+    """Within the body Hypothesis works out a machine class's digest (its example database key) once per class
+    name, not once per run.
+
+    The kit runs each round of an area on a fresh subclass of the area's machine (bound to its session), and
+    Hypothesis finds the source of a class by parsing its whole module: about 50 ms a run, most of a small run's
+    time.  The subclass's source is found as its machine's (same module, same name, no source of its own), so the
+    digest kept is the digest Hypothesis would compute; any other object's is computed as before.
+    """
+    try:
+        from hypothesis import stateful
+
+        original = stateful.function_digest
+    except (ImportError, AttributeError):  # another Hypothesis: nothing to keep
+        yield
+        return
+
+    def digest(function):
+        if not isinstance(function, type):
+            return original(function)
+        key = (function.__module__, function.__qualname__)
+        if key not in _DIGESTS:
+            _DIGESTS[key] = original(function)
+        return _DIGESTS[key]
+
+    stateful.function_digest = digest
+    try:
+        yield
+    finally:
+        stateful.function_digest = original
