@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from adapters.dlq_handler.external import serve
+from adapters.dlq_handler.serve import serve
 
 parser = argparse.ArgumentParser(prog="python -m adapters.dlq_handler", description=__doc__)
 parser.add_argument("--fault", action="append", default=[], help="a dlq fault to break the handler with")

@@ -14,14 +14,12 @@ start (with ``"queue"``, the queue it opened), for ``run`` ``{"status":
 "RUNNING" | "ENDED"}``, for ``stop`` ``{}``.
 
 ``python -m adapters.dlq_handler`` serves the kit's own handler this way
-(``--fault NAME`` breaks it on purpose), and is the reference for writing a
-bridge to a site's own handler.
+(``--fault NAME`` breaks it on purpose: :mod:`adapters.dlq_handler.serve`), and is
+the reference for writing a bridge to a site's own handler.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Callable
 
 from adapters.base import AdapterError
@@ -106,32 +104,3 @@ class ExternalHandler:
 
     def _read(self) -> dict:
         return self.chan.receive(TIMEOUT)
-
-
-def serve(faults: frozenset[str] = frozenset(), stdin=sys.stdin, stdout=sys.stdout) -> int:
-    """Serve the kit's own handler over the protocol (the program side)."""
-    from adapters.dlq_handler.handler import DlqHandler
-
-    def send(data: dict) -> None:
-        stdout.write(json.dumps(data) + "\n")
-        stdout.flush()
-
-    def remote(op: L.Op) -> L.Observation:
-        send({"op": L.to_json(op)})
-        return L.from_json(json.loads(stdin.readline())["observation"])
-
-    handler = None
-    for line in stdin:
-        command = json.loads(line)
-        if command["cmd"] == "start":
-            handler = DlqHandler(command["handler"], command["table"], remote, command["dead_q"], faults)
-            obs = L.to_json(handler.start(command["clock"]))
-            send({"result": {**obs, "queue": handler.queue}})
-        elif command["cmd"] == "run":
-            send({"result": {"status": handler.run(command["clock"]) if handler else "ENDED"}})
-        elif command["cmd"] == "stop":
-            if handler:
-                handler.stop()
-            send({"result": {}})
-            return 0
-    return 0
