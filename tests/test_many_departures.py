@@ -4,10 +4,10 @@ others, rounds spent on departures the recorded ones explain do not use up the s
 consequences is blamed on a rule none of them breaks.
 
 The run's budget is 10 cases an area and platform, not the default 200: the smallest of 5, 7, 10 with which
-seed 4 finds all twelve (5 misses three of them, 7 the cluster's queue priority), so that a search that spends
-its cases less well misses one.  (Seed 3 did so until the cluster machine's second channels changed: it now
-needs 20; seeds 7 and 8 miss one at 10.)  The same run through the protocol must give the same verdicts and the
-same minimal counterexamples, step for step: what the protocol carries is what the kit judges.
+seed 12 finds all twelve (5 and 7 miss the DLQ handler's lost context), so that a search that spends its cases
+less well misses one.  Seeds 4, 11 and 12 find all twelve at 10 cases (seeds 1-3, 5-10 miss one or two); 12 is
+the cheapest (28 s of CPU in process, seed 4 41 s).  The same run through the protocol must give the same
+verdicts and the same minimal counterexamples, step for step: what the protocol carries is what the kit judges.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ def _blamed(results) -> set[str]:
     return out
 
 
-#: Cases an area and platform (see the module's note).
-EXAMPLES = "10"
+#: Cases an area and platform, and the seed (see the module's note).
+EXAMPLES, SEED = "10", "12"
 
 
 def _run(how: str, results) -> None:
@@ -42,7 +42,7 @@ def _run(how: str, results) -> None:
     else:
         system = ["--adapter", "subprocess", "--adapter-opt",
                   f"command={sys.executable} -m adapters.simulated.serve --faults {faults}"]
-    code, out, err = run_cli("run", *system, "--seed", "4", "--examples", EXAMPLES, "--results", results)
+    code, out, err = run_cli("run", *system, "--seed", SEED, "--examples", EXAMPLES, "--results", results)
     assert code == 1, out[-3000:] + err
 
 
