@@ -101,8 +101,8 @@ def fault_renamed(diffs: str) -> dict[str, str]:
 def _fault_names() -> set[str]:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from adapters.simulated.faults import FAULTS
-    return set(FAULTS)
+    from adapters.simulated.faults import FAULTS, RACES, SOMETIMES
+    return set(FAULTS) | set(RACES) | set(SOMETIMES)
 
 
 def function_source(name: str) -> str | None:
@@ -265,6 +265,76 @@ def fault_equivalents(diffs: str, source: Callable[[str], str | None] = function
     return out
 
 
+def _mutated_sources() -> dict[str, str]:
+    """The text of every file of mutmut's source paths (pyproject.toml), by path."""
+    import tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
+    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+            for folder in config["source_paths"] for p in sorted((ROOT / folder).rglob("*.py"))}
+
+
+def fault_called(sources: dict[str, str], faults: set[str] | None = None) -> set[str]:
+    """The functions and methods of ``sources`` (path: text) used only where a catalogue fault is on.
+
+    Every use of a function's name in any of the files (a call, or the name passed on) must lie in the
+    body of an ``if`` (or conditional expression, or ``while``) whose test holds only with a fault on,
+    after such a test in a chain of ``and``, or inside a function that is itself used only so (worked
+    out until nothing changes).  A name used nowhere, or defined twice with a use anywhere, is not one:
+    what is left out must be code a clean queue manager cannot run.
+    """
+    judge = _Faults(_fault_names() if faults is None else faults)
+    trees = [ast.parse(text) for text in sources.values()]
+    defined: dict[str, int] = defaultdict(int)
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defined[node.name] += 1
+    # each use of a defined name: (the name, the innermost function it is in, whether it is under a fault)
+    uses: list[tuple[str, str | None, bool]] = []
+
+    def visit(node: ast.AST, function: str | None, guarded: bool) -> None:
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if name in defined:
+            uses.append((name, function, guarded))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = node.name
+        if isinstance(node, (ast.If, ast.IfExp, ast.While)) and judge.never_clean(node.test):
+            visit(node.test, function, guarded)
+            for part in (node.body if isinstance(node.body, list) else [node.body]):
+                visit(part, function, True)
+            for part in (node.orelse if isinstance(node.orelse, list) else [node.orelse]):
+                visit(part, function, guarded)
+            return
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            after = guarded
+            for value in node.values:
+                visit(value, function, after)
+                after = after or judge.test(value) or judge.never_clean(value)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, function, guarded)
+
+    for tree in trees:
+        visit(tree, None, False)
+    found: set[str] = set()
+    while True:
+        more = {name for name in defined if defined[name] == 1 and name not in found
+                and any(u == name for u, _, _ in uses)
+                and all(guarded or (function in found and function != name)
+                        for u, function, guarded in uses if u == name)}
+        if not more:
+            return found
+        found |= more
+
+
+FAULT_CALLED = "changes a function used only where a catalogue fault is on, which a clean queue manager never is"
+
+
+def _function_of(name: str) -> str | None:
+    head = re.match(r"x(?:ǁ[^ǁ]+ǁ|_)(?P<func>.+)__mutmut_\d+$", name.rsplit(".", 1)[1])
+    return head["func"] if head else None
+
+
 def module_of(name: str) -> str:
     """``adapters.simulated.queue_manager.xǁQueueManagerǁput__mutmut_3`` -> ``adapters/simulated/queue_manager.py``."""
     path = name.rsplit(".", 1)[0].replace(".", "/")
@@ -276,16 +346,17 @@ def score(results: dict[str, str], equiv: dict[str, str]) -> tuple[dict[str, tup
     per_file: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     survivors, left_out = [], 0
     for name, status in sorted(results.items()):
+        if status not in KILLED and status not in SURVIVED:
+            continue   # not checked (outside the sample or the time box)
         if name in equiv:
             left_out += 1
             continue
-        if status in KILLED or status in SURVIVED:
-            tally = per_file[module_of(name)]
-            tally[1] += 1
-            if status in KILLED:
-                tally[0] += 1
-            else:
-                survivors.append(f"{name} ({status})")
+        tally = per_file[module_of(name)]
+        tally[1] += 1
+        if status in KILLED:
+            tally[0] += 1
+        else:
+            survivors.append(f"{name} ({status})")
     return {f: (k, n) for f, (k, n) in sorted(per_file.items())}, survivors, left_out
 
 
@@ -302,9 +373,12 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
             sys.stderr.write(f"mutation/score.py: no such file: {given}\n")
             return 2
     equiv = equivalent(args.equivalent)
+    results = parse(args.results.read_text(encoding="utf-8"))
+    only_faulted = fault_called(_mutated_sources())
+    equiv = {**{name: FAULT_CALLED for name in results if _function_of(name) in only_faulted}, **equiv}
     if args.diffs is not None:
         equiv = {**fault_equivalents(args.diffs.read_text(encoding="utf-8")), **equiv}
-    per_file, survivors, left_out = score(parse(args.results.read_text(encoding="utf-8")), equiv)
+    per_file, survivors, left_out = score(results, equiv)
     total_k = sum(k for k, _ in per_file.values())
     total_n = sum(n for _, n in per_file.values())
     if not total_n:

@@ -10,6 +10,7 @@ mutated function; generation only (no shrinking: any departure kills), a fixed s
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from hypothesis import Phase, settings
@@ -27,6 +28,31 @@ SEED = int(os.environ.get("MQCONFORM_MUTATION_SEED", "7"))
 FAULTS = os.environ.get("MQCONFORM_MUTATION_FAULTS", "")
 PAIRS = [(area, platform) for area in AREAS
          for platform in area_platforms(area, create_adapter("simulated", {}).capabilities())]
+
+
+#: The code under mutation (mutmut's source paths) as modules.
+MUTATED = ("adapters.simulated", "adapters.dlq_handler")
+#: Module-level caches of the code under mutation that are not ``functools`` caches: (module, name).
+DICT_CACHES = (("adapters.simulated.queue_manager", "_METHODS"),)
+
+
+def empty_caches() -> None:
+    """Empty every cache of the code under mutation.  mutmut runs each mutant's tests in a process forked
+    from one that ran the clean tests: a cache filled there (a rules table read, the method found for an
+    operation) would answer for the mutant's code, which then never ran, and the mutant would survive."""
+    for name, module in list(sys.modules.items()):
+        if module is not None and name.startswith(MUTATED):
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+    for module, name in DICT_CACHES:
+        if module in sys.modules:
+            getattr(sys.modules[module], name).clear()
+
+
+@pytest.fixture(autouse=True)
+def _no_cache_from_the_clean_run():
+    empty_caches()
 
 
 @pytest.mark.parametrize("area,platform", PAIRS, ids=[f"{a}-{p}" for a, p in PAIRS])

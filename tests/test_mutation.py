@@ -220,3 +220,73 @@ def test_a_change_on_a_continued_line_is_found_in_the_source_whatever_its_indent
     unguarded = diff.replace('self._fault("browse-next-skips")', 'self.ready()')
     assert score.fault_equivalents(unguarded, source=lambda name: method.replace(
         'self._fault("browse-next-skips")', 'self.ready()'), faults={"browse-next-skips"}) == {}
+
+
+def test_the_kill_tests_empty_every_cache_of_the_code_under_mutation():
+    """mutmut forks each mutant's run from a process that ran the clean tests: a cache filled there would
+    answer for the mutant.  Every cache of the mutated code is emptied before each kill test, and every
+    module-level dict that the mutated code fills at run time is one of the caches emptied."""
+    import ast
+
+    import test_kit_kills
+    from adapters.dlq_handler import rules_table
+    from adapters.registry import create_adapter
+    from reference_model import language as L
+    rules_table.read("ACTION(DISCARD)\n")
+    adapter = create_adapter("simulated", {})
+    adapter.start_case("c", "distributed")
+    adapter.execute(L.DefineQueue(queue="Q"))
+    from adapters.simulated import queue_manager
+    assert rules_table.read.cache_info().currsize and rules_table._entry.cache_info().currsize
+    assert queue_manager._METHODS
+    test_kit_kills.empty_caches()
+    assert not rules_table.read.cache_info().currsize and not rules_table._entry.cache_info().currsize
+    assert not queue_manager._METHODS
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    listed = set(test_kit_kills.DICT_CACHES)
+    for folder in config["source_paths"]:
+        for path in sorted((ROOT / folder).glob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            dicts = {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                     for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                     if isinstance(t, ast.Name) and isinstance(n.value, (ast.Dict, ast.Set))}
+            filled = {n.value.id for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      for a in ast.walk(f) if isinstance(a, ast.Assign)
+                      for n in a.targets if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+                      and n.value.id in dicts}
+            assert {(module, name) for name in filled} <= listed, (module, filled)
+
+
+def test_a_function_used_only_where_a_fault_is_on_is_left_out_and_no_other():
+    source = '''
+class QM:
+    def get(self, q):
+        if self._fault("race") and q:
+            self._slow(q)
+        n = self._count(q) if self._fault("other") else 0
+        if q and self._fault("race") and self._helper(q):
+            pass
+        return self._both(q) + n
+
+    def put(self, q):
+        if "race" in self.faults:
+            return self._both(q)
+        return self._common(q)
+
+    def _slow(self, q):
+        return self._inner(q)
+
+    def _inner(self, q): return q
+    def _count(self, q): return q
+    def _helper(self, q): return q
+    def _both(self, q): return q
+    def _common(self, q): return q
+    def _unused(self, q): return q
+'''
+    found = score.fault_called({"qm.py": source}, {"race", "other"})
+    assert found == {"_slow", "_inner", "_count", "_helper"}
+    assert score._function_of("adapters.simulated.queue_manager.xǁQMǁ_slow__mutmut_1") == "_slow"
+    assert score._function_of("adapters.dlq_handler.rules_table.x__rule__mutmut_32") == "_rule"
+    # the simulated queue manager's own: the race faults' helpers
+    assert {"_let_others_run", "_depth_in_two_halves"} <= score.fault_called(score._mutated_sources())
