@@ -105,10 +105,14 @@ def _fault_names() -> set[str]:
     return set(FAULTS) | set(RACES) | set(SOMETIMES)
 
 
+#: A mutant's name after its module: ``x_f__mutmut_3`` (a function) or ``xǁClassǁf__mutmut_3`` (a method).
+MUTANT_NAME = re.compile(r"x(?:ǁ(?P<cls>[^ǁ]+)ǁ|_)(?P<func>.+)__mutmut_\d+$")
+
+
 def function_source(name: str) -> str | None:
     """The source of the function a mutant ``name`` mutates (``x_f__mutmut_3``, ``xǁClassǁf__mutmut_3``)."""
     path = ROOT / module_of(name)
-    head = re.match(r"x(?:ǁ(?P<cls>[^ǁ]+)ǁ|_)(?P<func>.+)__mutmut_\d+$", name.rsplit(".", 1)[1])
+    head = MUTANT_NAME.match(name.rsplit(".", 1)[1])
     if head is None or not path.is_file():
         return None
     text = path.read_text(encoding="utf-8")
@@ -331,7 +335,7 @@ FAULT_CALLED = "changes a function used only where a catalogue fault is on, whic
 
 
 def _function_of(name: str) -> str | None:
-    head = re.match(r"x(?:ǁ[^ǁ]+ǁ|_)(?P<func>.+)__mutmut_\d+$", name.rsplit(".", 1)[1])
+    head = MUTANT_NAME.match(name.rsplit(".", 1)[1])
     return head["func"] if head else None
 
 

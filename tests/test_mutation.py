@@ -242,20 +242,18 @@ def test_the_kill_tests_empty_every_cache_of_the_code_under_mutation():
     test_kit_kills.empty_caches()
     assert not rules_table.read.cache_info().currsize and not rules_table._entry.cache_info().currsize
     assert not queue_manager._METHODS
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
     listed = set(test_kit_kills.DICT_CACHES)
-    for folder in config["source_paths"]:
-        for path in sorted((ROOT / folder).glob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-            dicts = {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
-                     for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-                     if isinstance(t, ast.Name) and isinstance(n.value, (ast.Dict, ast.Set))}
-            filled = {n.value.id for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                      for a in ast.walk(f) if isinstance(a, ast.Assign)
-                      for n in a.targets if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
-                      and n.value.id in dicts}
-            assert {(module, name) for name in filled} <= listed, (module, filled)
+    for path, text in score._mutated_sources().items():
+        tree = ast.parse(text)
+        module = ".".join(Path(path).with_suffix("").parts)
+        dicts = {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                 if isinstance(t, ast.Name) and isinstance(n.value, (ast.Dict, ast.Set))}
+        filled = {n.value.id for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for a in ast.walk(f) if isinstance(a, ast.Assign)
+                  for n in a.targets if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+                  and n.value.id in dicts}
+        assert {(module, name) for name in filled} <= listed, (module, filled)
 
 
 def test_a_function_used_only_where_a_fault_is_on_is_left_out_and_no_other():
