@@ -71,6 +71,63 @@ def test_an_event_of_unknown_effect_may_have_happened_or_not():
     assert result.verdict == NOT_LINEARIZABLE and result.at == "after"
 
 
+def _setup(kind: str, messages: int = 0):
+    """A concurrent case's set-up (conformance.runner.concurrent) with the answers MQ gives it."""
+    from conformance.checker.sequential import ModelTracker
+    from conformance.runner.concurrent import setup_ops
+
+    tracker, out = ModelTracker(D), []
+    for op in setup_ops(["a", "b"], messages, kind):
+        assert tracker.advance(op, L.OK).mismatch is None, op
+        out.append((op, L.OK))
+    return out
+
+
+def test_two_overlapping_exclusive_opens_cannot_both_succeed_but_one_after_the_others_close_can():
+    setup = _setup("exclusive")
+    in_use = L.Observation.of(C.MQRC_OBJECT_IN_USE)
+
+    def open_(c):
+        return L.Open(conn=c, handle=f"{c}2", queue="Q1", options=C.MQOO_INPUT_EXCLUSIVE)
+
+    both = [ev("a", open_("a"), L.OK, 0, 3), ev("b", open_("b"), L.OK, 1, 4)]
+    result = check(D, setup, both)
+    assert result.verdict == NOT_LINEARIZABLE and result.rules == ("CORE-23",)
+    assert check(D, setup, [both[0], attrs.evolve(both[1], observed=in_use)]).verdict == LINEARIZABLE
+    # once a's handle is closed, b's open may succeed
+    closed = [both[0], ev("a", L.Close(conn="a", handle="a2"), L.OK, 4, 5), attrs.evolve(both[1], invoked=6, returned=7)]
+    assert check(D, setup, closed).verdict == LINEARIZABLE
+
+
+def test_a_message_browsed_with_lock_is_not_also_got_by_an_overlapping_get():
+    setup = _setup("queue", messages=1)
+    browse = L.Get(conn="a", handle="a1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK | C.MQGMO_NO_SYNCPOINT)
+    taken = L.Get(conn="b", handle="b1", options=C.MQGMO_NO_SYNCPOINT)
+    both = [ev("a", browse, msg("s0"), 0, 3), ev("b", taken, msg("s0"), 1, 4)]
+    result = check(D, setup, both)
+    assert result.verdict == NOT_LINEARIZABLE and set(result.rules) & {"CORE-21", "CORE-16"}, result.rules
+    for n in (0, 1):   # either may have come first, the other then finding nothing
+        assert check(D, setup, [attrs.evolve(e, observed=NONE) if i == n else e
+                                for i, e in enumerate(both)]).verdict == LINEARIZABLE
+
+
+def test_two_puts_to_an_empty_first_triggered_queue_give_one_trigger_message():
+    from conformance.runner.concurrent import after_ops
+
+    setup = _setup("trigger")
+    puts = [ev(c, put(c, f"{c}1", f"{c}0"), L.OK, n, n + 3) for n, c in enumerate("ab")]
+    after = after_ops("trigger")
+
+    def depths(q1: int, initq: int):
+        return [(after[0], L.Observation(attrs=(("CURDEPTH", q1),))), (after[1], L.Observation(attrs=(("CURDEPTH", initq),)))]
+
+    assert check(D, setup, puts, after=depths(2, 1)).verdict == LINEARIZABLE
+    result = check(D, setup, puts, after=depths(2, 2))
+    assert result.verdict == NOT_LINEARIZABLE and result.at == "after"
+    assert set(result.rules) & {"TRIG-03", "TRIG-16"}, result.rules
+    assert check(D, setup, puts, after=depths(2, 0)).verdict == NOT_LINEARIZABLE
+
+
 def test_a_departure_in_the_sequential_setup_is_named_there():
     setup = SETUP + [(get("a"), msg("ghost"))]
     result = check(D, setup, [])

@@ -280,6 +280,16 @@ _fault("commit-not-atomic", "core", ("CORE-29",),
 _fault("depth-not-atomic", "core", ("CORE-28",),
        "CURDEPTH is counted over the queue's first half, then, after other calls ran, over the rest from where "
        "the first half ended: a get meanwhile makes it count one message too few", RACES)
+_fault("exclusive-open-not-atomic", "core", ("CORE-23",),
+       "an input open checks that no other handle has the queue open for input, lets other calls run, then "
+       "opens: two overlapping exclusive opens can both succeed", RACES)
+_fault("browse-lock-not-atomic", "core", ("CORE-21", "CORE-16"),
+       "a browse with MQGMO_LOCK picks its message, lets other calls run, then locks it: a get meanwhile and "
+       "the browse can both return the one message", RACES)
+_fault("first-trigger-not-atomic", "core", ("TRIG-03", "TRIG-16"),
+       "a put to a FIRST-triggered queue reads how many messages were there, lets other calls run, then puts and "
+       "judges the trigger event by that count: two overlapping puts to an empty queue give two trigger "
+       "messages", RACES)
 
 
 #: Faults that show at some calls only, at random (seeded by the case): judged by their frequency over many

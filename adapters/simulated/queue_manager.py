@@ -661,6 +661,8 @@ class SimulatedQueueManager:
             readers = [h for h in self.handles.values() if h.queue == q.name and h.input]
             if readers and (exclusive or any(h.exclusive for h in readers)):
                 raise MQError(C.MQRC_OBJECT_IN_USE)
+            if self._fault("exclusive-open-not-atomic"):
+                self._let_others_run()   # checked, not yet open: an overlapping open checks the same
         first_reader = bool(inputs) and not any(h.queue == q.name and h.input for h in self.handles.values())
         self.handles[op.handle] = SimHandle(op.handle, op.conn, q.name, opts, exclusive)
         if inputs:
@@ -728,6 +730,10 @@ class SimulatedQueueManager:
             counter = (lambda m: m.pending_put in (None, conn))
         if q.depth(counter) + len(pieces) > q.attrs["MAXDEPTH"] and not self._fault("q-full-ignored"):
             raise MQError(C.MQRC_Q_FULL)
+        seen = None
+        if self._fault("first-trigger-not-atomic") and q.attrs["TRIGTYPE"] == C.MQTT_FIRST:
+            seen = self.triggering.depth(q)   # the count before the put, read first
+            self._let_others_run()   # an overlapping put reads the same count
         priority = q.attrs["DEFPRTY"] if md.priority == -1 else md.priority
         if md.priority == -1 and self._fault("defprty-ignored"):
             priority = 4
@@ -767,7 +773,7 @@ class SimulatedQueueManager:
                 self.triggering.on_put(q, m, self.conns[conn], syncpoint)
         if not (each or at_first):
             # one trigger event for the put, judged with all its segments on the queue
-            self.triggering.on_put(q, placed[0], self.conns[conn], syncpoint, added=len(placed))
+            self.triggering.on_put(q, placed[0], self.conns[conn], syncpoint, added=len(placed), had=seen)
         if priority > C.MAX_PRIORITY:
             return L.Observation.of(C.MQRC_PRIORITY_EXCEEDS_MAXIMUM)
         return L.OK
@@ -872,6 +878,8 @@ class SimulatedQueueManager:
                 self.clock += op.wait_interval // 100
             raise MQError(C.MQRC_NO_MSG_AVAILABLE)
         if browse:
+            if o & C.MQGMO_LOCK and self._fault("browse-lock-not-atomic"):
+                self._let_others_run()   # picked, not yet locked: an overlapping get may take it
             h.cursor = (m.level, m.seq)
             h.release()   # any browse gives up the lock this handle held
             if o & C.MQGMO_LOCK:

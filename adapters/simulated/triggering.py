@@ -132,13 +132,14 @@ class Triggering:
             self.qm.put_trigger_message(iq.name, tm)
 
     # ------------------------------------------------------------ events
-    def on_put(self, q, m, conn, in_uow: bool, added: int = 1) -> None:
-        """A put placed ``added`` messages (the segments of one message, or one): one event."""
+    def on_put(self, q, m, conn, in_uow: bool, added: int = 1, had: int | None = None) -> None:
+        """A put placed ``added`` messages (the segments of one message, or one): one event.  ``had``: the count
+        before the put as the put read it (None: the count now less what it added)."""
         if q.attrs["TRIGGER"] != C.MQTC_ON:
             return
         if q.shared and in_uow and not self.fault("shared-counts-uncommitted"):
             return   # not committed, so not counted: this queue manager makes it no event
-        self.each_member(q, lambda qm: self.put_event(q, m, conn, in_uow, added, qm))
+        self.each_member(q, lambda qm: self.put_event(q, m, conn, in_uow, added, qm, had))
 
     def each_member(self, q, judge) -> None:
         """Every member that judges ``q`` does, on the queue's TriggerControl as it was before any of them
@@ -151,11 +152,12 @@ class Triggering:
         if turned_off:
             q.attrs["TRIGGER"] = C.MQTC_OFF
 
-    def put_event(self, q, m, conn, in_uow: bool, added: int, qm: str) -> None:
+    def put_event(self, q, m, conn, in_uow: bool, added: int, qm: str, had: int | None = None) -> None:
         if q.attrs["TRIGGER"] != C.MQTC_ON or not self.qualifies(q, m, qm):
             return
         n = self.depth(q, qm)
-        had = n - added
+        if had is None:
+            had = n - added
         kind = self.kind(q, qm)
         if kind == FIRST:
             now = had == 0 or self.fault("first-fires-on-nonempty")

@@ -31,11 +31,30 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 OPTIONS = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_BROWSE
+#: A client's handle where its input opens are the case's subject (``exclusive``) or would stop a trigger (``trigger``).
+OUTPUT_OPTIONS = C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_BROWSE
 QUEUE = "Q1"
+#: The ``trigger`` case's initiation queue, its process, and the trigger monitor's connection that holds it open.
+INITQ, PROCESS, MONITOR = "IQ1", "P1", "monitor"
 #: Seconds a client may take over its whole script before the case is an error.
 CLIENT_DEADLINE = 30.0
 #: Python's thread switch interval while the clients run (seconds; its default is 0.005).
 SWITCH_INTERVAL = 1e-5
+
+#: The check after the clients of a case: the queue's depth.
+AFTER = (L.InquireQueue(queue=QUEUE, names=("CURDEPTH",)),)
+
+#: What a case is about, drawn for each case with these weights:
+#:
+#: * ``queue``: the clients put, get, browse with LOCK, commit, back out and ask the depth of one queue that all
+#:   have open for input;
+#: * ``exclusive``: the clients open the queue for input (exclusively or shared), get through that handle and
+#:   close it, so that at most one exclusive input handle may be open at a time (CORE-23);
+#: * ``trigger``: the clients put, in and out of units of work, to an empty FIRST-triggered queue that nobody has
+#:   open for input, a trigger monitor holding its initiation queue open: one trigger message for the first
+#:   (TRIG-03), counted by the check after.
+KINDS = ("queue", "exclusive", "trigger")
+KIND_WEIGHTS = (3, 1, 1)
 
 
 @attrs.frozen
@@ -57,49 +76,97 @@ class Race:
     index: int
 
 
-def setup_ops(clients: Sequence[str], messages: int) -> list[L.Op]:
-    ops: list[L.Op] = [L.DefineQueue(queue=QUEUE)]
+def setup_ops(clients: Sequence[str], messages: int, kind: str = "queue") -> list[L.Op]:
+    """The sequential set-up of a case of ``kind``: the queue, each client's connection and handle (``{client}1``),
+    and ``messages`` messages put by the first client (none on a ``trigger`` case's queue, which must be empty)."""
+    ops: list[L.Op] = []
+    if kind == "trigger":
+        ops += [L.DefineProcess(process=PROCESS, appl_id="/opt/app/server"), L.DefineQueue(queue=INITQ),
+                L.DefineQueue(queue=QUEUE, attrs=(("TRIGGER", C.MQTC_ON), ("TRIGTYPE", C.MQTT_FIRST),
+                                                  ("PROCESS", PROCESS), ("INITQ", INITQ))),
+                L.Connect(conn=MONITOR),
+                L.Open(conn=MONITOR, handle=f"{MONITOR}1", queue=INITQ, options=C.MQOO_INPUT_SHARED)]
+        messages = 0
+    else:
+        ops.append(L.DefineQueue(queue=QUEUE))
+    options = OPTIONS if kind == "queue" else OUTPUT_OPTIONS
     for client in clients:
-        ops += [L.Connect(conn=client), L.Open(conn=client, handle=f"{client}1", queue=QUEUE, options=OPTIONS)]
+        ops += [L.Connect(conn=client), L.Open(conn=client, handle=f"{client}1", queue=QUEUE, options=options)]
     first = clients[0]
     ops += [L.Put(conn=first, handle=f"{first}1", body=f"s{n}", options=C.MQPMO_NO_SYNCPOINT) for n in range(messages)]
     return ops
 
 
-def client_script(rng: random.Random, client: str, length: int) -> list[L.Op]:
-    """A client's calls, drawn from ``rng``: a producer (puts in a unit of work, then its commit or backout), a
-    consumer (gets, in and out of syncpoint, and the queue's depth), or any mix of puts, gets, commits, backouts
-    and depth inquiries: the roles whose overlap races show in."""
+def client_script(rng: random.Random, client: str, length: int, kind: str = "queue") -> list[L.Op]:
+    """A client's calls, drawn from ``rng``, for a case of ``kind`` (:data:`KINDS`).  On a ``queue`` case: a
+    producer (puts in a unit of work, then its commit or backout), a consumer (gets, in and out of syncpoint, and
+    the queue's depth), a browser (browses of the first message with LOCK, each followed by a get of it or an
+    unlock) or any mix of puts, gets, commits, backouts and depth inquiries: the roles whose overlap races show in.
+    On an ``exclusive`` case: input opens (mostly exclusive), each followed by a get or two and a close.  On a
+    ``trigger`` case: a put or two, some in a unit of work that ends with a commit or a backout."""
     handle = f"{client}1"
-    role = rng.choice(("producer", "consumer", "mixed"))
 
     def put(n: int, sync: bool) -> L.Op:
         return L.Put(conn=client, handle=handle, body=f"{client}{n}",
                      options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT)
 
-    def get(sync: bool) -> L.Op:
-        return L.Get(conn=client, handle=handle, options=C.MQGMO_SYNCPOINT if sync else C.MQGMO_NO_SYNCPOINT)
+    def get(sync: bool, through: str = handle) -> L.Op:
+        return L.Get(conn=client, handle=through, options=C.MQGMO_SYNCPOINT if sync else C.MQGMO_NO_SYNCPOINT)
 
     depth = L.InquireQueue(queue=QUEUE, names=("CURDEPTH",))
+    if kind == "exclusive":
+        out: list[L.Op] = []
+        for n in range(max(1, length // 2)):
+            opened = f"{client}{n + 2}"
+            mode = C.MQOO_INPUT_EXCLUSIVE if rng.random() < 0.75 else C.MQOO_INPUT_SHARED
+            out.append(L.Open(conn=client, handle=opened, queue=QUEUE, options=mode | C.MQOO_INQUIRE))
+            out += [get(False, opened) for _ in range(rng.choice((1, 2)))]
+            out.append(L.Close(conn=client, handle=opened))
+        return out
+    if kind == "trigger":
+        # one or two puts: the race is in the first puts' overlap, and every order of many puts to one queue
+        # leaves it differently, each an order the checker would have to refute
+        sync = rng.random() < 0.4
+        out = [put(n, sync) for n in range(rng.choice((1, 2)))]
+        if sync:
+            out.append(L.Commit(conn=client) if rng.random() < 0.7 else L.Backout(conn=client))
+        return out
+    role = rng.choice(("producer", "consumer", "mixed", "browser"))
     if role == "producer":
         ops = [put(n, True) for n in range(max(1, length - 1))]
         return ops + [L.Commit(conn=client) if rng.random() < 0.8 else L.Backout(conn=client)]
     if role == "consumer":
         return [depth if rng.random() < 0.25 else get(rng.random() < 0.2) for _ in range(2 * length)]
-    out: list[L.Op] = []
+    if role == "browser":
+        out = []
+        for _ in range(max(1, length // 2)):
+            out.append(L.Get(conn=client, handle=handle,
+                             options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK | C.MQGMO_NO_SYNCPOINT))
+            out.append(L.Get(conn=client, handle=handle, options=C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT)
+                       if rng.random() < 0.6 else L.Get(conn=client, handle=handle, options=C.MQGMO_UNLOCK))
+        return out
+    out = []
     for n in range(length):
-        kind = rng.choice(("put", "put sync", "get", "get", "get", "get sync", "commit", "backout", "depth"))
-        if kind.startswith("put"):
-            out.append(put(n, kind.endswith("sync")))
-        elif kind.startswith("get"):
-            out.append(get(kind.endswith("sync")))
-        elif kind == "commit":
+        call = rng.choice(("put", "put sync", "get", "get", "get", "get sync", "commit", "backout", "depth"))
+        if call.startswith("put"):
+            out.append(put(n, call.endswith("sync")))
+        elif call.startswith("get"):
+            out.append(get(call.endswith("sync")))
+        elif call == "commit":
             out.append(L.Commit(conn=client))
-        elif kind == "backout":
+        elif call == "backout":
             out.append(L.Backout(conn=client))
         else:
             out.append(depth)
     return out
+
+
+def after_ops(kind: str = "queue") -> tuple[L.Op, ...]:
+    """The sequential check after the clients of a case of ``kind``: the queue's depth (and, on a ``trigger``
+    case, the initiation queue's: how many trigger messages the puts gave)."""
+    if kind == "trigger":
+        return AFTER + (L.InquireQueue(queue=INITQ, names=("CURDEPTH",)),)
+    return AFTER
 
 
 def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]],
@@ -149,10 +216,6 @@ def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], script
     return ConcurrentCase(setup=done_setup, events=tuple(events), after=done_after)
 
 
-#: The check after the clients: the queue's depth.
-AFTER = (L.InquireQueue(queue=QUEUE, names=("CURDEPTH",)),)
-
-
 def witness_coverage(platform: str, case: ConcurrentCase, result: Linearization, coverage: Coverage) -> bool:
     """Count the rules a linearizable case exercised, as the sequential history of its witness order exercises
     them (the set-up, the events in that order, the check after): what the case is evidence of.  False, and
@@ -183,9 +246,10 @@ def search_on(adapter, seed: int, cases: int, clients: int = 3, length: int = 4,
     for index in range(cases):
         if stop is not None and stop():
             return None, index
-        scripts = {name: client_script(rng, name, length) for name in names}
-        case = run_case(adapter, f"concurrent-{seed}-{index}", platform, setup_ops(names, messages), scripts,
-                        after=AFTER)
+        kind = rng.choices(KINDS, KIND_WEIGHTS)[0]
+        scripts = {name: client_script(rng, name, length, kind) for name in names}
+        case = run_case(adapter, f"concurrent-{seed}-{index}", platform, setup_ops(names, messages, kind), scripts,
+                        after=after_ops(kind))
         result = check(platform, case.setup, case.events, case.after)
         if verdicts is not None:
             verdicts[result.verdict] += 1
@@ -310,4 +374,4 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
 
 
 __all__ = ["ConcurrentCase", "Race", "Shrunk", "run_case", "search", "search_on", "rerun", "shrink", "setup_ops",
-           "client_script", "AFTER"]
+           "client_script", "after_ops", "AFTER", "KINDS"]
