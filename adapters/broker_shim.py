@@ -26,6 +26,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -231,6 +232,9 @@ class BrokerShim:
         self.started = time.monotonic()
         self.virtual = 0
         self.op_wall = time.time()
+        self.concurrent = False
+        #: Held while a call uses what the adapter shares between its program connections (see concurrent_calls).
+        self.shared_lock = threading.RLock()
         try:
             self._probe()
         except BaseException:
@@ -385,7 +389,15 @@ class BrokerShim:
                 "restarts": self.budget.describe() if self.restarts else "off", "nemesis": "on" if self.nemesis else "off",
                 **({} if self.faithful else {"mapping": self.mapping})}
 
-    def start_case(self, case_id: str, platform: str | None = None) -> None:
+    #: Calls from several threads at once (``mqconform run --concurrency``): each client of a concurrent case has a
+    #: broker connection of its own, the adapter's tables are only read while the clients run (their set-up made
+    #: every queue, connection and handle), and what the adapter shares between connections (RabbitMQ's admin
+    #: connection, ActiveMQ's) is used under :attr:`shared_lock`.
+    concurrent_calls = True
+
+    def start_case(self, case_id: str, platform: str | None = None, concurrent: bool = False) -> None:
+        #: Whether this case's calls come from several threads at once.
+        self.concurrent = concurrent
         self._close_all()
         self._reset_nemesis()
         self.case = f"{uuid.uuid4().hex[:8]}.{case_id}"

@@ -251,3 +251,41 @@ def check_selection(adapter) -> None:
     # MatchOptions the MQI does not define: no broker call to make, and CORE-54 says so
     assert adapter.express(matching(0, msg_id="ID1", match=C.MQMO_MATCH_MSG_ID | 1 << 10)) is None
     assert "CORE-54" in adapter.capabilities().not_applicable
+
+
+def check_concurrent_clients(adapter, address_opts: list[str], tmp_path) -> None:
+    """Concurrent cases on a broker: three clients on connections of their own overlap (the adapter takes their
+    calls from threads at once); only the kind of case the broker can express is drawn (no exclusive input opens,
+    no triggering); ``mqconform run --concurrency 3 --area core`` ends with a verdict for every core rule, the
+    not-applicable ones with their reason, every race's rules failed."""
+    import json
+
+    from conformance.checker.linearizable import INDETERMINATE, check
+    from conformance.runner.concurrent import after_ops, run_case, runnable_kinds, setup_ops
+
+    names = ["a", "b", "c"]
+    assert runnable_kinds(adapter, names, 2) == ("queue",)
+    setup = setup_ops(names, 2)
+    scripts = {n: [put(n, f"{n}1", f"{n}{k}") for k in range(3)] + [get(n, f"{n}1") for _ in range(3)] for n in names}
+    case = run_case(adapter, "concurrent-broker", C.PLATFORM_DISTRIBUTED, setup, scripts,
+                    after=after_ops("queue", setup, scripts))
+    assert len(case.events) == 18 and all(e.observed is not None for e in case.events)
+    overlapping = sum(1 for e in case.events for f in case.events
+                      if e.client < f.client and e.invoked < f.returned and f.invoked < e.returned)
+    assert overlapping > 0, "the clients' calls never overlapped"
+    result = check(C.PLATFORM_DISTRIBUTED, case.setup, case.events, case.after,
+                   expiry_tolerance=adapter.capabilities().expiry_tolerance)
+    assert result.verdict != INDETERMINATE
+    code, out, err, _ = mqconform("run", "--adapter", adapter.name, *address_opts, "--concurrency", "3", "--area",
+                                  "core", "--examples", "8", "--seed", "1", "--results", tmp_path / "r", timeout=400)
+    assert code in (0, 1), out + err
+    rows = [json.loads(line) for line in (tmp_path / "r" / "rules.jsonl").read_text().splitlines()]
+    assert_rules_reported(rows, ["core"])
+    verdicts = {r["rule"]: r["verdict"] for r in rows}
+    assert verdicts["CORE-21"] == "not applicable"   # no browse locks: said, never failed
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert run["concurrency"] == 3 and (code == 1) == bool(run["races"]), out
+    for path in run["races"]:
+        race = json.loads((tmp_path / "r" / path).read_text())
+        assert race["rules"] and all(verdicts[r] == "fail" for r in race["rules"]), race["rules"]
+        assert not any(step["op"]["type"] == "DefineProcess" for step in race["setup"])

@@ -109,3 +109,11 @@ def test_a_fruitless_wait_counts_on_the_clock(adapter):
 
 def test_gets_and_browses_that_select_by_msgid_and_correlid_are_run_and_judged(adapter):
     check_selection(adapter)
+
+
+def test_concurrent_clients_overlap_on_the_broker_and_a_concurrent_run_gives_every_core_rule_a_verdict(
+        adapter, broker, tmp_path):
+    from tests.brokerkit import check_concurrent_clients
+
+    host, port = broker.address()
+    check_concurrent_clients(adapter, ["--adapter-opt", f"host={host}", "--adapter-opt", f"port={port}"], tmp_path)

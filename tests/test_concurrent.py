@@ -38,22 +38,23 @@ def test_a_get_that_is_not_atomic_is_found_on_every_seed_naming_its_rule():
 
 
 def test_a_commit_not_atomic_is_found_naming_the_commit_rule_and_a_depth_not_atomic_is_found():
-    """A commit that makes its puts available one at a time (a consumer sees part of the unit of work), and a
-    CURDEPTH counted in two halves with other calls between: the commit's is found on nearly every seed within
-    80 cases (8 of 8 seeds in each of 6 measured rounds, idle and with four busy processes on two cores), naming
-    its rule (on 7 or 8 of them); the depth's on some (3 to 6 of 8: the race needs a get inside the inquiry's
-    window), naming its rule with the commit's.  (A call not atomic waits for a waiting call to run before it
-    goes on, so how often a race shows does not depend on the machine's load.  The depth's race is named by the
-    rules of the longest order the search found, which need not be CORE-28: blame by counterfactual is not yet
-    applied to concurrent histories.)"""
-    for fault, rule, tried, seeds in (("commit-not-atomic", "CORE-29", 5, 4), ("depth-not-atomic", "CORE-28", 8, 2)):
+    """A commit that makes its puts available one at a time (a consumer sees part of the unit of work): found on
+    nearly every seed within 80 cases, naming its rule on most.  A CURDEPTH kept as a count each get outside
+    syncpoint reads and writes back less one after other calls ran (two overlapping gets lose an update): found by
+    every seed of 1-8 within its first few cases in measured rounds, the drain after the clients showing fewer
+    messages than the depth counts; named CORE-16 (a message got outside syncpoint still counted, as the model
+    reads a depth too high) or CORE-28.  (A call not atomic waits for a waiting call to run before it goes on, so
+    how often a race shows does not depend on the machine's load.)"""
+    for fault, rule, tried, seeds, cases in (("commit-not-atomic", "CORE-29", 5, 4, 80),
+                                             ("depth-not-atomic", "CORE-16", 5, 4, 40)):
         found = []
         for seed in range(1, tried + 1):
-            race, _ = search(_simulated(fault), seed, cases=80)
+            race, _ = search(_simulated(fault), seed, cases=cases)
             if race is not None:
                 found.append(race.result.rules)
         assert len(found) >= seeds, f"{fault}: found by {len(found)} seeds of {tried}"
         assert any(rule in rules for rules in found), found
+        assert sum(bool(set(rules) & set(RACES[fault].rules)) for rules in found) >= len(found) // 2 + 1, found
 
 
 @pytest.mark.parametrize("fault", ["exclusive-open-not-atomic", "browse-lock-not-atomic", "first-trigger-not-atomic"])
@@ -78,7 +79,12 @@ def test_each_race_of_opens_locks_and_triggers_is_found_by_most_seeds_and_shrink
     assert len(small.scripts) <= 3 and small.calls_after <= 8, (small.calls_after, small.scripts)
     assert set(small.result.rules) & set(RACES[fault].rules), small.result.rules
     after = [op for op, _ in race.case.after]
-    assert after == list(after_ops({"first-trigger-not-atomic": "trigger"}.get(fault, "queue")))
+    # the check after its kind of case: the depths (a trigger case's initiation queue's too), a queue case's drain
+    kind = {"exclusive-open-not-atomic": "exclusive", "first-trigger-not-atomic": "trigger"}.get(fault, "queue")
+    if kind == "queue":
+        assert after[0] == after_ops()[0] and isinstance(after[-1], L.Get) and after[-1].conn == "check"
+    else:
+        assert after == list(after_ops(kind))
     assert any(rerun(adapter, small.setup, small.scripts, after, D, 1, case_id=f"again-{n}")[0] for n in range(400))
     failed, _, _ = rerun(_simulated()(), small.setup, small.scripts, after, D, 30)
     assert failed == 0
@@ -207,7 +213,8 @@ def test_run_with_concurrency_finds_a_race_writes_it_and_its_replay_shows_how_of
     from tests.clikit import run_cli
 
     code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "get-not-atomic", "--adapter-opt",
-                             "call-ms=0.2", "--concurrency", "3", "--seed", "1", "--results", tmp_path / "r")
+                             "call-ms=0.2", "--concurrency", "3", "--seed", "1", "--keep-going", "0",
+                             "--results", tmp_path / "r")
     assert code == 1, out + err
     run = json.loads((tmp_path / "r" / "run.json").read_text())
     assert run["concurrency"] == 3 and len(run["races"]) == 1 and run["status"] == "fail" and run["failures"] == []
@@ -240,9 +247,10 @@ def test_run_with_concurrency_finds_a_race_writes_it_and_its_replay_shows_how_of
     code, out, err = run_cli("report", tmp_path / "r", "--format", "md", "--out", tmp_path / "bad.md")
     assert code == 1 and "the race file cannot be read" in (tmp_path / "bad.md").read_text(), out + err
     race.write_text(kept)
-    code, out, err = run_cli("replay", race, "--tries", "10")
+    # (a shrunk race shows in at least 2 of 10 tries as shrinking measured it: 40 tries miss it once in 7,000)
+    code, out, err = run_cli("replay", race, "--tries", "40")
     assert code == 1 and "Still failing" in out or "Fails, naming other rules" in out, out + err
-    assert "of 10 tries" in out
+    assert "of 40 tries" in out
     code, out, err = run_cli("replay", race, "--tries", "5", "--adapter", "simulated")
     assert code == 0 and "5 times: some order explains every try" in out, out + err
     for seed in ("1", "2"):
@@ -254,6 +262,76 @@ def test_run_with_concurrency_finds_a_race_writes_it_and_its_replay_shows_how_of
                     map(json.loads, (tmp_path / f"ok{seed}" / "rules.jsonl").read_text().splitlines())}
         assert "fail" not in verdicts.values() and verdicts["CORE-16"] in ("pass", "partly exercised")
         assert {"CORE-29", "CORE-13"} & {r for r, v in verdicts.items() if v in ("pass", "partly exercised")}
+
+
+def test_only_the_kinds_of_case_a_system_can_express_are_drawn_and_calls_it_cannot_make_are_left_out():
+    """A system without triggering, exclusive input or browse locks (a broker's express): only ``queue`` cases,
+    its browses with LOCK left out (and a call through a handle whose open was left out with it), a browse option
+    it cannot carry taken off its opens; a system with no express runs every kind."""
+    import attrs
+
+    from conformance.runner.concurrent import KINDS, expressed, runnable_kinds
+
+    class NoTriggersNoLocks(SimulatedAdapter):
+        def express(self, op):
+            if isinstance(op, L.DefineProcess) or isinstance(op, L.Get) and op.options & C.MQGMO_LOCK:
+                return None
+            if isinstance(op, L.Open):
+                if op.options & C.MQOO_INPUT_EXCLUSIVE:
+                    return None
+                return attrs.evolve(op, options=op.options & ~C.MQOO_BROWSE)
+            return op
+
+    names = ["a", "b"]
+    plain = SimulatedAdapter(platform="distributed")
+    assert runnable_kinds(plain, names, 2) == KINDS and expressed(plain, setup_ops(names, 2)) == setup_ops(names, 2)
+    limited = NoTriggersNoLocks(platform="distributed")
+    assert runnable_kinds(limited, names, 2) == ("queue",)
+    script = [L.Get(conn="a", handle="a1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK),
+              L.Open(conn="a", handle="a2", queue="Q1", options=C.MQOO_INPUT_EXCLUSIVE),
+              L.Get(conn="a", handle="a2"), L.Close(conn="a", handle="a2"), L.Get(conn="a", handle="a1")]
+    assert expressed(limited, script) == [L.Get(conn="a", handle="a1")]
+    assert all(not op.options & C.MQOO_BROWSE for op in expressed(limited, setup_ops(names, 2))
+               if isinstance(op, L.Open))
+    # a search on it draws queue cases only, each run to a verdict
+    from collections import Counter
+
+    from conformance.runner.concurrent import search_races
+
+    verdicts: Counter = Counter()
+    races, ran = search_races(limited, 3, 12, verdicts=verdicts)
+    assert not races and ran == 12 and sum(verdicts.values()) == 12
+
+
+def test_a_run_keeps_going_after_a_race_to_find_a_race_of_another_rule(tmp_path):
+    """Two race faults at once: by default a concurrent run goes on after a race until its cases are spent, each
+    later case judged with the rules of the races before it set aside, so that the duplicated get (CORE-16) does not
+    hide the two exclusive opens both granted (CORE-23); a case that breaks only rules set aside already is counted,
+    not recorded again; a later race's file carries what was set aside, and its replay sets it aside too."""
+    import json
+
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "get-not-atomic,exclusive-open-not-atomic",
+                             "--adapter-opt", "call-ms=0.2", "--concurrency", "3", "--seed", "2",
+                             "--results", tmp_path / "r")
+    assert code == 1, out + err
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    races = [json.loads((tmp_path / "r" / path).read_text()) for path in run["races"]]
+    assert len(races) >= 2 and "CORE-16" in races[0]["rules"] and not races[0].get("set_aside"), races
+    later = [r for r in races if "CORE-23" in r["rules"]]
+    assert later and set(races[0]["rules"]) <= set(later[0]["set_aside"]), races
+    assert "more cases broke only rules races before them broke" in out and "set aside (found broken before)" in out
+    verdicts = {r["rule"]: r["verdict"] for r in map(json.loads, (tmp_path / "r" / "rules.jsonl").read_text().splitlines())}
+    assert verdicts["CORE-16"] == verdicts["CORE-23"] == "fail"
+    path = tmp_path / "r" / run["races"][races.index(later[0])]
+    code, out, err = run_cli("replay", path, "--tries", "30")
+    assert code == 1 and "Still failing" in out, out + err
+    # --keep-going 0: the first race only
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "get-not-atomic,exclusive-open-not-atomic",
+                             "--adapter-opt", "call-ms=0.2", "--concurrency", "3", "--seed", "2", "--keep-going", "0",
+                             "--no-minimise", "--results", tmp_path / "once")
+    assert code == 1 and len(json.loads((tmp_path / "once" / "run.json").read_text())["races"]) == 1, out + err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -374,7 +452,7 @@ def test_run_with_concurrency_through_the_protocol_finds_the_race_and_an_old_ser
     serve = f"{sys.executable} -m adapters.simulated.serve --call-ms 0.2"
     code, out, err = run_cli("run", "--adapter", "subprocess", "--adapter-opt",
                              f"command={serve} --faults get-not-atomic", "--concurrency", "3", "--seed", "1",
-                             "--results", tmp_path / "bad")
+                             "--keep-going", "0", "--results", tmp_path / "bad")
     assert code == 1 and "Race on adapter 'subprocess'" in out, out + err
     code, out, err = run_cli("run", "--adapter", "subprocess", "--adapter-opt", f"command={serve}", "--concurrency",
                              "3", "--examples", "15", "--seed", "2", "--results", tmp_path / "ok")

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import psutil
@@ -399,6 +400,7 @@ def test_a_backout_returns_once_the_broker_shows_the_requeued_messages(monkeypat
     def backout(counts, settle=3.0):
         shim = RabbitMQAdapter.__new__(RabbitMQAdapter)
         shim.faithful, shim.backout_settle = True, settle
+        shim.shared_lock, shim.concurrent = threading.RLock(), False
         admin = Admin(counts)
         monkeypatch.setattr(shim, "_admin", lambda: admin, raising=False)
         c = RabbitConnection(connection=None, now=Channel(), tx=Channel(), pending_tx=[7], held_from=["mqc.c.Q"])
@@ -432,3 +434,11 @@ def test_a_message_backed_out_is_counted_at_once_on_a_quorum_queue(adapter):
         assert dict(x(L.InquireQueue(queue="Q", names=("CURDEPTH",))).attrs)["CURDEPTH"] == 1
         assert x(get("a", "h")).message.body == f"m{i}"
     adapter.end_case()
+
+
+def test_concurrent_clients_overlap_on_the_broker_and_a_concurrent_run_gives_every_core_rule_a_verdict(
+        adapter, broker, tmp_path):
+    from tests.brokerkit import check_concurrent_clients
+
+    host, port = broker.address()
+    check_concurrent_clients(adapter, ["--adapter-opt", f"host={host}", "--adapter-opt", f"port={port}"], tmp_path)

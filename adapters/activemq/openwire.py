@@ -282,23 +282,26 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         pass  # the broker creates a destination on first use
 
     def _held(self) -> set:
-        return {mid for c in self.conns.values() for mid in c.held}
+        # (each connection's set copied whole: in a concurrent case another client's get may add to it meanwhile)
+        return set().union(*(list(c.held) for c in list(self.conns.values())))
 
     def _snapshot(self, d: Definition) -> list[tuple]:
-        """The queue in the broker's delivery order, as ``(JMS message id, priority, message)`` (a QueueBrowser)."""
-        admin = self._admin()
-        browser = admin.now.createBrowser(self._queue(admin.now, d))
-        try:
-            found = browser.getEnumeration()
-            out = []
-            while found.hasMoreElements():
-                m = found.nextElement()
-                if m is None:   # the enumeration ends with null when its last message expired meanwhile
-                    continue
-                out.append((str(m.getJMSMessageID()), int(m.getJMSPriority()), m))
-            return out
-        finally:
-            browser.close()
+        """The queue in the broker's delivery order, as ``(JMS message id, priority, message)`` (a QueueBrowser on
+        the admin connection, one client at a time)."""
+        with self.shared_lock:
+            admin = self._admin()
+            browser = admin.now.createBrowser(self._queue(admin.now, d))
+            try:
+                found = browser.getEnumeration()
+                out = []
+                while found.hasMoreElements():
+                    m = found.nextElement()
+                    if m is None:   # the enumeration ends with null when its last message expired meanwhile
+                        continue
+                    out.append((str(m.getJMSMessageID()), int(m.getJMSPriority()), m))
+                return out
+            finally:
+                browser.close()
 
     def _broker_depth(self, d: Definition) -> int:
         """The queue's depth once the broker has settled.
@@ -322,7 +325,10 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         return len(snapshot)
 
     def _broker_cleanup(self, names: list[str]) -> None:
-        admin = self._admin()
+        with self.shared_lock:
+            self._cleanup(self._admin(), names)
+
+    def _cleanup(self, admin, names: list[str]) -> None:
         for name in names:
             d = Definition(name=name, attrs={})
             consumer = admin.now.createConsumer(self._queue(admin.now, d))

@@ -349,24 +349,27 @@ class ActiveMQAdapter(ActiveMQShim):
         pass  # the broker creates a destination on first use
 
     def _browse(self, d: Definition) -> list:
-        """The queue's messages in the broker's delivery order (a STOMP browser subscription)."""
-        admin = self._admin()
-        sub = self._id("b")
-        admin.client.subscribe(self._destination(d), sub, ack="auto", headers={"browser": "true"})
-        out = []
-        try:
-            while True:
-                f = admin.inbox.take("MESSAGE", "subscription", sub, REPLY_WAIT)
-                if f is None:
-                    raise ConnectionError(f"browse of {d.name} did not end within {REPLY_WAIT:.0f} s")
-                if f.headers.get("browser") == "end":
-                    return out
-                out.append(f)
-        finally:
-            admin.client.unsubscribe(sub)
+        """The queue's messages in the broker's delivery order (a STOMP browser subscription on the admin
+        connection, one client at a time)."""
+        with self.shared_lock:
+            admin = self._admin()
+            sub = self._id("b")
+            admin.client.subscribe(self._destination(d), sub, ack="auto", headers={"browser": "true"})
+            out = []
+            try:
+                while True:
+                    f = admin.inbox.take("MESSAGE", "subscription", sub, REPLY_WAIT)
+                    if f is None:
+                        raise ConnectionError(f"browse of {d.name} did not end within {REPLY_WAIT:.0f} s")
+                    if f.headers.get("browser") == "end":
+                        return out
+                    out.append(f)
+            finally:
+                admin.client.unsubscribe(sub)
 
     def _held_ids(self) -> set:
-        return {h.message_id for c in self.conns.values() for h in c.held}
+        # (each connection's list copied whole: in a concurrent case another client's get may add to it meanwhile)
+        return {h.message_id for c in list(self.conns.values()) for h in list(c.held)}
 
     def _broker_depth(self, d: Definition) -> int:
         # The broker's browser shows delivered-but-unacknowledged messages too; those this
@@ -377,7 +380,10 @@ class ActiveMQAdapter(ActiveMQShim):
     def _broker_cleanup(self, names: list[str]) -> None:
         # STOMP cannot delete a destination: consume what is left, so the broker drops the queue
         # when it is idle (gcInactiveDestinations) and its store stays small.
-        admin = self._admin()
+        with self.shared_lock:
+            self._cleanup(self._admin(), names)
+
+    def _cleanup(self, admin: StompConnection, names: list[str]) -> None:
         for name in names:
             d = Definition(name=name, attrs={})
             if not self._browse(d):

@@ -247,6 +247,18 @@ class RabbitMQAdapter(BrokerShim):
             self._broker_version()
         return self.admin_channel
 
+    @contextlib.contextmanager
+    def _admin_use(self):
+        """The admin channel, for one use at a time: in a concurrent case, several clients' calls read depths
+        through it, each under the lock and a deadline of its own (a sequential call's covers it already)."""
+        with self.shared_lock:
+            channel = self._admin()
+            if not self.concurrent:
+                yield channel
+                return
+            with answered_within(self.admin, self.call_deadline):
+                yield channel
+
     # ----------------------------------------------------------- queues
     def _broker_declare(self, d: Definition) -> None:
         # MAXDEPTH: a length limit that refuses publishes beyond it (the publisher gets a nack).
@@ -254,7 +266,8 @@ class RabbitMQAdapter(BrokerShim):
         if not self.faithful:
             # as RabbitMQ installs: a classic queue (no priorities, no delivery count), a full one dropping its
             # oldest message
-            self._admin().queue_declare(d.name, durable=True, arguments=args)
+            with self._admin_use() as admin:
+                admin.queue_declare(d.name, durable=True, arguments=args)
             return
         args["x-overflow"] = "reject-publish"
         if d.attrs["MSGDLVSQ"] == C.MQMDS_PRIORITY or self.queue_type == "classic":
@@ -266,7 +279,8 @@ class RabbitMQAdapter(BrokerShim):
             # A FIFO queue is a quorum queue: x-delivery-count counts every earlier delivery
             # that went back to the queue, which is what BackoutCount counts.
             args["x-queue-type"] = "quorum"
-        self._admin().queue_declare(d.name, durable=True, arguments=args)
+        with self._admin_use() as admin:
+            admin.queue_declare(d.name, durable=True, arguments=args)
 
     def _settle_after_cut(self, seconds: float) -> None:
         # The depth reads go through the admin connection, under the same deadline as a call (a
@@ -286,7 +300,8 @@ class RabbitMQAdapter(BrokerShim):
             return super()._execute(op)
         seconds = self.call_deadline + (MAX_REAL_WAIT_MS / 1000 if isinstance(op, L.Get) else 0)
         c = self.conns.get(getattr(op, "conn", None))
-        admin = getattr(self, "admin", None)
+        # (in a concurrent case the admin connection is armed by each use of it instead: _admin_use)
+        admin = None if self.concurrent else getattr(self, "admin", None)
         with contextlib.ExitStack() as stack:
             for connection in {id(x): x for x in (c.connection if c else None, admin) if x is not None}.values():
                 if connection.is_open:
@@ -295,12 +310,13 @@ class RabbitMQAdapter(BrokerShim):
 
     def _broker_depth(self, d: Definition) -> int:
 
-        return self._admin().queue_declare(d.name, passive=True).method.message_count
+        with self._admin_use() as admin:
+            return admin.queue_declare(d.name, passive=True).method.message_count
 
     def _broker_cleanup(self, names: list[str]) -> None:
-        ch = self._admin()
-        for name in names:
-            ch.queue_delete(name)
+        with self._admin_use() as admin:
+            for name in names:
+                admin.queue_delete(name)
 
     # ----------------------------------------------------------- connections
     def _broker_connect(self, conn: str) -> RabbitConnection:
@@ -334,7 +350,8 @@ class RabbitMQAdapter(BrokerShim):
 
     def _settle(self) -> None:
         """A round trip through the admin channel, so the broker has processed what was sent before."""
-        self._admin().basic_qos(prefetch_count=0)
+        with self._admin_use() as admin:
+            admin.basic_qos(prefetch_count=0)
 
     def _broker_commit(self, c: RabbitConnection) -> None:
         pika = _pika()
@@ -387,7 +404,8 @@ class RabbitMQAdapter(BrokerShim):
         counts = {}
         for name in names:
             try:
-                counts[name] = self._admin().queue_declare(name, passive=True).method.message_count
+                with self._admin_use() as admin:
+                    counts[name] = admin.queue_declare(name, passive=True).method.message_count
             except Exception:  # noqa: BLE001 - a queue gone (or a broker not answering) is not waited for
                 pass
         return counts

@@ -84,8 +84,9 @@ class Linearization:
         return self.mismatch.rules if self.mismatch is not None else ()
 
 
-def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int) -> ModelTracker:
-    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance)
+def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int,
+             set_aside: frozenset[str] = frozenset()) -> ModelTracker:
+    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
     tracker.candidates = list(states)
     return tracker
 
@@ -102,12 +103,15 @@ def _any_outcome(states: Sequence[ModelState], op: L.Op) -> list[ModelState]:
 
 def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Sequence[Event],
           after: Iterable[tuple[L.Op, L.Observation]] = (), bound: int = BOUND,
-          expiry_tolerance: int = 0) -> Linearization:
-    """Whether the concurrent history (``setup``, then ``events`` overlapping, then ``after``) is linearizable."""
+          expiry_tolerance: int = 0, set_aside: frozenset[str] = frozenset()) -> Linearization:
+    """Whether the concurrent history (``setup``, then ``events`` overlapping, then ``after``) is linearizable.
+    ``set_aside``: rules found broken already (a run that keeps going after a race): an answer that departs from
+    them alone, as the sequential checker follows it then, does not rule an order out."""
     setup = tuple(setup)
     events = tuple(events)
     after = tuple(after)
-    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance)
+    set_aside = frozenset(set_aside)
+    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
     for op, observed in setup:
         step = tracker.advance(op, observed)
         if step.mismatch is not None:
@@ -142,7 +146,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         if explored > bound:
             raise Bounded
         if known <= done:
-            check_after = _tracker(platform, states, expiry_tolerance)
+            check_after = _tracker(platform, states, expiry_tolerance, set_aside)
             for op, observed in after:
                 step = check_after.advance(op, observed)
                 if step.mismatch is not None:
@@ -158,7 +162,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         for i in ready:
             event = events[i]
             if event.observed is not None:
-                tracker = _tracker(platform, states, expiry_tolerance)
+                tracker = _tracker(platform, states, expiry_tolerance, set_aside)
                 step = tracker.advance(event.op, event.observed)
                 if step.mismatch is not None:
                     note(order, step.mismatch, i)
@@ -180,10 +184,12 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     if found is not None:
         return Linearization(verdict=LINEARIZABLE, order=found, explored=explored)
     return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
-                         explored=explored, blamed=_blamed(platform, setup, events, after, best, expiry_tolerance))
+                         explored=explored, blamed=_blamed(platform, setup, events, after, best, expiry_tolerance,
+                                                           set_aside))
 
 
-def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, expiry_tolerance: int) -> tuple[str, ...]:
+def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, expiry_tolerance: int,
+            set_aside: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The rules the longest order found breaks, blamed as a sequential history: the set-up, the events in that
     order, then the one that could not follow (or the check's steps up to the one that failed)."""
     from conformance.checker.blame import blame
@@ -199,7 +205,7 @@ def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, ex
         pairs += list(after)[:mismatch.index + 1]
     else:
         pairs.append((events[at].op, events[at].observed))
-    found = blame(pairs, attrs.evolve(mismatch, index=len(pairs) - 1), platform, expiry_tolerance)
+    found = blame(pairs, attrs.evolve(mismatch, index=len(pairs) - 1), platform, expiry_tolerance, set_aside=set_aside)
     return found.rules if found.confirmed else ()
 
 

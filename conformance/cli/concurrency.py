@@ -18,7 +18,7 @@ from conformance.checker.linearizable import INDETERMINATE
 from conformance.records.races import load_race, race_record, race_replay_command, render_race
 from conformance.records.render import counted
 from conformance.records.results import RunRecord
-from conformance.runner.concurrent import rerun, search_on, shrink
+from conformance.runner.concurrent import EXPLAINED, rerun, search_races, shrink
 from conformance.runner.session import STOP
 from reference_model import mqconst as C
 
@@ -69,12 +69,11 @@ def _platform(adapter) -> str:
 
 def cmd_run_concurrent(args, out) -> int:
     unsupported = [flag for flag, given in (("--jobs", (args.jobs or 1) > 1), ("--minutes", args.minutes is not None),
-                                            ("--keep-going", args.keep_going is not None),
                                             ("--part", args.part is not None))
                    if given]
     if unsupported:
-        raise UsageError(f"--concurrency: {', '.join(unsupported)} not with concurrent cases (a run stops at its "
-                         "first race)")
+        raise UsageError(f"--concurrency: {', '.join(unsupported)} not with concurrent cases (the clients of a "
+                         "case already run at once)")
     if args.area and _areas(args.area) != ["core"]:
         raise UsageError("--concurrency: concurrent cases are of the core area (queues and units of work): "
                          "leave --area out or give core")
@@ -107,35 +106,46 @@ def cmd_run_concurrent(args, out) -> int:
     STOP.clear()
     previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
     try:
-        race, ran = search_on(adapter, seed, cases, clients=args.concurrency, platform=platform, progress=progress,
-                              stop=STOP.is_set, coverage=record.coverage, verdicts=verdicts)
-        if STOP.is_set() and race is None and ran < cases:
+        def found(race) -> tuple[str, ...]:
+            """Shrink a race as soon as it is found and record it; the rules its shrunk form breaks are set aside
+            with those it was found with."""
+            shrunk = None
+            if not args.no_minimise and not STOP.is_set():
+                out.write(f"  a race in case {race.index + 1} ({len(race.case.events)} calls): shrinking it\n")
+                out.flush()
+                shrunk = shrink(adapter, race, platform, stop=STOP.is_set)
+            case, result = (race.case, race.result) if shrunk is None else (shrunk.case, shrunk.result)
+            record.add_race(race_record(adapter=args.adapter, adapter_options=options, platform=platform, seed=seed,
+                                        index=race.index, setup=case.setup, events=case.events, after=case.after,
+                                        result=result, shrunk_from=None if shrunk is None else shrunk.calls_before,
+                                        set_aside=race.set_aside, started=case.started))
+            return result.rules
+
+        races, ran = search_races(adapter, seed, cases, clients=args.concurrency, platform=platform,
+                                  progress=progress, stop=STOP.is_set, coverage=record.coverage, verdicts=verdicts,
+                                  keep_going=args.keep_going, on_race=found)
+        if STOP.is_set() and not races and ran < cases:
             record.interrupted = ["core"]
-        shrunk = None
-        if race is not None and not args.no_minimise and not STOP.is_set():
-            out.write(f"  a race in case {race.index + 1} ({len(race.case.events)} calls): shrinking it\n")
-            out.flush()
-            shrunk = shrink(adapter, race, platform, stop=STOP.is_set)
     finally:
         _on_signals(previous)
         STOP.clear()
         adapter.close()
-    if race is not None:
-        case, result = (race.case, race.result) if shrunk is None else (shrunk.case, shrunk.result)
-        shown = race_record(adapter=args.adapter, adapter_options=options, platform=platform, seed=seed,
-                            index=race.index, setup=case.setup, events=case.events, after=case.after,
-                            result=result, shrunk_from=None if shrunk is None else shrunk.calls_before)
-        record.add_race(shown)
     record.ended = time.time()
     record.write(results)
     undecided = verdicts[INDETERMINATE]
     bounded = (f"; {counted(undecided, 'case')} the checker's bound left indeterminate (no evidence either way)"
                if undecided else "")
-    if race is not None:
-        path = results / json.loads((results / "run.json").read_text(encoding="utf-8"))["races"][0]
-        out.write("\n" + render_race(shown) + "\n\n")
-        out.write(f"Replay file: {path}\nReplay with: {race_replay_command(path)}\n")
-        out.write(f"Rules: {results / 'rules.jsonl'}{bounded}\n")
+    if record.races:
+        paths = json.loads((results / "run.json").read_text(encoding="utf-8"))["races"]
+        for shown, path in zip(record.races, paths):
+            out.write("\n" + render_race(shown) + "\n\n")
+            out.write(f"Replay file: {results / path}\nReplay with: {race_replay_command(results / path)}\n")
+        explained = verdicts[EXPLAINED]
+        more = (f"{counted(len(record.races), 'race')} in {counted(ran, 'case')}, each judged with the rules of those "
+                "before it set aside" + (f"; {counted(explained, 'more case')} broke only rules races before them "
+                                         "broke" if explained else "") + ". " if len(record.races) > 1 or explained
+                else "")
+        out.write(f"\n{more}Rules: {results / 'rules.jsonl'}{bounded}\n")
         return EXIT_NONCONFORMANT
     if record.interrupted:
         out.write(f"\nInterrupted after {counted(ran, 'case')}: no race so far; results in {results}\n")
@@ -157,13 +167,15 @@ def cmd_replay_race(args, out) -> int:
     adapter = _concurrent_adapter(name, options)
     try:
         failed, result, case = rerun(adapter, [op for op, _ in race.setup], race.scripts(),
-                                     [op for op, _ in race.after], race.platform, args.tries)
+                                     [op for op, _ in race.after], race.platform, args.tries,
+                                     set_aside=frozenset(race.set_aside))
     finally:
         adapter.close()
     calls = len(race.events)
     if failed:
         shown = race_record(adapter=name, adapter_options=options, platform=race.platform, seed=race.seed,
-                            index=race.index, setup=case.setup, events=case.events, after=case.after, result=result)
+                            index=race.index, setup=case.setup, events=case.events, after=case.after, result=result,
+                            set_aside=race.set_aside, started=case.started)
         out.write(render_race(shown) + "\n\n")
         same = set(result.rules) == set(race.rules)
         out.write(f"{'Still failing' if same else 'Fails, naming other rules (' + ', '.join(result.rules) + ')'}: "

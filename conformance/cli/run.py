@@ -55,8 +55,8 @@ def add_parsers(sub) -> None:
     run.add_argument("--concurrency", type=_clients, metavar="N",
                      help="concurrent cases: a set-up, then N clients (2 to 4) at once, each on its own connection "
                           "and thread, each history judged by whether some order of its calls is one MQ allows "
-                          "(docs/concurrency.md); the core area; --examples cases (default 40); stops at the "
-                          "first race")
+                          "(docs/concurrency.md); the core area; --examples cases (default 40); after a race it "
+                          "goes on, the rules of the races found set aside, as --keep-going says")
     run.add_argument("--part", type=Path, help=argparse.SUPPRESS)   # a worker of --jobs: its record for the run
     run.add_argument("--no-minimise", action="store_true",
                      help="keep each counterexample as Hypothesis shrank it, without minimising its history")

@@ -43,14 +43,20 @@ class RaceRecord:
     at: str | int | None = None
     #: How many calls the clients made in the race as first found, before it was shrunk (None: not shrunk).
     shrunk_from: int | None = None
+    #: The rules races found earlier in its run had broken, set aside when it was judged (and when it is replayed).
+    set_aside: tuple[str, ...] = ()
+    #: The clients in the order their threads were started (a replay starts them so; empty: by name).
+    started: tuple[str, ...] = ()
 
     @property
     def clients(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(e.client for e in sorted(self.events, key=lambda e: e.invoked)))
 
     def scripts(self) -> dict[str, list[L.Op]]:
-        """Each client's operations in the order it made them (what a replay runs again)."""
-        out: dict[str, list[L.Op]] = {c: [] for c in sorted(self.clients)}
+        """Each client's operations in the order it made them (what a replay runs again), the clients in the order
+        their threads were started."""
+        order = [c for c in self.started if c in self.clients] + sorted(set(self.clients) - set(self.started))
+        out: dict[str, list[L.Op]] = {c: [] for c in order}
         for e in sorted(self.events, key=lambda e: e.invoked):
             out[e.client].append(e.op)
         return out
@@ -68,6 +74,8 @@ class RaceRecord:
                         "returned": None if e.returned is None else round(e.returned - start, 6)} for e in self.events],
             "after": pairs(self.after), "order": list(self.order), "at": self.at,
             **({} if self.shrunk_from is None else {"shrunk_from": self.shrunk_from}),
+            **({"set_aside": list(self.set_aside)} if self.set_aside else {}),
+            **({"started": list(self.started)} if self.started else {}),
         }
 
     @classmethod
@@ -87,16 +95,19 @@ class RaceRecord:
                        platform=str(data["platform"]), seed=int(data["seed"]), index=int(data["index"]),
                        setup=pairs(data["setup"]), events=events, after=pairs(data.get("after") or ()),
                        rules=tuple(data.get("rules") or ()), order=tuple(data.get("order") or ()), at=data.get("at"),
-                       shrunk_from=None if data.get("shrunk_from") is None else int(data["shrunk_from"]))
+                       shrunk_from=None if data.get("shrunk_from") is None else int(data["shrunk_from"]),
+                       set_aside=tuple(str(r) for r in data.get("set_aside") or ()),
+                       started=tuple(str(c) for c in data.get("started") or ()))
         except (KeyError, TypeError, ValueError, L.LanguageError) as exc:
             raise ReplayFileError(f"{origin}: not a well-formed race file ({exc})") from None
 
 
 def race_record(*, adapter: str, adapter_options: dict, platform: str, seed: int, index: int, setup, events, after,
-                result: Linearization, shrunk_from: int | None = None) -> RaceRecord:
+                result: Linearization, shrunk_from: int | None = None, set_aside=(), started=()) -> RaceRecord:
     return RaceRecord(adapter=adapter, adapter_options=dict(adapter_options), platform=platform, seed=seed,
                       index=index, setup=tuple(setup), events=tuple(events), after=tuple(after),
-                      rules=tuple(result.rules), order=tuple(result.order), at=result.at, shrunk_from=shrunk_from)
+                      rules=tuple(result.rules), order=tuple(result.order), at=result.at, shrunk_from=shrunk_from,
+                      set_aside=tuple(sorted(set_aside)), started=tuple(started))
 
 
 def is_race_file(path: Path) -> bool:
@@ -160,6 +171,8 @@ def render_race(race: RaceRecord) -> str:
     lines = [f"Race on adapter '{race.adapter}' (platform {race.platform}, seed {race.seed}, case {race.index + 1}): "
              f"no order of the calls is one MQ allows ({', '.join(race.rules) or 'rules not named'})"
              + (f"; shrunk from {race.shrunk_from} calls to {len(race.events)}" if race.shrunk_from is not None
+                else "")
+             + (f"; judged with {', '.join(race.set_aside)} set aside (found broken before)" if race.set_aside
                 else ""), "",
              "Set-up:"]
     lines += [f"  {op_text(op)} -> {observation_text(obs)}" for op, obs in race.setup]

@@ -36,6 +36,8 @@ OUTPUT_OPTIONS = C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_BROWSE
 QUEUE = "Q1"
 #: The ``trigger`` case's initiation queue, its process, and the trigger monitor's connection that holds it open.
 INITQ, PROCESS, MONITOR = "IQ1", "P1", "monitor"
+#: The connection the check after a ``queue`` case drains the queue on.
+CHECK = "check"
 #: Seconds a client may take over its whole script before the case is an error.
 CLIENT_DEADLINE = 30.0
 #: Python's thread switch interval while the clients run (seconds; its default is 0.005).
@@ -64,6 +66,9 @@ class ConcurrentCase:
     setup: tuple[tuple[L.Op, L.Observation], ...]
     events: tuple[Event, ...]
     after: tuple[tuple[L.Op, L.Observation], ...]
+    #: The clients in the order their threads were started: which runs first once they are released together
+    #: decides how a small race's calls meet, so a replay starts them in the same order.
+    started: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -74,6 +79,8 @@ class Race:
     result: Linearization
     seed: int
     index: int
+    #: The rules races found before this one had broken, set aside when it was judged (a run keeping going).
+    set_aside: frozenset = frozenset()
 
 
 def setup_ops(clients: Sequence[str], messages: int, kind: str = "queue") -> list[L.Op]:
@@ -161,12 +168,62 @@ def client_script(rng: random.Random, client: str, length: int, kind: str = "que
     return out
 
 
-def after_ops(kind: str = "queue") -> tuple[L.Op, ...]:
+def after_ops(kind: str = "queue", setup: Sequence[L.Op] = (), scripts: dict[str, list[L.Op]] | None = None
+              ) -> tuple[L.Op, ...]:
     """The sequential check after the clients of a case of ``kind``: the queue's depth (and, on a ``trigger``
-    case, the initiation queue's: how many trigger messages the puts gave)."""
+    case, the initiation queue's: how many trigger messages the puts gave).  On a ``queue`` case given its
+    ``setup`` and ``scripts``, then a drain on a connection of its own (:data:`CHECK`): as many gets outside
+    syncpoint as messages were put and one more, so that what is left on the queue shows, not only how many it
+    counts."""
     if kind == "trigger":
         return AFTER + (L.InquireQueue(queue=INITQ, names=("CURDEPTH",)),)
-    return AFTER
+    if kind != "queue" or scripts is None:
+        return AFTER
+    puts = sum(isinstance(op, L.Put) for op in [*setup, *(op for ops in scripts.values() for op in ops)])
+    return AFTER + (L.Connect(conn=CHECK), L.Open(conn=CHECK, handle=f"{CHECK}1", queue=QUEUE,
+                                                  options=C.MQOO_INPUT_SHARED)) + tuple(
+        L.Get(conn=CHECK, handle=f"{CHECK}1", options=C.MQGMO_NO_SYNCPOINT) for _ in range(puts + 1))
+
+
+def expressed(adapter, ops: Sequence[L.Op]) -> list[L.Op]:
+    """``ops`` as ``adapter`` can express them (its ``express``, as a sequential run applies it: an operation
+    changed to what the system can do, or left out), a call through a handle whose open was left out left out
+    with it."""
+    express = getattr(adapter, "express", None)
+    if express is None:
+        return list(ops)
+    out: list[L.Op] = []
+    gone: set[str] = set()
+    for op in ops:
+        if getattr(op, "handle", None) in gone:
+            continue
+        fitted = express(op)
+        if fitted is None:
+            if isinstance(op, L.Open):
+                gone.add(op.handle)
+            continue
+        out.append(fitted)
+    return out
+
+
+#: Of each kind, a call a system must be able to make for the kind to be drawn on it (besides its set-up).
+_KIND_NEEDS = {"exclusive": L.Open(conn="a", handle="a2", queue=QUEUE, options=C.MQOO_INPUT_EXCLUSIVE)}
+
+
+def runnable_kinds(adapter, clients: Sequence[str], messages: int) -> tuple[str, ...]:
+    """The kinds of case ``adapter`` can run: those whose set-up it expresses without leaving an operation out
+    (a system without triggering cannot define a process), and that it can make the kind's own call of (an
+    exclusive input open).  The others are never drawn on it: what a system cannot express is not applicable."""
+    express = getattr(adapter, "express", None)
+    if express is None:
+        return KINDS
+    out = []
+    for kind in KINDS:
+        setup = setup_ops(clients, messages, kind)
+        need = _KIND_NEEDS.get(kind)
+        if all(express(op) is not None for op in setup) and (need is None or express(need) == need):
+            out.append(kind)
+    return tuple(out)
 
 
 def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]],
@@ -213,10 +270,11 @@ def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], script
         done_after = tuple((op, adapter.execute(op)) for op in after)
     finally:
         adapter.end_case()
-    return ConcurrentCase(setup=done_setup, events=tuple(events), after=done_after)
+    return ConcurrentCase(setup=done_setup, events=tuple(events), after=done_after, started=tuple(scripts))
 
 
-def witness_coverage(platform: str, case: ConcurrentCase, result: Linearization, coverage: Coverage) -> bool:
+def witness_coverage(platform: str, case: ConcurrentCase, result: Linearization, coverage: Coverage,
+                     set_aside: frozenset[str] = frozenset()) -> bool:
     """Count the rules a linearizable case exercised, as the sequential history of its witness order exercises
     them (the set-up, the events in that order, the check after): what the case is evidence of.  False, and
     nothing counted, where the order holds an event of unknown effect (no answer to follow it by)."""
@@ -224,7 +282,7 @@ def witness_coverage(platform: str, case: ConcurrentCase, result: Linearization,
     if any(e.observed is None for e in placed):
         return False
     steps = [*case.setup, *((e.op, e.observed) for e in placed if e.observed is not None), *case.after]
-    tracker = ModelTracker(platform)
+    tracker = ModelTracker(platform, set_aside=set_aside)
     checks = [tracker.advance(op, observed) for op, observed in steps]
     if any(c.mismatch is not None for c in checks):   # (the checker found this order passes: never here)
         return False
@@ -233,35 +291,71 @@ def witness_coverage(platform: str, case: ConcurrentCase, result: Linearization,
     return True
 
 
-def search_on(adapter, seed: int, cases: int, clients: int = 3, length: int = 4, messages: int = 2,
-              platform: str = C.PLATFORM_DISTRIBUTED, progress: Callable[[int], None] | None = None,
-              stop: Callable[[], bool] | None = None, coverage: Coverage | None = None,
-              verdicts: Counter | None = None) -> tuple[Race | None, int]:
-    """Draw and run up to ``cases`` concurrent cases from ``seed`` on ``adapter`` (left open); (the first race
-    found or None, cases run).  ``progress`` is told each case's number once it is judged; ``stop`` is asked
-    before each case (True: end there); ``coverage`` counts the cases and the rules each linearizable case
-    exercised (:func:`witness_coverage`); ``verdicts`` the cases by the checker's verdict."""
+def search_races(adapter, seed: int, cases: int, clients: int = 3, length: int = 4, messages: int = 2,
+                 platform: str = C.PLATFORM_DISTRIBUTED, progress: Callable[[int], None] | None = None,
+                 stop: Callable[[], bool] | None = None, coverage: Coverage | None = None,
+                 verdicts: Counter | None = None, keep_going: int | None = 0,
+                 on_race: Callable[[Race], Sequence[str]] | None = None) -> tuple[list[Race], int]:
+    """Draw and run up to ``cases`` concurrent cases from ``seed`` on ``adapter`` (left open); (the races found, in
+    the order found, and the cases run).  After a race, at most ``keep_going`` more are looked for (None: until the
+    cases are spent), each judged with the rules of those before it set aside, so that a departure found once does
+    not hide the others; ``on_race`` is told each race as it is found (to shrink it: the rules it returns are set
+    aside too), and a race that breaks only rules set aside already is counted in ``verdicts`` as
+    :data:`EXPLAINED`, not again as a race.  ``progress`` is told each case's number once it is judged; ``stop`` is asked before each
+    case (True: end there); ``coverage`` counts the cases and the rules each linearizable case exercised
+    (:func:`witness_coverage`); ``verdicts`` the cases by the checker's verdict.  Kinds of case the adapter cannot
+    express (:func:`runnable_kinds`) are never drawn, and a call it cannot make is left out of a client's script."""
     rng = random.Random(seed)
     names = [chr(ord("a") + n) for n in range(clients)]
+    kinds = runnable_kinds(adapter, names, messages)
+    weights = [w for k, w in zip(KINDS, KIND_WEIGHTS) if k in kinds]
+    races: list[Race] = []
+    set_aside: frozenset[str] = frozenset()
     for index in range(cases):
         if stop is not None and stop():
-            return None, index
-        kind = rng.choices(KINDS, KIND_WEIGHTS)[0]
-        scripts = {name: client_script(rng, name, length, kind) for name in names}
-        case = run_case(adapter, f"concurrent-{seed}-{index}", platform, setup_ops(names, messages, kind), scripts,
-                        after=after_ops(kind))
-        result = check(platform, case.setup, case.events, case.after)
+            return races, index
+        kind = rng.choices(kinds, weights)[0]
+        drawn = {name: client_script(rng, name, length, kind) for name in names}
+        scripts = {name: ops for name, ops in ((n, expressed(adapter, o)) for n, o in drawn.items()) if ops}
+        if not scripts:
+            continue
+        setup = expressed(adapter, setup_ops(names, messages, kind))
+        case = run_case(adapter, f"concurrent-{seed}-{index}", platform, setup, scripts,
+                        after=expressed(adapter, after_ops(kind, setup, scripts)))
+        result = check(platform, case.setup, case.events, case.after, set_aside=set_aside)
         if verdicts is not None:
             verdicts[result.verdict] += 1
         if coverage is not None:
             coverage.examples += 1
             if result.verdict == LINEARIZABLE:
-                witness_coverage(platform, case, result, coverage)
+                witness_coverage(platform, case, result, coverage, set_aside)
         if progress is not None:
             progress(index + 1)
         if result.verdict == NOT_LINEARIZABLE:
-            return Race(case=case, result=result, seed=seed, index=index), index + 1
-    return None, cases
+            if result.rules and set(result.rules) <= set_aside:
+                if verdicts is not None:
+                    verdicts[EXPLAINED] += 1
+                continue
+            race = Race(case=case, result=result, seed=seed, index=index, set_aside=set_aside)
+            races.append(race)
+            set_aside |= frozenset(result.rules) | frozenset(on_race(race) if on_race is not None else ())
+            if keep_going is not None and len(races) > keep_going or not result.rules:
+                return races, index + 1
+    return races, cases
+
+
+#: The verdict counted for a case no order explains that breaks only rules races before it were found to break.
+EXPLAINED = "explained by an earlier race"
+
+
+def search_on(adapter, seed: int, cases: int, clients: int = 3, length: int = 4, messages: int = 2,
+              platform: str = C.PLATFORM_DISTRIBUTED, progress: Callable[[int], None] | None = None,
+              stop: Callable[[], bool] | None = None, coverage: Coverage | None = None,
+              verdicts: Counter | None = None) -> tuple[Race | None, int]:
+    """:func:`search_races` stopping at the first race: (it or None, cases run)."""
+    races, ran = search_races(adapter, seed, cases, clients, length, messages, platform, progress, stop, coverage,
+                              verdicts, keep_going=0)
+    return (races[0] if races else None), ran
 
 
 def search(make_adapter: Callable[[], object], seed: int, cases: int, clients: int = 3, length: int = 4,
@@ -277,14 +371,16 @@ def search(make_adapter: Callable[[], object], seed: int, cases: int, clients: i
 
 
 def rerun(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after: Sequence[L.Op], platform: str,
-          tries: int, case_id: str = "replay") -> tuple[int, Linearization | None, ConcurrentCase | None]:
+          tries: int, case_id: str = "replay",
+          set_aside: frozenset[str] = frozenset()) -> tuple[int, Linearization | None, ConcurrentCase | None]:
     """Run the same clients ``tries`` times, each on a fresh case: (how many were not linearizable, the first such
-    result and its case).  A race depends on how the calls met, so it shows in some tries, not all."""
+    result and its case), judged with the rules ``set_aside`` set aside.  A race depends on how the calls met, so it
+    shows in some tries, not all."""
     failed = 0
     first: tuple[Linearization | None, ConcurrentCase | None] = (None, None)
     for n in range(tries):
         case = run_case(adapter, f"{case_id}-{n}", platform, setup, scripts, after=after)
-        result = check(platform, case.setup, case.events, case.after)
+        result = check(platform, case.setup, case.events, case.after, set_aside=set_aside)
         if result.verdict == NOT_LINEARIZABLE:
             failed += 1
             if first[0] is None:
@@ -330,9 +426,10 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
     last), then the messages the set-up put, each candidate kept when :data:`SHRINK_SHOWS` of ``tries`` runs of it
     are not linearizable (a race shows in some runs, not all), until none more can go or ``max_cases`` have run."""
     setup = [op for op, _ in race.case.setup]
-    scripts: dict[str, list[L.Op]] = {}
+    scripts: dict[str, list[L.Op]] = {client: [] for client in race.case.started}
     for e in sorted(race.case.events, key=lambda e: e.invoked):
         scripts.setdefault(e.client, []).append(e.op)
+    scripts = {client: ops for client, ops in scripts.items() if ops}
     after = [op for op, _ in race.case.after]
     best = (race.case, race.result)
     spent = 0
@@ -342,7 +439,8 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
         if not any(candidate.values()) or spent >= max_cases or (stop is not None and stop()):
             return False
         n = min(tries, max_cases - spent)
-        failed, result, case = rerun(adapter, candidate_setup, candidate, after, platform, n, case_id="shrink")
+        failed, result, case = rerun(adapter, candidate_setup, candidate, after, platform, n, case_id="shrink",
+                                     set_aside=race.set_aside)
         spent += n
         if failed >= min(SHRINK_SHOWS, n) and result is not None and case is not None:
             best = (case, result)
@@ -373,5 +471,5 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
                   calls_before=len(race.case.events), calls_after=len(case.events))
 
 
-__all__ = ["ConcurrentCase", "Race", "Shrunk", "run_case", "search", "search_on", "rerun", "shrink", "setup_ops",
-           "client_script", "after_ops", "AFTER", "KINDS"]
+__all__ = ["ConcurrentCase", "Race", "Shrunk", "run_case", "search", "search_on", "search_races", "rerun", "shrink", "setup_ops",
+           "client_script", "after_ops", "expressed", "runnable_kinds", "AFTER", "KINDS"]
