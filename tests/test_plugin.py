@@ -62,7 +62,31 @@ def test_departures_met_while_shrinking_are_reported_with_their_replay_files(tmp
         assert set(rules) <= failed, (rules, failed)
 
 
+def test_concurrent_cases_from_pytest_find_a_race_and_pass_a_conforming_queue_manager(tmp_path):
+    """``--mq-concurrency N``: concurrent cases instead of the areas' machines; a race fails the test with its
+    timeline and replay command, recorded in the result directory as ``mqconform run --concurrency`` records it."""
+    code, out = pytest_run(tmp_path, "--mq-adapter", "simulated", "--mq-adapter-opt", "faults=exclusive-open-not-atomic",
+                           "--mq-adapter-opt", "call-ms=0.2", "--mq-concurrency", "3", "--mq-seed", "1",
+                           "--mq-results", str(tmp_path / "res"))
+    assert code == 1, out
+    assert "Race on adapter 'simulated'" in out and "CORE-23" in out and "mqconform replay" in out, out
+    assert "1 skipped" in out   # the areas' machine: concurrent cases ran instead
+    run = json.loads((tmp_path / "res" / "run.json").read_text())
+    assert run["concurrency"] == 3 and run["races"] and run["status"] == "fail"
+    verdicts = {r["rule"]: r["verdict"] for r in
+                map(json.loads, (tmp_path / "res" / "rules.jsonl").read_text().splitlines())}
+    assert verdicts["CORE-23"] == "fail"
+    code, out = pytest_run(tmp_path, "--mq-adapter", "simulated", "--mq-adapter-opt", "call-ms=0.2",
+                           "--mq-concurrency", "2", "--mq-seed", "2", "--mq-results", str(tmp_path / "ok"))
+    assert code == 0 and "1 passed" in out, out
+    verdicts = {r["rule"]: r["verdict"] for r in
+                map(json.loads, (tmp_path / "ok" / "rules.jsonl").read_text().splitlines())}
+    assert "fail" not in verdicts.values() and "pass" in verdicts.values()
+
+
 @pytest.mark.parametrize("args, needle", [
+    (["--mq-adapter", "simulated", "--mq-concurrency", "5"], "not a number of clients from 2 to 4"),
+    (["--mq-adapter", "simulated", "--mq-concurrency", "2", "--mq-area", "expiry"], "of the core area"),
     (["--mq-adapter", "nope"], "unknown adapter 'nope'"),
     (["--mq-adapter", "simulated", "--mq-adapter-opt", "junk"], "malformed adapter option"),
     (["--mq-adapter", "simulated", "--mq-area", "weather"], "unknown area 'weather'"),

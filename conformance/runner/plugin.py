@@ -5,7 +5,8 @@ After installing the kit::
     pytest --pyargs conformance --mq-adapter simulated --mq-adapter-opt faults=priority-ignored
 
 Options: ``--mq-adapter``, ``--mq-adapter-opt KEY=VALUE`` (repeatable),
-``--mq-area A[,B]``, ``--mq-seed``, ``--mq-results DIR``.  Example budgets come
+``--mq-area A[,B]``, ``--mq-seed``, ``--mq-results DIR``, ``--mq-concurrency N`` (concurrent cases of N clients
+instead of the areas' machines).  Example budgets come
 from the Hypothesis profiles ``mqconform-dev``, ``mqconform-ci`` and ``mqconform-campaign``
 (``--hypothesis-profile``); a failure is saved as a replay file.
 
@@ -56,6 +57,9 @@ def pytest_addoption(parser):
     group.addoption("--mq-area", default=None, help="comma-separated rule areas (default: all)")
     group.addoption("--mq-seed", default=None, help="seed for reproducible generation")
     group.addoption("--mq-results", default=None, help="write a result directory here")
+    group.addoption("--mq-concurrency", default=None, metavar="N",
+                    help="concurrent cases instead of the areas' machines: N clients (2 to 4) at once on the core "
+                         "area, as many cases as the Hypothesis profile's examples (docs/concurrency.md)")
 
 
 def pytest_configure(config):
@@ -74,6 +78,7 @@ def pytest_configure(config):
         config._mq_seed = int(seed_text) if seed_text is not None else random.randrange(2**31)
         if _worker(config):   # pytest-xdist: every worker runs with the controller's seed
             config._mq_seed = int(config.workerinput.get("mq_seed", config._mq_seed))
+        config._mq_concurrency = _concurrency(config, adapter)
     except (UnknownAdapter, AdapterOptionError, AdapterError, ValueError) as exc:
         raise pytest.UsageError(f"mqconform: {exc}") from None
     config._mq_adapter = adapter
@@ -82,6 +87,25 @@ def pytest_configure(config):
     results = config.getoption("--mq-results")
     if results and not _worker(config):
         shutil.rmtree(Path(results) / WORKERS, ignore_errors=True)   # parts of an earlier run
+
+
+def _concurrency(config, adapter) -> int | None:
+    """``--mq-concurrency``'s clients (None: not given); a ValueError says why it cannot be."""
+    text = config.getoption("--mq-concurrency", default=None)
+    if text is None:
+        return None
+    if text not in ("2", "3", "4"):
+        adapter.close()
+        raise ValueError(f"--mq-concurrency: {text!r} is not a number of clients from 2 to 4")
+    if not getattr(adapter, "concurrent_calls", False):
+        adapter.close()
+        raise ValueError(f"--mq-concurrency: adapter {adapter.name!r} does not take calls from several clients at "
+                         "once (docs/concurrency.md)")
+    if config._mq_areas != ["core"] and config.getoption("--mq-area") is not None:
+        adapter.close()
+        raise ValueError("--mq-concurrency: concurrent cases are of the core area: leave --mq-area out or give core")
+    config._mq_areas = ["core"]
+    return int(text)
 
 
 #: Where pytest-xdist workers leave their part of the run's record, for the controller to merge.
@@ -158,6 +182,7 @@ def mq_record(pytestconfig, mq_adapter):
         adapter=mq_adapter.name, describe=describe,
         capabilities=mq_adapter.capabilities().to_json(), areas=pytestconfig._mq_areas,
         seed=pytestconfig._mq_seed, examples=settings.default.max_examples,
+        concurrency=getattr(pytestconfig, "_mq_concurrency", None),
     )
     pytestconfig._mq_record = record
     yield record
@@ -185,6 +210,8 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
     from conformance.runner.session import HarnessError, NonConformance
 
     def run(area: str) -> None:
+        if getattr(pytestconfig, "_mq_concurrency", None):
+            pytest.skip("concurrent cases run instead of the areas' machines (--mq-concurrency)")
         platforms = area_platforms(area, mq_adapter.capabilities())
         if not platforms:
             pytest.skip(f"area {area!r} is not applicable to adapter {mq_adapter.name!r}")
@@ -240,10 +267,57 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
     return run
 
 
+@pytest.fixture
+def mq_run_concurrent(pytestconfig, mq_adapter, mq_record):
+    """Run concurrent cases of ``--mq-concurrency`` clients against the adapter (skipped without it): as many as
+    the Hypothesis profile's examples, going on after a race with its rules set aside, each race shrunk and
+    recorded; fails the test with every race's timeline and replay file."""
+    from conformance.checker.linearizable import INDETERMINATE
+    from conformance.records.races import race_record, race_replay_command, render_race, save_race
+    from conformance.runner.concurrent import search_races, shrink
+
+    def run() -> None:
+        clients = getattr(pytestconfig, "_mq_concurrency", None)
+        if not clients:
+            pytest.skip("no concurrent cases asked for (--mq-concurrency N)")
+        capabilities = mq_adapter.capabilities()
+        platform = "distributed" if "distributed" in capabilities.platforms else capabilities.platforms[0]
+        where = Path(pytestconfig.getoption("--mq-results") or ".mqconform")
+        shown = []
+
+        def found(race) -> tuple[str, ...]:
+            small = shrink(mq_adapter, race, platform)
+            record = race_record(adapter=mq_adapter.name, adapter_options=pytestconfig._mq_options,
+                                 platform=platform, seed=pytestconfig._mq_seed, index=race.index,
+                                 setup=small.case.setup, events=small.case.events, after=small.case.after,
+                                 result=small.result, shrunk_from=small.calls_before, set_aside=race.set_aside,
+                                 started=small.case.started)
+            mq_record.add_race(record)
+            shown.append(f"{render_race(record)}\n\nReplay with: {race_replay_command(save_race(record, where))}")
+            return small.result.rules
+
+        from collections import Counter
+
+        verdicts: Counter = Counter()
+        search_races(mq_adapter, pytestconfig._mq_seed, settings.default.max_examples, clients=clients,
+                     platform=platform, coverage=mq_record.coverage, verdicts=verdicts, keep_going=None,
+                     on_race=found)
+        if shown:
+            pytest.fail("\n\n".join(shown), pytrace=False)
+        if verdicts[INDETERMINATE] == sum(verdicts.values()):
+            mq_record.error = "every concurrent case was left indeterminate by the checker's bound: no verdict"
+            mq_record.errored.append("core")
+            pytest.fail(f"harness error (not a verdict): {mq_record.error}", pytrace=False)
+
+    return run
+
+
 def pytest_report_header(config):
     adapter = getattr(config, "_mq_adapter", None)
     if adapter is None:
         return None
+    clients = getattr(config, "_mq_concurrency", None)
     return (f"mqconform: adapter {adapter.name} ({adapter.capabilities().platform}), "
             f"areas {','.join(config._mq_areas)}, seed {config._mq_seed}, "
+            + (f"concurrent cases of {clients} clients, " if clients else "") +
             f"hypothesis profile {os.environ.get('HYPOTHESIS_PROFILE', 'from --hypothesis-profile or default')}")
