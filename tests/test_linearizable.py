@@ -195,3 +195,17 @@ def test_generated_histories_are_linearizable_and_a_message_never_put_is_not(ops
         forged = attrs.evolve(shuffled[n], observed=msg("never-put"))
         result = check(D, SETUP, shuffled[:n] + [forged] + shuffled[n + 1:])
         assert result.verdict == NOT_LINEARIZABLE and result.mismatch is not None
+
+
+def test_a_departure_from_rules_set_aside_no_longer_rules_an_order_out_but_any_other_does():
+    """A run that keeps going after a race judges later cases with its rules set aside: a put under syncpoint not
+    counted in CURDEPTH (CORE-28) then passes, stepped past as a sequential keep-going run steps past it; a message
+    never put still fails."""
+    setup = SETUP
+    events = [ev("a", put("a", "a1", "m1", options=C.MQPMO_SYNCPOINT), L.OK, 0, 1)]
+    depth = L.InquireQueue(queue="Q1", names=("CURDEPTH",))
+    after = [(depth, L.Observation(attrs=(("CURDEPTH", 0),)))]
+    assert check(D, setup, events, after=after).rules == ("CORE-28",)
+    assert check(D, setup, events, after=after, set_aside=frozenset({"CORE-28"})).verdict == LINEARIZABLE
+    ghost = events + [ev("b", get("b"), msg("ghost"), 2, 3)]
+    assert check(D, setup, ghost, after=after, set_aside=frozenset({"CORE-28"})).verdict == NOT_LINEARIZABLE

@@ -91,6 +91,18 @@ def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int,
     return tracker
 
 
+def follow(tracker: ModelTracker, op: L.Op, observed: L.Observation):
+    """Advance ``tracker`` by one step as a keep-going run does: (the step's check, the mismatch that stops the
+    history there, or None).  A mismatch every rule of which the tracker has set aside is stepped past where what
+    differs cannot change what happens next (:meth:`ModelTracker.step_past`), and then stops nothing."""
+    step = tracker.advance(op, observed)
+    mismatch = step.mismatch
+    if mismatch is not None and tracker.set_aside and set(mismatch.rules) <= tracker.set_aside \
+            and tracker.step_past(op, observed):
+        mismatch = None
+    return step, mismatch
+
+
 def _any_outcome(states: Sequence[ModelState], op: L.Op) -> list[ModelState]:
     """The states after ``op`` whatever it answered: an event whose answer nobody saw."""
     out: list[ModelState] = []
@@ -113,9 +125,9 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     set_aside = frozenset(set_aside)
     tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
     for op, observed in setup:
-        step = tracker.advance(op, observed)
-        if step.mismatch is not None:
-            return Linearization(verdict=NOT_LINEARIZABLE, mismatch=step.mismatch, at="setup")
+        _, mismatch = follow(tracker, op, observed)
+        if mismatch is not None:
+            return Linearization(verdict=NOT_LINEARIZABLE, mismatch=mismatch, at="setup")
     returned = {i: e.returned for i, e in enumerate(events) if e.returned is not None}
     known = frozenset(returned)
     # an event may come next only if no other event still to place returned before it was invoked
@@ -148,9 +160,9 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         if known <= done:
             check_after = _tracker(platform, states, expiry_tolerance, set_aside)
             for op, observed in after:
-                step = check_after.advance(op, observed)
-                if step.mismatch is not None:
-                    note(order, step.mismatch, "after")
+                _, mismatch = follow(check_after, op, observed)
+                if mismatch is not None:
+                    note(order, mismatch, "after")
                     break
             else:
                 return order
@@ -163,9 +175,9 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
             event = events[i]
             if event.observed is not None:
                 tracker = _tracker(platform, states, expiry_tolerance, set_aside)
-                step = tracker.advance(event.op, event.observed)
-                if step.mismatch is not None:
-                    note(order, step.mismatch, i)
+                _, mismatch = follow(tracker, event.op, event.observed)
+                if mismatch is not None:
+                    note(order, mismatch, i)
                     continue
                 found = search(done | {i}, order + (i,), tracker.candidates)
             else:
@@ -209,4 +221,4 @@ def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, ex
     return found.rules if found.confirmed else ()
 
 
-__all__ = ["Event", "Linearization", "check", "LINEARIZABLE", "NOT_LINEARIZABLE", "INDETERMINATE", "BOUND"]
+__all__ = ["Event", "Linearization", "check", "follow", "LINEARIZABLE", "NOT_LINEARIZABLE", "INDETERMINATE", "BOUND"]

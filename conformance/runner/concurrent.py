@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import attrs
 
-from conformance.checker.linearizable import LINEARIZABLE, NOT_LINEARIZABLE, Event, Linearization, check
+from conformance.checker.linearizable import LINEARIZABLE, NOT_LINEARIZABLE, Event, Linearization, check, follow
 from conformance.checker.sequential import ModelTracker
 from conformance.records.results import Coverage
 from reference_model import language as L
@@ -283,11 +283,12 @@ def witness_coverage(platform: str, case: ConcurrentCase, result: Linearization,
         return False
     steps = [*case.setup, *((e.op, e.observed) for e in placed if e.observed is not None), *case.after]
     tracker = ModelTracker(platform, set_aside=set_aside)
-    checks = [tracker.advance(op, observed) for op, observed in steps]
-    if any(c.mismatch is not None for c in checks):   # (the checker found this order passes: never here)
+    followed = [follow(tracker, op, observed) for op, observed in steps]
+    if any(mismatch is not None for _, mismatch in followed):   # (the checker found this order passes: never here)
         return False
-    for c in checks:
-        coverage.record(c)
+    for check_, _ in followed:
+        if check_.mismatch is None:   # (a step past a departure set aside is evidence of nothing)
+            coverage.record(check_)
     return True
 
 
@@ -338,7 +339,11 @@ def search_races(adapter, seed: int, cases: int, clients: int = 3, length: int =
                 continue
             race = Race(case=case, result=result, seed=seed, index=index, set_aside=set_aside)
             races.append(race)
-            set_aside |= frozenset(result.rules) | frozenset(on_race(race) if on_race is not None else ())
+            # as a sequential run sets aside every rule a departure named, found broken or only mentioned
+            mentioned = () if result.mismatch is None else (*result.mismatch.rules, *(
+                r for a in result.mismatch.alternatives for r in a.rules))
+            set_aside |= frozenset(result.rules) | frozenset(mentioned) | frozenset(
+                on_race(race) if on_race is not None else ())
             if keep_going is not None and len(races) > keep_going or not result.rules:
                 return races, index + 1
     return races, cases
