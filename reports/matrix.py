@@ -8,6 +8,8 @@ not applicable).  Every output format renders this one structure, so they agree.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import attrs
 
 from conformance.records.history import Failure
@@ -80,6 +82,10 @@ class Column:
     runs: list[RunResult]
     cells: dict[str, Cell] = attrs.Factory(dict)
     failures: list[tuple[str, Failure]] = attrs.Factory(list)
+    #: The races its runs of concurrent cases recorded (race file, its rules, the race as the sequential departure
+    #: of its longest order: conformance.records.races.race_failure, None where that cannot be said), matched
+    #: against known deviations as failures are.
+    race_failures: list[tuple[str, tuple[str, ...], Failure | None]] = attrs.Factory(list)
 
     @property
     def adapter(self) -> str:
@@ -274,6 +280,7 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
             for rid in failure.blamed:
                 if rid in col.cells:
                     col.cells[rid].failures.append((str(path), failure))
+        col.race_failures += _race_failures(run)
     for col in columns.values():
         _decide(col)
     order = {r.id: i for i, r in enumerate(RULES.all())}
@@ -283,6 +290,24 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
         _diff(report, build(baseline))
     _apply(report, deviations)
     return report
+
+
+def _race_failures(run: RunResult) -> list[tuple[str, tuple[str, ...], Failure | None]]:
+    """The races ``run`` recorded: (race file, its rules, the race as the sequential departure of its longest
+    order, or None where that cannot be said, when no deviation can explain it).  A race file that cannot be read
+    is left out here (the report says so where it shows the race)."""
+    from conformance.records.history import ReplayFileError
+    from conformance.records.races import load_race, race_failure
+
+    out: list[tuple[str, tuple[str, ...], Failure | None]] = []
+    for name in run.meta.get("races") or ():
+        path = Path(run.path) / name
+        try:
+            race = load_race(path)
+        except ReplayFileError:
+            continue
+        out.append((str(path), tuple(race.rules), race_failure(race)))
+    return out
 
 
 def _decide(col: Column, broken: tuple[str, ...] = (FAIL,), only: set[str] | None = None) -> None:
@@ -318,9 +343,14 @@ def _apply_rule(report: Report, col: Column, rule: str, devs: list[KnownDeviatio
     """The deviations of one rule for one system: its failures are known only if each is one of them."""
     cell = col.cells.get(rule)
     verdict = cell.verdict if cell else NOT_EXERCISED
-    failures = [(n, failure) for n, (_, failure) in enumerate(col.failures, start=1) if rule in failure.blamed]
+    failures: list[tuple[str, Failure | None]] = [
+        (f"failure {n}", failure) for n, (_, failure) in enumerate(col.failures, start=1) if rule in failure.blamed]
+    # a race of concurrent cases breaking the rule is a failure too: as the departure of its longest order
+    failures += [(f"race {Path(path).name}", failure) for path, rules, failure in col.race_failures
+                 if rule in rules]
     # each failure blamed on the rule must be a behaviour one of the entries describes
-    matched = {n: next((d for d in devs if not d.stale_because and d.why_not(f) is None), None) for n, f in failures}
+    matched = {n: next((d for d in devs if not d.stale_because and f is not None and d.why_not(f) is None), None)
+               for n, f in failures}
     unexplained = [(n, f) for n, f in failures if matched[n] is None]
     for dev in devs:
         note = ""
@@ -328,7 +358,8 @@ def _apply_rule(report: Report, col: Column, rule: str, devs: list[KnownDeviatio
             mine = [n for n, d in matched.items() if d is dev]
             status = MATCHED if mine and not unexplained else UNMATCHED
             if unexplained:
-                note = "; ".join(f"failure {n}: {dev.why_not(f)}" for n, f in unexplained)
+                note = "; ".join(f"{n}: {dev.why_not(f) if f is not None else 'its departure cannot be said'}"
+                                 for n, f in unexplained)
             elif not mine:
                 note = ("no recorded failure shows it" if not failures
                         else "the rule's failures are other entries' behaviours")

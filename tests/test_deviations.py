@@ -2,6 +2,7 @@
 counterexample no longer shows it."""
 
 import json
+from pathlib import Path
 
 import attrs
 import pytest
@@ -254,3 +255,35 @@ def test_a_deviation_may_cite_the_systems_own_tracker_and_every_report_shows_it(
     known = _deviation(tmp_path, rule, 'upstream = ["the tracker"]\n')
     code, out, err = run_cli("report", bad, "--known-deviations", known, "--out", tmp_path / "none.md")
     assert code == 2 and "upstream" in err and err.count("\n") == 1 and not (tmp_path / "none.md").exists()
+
+
+def test_a_race_is_matched_against_a_deviation_as_a_failure_is(tmp_path):
+    """A run of concurrent cases records a race (two exclusive opens both granted: CORE-23, breaking at the second
+    Open, which answered OK where MQ gives MQRC_OBJECT_IN_USE).  A deviation of the rule that describes that
+    departure explains it (the verdict is a known deviation); one describing another shape (a Get) does not: the
+    race stands, the verdict stays fail, and the note names the race file."""
+    from conformance.records.races import load_race, race_failure
+
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "exclusive-open-not-atomic", "--adapter-opt",
+                             "call-ms=0.2", "--concurrency", "3", "--seed", "1", "--keep-going", "0",
+                             "--results", tmp_path / "r")
+    assert code == 1, out + err
+    [name] = json.loads((tmp_path / "r" / "run.json").read_text())["races"]
+    race = load_race(tmp_path / "r" / name)
+    failure = race_failure(race)
+    assert failure is not None and failure.blamed == race.rules == ("CORE-23",)
+    assert type(failure.mismatch.op).__name__ == "Open" and failure.mismatch.fields == ("rc",)
+
+    def known(match: str):
+        path = tmp_path / "known.toml"
+        path.write_text('[[deviation]]\nrule = "CORE-23"\nadapter = "simulated"\nseen = "s."\nreason = """Why."""\n'
+                        f'[deviation.match]\n{match}\n')
+        return path
+
+    report = make_report([tmp_path / "r"], known_deviations=[known('op = ["Open"]\nfields = ["rc"]')])
+    [status] = report.deviations
+    assert status.status == "matched" and report.columns[0].cells["CORE-23"].verdict == "known deviation"
+    report = make_report([tmp_path / "r"], known_deviations=[known('op = ["Get"]')])
+    [status] = report.deviations
+    assert status.status == "does not match" and report.columns[0].cells["CORE-23"].verdict == "fail"
+    assert f"race {Path(name).name}" in status.note and "not Get" in status.note, status.note

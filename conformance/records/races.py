@@ -102,6 +102,40 @@ class RaceRecord:
             raise ReplayFileError(f"{origin}: not a well-formed race file ({exc})") from None
 
 
+def race_failure(race: RaceRecord):
+    """The race as the sequential departure of its longest order: the set-up, the calls in that order, then the
+    call no order could place after them (or the check after, up to its step that failed), diagnosed as the race
+    was (its rules), with the rules its run had set aside: what a known deviation's shape is matched against.
+    None where it cannot be said (no order recorded, a call of unknown effect in it, or the history no longer
+    departs)."""
+    from conformance.checker.linearizable import follow
+    from conformance.checker.sequential import ModelTracker
+    from conformance.records.history import Failure, Step
+
+    if race.at is None or race.at == "setup":
+        return None
+    placed = [race.events[i] for i in race.order]
+    if any(e.observed is None for e in placed):
+        return None
+    pairs = list(race.setup) + [(e.op, e.observed) for e in placed if e.observed is not None]
+    if race.at == "after":
+        pairs += list(race.after)
+    elif isinstance(race.at, int) and 0 <= race.at < len(race.events) and race.events[race.at].observed is not None:
+        pairs.append((race.events[race.at].op, race.events[race.at].observed))
+    else:
+        return None
+    tracker = ModelTracker(race.platform, set_aside=frozenset(race.set_aside))
+    for n, (op, observed) in enumerate(pairs):
+        _, mismatch = follow(tracker, op, observed)
+        if mismatch is not None:
+            steps = tuple(Step(op=o, observed=obs) for o, obs in pairs[:n + 1])
+            return Failure(area="core", adapter=race.adapter, adapter_options=dict(race.adapter_options),
+                           platform=race.platform, seed=race.seed, steps=steps,
+                           mismatch=attrs.evolve(mismatch, index=n, blamed=tuple(race.rules) or mismatch.rules),
+                           set_aside=tuple(race.set_aside))
+    return None
+
+
 def race_record(*, adapter: str, adapter_options: dict, platform: str, seed: int, index: int, setup, events, after,
                 result: Linearization, shrunk_from: int | None = None, set_aside=(), started=()) -> RaceRecord:
     return RaceRecord(adapter=adapter, adapter_options=dict(adapter_options), platform=platform, seed=seed,
@@ -183,5 +217,5 @@ def render_race(race: RaceRecord) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["RaceRecord", "race_record", "is_race_file", "load_race", "save_race", "render_race", "race_replay_command",
+__all__ = ["RaceRecord", "race_record", "race_failure", "is_race_file", "load_race", "save_race", "render_race", "race_replay_command",
            "SUGGESTED_TRIES", "FORMAT"]
