@@ -15,7 +15,9 @@
 # default none), MQCONFORM_NEMESIS_EXAMPLES (cases of the nemesis run, default 15: each restart costs
 # seconds), MQCONFORM_RUNS (which of each broker's runs to make again, of "plain nemesis defaults", default
 # all three: a change that touches only some of them keeps the others' committed results; the reports are
-# made again from all of them).
+# made again from all of them; "concurrent" makes the run of concurrent cases: MQCONFORM_CONCURRENT_EXAMPLES cases,
+# default 40, of 3 clients at once on the core area, docs/concurrency.md, whose verdicts and races the report
+# shows beside the others').
 # Exit 0 when the reports were written, 2 when a broker or a run broke (the committed reports are
 # then left as they were).
 set -euo pipefail
@@ -35,11 +37,12 @@ nemesis_examples=${MQCONFORM_NEMESIS_EXAMPLES:-15}
 # A cap on the rounds after a departure (default: until the cases are spent).
 rounds=()
 if [ -n "${MQCONFORM_KEEP_GOING:-}" ]; then rounds=(--keep-going "$MQCONFORM_KEEP_GOING"); fi
-runs=" ${MQCONFORM_RUNS:-plain nemesis defaults} "
+concurrent_examples=${MQCONFORM_CONCURRENT_EXAMPLES:-40}
+runs=" ${MQCONFORM_RUNS:-plain nemesis defaults concurrent} "
 for r in $runs; do
     case "$r" in
-        plain|nemesis|defaults) ;;
-        *) echo "compliance: unknown run $r in MQCONFORM_RUNS (plain, nemesis or defaults)" >&2; exit 2 ;;
+        plain|nemesis|defaults|concurrent) ;;
+        *) echo "compliance: unknown run $r in MQCONFORM_RUNS (plain, nemesis, defaults or concurrent)" >&2; exit 2 ;;
     esac
 done
 bash scripts/setup.sh --install
@@ -80,7 +83,7 @@ for b in "${brokers[@]}"; do
     made=()
     # (the plain and nemesis runs share the broker the script starts; the defaults run starts its own)
     shared=
-    if [[ $runs == *" plain "* || $runs == *" nemesis "* ]]; then shared=yes; fi
+    if [[ $runs == *" plain "* || $runs == *" nemesis "* || $runs == *" concurrent "* ]]; then shared=yes; fi
     if [ -n "$shared" ]; then
         echo "compliance: $b: starting the kit's private broker"
         timeout 120 "$mq" brokers up "$b"
@@ -96,6 +99,12 @@ for b in "${brokers[@]}"; do
             --adapter-opt nemesis=on --adapter-opt restart=on
         made+=("$b-nemesis")
     fi
+    # Concurrent cases: 3 clients at once, each on its own connection (no restarts, no nemesis).
+    if [[ $runs == *" concurrent "* ]]; then
+        run "$b-concurrent" --adapter "$b" --area core --concurrency 3 --examples "$concurrent_examples" \
+            "${rounds[@]}"
+        made+=("$b-concurrent")
+    fi
     if [ -n "$shared" ]; then timeout 60 "$mq" brokers down "$b" >/dev/null; fi
     # The broker and client as they install: with no broker running, the run starts its own, configured as
     # the broker installs (ActiveMQ: no priority dispatch, expired messages dead-lettered).
@@ -108,7 +117,8 @@ for b in "${brokers[@]}"; do
         rm -rf "docs/compliance/results/$name"
         cp -r "$work/$name" "docs/compliance/results/$name"
     done
-    "$mq" report "docs/compliance/results/$b" "docs/compliance/results/$b-nemesis" --format md --report-only \
+    "$mq" report "docs/compliance/results/$b" "docs/compliance/results/$b-nemesis" \
+        "docs/compliance/results/$b-concurrent" --format md --report-only \
         --known-deviations docs/compliance/known-deviations.toml --out "docs/compliance/$b.md"
     "$mq" report "docs/compliance/results/$b" "docs/compliance/results/$b-nemesis" \
         "docs/compliance/results/$b-defaults" --format migration --report-only \

@@ -55,10 +55,15 @@ def _without_date(text: str) -> list[str]:
     return [line for line in text.splitlines() if not line.startswith("Generated ")]
 
 
+def _concurrent(broker: str) -> Path:
+    """A published report's run of concurrent cases (its races matched against the known deviations too)."""
+    return COMPLIANCE / "results" / f"{broker}-concurrent"
+
+
 @pytest.mark.parametrize("broker", BROKERS)
 def test_published_report_is_the_report_of_its_committed_results(broker, monkeypatch):
     monkeypatch.chdir(ROOT)
-    directories = _published(broker)
+    directories = _published(broker) + [_concurrent(broker)]
     deviations = COMPLIANCE / "known-deviations.toml"
     report = make_report(directories, known_deviations=[deviations])
     published = (COMPLIANCE / f"{broker}.md").read_text(encoding="utf-8")
@@ -72,6 +77,8 @@ def test_published_report_is_the_report_of_its_committed_results(broker, monkeyp
         assert meta["adapter"] == broker and meta["system"]["version"] and meta["kit_version"]
     nemesis = json.loads((directories[1] / "run.json").read_text())
     assert nemesis["areas"] == ["core"] and "CutConnection" in nemesis["capabilities"]["operations"]
+    concurrent = json.loads((directories[2] / "run.json").read_text())
+    assert concurrent["areas"] == ["core"] and concurrent["concurrency"] == 3 and concurrent["examples_run"] >= 10
     # The rules about faults have verdicts: the nemesis run reached them.
     faults = _verdicts(directories[1])
     assert {r: faults[r] for r in FAULT_RULES if faults[r] not in ("pass", "fail", "one of", "indeterminate")} == {}
