@@ -98,7 +98,7 @@ def test_a_race_shrinks_to_fewer_calls_that_still_race_and_the_clients_it_needs(
 
     make = _simulated("get-not-atomic")
     adapter = make()
-    shrunk_to = []
+    shrunk_to, trimmed = [], []
     for seed in (1, 2, 3):
         race, _ = search(make, seed, cases=40)
         assert race is not None
@@ -114,9 +114,14 @@ def test_a_race_shrinks_to_fewer_calls_that_still_race_and_the_clients_it_needs(
         assert any(rerun(adapter, small.setup, small.scripts, AFTER, "distributed", 1, case_id=f"again-{n}")[0]
                    for n in range(400)), (seed, small.scripts)
         shrunk_to.append((small.calls_before, small.calls_after))
+        drains = [op for op, _ in small.case.after if isinstance(op, L.Get)]
+        puts = sum(isinstance(op, L.Put) for op in [*small.setup, *(o for ops in small.scripts.values() for o in ops)])
+        trimmed.append(len(drains) <= puts + 1 < len([op for op, _ in race.case.after if isinstance(op, L.Get)]))
         assert small.calls_after < small.calls_before or small.calls_before == 2
     # the race itself: two gets of the one message (2 calls; 2 of 3 seeds in 10 measured runs at the least)
     assert any(after == 2 for _, after in shrunk_to), shrunk_to
+    # and the drain after it no longer than the messages left need (where the shorter check still raced)
+    assert any(trimmed), trimmed
     # on a conforming queue manager nothing races, and shrinking keeps the race as found
     clean = _simulated()()
     race, _ = search(make, 1, cases=40)

@@ -439,13 +439,15 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
     best = (race.case, race.result)
     spent = 0
 
-    def races(candidate_setup: list[L.Op], candidate: dict[str, list[L.Op]]) -> bool:
+    def races(candidate_setup: list[L.Op], candidate: dict[str, list[L.Op]],
+              candidate_after: list[L.Op] | None = None) -> bool:
         nonlocal spent, best
         if not any(candidate.values()) or spent >= max_cases or (stop is not None and stop()):
             return False
         n = min(tries, max_cases - spent)
-        failed, result, case = rerun(adapter, candidate_setup, candidate, after, platform, n, case_id="shrink",
-                                     set_aside=race.set_aside)
+        failed, result, case = rerun(adapter, candidate_setup, candidate,
+                                     after if candidate_after is None else candidate_after, platform, n,
+                                     case_id="shrink", set_aside=race.set_aside)
         spent += n
         if failed >= min(SHRINK_SHOWS, n) and result is not None and case is not None:
             best = (case, result)
@@ -471,6 +473,13 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
                 less = setup[:i] + setup[i + 1:]
                 if races(less, scripts):
                     setup, changed = less, True
+    # the drain after it as long as the messages left to drain need (one get more than the puts left)
+    drains = [n for n, op in enumerate(after) if isinstance(op, L.Get) and op.conn == CHECK]
+    puts = sum(isinstance(op, L.Put) for op in [*setup, *(op for ops in scripts.values() for op in ops)])
+    if len(drains) > puts + 1:
+        shorter = after[:drains[puts + 1]]
+        if races(setup, scripts, shorter):
+            after = shorter
     case, result = best
     return Shrunk(setup=tuple(setup), scripts={c: list(ops) for c, ops in scripts.items()}, case=case, result=result,
                   calls_before=len(race.case.events), calls_after=len(case.events))
