@@ -211,13 +211,21 @@ def test_the_concurrency_figure_judges_cases_a_conforming_queue_manager_ran_and_
 
     cost = bench_concurrency.measure(cases=8, seed=3)
     assert cost.cases == 8 and cost.not_linearizable == 0 and cost.indeterminate == 0 and cost.ratio > 0
-    setup, events, _ = bench_concurrency.one_case(random.Random(5))
-    # the concurrent mode's own scripts, drawn in the same order from the same seed: every call of them ran
-    rng = random.Random(5)
-    scripts = {c: client_script(rng, c, bench_concurrency.OPS_PER_CLIENT) for c in bench_concurrency.CLIENTS}
-    assert sorted(map(repr, (e.op for e in events))) == sorted(map(repr, (op for ops in scripts.values() for op in ops)))
-    assert {e.client for e in events} == {"a", "b", "c"}
-    assert check(C.PLATFORM_DISTRIBUTED, setup, events).verdict == LINEARIZABLE
+    from conformance.runner.concurrent import KIND_WEIGHTS, KINDS
+
+    kinds = set()
+    for seed in range(5, 11):
+        setup, events, after, _ = bench_concurrency.one_case(random.Random(seed))
+        # the concurrent mode's own kind and scripts, drawn in the same order from the same seed: every call ran
+        rng = random.Random(seed)
+        kind = rng.choices(KINDS, KIND_WEIGHTS)[0]
+        kinds.add(kind)
+        scripts = {c: client_script(rng, c, bench_concurrency.OPS_PER_CLIENT, kind) for c in bench_concurrency.CLIENTS}
+        assert sorted(map(repr, (e.op for e in events))) == sorted(
+            map(repr, (op for ops in scripts.values() for op in ops)))
+        assert {e.client for e in events} == {"a", "b", "c"} and after
+        assert check(C.PLATFORM_DISTRIBUTED, setup, events, after).verdict == LINEARIZABLE
+    assert len(kinds) >= 2, kinds
     out = io.StringIO()
     bench_concurrency.report(out)
     assert "checker / run:" in out.getvalue() and "indeterminate 0 of" in out.getvalue()

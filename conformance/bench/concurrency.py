@@ -1,8 +1,9 @@
 """``mqconform bench --only concurrency``: what judging a concurrent case costs, against running it.
 
-Each case: a queue, three clients each with a script of :mod:`conformance.runner.concurrent` (a producer, a consumer or
+Each case: of a kind drawn as a concurrent run draws it (:data:`conformance.runner.concurrent.KINDS`), three clients
+each with a script of :mod:`conformance.runner.concurrent` (on a queue case a producer, a consumer, a browser or
 a mix of puts and gets in and out of syncpoint, commits, backouts and depth inquiries; six calls, a consumer's
-twelve), run on a conforming simulated queue manager in an interleaving drawn from the seed.  Each operation is then given an interval on a shared timeline that overlaps its neighbours' (up to
+twelve), then the check after them, run on a conforming simulated queue manager in an interleaving drawn from the seed.  Each operation is then given an interval on a shared timeline that overlaps its neighbours' (up to
 three operations of the other clients at once) while keeping each client's own calls in order, and the
 history is judged by :mod:`conformance.checker.linearizable`.  The figures: the checker's time per case against the
 time the case took to run, and the share of cases the search ended indeterminate (a conforming queue manager
@@ -42,22 +43,27 @@ class ConcurrencyCost:
 
 
 def one_case(rng: random.Random):
-    """Run one case on a conforming simulated queue manager: (set-up steps, events, seconds it took)."""
+    """Run one case, of a kind drawn as concurrent runs draw it, on a conforming simulated queue manager: (set-up
+    steps, events, the check's steps after them, seconds it took)."""
     from adapters.simulated import SimulatedAdapter
-    from conformance.runner.concurrent import client_script, setup_ops
+    from conformance.runner.concurrent import KIND_WEIGHTS, KINDS, after_ops, client_script, setup_ops
     from conformance.checker.linearizable import Event
 
     adapter = SimulatedAdapter()
     adapter.start_case("bench-concurrency", C.PLATFORM_DISTRIBUTED)
+    kind = rng.choices(KINDS, KIND_WEIGHTS)[0]
     started = time.perf_counter()
-    setup = [(op, adapter.execute(op)) for op in setup_ops(CLIENTS, 0)]
-    scripts = {client: client_script(rng, client, OPS_PER_CLIENT) for client in CLIENTS}
+    setup_steps = setup_ops(CLIENTS, 0, kind)
+    setup = [(op, adapter.execute(op)) for op in setup_steps]
+    scripts = {client: client_script(rng, client, OPS_PER_CLIENT, kind) for client in CLIENTS}
+    after_steps = after_ops(kind, setup_steps, scripts)
     order = [client for client in CLIENTS for _ in scripts[client]]
     rng.shuffle(order)
     ran = []
     for client in order:
         op = scripts[client].pop(0)
         ran.append((client, op, adapter.execute(op)))
+    after = [(op, adapter.execute(op)) for op in after_steps]
     seconds = time.perf_counter() - started
     adapter.end_case()
     # intervals on a shared timeline: invoked in the order run, each lasting up to three more invocations
@@ -67,7 +73,7 @@ def one_case(rng: random.Random):
         ends[client] = invoked + 0.5 + rng.uniform(0.0, 3.0)
         events.append(Event(client=client, op=op, observed=observed, invoked=invoked, returned=ends[client]))
     rng.shuffle(events)
-    return setup, events, seconds
+    return setup, events, after, seconds
 
 
 def measure(cases: int = CASES, seed: int = 7) -> ConcurrencyCost:
@@ -76,9 +82,9 @@ def measure(cases: int = CASES, seed: int = 7) -> ConcurrencyCost:
     rng = random.Random(seed)
     run_s, check_s, indeterminate, wrong = [], [], 0, 0
     for _ in range(cases):
-        setup, events, seconds = one_case(rng)
+        setup, events, after, seconds = one_case(rng)
         started = time.perf_counter()
-        verdict = check(C.PLATFORM_DISTRIBUTED, setup, events).verdict
+        verdict = check(C.PLATFORM_DISTRIBUTED, setup, events, after).verdict
         check_s.append(time.perf_counter() - started)
         run_s.append(seconds)
         indeterminate += verdict == INDETERMINATE
