@@ -113,6 +113,26 @@ def test_fault_found_once_and_replayable(tmp_path):
     assert "Campaign throughput and distinct failures" in (tmp_path / "r.html").read_text()
 
 
+def test_a_campaign_of_concurrent_cases_finds_each_race_once_and_records_it(tmp_path):
+    """``campaign --concurrency 3``: its tasks run concurrent cases on Spark; the races they find are kept once
+    per set of rules, written as race files that replay, and the run's verdicts fail their rules."""
+    out = tmp_path / "camp"
+    code, text, err = run_cli("campaign", "--adapter", "simulated", "--faults", "exclusive-open-not-atomic",
+                              "--adapter-opt", "call-ms=0.2", "--concurrency", "3", "--area", "core",
+                              "--examples", "40", "--task-examples", "20", "--seed", "3", "--master", "local[2]",
+                              "--out", out, *QUIET)
+    assert code == 1, text + err
+    run = json.loads((out / "run.json").read_text())
+    assert run["concurrency"] == 3 and run["races"] and text.count("Distinct race:") == len(run["races"])
+    races = [json.loads((out / path).read_text()) for path in run["races"]]
+    assert len({tuple(sorted(r["rules"])) for r in races}) == len(races) and any("CORE-23" in r["rules"] for r in races)
+    assert rules(out)["CORE-23"][0] == "fail"
+    assert run_cli("replay", out / run["races"][0], "--tries", "20")[0] == 1
+    code, _, err = run_cli("campaign", "--adapter", "simulated", "--concurrency", "3", "--area", "dlq",
+                           "--examples", "5", "--out", tmp_path / "bad")
+    assert code == 2 and "of the core area" in err and err.count("\n") == 1 and not (tmp_path / "bad").exists()
+
+
 def test_killed_then_resumed_equals_uninterrupted(tmp_path):
     args = ["campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "40", "--task-examples", "8",
             "--seed", "11", "--master", "local[1]", *QUIET]

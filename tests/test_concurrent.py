@@ -339,6 +339,35 @@ def test_a_run_keeps_going_after_a_race_to_find_a_race_of_another_rule(tmp_path)
     assert code == 1 and len(json.loads((tmp_path / "once" / "run.json").read_text())["races"]) == 1, out + err
 
 
+def test_a_campaign_task_of_concurrent_cases_hands_back_its_races_and_the_campaign_keeps_one_of_each():
+    """A campaign's task with ``concurrency`` runs concurrent cases from its seed instead of the area's machine,
+    going on after each race; it hands back each race shrunk, as a race file's JSON, with its rules counted failed;
+    the campaign keeps one race per set of rules, the one with the fewest calls.  (The task alone, without Spark:
+    tests/test_campaign.py runs a whole campaign.)"""
+    import attrs
+
+    from conformance.campaign import spark as CP
+    from conformance.records.races import RaceRecord
+
+    spec = attrs.evolve(CP.plan_tasks(3, [("core", "distributed")], 30, 30)[0], concurrency=3).to_json()
+    options = {"faults": "exclusive-open-not-atomic", "call-ms": "0.2"}
+    first = CP.run_task(spec, "simulated", options, [], 300, 0, True, {})
+    assert first["error"] is None and first["examples"] >= 1 and first["races"], first
+    races = [RaceRecord.from_json(r) for r in first["races"]]
+    assert any("CORE-23" in r.rules for r in races) and all(r.shrunk_from is not None for r in races)
+    assert first["coverage"]["failed"].get("CORE-23")
+    state = CP.CampaignState(out=Path("."))
+    state.add(first)
+    again = dict(first, task="again", races=[dict(r, events=r["events"] + r["events"][:1]) for r in first["races"]])
+    state.add(again)
+    assert state.distinct_failures() == len({tuple(sorted(r.rules)) for r in races})
+    assert all(len(kept["events"]) == len(RaceRecord.from_json(kept).events) for kept in state.races.values())
+    assert sorted(len(k["events"]) for k in state.races.values()) == sorted(
+        len(r["events"]) for r in first["races"] if tuple(sorted(r["rules"])) in state.races)
+    clean = CP.run_task(spec, "simulated", {"call-ms": "0.2"}, [], 300, 0, True, {})
+    assert clean["error"] is None and clean["races"] == [] and clean["examples"] == 30
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--concurrency", "5"], "not a number of clients from 2 to 4"),
     (["--concurrency", "2", "--area", "expiry"], "concurrent cases are of the core area"),

@@ -96,6 +96,8 @@ class TaskSpec:
     #: A time-boxed campaign's hard end (``time.time()``): a departure found near the deadline is
     #: shrunk and minimised until then, no later (a real broker's case takes seconds).
     finish_by: float | None = None
+    #: Concurrent cases of this many clients instead of the area's machine (``campaign --concurrency``).
+    concurrency: int | None = None
 
     def to_json(self) -> dict:
         return attrs.asdict(self)
@@ -205,6 +207,17 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
     deadline = spec.get("deadline")
     if spec.get("seconds"):
         deadline = min(deadline or float("inf"), time.time() + spec["seconds"])
+    if spec.get("concurrency"):
+        try:
+            _run_concurrent(spec, adapter, adapter_name, options, result, coverage, deadline)
+        except HarnessError as exc:
+            result["error"] = str(exc)
+        finally:
+            try:
+                adapter.close()
+            except Exception:  # noqa: BLE001 - closing must not hide the task's result
+                pass
+        return _finish(result, coverage, started)
 
     def search(seed: int, examples: int, deadline: float | None = None) -> bool:
         """One Hypothesis run of ``examples`` cases; True when it met a departure (the task then ends)."""
@@ -287,6 +300,35 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         except Exception:  # noqa: BLE001 - closing must not hide the task's result
             pass
     return _finish(result, coverage, started)
+
+
+def _run_concurrent(spec: dict, adapter, adapter_name: str, options: dict, result: dict, coverage,
+                    deadline: float | None) -> None:
+    """A task of concurrent cases (conformance/runner/concurrent.py): ``spec["examples"]`` cases of
+    ``spec["concurrency"]`` clients from the task's seed, going on after each race with its rules set aside, each
+    race shrunk (until the campaign's hard end, where it has one) and handed back as a race file's JSON."""
+    from conformance.records.races import race_record
+    from conformance.runner.concurrent import search_races, shrink
+
+    if not getattr(adapter, "concurrent_calls", False):
+        raise HarnessError(f"adapter {adapter_name!r} does not take calls from several clients at once")
+    finish_by = spec.get("finish_by")
+    result["races"] = []
+
+    def found(race) -> tuple[str, ...]:
+        small = shrink(adapter, race, spec["platform"],
+                       stop=None if finish_by is None else (lambda: time.time() >= finish_by))
+        record = race_record(adapter=adapter_name, adapter_options=options, platform=spec["platform"],
+                             seed=spec["seed"], index=race.index, setup=small.case.setup, events=small.case.events,
+                             after=small.case.after, result=small.result, shrunk_from=small.calls_before,
+                             set_aside=race.set_aside, started=small.case.started)
+        coverage.failed.update(record.rules)
+        result["races"].append(record.to_json())
+        return small.result.rules
+
+    search_races(adapter, spec["seed"], spec["examples"], clients=spec["concurrency"], platform=spec["platform"],
+                 stop=None if deadline is None else (lambda: time.time() >= deadline), coverage=coverage,
+                 keep_going=None, on_race=found)
 
 
 #: The coverage counters a task hands back: every one a verdict is made from (the input classes reached
@@ -470,9 +512,16 @@ class CampaignState:
     results: dict = attrs.Factory(dict)
     failures: dict = attrs.Factory(dict)   # fingerprint -> the smallest failure's JSON
     known: set = attrs.Factory(set)        # fingerprints of every failure met
+    #: Races of concurrent cases by the rules they break: of those alike, the one with the fewest calls.
+    races: dict = attrs.Factory(dict)
 
     def add(self, result: dict) -> None:
         self.results[result["task"]] = result
+        for data in result.get("races", ()):
+            key = tuple(sorted(data["rules"]))
+            kept = self.races.get(key)
+            if kept is None or len(data["events"]) < len(kept["events"]):
+                self.races[key] = data
         for data in result["failures"]:
             fp = fingerprint(Failure.from_json(data))
             self.known.add(fp)
@@ -483,7 +532,7 @@ class CampaignState:
         self.known.update(result.get("duplicates", ()))
 
     def distinct_failures(self) -> int:
-        return len(self.failures)
+        return len(self.failures) + len(self.races)
 
 
 def task_path(out: Path, task_id: str) -> Path:

@@ -11,12 +11,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import attrs
+
 from adapters.brokers.server import BrokerControlError
 from adapters.registry import create_adapter
 from conformance import __version__
 from conformance.cli.common import (UsageError, _adapter_args, _adapter_options, _areas,
                                     _minutes, _on_signals, _positive, _seed, _stop, _without_default_restarts)
-from conformance.cli.run import finish
+from conformance.cli.run import _clients, finish
 from conformance.records.results import RunRecord, unreached_areas, vacuity
 from conformance.runner.session import HarnessError
 
@@ -36,6 +38,9 @@ def add_parsers(sub) -> None:
     camp.add_argument("--task-examples", type=_positive, default=None, help="examples per task (default 50)")
     camp.add_argument("--task-timeout", type=_positive, default=None, help="seconds per task attempt (default 900)")
     camp.add_argument("--task-attempts", type=_positive, default=None, help="attempts per task (default 2)")
+    camp.add_argument("--concurrency", type=_clients, metavar="N",
+                      help="concurrent cases of N clients (2 to 4) at once instead of the areas' machines, the core "
+                           "area only, each task going on after a race with its rules set aside (docs/concurrency.md)")
     camp.add_argument("--inject-crash", action="append", metavar="TASK[:N]", default=[],
                       help="make the first N attempts (default 1) of TASK crash (tests the retry path)")
 
@@ -100,6 +105,9 @@ def _campaign(args, out, started: float, managed) -> int:
     from conformance.records.results import Coverage
 
     areas = _areas(args.area)
+    if args.concurrency and areas != ["core"]:
+        raise UsageError("--concurrency: concurrent cases are of the core area (queues and units of work): "
+                         "give --area core")
     options = _without_default_restarts(args.adapter, _adapter_options(args))
     crash_tasks = {}
     for item in args.inject_crash:
@@ -114,8 +122,12 @@ def _campaign(args, out, started: float, managed) -> int:
     try:
         caps = adapter.capabilities()
         describe = adapter.describe()
+        concurrent_calls = bool(getattr(adapter, "concurrent_calls", False))
     finally:
         adapter.close()
+    if args.concurrency and not concurrent_calls:
+        raise UsageError(f"--concurrency: adapter {args.adapter!r} does not take calls from several clients at once "
+                         "(docs/concurrency.md)")
     pairs = [(a, p) for a in areas for p in area_platforms(a, caps)]
     if not pairs:
         raise HarnessError(f"none of the areas {', '.join(areas)} is applicable to adapter {args.adapter!r}")
@@ -134,7 +146,8 @@ def _campaign(args, out, started: float, managed) -> int:
     outdir = args.out
     plan_file = outdir / "campaign.json"
     wanted = {"adapter": args.adapter, "options": options, "areas": areas,
-              "task_examples": args.task_examples or CP.TASK_EXAMPLES, "examples": args.examples}
+              "task_examples": args.task_examples or CP.TASK_EXAMPLES, "examples": args.examples,
+              "concurrency": args.concurrency}
     if args.resume:
         try:
             plan = json.loads(plan_file.read_text(encoding="utf-8"))
@@ -180,6 +193,8 @@ def _campaign(args, out, started: float, managed) -> int:
     parallelism = args.partitions or max(1, spark.sparkContext.defaultParallelism)
     if args.examples:
         specs = CP.plan_tasks(seed, pairs, args.examples, per_task)
+        if args.concurrency:
+            specs = [attrs.evolve(s, concurrency=args.concurrency) for s in specs]
         deadline = None
         todo = [s for s in specs if s.id not in state.results]
         say(out, f"  Spark started in {CP._duration(spark_seconds)}: {len(todo)} task(s) of {len(specs)} to run "
@@ -199,6 +214,8 @@ def _campaign(args, out, started: float, managed) -> int:
                 " or more)")
         specs = CP.endless_tasks(seed, pairs, deadline, seconds=seconds,
                                  examples=args.task_examples or CP.TASK_EXAMPLES_TIMED, finish_by=finish_by)
+        if args.concurrency:
+            specs = (attrs.evolve(s, concurrency=args.concurrency) for s in specs)
         say(out, f"  Spark started in {CP._duration(spark_seconds)}: tasks of {seconds:.0f} s each, "
                  f"{parallelism} at a time, each of the {len(pairs)} area/platform pairs first; the budget ends at "
                  f"{time.strftime('%H:%M:%S', time.localtime(started + args.minutes * 60))}")
@@ -225,6 +242,11 @@ def _campaign(args, out, started: float, managed) -> int:
         where = f"{result['area']} on {result['platform']}"
         record.seconds[where] = round(record.seconds.get(where, 0.0) + result["seconds"], 3)
     record.failures = [Failure.from_json(d) for d in state.failures.values()]
+    if args.concurrency:
+        from conformance.records.races import RaceRecord
+
+        record.concurrency = args.concurrency
+        record.races = [RaceRecord.from_json(d) for d in state.races.values()]
     errors = [f"{r['task']}: {r['error']}" for r in state.results.values() if r["error"]]
     if errors:
         record.error = f"{len(errors)} task(s) ended in error; first: {errors[0]}"
@@ -244,9 +266,17 @@ def _campaign(args, out, started: float, managed) -> int:
             record.errored = unreached_areas(rows, areas)
     record.ended = time.time()
     _spent(out, record, started, spark_seconds, tasks_ended, args.minutes)
-    return finish(record, outdir, out, lambda failure, path: (
+    code = finish(record, outdir, out, lambda failure, path: (
         f"\nDistinct failure: {'+'.join(failure.blamed)} ({len(failure.steps)} steps)\n"
         f"Replay with: mqconform replay {path}\n"))
+    if record.races:
+        from conformance.records.races import race_replay_command
+
+        paths = json.loads((outdir / "run.json").read_text(encoding="utf-8")).get("races") or []
+        for race, path in zip(record.races, paths):
+            out.write(f"\nDistinct race: {'+'.join(race.rules)} ({len(race.events)} calls of "
+                      f"{len(race.clients)} clients)\nReplay with: {race_replay_command(outdir / path)}\n")
+    return code
 
 
 class CampaignTooShort(UsageError):

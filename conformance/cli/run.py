@@ -258,7 +258,7 @@ def finish(record: RunRecord, results: Path, out, shown) -> int:
     out.write(f"\nResults: {results}\n")
     if record.error:
         raise HarnessError(record.error)
-    return EXIT_NONCONFORMANT if record.failures else EXIT_OK
+    return EXIT_NONCONFORMANT if record.failures or record.races else EXIT_OK
 
 
 def _summary(record: RunRecord, out) -> None:
