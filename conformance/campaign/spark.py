@@ -187,7 +187,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
     from conformance.runner.engine import bound_machine, collector_tuned, machine_settings, run_machine
     from conformance.runner.minimise import minimise, minimise_budget
     from conformance.records.results import Coverage
-    from conformance.runner.session import HarnessError, NonConformance
+    from conformance.runner.session import NonConformance
 
     from hypothesis.database import InMemoryExampleDatabase
 
@@ -208,15 +208,8 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
     if spec.get("seconds"):
         deadline = min(deadline or float("inf"), time.time() + spec["seconds"])
     if spec.get("concurrency"):
-        try:
-            _run_concurrent(spec, adapter, adapter_name, options, result, coverage, deadline)
-        except HarnessError as exc:
-            result["error"] = str(exc)
-        finally:
-            try:
-                adapter.close()
-            except Exception:  # noqa: BLE001 - closing must not hide the task's result
-                pass
+        _guarded(adapter, result, lambda: _run_concurrent(spec, adapter, adapter_name, options, result, coverage,
+                                                          deadline))
         return _finish(result, coverage, started)
 
     def search(seed: int, examples: int, deadline: float | None = None) -> bool:
@@ -273,7 +266,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             result["failures"].append(other.to_json())
         return True
 
-    try:
+    def cases() -> None:
         if spec.get("seconds"):
             # Sized by time: short Hypothesis runs, each with its own seed, until the time is up.  The
             # time is looked at between runs only: within one, a case that ran nothing (time up) where
@@ -292,6 +285,15 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
                 size = max(1, min(CHUNK_EXAMPLES, int((deadline - time.time()) / max(per_case, 1e-6))))
         else:
             search(spec["seed"], spec["examples"], deadline)
+
+    _guarded(adapter, result, cases)
+    return _finish(result, coverage, started)
+
+
+def _guarded(adapter, result: dict, run: Callable[[], None]) -> None:
+    """Run a task's cases: a harness error is the task's error, and the adapter is closed whatever happens."""
+    try:
+        run()
     except HarnessError as exc:
         result["error"] = str(exc)
     finally:
@@ -299,7 +301,6 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             adapter.close()
         except Exception:  # noqa: BLE001 - closing must not hide the task's result
             pass
-    return _finish(result, coverage, started)
 
 
 def _run_concurrent(spec: dict, adapter, adapter_name: str, options: dict, result: dict, coverage,
