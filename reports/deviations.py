@@ -354,14 +354,12 @@ def _before_its_step(failure):
     """A model tracker that followed ``failure``'s history up to its failing step, going on past departures from
     the rules its run had set aside as that run did; and the check of an earlier step it could not go on past
     (None: it stands before the failing step)."""
-    from conformance.checker.sequential import ModelTracker
+    from conformance.checker.sequential import ModelTracker, follow
 
-    aside = frozenset(failure.set_aside)
-    tracker = ModelTracker(failure.platform, set_aside=aside)
+    tracker = ModelTracker(failure.platform, set_aside=frozenset(failure.set_aside))
     for step in failure.steps[:failure.mismatch.index]:
-        check = tracker.advance(step.op, step.observed)
-        if check.mismatch is not None and not (aside and set(check.mismatch.rules) <= aside
-                                               and tracker.step_past(step.op, step.observed)):
+        check, mismatch = follow(tracker, step.op, step.observed)
+        if mismatch is not None:
             return tracker, check
     return tracker, None
 

@@ -308,8 +308,7 @@ def _run_concurrent(spec: dict, adapter, adapter_name: str, options: dict, resul
     """A task of concurrent cases (conformance/runner/concurrent.py): ``spec["examples"]`` cases of
     ``spec["concurrency"]`` clients from the task's seed, going on after each race with its rules set aside, each
     race shrunk (until the campaign's hard end, where it has one) and handed back as a race file's JSON."""
-    from conformance.records.races import race_record
-    from conformance.runner.concurrent import search_races, shrink
+    from conformance.runner.concurrent import race_file, search_races, shrink
 
     if not getattr(adapter, "concurrent_calls", False):
         raise HarnessError(f"adapter {adapter_name!r} does not take calls from several clients at once")
@@ -319,13 +318,10 @@ def _run_concurrent(spec: dict, adapter, adapter_name: str, options: dict, resul
     def found(race) -> tuple[str, ...]:
         small = shrink(adapter, race, spec["platform"],
                        stop=None if finish_by is None else (lambda: time.time() >= finish_by))
-        record = race_record(adapter=adapter_name, adapter_options=options, platform=spec["platform"],
-                             seed=spec["seed"], index=race.index, setup=small.case.setup, events=small.case.events,
-                             after=small.case.after, result=small.result, shrunk_from=small.calls_before,
-                             set_aside=race.set_aside, started=small.case.started)
+        record = race_file(race, small, adapter=adapter_name, adapter_options=options, platform=spec["platform"])
         coverage.failed.update(record.rules)
         result["races"].append(record.to_json())
-        return small.result.rules
+        return record.rules
 
     search_races(adapter, spec["seed"], spec["examples"], clients=spec["concurrency"], platform=spec["platform"],
                  stop=None if deadline is None else (lambda: time.time() >= deadline), coverage=coverage,

@@ -1535,7 +1535,7 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
             # lets the history go on with the message there (what the system did), not without it
             out += [r for b in tracker.expect(op) if b.observation.cc == C.MQCC_FAILED
                     for r in b.rules if r in WAIVED]
-        if not K._follow(tracker, op, observed, set_aside):
+        if not K._follow(tracker, op, observed):
             return [], []
     op, observed = pairs[-1]
     together: list[frozenset[str]] = []

@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 
 import attrs
 
-from conformance.checker.sequential import Mismatch, ModelTracker
+from conformance.checker.sequential import Mismatch, ModelTracker, follow
 from reference_model import language as L
 from reference_model import model
 from reference_model.state import ModelState
@@ -89,18 +89,6 @@ def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int,
     tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
     tracker.candidates = list(states)
     return tracker
-
-
-def follow(tracker: ModelTracker, op: L.Op, observed: L.Observation):
-    """Advance ``tracker`` by one step as a keep-going run does: (the step's check, the mismatch that stops the
-    history there, or None).  A mismatch every rule of which the tracker has set aside is stepped past where what
-    differs cannot change what happens next (:meth:`ModelTracker.step_past`), and then stops nothing."""
-    step = tracker.advance(op, observed)
-    mismatch = step.mismatch
-    if mismatch is not None and tracker.set_aside and set(mismatch.rules) <= tracker.set_aside \
-            and tracker.step_past(op, observed):
-        mismatch = None
-    return step, mismatch
 
 
 def _any_outcome(states: Sequence[ModelState], op: L.Op) -> list[ModelState]:
@@ -221,4 +209,4 @@ def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, ex
     return found.rules if found.confirmed else ()
 
 
-__all__ = ["Event", "Linearization", "check", "follow", "LINEARIZABLE", "NOT_LINEARIZABLE", "INDETERMINATE", "BOUND"]
+__all__ = ["Event", "Linearization", "check", "LINEARIZABLE", "NOT_LINEARIZABLE", "INDETERMINATE", "BOUND"]

@@ -640,7 +640,7 @@ def alternatives(steps, mismatch: Mismatch, platform: str, expiry_tolerance: int
             budget[0] -= len(follower.candidates)
             if budget[0] < 0:
                 return False
-            if not _follow(follower, op, observed, set_aside):
+            if not _follow(follower, op, observed):
                 return False
         return True
 
@@ -658,14 +658,23 @@ def alternatives(steps, mismatch: Mismatch, platform: str, expiry_tolerance: int
             if consistent(branch.state, pairs[k + 1:]):
                 found[(k, rules)] = Alternative(index=k, expected=branch.observation, fields=tuple(fields),
                                                 rules=rules)
-        if not _follow(tracker, op, observed, set_aside):
+        if not _follow(tracker, op, observed):
             break
     return tuple(found.values())
 
 
-def _follow(tracker: ModelTracker, op: L.Op, observed: L.Observation, set_aside: frozenset[str]) -> bool:
-    """Advance ``tracker`` as a session does: past a departure only from set-aside rules."""
+def follow(tracker: ModelTracker, op: L.Op, observed: L.Observation) -> tuple[StepCheck, Mismatch | None]:
+    """Advance ``tracker`` by one step as a keep-going run does: (the step's check, the mismatch that stops the
+    history there, or None).  A mismatch every rule of which the tracker has set aside is stepped past where what
+    differs cannot change what happens next (:meth:`ModelTracker.step_past`), and then stops nothing."""
     check = tracker.advance(op, observed)
-    if check.mismatch is None:
-        return True
-    return bool(set_aside) and set(check.mismatch.rules) <= set_aside and tracker.step_past(op, observed)
+    mismatch = check.mismatch
+    if mismatch is not None and tracker.set_aside and set(mismatch.rules) <= tracker.set_aside \
+            and tracker.step_past(op, observed):
+        mismatch = None
+    return check, mismatch
+
+
+def _follow(tracker: ModelTracker, op: L.Op, observed: L.Observation) -> bool:
+    """Advance ``tracker`` as a session does: past a departure only from its set-aside rules."""
+    return follow(tracker, op, observed)[1] is None

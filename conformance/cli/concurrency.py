@@ -18,7 +18,7 @@ from conformance.checker.linearizable import INDETERMINATE
 from conformance.records.races import load_race, race_record, race_replay_command, render_race
 from conformance.records.render import counted
 from conformance.records.results import RunRecord
-from conformance.runner.concurrent import EXPLAINED, rerun, search_races, shrink
+from conformance.runner.concurrent import EXPLAINED, race_file, rerun, search_races, shrink
 from conformance.runner.session import STOP
 from reference_model import mqconst as C
 
@@ -114,12 +114,9 @@ def cmd_run_concurrent(args, out) -> int:
                 out.write(f"  a race in case {race.index + 1} ({len(race.case.events)} calls): shrinking it\n")
                 out.flush()
                 shrunk = shrink(adapter, race, platform, stop=STOP.is_set)
-            case, result = (race.case, race.result) if shrunk is None else (shrunk.case, shrunk.result)
-            record.add_race(race_record(adapter=args.adapter, adapter_options=options, platform=platform, seed=seed,
-                                        index=race.index, setup=case.setup, events=case.events, after=case.after,
-                                        result=result, shrunk_from=None if shrunk is None else shrunk.calls_before,
-                                        set_aside=race.set_aside, started=case.started))
-            return result.rules
+            shown = race_file(race, shrunk, adapter=args.adapter, adapter_options=options, platform=platform)
+            record.add_race(shown)
+            return shown.rules
 
         races, ran = search_races(adapter, seed, cases, clients=args.concurrency, platform=platform,
                                   progress=progress, stop=STOP.is_set, coverage=record.coverage, verdicts=verdicts,

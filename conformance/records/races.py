@@ -108,8 +108,7 @@ def race_failure(race: RaceRecord):
     was (its rules), with the rules its run had set aside: what a known deviation's shape is matched against.
     None where it cannot be said (no order recorded, a call of unknown effect in it, or the history no longer
     departs)."""
-    from conformance.checker.linearizable import follow
-    from conformance.checker.sequential import ModelTracker
+    from conformance.checker.sequential import ModelTracker, follow
     from conformance.records.history import Failure, Step
 
     if race.at is None or race.at == "setup":

@@ -24,8 +24,8 @@ from typing import Any, Callable, Sequence
 
 import attrs
 
-from conformance.checker.linearizable import LINEARIZABLE, NOT_LINEARIZABLE, Event, Linearization, check, follow
-from conformance.checker.sequential import ModelTracker
+from conformance.checker.linearizable import LINEARIZABLE, NOT_LINEARIZABLE, Event, Linearization, check
+from conformance.checker.sequential import ModelTracker, follow
 from conformance.records.results import Coverage
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -292,6 +292,10 @@ def witness_coverage(platform: str, case: ConcurrentCase, result: Linearization,
     return True
 
 
+#: The verdict counted for a case no order explains that breaks only rules races before it were found to break.
+EXPLAINED = "explained by an earlier race"
+
+
 def search_races(adapter, seed: int, cases: int, clients: int = 3, length: int = 4, messages: int = 2,
                  platform: str = C.PLATFORM_DISTRIBUTED, progress: Callable[[int], None] | None = None,
                  stop: Callable[[], bool] | None = None, coverage: Coverage | None = None,
@@ -339,18 +343,12 @@ def search_races(adapter, seed: int, cases: int, clients: int = 3, length: int =
                 continue
             race = Race(case=case, result=result, seed=seed, index=index, set_aside=set_aside)
             races.append(race)
-            # as a sequential run sets aside every rule a departure named, found broken or only mentioned
-            mentioned = () if result.mismatch is None else (*result.mismatch.rules, *(
-                r for a in result.mismatch.alternatives for r in a.rules))
-            set_aside |= frozenset(result.rules) | frozenset(mentioned) | frozenset(
-                on_race(race) if on_race is not None else ())
+            # as a sequential run sets aside the rules a departure named, found broken or only mentioned
+            named = result.mismatch.rules if result.mismatch is not None else ()
+            set_aside |= frozenset((*result.rules, *named, *(on_race(race) if on_race is not None else ())))
             if keep_going is not None and len(races) > keep_going or not result.rules:
                 return races, index + 1
     return races, cases
-
-
-#: The verdict counted for a case no order explains that breaks only rules races before it were found to break.
-EXPLAINED = "explained by an earlier race"
 
 
 def search_on(adapter, seed: int, cases: int, clients: int = 3, length: int = 4, messages: int = 2,
@@ -412,6 +410,18 @@ class Shrunk:
     result: Linearization
     calls_before: int
     calls_after: int
+
+
+def race_file(race: Race, shrunk: Shrunk | None, *, adapter: str, adapter_options: dict, platform: str):
+    """What a race file records of ``race`` (as ``shrunk`` left it, where it was shrunk): the one record a run,
+    the pytest plugin and a campaign's task write alike."""
+    from conformance.records.races import race_record
+
+    case, result = (race.case, race.result) if shrunk is None else (shrunk.case, shrunk.result)
+    return race_record(adapter=adapter, adapter_options=adapter_options, platform=platform, seed=race.seed,
+                       index=race.index, setup=case.setup, events=case.events, after=case.after, result=result,
+                       shrunk_from=None if shrunk is None else shrunk.calls_before, set_aside=race.set_aside,
+                       started=case.started)
 
 
 def _without_client(setup: Sequence[L.Op], client: str) -> list[L.Op]:
@@ -486,4 +496,4 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
 
 
 __all__ = ["ConcurrentCase", "Race", "Shrunk", "run_case", "search", "search_on", "search_races", "rerun", "shrink", "setup_ops",
-           "client_script", "after_ops", "expressed", "runnable_kinds", "AFTER", "KINDS"]
+           "client_script", "after_ops", "expressed", "runnable_kinds", "race_file", "AFTER", "KINDS", "EXPLAINED"]

@@ -753,7 +753,7 @@ def _effect_places(ops: list[L.Op], search: _Search, queue: str, blamed: set[str
     before: set[str] = set()
     places: list[int] = []
     for i, step in enumerate(steps[:len(ops) - 1]):
-        if not K._follow(tracker, step.op, step.observed, search.set_aside):
+        if not K._follow(tracker, step.op, step.observed):
             break
         now = {r for state in tracker.candidates if queue in state.queues
                for r in (*state.queues[queue].departures,

@@ -273,8 +273,8 @@ def mq_run_concurrent(pytestconfig, mq_adapter, mq_record):
     the Hypothesis profile's examples, going on after a race with its rules set aside, each race shrunk and
     recorded; fails the test with every race's timeline and replay file."""
     from conformance.checker.linearizable import INDETERMINATE
-    from conformance.records.races import race_record, race_replay_command, render_race, save_race
-    from conformance.runner.concurrent import search_races, shrink
+    from conformance.records.races import race_replay_command, render_race, save_race
+    from conformance.runner.concurrent import race_file, search_races, shrink
 
     def run() -> None:
         clients = getattr(pytestconfig, "_mq_concurrency", None)
@@ -286,15 +286,11 @@ def mq_run_concurrent(pytestconfig, mq_adapter, mq_record):
         shown = []
 
         def found(race) -> tuple[str, ...]:
-            small = shrink(mq_adapter, race, platform)
-            record = race_record(adapter=mq_adapter.name, adapter_options=pytestconfig._mq_options,
-                                 platform=platform, seed=pytestconfig._mq_seed, index=race.index,
-                                 setup=small.case.setup, events=small.case.events, after=small.case.after,
-                                 result=small.result, shrunk_from=small.calls_before, set_aside=race.set_aside,
-                                 started=small.case.started)
+            record = race_file(race, shrink(mq_adapter, race, platform), adapter=mq_adapter.name,
+                               adapter_options=pytestconfig._mq_options, platform=platform)
             mq_record.add_race(record)
             shown.append(f"{render_race(record)}\n\nReplay with: {race_replay_command(save_race(record, where))}")
-            return small.result.rules
+            return record.rules
 
         from collections import Counter
 
