@@ -305,8 +305,8 @@ def search_races(adapter, seed: int, cases: int, clients: int = 3, length: int =
     the order found, and the cases run).  After a race, at most ``keep_going`` more are looked for (None: until the
     cases are spent), each judged with the rules of those before it set aside, so that a departure found once does
     not hide the others; ``on_race`` is told each race as it is found (to shrink it: the rules it returns are set
-    aside too), and a race that breaks only rules set aside already is counted in ``verdicts`` as
-    :data:`EXPLAINED`, not again as a race.  ``progress`` is told each case's number once it is judged; ``stop`` is asked before each
+    aside too), and a race that breaks only rules races before it were found to break is counted in ``verdicts``
+    as :data:`EXPLAINED`, not again as a race.  ``progress`` is told each case's number once it is judged; ``stop`` is asked before each
     case (True: end there); ``coverage`` counts the cases and the rules each linearizable case exercised
     (:func:`witness_coverage`); ``verdicts`` the cases by the checker's verdict.  Kinds of case the adapter cannot
     express (:func:`runnable_kinds`) are never drawn, and a call it cannot make is left out of a client's script."""
@@ -344,8 +344,9 @@ def search_races(adapter, seed: int, cases: int, clients: int = 3, length: int =
             race = Race(case=case, result=result, seed=seed, index=index, set_aside=set_aside)
             races.append(race)
             # as a sequential run sets aside the rules a departure named, found broken or only mentioned
-            named = result.mismatch.rules if result.mismatch is not None else ()
-            set_aside |= frozenset((*result.rules, *named, *(on_race(race) if on_race is not None else ())))
+            # the rules it breaks, by counterfactual (as found and as shrunk), not every rule its longest order's
+            # failing step named: one only named, set aside, would let a later case step past its departure
+            set_aside |= frozenset((*result.rules, *(on_race(race) if on_race is not None else ())))
             if keep_going is not None and len(races) > keep_going or not result.rules:
                 return races, index + 1
     return races, cases
