@@ -343,7 +343,6 @@ def search_races(adapter, seed: int, cases: int, clients: int = 3, length: int =
                 continue
             race = Race(case=case, result=result, seed=seed, index=index, set_aside=set_aside)
             races.append(race)
-            # as a sequential run sets aside the rules a departure named, found broken or only mentioned
             # the rules it breaks, by counterfactual (as found and as shrunk), not every rule its longest order's
             # failing step named: one only named, set aside, would let a later case step past its departure
             set_aside |= frozenset((*result.rules, *(on_race(race) if on_race is not None else ())))
