@@ -350,20 +350,24 @@ def test_a_campaign_task_of_concurrent_cases_hands_back_its_races_and_the_campai
     from conformance.records.races import RaceRecord
 
     spec = attrs.evolve(CP.plan_tasks(3, [("core", "distributed")], 30, 30)[0], concurrency=3).to_json()
-    options = {"faults": "exclusive-open-not-atomic", "call-ms": "0.2"}
+    # Two races planted, in two kinds of case (a queue's and an exclusive open's): however the machine schedules
+    # the task's threads, one of them races within 30 cases (each alone does in 5 runs of 5 on an idle machine).
+    options = {"faults": "get-not-atomic,exclusive-open-not-atomic", "call-ms": "0.2"}
     first = CP.run_task(spec, "simulated", options, [], 300, 0, True, {})
     assert first["error"] is None and first["examples"] >= 1 and first["races"], first
     races = [RaceRecord.from_json(r) for r in first["races"]]
-    assert any("CORE-23" in r.rules for r in races) and all(r.shrunk_from is not None for r in races)
-    assert first["coverage"]["failed"].get("CORE-23")
+    assert all(r.shrunk_from is not None for r in races)
+    planted = {"CORE-14", "CORE-16", "CORE-23"}   # one message got twice, under syncpoint or not; two exclusive opens
+    assert all(set(r.rules) & planted for r in races), [r.rules for r in races]
+    assert all(first["coverage"]["failed"].get(rule) for r in races for rule in set(r.rules) & planted)
     state = CP.CampaignState(out=Path("."))
     state.add(first)
     again = dict(first, task="again", races=[dict(r, events=r["events"] + r["events"][:1]) for r in first["races"]])
     state.add(again)
     assert state.distinct_failures() == len({tuple(sorted(r.rules)) for r in races})
     assert all(len(kept["events"]) == len(RaceRecord.from_json(kept).events) for kept in state.races.values())
-    assert sorted(len(k["events"]) for k in state.races.values()) == sorted(
-        len(r["events"]) for r in first["races"] if tuple(sorted(r["rules"])) in state.races)
+    for key, kept in state.races.items():   # of the races with one set of rules, one with the fewest calls
+        assert len(kept["events"]) == min(len(r["events"]) for r in first["races"] if tuple(sorted(r["rules"])) == key)
     clean = CP.run_task(spec, "simulated", {"call-ms": "0.2"}, [], 300, 0, True, {})
     assert clean["error"] is None and clean["races"] == [] and clean["examples"] == 30
 
