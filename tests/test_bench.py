@@ -197,38 +197,45 @@ def test_the_campaign_figure_keeps_the_fastest_of_interleaved_rounds(monkeypatch
 
 
 def test_the_concurrency_figure_judges_cases_a_conforming_queue_manager_ran_and_finds_no_race():
-    """Each case's history is linearizable (the queue manager ran it in one order, and the intervals keep that
-    order possible); the figure prints the checker's time against the run's and the indeterminate share."""
+    """Each case runs as a concurrent run runs it (threads, the monotonic clock) and its history is linearizable;
+    so is the same history with its intervals widened around the witness order; the figure prints the checker's
+    time against the run's, the indeterminate share, and both figures the goal leaves out."""
     import io
+    import random
 
     from conformance.bench import concurrency as bench_concurrency
     from conformance.checker.linearizable import LINEARIZABLE, check
+    from conformance.runner.concurrent import KINDS
     from reference_model import mqconst as C
-
-    import random
-
-    from conformance.runner.concurrent import client_script
 
     cost = bench_concurrency.measure(cases=8, seed=3)
     assert cost.cases == 8 and cost.not_linearizable == 0 and cost.indeterminate == 0 and cost.ratio > 0
-    from conformance.runner.concurrent import KIND_WEIGHTS, KINDS
-
+    assert cost.wide_not_linearizable == 0 and len(cost.bare_seconds) == 8 and cost.bare_ratio > 0
     kinds = set()
     for seed in range(5, 11):
-        setup, events, after, _ = bench_concurrency.one_case(random.Random(seed))
+        case, seconds = bench_concurrency.one_case(random.Random(seed))
         # the concurrent mode's own kind and scripts, drawn in the same order from the same seed: every call ran
-        rng = random.Random(seed)
-        kind = rng.choices(KINDS, KIND_WEIGHTS)[0]
+        kind, setup, scripts, after = bench_concurrency.draw(random.Random(seed))
+        assert kind in KINDS and seconds > 0
         kinds.add(kind)
-        scripts = {c: client_script(rng, c, bench_concurrency.OPS_PER_CLIENT, kind) for c in bench_concurrency.CLIENTS}
-        assert sorted(map(repr, (e.op for e in events))) == sorted(
+        assert sorted(map(repr, (e.op for e in case.events))) == sorted(
             map(repr, (op for ops in scripts.values() for op in ops)))
-        assert {e.client for e in events} == {"a", "b", "c"} and after
-        assert check(C.PLATFORM_DISTRIBUTED, setup, events, after).verdict == LINEARIZABLE
+        assert [op for op, _ in case.setup] == list(setup) and [op for op, _ in case.after] == list(after) and after
+        assert {e.client for e in case.events} == {"a", "b", "c"}
+        assert all(e.returned is not None and e.returned >= e.invoked for e in case.events)
+        result = check(C.PLATFORM_DISTRIBUTED, case.setup, case.events, case.after)
+        assert result.verdict == LINEARIZABLE
+        wide = bench_concurrency.widened(case.events, result.order, random.Random(seed))
+        assert sorted(map(repr, (e.op for e in wide))) == sorted(map(repr, (e.op for e in case.events)))
+        assert check(C.PLATFORM_DISTRIBUTED, case.setup, wide, case.after).verdict == LINEARIZABLE
+        # widened: each call overlaps some other client's
+        assert any(a.client != b.client and a.invoked < b.returned and b.invoked < a.returned
+                   for a in wide for b in wide)
     assert len(kinds) >= 2, kinds
     out = io.StringIO()
     bench_concurrency.report(out)
     assert "checker / run:" in out.getvalue() and "indeterminate 0 of" in out.getvalue()
+    assert "intervals widened" in out.getvalue() and "the calls alone" in out.getvalue()
 
 
 def test_the_broker_jobs_figure_counts_every_case_of_both_runs(tmp_path):

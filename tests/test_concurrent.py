@@ -323,12 +323,15 @@ def test_a_run_keeps_going_after_a_race_to_find_a_race_of_another_rule(tmp_path)
     assert code == 1, out + err
     run = json.loads((tmp_path / "r" / "run.json").read_text())
     races = [json.loads((tmp_path / "r" / path).read_text()) for path in run["races"]]
-    assert len(races) >= 2 and "CORE-16" in races[0]["rules"] and not races[0].get("set_aside"), races
+    # the first race is the duplicated get's (as which order the search found longest shows it: CORE-16, or
+    # CORE-14 or CORE-21 where the other call was a get under syncpoint or a browse that locked the message)
+    assert len(races) >= 2 and set(races[0]["rules"]) & set(RACES["get-not-atomic"].rules), races
+    assert not races[0].get("set_aside")
     later = [r for r in races if "CORE-23" in r["rules"]]
     assert later and set(races[0]["rules"]) <= set(later[0]["set_aside"]), races
     assert "more cases broke only rules races before them broke" in out and "set aside (found broken before)" in out
     verdicts = {r["rule"]: r["verdict"] for r in map(json.loads, (tmp_path / "r" / "rules.jsonl").read_text().splitlines())}
-    assert verdicts["CORE-16"] == verdicts["CORE-23"] == "fail"
+    assert {verdicts[rule] for rule in races[0]["rules"]} == {verdicts["CORE-23"]} == {"fail"}
     path = tmp_path / "r" / run["races"][races.index(later[0])]
     code, out, err = run_cli("replay", path, "--tries", "30")
     assert code == 1 and "Still failing" in out, out + err

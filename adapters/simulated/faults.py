@@ -271,9 +271,10 @@ _fault("dlq-restart-keeps-tries", "dlq", ("DLQ-30",),
 #: Faults only overlapping operations show (a concurrent case, conformance/runner/concurrent.py): a call that is not atomic.
 #: Kept apart from :data:`FAULTS`, each of which a sequential run finds.
 RACES: dict[str, Fault] = {}
-_fault("get-not-atomic", "core", ("CORE-16",),
+_fault("get-not-atomic", "core", ("CORE-16", "CORE-14", "CORE-21"),
        "a get outside syncpoint picks its message, lets other calls run, then takes it: two overlapping gets "
-       "can both return the one message", RACES)
+       "can both return the one message (CORE-14 where the other get was under syncpoint, CORE-21 where the "
+       "other call was a browse that locked it)", RACES)
 _fault("commit-not-atomic", "core", ("CORE-29",),
        "a commit makes its unit of work's puts available one at a time, letting other calls run in between: "
        "a getter can see part of a committed unit of work", RACES)
@@ -285,9 +286,9 @@ _fault("depth-not-atomic", "core", ("CORE-16", "CORE-28"),
 _fault("exclusive-open-not-atomic", "core", ("CORE-23",),
        "an input open checks that no other handle has the queue open for input, lets other calls run, then "
        "opens: two overlapping exclusive opens can both succeed", RACES)
-_fault("browse-lock-not-atomic", "core", ("CORE-21", "CORE-16"),
+_fault("browse-lock-not-atomic", "core", ("CORE-21", "CORE-16", "CORE-14"),
        "a browse with MQGMO_LOCK picks its message, lets other calls run, then locks it: a get meanwhile and "
-       "the browse can both return the one message", RACES)
+       "the browse can both return the one message (CORE-14 where the get was under syncpoint)", RACES)
 _fault("first-trigger-not-atomic", "core", ("TRIG-03", "TRIG-16"),
        "a put to a FIRST-triggered queue reads how many messages were there, lets other calls run, then puts and "
        "judges the trigger event by that count: two overlapping puts to an empty queue give two trigger "

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+import math
+
 import attrs
 
 from conformance.checker.sequential import Mismatch, ModelTracker, follow
@@ -86,7 +88,9 @@ class Linearization:
 
 def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int,
              set_aside: frozenset[str] = frozenset()) -> ModelTracker:
-    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
+    """A tracker at ``states`` (not empty) that counts no input classes: the search only asks what is allowed."""
+    tracker = ModelTracker(platform, initial=states[0], expiry_tolerance=expiry_tolerance, set_aside=set_aside,
+                           classes=False)
     tracker.candidates = list(states)
     return tracker
 
@@ -111,16 +115,29 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     events = tuple(events)
     after = tuple(after)
     set_aside = frozenset(set_aside)
-    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside)
+    # the set-up in the step memo: every case of a kind starts with the same set-up, and its answers are the same
+    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside, memo=True)
     for op, observed in setup:
         _, mismatch = follow(tracker, op, observed)
         if mismatch is not None:
             return Linearization(verdict=NOT_LINEARIZABLE, mismatch=mismatch, at="setup")
     returned = {i: e.returned for i, e in enumerate(events) if e.returned is not None}
     known = frozenset(returned)
-    # an event may come next only if no other event still to place returned before it was invoked
-    before = {i: frozenset(j for j, end in returned.items() if j != i and end < events[i].invoked)
-              for i in range(len(events))}
+    invoked = [e.invoked for e in events]
+
+    def may_come_next(pending: list[int]) -> list[int]:
+        """Of the events still to place, those no other of them returned before it was invoked: those invoked
+        no later than the earliest return among the others."""
+        ends = sorted((returned[i], i) for i in pending if i in returned)[:2]
+        first_end, first = ends[0] if ends else (math.inf, None)
+        second_end = ends[1][0] if len(ends) > 1 else math.inf
+        return [i for i in pending if invoked[i] <= (second_end if i == first else first_end)]
+    # Of the events that may come next, those that returned first are tried first (a call most often took effect
+    # before one that returned after it), then those of unknown effect.
+    def order_key(i: int) -> tuple:
+        end = events[i].returned
+        return (end is None, end if end is not None else 0.0, events[i].invoked)
+
     failed: dict[tuple, list[list[ModelState]]] = {}
     best: dict = {"order": (), "mismatch": None, "at": None}
     explored = 0
@@ -129,6 +146,8 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         failed.setdefault((done, frozenset(s.digest() for s in states)), []).append(states)
 
     def failed_before(done: frozenset, states: list[ModelState]) -> bool:
+        if not failed:   # (no digests to take before the search first went back)
+            return False
         key = (done, frozenset(s.digest() for s in states))
         return any(len(seen) == len(states) and all(any(a == b for b in seen) for a in states)
                    for seen in failed.get(key, ()))
@@ -158,7 +177,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         if failed_before(done, states):
             return None
         pending = [i for i in range(len(events)) if i not in done]
-        ready = sorted((i for i in pending if not (before[i] - done)), key=lambda i: events[i].invoked)
+        ready = sorted(may_come_next(pending), key=order_key)
         for i in ready:
             event = events[i]
             if event.observed is not None:

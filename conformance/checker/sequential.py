@@ -421,8 +421,11 @@ class ModelTracker:
     """
 
     def __init__(self, platform: str, initial: ModelState | None = None, expiry_tolerance: int = 0,
-                 set_aside: frozenset[str] = frozenset(), memo: bool = False) -> None:
+                 set_aside: frozenset[str] = frozenset(), memo: bool = False, classes: bool = True) -> None:
         self.candidates: list[ModelState] = [initial or model.initial_state(platform, expiry_tolerance)]
+        #: Whether each step's check says the input classes it reached (False: a search that only asks whether
+        #: an order is allowed, and counts nothing).
+        self.classes = classes
         self.index = 0
         #: Rules already found broken (keep-going rounds): an observation they decide is known to
         #: depart, so it never rules out a state the history is otherwise consistent with.
@@ -515,7 +518,7 @@ class ModelTracker:
             return StepCheck(index=index, rules=tuple(r for r in rules if r != "CORE-48"), in_doubt=True,
                              decided=("CORE-48",))
         return StepCheck(index=index, rules=rules,
-                         classes=classify(before, op, rules) if before is not None else ())
+                         classes=classify(before, op, rules) if before is not None and self.classes else ())
 
     def _departs_only_as_set_aside(self, branch: model.Branch, observed: L.Observation) -> bool:
         """``observed`` differs from ``branch``'s outcome only in values set-aside rules decide, and in
