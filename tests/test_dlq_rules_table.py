@@ -62,6 +62,32 @@ def test_an_example_of_each():
         assert H.read(text).rules[0].patterns == (("USERID", value),)
 
 
+def test_the_syntax_edges_the_dlq_machine_draws_are_valid_and_one_step_past_them_broken():
+    """Each valid edge line, in a table, gives a table both readers accept and read alike; each broken one
+    a table both refuse (the split the machine draws from is the model's, not a guess)."""
+    from conformance.generator.dlq import (ALL_BROKEN, BROKEN_CONTROLS, EDGE_CONTROLS, EDGE_LINES, broken,
+                                           broken_at)
+    entries = [{"RETRYINT": "10"}, {"DESTQ": "A", "ACTION": "IGNORE"}, {"ACTION": "DISCARD"}]
+    assert len(EDGE_LINES) > 20 and len(EDGE_CONTROLS) > 4
+    for line in EDGE_LINES:
+        for style in (0, 7, 300):
+            for place in (0, 1, 2):
+                text = broken_at(entries, style, [line], (place,))
+                assert M.parse(text)[0] is not None, text
+                same(text)
+    for control in EDGE_CONTROLS:
+        text = f"{control}\n{render(entries[1:], 5)}"
+        assert M.parse(text)[0] is not None, text
+        same(text)
+    for line in ALL_BROKEN:
+        text = broken(entries, 3, line)
+        assert M.parse(text)[0] is None, text
+        same(text)
+    # among them: keywords without a blank or comma between them, on a line and across a continuation
+    assert {"ACTION(DISCARD)REPLYQ(X)", "DESTQ(A)+\n    ACTION(IGNORE)", "INPUTQ(DLQ)WAIT(NO)"} <= \
+        set(ALL_BROKEN) and "INPUTQ(DLQ)WAIT(NO)" in BROKEN_CONTROLS
+
+
 #: APPLNAME patterns no drawn name matches (one character more than any).
 UNMATCHABLE_NAMES = ("'billing?'", "'payroll?'")
 

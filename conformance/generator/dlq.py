@@ -28,6 +28,7 @@ from hypothesis.stateful import precondition, rule
 from conformance.generator.base import ConformanceMachine
 from conformance.generator.draws import OneOf, Record, Some, absent_or, drawn_initialize, drawn_rule
 from reference_model import language as L
+from reference_model import dlq_table as T
 from reference_model import mqconst as C
 
 DLQ, TARGETS, MISSING = "DLQ", ("A", "B", "PARK"), "NEW.Q"
@@ -168,6 +169,53 @@ BROKEN_LINES = ("ACTION(FWD) HEADER(NO)", "COLOUR(RED) ACTION(DISCARD)", "REASON
 #: a RETRYINT that is not a number, a WAIT that is neither YES, NO nor a number, a name too long.
 BROKEN_CONTROLS = ("INPUTQ('DL*')", "INPUTQM('QM?') RETRYINT(10)", "RETRYINT(TEN)", "WAIT(MAYBE)",
                    f"INPUTQ({TOO_LONG})")
+
+
+def _syntax_edges() -> tuple[tuple[str, ...], ...]:
+    """Lines at the edges of the rules table's syntax, derived from its definition (the model's tables of
+    keywords, field lengths, symbolic-name prefixes and limits): valid rules lines, valid control data, broken
+    rules lines and broken control data.  Each valid line is at a limit and each broken one a step past it, so
+    that a reader off by one, or one that compares the wrong end of a value, refuses a valid table or accepts
+    a broken one.  Which is which is the model's to say (a test checks that it agrees with this split)."""
+    valid, bad = [], []
+    for name, length in sorted(T.STRING_PATTERNS.items()):
+        valid.append(f"{name}('{'X' * length}') ACTION(IGNORE)")
+        bad.append(f"{name}('{'X' * (length + 1)}') ACTION(IGNORE)")
+    # blanks at the end and '*' do not count towards the length; '' stands for a quote; ')' may be quoted
+    valid += [f"DESTQ('{'L' * 48}*') ACTION(IGNORE)", "USERID('bob          ') ACTION(IGNORE)",
+              "APPLIDAT('a''1') ACTION(IGNORE)", "APPLIDAT('a)b') ACTION(IGNORE)"]
+    for name, prefixes in sorted(T.NUMERIC_PATTERNS.items()):
+        for prefix in prefixes:
+            known = min(s for s in T.SYMBOLS if s.startswith(prefix))
+            valid.append(f"{name}({known}) ACTION(IGNORE)")
+            bad.append(f"{name}({prefix}NO_SUCH_NAME) ACTION(IGNORE)")
+        others = sorted(s for s in T.SYMBOLS if not s.startswith(prefixes))
+        bad += [f"{name}({others[0]}) ACTION(IGNORE)", f"{name}(2?) ACTION(IGNORE)"]
+    valid += ["REASON(+2053) ACTION(IGNORE)", "MSGTYPE(*) ACTION(DISCARD)",
+              f"DESTQ(B) ACTION(RETRY) RETRY({T.MAX_RETRY})", "ACTION(DISCARD) RETRY(2)", "ACTION(DISCARD) PUTAUT(CTX)",
+              "ACTION(FWD) FWDQ('PARK ')", "ACTION(FWD) FWDQ(PARK) HEADER(no) PUTAUT(ctx)", "destq(a) action(ignore)",
+              "ACTION( DISCARD ) DESTQ( 'B' )", "DESTQ(A),,ACTION(IGNORE)", "  * a comment after blanks",
+              "DESTQ(A) +\n    ACTION(IGNORE)", "DESTQ(B) -\nACTION(DISCARD)"]
+    bad += [f"ACTION(RETRY) RETRY({T.MAX_RETRY + 1})", "ACTION(RETRY) RETRY(*)", "ACTION(RETRY) RETRY(-1)",
+            "ACTION(FWD) FWDQ(A) RETRY(0)", "USERID('') ACTION(IGNORE)", "DESTQ(A B) ACTION(IGNORE)",
+            "ACTION(FWD) FWDQ(' ')", "ACTION(FWD) FWDQ(A?)", "ACTION(FWD) FWDQ(A) FWDQM(QM*)",
+            f"ACTION(FWD) FWDQ(A) FWDQM({'Q' * 49})", "ACTION(FWD) FWDQ(A) FWDQM(&DESTQ)", "ACTION(FWD) FWDQ(&DESTQM)",
+            "ACTION(IGNORE) action(DISCARD)", "ACTION(IGNORE) FWDQM(' ')", "ACTION(RETRY) HEADER(YES)",
+            "INPUTQ(DLQ) ACTION(IGNORE)",
+            # keywords need a blank or comma between them, also where a continuation joins two lines
+            "ACTION(DISCARD)REPLYQ(X)", "DESTQ(A)+\n    ACTION(IGNORE)", "DESTQ(A)-\nACTION(IGNORE)"]
+    limit = T.MAX_RETRY
+    controls = [f"RETRYINT({limit})", f"WAIT({limit})", "WAIT(no)", "WAIT(0)", "INPUTQ('DLQ  ') RETRYINT( 10 )",
+                 "INPUTQ(DLQ),WAIT(NO)"]
+    bad_controls = [f"RETRYINT({limit + 1})", f"WAIT({limit + 1})", f"INPUTQM({'Q' * 49})", "WAIT(-1)",
+                    "RETRYINT(+5)", "INPUTQ('')", "INPUTQ(DLQ)WAIT(NO)"]
+    return tuple(valid), tuple(controls), tuple(bad), tuple(bad_controls)
+
+
+#: Lines at the syntax's edges (:func:`_syntax_edges`): valid rules lines, valid control data, and broken ones.
+EDGE_LINES, EDGE_CONTROLS, _BROKEN_EDGES, _BROKEN_EDGE_CONTROLS = _syntax_edges()
+BROKEN_LINES += _BROKEN_EDGES
+BROKEN_CONTROLS += _BROKEN_EDGE_CONTROLS
 #: Every way a table is broken, each one line: rules lines go between entries, control lines first.
 ALL_BROKEN = BROKEN_LINES + BROKEN_CONTROLS
 
@@ -194,8 +242,12 @@ def broken_at(entries: list[dict], style: int, bad: list[str], places: tuple[int
         if line in BROKEN_CONTROLS:
             return broken(entries, style, line)
     lines = render(entries, style).splitlines()
+    first = 0   # the last line of the first entry (the control data): a line goes only after it
+    while not lines[first].strip() or lines[first].lstrip().startswith("*") \
+            or lines[first].rstrip().endswith(("+", "-")):
+        first += 1
     for line, place in zip(bad, places):
-        gaps = [i for i in range(1, len(lines) + 1) if not lines[i - 1].rstrip().endswith(("+", "-"))]
+        gaps = [i for i in range(first + 1, len(lines) + 1) if not lines[i - 1].rstrip().endswith(("+", "-"))]
         lines.insert(gaps[place % len(gaps)], line)
     return "\n".join(lines) + "\n"
 
@@ -514,14 +566,31 @@ class DlqMachine(ConformanceMachine):
 
     @drawn_rule(style=STYLE, first=range(len(ALL_BROKEN)))
     def refused_tables(self, style, first):
-        """H1 restarted with each of four tables, each broken in another way (a quarter of the ways a
+        """H1 restarted with each of five tables, each broken in another way (a fifth of the ways a
         table can be broken, spread over them), every one refused (DLQ-09); then its own table back.
         The tables' valid part is rules the case already has."""
         rules = self._recent_rules()
-        step = len(ALL_BROKEN) // 4
-        for k in range(4):
+        step = len(ALL_BROKEN) // 5
+        for k in range(5):
             line = ALL_BROKEN[(first + k * step) % len(ALL_BROKEN)]
             self._h1_restarted_with(broken([{"RETRYINT": "10"}] + rules, style, line))
+        self._h1_restarted_with(self.h1_table)
+
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, which=range(8), line=EDGE_LINES, control=absent_or(*EDGE_CONTROLS),
+                place=range(8), style=STYLE)
+    def table_at_the_syntax_edges(self, dlh, md, which, line, control, place, style):
+        """H1 given a table valid at one of the syntax's edges (a value as long as its field, a number at its
+        limit, a symbolic name of each prefix, blanks, commas, quotes and continuations where they may be; and
+        perhaps control data at its own edges) and restarted: it must start (DLQ-09) and act by what the lines
+        say.  The rest of the table is rules the case has; a dead letter for one of them and a run; then H1 has
+        its own table back.  Broken tables only one step past the same edges are :data:`ALL_BROKEN`'s: a
+        reader off by one, or blind to a separator, refuses one of these or accepts one of those."""
+        rules = self._recent_rules()
+        head = [] if control else [{"RETRYINT": "10"}]
+        text = broken_at(head + rules, style, [line], (place,))
+        self._h1_restarted_with(f"{control}\n{text}" if control else text)
+        self._dead_letter(*fitted(rules[which % len(rules)], dlh, md))
+        self.run_handler(0)
         self._h1_restarted_with(self.h1_table)
 
     @drawn_rule(dlh=HEADER, md=DESCRIPTOR, which=range(8),
