@@ -17,7 +17,12 @@ from reference_model import mqconst as C
 from tests.clikit import run_cli
 
 #: Seeds whose short run (100 distributed cases) finds the fault where seed 7's does not.
-SHORT_RUN_SEEDS: dict[str, int] = {}
+SHORT_RUN_SEEDS: dict[str, int] = {
+    # Seed 7 finds the tries counted per rule with two messages tried once each and both given up at the next
+    # scan: not retrying a failed action at all (DLQ-03) explains that history as well as a count shared between
+    # the messages (DLQ-02), and the history cannot say which.  Seed 2 finds it where only the shared count does.
+    "dlq-retry-count-per-rule": 2,
+}
 
 #: A spread of faults over every area; each found with seed 7 (or its SHORT_RUN_SEEDS) on the distributed platform.
 SAMPLE = ["priority-ignored", "backout-count-not-incremented", "browse-next-skips", "backout-resets-expiry",
