@@ -19,6 +19,10 @@ from reports.matrix import VERDICTS
 from tests.clikit import run_cli
 
 
+#: On one worker: the two runs of the module's fixture (about 14 s) are made once, not once per worker.
+pytestmark = pytest.mark.xdist_group("reports-results")
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """A conformant run and a faulty one of the simulated queue manager (core and dlq)."""
