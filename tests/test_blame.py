@@ -2168,3 +2168,32 @@ def test_a_second_expiration_report_after_a_backout_blames_the_discard_taken_int
     assert history[-1][1].attrs == (("CURDEPTH", 2),), history[-1]
     mm, b = blamed(history)
     assert b.rules[0] == "EXP-13" and b.confirmed and mm.rules[0] == "EXP-13", (mm.rules, b)
+
+
+def test_a_forwarded_message_got_out_of_order_and_stripped_of_its_header_blames_the_header_rules_only():
+    """Two dead letters forwarded to PARK with HEADER(YES) (the default), the one of lower priority got first and
+    without its MQDLH, priority order set aside (found broken before).  The forwarded message is on PARK and
+    available, though the handler removed a message of its body from the dead-letter queue; that it came first is
+    the order set aside, and its missing header is one of DLQ-22 (HEADER) or DLQ-11 (unaltered): never how the
+    handler chose an action for the other message, which would explain only which message came first."""
+    m9 = attrs.evolve(_dead_letter("dl 9", "M9", dest_q="B"), md=L.MessageDescriptor(
+        format=C.MQFMT_DEAD_LETTER_HEADER, msg_id="M9", priority=4))
+    history = [(L.DefineQueue(queue="DLQ"), L.OK), (L.DefineQueue(queue="PARK"), L.OK),
+               (L.AlterQueueManager(attrs={"DEADQ": "DLQ"}), L.OK), (L.Connect(conn="app"), L.OK),
+               (L.Open(conn="app", handle="h1", queue="PARK", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT), L.OK),
+               (L.StartDlqHandler(handler="H", table="FWDQ(PARK) ACTION(FWD)\n"), L.OK),
+               (_dead_letter("dl 8", "M8"), L.OK), (m9, L.OK),
+               (L.RunDlqHandler(handler="H"),
+                L.Observation(attrs=(("HANDLER", "RUNNING"), ("M8", "put:PARK"), ("M9", "put:PARK"))))]
+    tracker = ModelTracker(D, set_aside=frozenset({"CORE-04"}))
+    for op, observed in history:
+        assert tracker.advance(op, observed).mismatch is None, op
+    get = L.Get(conn="app", handle="h1", options=C.MQGMO_NO_SYNCPOINT)
+    (mq,) = {b.observation for b in tracker.expect(get)}
+    assert mq.message.body == "dl 9"   # MQ: the higher priority first, with its header
+    stripped = attrs.evolve(mq.message, body="dl 8", msg_id="M8", priority=0, format="", dlh=None)
+    history.append((get, L.Observation(message=stripped)))
+    mm = tracker.advance(get, L.Observation(message=stripped)).mismatch
+    assert mm is not None and mm.index == len(history) - 1
+    found = blame(history, mm, D, set_aside=frozenset({"CORE-04"}))
+    assert found.confirmed and set(found.rules) == {"DLQ-22", "DLQ-11"}, (mm.rules, found)
