@@ -272,9 +272,11 @@ def fast(monkeypatch):
     ibmmq_standin.CLOCK.fast = False
 
 
+#: Seed 4: its 20 cases reach every rule the conforming runs below ask for (seed 3's no longer reach DLQ-21 since the
+#: DLQ machine's rule of a table that ignores every message: a rule more to draw among).
 def _dlq_run(tmp_path, *extra, examples="20"):
     return run_cli("run", *STANDIN, "--adapter-opt", "alter_qmgr=yes", *extra, "--area", "dlq",
-                   "--examples", examples, "--seed", "3", "--keep-going", "0", "--results", tmp_path / "r")
+                   "--examples", examples, "--seed", "4", "--keep-going", "0", "--results", tmp_path / "r")
 
 
 @pytest.mark.parametrize("platform", [C.PLATFORM_DISTRIBUTED, C.PLATFORM_ZOS])
@@ -468,7 +470,7 @@ CLUSTER = ("--adapter-opt", "cluster=KIT", "--adapter-opt", "alter_qmgr=yes", "-
 
 
 def _cluster_run(tmp_path, *extra, examples="40"):
-    return run_cli("run", *STANDIN, *CLUSTER, *extra, "--area", "cluster", "--examples", examples, "--seed", "3",
+    return run_cli("run", *STANDIN, *CLUSTER, *extra, "--area", "cluster", "--examples", examples, "--seed", "4",
                    "--results", tmp_path / "r")
 
 

@@ -656,6 +656,20 @@ class DlqMachine(ConformanceMachine):
         self.drain("PARK")
         self._h1_restarted_with(self.h1_table)
 
+    @drawn_rule(dlh=HEADER, md=DESCRIPTOR, wait=("0", "20", "NO"), retryint=("1", "10"), tenths=(50, 150, 400),
+                style=STYLE)
+    def only_ignored_messages_wait(self, dlh, md, wait, retryint, tenths, style):
+        """H1 given a table that ignores every message, with WAIT(NO), WAIT(0) or WAIT(20), and restarted; a
+        dead letter, a run, time (a rescan or more), a run: a message the handler ignores, met again at each
+        rescan, is no action tried, so the handler ends once its WAIT has passed (DLQ-29); one that counted it
+        as work would run on.  Then H1 has its own table back, restarted."""
+        self._h1_restarted_with(render([{"RETRYINT": retryint, "WAIT": wait}, {"ACTION": "IGNORE"}], style))
+        self._dead_letter(dlh, md)
+        self.run_handler(0)
+        self.execute(_advance(tenths))
+        self.run_handler(0)
+        self._h1_restarted_with(self.h1_table)
+
     @rule(which=st.integers(0, 1))
     def restart_handler(self, which):
         self.execute(_restart(self.handlers[which % len(self.handlers)]))
