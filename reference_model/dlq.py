@@ -207,15 +207,6 @@ def target(rule: T.DlqRule, m: ModelMessage) -> tuple[str, str]:
     return q.strip(), qm.strip()
 
 
-def _lives_on(state: ModelState, body: str) -> ModelState:
-    """``state`` with the dead letter ``body`` no longer counted as removed for good: the handler took it off the
-    dead-letter queue to put it on, and it lives on where it went (its removal is remembered by body, which the
-    forwarded message keeps; a get of it there is of a message that is there, not of one that came back)."""
-    if body in state.removed:
-        state.removed = {k: v for k, v in state.removed.items() if k != body}   # replaced, never changed in place
-    return state
-
-
 def forwarded(state: ModelState, rule: T.DlqRule, m: ModelMessage) -> tuple[L.MessageDescriptor, L.DeadLetterHeader | None]:
     """The descriptor and header of the message an action puts: everything passed on (DLQ-11, DLQ-12);
     the MQDLH removed and its Format restored for RETRY and HEADER(NO) (DLQ-21, DLQ-22)."""
@@ -465,7 +456,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
     if qmgr or not qname or qname not in s.queues:
         return [failed()]
     md, dlh = forwarded(s, rule, m)
-    s.discard(queue, s.find(queue, m.seq), rules)
+    s.take_off(queue, s.find(queue, m.seq), rules)   # (not removed for good: it lives on where it is put)
     # Which rule decides each field of the message put (DLQ-11, DLQ-12, DLQ-21, DLQ-22).
     decided = (("context", ("DLQ-12",)), ("format", acted), ("dlh", acted), ("body", ("DLQ-11",)))
     ageing: tuple[str, ...] = ()
@@ -473,8 +464,7 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         # What is left of its expiry goes with it: it kept ageing on the dead-letter queue (EXP-16).
         ageing = ("EXP-16",)
         decided += (("expiry", ("EXP-16", "EXP-02", "DLQ-11")),)
-    outs = [settle(_lives_on(b.state, m.body), done, f"put:{qname}", rules + ageing + b.rules,
-                   primary=decisive + acted, index=index)
+    outs = [settle(b.state, done, f"put:{qname}", rules + ageing + b.rules, primary=decisive + acted, index=index)
             if b.observation.rc in (C.MQRC_NONE, C.MQRC_PRIORITY_EXCEEDS_MAXIMUM) else failed(b.rules)
             for b in core._do_put(s, None, qname, m.body, md, C.MQPMO_NO_SYNCPOINT, (), None, dlh,
                                   provenance=rules, decided=decided)]

@@ -456,6 +456,14 @@ class ModelState:
         self.removed = {**self.removed, m.body: rules}
         q.departed(rules)
 
+    def take_off(self, queue: str, m: ModelMessage, rules: tuple[str, ...]) -> None:
+        """Take ``m`` off ``queue`` by ``rules`` to put it elsewhere (a DLQ handler's forward or retry): it leaves
+        the queue as a discarded message does, but is not removed for good (it lives on where it goes, under the
+        same body)."""
+        q = self.queue(queue)
+        q.remove(m)
+        q.departed(tuple(dict.fromkeys(rules + m.provenance)))
+
     def find(self, queue: str, seq: int) -> ModelMessage | None:
         return self.queues[queue].find(seq)
 

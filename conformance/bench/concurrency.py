@@ -109,7 +109,8 @@ def widened(events, order, rng: random.Random):
     the history as recorded), each lasting up to three more invocations, each client's own calls still in order.
     Every order the new intervals keep is one of many; the witness is among them, so a history that was
     linearizable stays so."""
-    order = list(order) + [i for i in range(len(events)) if i not in set(order)]
+    placed = set(order)
+    order = list(order) + [i for i in range(len(events)) if i not in placed]
     out, ends, last = [], {}, -1.0
     for n, event in enumerate(events[i] for i in order):
         last = invoked = max(float(n), ends.get(event.client, -1.0) + 0.01, last + 0.01)

@@ -24,9 +24,8 @@ Pure: the model alone, no system.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
-
 import math
+from typing import Iterable, Sequence
 
 import attrs
 
@@ -132,6 +131,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         first_end, first = ends[0] if ends else (math.inf, None)
         second_end = ends[1][0] if len(ends) > 1 else math.inf
         return [i for i in pending if invoked[i] <= (second_end if i == first else first_end)]
+
     # Of the events that may come next, those that returned first are tried first (a call most often took effect
     # before one that returned after it), then those of unknown effect.
     def order_key(i: int) -> tuple:
