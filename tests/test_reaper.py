@@ -28,6 +28,18 @@ def _entry(proc: psutil.Process) -> dict:
     return {"pid": proc.pid, "created": proc.create_time()}
 
 
+def _still_running(procs) -> list:
+    """The command lines of those of ``procs`` still running (one that ends while it is read is not)."""
+    out = []
+    for p in procs:
+        try:
+            if p.is_running():
+                out.append(p.cmdline())
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
 def _gone(procs, deadline: float = 60.0) -> bool:
     """Whether every process of ``procs`` has ended (or is a zombie nobody waited for) within ``deadline``."""
     end = time.monotonic() + deadline
@@ -119,7 +131,7 @@ def test_a_private_broker_whose_owner_is_killed_is_stopped(tmp_path):
         assert procs and all(p.is_running() for p in procs)
         os.kill(owner.pid, signal.SIGKILL)   # neither close nor atexit runs
         owner.wait(10)
-        assert _gone(procs, 60), [p.cmdline() for p in procs if p.is_running()]
+        assert _gone(procs, 60), _still_running(procs)
         assert _gone([psutil.Process(state["reaper"]["pid"])], 10)
         assert not (tmp_path / "rabbitmq" / "state.json").exists()
         assert "broker rabbitmq stopped" in (tmp_path / "rabbitmq" / "reaper.log").read_text()
