@@ -2,6 +2,8 @@
 
 import gc
 
+from hypothesis import Phase
+
 from adapters.registry import create_adapter
 from conformance.runner import engine
 from conformance.runner.engine import COLLECTOR_THRESHOLDS, collector_tuned, run_areas
@@ -51,22 +53,22 @@ def test_what_the_process_held_before_is_frozen_meanwhile():
 
 
 def test_a_campaign_tasks_machine_runs_with_the_collector_tuned_too(monkeypatch):
-    """Its first pass (without shrinking) runs the machine itself, not through the engine's runner."""
-    import hypothesis.stateful
-
+    """Both its passes (without shrinking, then shrinking a departure met) run through the engine's search."""
     from conformance.campaign import spark as CP
 
     before = gc.get_threshold()
     seen = []
-    real = hypothesis.stateful.run_state_machine_as_test
+    real = engine.run_state_machine_as_test
 
     def watching(machine, settings):
-        seen.append((gc.get_threshold(), gc.get_freeze_count() > 0))
+        seen.append((gc.get_threshold(), gc.get_freeze_count() > 0, Phase.shrink in settings.phases))
         return real(machine, settings=settings)
 
-    monkeypatch.setattr(hypothesis.stateful, "run_state_machine_as_test", watching)
-    spec = CP.plan_tasks(3, [("core", "distributed")], 3, 3)[0]
-    result = CP._run_machine(spec.to_json(), "simulated", {}, [], False)
-    assert result["examples"] >= 3 and not result["error"]
-    assert seen and all(s == (COLLECTOR_THRESHOLDS, True) for s in seen)
+    monkeypatch.setattr(engine, "run_state_machine_as_test", watching)
+    spec = CP.plan_tasks(3, [("core", "distributed")], 30, 30)[0]
+    result = CP._run_machine(spec.to_json(), "simulated", {"faults": "priority-ignored"}, [], False)
+    assert result["examples"] >= 1 and not result["error"] and result["failures"], result
+    # the search without shrinking, then the same seed shrinking the departure it met
+    assert [shrinking for _, _, shrinking in seen] == [False, True]
+    assert all(s[:2] == (COLLECTOR_THRESHOLDS, True) for s in seen)
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0

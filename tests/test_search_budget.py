@@ -29,9 +29,9 @@ def _rounds(monkeypatch, examples: int, keep_going):
             besides.append(other)
             yield other
 
-    def counted(machine, settings):
+    def counted(machine, settings, **kwargs):
         try:
-            real(machine, settings)
+            real(machine, settings, **kwargs)
         finally:
             s = machine.session
             rounds.append((settings.max_examples, s.searched, s.cut_short, machine._hypothesis_internal_use_seed))

@@ -178,16 +178,11 @@ def workers_of(master: str, partitions: int | None) -> int | None:
 
 def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str], crash: bool) -> dict:
     """Run one task's machine in this process; returns the task's JSON result."""
-    from hypothesis import Phase, settings
-    from hypothesis.errors import Flaky
-    from hypothesis.stateful import run_state_machine_as_test
-
     from adapters.base import AdapterError
     from adapters.registry import create_adapter
-    from conformance.runner.engine import bound_machine, collector_tuned, machine_settings, run_machine
+    from conformance.runner.engine import Unsteady, bound_machine, machine_settings, search
     from conformance.runner.minimise import minimise, minimise_budget
     from conformance.records.results import Coverage
-    from conformance.runner.session import NonConformance
 
     from hypothesis.database import InMemoryExampleDatabase
 
@@ -212,18 +207,14 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
                                                           deadline))
         return _finish(result, coverage, started)
 
-    def search(seed: int, examples: int, deadline: float | None = None) -> bool:
+    def search_task(seed: int, examples: int, deadline: float | None = None) -> bool:
         """One Hypothesis run of ``examples`` cases; True when it met a departure (the task then ends)."""
         machine = bound_machine(adapter, spec["area"], spec["platform"], seed, options, coverage,
                                 deadline=deadline)
-        try:
-            # first without shrinking: a failure already known elsewhere is not shrunk again
-            with collector_tuned():
-                run_state_machine_as_test(machine, settings=settings(machine_settings(examples, database=db),
-                                                                     phases=(Phase.explicit, Phase.generate)))
-        except NonConformance as exc:
-            unshrunk = exc.failure
-        else:
+        # first without shrinking: a failure already known elsewhere is not shrunk again (the step memo kept
+        # for the same cases run again to shrink one that is not)
+        unshrunk = search(machine, machine_settings(examples, database=db), shrink=False, keep_memo=True).departure
+        if unshrunk is None:
             return False
         if known_as(fingerprint(unshrunk), known) is not None:
             coverage.count_failure(*blamed_as(unshrunk, adapter.capabilities().expiry_tolerance))
@@ -234,14 +225,10 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
         finish_by = spec.get("finish_by")
         machine = bound_machine(adapter, spec["area"], spec["platform"], seed, options, Coverage(),
                                 shrink_until=finish_by)
-        failure = unshrunk
         try:
-            run_machine(machine, machine_settings(examples, database=db))
-        except NonConformance as shrunk:
-            failure = shrunk.failure
-        except Flaky:   # answered differently a second time: the unshrunk departure stands
-            if machine.session.broken is not None:
-                raise machine.session.broken from None
+            failure = search(machine, machine_settings(examples, database=db)).departure or unshrunk
+        except Unsteady:   # answered differently a second time, with no departure: the unshrunk one stands
+            failure = unshrunk
         if machine.session.smallest is not None and machine.session.smallest.size < failure.size:
             failure = machine.session.smallest
         budget = None if finish_by is None else min(minimise_budget(adapter), finish_by - time.time())
@@ -277,14 +264,14 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             while time.time() < deadline and done < spec["examples"]:
                 seed = spec["seed"] if not done else task_seed(spec["seed"], spec["area"], "chunk", done)
                 began, before = time.time(), coverage.examples
-                if search(seed, min(size, spec["examples"] - done)):
+                if search_task(seed, min(size, spec["examples"] - done)):
                     break
                 done += size
                 # the next run sized to end about when the time does
                 per_case = (time.time() - began) / max(1, coverage.examples - before)
                 size = max(1, min(CHUNK_EXAMPLES, int((deadline - time.time()) / max(per_case, 1e-6))))
         else:
-            search(spec["seed"], spec["examples"], deadline)
+            search_task(spec["seed"], spec["examples"], deadline)
 
     _guarded(adapter, result, cases)
     return _finish(result, coverage, started)

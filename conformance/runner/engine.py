@@ -18,7 +18,7 @@ from conformance.checker.blame import explained_by
 from conformance.checker.sequential import MEMO
 from conformance.generator import MACHINES
 from conformance.generator.base import bind
-from conformance.records.history import with_alternatives
+from conformance.records.history import Failure, with_alternatives
 from conformance.runner.minimise import minimise
 from conformance.records.results import RunRecord, unreached_areas, vacuity
 from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkSpent
@@ -158,14 +158,15 @@ def collector_tuned(release: Callable[[], None] | None = None):
             gc.unfreeze()
 
 
-def run_machine(machine, settings) -> None:
+def run_machine(machine, settings, keep_memo: bool = False) -> None:
     """Run a bound machine as Hypothesis does, with shrinking bounded (:data:`SHRINK_CASES`).
 
     Once shrinking has spent its cases the session stops the run at the next case
     (:class:`ShrinkSpent`): Hypothesis would go on drawing cases that run nothing, which costs
     about what running them does.  The smallest departure found is then raised as the
     :class:`NonConformance` it is, as it is when Hypothesis calls the run flaky after the budget
-    was spent; any other flakiness is Hypothesis's to report.
+    was spent; any other flakiness is Hypothesis's to report.  ``keep_memo``: the step memo is kept for
+    a run of the same cases that follows (a search without shrinking, then the same seed shrinking).
     """
     from hypothesis.internal.conjecture import engine as conjecture
 
@@ -179,7 +180,8 @@ def run_machine(machine, settings) -> None:
     session.stop_when_spent = True
     try:
         # The step memo serves one run (its cases share beginnings); let go of it at the end.
-        with collector_tuned(release=MEMO.clear), stable_generation(), machine_digests_kept():
+        with collector_tuned(release=None if keep_memo else MEMO.clear), stable_generation(), \
+                machine_digests_kept():
             run_state_machine_as_test(machine, settings=settings)
     except ShrinkSpent:
         if session.broken is not None:
@@ -192,6 +194,62 @@ def run_machine(machine, settings) -> None:
     finally:
         session.stop_when_spent = False
         conjecture.MAX_SHRINKING_SECONDS = hypothesis_limit
+
+
+@attrs.frozen
+class Round:
+    """What one search of an area's machine came to (:func:`search`)."""
+
+    #: The session the machine ran in: its cases counted, the other departures it met, how it ended.
+    session: Session
+    #: The departure it met, shrunk as far as the session's bounds let Hypothesis (None: it met none).
+    departure: Failure | None = None
+    #: The system answered the same operations differently when Hypothesis ran them again: the departure it did
+    #: show stands, but a second run may not show it.
+    unsteady: bool = False
+
+
+class Unsteady(HarnessError):
+    """The system answered the same operations differently when Hypothesis ran them again, and showed no
+    departure: no verdict can be drawn from the round."""
+
+
+def search(machine, settings, shrink: bool = True, keep_memo: bool = False) -> Round:
+    """One search of a bound machine (:func:`bound_machine`): its cases run as ``settings`` say, the departure
+    they meet shrunk within the session's bounds (``shrink`` False: the departure as first met).  The one
+    pipeline from cases to a departure, for ``mqconform run`` (:func:`run_area`, round after round) and for a
+    campaign's task (:mod:`conformance.campaign.spark`): each ending of Hypothesis's is read here once.
+
+    The system or the adapter failing is the :class:`HarnessError` it raised (whichever way Hypothesis ended);
+    a system that answered the same operations differently on a second run gives the smallest departure it
+    showed, ``unsteady`` (:class:`Unsteady` when it showed none).  An interrupt leaves the session holding what
+    was found (:attr:`Session.smallest`)."""
+    session = machine.session
+    if not shrink:
+        settings = type(settings)(settings, phases=[p for p in settings.phases if p is not Phase.shrink])
+    try:
+        run_machine(machine, settings, keep_memo=keep_memo)
+    except NonConformance as exc:
+        return Round(session, exc.failure)
+    except Flaky as exc:
+        # What generation did next depended on what the system answered, and it answered differently when
+        # Hypothesis ran the case again (a real broker's timing, or one that broke meanwhile).
+        departures = [e.failure for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]
+        if session.smallest is not None:
+            departures.append(session.smallest)
+        if session.broken is not None:
+            raise session.broken from None
+        if not departures:
+            raise Unsteady(f"{session.area}: the system answered the same operations differently on a second run "
+                           f"({type(exc).__name__})") from None
+        return Round(session, min(departures, key=lambda f: len(f.steps)), unsteady=True)
+    except HarnessError:
+        raise
+    except Exception:
+        if session.broken is None:
+            raise
+        raise session.broken from None
+    return Round(session)
 
 
 #: Rounds an area may spend on departures that those already recorded explain, besides its --keep-going rounds.
@@ -425,65 +483,42 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 cases = min(examples - searched, CUT_SHORT_BUDGET * examples - ran)
                 # bounded by time: in chunks, so that a round ends soon after the time is up (the cases
                 # Hypothesis still draws after it run nothing, but drawing them costs about as much)
-                run_machine(machine, machine_settings(cases if deadline is None else min(cases, TIME_CHUNK)))
+                ended = search(machine, machine_settings(cases if deadline is None else min(cases, TIME_CHUNK)))
             finally:
                 spent(machine.session, began)
-            if deadline is None:
-                break   # the round spent the budget with no departure
         except KeyboardInterrupt:
             if machine.session.smallest is not None:  # found, not yet shrunk to the end: keep it
                 record.add_failure(machine.session.smallest)
                 for other in machine.session.departures_besides(machine.session.smallest.rules):
                     record.add_failure(other)
             raise
-        except NonConformance as exc:
-            use_round()
-            explained = False
-            found(exc.failure, aside=machine.session.set_aside)
-            if explained and searched > 0:
-                # the case that met it was cut short by a departure found elsewhere (another worker's, or the
-                # workers' for the restart phase): counted as such, not against the budget of cases searched
-                searched -= 1
-                record.cut_short += 1
-            set_aside = set_aside | set(exc.failure.rules)
-            besides(machine.session)
-            if len(record.failures) == recorded and free > 0 and rounds is not None:
-                free -= 1
-                rounds += 1
-            if machine.session.searched == 0:
-                break   # a round that searched nothing (its time was up): the next would do the same
         except HarnessError as exc:
             record.error = str(exc)
             outcome = "error"
             break
-        except Flaky as exc:
-            # The system answered the same operations differently when Hypothesis
-            # ran them again (a real broker's timing, or one that broke meanwhile).
-            departures = [e.failure for e in getattr(exc, "exceptions", ()) if isinstance(e, NonConformance)]
-            if machine.session.smallest is not None:
-                # What generation did next depended on what the system answered, and it answered
-                # differently when Hypothesis ran the case again: the departure it did show stands.
-                departures.append(machine.session.smallest)
-            if machine.session.broken is not None:
-                record.error, outcome = str(machine.session.broken), "error"
-                break
-            if not departures:
-                record.error = (f"{area}: the system answered the same operations differently on a second run "
-                                f"({type(exc).__name__})")
-                outcome = "error"
-                break
-            # The departure stands; like any other, it is set aside for the next round.
-            use_round()
-            departure = min(departures, key=lambda f: len(f.steps))
-            # minimised, it is replayed on a fresh case: shown again (whole or a part of it), it is reproduced
-            found(departure, not_reproduced=not minimise_histories, aside=machine.session.set_aside)
-            set_aside = set_aside | set(departure.rules)
-            besides(machine.session)
-        except Exception:
-            if machine.session.broken is None:
-                raise
-            record.error, outcome = str(machine.session.broken), "error"
-            break
+        if ended.departure is None:
+            if deadline is None:
+                break   # the round spent the budget with no departure
+            continue
+        use_round()
+        explained = False
+        # minimised, an unsteady departure is replayed on a fresh case: shown again (whole or a part of it), it
+        # is reproduced
+        found(ended.departure, not_reproduced=ended.unsteady and not minimise_histories,
+              aside=machine.session.set_aside)
+        if explained and searched > 0:
+            # the case that met it was cut short by a departure found elsewhere (another worker's, or the
+            # workers' for the restart phase): counted as such, not against the budget of cases searched
+            searched -= 1
+            record.cut_short += 1
+        # like any other, it is set aside for the next round
+        set_aside = set_aside | set(ended.departure.rules)
+        besides(machine.session)
+        if len(record.failures) == recorded and free > 0 and rounds is not None:
+            free -= 1
+            rounds += 1
+        if machine.session.searched == 0:
+            break   # a round that searched nothing (its time was up): the next would do the same
     if any(s.shrink_timed_out for s in sessions):
         record.timed_shrinks.append(f"{area} on {platform}")
     if outcome == "conformant" and met:
