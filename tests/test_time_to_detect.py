@@ -53,7 +53,7 @@ def test_shrinking_ends_when_it_has_found_nothing_smaller_for_its_stall_count(mo
     monkeypatch.setattr(engine, "SHRINK_STALL", 5)
     none, _ = _cases(0)
     stalled, session = _cases(500)
-    assert session.shrink_spent and session.shrink_stall == 5
+    assert session.shrink_spent and session.shrink.stall == 5
     assert none < stalled < none + 500   # it shrank, and stopped long before its budget
     assert session._stalled > 5 and "CORE-04" in session.smallest.rules
     monkeypatch.setattr(engine, "SHRINK_STALL", None)

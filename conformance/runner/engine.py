@@ -21,7 +21,7 @@ from conformance.generator.base import bind
 from conformance.records.history import Failure, with_alternatives
 from conformance.runner.minimise import minimise
 from conformance.records.results import RunRecord, unreached_areas, vacuity
-from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkSpent
+from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkBounds, ShrinkSpent
 from conformance.runner.stable import machine_digests_kept, stable_generation
 from reference_model.rules import RULES
 
@@ -97,11 +97,9 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     nor more than ``shrink_seconds`` after the departure was found (None: no such bound; by default
     the bounds suit the system, see :func:`shrink_bounds`).
     """
-    shrink_budget, shrink_seconds = shrink_bounds(adapter.capabilities(), shrink_budget, shrink_seconds)
-    stall = None if adapter.capabilities().realtime else SHRINK_STALL
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
-                      set_aside=set_aside, deadline=deadline, shrink_budget=shrink_budget,
-                      shrink_until=shrink_until, shrink_seconds=shrink_seconds, shrink_stall=stall,
+                      set_aside=set_aside, deadline=deadline,
+                      shrink=shrink_bounds(adapter.capabilities(), shrink_budget, shrink_seconds, shrink_until),
                       named=named, elsewhere=elsewhere, undecided=undecided)
 
     machine = bind(MACHINES[area].on(session), session)
@@ -110,15 +108,16 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     return machine
 
 
-def shrink_bounds(caps: Capabilities, cases=BY_SYSTEM, seconds=BY_SYSTEM) -> tuple[int | None, float | None]:
-    """The cases and seconds that may shrink one departure, where not given: on a virtual clock
-    :data:`SHRINK_CASES` and no time bound; on real time :data:`SHRINK_CASES_REALTIME` with
-    :data:`SHRINK_SECONDS_REALTIME` as a safety net."""
+def shrink_bounds(caps: Capabilities, cases=BY_SYSTEM, seconds=BY_SYSTEM, until: float | None = None) -> ShrinkBounds:
+    """How far a departure may be shrunk on a system: the cases and seconds given, or where not given, on a
+    virtual clock :data:`SHRINK_CASES` (ending sooner after :data:`SHRINK_STALL` in a row found nothing smaller)
+    and no time bound; on real time :data:`SHRINK_CASES_REALTIME` with :data:`SHRINK_SECONDS_REALTIME` as a
+    safety net.  ``until``: a hard end (``time.time()``)."""
     if cases is BY_SYSTEM:
         cases = SHRINK_CASES_REALTIME if caps.realtime else SHRINK_CASES
     if seconds is BY_SYSTEM:
         seconds = SHRINK_SECONDS_REALTIME if caps.realtime else None
-    return cases, seconds
+    return ShrinkBounds(cases=cases, stall=None if caps.realtime else SHRINK_STALL, seconds=seconds, until=until)
 
 
 #: The cyclic collector's thresholds while a machine runs (generation 0, 1, 2; Python's are 700, 10, 10).
@@ -172,7 +171,7 @@ def run_machine(machine, settings, keep_memo: bool = False) -> None:
 
     # Hypothesis ends any shrink at five minutes of its own; where the session's safety net is
     # longer, the net must be what fires, so that a shrink cut by the clock is known and reported.
-    limit = machine.session.shrink_seconds
+    limit = machine.session.shrink.seconds
     hypothesis_limit = conjecture.MAX_SHRINKING_SECONDS
     if limit is not None:
         conjecture.MAX_SHRINKING_SECONDS = max(hypothesis_limit, limit + 60)

@@ -10,6 +10,8 @@ import time
 import uuid
 from typing import Callable, Iterator
 
+import attrs
+
 from adapters.base import Adapter, AdapterError, NotExpressible
 from conformance.checker.sequential import Mismatch, ModelTracker
 from conformance.records.history import Failure, Step
@@ -61,15 +63,33 @@ STOP = threading.Event()
 NOT_EXECUTED = L.Observation(cc=C.MQCC_FAILED, rc=C.MQRC_FUNCTION_NOT_SUPPORTED)
 
 
+@attrs.frozen
+class ShrinkBounds:
+    """How far Hypothesis may shrink a session's departure: counted in cases where it can be, so that a seed
+    still fixes which cases run (the engine's :func:`~conformance.runner.engine.shrink_bounds` gives a system's
+    own)."""
+
+    #: Cases that may run after the first departure, while Hypothesis shrinks it (None: no limit).
+    cases: int | None = None
+    #: Cases in a row that may shrink without finding a smaller departure before shrinking ends (None: no such
+    #: bound).
+    stall: int | None = None
+    #: Seconds shrinking may take from the first departure (None: no limit).  For systems on real time, where a
+    #: case holding a restart takes many seconds and a count of cases alone does not bound a run.
+    seconds: float | None = None
+    #: A time-boxed campaign's hard end (``time.time()``): no shrinking case starts after it.  Only where results
+    #: already depend on time; elsewhere shrinking is bounded by cases alone.
+    until: float | None = None
+
+
 class Session:
     """Executes operations on an adapter and checks each observation against the model."""
 
     def __init__(self, adapter: Adapter, area: str, adapter_options: dict | None = None,
                  seed: int | None = None, coverage: Coverage | None = None,
                  platform: str | None = None, set_aside: frozenset[str] = frozenset(),
-                 deadline: float | None = None, shrink_budget: int | None = None,
-                 shrink_until: float | None = None, shrink_seconds: float | None = None,
-                 shrink_stall: int | None = None, named: frozenset[str] | None = None,
+                 deadline: float | None = None, shrink: ShrinkBounds = ShrinkBounds(),
+                 named: frozenset[str] | None = None,
                  replaying: bool = False, elsewhere: Callable[[], frozenset[str]] | None = None,
                  undecided: frozenset[str] = frozenset()) -> None:
         self.adapter = adapter
@@ -107,20 +127,12 @@ class Session:
         #: A time budget's end (``time.time()``): later cases are not run on the system, unless a
         #: departure was found in this session (it is then shrunk to the end).
         self.deadline = deadline
-        #: Cases that may run after the first departure, while Hypothesis shrinks it (None: no limit).
-        #: Counted in cases, not seconds, so that a seed still fixes the result.
-        self.shrink_budget = shrink_budget
-        #: A time-boxed campaign's hard end (``time.time()``): no shrinking case starts after it. Only
-        #: where results already depend on time; elsewhere shrinking is bounded by cases alone.
-        self.shrink_until = shrink_until
-        #: Seconds shrinking may take from the first departure (None: no limit). For systems on
-        #: real time, where a case holding a restart takes many seconds and a count of cases
-        #: alone does not bound a run.
-        self.shrink_seconds = shrink_seconds
+        #: How far Hypothesis may shrink a departure.
+        self.shrink = shrink
+        #: When shrinking ends by the clock (``time.time()``; None: not by the clock): the bounds' hard end, and
+        #: once a departure is found, their seconds from it.
+        self._shrink_ends = shrink.until
         self._shrink_cases = 0
-        #: Cases in a row that may shrink without finding a smaller departure before shrinking ends
-        #: (None: no such bound).  Counted in cases, as the budget is.
-        self.shrink_stall = shrink_stall
         self._stalled = 0
         #: The rules other processes sharing the run found broken so far (None: none shares it): a departure
         #: they explain is not shrunk on, as another process has its counterexample already.
@@ -132,7 +144,7 @@ class Session:
         #: Set once the budget is spent: the cases Hypothesis still runs to shrink run nothing, and it
         #: ends with the smallest departure so far (:attr:`smallest`).
         self.shrink_spent = False
-        #: Set when a time bound (``shrink_seconds`` or ``shrink_until``), not the count of cases,
+        #: Set when a time bound (``shrink.seconds`` or ``shrink.until``), not the count of cases,
         #: ended shrinking: which cases ran then depended on the clock.
         self.shrink_timed_out = False
         #: Raise :class:`ShrinkSpent` at the first case once shrinking's budget is spent, instead of
@@ -170,15 +182,15 @@ class Session:
             raise KeyboardInterrupt
         if self.broken is not None:
             raise self.broken
-        if self.smallest is not None and self.shrink_budget is not None:
+        if self.smallest is not None and self.shrink.cases is not None:
             self._shrink_cases += 1
             self._stalled += 1
-            self.shrink_spent = self._shrink_cases > self.shrink_budget or (
-                self.shrink_stall is not None and self._stalled > self.shrink_stall)
+            self.shrink_spent = self._shrink_cases > self.shrink.cases or (
+                self.shrink.stall is not None and self._stalled > self.shrink.stall)
         if self.smallest is not None and not self.shrink_spent and self.elsewhere is not None \
                 and self._explained_elsewhere(self.smallest):
             self.shrink_spent = True
-        if self.smallest is not None and self.shrink_until is not None and time.time() >= self.shrink_until:
+        if self.smallest is not None and self._shrink_ends is not None and time.time() >= self._shrink_ends:
             self.shrink_timed_out = self.shrink_timed_out or not self.shrink_spent
             self.shrink_spent = True
         if self.shrink_spent and self.stop_when_spent:
@@ -320,9 +332,9 @@ class Session:
                     self.departed_at = time.monotonic()
                     if self._phase is not None:   # shrinking replays this case: the restarts it had
                         self._phase("replay")
-                if self.smallest is None and self.shrink_seconds is not None:
-                    ends = time.time() + self.shrink_seconds
-                    self.shrink_until = ends if self.shrink_until is None else min(self.shrink_until, ends)
+                if self.smallest is None and self.shrink.seconds is not None:
+                    ends = time.time() + self.shrink.seconds
+                    self._shrink_ends = ends if self._shrink_ends is None else min(self._shrink_ends, ends)
                 if self.smallest is None or failure.size < self.smallest.size:
                     self.smallest = failure
                     self._stalled = 0
