@@ -38,6 +38,47 @@ class NotExpressible(Exception):
         self.reason = " ".join(str(reason).split())[:200] or "not expressible"
 
 
+class Refused(Exception):
+    """A call the adapter answers itself with an MQ reason code, before it reaches the system: a connection or
+    an object handle the program does not have, say.  :func:`carry_out` gives it as the call's observation."""
+
+    def __init__(self, rc: int) -> None:
+        super().__init__(rc)
+        self.rc = rc
+
+
+#: Each class's method for each type of operation, found once (None: the class has none).
+_HANDLERS: dict[tuple[type, type], object] = {}
+
+
+def handler_for(cls: type, op_type: type):
+    """The method of ``cls`` that carries out operations of ``op_type``: the one named ``_op_`` and the type's
+    name (``_op_Put`` for :class:`~reference_model.language.Put`), as every adapter of the kit names them, so
+    that a new operation is one method, named for it, in each adapter that can run it.  None: it has none.
+    (A name, not a decorator: the simulated queue manager's methods are mutated one by one to measure the kit's
+    power, and the mutation tool leaves decorated functions alone.)"""
+    key = (cls, op_type)
+    try:
+        return _HANDLERS[key]
+    except KeyError:
+        method = _HANDLERS[key] = getattr(cls, "_op_" + op_type.__name__, None)
+        return method
+
+
+def carry_out(adapter, op: L.Op) -> L.Observation:
+    """``op`` carried out by ``adapter``'s method for it (:func:`handler_for`); a call it refuses
+    (:class:`Refused`) is that reason code's observation, a method that returns nothing ``MQRC_NONE``.  An
+    operation the adapter has no method for is a defect of the adapter (its ``express`` let it through)."""
+    method = handler_for(type(adapter), type(op))
+    if method is None:
+        raise NotImplementedError(f"{type(adapter).__name__} has no method for {type(op).__name__}")
+    try:
+        result = method(adapter, op)
+    except Refused as refused:
+        return L.Observation.of(refused.rc)
+    return L.OK if result is None else result
+
+
 class AdapterOptionError(ValueError):
     """An adapter option is unknown or has an invalid value."""
 

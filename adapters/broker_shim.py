@@ -34,8 +34,8 @@ from urllib.parse import quote, unquote, urlsplit
 
 import attrs
 
-from adapters.base import (AdapterOptionError, AdapterUnavailable, Capabilities, Dependency, RestartBudget,
-                           check_options)
+from adapters.base import (AdapterOptionError, AdapterUnavailable, Capabilities, Dependency, Refused,
+                           RestartBudget, carry_out, check_options)
 from adapters.brokers.nemesis import CuttingProxy
 from adapters.brokers.server import LOOPBACK, BrokerControlError, BrokerServer
 from reference_model import language as L
@@ -560,110 +560,136 @@ class BrokerShim:
         self.op_wall = time.time()
         if isinstance(op, (L.Close, L.Open)) and op.handle:
             self.cursors.pop(op.handle, None)
-        if isinstance(op, L.AdvanceClock):
-            self.virtual += op.tenths
-            delay = self.started + self.virtual * self.scale_ms / 1000 - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            return L.OK
-        if isinstance(op, L.DefineQueue):
-            if op.queue in self.queues:
-                return _fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
-            values = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items() if name in self.definable}
-            values.update(dict(op.attrs))
-            prefix = "prio." if values["MSGDLVSQ"] == C.MQMDS_PRIORITY else "fifo."
-            d = Definition(name=f"{prefix}mqc.{self.case}.{op.queue}", attrs=values)
-            self._broker_declare(d)
-            self.queues[op.queue] = d
-            return L.OK
-        if isinstance(op, L.AlterQueue):
-            d = self.queues.get(op.queue)
-            if d is None:
-                return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-            d.attrs.update(dict(op.attrs))
-            return L.OK
-        if isinstance(op, L.InquireQueue):
-            d = self.queues.get(op.queue)
-            if d is None:
-                return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-            values = {n: (self._broker_depth(d) if n == "CURDEPTH" else d.attrs[n]) for n in op.names}
-            return L.Observation(attrs=values)
-        if isinstance(op, L.Restart):
-            self._restart(kill=op.abrupt)
-            return L.OK
-        if isinstance(op, L.Connect):
-            if op.conn in self.conns and op.conn not in self.broken:
-                return _fail(C.MQRC_HCONN_ERROR)
-            self._end_broken(op.conn)
-            with self.proxy.tagging(op.conn) if self.proxy else contextlib.nullcontext():
-                self.conns[op.conn] = self._broker_connect(op.conn)
-            return L.OK
+        return carry_out(self, op)
+
+    # Each operation's method (adapters.base.handler_for: ``_op_`` and its type's name).  A call on a connection
+    # the program does not have, or a handle, is refused as MQ refuses it (_connection, _handle).
+
+    def _connection(self, op: L.Op):
+        """The broker connection of the program's connection ``op`` is made on (refused: MQRC_HCONN_ERROR)."""
         conn = self.conns.get(op.conn) if op.conn else None
         if conn is None:
-            return _fail(C.MQRC_HCONN_ERROR)
-        if isinstance(op, L.Disconnect):
-            answer = L.OK
-            try:
-                self._broker_disconnect(conn, abnormal=op.abnormal)
-            except CommitBackedOut:
-                # the commit MQDISC makes failed and the connection is closed: MQ's MQCC_WARNING and
-                # MQRC_BACKED_OUT (what the broker kept of it is for later calls to show)
-                answer = L.Observation.of(C.MQRC_BACKED_OUT)
-            del self.conns[op.conn]
-            for name in [n for n, h in self.handles.items() if h.conn == op.conn]:
-                del self.handles[name]
-            return answer
-        if isinstance(op, L.Commit):
-            try:
-                self._broker_commit(conn)
-            except CommitBackedOut:
-                return L.Observation.of(C.MQRC_BACKED_OUT)
-            return L.OK
-        if isinstance(op, L.Backout):
-            self._broker_backout(conn)
-            return L.OK
-        if isinstance(op, L.Open):
-            if op.queue not in self.queues:
-                return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-            self.handles[op.handle] = Handle(conn=op.conn, queue=op.queue, options=op.options)
-            return L.OK
-        if isinstance(op, L.Put1):
-            if op.queue not in self.queues:
-                return _fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-            d = self.queues[op.queue]
-            return self._broker_put(conn, d, op.body, self.resolved(op.md, d), op.options)
+            raise Refused(C.MQRC_HCONN_ERROR)
+        return conn
+
+    def _handle(self, op: L.Op) -> tuple:
+        """The broker connection and the object handle ``op`` uses (refused: MQRC_HCONN_ERROR, then
+        MQRC_HOBJ_ERROR for a handle the connection did not open)."""
+        conn = self._connection(op)
         h = self.handles.get(op.handle)
         if h is None or h.conn != op.conn:
-            return _fail(C.MQRC_HOBJ_ERROR)
-        if isinstance(op, L.Close):
-            del self.handles[op.handle]
-            return L.OK
-        if isinstance(op, L.Put):
-            if not h.options & C.MQOO_OUTPUT:
-                return _fail(C.MQRC_NOT_OPEN_FOR_OUTPUT)
-            d = self.queues[h.queue]
-            return self._broker_put(conn, d, op.body, self.resolved(op.md, d), op.options)
-        if isinstance(op, L.Get):
-            browse = op.options & C.MQGMO_BROWSE_ANY
-            if browse and not h.options & C.MQOO_BROWSE:
-                return _fail(C.MQRC_NOT_OPEN_FOR_BROWSE)
-            if not browse and not h.options & C.MQOO_INPUT_ANY:
-                return _fail(C.MQRC_NOT_OPEN_FOR_INPUT)
-            wait_ms = 0
-            if op.options & C.MQGMO_WAIT:  # model time (ms, counted in whole tenths) on the broker's scale
-                wait_ms = MAX_REAL_WAIT_MS if op.wait_interval == C.MQWI_UNLIMITED else min(
-                    MAX_REAL_WAIT_MS, op.wait_interval // 100 * self.scale_ms)
-            criteria = selection(op)
-            if criteria is not None:
-                got = self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms, criteria=criteria)
-            else:
-                got = self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms)
-            if got.rc == C.MQRC_NO_MSG_AVAILABLE and op.options & C.MQGMO_WAIT and op.wait_interval > 0:
-                # MQ's get waited its whole interval, and so did the broker (up to MAX_REAL_WAIT_MS): the case's
-                # clock stands that much later, or a later clock advance would not wait at all
-                self.virtual += op.wait_interval // 100
-            return got
-        raise AssertionError(f"not expressible: {op!r}")
+            raise Refused(C.MQRC_HOBJ_ERROR)
+        return conn, h
+
+    def _op_AdvanceClock(self, op: L.AdvanceClock) -> None:
+        self.virtual += op.tenths
+        delay = self.started + self.virtual * self.scale_ms / 1000 - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+
+    def _op_DefineQueue(self, op: L.DefineQueue) -> None:
+        if op.queue in self.queues:
+            raise Refused(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+        values = {name: default for name, (_, default) in L.QUEUE_ATTRIBUTES.items() if name in self.definable}
+        values.update(dict(op.attrs))
+        prefix = "prio." if values["MSGDLVSQ"] == C.MQMDS_PRIORITY else "fifo."
+        d = Definition(name=f"{prefix}mqc.{self.case}.{op.queue}", attrs=values)
+        self._broker_declare(d)
+        self.queues[op.queue] = d
+
+    def _op_AlterQueue(self, op: L.AlterQueue) -> None:
+        d = self.queues.get(op.queue)
+        if d is None:
+            raise Refused(C.MQRC_UNKNOWN_OBJECT_NAME)
+        d.attrs.update(dict(op.attrs))
+
+    def _op_InquireQueue(self, op: L.InquireQueue) -> L.Observation:
+        d = self.queues.get(op.queue)
+        if d is None:
+            raise Refused(C.MQRC_UNKNOWN_OBJECT_NAME)
+        return L.Observation(attrs={n: (self._broker_depth(d) if n == "CURDEPTH" else d.attrs[n]) for n in op.names})
+
+    def _op_Restart(self, op: L.Restart) -> None:
+        self._restart(kill=op.abrupt)
+
+    def _op_Connect(self, op: L.Connect) -> None:
+        if op.conn in self.conns and op.conn not in self.broken:
+            raise Refused(C.MQRC_HCONN_ERROR)
+        self._end_broken(op.conn)
+        with self.proxy.tagging(op.conn) if self.proxy else contextlib.nullcontext():
+            self.conns[op.conn] = self._broker_connect(op.conn)
+
+    def _op_Disconnect(self, op: L.Disconnect) -> L.Observation:
+        conn = self._connection(op)
+        answer = L.OK
+        try:
+            self._broker_disconnect(conn, abnormal=op.abnormal)
+        except CommitBackedOut:
+            # the commit MQDISC makes failed and the connection is closed: MQ's MQCC_WARNING and
+            # MQRC_BACKED_OUT (what the broker kept of it is for later calls to show)
+            answer = L.Observation.of(C.MQRC_BACKED_OUT)
+        del self.conns[op.conn]
+        for name in [n for n, h in self.handles.items() if h.conn == op.conn]:
+            del self.handles[name]
+        return answer
+
+    def _op_Commit(self, op: L.Commit) -> L.Observation | None:
+        try:
+            self._broker_commit(self._connection(op))
+        except CommitBackedOut:
+            return L.Observation.of(C.MQRC_BACKED_OUT)
+        return None
+
+    def _op_Backout(self, op: L.Backout) -> None:
+        self._broker_backout(self._connection(op))
+
+    def _op_Open(self, op: L.Open) -> None:
+        self._connection(op)
+        if op.queue not in self.queues:
+            raise Refused(C.MQRC_UNKNOWN_OBJECT_NAME)
+        self.handles[op.handle] = Handle(conn=op.conn, queue=op.queue, options=op.options)
+
+    def _op_Put1(self, op: L.Put1) -> L.Observation:
+        conn = self._connection(op)
+        if op.queue not in self.queues:
+            raise Refused(C.MQRC_UNKNOWN_OBJECT_NAME)
+        d = self.queues[op.queue]
+        return self._broker_put(conn, d, op.body, self.resolved(op.md, d), op.options)
+
+    def _op_Close(self, op: L.Close) -> None:
+        self._handle(op)
+        del self.handles[op.handle]
+
+    def _op_Put(self, op: L.Put) -> L.Observation:
+        conn, h = self._handle(op)
+        if not h.options & C.MQOO_OUTPUT:
+            raise Refused(C.MQRC_NOT_OPEN_FOR_OUTPUT)
+        d = self.queues[h.queue]
+        return self._broker_put(conn, d, op.body, self.resolved(op.md, d), op.options)
+
+    def _op_Get(self, op: L.Get) -> L.Observation:
+        conn, h = self._handle(op)
+        browse = op.options & C.MQGMO_BROWSE_ANY
+        if browse and not h.options & C.MQOO_BROWSE:
+            raise Refused(C.MQRC_NOT_OPEN_FOR_BROWSE)
+        if not browse and not h.options & C.MQOO_INPUT_ANY:
+            raise Refused(C.MQRC_NOT_OPEN_FOR_INPUT)
+        wait_ms = 0
+        if op.options & C.MQGMO_WAIT:  # model time (ms, counted in whole tenths) on the broker's scale
+            wait_ms = MAX_REAL_WAIT_MS if op.wait_interval == C.MQWI_UNLIMITED else min(
+                MAX_REAL_WAIT_MS, op.wait_interval // 100 * self.scale_ms)
+        criteria = selection(op)
+        if criteria is not None:
+            got = self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms, criteria=criteria)
+        else:
+            got = self._broker_get(conn, op.handle, self.queues[h.queue], op.options, wait_ms)
+        if got.rc == C.MQRC_NO_MSG_AVAILABLE and op.options & C.MQGMO_WAIT and op.wait_interval > 0:
+            # MQ's get waited its whole interval, and so did the broker (up to MAX_REAL_WAIT_MS): the case's
+            # clock stands that much later, or a later clock advance would not wait at all
+            self.virtual += op.wait_interval // 100
+        return got
+
+    _op_GetMatching = _op_Get
 
     def browse_pick(self, handle: str, d: Definition, entries: list[tuple], held: set, options: int,
                     accept=None):

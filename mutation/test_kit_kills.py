@@ -33,7 +33,7 @@ PAIRS = [(area, platform) for area in AREAS
 #: The code under mutation (mutmut's source paths) as modules.
 MUTATED = ("adapters.simulated", "adapters.dlq_handler")
 #: Module-level caches of the code under mutation that are not ``functools`` caches: (module, name).
-DICT_CACHES = (("adapters.simulated.queue_manager", "_METHODS"),)
+DICT_CACHES = (("adapters.base", "_HANDLERS"),)
 
 
 def empty_caches() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from adapters.base import carry_out, handler_for
 from adapters.dlq_handler.handler import DlqHandler
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -73,31 +74,44 @@ class DlqHost:
         self.watches: dict[str, _Watch] = {}
 
     def handles(self, op: L.Op) -> bool:
-        return isinstance(op, (L.StartDlqHandler, L.ChangeDlqTable, L.RestartDlqHandler, L.RunDlqHandler))
+        return handler_for(type(self), type(op)) is not None
 
     def execute_op(self, op: L.Op) -> L.Observation:
-        if isinstance(op, L.StartDlqHandler):
-            self.files[op.handler] = op.table
-            return self._start(op.handler, op.table)
+        """Carry out one of the DLQ handler's operations (its method, adapters.base.handler_for)."""
+        return carry_out(self, op)
+
+    def _started(self, op: L.Op) -> str:
+        """The table of the handler ``op`` names, which must have been started."""
         if op.handler not in self.files:
             raise KeyError(f"no DLQ handler {op.handler!r} was started")
-        if isinstance(op, L.ChangeDlqTable):
-            self.files[op.handler] = op.table
-            if "dlq-table-change-applied" in self.faults:
-                from adapters.dlq_handler import rules_table
-                table = rules_table.read(op.table)
-                handler = self.handlers[op.handler]
-                if table is not None and getattr(handler, "running", False):
-                    handler.table = table
-            return L.OK
-        if isinstance(op, L.RestartDlqHandler):
-            old = self.handlers.pop(op.handler)
-            old.stop()
-            obs = self._start(op.handler, self.files[op.handler])
-            if "dlq-restart-keeps-tries" in self.faults:
-                new = self.handlers[op.handler]
-                new.tries, new.ignored = old.tries, old.ignored
-            return obs
+        return self.files[op.handler]
+
+    def _op_StartDlqHandler(self, op: L.StartDlqHandler) -> L.Observation:
+        self.files[op.handler] = op.table
+        return self._start(op.handler, op.table)
+
+    def _op_ChangeDlqTable(self, op: L.ChangeDlqTable) -> None:
+        self._started(op)
+        self.files[op.handler] = op.table
+        if "dlq-table-change-applied" in self.faults:
+            from adapters.dlq_handler import rules_table
+            table = rules_table.read(op.table)
+            handler = self.handlers[op.handler]
+            if table is not None and getattr(handler, "running", False):
+                handler.table = table
+
+    def _op_RestartDlqHandler(self, op: L.RestartDlqHandler) -> L.Observation:
+        text = self._started(op)
+        old = self.handlers.pop(op.handler)
+        old.stop()
+        obs = self._start(op.handler, text)
+        if "dlq-restart-keeps-tries" in self.faults:
+            new = self.handlers[op.handler]
+            new.tries, new.ignored = old.tries, old.ignored
+        return obs
+
+    def _op_RunDlqHandler(self, op: L.RunDlqHandler) -> L.Observation:
+        self._started(op)
         return self._run(op.handler)
 
     def _start(self, name: str, text: str) -> L.Observation:

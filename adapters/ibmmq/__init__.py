@@ -46,7 +46,8 @@ import shlex
 import string
 import time
 
-from adapters.base import AdapterError, AdapterOptionError, AdapterUnavailable, Capabilities, check_options
+from adapters.base import (AdapterOptionError, AdapterUnavailable, Capabilities, Refused, carry_out,
+                           check_options)
 from adapters.dlq_handler.external import ExternalHandler
 from adapters.dlq_handler.host import DlqHost
 from adapters.ibmmq.cluster import NEEDS as CLUSTER_NEEDS
@@ -400,146 +401,183 @@ class IbmMqAdapter:
 
     # -------------------------------------------------------------- operations
     def _execute(self, op: L.Op) -> L.Observation:
-        if isinstance(op, L.AdvanceClock):
-            time.sleep(op.tenths / 10)
-            return L.OK
         if self.dlq.handles(op):
             return self.dlq.execute_op(op)
-        if isinstance(op, L.DefineQueueSharingGroup):
-            # The group is the one the queue manager is in: its members stand for the case's names.
-            self.members = dict(zip(op.qmgrs, (name for name, _ in self.group)))
-            return L.OK
         if type(op).__name__ in CLUSTER_OPERATIONS:
             return self.cluster.execute(op)
-        member = self.members.get(op.qmgr, "") if isinstance(op, MEMBER_OPS) else ""
-        if isinstance(op, MEMBER_OPS) and op.qmgr and not member:
-            return L.Observation.of(C.MQRC_Q_MGR_NAME_ERROR)   # no such member in the case's group
-        if isinstance(op, (L.DefineQueue, L.AlterQueue)):
-            name = self._name(op.queue)
-            args = {self.CMQC.MQCA_Q_NAME: name, self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL}
-            for attr, value in op.attrs:
-                value = self._name(value) if attr in OBJECT_NAMES and value else value
-                args[getattr(self.CMQC, SELECTORS[attr])] = value
-            shared = dict(op.attrs).get("QSGDISP") == C.MQQSGD_SHARED or (
-                isinstance(op, L.AlterQueue) and ("", name, C.MQQSGD_SHARED) in self.defined)
-            if shared:
-                # Held in the coupling facility, its definition in the group's shared repository; every
-                # change names that disposition again (a change without it looks for a private queue).
-                args[self.CMQC.MQIA_QSG_DISP] = C.MQQSGD_SHARED
-                if isinstance(op, L.DefineQueue):
-                    args[self.CMQC.MQCA_CF_STRUC_NAME] = self.cfstruct
-            if isinstance(op, L.AlterQueue):
-                self._pcf("MQCMD_CHANGE_Q", args)
-                return L.OK
-            self._pcf("MQCMD_CREATE_Q", args, member=member)
-            key = ("", name, C.MQQSGD_SHARED) if shared else (member, name, C.MQQSGD_Q_MGR)
-            self.defined[key] = self.CMQC.MQQT_LOCAL
-            return L.OK
-        if isinstance(op, L.DefineRemoteQueue):
-            self._pcf("MQCMD_CREATE_Q", {
-                self.CMQC.MQCA_Q_NAME: self._name(op.queue), self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_REMOTE,
-                self.CMQC.MQCA_REMOTE_Q_NAME: op.rname, self.CMQC.MQCA_REMOTE_Q_MGR_NAME: op.rqmname,
-                self.CMQC.MQCA_XMIT_Q_NAME: self._name(op.xmitq)})
-            self.defined[("", self._name(op.queue), C.MQQSGD_Q_MGR)] = self.CMQC.MQQT_REMOTE
-            return L.OK
-        if isinstance(op, L.DefineProcess):
-            args = {self.CMQC.MQCA_PROCESS_NAME: self._name(op.process), self.CMQC.MQIA_APPL_TYPE: op.appl_type,
-                    self.CMQC.MQCA_APPL_ID: op.appl_id, self.CMQC.MQCA_ENV_DATA: op.env_data,
-                    self.CMQC.MQCA_USER_DATA: op.user_data}
-            # In a case in a queue-sharing group every member starts the application of a shared queue: the
-            # process is the group's (each member gets its copy).
-            disposition = C.MQQSGD_GROUP if self.members else C.MQQSGD_Q_MGR
-            self._pcf("MQCMD_CREATE_PROCESS", self._disposed(args, disposition))
-            self.processes.append((self._name(op.process), disposition))
-            return L.OK
-        if isinstance(op, L.AlterQueueManager):
-            args = {}
-            qm = self.member_admin[member] if member else self.admin
-            for name, value in op.attrs:
-                selector = getattr(self.CMQC, QMGR_SELECTORS[name])
-                if (member, name) not in self.altered:
-                    self.altered[(member, name)] = qm.inquire(selector)
-                args[selector] = self._name(value) if name in OBJECT_NAMES and value else value
-            self._pcf("MQCMD_CHANGE_Q_MGR", args, member=member)
-            if not member:
-                self.dead_q = dict(op.attrs).get("DEADQ", self.dead_q)
-            return L.OK
-        if isinstance(op, L.RefreshExpiry):
-            self._pcf("MQCMD_REFRESH_Q_MGR", {self.CMQCFC.MQIACF_REFRESH_TYPE: self.CMQCFC.MQRT_EXPIRY,
-                                              self.CMQCFC.MQCACF_OBJECT_NAME: self._name(op.queues)})
-            return L.OK
-        if isinstance(op, L.InquireQueue):
-            q = self.inquirers.get((member, op.queue))
-            if q is None:
-                q = self.client.Queue(self.member_admin[member] if member else self.admin, self._name(op.queue),
-                                      self.CMQC.MQOO_INQUIRE)
-                self.inquirers[(member, op.queue)] = q
-            values = {}
-            for name in op.names:
-                value = q.inquire(getattr(self.CMQC, SELECTORS[name]))
-                values[name] = self._unprefixed(_text(value)) if isinstance(value, (bytes, str)) else value
-            return L.Observation(attrs=values)
-        if isinstance(op, L.Connect):
-            if op.conn in self.conns:
-                return L.Observation.of(C.MQRC_HCONN_ERROR)
-            self.conns[op.conn] = self._connect(member, dict(self.group)[member]) if member else self._connect()
-            return L.OK
+        return carry_out(self, op)
+
+    # Each operation's method (adapters.base.handler_for: ``_op_`` and its type's name).  A member of the group, a
+    # connection or a handle the program does not have is refused as MQ refuses it (_member, _connection, _queue).
+
+    def _member(self, op: L.Op) -> str:
+        """The member of the case's queue-sharing group ``op`` names ("": this queue manager); a name not in
+        the group is refused with MQRC_Q_MGR_NAME_ERROR."""
+        member = self.members.get(op.qmgr, "")
+        if op.qmgr and not member:
+            raise Refused(C.MQRC_Q_MGR_NAME_ERROR)
+        return member
+
+    def _connection(self, op: L.Op):
+        """The queue manager connection of the program's connection ``op`` is made on (refused: MQRC_HCONN_ERROR)."""
         qm = self.conns.get(op.conn)
         if qm is None:
-            return L.Observation.of(C.MQRC_HCONN_ERROR)
-        if isinstance(op, L.Disconnect):
-            del self.conns[op.conn]
-            for name in [n for n, (conn, _) in self.handles.items() if conn == op.conn]:
-                del self.handles[name]
-            if op.abnormal:
-                # A client program cannot end abnormally and go on running: it backs its unit of
-                # work out and disconnects, which is what the queue manager does for a program that
-                # ends without MQDISC (CORE-31 is not applicable: this checks the mapping, not MQ).
-                qm.backout()
-            qm.disconnect()
-            return L.OK
-        if isinstance(op, L.Commit):
-            qm.commit()
-            return L.OK
-        if isinstance(op, L.Backout):
-            qm.backout()
-            return L.OK
-        if isinstance(op, L.Open):
-            options = op.options | (self.CMQC.MQOO_SET_ALL_CONTEXT if op.options & C.MQOO_OUTPUT else 0)
-            self.handles[op.handle] = (op.conn, self.client.Queue(qm, self._name(op.queue), options))
-            return L.OK
-        if isinstance(op, L.Put1):
-            md, pmo = self._md(op.md), self._pmo(op)
-            od = self.client.OD(ObjectName=self._name(op.queue), ObjectQMgrName=op.qmgr)
-            qm.put1(od, self._data(op), md, pmo)
-            return L.OK
+            raise Refused(C.MQRC_HCONN_ERROR)
+        return qm
+
+    def _queue(self, op: L.Op):
+        """The open queue of the handle ``op`` uses (refused: MQRC_HCONN_ERROR, then MQRC_HOBJ_ERROR for a handle
+        its connection did not open)."""
+        self._connection(op)
         owner, q = self.handles.get(op.handle, (None, None))
         if q is None or owner != op.conn:
-            return L.Observation.of(C.MQRC_HOBJ_ERROR)
-        if isinstance(op, L.Close):
-            del self.handles[op.handle]
-            q.close()
-            return L.OK
-        if isinstance(op, L.Put):
-            q.put(self._data(op), self._md(op.md), self._pmo(op))
-            return L.OK
-        if isinstance(op, L.Get):
-            md = self.client.MD()
-            gmo = self.client.GMO(Options=op.options, WaitInterval=op.wait_interval)
-            if isinstance(op, L.GetMatching):
-                # MatchOptions need MQGMO version 2; the MQMD's MsgId and CorrelId are the criteria
-                gmo.Version, gmo.MatchOptions = 2, op.match_options
-                md.MsgId, md.CorrelId = _identifier(op.msg_id), _identifier(op.correl_id)
-            try:
-                body = q.get(None, md, gmo)
-            except self.client.MQMIError as exc:
-                if exc.comp != C.MQCC_WARNING:
-                    raise
-                # A warning that still returns a message (its data truncated or not converted).
-                body = getattr(exc, "message", None) or b""
-                return L.Observation(cc=exc.comp, rc=exc.reason, message=self._returned(body, md, gmo))
-            return L.Observation(message=self._returned(body, md, gmo))
-        raise AdapterError(f"ibmmq: no mapping for {type(op).__name__}")
+            raise Refused(C.MQRC_HOBJ_ERROR)
+        return q
+
+    def _op_AdvanceClock(self, op: L.AdvanceClock) -> None:
+        time.sleep(op.tenths / 10)
+
+    def _op_DefineQueueSharingGroup(self, op: L.DefineQueueSharingGroup) -> None:
+        # The group is the one the queue manager is in: its members stand for the case's names.
+        self.members = dict(zip(op.qmgrs, (name for name, _ in self.group)))
+
+    def _op_DefineQueue(self, op: L.DefineQueue) -> None:
+        member = self._member(op)
+        name, args, shared = self._queue_args(op)
+        if shared:
+            args[self.CMQC.MQCA_CF_STRUC_NAME] = self.cfstruct
+        self._pcf("MQCMD_CREATE_Q", args, member=member)
+        key = ("", name, C.MQQSGD_SHARED) if shared else (member, name, C.MQQSGD_Q_MGR)
+        self.defined[key] = self.CMQC.MQQT_LOCAL
+
+    def _op_AlterQueue(self, op: L.AlterQueue) -> None:
+        self._pcf("MQCMD_CHANGE_Q", self._queue_args(op)[1])
+
+    def _queue_args(self, op: L.DefineQueue | L.AlterQueue) -> tuple[str, dict, bool]:
+        """A local queue's name, the PCF arguments that define or change it as ``op`` says, and whether it is
+        the group's shared queue."""
+        name = self._name(op.queue)
+        args = {self.CMQC.MQCA_Q_NAME: name, self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_LOCAL}
+        for attr, value in op.attrs:
+            value = self._name(value) if attr in OBJECT_NAMES and value else value
+            args[getattr(self.CMQC, SELECTORS[attr])] = value
+        shared = dict(op.attrs).get("QSGDISP") == C.MQQSGD_SHARED or (
+            isinstance(op, L.AlterQueue) and ("", name, C.MQQSGD_SHARED) in self.defined)
+        if shared:
+            # Held in the coupling facility, its definition in the group's shared repository; every
+            # change names that disposition again (a change without it looks for a private queue).
+            args[self.CMQC.MQIA_QSG_DISP] = C.MQQSGD_SHARED
+        return name, args, shared
+
+    def _op_DefineRemoteQueue(self, op: L.DefineRemoteQueue) -> None:
+        self._pcf("MQCMD_CREATE_Q", {
+            self.CMQC.MQCA_Q_NAME: self._name(op.queue), self.CMQC.MQIA_Q_TYPE: self.CMQC.MQQT_REMOTE,
+            self.CMQC.MQCA_REMOTE_Q_NAME: op.rname, self.CMQC.MQCA_REMOTE_Q_MGR_NAME: op.rqmname,
+            self.CMQC.MQCA_XMIT_Q_NAME: self._name(op.xmitq)})
+        self.defined[("", self._name(op.queue), C.MQQSGD_Q_MGR)] = self.CMQC.MQQT_REMOTE
+
+    def _op_DefineProcess(self, op: L.DefineProcess) -> None:
+        args = {self.CMQC.MQCA_PROCESS_NAME: self._name(op.process), self.CMQC.MQIA_APPL_TYPE: op.appl_type,
+                self.CMQC.MQCA_APPL_ID: op.appl_id, self.CMQC.MQCA_ENV_DATA: op.env_data,
+                self.CMQC.MQCA_USER_DATA: op.user_data}
+        # In a case in a queue-sharing group every member starts the application of a shared queue: the
+        # process is the group's (each member gets its copy).
+        disposition = C.MQQSGD_GROUP if self.members else C.MQQSGD_Q_MGR
+        self._pcf("MQCMD_CREATE_PROCESS", self._disposed(args, disposition))
+        self.processes.append((self._name(op.process), disposition))
+
+    def _op_AlterQueueManager(self, op: L.AlterQueueManager) -> None:
+        member = self._member(op)
+        args = {}
+        qm = self.member_admin[member] if member else self.admin
+        for name, value in op.attrs:
+            selector = getattr(self.CMQC, QMGR_SELECTORS[name])
+            if (member, name) not in self.altered:
+                self.altered[(member, name)] = qm.inquire(selector)
+            args[selector] = self._name(value) if name in OBJECT_NAMES and value else value
+        self._pcf("MQCMD_CHANGE_Q_MGR", args, member=member)
+        if not member:
+            self.dead_q = dict(op.attrs).get("DEADQ", self.dead_q)
+
+    def _op_RefreshExpiry(self, op: L.RefreshExpiry) -> None:
+        self._pcf("MQCMD_REFRESH_Q_MGR", {self.CMQCFC.MQIACF_REFRESH_TYPE: self.CMQCFC.MQRT_EXPIRY,
+                                          self.CMQCFC.MQCACF_OBJECT_NAME: self._name(op.queues)})
+
+    def _op_InquireQueue(self, op: L.InquireQueue) -> L.Observation:
+        member = self._member(op)
+        q = self.inquirers.get((member, op.queue))
+        if q is None:
+            q = self.client.Queue(self.member_admin[member] if member else self.admin, self._name(op.queue),
+                                  self.CMQC.MQOO_INQUIRE)
+            self.inquirers[(member, op.queue)] = q
+        values = {}
+        for name in op.names:
+            value = q.inquire(getattr(self.CMQC, SELECTORS[name]))
+            values[name] = self._unprefixed(_text(value)) if isinstance(value, (bytes, str)) else value
+        return L.Observation(attrs=values)
+
+    def _op_Connect(self, op: L.Connect) -> None:
+        member = self._member(op)
+        if op.conn in self.conns:
+            raise Refused(C.MQRC_HCONN_ERROR)
+        self.conns[op.conn] = self._connect(member, dict(self.group)[member]) if member else self._connect()
+
+    def _op_Disconnect(self, op: L.Disconnect) -> None:
+        qm = self._connection(op)
+        del self.conns[op.conn]
+        for name in [n for n, (conn, _) in self.handles.items() if conn == op.conn]:
+            del self.handles[name]
+        if op.abnormal:
+            # A client program cannot end abnormally and go on running: it backs its unit of
+            # work out and disconnects, which is what the queue manager does for a program that
+            # ends without MQDISC (CORE-31 is not applicable: this checks the mapping, not MQ).
+            qm.backout()
+        qm.disconnect()
+
+    def _op_Commit(self, op: L.Commit) -> None:
+        self._connection(op).commit()
+
+    def _op_Backout(self, op: L.Backout) -> None:
+        self._connection(op).backout()
+
+    def _op_Open(self, op: L.Open) -> None:
+        qm = self._connection(op)
+        options = op.options | (self.CMQC.MQOO_SET_ALL_CONTEXT if op.options & C.MQOO_OUTPUT else 0)
+        self.handles[op.handle] = (op.conn, self.client.Queue(qm, self._name(op.queue), options))
+
+    def _op_Put1(self, op: L.Put1) -> None:
+        qm = self._connection(op)
+        md, pmo = self._md(op.md), self._pmo(op)
+        od = self.client.OD(ObjectName=self._name(op.queue), ObjectQMgrName=op.qmgr)
+        qm.put1(od, self._data(op), md, pmo)
+
+    def _op_Close(self, op: L.Close) -> None:
+        q = self._queue(op)
+        del self.handles[op.handle]
+        q.close()
+
+    def _op_Put(self, op: L.Put) -> None:
+        self._queue(op).put(self._data(op), self._md(op.md), self._pmo(op))
+
+    def _op_Get(self, op: L.Get) -> L.Observation:
+        q = self._queue(op)
+        md = self.client.MD()
+        gmo = self.client.GMO(Options=op.options, WaitInterval=op.wait_interval)
+        if isinstance(op, L.GetMatching):
+            # MatchOptions need MQGMO version 2; the MQMD's MsgId and CorrelId are the criteria
+            gmo.Version, gmo.MatchOptions = 2, op.match_options
+            md.MsgId, md.CorrelId = _identifier(op.msg_id), _identifier(op.correl_id)
+        try:
+            body = q.get(None, md, gmo)
+        except self.client.MQMIError as exc:
+            if exc.comp != C.MQCC_WARNING:
+                raise
+            # A warning that still returns a message (its data truncated or not converted).
+            body = getattr(exc, "message", None) or b""
+            return L.Observation(cc=exc.comp, rc=exc.reason, message=self._returned(body, md, gmo))
+        return L.Observation(message=self._returned(body, md, gmo))
+
+    _op_GetMatching = _op_Get
 
     # -------------------------------------------------------------- helpers
     def _connect(self, qmgr: str = "", conn: str = ""):

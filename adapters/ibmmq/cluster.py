@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 
-from adapters.base import AdapterError
+from adapters.base import AdapterError, carry_out
 from adapters.ibmmq.fields import text as _text
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -161,20 +161,12 @@ class ClusterLink:
         """Run a cluster operation.  A command the queue managers refuse is an error of the set-up or of this
         mapping, never a verdict on MQ: the algorithm's outcome is only where a put goes."""
         try:
-            if isinstance(op, L.SetClusterQueueManager):
-                return self._set_qmgr(op)
-            if isinstance(op, L.SetClusterChannel):
-                return self._set_channel(op)
-            if isinstance(op, L.SetClusterInstance):
-                return self._set_instance(op)
-            if isinstance(op, L.RemoveClusterInstance):
-                return self._remove_instance(op)
-            return self._put(op)
+            return carry_out(self, op)   # its method (adapters.base.handler_for)
         except self.a.client.MQMIError as exc:
             raise AdapterError(f"ibmmq: cluster: {type(op).__name__} refused by the queue manager: "
                                f"completion {exc.comp}, reason {exc.reason}") from None
 
-    def _set_qmgr(self, op: L.SetClusterQueueManager) -> L.Observation:
+    def _op_SetClusterQueueManager(self, op: L.SetClusterQueueManager) -> L.Observation:
         if op.local:
             self.names[op.name] = self.a.qmgr_name
             wanted = {"clwluseq": op.clwluseq, "clwlmruc": op.clwlmruc}
@@ -197,7 +189,7 @@ class ClusterLink:
                         f"{member} {'suspended' if op.suspended else 'resumed'}")
         return L.OK
 
-    def _set_channel(self, op: L.SetClusterChannel) -> L.Observation:
+    def _op_SetClusterChannel(self, op: L.SetClusterChannel) -> L.Observation:
         member = self._member(op.qmgr, True)
         self.channel_names[op.name] = member
         receiver = self.receivers[member]
@@ -241,7 +233,7 @@ class ClusterLink:
         self.stopped.discard(member)
         self._until(lambda: self._status(member) in NOT_STOPPED, f"channel {name} started")
 
-    def _set_instance(self, op: L.SetClusterInstance) -> L.Observation:
+    def _op_SetClusterInstance(self, op: L.SetClusterInstance) -> L.Observation:
         real = self._member(op.qmgr, True)
         name = self.a._name(op.queue)
         args = {self.const("MQCA_Q_NAME"): name, self.const("MQIA_Q_TYPE"): self.const("MQQT_LOCAL"),
@@ -257,7 +249,7 @@ class ClusterLink:
         self._until(lambda: self._seen_instances(name).get(real) == fields, f"instance of {name} on {real}")
         return L.OK
 
-    def _remove_instance(self, op: L.RemoveClusterInstance) -> L.Observation:
+    def _op_RemoveClusterInstance(self, op: L.RemoveClusterInstance) -> L.Observation:
         real = self._member(op.qmgr, True)
         name = self.a._name(op.queue)
         if self.instances.pop((real, name), None) is not None:
@@ -276,7 +268,7 @@ class ClusterLink:
         self.a._delete(name, self.a.CMQC.MQQT_LOCAL, member="" if real == self.a.qmgr_name else real)
 
     # ------------------------------------------------------------ a put, and where it went
-    def _put(self, op: L.ClusterPut) -> L.Observation:
+    def _op_ClusterPut(self, op: L.ClusterPut) -> L.Observation:
         name = self.a._name(op.queue)
         self._until(lambda: not any(self._status(m) in BETWEEN for m in self.order if m in self.names.values()),
                     "the cluster's channels settled")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import attrs
 
 
+from adapters.base import handler_for
 from adapters.dlq_handler.external import ExternalHandler
 from adapters.dlq_handler.host import DlqHost
 from adapters.simulated.cluster import SimulatedCluster
@@ -143,10 +144,6 @@ class SimConnection:
     qmgr: str = ""   # the member of the queue-sharing group connected to ("": this queue manager)
 
 
-#: The method that carries out each type of operation (``_op_`` and the type's name) for each class
-#: of queue manager, found once.
-_METHODS: dict[tuple[type, type], object] = {}
-
 
 class SimulatedQueueManager:
     #: The DLQ handler host reads the dead-letter queue with :meth:`host_browse` (False: by the calls of
@@ -265,13 +262,9 @@ class SimulatedQueueManager:
         return self._dispatch(op)
 
     def _dispatch(self, op: L.Op) -> L.Observation:
-        key = (type(self), type(op))
-        method = _METHODS.get(key)
+        method = handler_for(type(self), type(op))
         if method is None:
-            method = getattr(type(self), "_op_" + type(op).__name__, None)
-            if method is None:
-                raise NotImplementedError(type(op).__name__)
-            _METHODS[key] = method
+            raise NotImplementedError(type(op).__name__)
         try:
             result = method(self, op)
         except MQError as e:
