@@ -19,7 +19,13 @@ a clean queue manager, which switches no catalogue fault on:
   condition that is false without a fault before and after the change.  The mutated function is
   read from the source and compared with its mutant node by node; a change in a condition counts
   as unseen only when what the mutant evaluates before the fault's test cannot call anything or
-  was there before.
+  was there before;
+- a mutant whose change lies after a guard that leaves its block unless a fault is on
+  (``if not self._fault("NAME"): raise ...``, or return, continue, break);
+- a mutant of a value, not a condition, that is ``False`` itself either way without a fault (a
+  conjunction whose conjuncts ahead of the fault's test are comparisons or negations).
+
+A statement over several lines that a mutant makes one line is put back whole.
 """
 
 from __future__ import annotations
@@ -150,6 +156,28 @@ class _Faults:
 
     _ACTIVE = (ast.Call, ast.Subscript, ast.Attribute, ast.NamedExpr, ast.Await, ast.Lambda)
 
+    def guard(self, node: ast.stmt) -> bool:
+        """``if not x.f("FAULT"): ... raise`` (or return, continue, break): the statements after it in its block
+        run only with that fault on."""
+        return isinstance(node, ast.If) and not node.orelse and isinstance(node.test, ast.UnaryOp) \
+            and isinstance(node.test.op, ast.Not) and self.test(node.test.operand) and bool(node.body) \
+            and isinstance(node.body[-1], (ast.Raise, ast.Return, ast.Continue, ast.Break))
+
+    def false_value(self, node: ast.AST, before: ast.AST | None = None) -> bool:
+        """Whether ``node``, a value and not only a condition, is ``False`` itself whenever no fault is on: a
+        conjunction whose fault test comes after conjuncts that are each True or False (comparisons,
+        negations), so that whichever of them stops it, the value is the same ``False``."""
+        if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)) or not self.never_clean(node, before):
+            return False
+        for part in self._conjuncts(node):
+            if self.test(part):
+                return True
+            if not (isinstance(part, (ast.Compare, ast.UnaryOp)) and (
+                    not isinstance(part, ast.UnaryOp) or isinstance(part.op, ast.Not))
+                    or isinstance(part, ast.Constant) and isinstance(part.value, bool)):
+                return False
+        return False
+
     def never_clean(self, node: ast.AST, before: ast.AST | None = None) -> bool:
         """Whether ``node`` is false whenever no fault is on, reached without anything new run on the way.
 
@@ -210,12 +238,23 @@ def fault_only(original: str, mutant: str, faults: _Faults) -> str | None:
             and faults.test(path[-2][0]) and not faults.test(path[-2][1]):
         return FAULT_RENAMED
     in_test = False   # whether the node is a condition, or a part of one joined by and/or
-    for node_a, node_b, field in path:
+    for at, (node_a, node_b, field) in enumerate(path):
         if in_test and isinstance(node_a, ast.expr) and faults.never_clean(node_a) \
                 and faults.never_clean(node_b, node_a):
             return FAULT_ONLY
         if isinstance(node_a, (ast.If, ast.IfExp, ast.While)) and field == "body" and faults.never_clean(node_a.test):
             return FAULT_ONLY
+        if at + 1 < len(path):
+            inner_a, inner_b, _ = path[at + 1]
+            block = getattr(node_a, field, None)
+            if isinstance(block, list):
+                # after a guard that leaves the block unless a fault is on
+                index = next((k for k, statement in enumerate(block) if statement is inner_a), None)
+                if index is not None and any(faults.guard(statement) for statement in block[:index]):
+                    return FAULT_ONLY
+            if isinstance(node_a, (ast.Assign, ast.AnnAssign)) and field == "value" \
+                    and faults.false_value(inner_a) and faults.false_value(inner_b, inner_a):
+                return FAULT_ONLY
         in_test = (isinstance(node_a, (ast.If, ast.IfExp, ast.While, ast.Assert)) and field == "test") or \
             (in_test and isinstance(node_a, ast.BoolOp) and field == "values")
     return None
@@ -247,8 +286,12 @@ def fault_equivalents(diffs: str, source: Callable[[str], str | None] = function
         while old and not old[-1].strip():
             old.pop()
         original = source(head.group(1))
-        if original is None or sum(ln.startswith("-") for ln in body) != 1 \
-                or sum(ln.startswith("+") for ln in body) != 1:
+        minus = [k for k, ln in enumerate(body) if ln.startswith("-")]
+        plus = [k for k, ln in enumerate(body) if ln.startswith("+")]
+        # one line changed, or one statement over several lines made one line (the mutant's lines follow the
+        # original's at once)
+        if original is None or not minus or len(plus) != 1 or minus != list(range(minus[0], minus[-1] + 1)) \
+                or plus[0] != minus[-1] + 1:
             continue
         # mutmut shows a method as a function of its own, dedented, though not its continued lines:
         # lines are matched without their indentation, and the changed one keeps the source's.
@@ -262,7 +305,7 @@ def fault_equivalents(diffs: str, source: Callable[[str], str | None] = function
         line = src[at[0] + changed]
         indent = line[:len(line) - len(line.lstrip())]
         mutated = list(src)
-        mutated[at[0] + changed] = indent + next(ln[1:] for ln in body if ln.startswith("+")).strip()
+        mutated[at[0] + changed:at[0] + changed + len(minus)] = [indent + body[plus[0]][1:].strip()]
         reason = fault_only(original, "\n".join(mutated), judge)
         if reason:
             out[head.group(1)] = reason

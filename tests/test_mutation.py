@@ -288,3 +288,56 @@ class QM:
     assert score._function_of("adapters.dlq_handler.rules_table.x__rule__mutmut_32") == "_rule"
     # the simulated queue manager's own: the race faults' helper
     assert "_let_others_run" in score.fault_called(score._mutated_sources())
+
+
+GUARDED = '''\
+def _get(self, q, o, pieces):
+    if o & 4 and not self.sync:
+        if not self._fault("mark-honoured"):
+            raise MQError(2046)
+        o |= 2
+        o &= ~4
+    each = len(pieces) > 1 and self._fault("segment-each")
+    lost = next((m for m in q.all()
+                 if m.persistent), None) if self._fault("loses") else None
+    return o, each, lost
+'''
+
+
+def _shown(source: str, old: list[str], new: str) -> str:
+    """A ``mutmut show`` of ``source``'s consecutive lines ``old`` made the one line ``new``."""
+    lines = source.splitlines()
+    i = lines.index(old[0])
+    assert lines[i:i + len(old)] == old
+    before, after = lines[max(0, i - 3):i], lines[i + len(old):i + len(old) + 3]
+    body = [f" {ln}" for ln in before] + [f"-{ln}" for ln in old] + [f"+{new}"] + [f" {ln}" for ln in after]
+    return (f"# mod.x__get__mutmut_1: survived\n--- mod.py\n+++ mod.py\n"
+            f"@@ -{i - len(before) + 1},9 +{i - len(before) + 1},8 @@\n" + "\n".join(body) + "\n")
+
+
+@pytest.mark.parametrize("old,new,reason", [
+    # after a guard that raises unless the fault is on
+    (["        o &= ~4"], "        o |= ~4", score.FAULT_ONLY),
+    (["        o |= 2"], "        o |= 3", score.FAULT_ONLY),
+    # a value that is False either way without the fault: only comparisons ahead of its test
+    (["    each = len(pieces) > 1 and self._fault(\"segment-each\")"],
+     "    each = len(pieces) >= 1 and self._fault(\"segment-each\")", score.FAULT_ONLY),
+    # one statement over two lines, made one line by the mutant
+    (["    lost = next((m for m in q.all()", "                 if m.persistent), None) if self._fault(\"loses\") else None"],
+     "    lost = None if self._fault(\"loses\") else None", score.FAULT_ONLY),
+    # what a clean queue manager does
+    (["    if o & 4 and not self.sync:"], "    if o & 4 or not self.sync:", None),
+    (["    each = len(pieces) > 1 and self._fault(\"segment-each\")"],   # pieces itself, [] and False differ
+     "    each = pieces and self._fault(\"segment-each\")", None),
+    (["    lost = next((m for m in q.all()", "                 if m.persistent), None) if self._fault(\"loses\") else None"],
+     "    lost = next((m for m in q.all() if m.persistent), None) if self._fault(\"loses\") else 0", None),
+])
+def test_guarded_code_values_false_either_way_and_statements_over_lines_are_judged_too(old, new, reason):
+    found = score.fault_equivalents(_shown(GUARDED, old, new), source=lambda name: GUARDED,
+                                    faults={"mark-honoured", "segment-each", "loses"})
+    assert found == ({"mod.x__get__mutmut_1": reason} if reason else {})
+    # without the guard the statements after it run in a clean queue manager
+    if old[0].startswith("        o "):
+        unguarded = GUARDED.replace('if not self._fault("mark-honoured")', 'if not self.ready()')
+        assert score.fault_equivalents(_shown(unguarded, old, new), source=lambda name: unguarded,
+                                       faults={"mark-honoured"}) == {}
