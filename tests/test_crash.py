@@ -152,3 +152,84 @@ def test_a_schedule_that_departs_before_its_drain_is_reported_with_its_rules_nev
     assert isinstance(first.steps[first.accounting.departed.index][0], L.Put)
     text = summary(result)
     assert "Departed before the drain" in text and "CORE-27" in text and "First schedule departing for CORE-27" in text
+
+
+def test_a_breaking_schedule_is_cut_down_to_the_calls_that_break_the_rule_and_replays_at_its_rate():
+    """The fault loses a committed persistent message at one restart in four: the first schedule that showed it,
+    cut down, is the frame, a persistent message put and one restart; run again it breaks the rule at the fault's
+    rate (within the binomial 95% interval)."""
+    from conformance.runner.crash import replay
+
+    result = campaign(_simulated("restart-sometimes-loses-persistent"), 2, 40, tries=20)
+    first, minimal = result.first["CORE-32"], result.minimal["CORE-32"]
+    ops = [op for op, _ in minimal.steps]
+    assert "CORE-32" in minimal.accounting.rules and len(ops) < len(first.steps), (first.steps, ops)
+    assert ops[:3] == [op for op, _ in first.steps][:3]   # the frame: the queue, the connection, the handle
+    body = ops[3:]
+    assert sum(isinstance(op, L.Restart) for op in body) == 1 and isinstance(body[-1], L.Restart)
+    puts = [op for op in body if isinstance(op, L.Put)]
+    assert len(puts) == 1 and puts[0].md.persistence == C.MQPER_PERSISTENT
+    assert len(body) <= 3   # the put, maybe its commit, the restart
+    ran, broke = replay(_simulated("restart-sometimes-loses-persistent")(), "again", ops, 80)
+    low, high = _binomial_interval(80, RATE)
+    assert ran == 80 and set(broke) <= {"CORE-32"} and low <= broke["CORE-32"] <= high, (broke, (low, high))
+
+
+def test_the_crash_command_writes_each_cut_down_schedule_and_its_replay_says_how_often_it_breaks(tmp_path):
+    import json
+    import shlex
+
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--faults", "restart-keeps-nonpersistent",
+                             "--schedules", "12", "--seed", "3", "--results", tmp_path / "c")
+    assert code == 1 and "cut down to the fewest calls that still break it" in out, out + err
+    saved = json.loads((tmp_path / "c" / "schedules" / "CORE-32.json").read_text())
+    assert saved["format"] == "mqconform-crash-schedule" and saved["rule"] == "CORE-32" and saved["tries"] == 5
+    data = json.loads((tmp_path / "c" / "crash.json").read_text())
+    assert len(data["rules"]["CORE-32"]["minimal"]["steps"]) == len(saved["ops"]) \
+        < len(data["rules"]["CORE-32"]["first"]["steps"])
+    command = next(line for line in out.splitlines() if line.startswith("Replay: mqconform crash "))
+    argv = shlex.split(command.removeprefix("Replay: mqconform "))
+    assert argv[argv.index("--replay") + 1] == str(tmp_path / "c" / "schedules" / "CORE-32.json")
+    code, out, err = run_cli(*argv, "--results", tmp_path / "r")
+    assert code == 1 and "CORE-32  20 of 20" in out, out + err   # the fault keeps every non-persistent message
+    assert json.loads((tmp_path / "r" / "replay.json").read_text())["rules"]["CORE-32"]["runs"] == 20
+    # on a queue manager without the fault the same schedule breaks nothing
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--replay", tmp_path / "c" / "schedules" / "CORE-32.json",
+                             "--tries", "5", "--results", tmp_path / "clean")
+    assert code == 0 and "CORE-32  0 of 5" in out, out + err
+    # --tries 0: not cut down
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--faults", "restart-keeps-nonpersistent",
+                             "--schedules", "6", "--seed", "3", "--tries", "0", "--results", tmp_path / "n")
+    assert code == 1 and "(as it ran, not minimised)" in out and not (tmp_path / "n" / "schedules").exists()
+
+
+def test_a_file_that_is_not_a_crash_schedule_is_one_line_and_exit_2_before_anything_runs(tmp_path):
+    from tests.clikit import run_cli
+
+    for text, needle in (('{"format": "mqconform-race"}', "not a well-formed crash schedule"),
+                         ('{"format": "mqconform-crash-schedule", "version": 1, "rule": "CORE-32", "ops": [1]}',
+                          "not a well-formed crash schedule"),
+                         ("not json", "not a well-formed crash schedule")):
+        bad = tmp_path / "bad.json"
+        bad.write_text(text)
+        code, out, err = run_cli("crash", "--adapter", "simulated", "--replay", bad, "--results", tmp_path / "r")
+        assert code == 2 and err.count("\n") == 1 and needle in err and "Traceback" not in err, err
+        assert not (tmp_path / "r").exists()
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--replay", tmp_path / "none.json",
+                             "--results", tmp_path / "r")
+    assert code == 2 and "cannot read" in err and err.count("\n") == 1, err
+
+
+def test_cutting_down_stops_when_the_time_is_up_and_says_so():
+    import time
+
+    from conformance.runner.crash import minimal_schedule
+
+    result = campaign(_simulated("restart-keeps-nonpersistent"), 3, 10)
+    first = result.first["CORE-32"]
+    adapter = _simulated("restart-keeps-nonpersistent")()
+    assert minimal_schedule(adapter, first, "CORE-32", 5, deadline=time.monotonic()) == (first, False)
+    cut, whole = minimal_schedule(adapter, first, "CORE-32", 5, deadline=time.monotonic() + 600)
+    assert whole and len(cut.steps) < len(first.steps) and "CORE-32" in cut.accounting.rules

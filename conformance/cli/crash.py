@@ -13,16 +13,22 @@ from tabulate import tabulate
 from adapters.registry import adapter_class, create_adapter
 from conformance.checker.accounting import CLASSES, FAILURES
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK, UsageError, _adapter_args,
-                                    _adapter_options, _minutes, _on_signals, _positive, _results_dir, _seed, _stop)
+                                    _adapter_options, _minutes, _on_signals, _positive, _results_dir, _seed, _stop,
+                                    _whole)
 from conformance.records.history import write_json_atomic
 from conformance.records.render import counted, observation_text, op_text
-from conformance.runner.crash import CrashResult, Schedule, campaign
+from conformance.runner.crash import CrashResult, Schedule, campaign, replay
 from conformance.runner.session import STOP
 from reference_model import language as L
 from reference_model.rules import RULES
 
 #: Schedules a crash campaign runs when not told how many (each holds one or two restarts).
 DEFAULT_SCHEDULES = 40
+#: Runs of a candidate schedule while a breaking one is cut down, when not told how many; and runs of a schedule
+#: replayed (``--replay``) to give its frequency.
+MINIMISE_TRIES, REPLAY_TRIES = 5, 20
+#: The format of a breaking schedule's file (``schedules/RULE.json``), which ``--replay`` runs again.
+SCHEDULE_FORMAT = "mqconform-crash-schedule"
 
 
 def add_parsers(sub) -> None:
@@ -38,10 +44,46 @@ def add_parsers(sub) -> None:
                             "end later, taking as long as those so far on average")
     crash.add_argument("--seed", type=_seed, help="seed of the schedules (default: random, printed)")
     crash.add_argument("--results", type=Path, help="a new directory for crash.json (default: under mqconform-results)")
+    crash.add_argument("--tries", type=_whole(0), metavar="N",
+                       help=f"runs of each candidate while the first schedule that broke a rule is cut down to the "
+                            f"fewest calls that still break it (default {MINIMISE_TRIES}; 0: not cut down); with "
+                            f"--replay, runs of the schedule (default {REPLAY_TRIES})")
+    crash.add_argument("--replay", type=Path, metavar="FILE",
+                       help="run a breaking schedule's file (schedules/RULE.json of a crash campaign's results) "
+                            "again --tries times: how often each rule breaks, with its interval")
+
+
+def read_schedule(path: Path) -> tuple[dict, list[L.Op]]:
+    """A breaking schedule's file: its fields and its calls (a file that is not one is a UsageError, one line)."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("format") != SCHEDULE_FORMAT or data.get("version") != 1:
+            raise ValueError(f"format is not {SCHEDULE_FORMAT} version 1")
+        if not isinstance(data.get("ops"), list) or not data["ops"] or not isinstance(data.get("rule"), str):
+            raise ValueError("it needs a rule and a list of calls")
+        ops = [L.from_json(op) for op in data["ops"]]
+        if not all(isinstance(op, L.Op) for op in ops):
+            raise ValueError("an entry of ops is not an operation")
+    except OSError as exc:
+        raise UsageError(f"crash: cannot read {path}: {exc.strerror or exc}") from None
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise UsageError(f"crash: {path} is not a well-formed crash schedule ({' '.join(str(exc).split())[:200]})") \
+            from None
+    return data, ops
+
+
+def schedule_json(done: Schedule, rule: str, adapter: str, seed: int, tries: int) -> dict:
+    """A breaking schedule as ``--replay`` reads it: its calls, and the run that last broke ``rule``."""
+    return {"format": SCHEDULE_FORMAT, "version": 1, "adapter": adapter, "seed": seed, "rule": rule,
+            "tries": tries, "ops": [L.to_json(op) for op, _ in done.steps], "run": _schedule_record(done)}
 
 
 def cmd_crash(args, out) -> int:
     started = time.monotonic()
+    if args.replay is not None:
+        data, ops = read_schedule(args.replay)
     options = _adapter_options(args)
     if "restart" in getattr(adapter_class(args.adapter), "option_names", ()) and "restart" not in options:
         options["restart"] = "on"   # a crash campaign is restarts: not the few a run makes by default
@@ -59,10 +101,13 @@ def cmd_crash(args, out) -> int:
     except BaseException:
         adapter.close()
         raise
+    deadline = None if args.minutes is None else started + args.minutes * 60
+    if args.replay is not None:
+        return _replay(args, out, adapter, data, ops, results, deadline)
     budget = counted(args.schedules, "schedule") + (f", {args.minutes:g} minute(s)" if args.minutes else "")
+    tries = MINIMISE_TRIES if args.tries is None else args.tries
     out.write(f"mqconform crash: adapter {args.adapter}, at most {budget}, seed {seed}\nResults: {results}\n")
     out.flush()
-    deadline = None if args.minutes is None else started + args.minutes * 60
 
     def progress(index: int, done: Schedule) -> None:
         broke = done.accounting.rules
@@ -75,19 +120,66 @@ def cmd_crash(args, out) -> int:
     STOP.clear()
     previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
     try:
-        result = campaign(lambda: adapter, seed, args.schedules, deadline=deadline, progress=progress)
+        result = campaign(lambda: adapter, seed, args.schedules, deadline=deadline, progress=progress, tries=tries)
     finally:
         _on_signals(previous)
     write_json_atomic(results / "crash.json", result_json(result, args.adapter, describe, seed))
-    out.write("\n" + summary(result) + "\n")
+    for rule, done in result.minimal.items():
+        (results / "schedules").mkdir(exist_ok=True)
+        write_json_atomic(results / "schedules" / f"{rule}.json", schedule_json(done, rule, args.adapter, seed, tries))
+    out.write("\n" + summary(result, replay=_replay_command(args, results)) + "\n")
     if result.interrupted:
         out.write(f"Interrupted after {counted(result.schedules, 'schedule')}; results so far in {results}\n")
         return EXIT_INTERRUPTED
     return EXIT_NONCONFORMANT if result.broke or result.departed else EXIT_OK
 
 
-def summary(result: CrashResult) -> str:
-    """The accounting table, each rule's frequency with its interval, and each first breaking schedule."""
+def _replay_command(args, results: Path):
+    """The command that replays a rule's breaking schedule, given the rule."""
+    opts = "".join(f" --adapter-opt {o}" for o in args.adapter_opt or ()) + \
+        (f" --faults {args.faults}" if args.faults else "")
+    return lambda rule: (f"mqconform crash --adapter {args.adapter}{opts} --replay {results / 'schedules' / rule}.json "
+                         f"--tries {REPLAY_TRIES}")
+
+
+def _replay(args, out, adapter, data: dict, ops: list[L.Op], results: Path, deadline: float | None) -> int:
+    """``--replay``: the schedule run --tries times; how often each rule broke, with its interval."""
+    tries = REPLAY_TRIES if args.tries is None else args.tries
+    rule = data["rule"]
+    out.write(f"mqconform crash: adapter {args.adapter}, the schedule of {args.replay} ({len(ops)} calls, breaking "
+              f"{rule} when found) run {counted(tries, 'time')}\nResults: {results}\n")
+    out.flush()
+    STOP.clear()
+    previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
+    interrupted = False
+    try:
+        ran, broke = replay(adapter, "replay", ops, tries,
+                            stop=lambda: deadline is not None and time.monotonic() >= deadline)
+    except KeyboardInterrupt:
+        interrupted, ran, broke = True, 0, {}
+    finally:
+        _on_signals(previous)
+        adapter.close()
+    shown = CrashResult(schedules=ran, broke=dict(broke), classes={}, first={})
+    rows = []
+    for name in sorted(set(broke) | {rule}):
+        low, high = shown.interval(name)
+        rows.append((name, f"{broke.get(name, 0)} of {ran}", f"{shown.frequency(name):.0%}", f"{low:.0%}-{high:.0%}"))
+    write_json_atomic(results / "replay.json", {
+        "format": "mqconform-crash-replay", "version": 1, "schedule": str(args.replay), "rule": rule, "runs": ran,
+        "interrupted": interrupted,
+        "rules": {name: {"runs": broke.get(name, 0), "frequency": shown.frequency(name),
+                         "interval": list(shown.interval(name))} for name in sorted(set(broke) | {rule})}})
+    out.write("\n" + tabulate(rows, headers=("rule", "runs", "frequency", "95% interval"), tablefmt="simple") + "\n")
+    if interrupted:
+        out.write(f"Interrupted; results in {results}\n")
+        return EXIT_INTERRUPTED
+    return EXIT_NONCONFORMANT if broke else EXIT_OK
+
+
+def summary(result: CrashResult, replay=None) -> str:
+    """The accounting table, each rule's frequency with its interval, and each first breaking schedule (cut down
+    to its fewest calls where it was, with the command that replays it: ``replay(rule)``)."""
     lines = [f"{counted(result.schedules, 'schedule')} ran"
              + (f", {result.departed} departed before their drain (judged step by step, not accounted: below)"
                 if result.departed else "") + "."]
@@ -119,8 +211,19 @@ def summary(result: CrashResult) -> str:
                           tablefmt="simple"))
     for rule in sorted(result.first):
         lines.append("")
-        lines.append(f"First schedule breaking {rule} (as it ran, not minimised):")
-        lines.append(schedule_text(result.first[rule]))
+        if rule in result.minimal:
+            done = result.minimal[rule]
+            how = ("cut down as far as the time allowed (not every call was tried)" if rule in result.cut_short
+                   else "cut down to the fewest calls that still break it")
+            lines.append(f"First schedule breaking {rule}, {how} ({len(done.steps)} of {len(result.first[rule].steps)}"
+                         f"; each call left out where a run without it broke {rule} again within "
+                         f"{counted(result.tries, 'try', 'tries')}):")
+            lines.append(schedule_text(done))
+            if replay is not None:
+                lines.append(f"Replay: {replay(rule)}")
+        else:
+            lines.append(f"First schedule breaking {rule} (as it ran, not minimised):")
+            lines.append(schedule_text(result.first[rule]))
     return "\n".join(lines)
 
 
@@ -132,20 +235,26 @@ def schedule_text(done: Schedule) -> str:
     return f"{table}\ndrained: {', '.join(done.drained) or 'nothing'}\nmessages: {fates}"
 
 
+def _schedule_record(done: Schedule) -> dict:
+    return {"case": done.case_id, "drained": list(done.drained),
+            "steps": [{"op": L.to_json(op), "observed": L.to_json(obs)} for op, obs in done.steps],
+            "messages": [{"body": a.body, "class": a.cls, "found": list(a.found), "rules": list(a.rules)}
+                         for a in done.accounting.accounts]}
+
+
 def result_json(result: CrashResult, adapter: str, describe: dict, seed: int) -> dict:
-    def schedule(done: Schedule) -> dict:
-        return {"case": done.case_id, "drained": list(done.drained),
-                "steps": [{"op": L.to_json(op), "observed": L.to_json(obs)} for op, obs in done.steps],
-                "messages": [{"body": a.body, "class": a.cls, "found": list(a.found), "rules": list(a.rules)}
-                             for a in done.accounting.accounts]}
+    schedule = _schedule_record
 
     return {"format": "mqconform-crash", "version": 1, "adapter": adapter, "system": describe, "seed": seed,
             "schedules": result.schedules, "departed": result.departed, "interrupted": result.interrupted,
             "classes": dict(result.classes),
             "departures": {rule: {"schedules": n, "first": schedule(result.first_departed[rule])}
                            for rule, n in sorted(result.departures.items())},
+            "tries": result.tries, "cut_short": list(result.cut_short),
             "rules": {rule: {"schedules": n, "frequency": result.frequency(rule),
-                             "interval": list(result.interval(rule)), "first": schedule(result.first[rule])}
+                             "interval": list(result.interval(rule)), "first": schedule(result.first[rule]),
+                             **({"minimal": schedule(result.minimal[rule]), "replay": f"schedules/{rule}.json"}
+                                if rule in result.minimal else {})}
                       for rule, n in sorted(result.broke.items())}}
 
 

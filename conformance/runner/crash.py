@@ -7,8 +7,10 @@ Bugs of this class show with some probability, so the result of many schedules i
 ("CORE-32: 3 of 24 schedules lost a committed persistent message"), each with its first breaking schedule.
 
 ``mqconform crash`` runs them on any adapter that can restart its system (a kill, ``Restart(abrupt=True)``, where
-the adapter can express one: a broker under the nemesis).  Not yet: pauses, Spark, minimal histories of a
-breaking schedule (the first one is shown as it ran).
+the adapter can express one: a broker under the nemesis).  The first schedule that broke each rule is then cut
+down to the fewest calls that still break it (:func:`minimal_schedule`: a call is left out where a run without it,
+drained and accounted, breaks the rule again within a number of tries), and can be run again that many times to
+give its own frequency (:func:`replay`).  Not yet: pauses, Spark.
 """
 
 from __future__ import annotations
@@ -58,6 +60,13 @@ class CrashResult:
     first_departed: dict[str, Schedule] = attrs.Factory(dict)
     #: Stopped by Ctrl-C (or SIGTERM) before its schedules or its time were spent: what ran is all here.
     interrupted: bool = False
+    #: Per rule, the first schedule that broke it cut down to the fewest calls that still break it, as it last ran
+    #: breaking it (a rule missing here was not minimised: asked not to be, or the time was up).
+    minimal: dict[str, Schedule] = attrs.Factory(dict)
+    #: The runs minimising may make of a candidate schedule to see the rule broken again.
+    tries: int = 0
+    #: The rules whose schedule the time's end stopped cutting down before every call was tried.
+    cut_short: tuple[str, ...] = ()
 
     def frequency(self, rule: str) -> float:
         return self.broke.get(rule, 0) / self.schedules if self.schedules else 0.0
@@ -114,6 +123,66 @@ def run_schedule(adapter, case_id: str, ops: Sequence[L.Op], platform: str = C.P
                     accounting=account(platform, steps, {QUEUE: drained}))
 
 
+def _frame(ops: Sequence[L.Op]) -> int:
+    """How many of a schedule's first calls make its frame (the queue, the connection, the handle): never left
+    out, since without them no call after them reaches a message."""
+    n = 0
+    while n < len(ops) and isinstance(ops[n], (L.DefineQueue, L.Connect, L.Open)):
+        n += 1
+    return n
+
+
+def breaking(adapter, case_id: str, ops: Sequence[L.Op], rule: str, tries: int,
+             platform: str = C.PLATFORM_DISTRIBUTED, time_left: Callable[[], bool] | None = None) -> Schedule | None:
+    """A run of ``ops`` (drained and accounted) that breaks ``rule``, within ``tries`` runs (none started once
+    ``time_left()`` says no); None when none did."""
+    for n in range(tries):
+        if time_left is not None and not time_left():
+            return None
+        done = run_schedule(adapter, f"{case_id}-{n}", ops, platform)
+        if rule in done.accounting.rules:
+            return done
+    return None
+
+
+def minimal_schedule(adapter, first: Schedule, rule: str, tries: int, platform: str = C.PLATFORM_DISTRIBUTED,
+                     deadline: float | None = None, per_run: float = 0.0) -> tuple[Schedule, bool]:
+    """``first`` (a schedule that broke ``rule``) cut down to the fewest calls that still break it: each call after
+    the frame, the last first, is left out where a run without it breaks the rule again within ``tries`` runs (a
+    rule broken at one run in k needs tries of a few times k to be seen).  No run starts that would end after
+    ``deadline`` (``time.monotonic()``) if it took ``per_run`` seconds: what was cut down by then is the result.
+    Returns the run that last broke the rule, and whether every call was tried (False: the time was up)."""
+    ops = [op for op, _ in first.steps]
+    best = first
+
+    def time_left() -> bool:
+        return deadline is None or time.monotonic() + per_run < deadline
+
+    frame = _frame(ops)
+    for at in range(len(ops) - 1, frame - 1, -1):
+        candidate = ops[:at] + ops[at + 1:]
+        again = breaking(adapter, f"{first.case_id}-min{at}", candidate, rule, tries, platform, time_left)
+        if again is not None:
+            ops, best = candidate, again
+        elif not time_left():
+            return best, False
+    return best, True
+
+
+def replay(adapter, case_id: str, ops: Sequence[L.Op], tries: int, platform: str = C.PLATFORM_DISTRIBUTED,
+           stop: Callable[[], bool] | None = None) -> tuple[int, Counter]:
+    """``ops`` run ``tries`` times (fewer where ``stop()`` says so between runs), each drained and accounted: the
+    runs made, and per rule how many of them broke it."""
+    broke: Counter = Counter()
+    ran = 0
+    for n in range(tries):
+        if stop is not None and stop():
+            break
+        broke.update(run_schedule(adapter, f"{case_id}-{n}", ops, platform).accounting.rules)
+        ran += 1
+    return ran, broke
+
+
 def restart_kinds(adapter) -> tuple[L.Restart, ...]:
     """The restarts ``adapter`` runs: a kill and an orderly stop, or the one of them it can express."""
     express = getattr(adapter, "express", None)
@@ -123,11 +192,12 @@ def restart_kinds(adapter) -> tuple[L.Restart, ...]:
 
 def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
              shape: Callable[[random.Random, int], list[L.Op]] | None = None, deadline: float | None = None,
-             progress: Callable[[int, Schedule], None] | None = None) -> CrashResult:
+             progress: Callable[[int, Schedule], None] | None = None, tries: int = 0) -> CrashResult:
     """At most ``schedules`` schedules of ``shape`` (by default :func:`random_schedule` with the restarts the adapter
     runs) drawn from ``seed``, on one adapter, none started that would end after ``deadline`` (``time.monotonic()``)
-    if it took as long as the schedules so far on average: the frequency of each rule broken.  Ctrl-C ends it
-    with what ran (``interrupted``)."""
+    if it took as long as the schedules so far on average: the frequency of each rule broken.  Then, ``tries`` not
+    0, the first schedule that broke each rule cut down (:func:`minimal_schedule`, within the deadline).  Ctrl-C
+    ends it with what ran (``interrupted``)."""
     rng = random.Random(seed)
     broke: Counter = Counter()
     classes: Counter = Counter()
@@ -136,6 +206,8 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
     first_departed: dict[str, Schedule] = {}
     departed = ran = 0
     interrupted = False
+    minimal: dict[str, Schedule] = {}
+    cut: list[str] = []
     adapter = make_adapter()
     try:
         if shape is None:
@@ -164,13 +236,27 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
             for rule in done.accounting.rules:
                 broke[rule] += 1
                 first.setdefault(rule, done)
+        if tries and not interrupted and ran:
+            per_run = (time.monotonic() - began) / ran
+            for rule in sorted(first):
+                if deadline is not None and time.monotonic() + per_run >= deadline:
+                    break
+                try:
+                    minimal[rule], done_all = minimal_schedule(adapter, first[rule], rule, tries, deadline=deadline,
+                                                               per_run=per_run)
+                    if not done_all:
+                        cut.append(rule)
+                except KeyboardInterrupt:
+                    interrupted = True
+                    break
     finally:
         close = getattr(adapter, "close", None)
         if close is not None:
             close()
     return CrashResult(schedules=ran, broke=dict(broke), classes={c: classes[c] for c in CLASSES},
                        first=first, departed=departed, interrupted=interrupted, departures=dict(departures),
-                       first_departed=first_departed)
+                       first_departed=first_departed, minimal=minimal, tries=tries, cut_short=tuple(cut))
 
 
-__all__ = ["Schedule", "CrashResult", "random_schedule", "restart_kinds", "run_schedule", "campaign"]
+__all__ = ["Schedule", "CrashResult", "random_schedule", "restart_kinds", "run_schedule", "breaking",
+           "minimal_schedule", "replay", "campaign"]
