@@ -79,3 +79,21 @@ def test_a_history_that_departs_before_the_drain_accounts_for_nothing(drained):
     steps = [put("a", "p"), (L.Get(conn="b", handle="b1"), msg("other"))]
     result = account(D, SETUP + steps, drained)
     assert result.departed is not None and result.accounts == ()
+
+
+def test_a_message_of_a_commit_cut_in_flight_kept_past_a_restart_breaks_the_restart_rule_alone():
+    """A non-persistent message put under syncpoint, the commit cut in flight (in doubt), a restart, and the drain
+    finds it: committed, the restart should have discarded it (CORE-32); backed out, it never was. Finding it
+    decides the commit happened: CORE-32 alone, not the in-doubt rule."""
+    sync = C.MQPMO_SYNCPOINT
+    steps = [(L.DefineQueue(queue="Q1"), L.OK), (L.Connect(conn="a"), L.OK),
+             (L.Open(conn="a", handle="a1", queue="Q1", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED), L.OK),
+             (L.Put(conn="a", handle="a1", body="n1", md=L.MessageDescriptor(persistence=C.MQPER_NOT_PERSISTENT),
+                    options=sync), L.OK),
+             (L.PauseQueueManager(conn="a", tenths=5), L.OK),
+             (L.Commit(conn="a"), L.Observation.of(C.MQRC_CONNECTION_BROKEN)),
+             (L.Restart(), L.OK)]
+    kept = account(C.PLATFORM_DISTRIBUTED, steps, {"Q1": ["n1"]})
+    assert [(a.body, a.cls, a.rules) for a in kept.accounts] == [("n1", KEPT, ("CORE-32",))]
+    # not found: in doubt no more (either reading drops it at the restart)
+    assert [a.cls for a in account(C.PLATFORM_DISTRIBUTED, steps, {"Q1": []}).accounts] == [GONE]

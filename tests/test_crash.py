@@ -109,6 +109,31 @@ def test_schedules_restart_with_every_kind_the_adapter_runs():
     assert drawn == {L.Restart(), L.Restart(abrupt=True)}
 
 
+def test_where_the_system_can_be_paused_some_commits_are_made_while_it_is_and_nothing_breaks():
+    """A commit made while the queue manager is paused is cut in flight: in doubt, either outcome allowed; a
+    conforming queue manager breaks no rule with them, and a system that cannot be paused gets none."""
+    import random
+
+    from conformance.runner.crash import can_pause, random_schedule
+
+    class NoPause(SimulatedAdapter):
+        def express(self, op):
+            return None if isinstance(op, L.PauseQueueManager) else op
+
+    assert can_pause(SimulatedAdapter()) and not can_pause(NoPause())
+    rng = random.Random(1)
+    schedules = [random_schedule(rng, i, pause=True) for i in range(60)]
+    paused = [ops for ops in schedules if any(isinstance(op, L.PauseQueueManager) for op in ops)]
+    assert paused and all(isinstance(ops[ops.index(next(op for op in ops if isinstance(op, L.PauseQueueManager))) + 1],
+                                     L.Commit) for ops in paused)
+    rng = random.Random(1)
+    assert not any(isinstance(op, L.PauseQueueManager) for i in range(60) for op in random_schedule(rng, i))
+    result = campaign(_simulated(), 1, 60)
+    assert result.broke == {} and result.departed == 0
+    in_doubt = [s for s in paused if any(isinstance(op, L.Put) and op.options & C.MQPMO_SYNCPOINT for op in s)]
+    assert in_doubt   # some of them with puts in the unit of work cut in flight
+
+
 def test_a_crash_campaign_stops_starting_schedules_when_its_time_is_up(tmp_path):
     from tests.clikit import run_cli
 

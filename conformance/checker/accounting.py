@@ -21,7 +21,9 @@ class                     the drain ...                                         
 ========================  ==============================================================  ==========
 
 Each failure names the rule it breaks: for one lost, what keeps it (CORE-32 after a restart, else what put
-it there); for one duplicated or kept, what removed it for good (a get's rule, a restart's, a backout's).
+it there); for one duplicated or kept, what removed it for good (a get's rule, a restart's, a backout's), never the
+outcome of a call cut in flight where another reading removed it otherwise: finding the message decides that
+outcome (its unit of work was committed after all).
 Pure: the model alone.
 """
 
@@ -42,6 +44,9 @@ CLASSES = (OK, GONE, IN_DOUBT, LOST, DUPLICATED, KEPT, UNEXPECTED)
 FAILURES = frozenset({LOST, DUPLICATED, KEPT, UNEXPECTED})
 #: Rules by which a get removes a message for good: one found again after them came back.
 CONSUMED_BY = frozenset({"CORE-14", "CORE-16", "SYNC-04"})
+#: The rule of a call cut in flight, whose outcome is in doubt: a reading in which it removed a message the drain
+#: found is the reading the system did not take (it committed, or put, after all), not a rule it broke.
+IN_DOUBT_RULE = "CORE-48"
 
 
 @attrs.frozen
@@ -116,8 +121,11 @@ def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained:
         places = [_where(s, body) for s in states]
         held = [(q, m) for q, m in places if q is not None and m is not None]
         seen = tuple(found.get(body, ()))
-        # what removed it for good: each reading's leading reason (the rules of how it came follow it there)
+        # what removed it for good: each reading's leading reason (the rules of how it came follow it there); where
+        # another reading removed it otherwise, not an in-doubt call's outcome, which finding it decides
         removed = tuple(dict.fromkeys(s.removed[body][0] for s in states if s.removed.get(body)))
+        if seen and len(removed) > 1 and IN_DOUBT_RULE in removed:
+            removed = tuple(r for r in removed if r != IN_DOUBT_RULE)
         if not seen:
             if not held:
                 accounts.append(Account(body=body, cls=GONE))

@@ -10,7 +10,8 @@ Bugs of this class show with some probability, so the result of many schedules i
 the adapter can express one: a broker under the nemesis).  The first schedule that broke each rule is then cut
 down to the fewest calls that still break it (:func:`minimal_schedule`: a call is left out where a run without it,
 drained and accounted, breaks the rule again within a number of tries), and can be run again that many times to
-give its own frequency (:func:`replay`).  Not yet: pauses, Spark.
+give its own frequency (:func:`replay`).  Where the system can be paused, a schedule's commit is sometimes made
+while it is (in doubt).  Not yet: Spark.
 """
 
 from __future__ import annotations
@@ -82,9 +83,12 @@ class CrashResult:
         return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def random_schedule(rng: random.Random, index: int, restarts: Sequence[L.Restart] = (L.Restart(),)) -> list[L.Op]:
+def random_schedule(rng: random.Random, index: int, restarts: Sequence[L.Restart] = (L.Restart(),),
+                    pause: bool = False) -> list[L.Op]:
     """Puts (persistent or not, in syncpoint or not), maybe a commit, maybe a get, then one or two restarts (of
-    the kinds ``restarts``: a kill where the system can be killed); two in a row is a crash during recovery."""
+    the kinds ``restarts``: a kill where the system can be killed); two in a row is a crash during recovery.
+    ``pause``: the system can be paused, and a commit is sometimes made while it is (the client gives up on it and
+    its connection ends with the commit in flight: in doubt, MQ's either outcome allowed)."""
     ops: list[L.Op] = [L.DefineQueue(queue=QUEUE), L.Connect(conn="a"),
                        L.Open(conn="a", handle="a1", queue=QUEUE, options=OPTIONS)]
     for n in range(rng.randint(2, 5)):
@@ -93,6 +97,8 @@ def random_schedule(rng: random.Random, index: int, restarts: Sequence[L.Restart
         ops.append(L.Put(conn="a", handle="a1", body=f"m{index}.{n}", md=L.MessageDescriptor(persistence=persistence),
                          options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT))
     if rng.random() < 0.6:
+        if pause and rng.random() < 0.3:
+            ops.append(L.PauseQueueManager(conn="a", tenths=rng.choice((5, 20))))
         ops.append(L.Commit(conn="a"))
     if rng.random() < 0.4:
         ops.append(L.Get(conn="a", handle="a1",
@@ -183,6 +189,14 @@ def replay(adapter, case_id: str, ops: Sequence[L.Op], tries: int, platform: str
     return ran, broke
 
 
+def can_pause(adapter) -> bool:
+    """Whether ``adapter`` runs a pause of its system (a broker under the nemesis, the simulated queue manager)."""
+    express = getattr(adapter, "express", None)
+    caps = getattr(adapter, "capabilities", None)
+    op = L.PauseQueueManager(conn="a", tenths=5)
+    return (caps is None or caps().can(L.PauseQueueManager)) and (express is None or express(op) is not None)
+
+
 def restart_kinds(adapter) -> tuple[L.Restart, ...]:
     """The restarts ``adapter`` runs: a kill and an orderly stop, or the one of them it can express."""
     express = getattr(adapter, "express", None)
@@ -211,7 +225,7 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
     adapter = make_adapter()
     try:
         if shape is None:
-            shape = functools.partial(random_schedule, restarts=restart_kinds(adapter))
+            shape = functools.partial(random_schedule, restarts=restart_kinds(adapter), pause=can_pause(adapter))
         began = time.monotonic()
         for index in range(schedules):
             # none started that would, taking as long as the schedules so far on average, end after the deadline
@@ -258,5 +272,5 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
                        first_departed=first_departed, minimal=minimal, tries=tries, cut_short=tuple(cut))
 
 
-__all__ = ["Schedule", "CrashResult", "random_schedule", "restart_kinds", "run_schedule", "breaking",
+__all__ = ["Schedule", "CrashResult", "random_schedule", "can_pause", "restart_kinds", "run_schedule", "breaking",
            "minimal_schedule", "replay", "campaign"]
