@@ -97,3 +97,31 @@ def test_a_message_of_a_commit_cut_in_flight_kept_past_a_restart_breaks_the_rest
     assert [(a.body, a.cls, a.rules) for a in kept.accounts] == [("n1", KEPT, ("CORE-32",))]
     # not found: in doubt no more (either reading drops it at the restart)
     assert [a.cls for a in account(C.PLATFORM_DISTRIBUTED, steps, {"Q1": []}).accounts] == [GONE]
+
+
+@pytest.mark.parametrize("drained, classes, rules", [
+    # the put committed, the get backed out: judged as backed out (a put kept) or as committed (a get undone)
+    (["old", "new"], ({"old": OK, "new": KEPT}, {"old": DUPLICATED, "new": OK}), ("CORE-48",)),
+    # the get committed, the put backed out: a message lost either way
+    ([], ({"old": LOST, "new": IN_DOUBT}, {"old": IN_DOUBT, "new": LOST}), ("CORE-48",)),
+    # committed, or backed out: what was not found is in doubt (held in a reading of the history)
+    (["new"], ({"old": IN_DOUBT, "new": OK},), ()),
+    (["old"], ({"old": OK, "new": IN_DOUBT},), ()),
+])
+def test_a_unit_of_work_in_doubt_is_carried_out_whole_or_not_at_all(drained, classes, rules):
+    """A get and a put in one unit of work whose commit is cut in flight: MQ commits both or neither.  Each message
+    alone has a reading that lets it pass whatever the drain shows; a drain that mixes the readings breaks the
+    in-doubt rule (CORE-48), the messages judged by the reading that explains most."""
+    sync = C.MQPMO_SYNCPOINT
+    persistent = L.MessageDescriptor(persistence=C.MQPER_PERSISTENT)
+    steps = [(L.DefineQueue(queue="Q1"), L.OK), (L.Connect(conn="a"), L.OK),
+             (L.Open(conn="a", handle="a1", queue="Q1", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED), L.OK),
+             (L.Put(conn="a", handle="a1", body="old", md=persistent, options=C.MQPMO_NO_SYNCPOINT), L.OK),
+             (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("old", persistence=1)),
+             (L.Put(conn="a", handle="a1", body="new", md=persistent, options=sync), L.OK),
+             (L.PauseQueueManager(conn="a", tenths=5), L.OK),
+             (L.Commit(conn="a"), L.Observation.of(C.MQRC_CONNECTION_BROKEN))]
+    judged = account(C.PLATFORM_DISTRIBUTED, steps, {"Q1": drained})
+    assert judged.departed is None
+    assert {a.body: a.cls for a in judged.accounts} in classes
+    assert judged.rules == rules

@@ -258,3 +258,15 @@ def test_cutting_down_stops_when_the_time_is_up_and_says_so():
     assert minimal_schedule(adapter, first, "CORE-32", 5, deadline=time.monotonic()) == (first, False)
     cut, whole = minimal_schedule(adapter, first, "CORE-32", 5, deadline=time.monotonic() + 600)
     assert whole and len(cut.steps) < len(first.steps) and "CORE-32" in cut.accounting.rules
+
+
+def test_a_commit_carried_out_in_part_when_cut_in_flight_is_found_naming_the_in_doubt_rule():
+    """The fault makes a commit cut in flight (the queue manager paused) make its puts available and back its gets
+    out: each message alone is where one outcome of the commit has it, the drain as a whole where none does."""
+    result = campaign(_simulated("in-flight-commit-half-done"), 2, 60)
+    assert set(result.broke) == {"CORE-48"} and result.departed == 0, result.broke
+    first = result.first["CORE-48"]
+    assert any(isinstance(op, L.PauseQueueManager) for op, _ in first.steps)
+    assert all(a.rules == ("CORE-48",) for a in first.accounting.failures)
+    clean = campaign(_simulated(), 2, 60)
+    assert clean.broke == {} and clean.classes["in doubt"]

@@ -98,24 +98,10 @@ def _where(state: ModelState, body: str) -> tuple[str | None, ModelMessage | Non
     return None, None
 
 
-def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained: Mapping[str, Sequence[str]],
-            expiry_tolerance: int = 0) -> Accounting:
-    """Each message of the history (``steps``, up to the drain) judged by where the drain found it
-    (``drained``: queue -> the bodies read from it)."""
-    steps = list(steps)
-    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance)
-    for op, observed in steps:
-        check = tracker.advance(op, observed)
-        if check.mismatch is not None:
-            return Accounting(departed=check.mismatch)
-    states = tracker.candidates
-    found: dict[str, list[str]] = {}
-    for queue, bodies in drained.items():
-        for body in bodies:
-            found.setdefault(body, []).append(queue)
-    put = _put_bodies(steps)
-    put_at = {body: next(i for i, (op, _) in enumerate(steps) if getattr(op, "body", None) == body) for body in put}
-    last_restart = max((i for i, (op, _) in enumerate(steps) if isinstance(op, L.Restart)), default=-1)
+def _classify(states: Sequence[ModelState], put: Sequence[str], found: Mapping[str, list[str]],
+              put_at: Mapping[str, int], last_restart: int) -> list[Account]:
+    """Each message judged by where the drain found it against ``states``, message by message (each may be
+    judged by a reading of its own)."""
     accounts = []
     for body in put:
         places = [_where(s, body) for s in states]
@@ -149,6 +135,59 @@ def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained:
     for body, queues in found.items():
         if body not in put:
             accounts.append(Account(body=body, cls=UNEXPECTED, found=tuple(queues)))
+    return accounts
+
+
+def _failing(accounts: Sequence[Account]) -> int:
+    return sum(a.cls in FAILURES for a in accounts)
+
+
+def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained: Mapping[str, Sequence[str]],
+            expiry_tolerance: int = 0) -> Accounting:
+    """Each message of the history (``steps``, up to the drain) judged by where the drain found it
+    (``drained``: queue -> the bodies read from it).
+
+    Each message is judged by the reading of the history that suits it best; but the drain is one outcome, so
+    where no single reading explains it as well (a unit of work in doubt of which some messages were committed
+    and others not), the messages are judged by the reading that explains most, and those only the mix of
+    readings let pass break the in-doubt rule: a call cut in flight was carried out or not, never in part."""
+    steps = list(steps)
+    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance)
+    in_doubt = False
+    for op, observed in steps:
+        check = tracker.advance(op, observed)
+        if check.mismatch is not None:
+            return Accounting(departed=check.mismatch)
+        in_doubt = in_doubt or check.in_doubt
+    states = tracker.candidates
+    found: dict[str, list[str]] = {}
+    for queue, bodies in drained.items():
+        for body in bodies:
+            found.setdefault(body, []).append(queue)
+    put = _put_bodies(steps)
+    put_at = {body: next(i for i, (op, _) in enumerate(steps) if getattr(op, "body", None) == body) for body in put}
+    last_restart = max((i for i, (op, _) in enumerate(steps) if isinstance(op, L.Restart)), default=-1)
+    accounts = _classify(states, put, found, put_at, last_restart)
+    if len(states) > 1:
+        # the readings that explain the drain best, each as a whole: the messages judged by those alone
+        readings = [(_classify([s], put, found, put_at, last_restart), s) for s in states]
+        fewest = min(_failing(judged) for judged, _ in readings)
+        mixed = accounts
+        accounts = _classify([s for judged, s in readings if _failing(judged) == fewest], put, found, put_at,
+                             last_restart)
+        if _failing(accounts) < fewest:
+            # those readings explain it only mixed: judged by the first of them
+            accounts = next(judged for judged, _ in readings if _failing(judged) == fewest)
+        if fewest > _failing(mixed) and in_doubt:
+            # a message only a mix of readings lets pass: the calls cut in flight were carried out in part
+            alone = {a.body for a in mixed if a.cls in FAILURES}
+            accounts = [attrs.evolve(a, rules=(IN_DOUBT_RULE,)) if a.cls in FAILURES and a.body not in alone else a
+                        for a in accounts]
+        # not found, and held in some readings of the history only: in doubt (the system's choice unconfirmed),
+        # whichever reading the drain is judged by
+        held_somewhere = {body for body in put if any(_where(s, body)[0] is not None for s in states)}
+        accounts = [attrs.evolve(a, cls=IN_DOUBT) if a.cls == GONE and a.body in held_somewhere else a
+                    for a in accounts]
     return Accounting(accounts=tuple(accounts))
 
 

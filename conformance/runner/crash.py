@@ -85,7 +85,7 @@ class CrashResult:
 
 def random_schedule(rng: random.Random, index: int, restarts: Sequence[L.Restart] = (L.Restart(),),
                     pause: bool = False) -> list[L.Op]:
-    """Puts (persistent or not, in syncpoint or not), maybe a commit, maybe a get, then one or two restarts (of
+    """Puts (persistent or not, in syncpoint or not), maybe a commit (of a get too), maybe a get, then one or two restarts (of
     the kinds ``restarts``: a kill where the system can be killed); two in a row is a crash during recovery.
     ``pause``: the system can be paused, and a commit is sometimes made while it is (the client gives up on it and
     its connection ends with the commit in flight: in doubt, MQ's either outcome allowed)."""
@@ -97,6 +97,8 @@ def random_schedule(rng: random.Random, index: int, restarts: Sequence[L.Restart
         ops.append(L.Put(conn="a", handle="a1", body=f"m{index}.{n}", md=L.MessageDescriptor(persistence=persistence),
                          options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT))
     if rng.random() < 0.6:
+        if rng.random() < 0.4:   # a get in the unit of work the commit ends
+            ops.append(L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT))
         if pause and rng.random() < 0.3:
             ops.append(L.PauseQueueManager(conn="a", tenths=rng.choice((5, 20))))
         ops.append(L.Commit(conn="a"))
