@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from reports.deviations import load_all
-from reports.inputs import ReportInputError, load_run, load_runs
+from reports.inputs import ReportInputError, is_crash, load_crash, load_run, load_runs
 from reports.matrix import Report, build
 
 FORMATS = ("md", "html", "json", "junit", "migration")
@@ -24,8 +24,9 @@ def make_report(directories: list, baseline: list | None = None, known_deviation
     """The report over ``directories``; ``known_deviations`` are known-deviations files (TOML) to apply."""
     deviations = load_all(known_deviations)
     runs = load_runs(directories)
+    crashes = [load_crash(d) for d in directories if is_crash(d)]
     base = [load_run(d) for d in baseline] if baseline else None
-    return build(runs, base, deviations)
+    return build(runs, base, deviations, crashes)
 
 
 def render(report: Report, fmt: str, generated: float | None = None) -> str:

@@ -10,7 +10,7 @@ from reports.common import (DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, clai
                             failure_note, failure_rows, races, replay_command, rule_dependencies, title,
                             when)
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
-from reports.matrix import NOT_RUN, Column, Report
+from reports.matrix import CRASH_INTRO, NOT_RUN, Column, Report, crash_claim, crash_rows
 from reference_model.version import install_hint
 from reports.plots import available as plots_available
 from reports.plots import campaign_png, coverage_png, overview_png, shares_png
@@ -210,6 +210,21 @@ def _deviations(report: Report) -> list[str]:
             _table(rows, ["rule", "system", "status", "behaviour seen", "why"])]
 
 
+def _crashes(report: Report) -> list[str]:
+    """The crash campaigns shown: each rule broken by frequency, a known deviation beside it."""
+    if not report.crashes:
+        return []
+    out = ['<h2 id="crash-campaigns">Crash campaigns</h2>', f"<p>{esc(CRASH_INTRO)}</p>"]
+    for crash in report.crashes:
+        out += [f"<h3>{esc(crash.label)}</h3>", f"<p>{esc(crash_claim(crash))}</p>"]
+        if crash.rows:
+            out.append(_table([[esc(cell) for cell in row] for row in crash_rows(crash)],
+                              ["rule", "summary", "broken in", "known deviation", "replay file"]))
+        else:
+            out.append("<p>No drain found a message out of place.</p>")
+    return out
+
+
 #: The matrix's cell text per verdict (the legend gives the full names).
 SHORT = {"pass": "pass", "fail": "FAIL", "one of": "one of", "known deviation": "known dev.", "not applicable": "n/a",
          "partly exercised": "partly", "not exercised": "not exer.", "indeterminate": "indet.", "error": "error", NOT_RUN: "not run"}
@@ -291,7 +306,7 @@ def _matrix(report: Report) -> list[str]:
 
 
 def render_html(report: Report, generated: float) -> str:
-    runs = sum(len(c.runs) for c in report.columns)
+    runs = sum(len(c.runs) for c in report.columns) + len(report.crashes)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            "<title>mqconform compliance report</title>",
@@ -309,13 +324,15 @@ def render_html(report: Report, generated: float) -> str:
         tally = Counter(d.status for d in report.deviations)
         out.append('<p class="notice">Known deviations: ' + ", ".join(f"{tally[s]} {esc(s)}" for s in (MATCHED, NOT_SHOWN, STALE, NOT_REACHED) if tally[s])
                    + ' (<a href="#deviations">what each is and why</a>).</p>')
-    out += _matrix(report)
-    out.append('<h2 id="overview">Verdicts per area</h2>')
-    out.append(f'<img alt="Rule verdicts per area and system" src="data:image/png;base64,{overview_png(report)}">'
-               if plots_available() else
-               f'<p class="notice">The pictures of this report are left out: they need matplotlib, '
-               f'{esc(install_hint("plots"))}.</p>')
+    if report.columns:   # (a report of crash campaigns alone has no matrix)
+        out += _matrix(report)
+        out.append('<h2 id="overview">Verdicts per area</h2>')
+        out.append(f'<img alt="Rule verdicts per area and system" src="data:image/png;base64,{overview_png(report)}">'
+                   if plots_available() else
+                   f'<p class="notice">The pictures of this report are left out: they need matplotlib, '
+                   f'{esc(install_hint("plots"))}.</p>')
     out += _deviations(report)
+    out += _crashes(report)
     for col in report.columns:
         out += _column(report, col)
     out += ["</body></html>"]

@@ -151,10 +151,65 @@ def _tasks(d: Path) -> tuple:
     return tuple(sorted(out))
 
 
+#: The format of a crash campaign's results (``mqconform crash``: crash.json).
+CRASH_FORMAT = "mqconform-crash"
+
+
+@attrs.frozen(kw_only=True)
+class CrashRun:
+    """A crash campaign's result directory (``crash.json``), read and checked."""
+
+    path: Path
+    data: dict
+
+    @property
+    def adapter(self) -> str:
+        return self.data["adapter"]
+
+    @property
+    def label(self) -> str:
+        """As :attr:`RunResult.label` names its system."""
+        system = self.data.get("system") or {}
+        faults = tuple(system.get("faults", ()) or ())
+        mapping = str(system.get("mapping") or "faithful")
+        return (self.adapter + (f" [mapping: {mapping}]" if mapping != "faithful" else "")
+                + (f" [faults: {', '.join(faults)}]" if faults else ""))
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def load_crash(directory: str | Path) -> CrashRun:
+    """A crash campaign's results: each rule broken with how many schedules broke it, checked as read."""
+    d = Path(directory)
+    path = d / "crash.json"
+    data = _json_file(path)
+    if data.get("format") != CRASH_FORMAT or data.get("version") != 1:
+        raise ReportInputError(f"{path}: not a crash campaign's results (format {data.get('format')!r}, version "
+                               f"{data.get('version')!r})")
+    if not isinstance(data.get("adapter"), str) or not _count(data.get("schedules")) \
+            or not isinstance(data.get("classes"), dict) or not all(_count(v) for v in data["classes"].values()):
+        raise ReportInputError(f"{path}: needs an adapter, a count of schedules and a count per class of message")
+    rules = data.get("rules")
+    if not isinstance(rules, dict) or not all(
+            isinstance(r, dict) and _count(r.get("schedules")) and r["schedules"] <= data["schedules"]
+            for r in rules.values()):
+        raise ReportInputError(f"{path}: rules must give each rule broken the schedules that broke it, at most "
+                               f"those that ran")
+    return CrashRun(path=d, data=data)
+
+
+def is_crash(directory: str | Path) -> bool:
+    """Whether ``directory`` holds a crash campaign's results rather than a run's."""
+    d = Path(directory)
+    return (d / "crash.json").is_file() and not (d / "run.json").exists()
+
+
 def load_runs(directories: list[str | Path]) -> list[RunResult]:
     if not directories:
         raise ReportInputError("no result directories given")
-    runs = [load_run(d) for d in directories]
+    runs = [load_run(d) for d in directories if not is_crash(d)]
     kits = {r.meta.get("kit_version") for r in runs}
     if len(kits) > 1:
         listing = ", ".join(f"{r.path} ({r.meta.get('kit_version')})" for r in runs)

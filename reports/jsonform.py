@@ -49,6 +49,16 @@ def report_data(report: Report, generated: float) -> dict:
                         **({"upstream": list(d.deviation.upstream)} if d.deviation.upstream else {}),
                         **({"affects": d.deviation.affects} if d.deviation.affects else {})}
                        for d in report.deviations],
+        "crash_campaigns": [{
+            "system": c.label, "directory": c.path, "seed": c.seed, "schedules": c.schedules, "departed": c.departed,
+            "departures": c.departures, "interrupted": c.interrupted, "classes": c.classes,
+            "rules": [{"rule": r.rule, "schedules": r.broke, "frequency": r.frequency, "interval": list(r.interval),
+                       **({"replay": r.replay} if r.replay else {}),
+                       **({"deviation": {"seen": r.deviation.seen,
+                                         **({"upstream": list(r.deviation.upstream)} if r.deviation.upstream else {}),
+                                         **({"affects": r.deviation.affects} if r.deviation.affects else {})}}
+                          if r.deviation else {})}
+                      for r in c.rows]} for c in report.crashes],
     }
 
 

@@ -46,6 +46,31 @@ def render_junit(report: Report) -> str:
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
+    for crash in report.crashes:
+        # a crash campaign: one case per rule its schedules broke, and per rule a schedule departed at
+        suite = ET.SubElement(suites, "testsuite", name=_text(f"{crash.label}, crash campaign"))
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        for row in crash.rows:
+            counts["tests"] += 1
+            case = ET.SubElement(suite, "testcase", classname="mqconform.crash", name=_text(f"{row.rule} after crashes"))
+            if row.deviation is not None:
+                counts["skipped"] += 1
+                ET.SubElement(case, "skipped", message=_text(f"known deviation, {row.text}: {row.deviation.seen}"))
+            else:
+                counts["failures"] += 1
+                failure = ET.SubElement(case, "failure", message=_text(f"{row.rule} broken in {row.text}"),
+                                        type="non-conformance")
+                failure.text = _text(f"Its breaking schedule, cut down: {row.replay} (mqconform crash --replay, with "
+                                     f"the campaign's adapter and options)" if row.replay else row.text)
+        for rule, n in sorted(crash.departures.items()):
+            counts["tests"] += 1
+            counts["failures"] += 1
+            case = ET.SubElement(suite, "testcase", classname="mqconform.crash", name=_text(f"{rule} before the drain"))
+            ET.SubElement(case, "failure", message=_text(f"{rule}: {n} of {crash.schedules} schedules departed"),
+                          type="non-conformance")
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
     for key, value in totals.items():
         suites.set(key, str(value))
     ET.indent(suites)

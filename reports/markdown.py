@@ -10,7 +10,7 @@ from reports.common import (DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, clai
                             expected_vs_observed, failure_note, failure_rows, races, replay_command, rule_dependencies,
                             title, when)
 from reports.deviations import STALE
-from reports.matrix import NOT_RUN, Report
+from reports.matrix import CRASH_INTRO, NOT_RUN, Report, crash_claim, crash_rows
 from conformance.records.render import counted
 
 #: The matrix's symbol per verdict (the legend above it names them).
@@ -71,8 +71,8 @@ def _table(rows, headers) -> str:
 def render_markdown(report: Report, generated: float) -> str:
     out = ["# mqconform compliance report", "",
            f"Generated {when(generated)} by {KIT} from "
-           f"{sum(len(c.runs) for c in report.columns)} result director"
-           f"{'y' if sum(len(c.runs) for c in report.columns) == 1 else 'ies'}."
+           f"{sum(len(c.runs) for c in report.columns) + len(report.crashes)} result director"
+           f"{'y' if sum(len(c.runs) for c in report.columns) + len(report.crashes) == 1 else 'ies'}."
            + (" Changes are marked against a baseline." if report.baseline else ""), ""]
     out += ["## Summary", "", _table([[c.label] + [c.counts()[v] for v in VERDICT_ORDER] for c in report.columns],
                                       ["system"] + list(VERDICT_ORDER)), ""]
@@ -96,6 +96,7 @@ def render_markdown(report: Report, generated: float) -> str:
         out += [f"### {area}", "", f"*{totals}*", "",
                 _table(rows, ["rule", "summary"] + [c.label for c in report.columns]), ""]
     out += _deviations(report)
+    out += _crashes(report)
     for col in report.columns:
         out += [f"## {_cell(col.label)}", "", "What this report covers:", "",
                 _table(claim_rows(col), ["", ""]), ""]
@@ -156,6 +157,20 @@ def render_markdown(report: Report, generated: float) -> str:
             for n, (text, replay) in enumerate(recorded, start=1):
                 out += [f"#### Race {n}", "", "```text", text, "```", "", "Replay:", "", "```bash", replay, "```", ""]
     return "\n".join(out)
+
+
+def _crashes(report: Report) -> list[str]:
+    """The crash campaigns shown: each rule broken by frequency, a known deviation beside it."""
+    if not report.crashes:
+        return []
+    out = ["## Crash campaigns", "", CRASH_INTRO, ""]
+    for crash in report.crashes:
+        out += [f"### {_cell(crash.label)}", "", _cell(crash_claim(crash)), ""]
+        if crash.rows:
+            out += [_table(crash_rows(crash), ["rule", "summary", "broken in", "known deviation", "replay file"]), ""]
+        else:
+            out += ["No drain found a message out of place.", ""]
+    return out
 
 
 def _deviations(report: Report) -> list[str]:

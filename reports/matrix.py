@@ -17,7 +17,7 @@ from conformance.records.results import (ERROR, FAIL, INDETERMINATE, NOT_APPLICA
                                          PASS)
 from reference_model.rules import AREAS, RULES
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE, UNMATCHED, DeviationStatus, KnownDeviation
-from reports.inputs import RunResult
+from reports.inputs import CrashRun, RunResult
 
 #: A failure the known-deviations file explains: reported apart from pass and from an unexplained failure.
 KNOWN_DEVIATION = "known deviation"
@@ -186,6 +186,8 @@ class Report:
     baseline: bool = False
     #: Each known deviation for an adapter the report shows, per system: matched, stale or not reached.
     deviations: list[DeviationStatus] = attrs.Factory(list)
+    #: The crash campaigns shown (``mqconform crash`` result directories), each rule judged by frequency.
+    crashes: list["CrashCampaign"] = attrs.Factory(list)
 
     @property
     def stale(self) -> list[DeviationStatus]:
@@ -198,7 +200,9 @@ class Report:
 
     @property
     def any_failure(self) -> bool:
-        return any(c.verdict in DEPARTING for col in self.columns for c in col.cells.values())
+        return any(c.verdict in DEPARTING for col in self.columns for c in col.cells.values()) or any(
+            row.deviation is None for crash in self.crashes for row in crash.rows) or any(
+            crash.departures for crash in self.crashes)
 
     def areas(self) -> list[str]:
         return sorted({r.area for r in self.rules}, key=_area_key)
@@ -241,8 +245,94 @@ def _merge_verdict(a: str, b: str) -> str:
     return min(a, b, key=PRECEDENCE.index)
 
 
+@attrs.frozen
+class CrashRow:
+    """A rule a crash campaign's schedules broke: how many of how many, with Wilson's 95% interval of its rate."""
+
+    rule: str
+    broke: int
+    schedules: int
+    frequency: float
+    interval: tuple[float, float]
+    #: The file of its breaking schedule cut down (``mqconform crash --replay`` runs it), or "" where not cut down.
+    replay: str = ""
+    #: The known deviation of the adapter that names the rule (shown beside the frequency, with the system's own
+    #: tracker where it cites one), or None.
+    deviation: KnownDeviation | None = None
+
+    @property
+    def text(self) -> str:
+        """"3 of 24 schedules (13%, 95% interval 4%-31%)"."""
+        low, high = self.interval
+        return (f"{self.broke} of {self.schedules} schedules ({self.frequency:.0%}, 95% interval "
+                f"{low:.0%}-{high:.0%})")
+
+
+@attrs.frozen
+class CrashCampaign:
+    """A crash campaign's results as a report shows them."""
+
+    label: str
+    path: str
+    seed: int | None
+    schedules: int
+    departed: int
+    interrupted: bool
+    classes: dict
+    rows: tuple[CrashRow, ...]
+    #: Rules named where a schedule departed before its drain, with how many schedules.
+    departures: dict
+
+
+#: What a report says of a crash campaign before its figures.
+CRASH_INTRO = ("Schedules of puts and gets around restarts (kills where the system can be killed, a commit sometimes "
+               "made while it is paused), each followed by a drain of the queue in which every message is accounted "
+               "for against what MQ keeps (`mqconform crash`, docs/nemesis.md). A rule is judged by how many "
+               "schedules broke it, with Wilson's 95% interval of its true rate: bugs of this kind show only at some "
+               "crashes. A known deviation naming the rule for this adapter is shown beside it, with the system's "
+               "own tracker where the entry cites it; a breaking schedule cut down to its fewest calls is run again "
+               "with `mqconform crash --replay FILE --tries N`.")
+
+
+def crash_rows(crash: "CrashCampaign") -> list[list[str]]:
+    """A crash campaign's rules as table rows: rule, summary, schedules, known deviation, replay file."""
+    out = []
+    for row in crash.rows:
+        known = ""
+        if row.deviation is not None:
+            known = "known deviation: " + row.deviation.seen + (
+                " " + row.deviation.upstream_text() if row.deviation.upstream else "")
+        out.append([row.rule, RULES[row.rule].summary if row.rule in RULES else "", row.text, known, row.replay])
+    return out
+
+
+def crash_claim(crash: "CrashCampaign") -> str:
+    """One sentence: what ran, and what departed before its drain."""
+    classes = ", ".join(f"{n} {cls}" for cls, n in crash.classes.items() if n) or "none"
+    departed = (f"; {crash.departed} departed before their drain (" + ", ".join(
+        f"{rule}: {n}" for rule, n in sorted(crash.departures.items())) + ")") if crash.departed else ""
+    return (f"{crash.schedules} schedules" + (f", seed {crash.seed}" if crash.seed is not None else "")
+            + (", interrupted" if crash.interrupted else "") + f", from {crash.path}; messages: {classes}{departed}.")
+
+
+def crash_campaign(run: CrashRun, deviations: tuple[KnownDeviation, ...] = ()) -> CrashCampaign:
+    data = run.data
+    rows = []
+    for rule, entry in sorted(data["rules"].items(), key=lambda kv: (-kv[1]["schedules"], kv[0])):
+        interval = entry.get("interval") or (0.0, 1.0)
+        replay = str(Path(run.path) / entry["replay"]) if entry.get("replay") else ""
+        known = next((d for d in deviations if d.rule == rule and d.adapter == run.adapter), None)
+        rows.append(CrashRow(rule=rule, broke=entry["schedules"], schedules=data["schedules"],
+                             frequency=float(entry.get("frequency") or 0.0),
+                             interval=(float(interval[0]), float(interval[1])), replay=replay, deviation=known))
+    return CrashCampaign(label=run.label, path=str(run.path), seed=data.get("seed"), schedules=data["schedules"],
+                         departed=int(data.get("departed") or 0), interrupted=bool(data.get("interrupted")),
+                         classes=dict(data["classes"]), rows=tuple(rows),
+                         departures={r: e.get("schedules", 0) for r, e in (data.get("departures") or {}).items()})
+
+
 def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
-          deviations: tuple[KnownDeviation, ...] = ()) -> Report:
+          deviations: tuple[KnownDeviation, ...] = (), crashes: list[CrashRun] | None = None) -> Report:
     columns: dict[str, Column] = {}
     infos: dict[str, RuleInfo] = {}
     for run in runs:
@@ -285,7 +375,8 @@ def build(runs: list[RunResult], baseline: list[RunResult] | None = None,
         _decide(col)
     order = {r.id: i for i, r in enumerate(RULES.all())}
     rules = sorted(infos.values(), key=lambda r: (_area_key(r.area), order.get(r.id, len(order)), r.id))
-    report = Report(columns=list(columns.values()), rules=rules)
+    report = Report(columns=list(columns.values()), rules=rules,
+                    crashes=[crash_campaign(c, tuple(deviations)) for c in crashes or ()])
     if baseline is not None:
         _diff(report, build(baseline))
     _apply(report, deviations)
