@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from adapters.simulated import SimulatedAdapter
 from adapters.simulated.faults import FAULTS, SOMETIMES
 from conformance.runner.crash import campaign
@@ -270,3 +272,39 @@ def test_a_commit_carried_out_in_part_when_cut_in_flight_is_found_naming_the_in_
     assert all(a.rules == ("CORE-48",) for a in first.accounting.failures)
     clean = campaign(_simulated(), 2, 60)
     assert clean.broke == {} and clean.classes["in doubt"]
+
+
+def test_the_parts_of_a_campaign_run_as_tasks_merge_into_one_result():
+    """Schedules, messages per class and each rule's count add up; the frequency and interval are the sums'; the
+    first breaking schedule is the first task's that has one, and so is the cut-down one."""
+    from conformance.campaign.crash import merge, plan
+    from conformance.records.crash import result_json, wilson
+
+    specs = plan(7, 25, 3)
+    assert [s["schedules"] for s in specs] == [9, 8, 8] and len({s["seed"] for s in specs}) == 3
+    assert plan(7, 25, 3) == specs and plan(7, 2, 5) == plan(7, 2, 2)
+    parts = []
+    for spec in specs:
+        result = campaign(_simulated("restart-keeps-nonpersistent"), spec["seed"], spec["schedules"],
+                          tries=3 if spec["index"] == 1 else 0)
+        parts.append(dict(result_json(result, "simulated", {}, spec["seed"]), task=spec["id"]))
+    merged = merge(parts, 7)
+    assert merged["schedules"] == 25 and merged["tasks"] == [s["id"] for s in specs]
+    assert merged["classes"] == {cls: sum(p["classes"][cls] for p in parts) for cls in merged["classes"]}
+    k = sum(p["rules"]["CORE-32"]["schedules"] for p in parts if "CORE-32" in p["rules"])
+    rule = merged["rules"]["CORE-32"]
+    assert rule["schedules"] == k and rule["frequency"] == k / 25 and rule["interval"] == list(wilson(k, 25))
+    first_task = next(p for p in parts if "CORE-32" in p["rules"])
+    assert rule["first"] == first_task["rules"]["CORE-32"]["first"]
+    assert rule["replay_task"] == specs[1]["id"] and rule["minimal"] == parts[1]["rules"]["CORE-32"]["minimal"]
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--tasks", "2"], "--tasks needs --master"),
+    (["--master", "nowhere"], "not a Spark master URL"),
+])
+def test_what_a_spark_crash_campaign_cannot_do_is_one_line(argv, needle, tmp_path):
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("crash", "--adapter", "simulated", *argv, "--results", tmp_path / "c")
+    assert code == 2 and needle in err and err.count("\n") == 1, err

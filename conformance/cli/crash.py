@@ -15,6 +15,7 @@ from conformance.checker.accounting import CLASSES, FAILURES
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK, UsageError, _adapter_args,
                                     _adapter_options, _minutes, _on_signals, _positive, _results_dir, _seed, _stop,
                                     _whole)
+from conformance.records.crash import SCHEDULE_FORMAT, result_json, schedule_json
 from conformance.records.history import write_json_atomic
 from conformance.records.render import counted, observation_text, op_text
 from conformance.runner.crash import CrashResult, Schedule, campaign, replay
@@ -27,8 +28,6 @@ DEFAULT_SCHEDULES = 40
 #: Runs of a candidate schedule while a breaking one is cut down, when not told how many; and runs of a schedule
 #: replayed (``--replay``) to give its frequency.
 MINIMISE_TRIES, REPLAY_TRIES = 5, 20
-#: The format of a breaking schedule's file (``schedules/RULE.json``), which ``--replay`` runs again.
-SCHEDULE_FORMAT = "mqconform-crash-schedule"
 
 
 def add_parsers(sub) -> None:
@@ -48,6 +47,12 @@ def add_parsers(sub) -> None:
                        help=f"runs of each candidate while the first schedule that broke a rule is cut down to the "
                             f"fewest calls that still break it (default {MINIMISE_TRIES}; 0: not cut down); with "
                             f"--replay, runs of the schedule (default {REPLAY_TRIES})")
+    crash.add_argument("--master", metavar="URL",
+                       help="run the schedules as Spark tasks at this master (local[N] on this machine), each on an "
+                            "adapter of its own (a broker adapter's own private broker: a crash would stop every "
+                            "task's broker otherwise); the tasks' results are merged")
+    crash.add_argument("--tasks", type=_positive, metavar="N",
+                       help="with --master: tasks sharing the schedules (default: 2)")
     crash.add_argument("--replay", type=Path, metavar="FILE",
                        help="run a breaking schedule's file (schedules/RULE.json of a crash campaign's results) "
                             "again --tries times: how often each rule breaks, with its interval")
@@ -74,14 +79,18 @@ def read_schedule(path: Path) -> tuple[dict, list[L.Op]]:
     return data, ops
 
 
-def schedule_json(done: Schedule, rule: str, adapter: str, seed: int, tries: int) -> dict:
-    """A breaking schedule as ``--replay`` reads it: its calls, and the run that last broke ``rule``."""
-    return {"format": SCHEDULE_FORMAT, "version": 1, "adapter": adapter, "seed": seed, "rule": rule,
-            "tries": tries, "ops": [L.to_json(op) for op, _ in done.steps], "run": _schedule_record(done)}
-
-
 def cmd_crash(args, out) -> int:
     started = time.monotonic()
+    if args.tasks is not None and args.master is None:
+        raise UsageError("crash: --tasks needs --master (the tasks run on Spark)")
+    if args.master is not None and args.replay is not None:
+        raise UsageError("crash: --replay runs one schedule here, not on Spark: leave out --master")
+    if args.master is not None:
+        from conformance.campaign.spark import master_problem
+
+        problem = master_problem(args.master)
+        if problem:
+            raise UsageError(f"crash: {problem}")
     if args.replay is not None:
         data, ops = read_schedule(args.replay)
     options = _adapter_options(args)
@@ -117,6 +126,9 @@ def cmd_crash(args, out) -> int:
         out.flush()
 
     describe = adapter.describe()   # (before the campaign closes the adapter: a private broker is then gone)
+    if args.master is not None:
+        adapter.close()   # each task makes its own
+        return _on_spark(args, out, options, results, seed, tries, started)
     STOP.clear()
     previous = _on_signals({signal.SIGINT: _stop, signal.SIGTERM: _stop})
     try:
@@ -132,6 +144,52 @@ def cmd_crash(args, out) -> int:
         out.write(f"Interrupted after {counted(result.schedules, 'schedule')}; results so far in {results}\n")
         return EXIT_INTERRUPTED
     return EXIT_NONCONFORMANT if result.broke or result.departed else EXIT_OK
+
+
+def _on_spark(args, out, options: dict, results: Path, seed: int, tries: int, started: float) -> int:
+    """The schedules as Spark tasks, each on an adapter (and a private broker) of its own; the results merged."""
+    from conformance.campaign import crash as spark_crash
+    from conformance.campaign.spark import CampaignError
+
+    tasks = args.tasks or 2
+    deadline = None if args.minutes is None else time.time() + args.minutes * 60 - (time.monotonic() - started)
+    out.write(f"Spark: {tasks} tasks at {args.master}, each on an adapter of its own\n")
+    out.flush()
+    try:
+        merged = spark_crash.run(args.master, results, args.adapter, options, seed, args.schedules, tasks, tries,
+                                 deadline)
+    except CampaignError as exc:
+        raise UsageError(f"crash: {exc}") from None
+    write_json_atomic(results / "crash.json", merged)
+    out.write("\n" + merged_summary(merged, _replay_command(args, results)) + "\n")
+    if merged["interrupted"]:
+        out.write(f"Interrupted; results so far in {results}\n")
+        return EXIT_INTERRUPTED
+    return EXIT_NONCONFORMANT if merged["rules"] or merged["departed"] else EXIT_OK
+
+
+def merged_summary(merged: dict, replay) -> str:
+    """A merged campaign's accounting table and each rule's frequency with its interval (and replay command)."""
+    lines = [f"{counted(merged['schedules'], 'schedule')} ran in {counted(len(merged['tasks']), 'task')}"
+             + (f", {merged['departed']} departed before their drain ("
+                + ", ".join(f"{r}: {e['schedules']}" for r, e in merged["departures"].items()) + ")"
+                if merged["departed"] else "") + "."]
+    lines.append(tabulate([(cls, merged["classes"].get(cls, 0), "yes" if cls in FAILURES else "no") for cls in CLASSES],
+                          headers=("messages", "count", "a failure"), tablefmt="simple"))
+    if not merged["rules"]:
+        lines.append("No drain found a message out of place.")
+        return "\n".join(lines)
+    rows = []
+    for rule, e in sorted(merged["rules"].items(), key=lambda kv: (-kv[1]["schedules"], kv[0])):
+        low, high = e["interval"]
+        rows.append((rule, f"{e['schedules']} of {merged['schedules']}", f"{e['frequency']:.0%}",
+                     f"{low:.0%}-{high:.0%}", RULES[rule].summary if rule in RULES else ""))
+    lines += ["", tabulate(rows, headers=("rule", "schedules", "frequency", "95% interval", "summary"),
+                           tablefmt="simple")]
+    for rule, e in sorted(merged["rules"].items()):
+        if e.get("replay"):
+            lines.append(f"Replay {rule}: {replay(rule)}")
+    return "\n".join(lines)
 
 
 def _replay_command(args, results: Path):
@@ -233,29 +291,6 @@ def schedule_text(done: Schedule) -> str:
     fates = "; ".join(f"{a.body}: {a.cls}" + (f" ({', '.join(a.rules)})" if a.rules else "")
                       for a in done.accounting.accounts) or "not accounted (the schedule departed before its drain)"
     return f"{table}\ndrained: {', '.join(done.drained) or 'nothing'}\nmessages: {fates}"
-
-
-def _schedule_record(done: Schedule) -> dict:
-    return {"case": done.case_id, "drained": list(done.drained),
-            "steps": [{"op": L.to_json(op), "observed": L.to_json(obs)} for op, obs in done.steps],
-            "messages": [{"body": a.body, "class": a.cls, "found": list(a.found), "rules": list(a.rules)}
-                         for a in done.accounting.accounts]}
-
-
-def result_json(result: CrashResult, adapter: str, describe: dict, seed: int) -> dict:
-    schedule = _schedule_record
-
-    return {"format": "mqconform-crash", "version": 1, "adapter": adapter, "system": describe, "seed": seed,
-            "schedules": result.schedules, "departed": result.departed, "interrupted": result.interrupted,
-            "classes": dict(result.classes),
-            "departures": {rule: {"schedules": n, "first": schedule(result.first_departed[rule])}
-                           for rule, n in sorted(result.departures.items())},
-            "tries": result.tries, "cut_short": list(result.cut_short),
-            "rules": {rule: {"schedules": n, "frequency": result.frequency(rule),
-                             "interval": list(result.interval(rule)), "first": schedule(result.first[rule]),
-                             **({"minimal": schedule(result.minimal[rule]), "replay": f"schedules/{rule}.json"}
-                                if rule in result.minimal else {})}
-                      for rule, n in sorted(result.broke.items())}}
 
 
 COMMANDS = {"crash": cmd_crash}
