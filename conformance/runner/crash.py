@@ -17,7 +17,6 @@ while it is (in doubt).  Not yet: Spark.
 from __future__ import annotations
 
 import functools
-import math
 import random
 import time
 from collections import Counter
@@ -26,6 +25,7 @@ from typing import Callable, Sequence
 import attrs
 
 from conformance.checker.accounting import CLASSES, Accounting, account
+from conformance.records.crash import wilson
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -72,15 +72,9 @@ class CrashResult:
     def frequency(self, rule: str) -> float:
         return self.broke.get(rule, 0) / self.schedules if self.schedules else 0.0
 
-    def interval(self, rule: str, z: float = 1.96) -> tuple[float, float]:
+    def interval(self, rule: str) -> tuple[float, float]:
         """Wilson's 95% score interval of the rule's frequency: where its true rate lies, given these schedules."""
-        n, k = self.schedules, self.broke.get(rule, 0)
-        if not n:
-            return 0.0, 1.0
-        p = k / n
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return wilson(self.broke.get(rule, 0), self.schedules)
 
 
 def random_schedule(rng: random.Random, index: int, restarts: Sequence[L.Restart] = (L.Restart(),),
