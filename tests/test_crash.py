@@ -308,3 +308,14 @@ def test_what_a_spark_crash_campaign_cannot_do_is_one_line(argv, needle, tmp_pat
 
     code, out, err = run_cli("crash", "--adapter", "simulated", *argv, "--results", tmp_path / "c")
     assert code == 2 and needle in err and err.count("\n") == 1, err
+
+
+def test_a_time_boxed_campaign_leaves_the_last_part_of_its_time_to_cutting_down_what_broke():
+    import time
+
+    began = time.monotonic()
+    result = campaign(_simulated("restart-keeps-nonpersistent"), 3, 10 ** 6, deadline=began + 1.5, tries=3)
+    took = time.monotonic() - began
+    assert "CORE-32" in result.minimal and "CORE-32" not in result.cut_short
+    assert len(result.minimal["CORE-32"].steps) < len(result.first["CORE-32"].steps)
+    assert result.schedules < 10 ** 6 and took < 1.5 + 1.0, took

@@ -30,6 +30,8 @@ from reference_model import language as L
 from reference_model import mqconst as C
 
 QUEUE = "Q1"
+#: Of a time-boxed campaign's time, the share left to cutting down the breaking schedules once a rule broke.
+MINIMISE_SHARE = 0.25
 OPTIONS = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
 #: A drain stops after this many messages (a system that keeps giving is an error of its own).
 DRAIN_LIMIT = 500
@@ -224,9 +226,13 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
             shape = functools.partial(random_schedule, restarts=restart_kinds(adapter), pause=can_pause(adapter))
         began = time.monotonic()
         for index in range(schedules):
-            # none started that would, taking as long as the schedules so far on average, end after the deadline
+            # none started that would, taking as long as the schedules so far on average, end after the deadline;
+            # once a rule broke, the last part of the time is left to cutting its schedule down
             now = time.monotonic()
-            if deadline is not None and now + ((now - began) / ran if ran else 0.0) >= deadline:
+            end = deadline
+            if deadline is not None and tries and first:
+                end = deadline - MINIMISE_SHARE * (deadline - began)
+            if end is not None and now + ((now - began) / ran if ran else 0.0) >= end:
                 break
             try:
                 done = run_schedule(adapter, f"crash-{seed}-{index}", shape(rng, index))
