@@ -13,28 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from conformance.records.crash import binomial_interval
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def binomial_interval(n: int, p: float, mass: float = 0.95) -> tuple[int, int]:
-    """The central interval of a binomial(n, p) holding at least ``mass`` of its probability."""
-    if n == 0:
-        return 0, 0
-    cdf, low, high = 0.0, None, n
-    for k in range(n + 1):
-        cdf += math.comb(n, k) * p ** k * (1 - p) ** (n - k)
-        if low is None and cdf > (1 - mass) / 2:
-            low = k
-        if cdf >= 1 - (1 - mass) / 2:
-            high = k
-            break
-    return low or 0, high
 
 
 def judge(runs: list[dict]) -> tuple[list[str], bool]:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from adapters.simulated import SimulatedAdapter
 from adapters.simulated.faults import FAULTS, SOMETIMES
+from conformance.records.crash import binomial_interval
 from conformance.runner.crash import campaign
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -29,19 +28,6 @@ def _two_persistent_and_a_restart(rng, index):
             L.Restart()]
 
 
-def _binomial_interval(n: int, p: float, mass: float = 0.95) -> tuple[int, int]:
-    """The central interval of a binomial(n, p) holding at least ``mass`` of its probability."""
-    cdf, low, high = 0.0, None, n
-    for k in range(n + 1):
-        cdf += math.comb(n, k) * p ** k * (1 - p) ** (n - k)
-        if low is None and cdf > (1 - mass) / 2:
-            low = k
-        if cdf >= 1 - (1 - mass) / 2:
-            high = k
-            break
-    return low or 0, high
-
-
 def test_a_queue_manager_that_keeps_every_message_breaks_nothing_in_any_schedule():
     for seed in (1, 2, 3):
         result = campaign(_simulated(), seed, 40)
@@ -51,7 +37,7 @@ def test_a_queue_manager_that_keeps_every_message_breaks_nothing_in_any_schedule
 
 def test_a_loss_at_one_restart_in_four_is_found_at_its_rate_naming_the_restart_rule():
     assert "restart-sometimes-loses-persistent" in SOMETIMES and "restart-sometimes-loses-persistent" not in FAULTS
-    low, high = _binomial_interval(80, RATE)
+    low, high = binomial_interval(80, RATE)
     for seed in (1, 2, 3):
         result = campaign(_simulated("restart-sometimes-loses-persistent"), seed, 80, shape=_two_persistent_and_a_restart)
         assert set(result.broke) == {"CORE-32"}, result.broke
@@ -198,7 +184,7 @@ def test_a_breaking_schedule_is_cut_down_to_the_calls_that_break_the_rule_and_re
     assert len(puts) == 1 and puts[0].md.persistence == C.MQPER_PERSISTENT
     assert len(body) <= 3   # the put, maybe its commit, the restart
     ran, broke = replay(_simulated("restart-sometimes-loses-persistent")(), "again", ops, 80)
-    low, high = _binomial_interval(80, RATE)
+    low, high = binomial_interval(80, RATE)
     assert ran == 80 and set(broke) <= {"CORE-32"} and low <= broke["CORE-32"] <= high, (broke, (low, high))
 
 

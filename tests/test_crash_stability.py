@@ -24,7 +24,9 @@ def test_counts_within_the_spread_are_steady_and_one_far_outside_is_not():
     s = _script()
     import math
 
-    low, high = s.binomial_interval(80, 0.25)
+    from conformance.records.crash import binomial_interval
+
+    low, high = binomial_interval(80, 0.25)
     cdf = lambda k: sum(math.comb(80, i) * 0.25 ** i * 0.75 ** (80 - i) for i in range(k + 1))  # noqa: E731
     assert cdf(low - 1) <= 0.025 < cdf(low) and cdf(high - 1) < 0.975 <= cdf(high)
     lines, steady = s.judge([_run(40, CORE_32=10), _run(40, CORE_32=12), _run(40, CORE_32=9)])

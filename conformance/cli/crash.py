@@ -15,7 +15,7 @@ from conformance.checker.accounting import CLASSES, FAILURES
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK, UsageError, _adapter_args,
                                     _adapter_options, _minutes, _on_signals, _positive, _results_dir, _seed, _stop,
                                     _whole)
-from conformance.records.crash import SCHEDULE_FORMAT, result_json, schedule_json
+from conformance.records.crash import SCHEDULE_FORMAT, result_json, schedule_json, wilson
 from conformance.records.history import write_json_atomic
 from conformance.records.render import counted, observation_text, op_text
 from conformance.runner.crash import CrashResult, Schedule, campaign, replay
@@ -168,24 +168,33 @@ def _on_spark(args, out, options: dict, results: Path, seed: int, tries: int, st
     return EXIT_NONCONFORMANT if merged["rules"] or merged["departed"] else EXIT_OK
 
 
+def classes_table(classes: dict) -> str:
+    """The accounting table: messages per class, and whether the class is a failure."""
+    return tabulate([(cls, classes.get(cls, 0), "yes" if cls in FAILURES else "no") for cls in CLASSES],
+                    headers=("messages", "count", "a failure"), tablefmt="simple")
+
+
+def rules_table(broke: dict, schedules: int) -> str:
+    """Each rule broken, most often first: in how many schedules, the share, Wilson's 95% interval, its summary."""
+    rows = []
+    for rule, n in sorted(broke.items(), key=lambda kv: (-kv[1], kv[0])):
+        low, high = wilson(n, schedules)
+        rows.append((rule, f"{n} of {schedules}", f"{n / schedules if schedules else 0.0:.0%}", f"{low:.0%}-{high:.0%}",
+                     RULES[rule].summary if rule in RULES else ""))
+    return tabulate(rows, headers=("rule", "schedules", "frequency", "95% interval", "summary"), tablefmt="simple")
+
+
 def merged_summary(merged: dict, replay) -> str:
     """A merged campaign's accounting table and each rule's frequency with its interval (and replay command)."""
     lines = [f"{counted(merged['schedules'], 'schedule')} ran in {counted(len(merged['tasks']), 'task')}"
              + (f", {merged['departed']} departed before their drain ("
                 + ", ".join(f"{r}: {e['schedules']}" for r, e in merged["departures"].items()) + ")"
                 if merged["departed"] else "") + "."]
-    lines.append(tabulate([(cls, merged["classes"].get(cls, 0), "yes" if cls in FAILURES else "no") for cls in CLASSES],
-                          headers=("messages", "count", "a failure"), tablefmt="simple"))
+    lines.append(classes_table(merged["classes"]))
     if not merged["rules"]:
         lines.append("No drain found a message out of place.")
         return "\n".join(lines)
-    rows = []
-    for rule, e in sorted(merged["rules"].items(), key=lambda kv: (-kv[1]["schedules"], kv[0])):
-        low, high = e["interval"]
-        rows.append((rule, f"{e['schedules']} of {merged['schedules']}", f"{e['frequency']:.0%}",
-                     f"{low:.0%}-{high:.0%}", RULES[rule].summary if rule in RULES else ""))
-    lines += ["", tabulate(rows, headers=("rule", "schedules", "frequency", "95% interval", "summary"),
-                           tablefmt="simple")]
+    lines += ["", rules_table({rule: e["schedules"] for rule, e in merged["rules"].items()}, merged["schedules"])]
     for rule, e in sorted(merged["rules"].items()):
         if e.get("replay"):
             lines.append(f"Replay {rule}: {replay(rule)}")
@@ -241,8 +250,7 @@ def summary(result: CrashResult, replay=None) -> str:
     lines = [f"{counted(result.schedules, 'schedule')} ran"
              + (f", {result.departed} departed before their drain (judged step by step, not accounted: below)"
                 if result.departed else "") + "."]
-    lines.append(tabulate([(cls, result.classes.get(cls, 0), "yes" if cls in FAILURES else "no") for cls in CLASSES],
-                          headers=("messages", "count", "a failure"), tablefmt="simple"))
+    lines.append(classes_table(result.classes))
     if result.departures:
         lines.append("")
         lines.append("Departed before the drain, at a call MQ answers otherwise (the rules the checker names there):")
@@ -259,14 +267,8 @@ def summary(result: CrashResult, replay=None) -> str:
         lines.append("No drain found a message out of place: every message was where MQ keeps it, or gone where MQ "
                      "allows." if result.schedules > result.departed else "No schedule reached its drain.")
         return "\n".join(lines)
-    rows = []
-    for rule, n in sorted(result.broke.items(), key=lambda kv: (-kv[1], kv[0])):
-        low, high = result.interval(rule)
-        rows.append((rule, f"{n} of {result.schedules}", f"{result.frequency(rule):.0%}", f"{low:.0%}-{high:.0%}",
-                     RULES[rule].summary if rule in RULES else ""))
     lines.append("")
-    lines.append(tabulate(rows, headers=("rule", "schedules", "frequency", "95% interval", "summary"),
-                          tablefmt="simple"))
+    lines.append(rules_table(result.broke, result.schedules))
     for rule in sorted(result.first):
         lines.append("")
         if rule in result.minimal:

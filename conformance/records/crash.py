@@ -27,6 +27,22 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def binomial_interval(n: int, p: float, mass: float = 0.95) -> tuple[int, int]:
+    """The central interval of a binomial(n, p) holding at least ``mass`` of its probability: where the count of
+    ``n`` schedules broken at a true rate ``p`` falls, but for the tails."""
+    if n == 0:
+        return 0, 0
+    cdf, low, high = 0.0, None, n
+    for k in range(n + 1):
+        cdf += math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+        if low is None and cdf > (1 - mass) / 2:
+            low = k
+        if cdf >= 1 - (1 - mass) / 2:
+            high = k
+            break
+    return low or 0, high
+
+
 def schedule_record(done: Schedule) -> dict:
     """One schedule as it ran: its calls and answers, what the drain read, each message's fate."""
     return {"case": done.case_id, "drained": list(done.drained),
