@@ -39,6 +39,9 @@ from adapters.brokers.server import REFUSE
 from tests.processkit import SESSION_MARK, TEST_MARK, left_behind
 from conformance.runner.stable import stable_generation
 
+#: ``--dist loadgroup`` done by the suite itself: pytest-xdist's own stopped grouping with pytest 9.2.
+pytest_plugins = ["tests.xdist_groups"]
+
 for _name in ("dev", "ci"):
     settings.register_profile(_name, settings.get_profile(f"mqconform-{_name}"))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
