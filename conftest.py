@@ -26,9 +26,11 @@ it running; one that needs a broker no other test may see (killed, or of other s
 starts its own.
 """
 
+import json
 import os
 import uuid
 from collections import defaultdict
+from pathlib import Path
 
 import psutil
 import pytest
@@ -165,10 +167,15 @@ def pytest_runtest_makereport(item, call):
     item.stash[_CPU_MARK] = now
 
 
+#: Where the summary writes each test's seconds, when set.
+WRITE_DURATIONS = "MQCONFORM_WRITE_DURATIONS"
+
+
 def pytest_terminal_summary(terminalreporter):
     per_file: dict[str, float] = defaultdict(float)
     cpu_per_file: dict[str, float] = defaultdict(float)
     per_test: dict[str, float] = defaultdict(float)
+    seconds_per_test: dict[str, float] = defaultdict(float)
     for reports in terminalreporter.stats.values():
         for report in reports:
             nodeid, duration = getattr(report, "nodeid", ""), getattr(report, "duration", None)
@@ -178,8 +185,13 @@ def pytest_terminal_summary(terminalreporter):
                 per_file[path] += duration
                 cpu_per_file[path] += cpu
                 per_test[nodeid] += cpu
+                seconds_per_test[nodeid] += duration
     if not per_file:
         return
+    if os.environ.get(WRITE_DURATIONS):
+        # what tests/xdist_groups.py orders the units by (scripts/test.sh --write-durations)
+        Path(os.environ[WRITE_DURATIONS]).write_text(json.dumps(
+            {nodeid: round(s, 2) for nodeid, s in sorted(seconds_per_test.items())}, indent=0) + "\n")
     terminalreporter.write_sep("=", "time per test file (setup, call and teardown, all workers; CPU of the "
                                     "test process and the servers it stopped)")
     total, cpu = sum(per_file.values()), sum(cpu_per_file.values())

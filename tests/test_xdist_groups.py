@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.xdist_groups import group_of
+from tests.xdist_groups import UNKNOWN, group_of, longest_first
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,14 +71,19 @@ def _run(tmp_path, *extra):
     for line in record.read_text().splitlines():
         kind, _, worker = json.loads(line)
         workers.setdefault(kind, set()).add(worker)
-    return workers
+    return workers, [tuple(json.loads(line)[:2]) for line in record.read_text().splitlines()]
 
 
-def test_each_group_runs_on_one_worker_and_the_other_tests_are_spread(tmp_path):
-    workers = _run(tmp_path, "-p", "tests.xdist_groups")
+def test_each_group_runs_on_one_worker_and_the_other_tests_are_spread(tmp_path, monkeypatch):
+    # the last test of no group measured longest: it is among the first three the workers start
+    durations = tmp_path / "durations.json"
+    durations.write_text(json.dumps({"test_fixture.py::test_alone[11]": 100.0}))
+    monkeypatch.setenv("MQCONFORM_TEST_DURATIONS", str(durations))
+    workers, order = _run(tmp_path, "-p", "tests.xdist_groups")
     assert len(workers["marked"]) == 1, workers
     assert len(workers["shared"]) == 1, workers
     assert len(workers["alone"]) > 1, workers
+    assert ("alone", 11) in order[:3], order
 
 
 def test_a_tests_group_is_its_marks_names_joined():
@@ -97,3 +102,21 @@ def test_a_tests_group_is_its_marks_names_joined():
     assert group_of(Item()) is None
     assert group_of(Item(Mark("b"), Mark(name="a"))) == "a_b"
     assert group_of(Item(Mark())) == "default"
+
+
+class _Item:
+    def __init__(self, nodeid, group=None):
+        self.nodeid, self.group = nodeid, group
+
+    def iter_markers(self, name):
+        return iter([type("Mark", (), {"args": (self.group,), "kwargs": {}})()] if self.group else [])
+
+
+def test_units_go_longest_first_a_group_by_its_tests_sum_and_kept_together():
+    items = [_Item("a"), _Item("g1", "g"), _Item("b"), _Item("g2", "g"), _Item("c"), _Item("d")]
+    seconds = {"a": 3.0, "g1": 2.0, "g2": 2.5, "b": 10.0, "c": 0.1}
+    # b 10, the group 4.5, a 3, d unknown, c 0.1
+    assert UNKNOWN < 3.0
+    assert [i.nodeid for i in longest_first(items, seconds)] == ["b", "g1", "g2", "a", "d", "c"]
+    # without measurements every test counts alike: the group of two first, the others in the collection's order
+    assert [i.nodeid for i in longest_first(items, {})] == ["g1", "g2", "a", "b", "c", "d"]

@@ -14,11 +14,19 @@ run once runs once per worker.  This plugin (loaded by the root ``conftest.py``)
 
 With a pytest that still changes node ids, the ids written are the changed ones, so the same groups come out.
 ``tests/test_xdist_groups.py`` runs a small suite on three workers and checks that each group ran on one.
+
+The longest units go first.  Each worker orders its collection by how long each unit (a group, or a test alone)
+took in a measured run (``tests/data/durations.json``, written by ``scripts/test.sh --write-durations``), longest
+first, a group's tests kept together; the scheduler hands the units out in that order.  A run whose longest test
+started last ends with one worker busy and the others idle; handed out longest first, the units fill the workers
+evenly (the "longest processing time first" rule).  A test the file does not name counts as :data:`UNKNOWN`
+seconds.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -28,6 +36,31 @@ from xdist.scheduler import LoadScopeScheduling
 
 #: The ``workerinput`` key that carries the directory of groups.
 KEY = "mqconform_groups"
+#: Seconds each test took in a measured run (setup, call and teardown): node id -> seconds.
+DURATIONS = Path(__file__).parent / "data" / "durations.json"
+#: Seconds counted for a test the measured run did not have (about the suite's median).
+UNKNOWN = 0.5
+
+
+def durations() -> dict[str, float]:
+    """The measured seconds (``MQCONFORM_TEST_DURATIONS`` names another file), or none when the file is missing."""
+    try:
+        return json.loads(Path(os.environ.get("MQCONFORM_TEST_DURATIONS", DURATIONS)).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def longest_first(items: list, seconds: dict[str, float]) -> list:
+    """``items`` in units (a group's tests together, every other test alone), the units longest first by
+    ``seconds`` (ties in collection order), each unit's tests in collection order."""
+    units: dict[str, list] = {}
+    for item in items:
+        group = group_of(item)
+        units.setdefault(f"group:{group}" if group is not None else item.nodeid, []).append(item)
+    cost = {unit: sum(seconds.get(item.nodeid, UNKNOWN) for item in members)
+            for unit, members in units.items()}
+    order = sorted(units, key=lambda unit: -cost[unit])
+    return [item for unit in order for item in units[unit]]
 
 
 def group_of(item: pytest.Item) -> str | None:
@@ -65,6 +98,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     directory = getattr(config, "workerinput", {}).get(KEY)
     if directory is None:
         return
+    items[:] = longest_first(items, durations())
     groups = {item.nodeid: group for item in items if (group := group_of(item)) is not None}
     worker = config.workerinput["workerid"]
     part = Path(directory) / f"{worker}.part"
@@ -77,6 +111,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     directory = _groups_dir(config)
     if directory is None:
         return None
+    config.option.loadscopereorder = False   # the units in the workers' order (longest first), not by size
     return GroupScheduling(config, log, directory)
 
 
