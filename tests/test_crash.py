@@ -123,12 +123,21 @@ def test_where_the_system_can_be_paused_some_commits_are_made_while_it_is_and_no
 
 
 def test_a_crash_campaign_stops_starting_schedules_when_its_time_is_up(tmp_path):
+    from conformance.cli.crash import DEFAULT_SCHEDULES
     from tests.clikit import run_cli
+
+    def ran(out):
+        return int(out.split(" schedules ran")[0].rsplit("\n", 1)[-1])
 
     code, out, err = run_cli("crash", "--adapter", "simulated", "--schedules", "100000", "--minutes", "0.02",
                              "--seed", "1", "--results", tmp_path / "c")
-    ran = int(out.split(" schedules ran")[0].rsplit("\n", 1)[-1])
-    assert code == 0 and 0 < ran < 100000, out[-500:] + err
+    assert code == 0 and 0 < ran(out) < 100000, out[-500:] + err
+    # --minutes alone: the time bounds the campaign, not the default number of schedules (a five-minute campaign
+    # on a broker had stopped at 40 schedules, a third of its time)
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--minutes", "0.05", "--seed", "1",
+                             "--results", tmp_path / "d")
+    assert code == 0 and ran(out) > DEFAULT_SCHEDULES, out[-500:] + err
+    assert "until the time is spent" in out, out[:500]
 
 
 def test_a_crash_campaign_on_a_system_that_cannot_restart_is_refused_in_one_line(tmp_path):

@@ -25,6 +25,8 @@ from reference_model.rules import RULES
 
 #: Schedules a crash campaign runs when not told how many (each holds one or two restarts).
 DEFAULT_SCHEDULES = 40
+#: Schedules at most of a campaign bounded by its minutes alone: its time ends it first.
+UNBOUNDED_SCHEDULES = 10 ** 6
 #: Runs of a candidate schedule while a breaking one is cut down, when not told how many; and runs of a schedule
 #: replayed (``--replay``) to give its frequency.
 MINIMISE_TRIES, REPLAY_TRIES = 5, 20
@@ -36,8 +38,9 @@ def add_parsers(sub) -> None:
                                          "judged by the share of schedules that broke it (exit 0 none broke one, "
                                          "1 some did)")
     _adapter_args(crash, required=True)
-    crash.add_argument("--schedules", type=_positive, default=DEFAULT_SCHEDULES,
-                       help=f"schedules to run at most (default {DEFAULT_SCHEDULES})")
+    crash.add_argument("--schedules", type=_positive,
+                       help=f"schedules to run at most (default {DEFAULT_SCHEDULES}; with --minutes alone, as many "
+                            "as its time allows)")
     crash.add_argument("--minutes", type=_minutes,
                        help="end within this long, the private broker's start counted: no schedule starts that would "
                             "end later, taking as long as those so far on average")
@@ -81,6 +84,8 @@ def read_schedule(path: Path) -> tuple[dict, list[L.Op]]:
 
 def cmd_crash(args, out) -> int:
     started = time.monotonic()
+    if args.schedules is None:
+        args.schedules = UNBOUNDED_SCHEDULES if args.minutes else DEFAULT_SCHEDULES
     if args.tasks is not None and args.master is None:
         raise UsageError("crash: --tasks needs --master (the tasks run on Spark)")
     if args.master is not None and args.replay is not None:
@@ -113,9 +118,11 @@ def cmd_crash(args, out) -> int:
     deadline = None if args.minutes is None else started + args.minutes * 60
     if args.replay is not None:
         return _replay(args, out, adapter, data, ops, results, deadline)
-    budget = counted(args.schedules, "schedule") + (f", {args.minutes:g} minute(s)" if args.minutes else "")
+    budget = ("schedules until the time is spent" if args.schedules == UNBOUNDED_SCHEDULES
+              else f"at most {counted(args.schedules, 'schedule')}") + \
+        (f", {args.minutes:g} minute(s)" if args.minutes else "")
     tries = MINIMISE_TRIES if args.tries is None else args.tries
-    out.write(f"mqconform crash: adapter {args.adapter}, at most {budget}, seed {seed}\nResults: {results}\n")
+    out.write(f"mqconform crash: adapter {args.adapter}, {budget}, seed {seed}\nResults: {results}\n")
     out.flush()
 
     def progress(index: int, done: Schedule) -> None:
