@@ -314,3 +314,67 @@ def test_a_time_boxed_campaign_leaves_the_last_part_of_its_time_to_cutting_down_
     assert "CORE-32" in result.minimal and "CORE-32" not in result.cut_short
     assert len(result.minimal["CORE-32"].steps) < len(result.first["CORE-32"].steps)
     assert result.schedules < 10 ** 6 and took < 1.5 + 1.0, took
+
+
+def _history(*steps):
+    ok = L.Observation()
+    return [(op, observed or ok) for op, observed in steps]
+
+
+def _put(body, options, persistence=C.MQPER_PERSISTENT):
+    return L.Put(conn="a", handle="a1", body=body, options=options,
+                 md=L.MessageDescriptor(priority=-1, persistence=persistence))
+
+
+_OPENED = ((L.DefineQueue(queue="Q1"), None), (L.Connect(conn="a"), None),
+           (L.Open(conn="a", handle="a1", queue="Q1",
+                   options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE), None))
+
+
+def test_a_departure_before_the_drain_is_counted_under_the_rules_its_history_breaks_not_every_rule_named():
+    """As a run judges a departure: a message put under syncpoint returned behind one put after it breaks FIFO
+    order (CORE-05), which the step's allowed outcomes also file under the commit (CORE-29); a call made while the
+    queue manager is paused answered OK breaks one of CORE-48 and CORE-46, and the history does not show which
+    (ActiveMQ's JMS client, 2026-12-04: counted under both before)."""
+    from conformance.checker.accounting import account, departure_verdicts
+
+    got = L.Observation(message=L.ReturnedMessage(body="m1", priority=0, persistence=C.MQPER_PERSISTENT,
+                                                  msg_id="X"))
+    behind = _history(*_OPENED, (_put("m0", C.MQPMO_SYNCPOINT), None), (_put("m1", C.MQPMO_NO_SYNCPOINT), None),
+                      (_put("m2", C.MQPMO_SYNCPOINT), None), (L.Commit(conn="a"), None),
+                      (L.Get(conn="a", handle="a1", options=C.MQGMO_NO_SYNCPOINT), got))
+    departed = account(C.PLATFORM_DISTRIBUTED, behind, {}).departed
+    assert departed is not None and departed.index == len(behind) - 1
+    assert "CORE-29" in departed.rules          # named by the step ...
+    assert departure_verdicts(departed) == ("CORE-05",)   # ... not broken by the history
+    paused = _history(*_OPENED, (_put("m0", C.MQPMO_NO_SYNCPOINT), None),
+                      (L.PauseQueueManager(conn="a", tenths=5), None), (L.Commit(conn="a"), None))
+    departed = account(C.PLATFORM_DISTRIBUTED, paused, {}).departed
+    assert departure_verdicts(departed) == ("CORE-48 or CORE-46",)
+
+
+def test_a_campaign_counts_a_departure_that_breaks_one_of_two_rules_once_under_both_and_says_so():
+    from conformance.cli.crash import summary
+
+    class AnswersWhilePaused(SimulatedAdapter):
+        """A client that completes a commit made while its queue manager is paused without asking it."""
+        paused = False
+
+        def execute(self, op):
+            if isinstance(op, L.PauseQueueManager):
+                self.paused = True
+                return L.Observation()
+            if self.paused and isinstance(op, L.Commit):
+                self.paused = False
+                return L.Observation()
+            self.paused = False
+            return super().execute(op)
+
+    result = campaign(lambda: AnswersWhilePaused(platform="distributed"), 1, 40)
+    assert result.departures, result.departures
+    # each schedule counted once, under the rules it breaks one of: never CORE-48 as broken alone
+    assert sum(result.departures.values()) == result.departed, result.departures
+    assert all(" or " in verdict and "CORE-48" in verdict.split(" or ") for verdict in result.departures), \
+        result.departures
+    text = summary(result)
+    assert all(verdict in text for verdict in result.departures) and "one of them" in text

@@ -142,6 +142,37 @@ def _failing(accounts: Sequence[Account]) -> int:
     return sum(a.cls in FAILURES for a in accounts)
 
 
+def diagnosed(steps: Sequence[tuple[L.Op, L.Observation]], mismatch: Mismatch, platform: str,
+              expiry_tolerance: int = 0) -> Mismatch:
+    """``mismatch`` (of the history ``steps``) with the rules it breaks worked out by counterfactual, as a run's
+    departures are (:func:`conformance.checker.blame.blame`): the step's rules name every rule of its allowed
+    outcomes, of which the history may break only one (a message put under syncpoint returned behind one put
+    after it breaks FIFO order, not the commit that made it available), or show only that one of two is broken."""
+    from conformance.checker.blame import blame
+
+    found = blame(steps, mismatch, platform, expiry_tolerance)
+    return attrs.evolve(mismatch, blamed=found.rules, confirmed=found.confirmed, blamed_each=found.each)
+
+
+def departure_rules(mismatch: Mismatch) -> tuple[tuple[str, ...], bool]:
+    """The rules a departure breaks (the checker's first rule where no relaxation explained it), and whether it
+    breaks one of them without showing which."""
+    if mismatch.blamed and mismatch.confirmed:
+        return mismatch.blamed, mismatch.blamed_each and len(mismatch.blamed) > 1
+    return mismatch.rules[:1], False
+
+
+#: How a departure that breaks one of several rules, not showing which, is named among the rules broken.
+ONE_OF = " or "
+
+
+def departure_verdicts(mismatch: Mismatch) -> tuple[str, ...]:
+    """What a departure is counted under: each rule it breaks, or its rules joined by :data:`ONE_OF` where it
+    breaks one of them without showing which."""
+    rules, one_of = departure_rules(mismatch)
+    return (ONE_OF.join(rules),) if one_of else rules
+
+
 def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained: Mapping[str, Sequence[str]],
             expiry_tolerance: int = 0) -> Accounting:
     """Each message of the history (``steps``, up to the drain) judged by where the drain found it
@@ -157,7 +188,7 @@ def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained:
     for op, observed in steps:
         check = tracker.advance(op, observed)
         if check.mismatch is not None:
-            return Accounting(departed=check.mismatch)
+            return Accounting(departed=diagnosed(steps, check.mismatch, platform, expiry_tolerance))
         in_doubt = in_doubt or check.in_doubt
     states = tracker.candidates
     found: dict[str, list[str]] = {}
@@ -191,5 +222,5 @@ def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained:
     return Accounting(accounts=tuple(accounts))
 
 
-__all__ = ["Account", "Accounting", "account", "CLASSES", "FAILURES", "OK", "GONE", "IN_DOUBT", "LOST",
+__all__ = ["Account", "Accounting", "account", "departure_rules", "departure_verdicts", "diagnosed", "ONE_OF", "CLASSES", "FAILURES", "OK", "GONE", "IN_DOUBT", "LOST",
            "DUPLICATED", "KEPT", "UNEXPECTED"]

@@ -11,7 +11,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from adapters.registry import adapter_class, create_adapter
-from conformance.checker.accounting import CLASSES, FAILURES
+from conformance.checker.accounting import CLASSES, FAILURES, ONE_OF
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK, UsageError, _adapter_args,
                                     _adapter_options, _minutes, _on_signals, _positive, _results_dir, _seed, _stop,
                                     _whole)
@@ -181,6 +181,13 @@ def classes_table(classes: dict) -> str:
                     headers=("messages", "count", "a failure"), tablefmt="simple")
 
 
+def departure_summary(verdict: str) -> str:
+    """The summary of the rule a departure broke, or of each of the rules it broke one of."""
+    rules = verdict.split(ONE_OF)
+    summaries = [RULES[rule].summary if rule in RULES else "" for rule in rules]
+    return summaries[0] if len(rules) == 1 else " / ".join(f"{r}: {s}" for r, s in zip(rules, summaries))
+
+
 def rules_table(broke: dict, schedules: int) -> str:
     """Each rule broken, most often first: in how many schedules, the share, Wilson's 95% interval, its summary."""
     rows = []
@@ -260,8 +267,9 @@ def summary(result: CrashResult, replay=None) -> str:
     lines.append(classes_table(result.classes))
     if result.departures:
         lines.append("")
-        lines.append("Departed before the drain, at a call MQ answers otherwise (the rules the checker names there):")
-        lines.append(tabulate([(rule, f"{n} of {result.schedules}", RULES[rule].summary if rule in RULES else "")
+        lines.append("Departed before the drain, at a call MQ answers otherwise (the rules the history up to it breaks, "
+                     "as a run judges them; \"A or B\": one of them, the history does not show which):")
+        lines.append(tabulate([(rule, f"{n} of {result.schedules}", departure_summary(rule))
                                for rule, n in sorted(result.departures.items(), key=lambda kv: (-kv[1], kv[0]))],
                               headers=("rule", "schedules", "summary"), tablefmt="simple"))
         for rule in sorted(result.first_departed):

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import attrs
 
-from conformance.checker.accounting import CLASSES, Accounting, account
+from conformance.checker.accounting import CLASSES, Accounting, account, departure_verdicts
 from conformance.records.crash import wilson
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -58,7 +58,8 @@ class CrashResult:
     first: dict[str, Schedule]
     #: Schedules whose history departed before the drain (judged step by step: not accounted).
     departed: int = 0
-    #: Per rule, the schedules that departed naming it (the step's mismatch), and the first of them.
+    #: Per rule, the schedules that departed breaking it (by counterfactual, as a run's departures are judged;
+    #: rules joined by " or " where a schedule broke one of them without showing which), and the first of them.
     departures: dict[str, int] = attrs.Factory(dict)
     first_departed: dict[str, Schedule] = attrs.Factory(dict)
     #: Stopped by Ctrl-C (or SIGTERM) before its schedules or its time were spent: what ran is all here.
@@ -244,7 +245,7 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
                 progress(index, done)
             if done.accounting.departed is not None:
                 departed += 1
-                for rule in done.accounting.departed.rules:
+                for rule in departure_verdicts(done.accounting.departed):
                     departures[rule] += 1
                     first_departed.setdefault(rule, done)
                 continue
