@@ -55,8 +55,7 @@ def longest_first(items: list, seconds: dict[str, float]) -> list:
     ``seconds`` (ties in collection order), each unit's tests in collection order."""
     units: dict[str, list] = {}
     for item in items:
-        group = group_of(item)
-        units.setdefault(f"group:{group}" if group is not None else item.nodeid, []).append(item)
+        units.setdefault(unit_of(item), []).append(item)
     cost = {unit: sum(seconds.get(item.nodeid, UNKNOWN) for item in members)
             for unit, members in units.items()}
     order = sorted(units, key=lambda unit: -cost[unit])
@@ -67,6 +66,12 @@ def group_of(item: pytest.Item) -> str | None:
     """The group ``item`` runs in: its ``xdist_group`` marks' names joined (as pytest-xdist joins them), or None."""
     names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
     return "_".join(sorted(names)) or None
+
+
+def unit_of(item: pytest.Item) -> str:
+    """The unit of work ``item`` is scheduled in: its group's, or its own node id."""
+    group = group_of(item)
+    return f"group:{group}" if group is not None else item.nodeid
 
 
 def _groups_dir(config: pytest.Config) -> Path | None:
@@ -99,10 +104,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if directory is None:
         return
     items[:] = longest_first(items, durations())
-    groups = {item.nodeid: group for item in items if (group := group_of(item)) is not None}
+    units = {item.nodeid: unit for item in items if (unit := unit_of(item)) != item.nodeid}
     worker = config.workerinput["workerid"]
     part = Path(directory) / f"{worker}.part"
-    part.write_text(json.dumps(groups))
+    part.write_text(json.dumps(units))
     part.replace(Path(directory) / f"{worker}.json")
 
 
@@ -121,13 +126,12 @@ class GroupScheduling(LoadScopeScheduling):
     def __init__(self, config: pytest.Config, log, directory: Path) -> None:
         super().__init__(config, log)
         self._directory = directory
-        self._groups: dict[str, str] | None = None
+        self._units: dict[str, str] | None = None
 
     def _split_scope(self, nodeid: str) -> str:
-        if self._groups is None:
+        if self._units is None:
             # Every worker collected the same tests (the scheduler checks that before it splits them): one
             # worker's groups are everyone's.
             written = sorted(self._directory.glob("*.json"))
-            self._groups = json.loads(written[0].read_text()) if written else {}
-        group = self._groups.get(nodeid)
-        return f"group:{group}" if group is not None else nodeid
+            self._units = json.loads(written[0].read_text()) if written else {}
+        return self._units.get(nodeid, nodeid)

@@ -154,23 +154,18 @@ def diagnosed(steps: Sequence[tuple[L.Op, L.Observation]], mismatch: Mismatch, p
     return attrs.evolve(mismatch, blamed=found.rules, confirmed=found.confirmed, blamed_each=found.each)
 
 
-def departure_rules(mismatch: Mismatch) -> tuple[tuple[str, ...], bool]:
-    """The rules a departure breaks (the checker's first rule where no relaxation explained it), and whether it
-    breaks one of them without showing which."""
-    if mismatch.blamed and mismatch.confirmed:
-        return mismatch.blamed, mismatch.blamed_each and len(mismatch.blamed) > 1
-    return mismatch.rules[:1], False
-
-
 #: How a departure that breaks one of several rules, not showing which, is named among the rules broken.
 ONE_OF = " or "
 
 
 def departure_verdicts(mismatch: Mismatch) -> tuple[str, ...]:
-    """What a departure is counted under: each rule it breaks, or its rules joined by :data:`ONE_OF` where it
-    breaks one of them without showing which."""
-    rules, one_of = departure_rules(mismatch)
-    return (ONE_OF.join(rules),) if one_of else rules
+    """What a departure is counted under: each rule it breaks (the checker's first rule where no relaxation
+    explained it), or its rules joined by :data:`ONE_OF` where it breaks one of them without showing which."""
+    if not (mismatch.blamed and mismatch.confirmed):
+        return mismatch.rules[:1]
+    if mismatch.blamed_each and len(mismatch.blamed) > 1:
+        return (ONE_OF.join(mismatch.blamed),)
+    return mismatch.blamed
 
 
 def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained: Mapping[str, Sequence[str]],
@@ -222,5 +217,5 @@ def account(platform: str, steps: Iterable[tuple[L.Op, L.Observation]], drained:
     return Accounting(accounts=tuple(accounts))
 
 
-__all__ = ["Account", "Accounting", "account", "departure_rules", "departure_verdicts", "diagnosed", "ONE_OF", "CLASSES", "FAILURES", "OK", "GONE", "IN_DOUBT", "LOST",
-           "DUPLICATED", "KEPT", "UNEXPECTED"]
+__all__ = ["Account", "Accounting", "account", "departure_verdicts", "diagnosed", "ONE_OF", "CLASSES", "FAILURES",
+           "OK", "GONE", "IN_DOUBT", "LOST", "DUPLICATED", "KEPT", "UNEXPECTED"]

@@ -84,8 +84,9 @@ def read_schedule(path: Path) -> tuple[dict, list[L.Op]]:
 
 def cmd_crash(args, out) -> int:
     started = time.monotonic()
+    until_time = args.schedules is None and bool(args.minutes)
     if args.schedules is None:
-        args.schedules = UNBOUNDED_SCHEDULES if args.minutes else DEFAULT_SCHEDULES
+        args.schedules = UNBOUNDED_SCHEDULES if until_time else DEFAULT_SCHEDULES
     if args.tasks is not None and args.master is None:
         raise UsageError("crash: --tasks needs --master (the tasks run on Spark)")
     if args.master is not None and args.replay is not None:
@@ -118,7 +119,7 @@ def cmd_crash(args, out) -> int:
     deadline = None if args.minutes is None else started + args.minutes * 60
     if args.replay is not None:
         return _replay(args, out, adapter, data, ops, results, deadline)
-    budget = ("schedules until the time is spent" if args.schedules == UNBOUNDED_SCHEDULES
+    budget = ("schedules until the time is spent" if until_time
               else f"at most {counted(args.schedules, 'schedule')}") + \
         (f", {args.minutes:g} minute(s)" if args.minutes else "")
     tries = MINIMISE_TRIES if args.tries is None else args.tries
