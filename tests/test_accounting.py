@@ -125,3 +125,20 @@ def test_a_unit_of_work_in_doubt_is_carried_out_whole_or_not_at_all(drained, cla
     assert judged.departed is None
     assert {a.body: a.cls for a in judged.accounts} in classes
     assert judged.rules == rules
+
+
+def test_a_message_each_reading_explains_by_a_rule_of_its_own_breaks_one_of_them_not_each():
+    """A get under syncpoint whose commit is cut in flight, then a restart: committed, the get deleted the message
+    (CORE-14); backed out, the restart discarded it, not persistent (CORE-32).  The drain finding it breaks one of
+    the two, and does not show which: one verdict, "CORE-14 or CORE-32", never both counted as broken."""
+    steps = [(L.DefineQueue(queue="Q1"), L.OK), (L.Connect(conn="a"), L.OK),
+             (L.Open(conn="a", handle="a1", queue="Q1", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED), L.OK),
+             (L.Put(conn="a", handle="a1", body="m", md=L.MessageDescriptor(persistence=C.MQPER_NOT_PERSISTENT),
+                    options=C.MQPMO_NO_SYNCPOINT), L.OK),
+             (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("m", persistence=0)),
+             (L.PauseQueueManager(conn="a", tenths=5), L.OK),
+             (L.Commit(conn="a"), L.Observation.of(C.MQRC_CONNECTION_BROKEN)),
+             (L.Restart(), L.OK)]
+    judged = account(C.PLATFORM_DISTRIBUTED, steps, {"Q1": ["m"]})
+    assert [(a.body, a.cls) for a in judged.accounts] == [("m", DUPLICATED)]
+    assert len(judged.rules) == 1 and set(judged.rules[0].split(" or ")) == {"CORE-14", "CORE-32"}, judged.rules

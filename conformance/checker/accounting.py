@@ -47,6 +47,15 @@ CONSUMED_BY = frozenset({"CORE-14", "CORE-16", "SYNC-04"})
 #: The rule of a call cut in flight, whose outcome is in doubt: a reading in which it removed a message the drain
 #: found is the reading the system did not take (it committed, or put, after all), not a rule it broke.
 IN_DOUBT_RULE = "CORE-48"
+#: How a failure that breaks one of several rules, not showing which, is named among the rules broken: a message
+#: each reading of the history explains by a rule of its own, or a departure each of whose rules explains it alone.
+ONE_OF = " or "
+
+
+def _one_of(rules: tuple[str, ...]) -> tuple[str, ...]:
+    """The rules of a message's failure where each reading of the history gives one of its own (what removed it,
+    what keeps it): finding it there breaks one of them, not each."""
+    return (ONE_OF.join(rules),) if len(rules) > 1 else rules
 
 
 @attrs.frozen
@@ -57,7 +66,8 @@ class Account:
     cls: str
     #: Where the drain found it (queue names, one per time found).
     found: tuple[str, ...] = ()
-    #: The rules a failure breaks: what keeps the message, or what removed it.
+    #: The rules a failure breaks: what keeps the message, or what removed it ("A or B" where each reading of
+    #: the history gives one of its own).
     rules: tuple[str, ...] = ()
 
 
@@ -119,19 +129,19 @@ def _classify(states: Sequence[ModelState], put: Sequence[str], found: Mapping[s
                 # what keeps it: a restart since its put (CORE-32 keeps committed persistent messages), or else
                 # what put it where it is (its provenance's leading rule)
                 keeps = ("CORE-32",) if put_at[body] < last_restart else \
-                    tuple(dict.fromkeys(m.provenance[0] for _, m in held if m.provenance))
+                    _one_of(tuple(dict.fromkeys(m.provenance[0] for _, m in held if m.provenance)))
                 accounts.append(Account(body=body, cls=LOST, rules=keeps))
             else:
                 accounts.append(Account(body=body, cls=IN_DOUBT))
         elif len(seen) > 1:
-            accounts.append(Account(body=body, cls=DUPLICATED, found=seen, rules=removed))
+            accounts.append(Account(body=body, cls=DUPLICATED, found=seen, rules=_one_of(removed)))
         elif any(q == seen[0] for q, _ in held):
             accounts.append(Account(body=body, cls=OK, found=seen))
         elif not held and set(removed) & CONSUMED_BY:
-            accounts.append(Account(body=body, cls=DUPLICATED, found=seen, rules=removed))
+            accounts.append(Account(body=body, cls=DUPLICATED, found=seen, rules=_one_of(removed)))
         else:
             # discarded (or, in every reading, on another queue): MQ has it nowhere the drain found it
-            accounts.append(Account(body=body, cls=KEPT, found=seen, rules=removed))
+            accounts.append(Account(body=body, cls=KEPT, found=seen, rules=_one_of(removed)))
     for body, queues in found.items():
         if body not in put:
             accounts.append(Account(body=body, cls=UNEXPECTED, found=tuple(queues)))
@@ -152,10 +162,6 @@ def diagnosed(steps: Sequence[tuple[L.Op, L.Observation]], mismatch: Mismatch, p
 
     found = blame(steps, mismatch, platform, expiry_tolerance)
     return attrs.evolve(mismatch, blamed=found.rules, confirmed=found.confirmed, blamed_each=found.each)
-
-
-#: How a departure that breaks one of several rules, not showing which, is named among the rules broken.
-ONE_OF = " or "
 
 
 def departure_verdicts(mismatch: Mismatch) -> tuple[str, ...]:
