@@ -21,7 +21,7 @@ sample=${MQCONFORM_MUTATION_SAMPLE:-300}
 minutes=${MQCONFORM_MUTATION_MINUTES:-30}
 export MQCONFORM_MUTATION_SEED=${MQCONFORM_MUTATION_SEED:-7}
 bash scripts/setup.sh --install > /dev/null
-.venv/bin/pip install --quiet "mutmut==3.8.1" 2>&1 | grep -v '^WARNING' || true
+.venv/bin/pip install --quiet -c constraints.txt mutmut 2>&1 | grep -v '^WARNING' || true
 mutmut="$root/.venv/bin/mutmut"
 # mutmut writes its mutants next to the code: it works on a copy, never on this checkout.
 work=$(mktemp -d)

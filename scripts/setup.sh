@@ -15,11 +15,12 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.mqconform-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ]; then
+    # The versions of constraints.txt (those the suite was measured with).
     # Some 35 packages, about 550 MB (PySpark is most of it): 1-2 minutes on a first install.
     echo "setup: step 1 of 3: Python packages into .venv (first install: about 35 packages, 550 MB, 1-2 min)"
     started=$SECONDS
-    .venv/bin/python -m pip install --disable-pip-version-check --progress-bar off -e ".[all,dev]" 2>&1 \
+    .venv/bin/python -m pip install --disable-pip-version-check --progress-bar off -c constraints.txt -e ".[all,dev]" 2>&1 \
         | awk '/^Collecting /{n++; printf "setup:   resolving %d: %s\n", n, $2; fflush()}
               /^Successfully installed/{print "setup:   installed " NF - 2 " packages"; fflush()}
               /^ERROR/{print; fflush()}' || true
