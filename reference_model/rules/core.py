@@ -28,8 +28,8 @@ RULES.add(
     _core(5, Cite(S.PRIORITIES),
           "Messages of equal priority are returned in the order they arrived (FIFO within priority)."),
     _core(6, (Cite(S.PRIORITIES), Cite(S.MSGDLVSQ, "MQMDS_FIFO")),
-          "On a MSGDLVSQ(FIFO) queue messages are returned in arrival order whatever their priority, "
-          "and the Priority field keeps the value put."),
+          "On a MSGDLVSQ(FIFO) queue a message is queued as though its priority were the DefPriority in force when "
+          "it arrived (in arrival order while DefPriority is unchanged), and the Priority field keeps the value put."),
     _core(7, Cite(S.MQMD_PRIORITY, "MQPRI_PRIORITY_AS_Q_DEF"), "Priority MQPRI_PRIORITY_AS_Q_DEF takes the queue's DEFPRTY at the time of the put."),
     _core(8, (Cite(S.MQMD_PRIORITY), Cite(S.MQRC_2049)),
           "A priority above MaxPriority is accepted with MQRC_PRIORITY_EXCEEDS_MAXIMUM, queued at MaxPriority, "
