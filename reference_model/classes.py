@@ -324,6 +324,14 @@ def _get_or_browse(state, op):
         yield "browse" if _browse(op) else "get"
 
 
+@declare("CORE-26", "MQPUT", "MQPUT1")
+def _core26(state, op):
+    # the put a PUT(DISABLED) queue refuses, by the call that makes it: MQPUT1 opens, puts and closes in one call
+    q = _queue(state, op)
+    if q is not None and isinstance(op, (L.Put, L.Put1)) and q.attr("PUT") == C.MQQA_PUT_INHIBITED:
+        yield "MQPUT1" if isinstance(op, L.Put1) else "MQPUT"
+
+
 @declare("CORE-27", "full of committed messages", "full counting one program's uncommitted puts",
          "full counting uncommitted puts of several programs")
 def _core27(state, op):
