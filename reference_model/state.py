@@ -65,6 +65,10 @@ class ModelMessage:
         return (-self.order_priority, self.seq)
 
 
+#: The rule that a browse lock lasts until the message is unlocked, got, or its handle closed: what a message whose
+#: lock was released owes its being available to other handles again.
+LOCK_RELEASED = "CORE-21"
+
 #: Rules a queue keeps of how its messages most recently left it.
 DEPARTURES_KEPT = 6
 
@@ -184,10 +188,12 @@ class ModelQueue:
         self._count(m, +1)
 
     def unlock(self, handle: str) -> None:
-        """Release the browse lock ``handle`` holds on any message of this queue."""
+        """Release the browse lock ``handle`` holds on any message of this queue.  The message is available to
+        other handles again because the lock was released (CORE-21): missing later, that is what was broken first."""
         if self.locked:
             for m in [m for m in self.messages if m.locked_by == handle]:
-                self.update(m, locked_by=None)
+                self.update(m, locked_by=None,
+                            provenance=(LOCK_RELEASED,) + tuple(r for r in m.provenance if r != LOCK_RELEASED))
 
 
 #: Every message a queue holds, by value: branches that put or change a message alike in different

@@ -2197,3 +2197,27 @@ def test_a_forwarded_message_got_out_of_order_and_stripped_of_its_header_blames_
     assert mm is not None and mm.index == len(history) - 1
     found = blame(history, mm, D, set_aside=frozenset({"CORE-04"}))
     assert found.confirmed and set(found.rules) == {"DLQ-22", "DLQ-11"}, (mm.rules, found)
+
+
+def _locked_then_closed():
+    """Handle a1 browses 'x' with MQGMO_LOCK and is closed; MQ releases the lock then (CORE-21)."""
+    return SETUP + [(put("a", "a1", "x", 9), L.OK),
+                    (L.Get(conn="a", handle="a1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK | C.MQGMO_NO_SYNCPOINT),
+                     msg("x", priority=9)),
+                    (L.Close(conn="a", handle="a1"), L.OK)]
+
+
+def test_a_message_still_locked_after_its_handle_closed_blames_the_lock_not_the_put():
+    """The browse showed the message available after its put; gone from another handle's get once the locking
+    handle closed, it is the lock's release that failed (CORE-21), not the put (CORE-01).  Where the get returns a
+    later message of lower priority instead, that history shows one of the lock kept and priority order broken."""
+    get = L.Get(conn="b", handle="b1", options=C.MQGMO_NO_SYNCPOINT)
+    mm, b = blamed(_locked_then_closed() + [(get, L.Observation.of(C.MQRC_NO_MSG_AVAILABLE))])
+    assert mm.rules == ("CORE-21",) and b.rules == ("CORE-21",) and b.confirmed
+    assert explained_by(_locked_then_closed() + [(get, L.Observation.of(C.MQRC_NO_MSG_AVAILABLE))], D,
+                        frozenset({"CORE-21"}))
+    history = _locked_then_closed() + [(put("b", "b1", "y", 0), L.OK), (get, msg("y"))]
+    _, b = blamed(history)
+    assert set(b.rules) == {"CORE-21", "CORE-04"} and b.each
+    # a run that found CORE-21 broken already knows this departure: it is no new one of priority order
+    assert explained_by(history, D, frozenset({"CORE-21"}))

@@ -21,7 +21,7 @@ EXACT = frozenset({
     "every-delivered-at-backout", "exclusive-blocks-own-qmgr-only", "expired-message-returned",
     "expiry-counts-from-commit", "expiry-zero-accepted", "fifo-uses-message-priority",
     "fifo-within-priority-broken", "first-fires-on-nonempty", "first-while-open-for-input", "foreign-channel-to-qmgr", "get-inhibit-ignored",
-    "hardenbo-ignored", "last-segment-unmarked", "local-not-preferred", "mark-honoured-without-syncpoint",
+    "hardenbo-ignored", "last-segment-unmarked", "local-not-preferred", "lock-kept-after-close", "mark-honoured-without-syncpoint",
     "match-correl-ignored", "mruc-ignored", "msg-too-big-accepted", "netprty-ignored", "no-reset-on-change",
     "no-trigger-at-close", "open-options-unchecked", "priority-discards-lower", "priority-ignored", "put-disabled-chosen",
     "put-without-output-open", "q-full-ignored", "qmgr-clwlprty-ignored", "rank-ignored", "report-at-eligibility",
@@ -69,3 +69,19 @@ def test_fault_is_found_named_and_replayable(fault, tmp_path):
     # ...and passes once the fault is gone
     code, out = run_cli("replay", str(failures[0]), "--adapter", "simulated")
     assert code == 0, out
+
+
+def test_a_lock_kept_past_its_handle_is_failed_under_its_own_rule_alone_in_a_run_that_keeps_going(tmp_path):
+    """A queue manager that keeps a browse lock after its handle closes: once the run has found CORE-21 broken,
+    the message missing from other handles' gets later, or a lower-priority one returned in its place, is that
+    same departure, not one of CORE-01 or CORE-04 (the model notes that the message owes its being available
+    again to the lock's release).  And the counterexample is the one that leaves no doubt: "one of CORE-04 /
+    CORE-21" narrowed, while minimising, to the queue holding the locked message alone."""
+    code, out = run_cli("run", "--adapter", "simulated", "--adapter-opt", "faults=lock-kept-after-close", "--area",
+                        "core", "--seed", "1", "--results", str(tmp_path))
+    assert code == 1, out
+    rows = [json.loads(line) for line in (tmp_path / "rules.jsonl").read_text().splitlines()]
+    assert {r["rule"] for r in rows if r["verdict"] in ("fail", "one of")} == {"CORE-21"}, out
+    for path in (tmp_path / "failures").glob("*.json"):
+        failure = json.loads(path.read_text())
+        assert failure["rules"] == ["CORE-21"] and len(failure["steps"]) <= 9, (path.name, len(failure["steps"]))

@@ -656,7 +656,8 @@ class SimulatedQueueManager:
 
     def _drop_handle(self, name: str) -> None:
         h = self.handles.pop(name)
-        h.release()
+        if not self._fault("lock-kept-after-close"):
+            h.release()
         self.triggering.on_close(h.queue, h.input, self.triggering.member(h))
 
     # ------------------------------------------------------------ put

@@ -199,13 +199,19 @@ class _Search:
     def fewer(self, found: Failure, steps: int) -> bool:
         """Whether ``found`` (after ``steps`` calls) is the departure minimised with fewer of its rules in doubt,
         whichever now comes first: in the same fields, blamed on some of the rules the departure minimised is, none
-        besides.  A step that only adds a rule to the "one of" (a DLQ table changed but not in force, DLQ-10, named
+        besides; in other fields, blamed on fewer of them.  A step that only adds a rule to the "one of" (a DLQ table changed but not in force, DLQ-10, named
         first as what a system most likely applied) can then go, though the checker then names another rule first.
         Diagnosed only where both histories have :data:`EARLY_DIAGNOSIS_STEPS` steps or fewer (a long one costs most
         of a minute), and only where the rules checked are fewer."""
         f = self.failure
-        return (max(steps, len(f.steps)) <= EARLY_DIAGNOSIS_STEPS and found.mismatch.fields == f.mismatch.fields
-                and set(found.rules) < set(f.rules) and set() < set(self.blamed(found)) <= set(self.blamed(f)))
+        if max(steps, len(f.steps)) > EARLY_DIAGNOSIS_STEPS or not set(found.rules) < set(f.rules):
+            return False
+        if found.mismatch.fields == f.mismatch.fields:
+            return set() < set(self.blamed(found)) <= set(self.blamed(f))
+        # in other fields (a message missing where another came in its place), only where it leaves fewer of the
+        # rules in doubt: a "one of" narrowed to one of them (a locked message, or priority order?  the queue held
+        # the locked one alone, and nothing came back)
+        return set() < set(self.blamed(found)) < set(self.blamed(f))
 
 
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
@@ -360,18 +366,28 @@ def _ddmin(search: _Search, ops: list[L.Op]) -> list[L.Op]:
     return ops
 
 
+#: Histories this long or shorter are also tried without each two neighbouring operations, once none can go alone.
+PAIRS_UP_TO = 40
+
+
 def _one_by_one(ops: list[L.Op], search: _Search) -> list[L.Op]:
-    """Remove single operations, last first, until none can go (1-minimal)."""
+    """Remove single operations, last first, until none can go (1-minimal); then, in a short history, two
+    neighbouring ones at once (a message put and got only to be out of the way: neither can go alone)."""
     changed = True
     while changed and not search.out_of_time():
         changed = False
-        for i in range(len(ops) - 1, -1, -1):
-            if search.out_of_time():
+        for width in (1, 2):
+            if width == 2 and len(ops) > PAIRS_UP_TO:
                 break
-            found = search.reduce(ops[:i] + ops[i + 1:])
-            if found is not None:
-                ops = found
-                changed = True
+            for i in range(len(ops) - width, -1, -1):
+                if search.out_of_time():
+                    break
+                found = search.reduce(ops[:i] + ops[i + width:])
+                if found is not None:
+                    ops = found
+                    changed = True
+                    break
+            if changed:
                 break
     return ops
 
