@@ -2221,3 +2221,40 @@ def test_a_message_still_locked_after_its_handle_closed_blames_the_lock_not_the_
     assert set(b.rules) == {"CORE-21", "CORE-04"} and b.each
     # a run that found CORE-21 broken already knows this departure: it is no new one of priority order
     assert explained_by(history, D, frozenset({"CORE-21"}))
+
+
+def test_a_message_got_from_another_connections_uncommitted_put_and_backed_out_is_the_visibility_departure():
+    """A system that shows a unit of work's put to other connections (CORE-02): a get under syncpoint takes it,
+    a backout puts it back (BackoutCount 1), and the next get returns it again where MQ returns a committed one.
+    Relaxed, CORE-02 lets the gets see the put; the backout then reinstates the message as any other (it had kept
+    it with the other unit of work, its count unchanged, and the history looked like a commit that never deleted a
+    get, CORE-14): a run that found CORE-02 broken knows this departure."""
+    opts = C.MQGMO_SYNCPOINT
+    history = SETUP + [(put("a", "a1", "theirs", options=C.MQPMO_SYNCPOINT), L.OK), (put("b", "b1", "mine"), L.OK),
+                       (L.Get(conn="b", handle="b1", options=opts), msg("theirs")), (L.Backout(conn="b"), L.OK),
+                       (L.Get(conn="b", handle="b1", options=C.MQGMO_NO_SYNCPOINT), msg("theirs", backout_count=1))]
+    _, b = blamed(history)
+    assert b.rules == ("CORE-02",) and b.confirmed
+    assert explained_by(history, D, frozenset({"CORE-02"}))
+
+
+def test_a_commit_that_keeps_its_gets_is_blamed_where_the_put_it_committed_rules_out_a_backout():
+    """MQDISC commits: its put is on the other queue, and the message its get took is still on the first, where
+    MQ deleted it.  A disconnect that backed out (CORE-30) would have taken the put away too: only a commit that
+    left its get's message (CORE-14 relaxed) explains both depths.  With the put gone from the history, either
+    explains it: one of them."""
+    depth = lambda queue: L.InquireQueue(queue=queue, names=("CURDEPTH",))   # noqa: E731
+    at = lambda n: L.Observation(attrs=(("CURDEPTH", n),))   # noqa: E731
+    start = SETUP + [(L.DefineQueue(queue="Q2"), L.OK),
+                         (L.Open(conn="a", handle="a2", queue="Q2", options=STD), L.OK),
+                         (put("a", "a1", "x"), L.OK), (L.Get(conn="a", handle="a1", options=C.MQGMO_SYNCPOINT), msg("x"))]
+    # ... and got again, as it was: a reading that follows the history on from the depth, not only explains it
+    both = start + [(put("a", "a2", "y", options=C.MQPMO_SYNCPOINT), L.OK), (L.Disconnect(conn="a"), L.OK),
+                    (depth("Q2"), at(1)), (depth("Q1"), at(1)), (depth("Q1"), at(1)),
+                    (L.Get(conn="b", handle="b1", options=C.MQGMO_NO_SYNCPOINT), msg("x"))]
+    _, b = blamed(both)
+    assert b.rules == ("CORE-14",) and b.confirmed
+    assert explained_by(both, D, frozenset({"CORE-14"})) and not explained_by(both, D, frozenset({"CORE-30"}))
+    alone = start + [(L.Disconnect(conn="a"), L.OK), (depth("Q1"), at(1))]
+    _, b = blamed(alone)
+    assert set(b.rules) == {"CORE-14", "CORE-30"} and b.each

@@ -28,6 +28,9 @@ def _fault(name: str, area: str, rules: tuple[str, ...], description: str, catal
 
 _fault("fifo-within-priority-broken", "core", ("CORE-05", "CORE-06"),
        "messages of equal delivery priority come out newest first (on a MSGDLVSQ(FIFO) queue: all of them)")
+_fault("commit-keeps-gets", "core", ("CORE-14",),
+       "a commit (MQCMIT, or a normal MQDISC's) makes its puts available and leaves the messages its unit of work "
+       "got on their queues, available again, their BackoutCount unchanged")
 _fault("lock-kept-after-close", "core", ("CORE-21",),
        "closing a handle (or its connection) leaves the message it browsed with MQGMO_LOCK locked: no other handle "
        "gets or browses it")

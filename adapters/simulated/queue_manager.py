@@ -575,7 +575,9 @@ class SimulatedQueueManager:
             else:
                 if m not in q.buckets[m.level]:
                     continue
-                if commit:
+                if commit and self._fault("commit-keeps-gets"):
+                    q.hold(m, None)   # available again, its count as it was
+                elif commit:
                     q.remove(m)
                 elif m.pending_put is not None:
                     continue  # removed with its put

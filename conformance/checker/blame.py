@@ -475,6 +475,8 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
         extra += _partial_backouts(state, op, relaxed & PARTIAL_RULES)
     if UNREQUESTED_SKIP in relaxed:
         extra += _marks_skipped(state, op)
+    if GETS_DELETED in relaxed:
+        extra += _commit_keeping_gets(state, op)
     if relaxed & set(ORDER_RULES) and any(b.observation.message is not None for b in plain):
         extra += _out_of_order(state, op, {b.observation.message.body for b in plain
                                            if b.observation.message is not None}, relaxed)
@@ -1288,6 +1290,41 @@ def _backed_out_by(state: ModelState, op: L.Op) -> list[str]:
     return []
 
 
+#: That a commit deletes the messages its unit of work got (CORE-14): relaxed, a commit (an MQCMIT, or the commit of
+#: a normal MQDISC) that makes its puts available and leaves its gets' messages on their queues, available again.
+GETS_DELETED = "CORE-14"
+
+
+def _got_under_syncpoint(pairs) -> bool:
+    """Whether a get in ``pairs`` returned a message under syncpoint (as asked, or as a persistent one may be)."""
+    return any(isinstance(op, (L.Get, L.GetMatching)) and observed.message is not None
+               and op.options & (C.MQGMO_SYNCPOINT | C.MQGMO_SYNCPOINT_IF_PERSISTENT) for op, observed in pairs)
+
+
+def _commit_keeping_gets(state: ModelState, op: L.Op) -> list[model.Branch]:
+    """``op``'s outcomes where the commit it makes (MQCMIT, a normal MQDISC) leaves the messages its unit of work got
+    where they were, available to every program again with their counts as they were (CORE-14 relaxed); its puts
+    committed and the rest of ``op`` as MQ does it."""
+    if not (isinstance(op, L.Commit) or isinstance(op, L.Disconnect) and not op.abnormal):
+        return []
+    c = state.conns.get(op.conn)
+    # (a commit cut in flight too: whichever way it went, a get it did not delete stays)
+    if c is None or op.conn in state.broken or c.marked is not None or c.skipped is not None:
+        return []
+    gets = [e for e in c.uow if e.kind == "get"]
+    if not gets:
+        return []
+    s = state.clone()
+    for entry in gets:
+        m = s.find(entry.queue, entry.seq)
+        if m is not None and m.got_by == op.conn:
+            s.queue(entry.queue).update(m, got_by=None, provenance=(GETS_DELETED,) + m.provenance)
+    s.conn(op.conn).uow[:] = [e for e in c.uow if e.kind != "get"]
+    cut = op.conn in state.armed   # (a call cut in flight fails, whether or not its commit was made)
+    return [attrs.evolve(b, rules=tuple(dict.fromkeys((GETS_DELETED, *b.rules))))
+            for b in model.step(s, op) if cut or b.observation.cc != C.MQCC_FAILED]
+
+
 def _partial_backouts(state: ModelState, op: L.Op, rules: frozenset[str]) -> list[model.Branch]:
     """``op``'s outcomes where each backout it makes is one that breaks ``rules`` (CORE-03, CORE-15) alone, as
     a plain MQBACK relaxed so: its puts kept, or its gets' messages left gone; the rest of ``op`` (handles
@@ -1659,6 +1696,10 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # ended one the other way explains any later step that shows it
     endings = [rule for op, _ in pairs[:-1] for rule, (kind, other) in OTHER_END.items()
                if isinstance(op, kind) and other(op) is not None and rule in ENDINGS_ONLY]
+    # (a commit, or a normal MQDISC's, of a unit of work that got messages: one that left them on their queues
+    # shows that only later, by a depth or a get that meets them again)
+    endings += [GETS_DELETED] if any(isinstance(op, L.Commit) or isinstance(op, L.Disconnect) and not op.abnormal
+                                     for op, _ in pairs[:-1]) and _got_under_syncpoint(pairs[:-1]) else []
     # (a connection cut between calls ends its unit of work too: committed instead, it shows only later)
     endings += [CUT_RULE] if any(isinstance(op, L.CutConnection) and not op.in_flight for op, _ in pairs[:-1]) else []
     # A rule the run set aside only because an earlier departure mentioned it (not found broken) may well be

@@ -204,14 +204,16 @@ class _Search:
         Diagnosed only where both histories have :data:`EARLY_DIAGNOSIS_STEPS` steps or fewer (a long one costs most
         of a minute), and only where the rules checked are fewer."""
         f = self.failure
-        if max(steps, len(f.steps)) > EARLY_DIAGNOSIS_STEPS or not set(found.rules) < set(f.rules):
+        if max(steps, len(f.steps)) > EARLY_DIAGNOSIS_STEPS:
             return False
-        if found.mismatch.fields == f.mismatch.fields:
+        if found.mismatch.fields == f.mismatch.fields and set(found.rules) < set(f.rules):
             return set() < set(self.blamed(found)) <= set(self.blamed(f))
-        # in other fields (a message missing where another came in its place), only where it leaves fewer of the
-        # rules in doubt: a "one of" narrowed to one of them (a locked message, or priority order?  the queue held
-        # the locked one alone, and nothing came back)
-        return set() < set(self.blamed(found)) < set(self.blamed(f))
+        # named by other rules, in other fields (a message missing where another came in its place), or at another
+        # step, only where it leaves fewer of the rules in doubt: a "one of" narrowed to one of them (a locked message, or priority
+        # order?  the queue held the locked one alone, and nothing came back; a commit cut in flight that kept a
+        # put and a get alike, or a commit that keeps its gets?  the same commit, not cut)
+        blamed = set(self.blamed(f))
+        return len(blamed) > 1 and found.rules[0] in blamed and set() < set(self.blamed(found)) < blamed
 
 
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
