@@ -2258,3 +2258,15 @@ def test_a_commit_that_keeps_its_gets_is_blamed_where_the_put_it_committed_rules
     alone = start + [(L.Disconnect(conn="a"), L.OK), (depth("Q1"), at(1))]
     _, b = blamed(alone)
     assert set(b.rules) == {"CORE-14", "CORE-30"} and b.each
+
+
+def test_a_priority_above_maxpriority_placed_above_it_is_blamed_on_the_cap():
+    """A message put at priority 12 is placed at MaxPriority (9), after the 9s put before it (CORE-08).  Returned
+    before an older message of 9, it is one of the cap not applied and first in, first out broken among the 9s
+    (it had been failed under CORE-05 alone); a run that found the cap broken knows the next get's answer too."""
+    warned = L.Observation.of(C.MQRC_PRIORITY_EXCEEDS_MAXIMUM)
+    two = SETUP + [(put("a", "a1", "old", 9), L.OK), (put("a", "a1", "high", 12), warned)]
+    get = (L.Get(conn="b", handle="b1"), msg("high", priority=12))
+    mm, b = blamed(two + [get])
+    assert "CORE-08" in mm.rules and b.rules == ("CORE-08", "CORE-05") and b.each
+    assert explained_by(two + [get, (L.Get(conn="b", handle="b1"), msg("old", priority=9))], D, frozenset({"CORE-08"}))

@@ -477,6 +477,8 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
         extra += _marks_skipped(state, op)
     if GETS_DELETED in relaxed:
         extra += _commit_keeping_gets(state, op)
+    if UNCAPPED in relaxed:
+        extra += _uncapped(state, op)
     if relaxed & set(ORDER_RULES) and any(b.observation.message is not None for b in plain):
         extra += _out_of_order(state, op, {b.observation.message.body for b in plain
                                            if b.observation.message is not None}, relaxed)
@@ -907,6 +909,37 @@ def _resolved_otherwise(state: ModelState, op: L.Put | L.Put1, relaxed: frozense
         out += [attrs.evolve(b, state=_marked(b.state, queue, op.body, marks),
                              rules=tuple(dict.fromkeys((*rules, *b.rules))))
                 for b in model.step(state, attrs.evolve(op, md=md)) if b.observation.cc != C.MQCC_FAILED]
+    return out
+
+
+#: That a priority above MaxPriority places the message at MaxPriority (CORE-08): relaxed, at the priority put.
+UNCAPPED = "CORE-08"
+
+
+def _uncapped(state: ModelState, op: L.Op) -> list[model.Branch]:
+    """A put of a priority above MaxPriority that placed its message at that priority, above every message of
+    MaxPriority (CORE-08 relaxed), on a MSGDLVSQ(PRIORITY) queue: answered as MQ answers it (the warning), the
+    Priority field as put."""
+    if not isinstance(op, (L.Put, L.Put1)) or op.md.priority <= C.MAX_PRIORITY:
+        return []
+    queue = _put_queue(state, op)
+    if queue is None or state.queues[queue].attr("MSGDLVSQ") != C.MQMDS_PRIORITY:
+        return []
+    out = []
+    for b in model.step(state, op):
+        if b.observation.cc == C.MQCC_FAILED:
+            continue
+        s = b.state.clone()
+        q = s.queue(queue)
+        placed = [m for m in q.messages if m.body == op.body and m.order_priority == C.MAX_PRIORITY
+                  and m.md.priority == op.md.priority]
+        if not placed:
+            continue
+        for m in placed:   # the newest of the queue: taken off and placed again, above MaxPriority
+            q.remove(m)
+        for m in placed:
+            q.append(attrs.evolve(m, order_priority=op.md.priority))
+        out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((UNCAPPED, *b.rules)))))
     return out
 
 

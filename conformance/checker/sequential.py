@@ -204,6 +204,14 @@ def _available_later(branch: model.Branch, body) -> bool:
     return any(m.body == body and m.got_by is None and m.put_by is None for m in queue.messages)
 
 
+def _capped(branch: model.Branch, body) -> bool:
+    """Whether the message ``body`` on the get's queue was put with a priority above MaxPriority (CORE-08 placed
+    it at MaxPriority)."""
+    queue = branch.state.queues.get(branch.field_rules.get("message.body:queue", ("",))[0])
+    return queue is not None and queue.attr("MSGDLVSQ") == C.MQMDS_PRIORITY and any(
+        m.body == body and m.md.priority > C.MAX_PRIORITY for m in queue.messages)
+
+
 #: When MQ produces an expiration report: on discarding an expired message that asked for one, not before.
 EXPIRY_REPORTS = ("EXP-08", "EXP-12")
 
@@ -247,6 +255,9 @@ def _implicated(branch: model.Branch, fields: list[str], observed: L.Observation
             # expected message's history adds beyond an application's plain put (a backout, ...).
             plain = set(later) | {"CORE-01", "CORE-02"}
             rules += [*later, *(r for r in branch.field_rules.get("message.body", ()) if r not in plain)]
+            # the message returned was put at a priority above MaxPriority and placed at MaxPriority: placed at
+            # its own, above the others, it comes first (CORE-08)
+            rules += ["CORE-08"] if _capped(branch, body) else []
             continue
         rules += (branch.field_rules.get(f + _direction(branch, f, observed)) or branch.field_rules.get(f)
                   or branch.field_rules.get(f.split(".")[0]) or branch.rules)
