@@ -333,10 +333,8 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str, gets_commit: boo
                 s.discard(entry.queue, m, _put_deleted_by(rule))
                 applied.append("CORE-03")
         else:  # get
-            if m.put_by == conn and not gets_commit:
+            if m.put_by is not None and not gets_commit:
                 continue  # its put is being backed out too
-            # (one another connection put, still uncommitted, is got only in a reading that relaxes CORE-02: its
-            # backout reinstates it as any other, to that unit of work's put again)
             if gets_commit:
                 s.discard(entry.queue, m, (relaxed,) if relaxed else _most_specific_first("CORE-14", rule))
                 applied.append("CORE-14")

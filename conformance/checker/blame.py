@@ -484,6 +484,7 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
                                            if b.observation.message is not None}, relaxed)
     if VISIBILITY_RULE in relaxed:
         extra += _seen_uncommitted(state, op)
+        extra += _backout_reinstating_seen(state, op)
     # (a DLQ handler's pass answers with every message's fate: where MQ's own outcome is that answer, a pass
     # taking the queue in another order, losing or meeting again what it backed out, which would answer the
     # same, is not read; a backout that left the count is, as MQ's pass that never reached the message answers
@@ -581,6 +582,27 @@ def _seen_uncommitted(state: ModelState, op: L.Op) -> list[model.Branch]:
                     bq.update(m, put_by=conn)
         out.append(attrs.evolve(b, rules=tuple(dict.fromkeys((VISIBILITY_RULE, *b.rules)))))
     return out
+
+
+def _backout_reinstating_seen(state: ModelState, op: L.Op) -> list[model.Branch]:
+    """A backout of a unit of work that got a message another connection put and has not committed (seen through
+    the visibility rule relaxed): the message reinstated as any other, its BackoutCount raised, and the other
+    unit of work's put again.  (MQ's outcome, followed as the model follows it, leaves it got: a system that
+    shows uncommitted puts may do either.)"""
+    if not isinstance(op, L.Backout) or op.conn not in state.conns or op.conn in state.broken | state.armed:
+        return []
+    c = state.conns[op.conn]
+    seen = [e for e in c.uow if e.kind == "get"]
+    seen = [e for e in seen if (m := state.find(e.queue, e.seq)) is not None and m.put_by not in (None, op.conn)]
+    if not seen:
+        return []
+    s = state.clone()
+    for entry in seen:
+        m = s.find(entry.queue, entry.seq)
+        s.queue(entry.queue).update(m, got_by=None, backout_count=m.backout_count + 1,
+                                    provenance=(VISIBILITY_RULE, "CORE-15", "CORE-17"))
+    s.conn(op.conn).uow[:] = [e for e in c.uow if e not in seen]
+    return [attrs.evolve(b, rules=tuple(dict.fromkeys((VISIBILITY_RULE, *b.rules)))) for b in model.step(s, op)]
 
 
 def _requeued(q, priority_of) -> None:
