@@ -343,7 +343,7 @@ def _end_uow(s: ModelState, conn: str, commit: bool, rule: str, gets_commit: boo
                 ended = ("CORE-15", rule) if rule in ("CORE-32", *_BROKEN_RULES) else (rule, "CORE-15")
                 s.queue(entry.queue).update(
                     m, got_by=None, backout_count=m.backout_count + 1,
-                    provenance=(marked_rules if m.seq in special else ()) + ended + ("CORE-17",),
+                    provenance=(marked_rules if m.seq in special else ()) + ended + entry.why + ("CORE-17",),
                     count_since=_since(m, ("CORE-15", "CORE-17") + ((rule,) if rule == "CORE-46" else ())))
 
                 applied += ["CORE-15", "CORE-17"]
@@ -1194,15 +1194,17 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         rules.append("CORE-17")
     else:
         sync = _get_syncpoint(state, o)
+        why: tuple[str, ...] = ()
         if sync is None:
             rules.append("CORE-36")
             sync = m.md.persistence == C.MQPER_PERSISTENT
+            why = ("CORE-36",)
         m = s.queue(h.queue).update(m, locked_by=None, got_by=h.conn if sync else m.got_by)
         if sync:
             conn = s.conn(h.conn)
             if any(e.kind == "get" for e in conn.uow) and (mark or conn.marked is not None):
                 rules.append("SYNC-11")
-            conn.uow.append(UowEntry(kind="get", queue=h.queue, seq=m.seq))
+            conn.uow.append(UowEntry(kind="get", queue=h.queue, seq=m.seq, why=why))
             rules.append("CORE-14")
             if mark:
                 conn.marked = m.seq

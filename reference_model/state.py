@@ -252,6 +252,9 @@ class UowEntry:
     kind: str      # "put" or "get"
     queue: str
     seq: int
+    #: Rules that made the call part of the unit of work besides its own options: CORE-36 for a persistent message
+    #: got with MQGMO_SYNCPOINT_IF_PERSISTENT (a backout that reinstates it owes that to the rule too).
+    why: tuple[str, ...] = ()
 
 
 @attrs.define(eq=True)

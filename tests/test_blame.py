@@ -2270,3 +2270,20 @@ def test_a_priority_above_maxpriority_placed_above_it_is_blamed_on_the_cap():
     mm, b = blamed(two + [get])
     assert "CORE-08" in mm.rules and b.rules == ("CORE-08", "CORE-05") and b.each
     assert explained_by(two + [get, (L.Get(conn="b", handle="b1"), msg("old", priority=9))], D, frozenset({"CORE-08"}))
+
+
+def test_a_persistent_message_got_outside_the_unit_of_work_it_was_asked_into_is_one_of_the_backout_and_the_option():
+    """MQGMO_SYNCPOINT_IF_PERSISTENT gets a persistent message under syncpoint (CORE-36); a system that took it
+    outside shows that only by the backout after: the message is not back.  A backout that lost it (CORE-15)
+    explains that as well: one of them, where the option's rule had been left out."""
+    persistent = L.Put(conn="a", handle="a1", body="p", md=L.MessageDescriptor(persistence=C.MQPER_PERSISTENT),
+                       options=C.MQPMO_NO_SYNCPOINT)
+    history = SETUP + [(persistent, L.OK),
+                       (L.Get(conn="b", handle="b1", options=C.MQGMO_SYNCPOINT_IF_PERSISTENT),
+                        msg("p", persistence=C.MQPER_PERSISTENT)),
+                       (L.Backout(conn="b"), L.OK),
+                       (L.Get(conn="b", handle="b1", options=C.MQGMO_NO_SYNCPOINT),
+                        L.Observation.of(C.MQRC_NO_MSG_AVAILABLE))]
+    _, b = blamed(history)
+    assert set(b.rules) == {"CORE-15", "CORE-36"} and b.each
+    assert explained_by(history, D, frozenset({"CORE-36"}))
