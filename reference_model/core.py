@@ -16,7 +16,6 @@ from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.model import Branch, HistoryError, Lazy, handles, require_member
 from reference_model.state import (
-    LOCK_RELEASED,
     ModelConnection,
     ModelHandle,
     ModelMessage,
@@ -1242,10 +1241,6 @@ def _deliver(state: ModelState, op: L.Get, h: ModelHandle, discarded: list[Model
         # what else the counterexample happened to hold).
         special = [r for r in provenance if r not in ("CORE-01", "CORE-02")]
         presence = tuple(dict.fromkeys(special + [r for r in identity if r not in order])) if special else identity
-        if provenance[:1] == (LOCK_RELEASED,):
-            # a message locked and released since: a browse returned it after its put, which showed it available
-            # then; missing now, the release is what failed, not the put
-            presence = tuple(r for r in presence if r not in ("CORE-01", "CORE-02"))
         presence = tuple(dict.fromkeys(lead + presence))
         field_rules = {
             "rc": presence,

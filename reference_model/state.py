@@ -189,11 +189,12 @@ class ModelQueue:
 
     def unlock(self, handle: str) -> None:
         """Release the browse lock ``handle`` holds on any message of this queue.  The message is available to
-        other handles again because the lock was released (CORE-21): missing later, that is what was broken first."""
+        other handles again because the lock was released (CORE-21), no longer because of its put (the browse that
+        locked it showed the put's work done): missing later, the release is what was broken."""
         if self.locked:
             for m in [m for m in self.messages if m.locked_by == handle]:
-                self.update(m, locked_by=None,
-                            provenance=(LOCK_RELEASED,) + tuple(r for r in m.provenance if r != LOCK_RELEASED))
+                kept = tuple(r for r in m.provenance if r not in (LOCK_RELEASED, "CORE-01", "CORE-02"))
+                self.update(m, locked_by=None, provenance=(LOCK_RELEASED,) + kept)
 
 
 #: Every message a queue holds, by value: branches that put or change a message alike in different

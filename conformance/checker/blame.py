@@ -592,8 +592,8 @@ def _backout_reinstating_seen(state: ModelState, op: L.Op) -> list[model.Branch]
     if not isinstance(op, L.Backout) or op.conn not in state.conns or op.conn in state.broken | state.armed:
         return []
     c = state.conns[op.conn]
-    seen = [e for e in c.uow if e.kind == "get"]
-    seen = [e for e in seen if (m := state.find(e.queue, e.seq)) is not None and m.put_by not in (None, op.conn)]
+    seen = [e for e in c.uow if e.kind == "get" and (m := state.find(e.queue, e.seq)) is not None
+            and m.put_by not in (None, op.conn)]
     if not seen:
         return []
     s = state.clone()

@@ -199,19 +199,18 @@ class _Search:
     def fewer(self, found: Failure, steps: int) -> bool:
         """Whether ``found`` (after ``steps`` calls) is the departure minimised with fewer of its rules in doubt,
         whichever now comes first: in the same fields, blamed on some of the rules the departure minimised is, none
-        besides; in other fields, blamed on fewer of them.  A step that only adds a rule to the "one of" (a DLQ table changed but not in force, DLQ-10, named
-        first as what a system most likely applied) can then go, though the checker then names another rule first.
-        Diagnosed only where both histories have :data:`EARLY_DIAGNOSIS_STEPS` steps or fewer (a long one costs most
-        of a minute), and only where the rules checked are fewer."""
+        besides; named otherwise (other fields, another step), blamed on fewer of them.  A step that only adds a rule
+        to the "one of" (a DLQ table changed but not in force, DLQ-10, named first as what a system most likely
+        applied) can then go, though the checker then names another rule first.  Diagnosed only where both
+        histories have :data:`EARLY_DIAGNOSIS_STEPS` steps or fewer (a long one costs most of a minute)."""
         f = self.failure
         if max(steps, len(f.steps)) > EARLY_DIAGNOSIS_STEPS:
             return False
         if found.mismatch.fields == f.mismatch.fields and set(found.rules) < set(f.rules):
             return set() < set(self.blamed(found)) <= set(self.blamed(f))
-        # named by other rules, in other fields (a message missing where another came in its place), or at another
-        # step, only where it leaves fewer of the rules in doubt: a "one of" narrowed to one of them (a locked message, or priority
-        # order?  the queue held the locked one alone, and nothing came back; a commit cut in flight that kept a
-        # put and a get alike, or a commit that keeps its gets?  the same commit, not cut)
+        # a "one of" narrowed to one of them: a lower-priority message returned where MQ returns one its handle's
+        # close should have unlocked (CORE-04 or CORE-21?), and, the queue holding the locked one alone, nothing
+        # returned (CORE-21 alone)
         blamed = set(self.blamed(f))
         return len(blamed) > 1 and found.rules[0] in blamed and set() < set(self.blamed(found)) < blamed
 
@@ -375,23 +374,23 @@ PAIRS_UP_TO = 40
 def _one_by_one(ops: list[L.Op], search: _Search) -> list[L.Op]:
     """Remove single operations, last first, until none can go (1-minimal); then, in a short history, two
     neighbouring ones at once (a message put and got only to be out of the way: neither can go alone)."""
-    changed = True
-    while changed and not search.out_of_time():
-        changed = False
-        for width in (1, 2):
-            if width == 2 and len(ops) > PAIRS_UP_TO:
-                break
-            for i in range(len(ops) - width, -1, -1):
-                if search.out_of_time():
-                    break
-                found = search.reduce(ops[:i] + ops[i + width:])
-                if found is not None:
-                    ops = found
-                    changed = True
-                    break
-            if changed:
-                break
+    while not search.out_of_time():
+        found = _without(ops, search, 1) or (_without(ops, search, 2) if len(ops) <= PAIRS_UP_TO else None)
+        if found is None:
+            break
+        ops = found
     return ops
+
+
+def _without(ops: list[L.Op], search: _Search, width: int) -> list[L.Op] | None:
+    """The first history, removing ``width`` neighbouring operations from the last back, that still fails."""
+    for i in range(len(ops) - width, -1, -1):
+        if search.out_of_time():
+            return None
+        found = search.reduce(ops[:i] + ops[i + width:])
+        if found is not None:
+            return found
+    return None
 
 
 def _renamed(op: L.Op, field: str, old: str, new: str) -> L.Op:
