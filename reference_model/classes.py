@@ -272,13 +272,26 @@ def _core15(state, op):
 
 @declare("CORE-30", "no unit of work", "a unit of work of puts alone", "a unit of work with gets")
 def _core30(state, op):
-    conn = state.conns.get(getattr(op, "conn", None) or "")
-    if conn is None or not isinstance(op, L.Disconnect) or op.abnormal:
+    if isinstance(op, L.Disconnect) and not op.abnormal:
+        yield from _ended_unit_of_work(state, op)
+
+
+def _ended_unit_of_work(state, op):
+    """What the unit of work an MQDISC (normal or abnormal) ends holds."""
+    conn = state.conns.get(op.conn)
+    if conn is None:
         return
     if any(e.kind == "get" for e in conn.uow):
         yield "a unit of work with gets"
     else:
         yield "a unit of work of puts alone" if conn.uow else "no unit of work"
+
+
+@declare("CORE-31", "no unit of work", "a unit of work of puts alone", "a unit of work with gets")
+def _core31(state, op):
+    # what an abnormal end (or a z/OS MQDISC that may back out) has to back out
+    if isinstance(op, L.Disconnect):
+        yield from _ended_unit_of_work(state, op)
 
 
 @declare("CORE-18", "one message", "several messages")
@@ -305,7 +318,9 @@ def _core19(state, op):
     yield "cursor on a message with more after it" if later else "cursor on the last message"
 
 
-@declare("CORE-23", "queue not open for input", "queue open for shared input", "queue open for exclusive input")
+@declare("CORE-23", "queue not open for input", "queue open for shared input", "queue open for exclusive input",
+         "as the queue defines, DEFSOPT(SHARED), on a queue open for shared input",
+         "as the queue defines, DEFSOPT(EXCLUSIVE), on a queue open for shared input")
 def _core23(state, op):
     if isinstance(op, L.Open) and op.options & C.MQOO_INPUT_ANY:
         modes = {h.input_mode for h in state.handles.values() if h.queue == op.queue and h.input_mode}
@@ -313,6 +328,11 @@ def _core23(state, op):
             yield "queue open for exclusive input"
         elif modes:
             yield "queue open for shared input"
+            # MQOO_INPUT_AS_Q_DEF: the queue's DEFSOPT decides, and only here does it change the outcome
+            q = state.queues.get(op.queue)
+            if op.options & C.MQOO_INPUT_ANY == C.MQOO_INPUT_AS_Q_DEF and q is not None:
+                exclusive = q.attr("DEFSOPT") == C.MQOO_INPUT_EXCLUSIVE
+                yield f"as the queue defines, DEFSOPT({'EXCLUSIVE' if exclusive else 'SHARED'}), on a queue open for shared input"
         else:
             yield "queue not open for input"
 

@@ -218,6 +218,9 @@ def test_a_verdict_is_earned_a_failure_beats_a_declaration_and_a_pass_needs_ever
     coverage.classes["CORE-23:queue open for shared input"] += 2
     assert verdict_for(rule, coverage, applicable=True, error=False) == PARTLY
     coverage.classes["CORE-23:queue open for exclusive input"] += 1
+    coverage.classes["CORE-23:as the queue defines, DEFSOPT(SHARED), on a queue open for shared input"] += 1
+    assert verdict_for(rule, coverage, applicable=True, error=False) == PARTLY
+    coverage.classes["CORE-23:as the queue defines, DEFSOPT(EXCLUSIVE), on a queue open for shared input"] += 1
     assert verdict_for(rule, coverage, applicable=True, error=False) == PASS
     assert verdict_for(rule, coverage, applicable=False, error=False) == NOT_APPLICABLE
     coverage.failed["CORE-23"] += 1
