@@ -424,7 +424,7 @@ class CoreMachine(ConformanceMachine):
             in_flight = tenths % 3 == 2
             self._cut_unit_of_work(conn, in_flight, pause=in_flight and tenths % 4 == 0, tenths=tenths,
                                    forward=bool(tenths % 2))
-        elif event == "abend" and tenths % 4:
+        elif event == "abend" and tenths % 5:
             self._abend_in_a_unit_of_work(conn, with_get=bool(tenths % 2))
         elif event in ("disconnect", "abend"):
             self.execute(L.Disconnect(conn=conn, abnormal=event == "abend"))
