@@ -393,3 +393,37 @@ def test_a_cluster_put_is_classed_by_whether_ignoring_each_step_changes_its_dest
     session.execute(L.SetClusterInstance(qmgr="B", queue="Q", clusters=("C",), put_enabled=False))
     session.execute(L.ClusterPut(queue="Q"))   # now B is the one dropped, and step 12 would pick A anyway
     assert session.coverage.classes["CLWL-01:ignoring it changes nothing"] == 1
+
+
+@pytest.mark.parametrize("defsopt", [C.MQOO_INPUT_SHARED, C.MQOO_INPUT_EXCLUSIVE])
+def test_an_open_as_the_queue_defines_is_classed_by_defsopt_only_where_others_hold_the_queue_for_shared_input(defsopt):
+    session = _session()
+    _fifo_with(session, "a", "b")
+    session.execute(L.AlterQueue(queue="Q1", attrs={"DEFSOPT": defsopt}))
+    session.execute(L.Open(conn="b", handle="b.q", queue="Q1", options=C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT))
+    reached = session.coverage.classes
+    word = "EXCLUSIVE" if defsopt == C.MQOO_INPUT_EXCLUSIVE else "SHARED"
+    other = "SHARED" if word == "EXCLUSIVE" else "EXCLUSIVE"
+    assert reached[f"CORE-23:as the queue defines, DEFSOPT({word}), on a queue open for shared input"] == 1
+    assert reached[f"CORE-23:as the queue defines, DEFSOPT({other}), on a queue open for shared input"] == 0
+    # on a queue no handle has open for input, DEFSOPT changes nothing: no class of its own
+    session.execute(L.DefineQueue(queue="Q9"))
+    session.execute(L.Open(conn="b", handle="b.q9", queue="Q9", options=C.MQOO_INPUT_AS_Q_DEF))
+    assert reached["CORE-23:queue not open for input"] == 1
+    assert sum(n for k, n in reached.items() if "as the queue defines" in k) == 1
+
+
+@pytest.mark.parametrize("held", ["nothing", "a put", "a put and a get"])
+def test_an_abnormal_end_is_classed_by_the_unit_of_work_it_backs_out(held):
+    session = _session()
+    _fifo_with(session, "a")
+    session.execute(L.Put(conn="a", handle="a.h", body="m1", options=C.MQPMO_NO_SYNCPOINT))
+    if held != "nothing":
+        session.execute(L.Put(conn="a", handle="a.h", body="m2", options=C.MQPMO_SYNCPOINT))
+    if held == "a put and a get":
+        session.execute(L.Get(conn="a", handle="a.h", options=C.MQGMO_SYNCPOINT))
+    session.execute(L.Disconnect(conn="a", abnormal=True))
+    reached = session.coverage.classes
+    assert reached["CORE-31:a unit of work of puts alone"] == (held == "a put")
+    assert reached["CORE-31:a unit of work with gets"] == (held == "a put and a get")
+    assert not any(k.startswith("CORE-30:") for k in reached if reached[k])   # a normal end's rule, not this one's
