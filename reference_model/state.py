@@ -320,6 +320,9 @@ class ModelState:
     group: tuple = ()
     #: Their queue-manager attributes as altered (EXPRYINT): {qmgr: {name: value}}, replaced on change.
     peers: dict = attrs.Factory(dict)
+    #: MsgId -> body: the identifiers the system generated for messages put without one, as a checker saw them
+    #: returned (the model leaves them open; MQ makes each unique, CORE-11).  Replaced on change.
+    generated: dict = attrs.Factory(dict)
     #: Connections this state has its own copy of (bookkeeping, not state): a clone shares its
     #: connections with the state it copies until :meth:`conn` gives it its own to change.
     _own: set = attrs.field(factory=set, init=False, eq=False, repr=False)
@@ -357,7 +360,7 @@ class ModelState:
                 and self.queues == other.queues and self.removed == other.removed
                 and self.processes == other.processes and self.remotes == other.remotes
                 and self.cluster == other.cluster and self.workload == other.workload
-                and self.group == other.group and self.peers == other.peers)
+                and self.group == other.group and self.peers == other.peers and self.generated == other.generated)
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
@@ -405,6 +408,7 @@ class ModelState:
         new.armed = self.armed
         new.group = self.group
         new.peers = self.peers
+        new.generated = self.generated
         new._own = set()
         new._ownq = set()
         return new

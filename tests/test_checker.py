@@ -19,7 +19,7 @@ SETUP = [
 def msg(body, **kw):
     kw.setdefault("priority", 0)
     kw.setdefault("persistence", 0)
-    kw.setdefault("msg_id", "X")
+    kw.setdefault("msg_id", f"ID.{body}")   # a MsgId of its own, as MQ generates
     return L.Observation(message=L.ReturnedMessage(body=body, **kw))
 
 

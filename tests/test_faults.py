@@ -15,7 +15,7 @@ from tests.faultkit import FAULT_SEEDS, fault_run_args, seed_of
 #: BackoutCount lost at a restart and a backout that never counted it), some because the model does not yet
 #: name the rules per value there (expiry's discards and reports, trigger events, the DLQ handler's choices).
 EXACT = frozenset({
-    "alias-put-disabled-chosen", "backout-count-lost-at-restart", "defprty-ignored", "defpsist-ignored", "msgid-not-generated", "backout-keeps-puts-with-mark", "backout-count-not-incremented",
+    "alias-put-disabled-chosen", "backout-count-lost-at-restart", "defprty-ignored", "defpsist-ignored", "msgid-not-generated", "msgid-generated-once", "backout-keeps-puts-with-mark", "backout-count-not-incremented",
     "backout-loses-get", "channel-state-ignored", "clwlprty-ignored", "cut-reconnects-silently", "define-replaces-queue", "depth-off-by-one",
     "disconnect-backs-out", "disconnected-connection-works", "every-twice-on-alter", "dlq-context-not-passed", "dlq-failure-not-backed-out", "dlq-no-dlh-processed",
     "every-delivered-at-backout", "exclusive-blocks-own-qmgr-only", "expired-message-returned",

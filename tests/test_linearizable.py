@@ -168,7 +168,7 @@ def _sequential(ops) -> list[tuple[str, L.Op, L.Observation]]:
         branch = model.step(state, op)[0]
         observed = branch.observation
         if observed.message is not None and observed.message.msg_id is None:   # the queue manager's own MsgId
-            observed = attrs.evolve(observed, message=attrs.evolve(observed.message, msg_id="X"))
+            observed = attrs.evolve(observed, message=attrs.evolve(observed.message, msg_id=f"ID.{observed.message.body}"))
         out.append((client, op, observed))
         state = branch.state
     return out

@@ -76,6 +76,8 @@ _fault("defpsist-ignored", "core", ("CORE-10",),
        "a put with MQPER_PERSISTENCE_AS_Q_DEF is made persistent, not as the queue's DEFPSIST says")
 _fault("msgid-not-generated", "core", ("CORE-11",),
        "a message put with a blank MsgId keeps it blank: no identifier is generated")
+_fault("msgid-generated-once", "core", ("CORE-11",),
+       "every message put with a blank MsgId is given the same generated one")
 _fault("define-replaces-queue", "core", ("CORE-41",),
        "defining a queue that exists replaces its attributes instead of failing with MQRCCF_OBJECT_ALREADY_EXISTS")
 _fault("disconnected-connection-works", "core", ("CORE-40",),

@@ -737,7 +737,8 @@ class SimulatedQueueManager:
         stored = L.MessageDescriptor(
             priority=priority, persistence=persistence, expiry=md.expiry, report=md.report,
             msg_type=md.msg_type, feedback=md.feedback, format=md.format, reply_to_q=md.reply_to_q,
-            msg_id=md.msg_id or ("" if self._fault("msgid-not-generated") else f"SIM{next(self._seq):021d}"),
+            msg_id=md.msg_id or ("" if self._fault("msgid-not-generated") else
+                                 f"SIM{0 if self._fault('msgid-generated-once') else next(self._seq):021d}"),
             correl_id=md.correl_id,
             reply_to_qmgr=md.reply_to_qmgr, context=md.context, msg_flags=md.msg_flags,
         )

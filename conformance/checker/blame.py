@@ -1544,7 +1544,11 @@ class Walk:
             aside = _relaxed_step(state, op, loose_aside, observed)[1] if loose_aside else []
             for b in plain:
                 if K._matches(b.observation, observed):
-                    nxt.append((b, at, True))
+                    bound = K.bind_generated_id(b, observed, loose)
+                    if bound is not None:
+                        # (a MsgId generated twice passes only with CORE-11 relaxed: needed where not set aside)
+                        needed = bound[1] and K.UNIQUE_ID_RULE in relaxed
+                        nxt.append((bound[0], (i if at is None else at) if needed else at, True))
                 elif explained(b, observed, op, loose, state):
                     fields = K.differing_fields(b.observation, observed)
                     needed = explained(b, observed, op, set_aside, state) is False
@@ -1554,7 +1558,10 @@ class Walk:
                                 K._nothing_changes_next(fields, b.observation, observed)))
             for b, relaxing in [(b, True) for b in extra] + [(b, False) for b in aside]:
                 if K._matches(b.observation, observed):
-                    nxt.append((b, (i if at is None else at) if relaxing else at, True))
+                    bound = K.bind_generated_id(b, observed, loose)
+                    if bound is not None:
+                        needed = relaxing or bound[1] and K.UNIQUE_ID_RULE in relaxed
+                        nxt.append((bound[0], (i if at is None else at) if needed else at, True))
                 elif _same_message(b.observation, observed) and explained(b, observed, op, loose, state):
                     # a reading that returned the message the system did, differing still in its fields that
                     # the rules relaxed decide (a message taken in arrival order, its blank MsgId left blank)

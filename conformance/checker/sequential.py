@@ -176,6 +176,43 @@ def _matches(expected: L.Observation, observed: L.Observation) -> bool:
     return not differing_fields(expected, observed)
 
 
+#: The rule a generated MsgId met on two messages breaks: MQ generates a unique one for a message put without one.
+UNIQUE_ID_RULE = "CORE-11"
+
+
+def _generated_id(expected: L.Observation, observed: L.Observation) -> str | None:
+    """The MsgId the system generated for the message ``observed`` returns, where the model leaves it open (a
+    program's message put without one; not a report, trigger message, dead letter or segment, whose MsgId may
+    be another message's): None for any other."""
+    em, om = expected.message, observed.message
+    if em is None or om is None or em.msg_id is not None or not om.msg_id:
+        return None
+    if om.dlh is not None or om.trigger is not None or om.feedback != C.MQFB_NONE \
+            or om.segment_status != C.MQSS_NOT_A_SEGMENT:
+        return None
+    return om.msg_id
+
+
+def bind_generated_id(branch: model.Branch, observed: L.Observation,
+                      relaxed: frozenset[str] = frozenset()) -> tuple[model.Branch, bool] | None:
+    """``branch``, whose outcome ``observed`` matches, with the MsgId the system generated for the message it
+    returns noted in its state (:attr:`ModelState.generated`), and whether that needed CORE-11 relaxed (the
+    MsgId one the system generated for another message: None unless ``relaxed`` has the rule).  Bodies tell
+    messages apart; two with one body and one MsgId are not told apart (a departure missed, never a false one)."""
+    mid = _generated_id(branch.observation, observed)
+    if mid is None:
+        return branch, False
+    body = observed.message.body
+    seen = branch.state.generated.get(mid)
+    if seen == body:
+        return branch, False
+    if seen is not None:
+        return (branch, True) if UNIQUE_ID_RULE in relaxed else None
+    state = branch.state.clone()
+    state.generated = {**state.generated, mid: body}
+    return attrs.evolve(branch, state=state), False
+
+
 def _value_ok(want, got) -> bool:
     """An expected value matches: ``None`` is any value (any non-empty identifier), ranges contain."""
     if want is None:
@@ -513,6 +550,14 @@ class ModelTracker:
                     kept += [b for b in bs if self._departs_only_as_set_aside(b, observed)]
         index = self.index
         self.index += 1
+        bound = [x[0] for x in (bind_generated_id(b, observed, self.set_aside) for b in matching) if x is not None]
+        if matching and not bound:
+            # the message came back as MQ allows, but with a MsgId the system had generated for another
+            allowed = tuple(dict.fromkeys(b.observation for b in branches))
+            mismatch = Mismatch(index=index, op=op, observed=observed, allowed=allowed, fields=("message.msg_id",),
+                                rules=(UNIQUE_ID_RULE,))
+            return StepCheck(index=index, rules=mismatch.rules, mismatch=mismatch)
+        matching = bound
         if not matching:
             closest = min(branches, key=lambda b: len(differing_fields(b.observation, observed)))
             fields = differing_fields(closest.observation, observed)
