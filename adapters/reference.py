@@ -7,6 +7,8 @@ checker agree with it.
 
 from __future__ import annotations
 
+import hashlib
+
 from adapters.base import Capabilities, check_options, platform_option
 from reference_model import language as L
 from reference_model import model
@@ -56,7 +58,8 @@ def _concrete(obs: L.Observation) -> L.Observation:
     m = obs.message
     changes = {}
     if m.msg_id is None:
-        changes["msg_id"] = "MODEL-" + m.body.encode("utf-8", "surrogatepass").hex()[:40]
+        # one of its own for each body (MQ's are unique; two bodies must never share one)
+        changes["msg_id"] = "MODEL-" + hashlib.sha1(m.body.encode("utf-8", "surrogatepass")).hexdigest()
     if isinstance(m.expiry, L.IntRange):
         changes["expiry"] = m.expiry.hi
     if isinstance(m.backout_count, L.IntRange):
