@@ -200,7 +200,7 @@ def bind_generated_id(branch: model.Branch, observed: L.Observation,
     MsgId one the system generated for another message: None unless ``relaxed`` has the rule).  Bodies tell
     messages apart; two with one body and one MsgId are not told apart (a departure missed, never a false one)."""
     mid = _generated_id(branch.observation, observed)
-    if mid is None:
+    if mid is None or observed.message is None:
         return branch, False
     body = observed.message.body
     seen = branch.state.generated.get(mid)
