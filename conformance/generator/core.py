@@ -166,15 +166,20 @@ class CoreMachine(ConformanceMachine):
         for q in QUEUES:   # what the cut kept of the unit of work shows in the depths
             self.execute(L.InquireQueue(queue=q, names=("CURDEPTH",)))
 
-    def _abend_in_a_unit_of_work(self, conn: str, with_get: bool) -> None:
-        """A program ends abnormally holding a unit of work of a put (and perhaps a get): it is backed out
-        (CORE-31), which the depths then show at once.  (An abnormal end drawn at random seldom holds one.)"""
+    def _hold_a_unit_of_work(self, conn: str, with_get: bool) -> None:
+        """A unit of work of a put to the first queue, after (``with_get``) a get under syncpoint of a committed
+        message it first puts to the second."""
         if with_get:
             self.execute(L.Put(conn=conn, handle=self._handle(conn, QUEUES[1]), body=self._body(),
                                options=C.MQPMO_NO_SYNCPOINT))
             self.execute(L.Get(conn=conn, handle=self._handle(conn, QUEUES[1]), options=C.MQGMO_SYNCPOINT))
         self.execute(L.Put(conn=conn, handle=self._handle(conn, QUEUES[0]), body=self._body(),
                            options=C.MQPMO_SYNCPOINT))
+
+    def _abend_in_a_unit_of_work(self, conn: str, with_get: bool) -> None:
+        """A program ends abnormally holding a unit of work of a put (and perhaps a get): it is backed out
+        (CORE-31), which the depths then show at once.  (An abnormal end drawn at random seldom holds one.)"""
+        self._hold_a_unit_of_work(conn, with_get)
         self.execute(L.Disconnect(conn=conn, abnormal=True))
         self._forget(conn)
         self._connect(conn)
@@ -372,13 +377,7 @@ class CoreMachine(ConformanceMachine):
             # depths then show at once.  Never a get alone: a message back on the queue after it is as well a
             # commit that failed to delete it (CORE-14) as a disconnect that backed out.
             with_get = how == "disconnect after a get"
-            if with_get:
-                # a committed message for the unit of work to get
-                self.execute(L.Put(conn=conn, handle=self._handle(conn, QUEUES[1]), body=self._body(),
-                                   options=C.MQPMO_NO_SYNCPOINT))
-                self.execute(L.Get(conn=conn, handle=self._handle(conn, QUEUES[1]), options=C.MQGMO_SYNCPOINT))
-            self.execute(L.Put(conn=conn, handle=self._handle(conn, QUEUES[0]), body=self._body(),
-                               options=C.MQPMO_SYNCPOINT))
+            self._hold_a_unit_of_work(conn, with_get)
             self.execute(L.Disconnect(conn=conn))
             self._forget(conn)
             # A call on the ended connection fails with MQRC_HCONN_ERROR and changes nothing.
