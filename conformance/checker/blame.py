@@ -1544,11 +1544,9 @@ class Walk:
             aside = _relaxed_step(state, op, loose_aside, observed)[1] if loose_aside else []
             for b in plain:
                 if K._matches(b.observation, observed):
-                    bound = K.bind_generated_id(b, observed, loose)
+                    bound = _generated_id_noted(b, observed, relaxed, loose)
                     if bound is not None:
-                        # (a MsgId generated twice passes only with CORE-11 relaxed: needed where not set aside)
-                        needed = bound[1] and K.UNIQUE_ID_RULE in relaxed
-                        nxt.append((bound[0], (i if at is None else at) if needed else at, True))
+                        nxt.append((bound[0], (i if at is None else at) if bound[1] else at, True))
                 elif explained(b, observed, op, loose, state):
                     fields = K.differing_fields(b.observation, observed)
                     needed = explained(b, observed, op, set_aside, state) is False
@@ -1558,10 +1556,9 @@ class Walk:
                                 K._nothing_changes_next(fields, b.observation, observed)))
             for b, relaxing in [(b, True) for b in extra] + [(b, False) for b in aside]:
                 if K._matches(b.observation, observed):
-                    bound = K.bind_generated_id(b, observed, loose)
+                    bound = _generated_id_noted(b, observed, relaxed, loose)
                     if bound is not None:
-                        needed = relaxing or bound[1] and K.UNIQUE_ID_RULE in relaxed
-                        nxt.append((bound[0], (i if at is None else at) if needed else at, True))
+                        nxt.append((bound[0], (i if at is None else at) if relaxing or bound[1] else at, True))
                 elif _same_message(b.observation, observed) and explained(b, observed, op, loose, state):
                     # a reading that returned the message the system did, differing still in its fields that
                     # the rules relaxed decide (a message taken in arrival order, its blank MsgId left blank)
@@ -1591,6 +1588,15 @@ class Walk:
                     seen.append((b.state, at))
         self.candidates = seen
         return self.result
+
+
+def _generated_id_noted(branch: model.Branch, observed: L.Observation, relaxed: frozenset[str],
+                        loose: frozenset[str]) -> tuple[model.Branch, bool] | None:
+    """``branch`` (matching ``observed``) with the MsgId the system generated noted, and whether the reading needed
+    CORE-11 relaxed for it (a MsgId generated for another message: passes with the rule relaxed or set aside, and
+    is counted as needed only where relaxed); None where the rule is neither."""
+    bound = K.bind_generated_id(branch, observed, loose)
+    return None if bound is None else (bound[0], bound[1] and K.UNIQUE_ID_RULE in relaxed)
 
 
 def follows(pairs, platform: str, relaxed: frozenset[str], expiry_tolerance: int = 0,
