@@ -37,12 +37,19 @@ def test_a_get_that_is_not_atomic_is_found_on_every_seed_naming_its_rule():
     assert named >= 1
 
 
+#: Rules a race's history explains as well as the fault's own: two units of work committed at once, one of them in
+#: part, let a getter take the other's message ahead of an older one of the first; put in one order of the two
+#: commits that is first in, first out broken (CORE-05) with both commits whole.  Which the blame names depends on
+#: how the threads met (in 20 seeds under load 2 named CORE-05; a CI run named it on 3 of seeds 1-5).
+EQUALLY = {"commit-not-atomic": {"CORE-05"}, "depth-not-atomic": set()}
+
+
 def test_a_commit_not_atomic_is_found_naming_the_commit_rule_and_a_depth_not_atomic_is_found():
     """A commit that makes its puts available one at a time (a consumer sees part of the unit of work): found on
-    nearly every seed within 80 cases, naming its rule on most.  A CURDEPTH kept as a count each get outside
-    syncpoint reads and writes back less one after other calls ran (two overlapping gets lose an update): found by
-    every seed of 1-8 within its first few cases in measured rounds, the drain after the clients showing fewer
-    messages than the depth counts; named CORE-16 (a message got outside syncpoint still counted, as the model
+    nearly every seed within 80 cases, naming its rule or first in, first out (which its history shows as well).
+    A CURDEPTH kept as a count each get outside syncpoint reads and writes back less one after other calls ran
+    (two overlapping gets lose an update): found by every seed of 1-8 within its first few cases in measured
+    rounds, the drain after the clients showing fewer messages than the depth counts; named CORE-16 (a message got outside syncpoint still counted, as the model
     reads a depth too high) or CORE-28.  (A call not atomic waits for a waiting call to run before it goes on, so
     how often a race shows does not depend on the machine's load.)"""
     for fault, rule, tried, seeds, cases in (("commit-not-atomic", "CORE-29", 5, 4, 80),
@@ -54,7 +61,8 @@ def test_a_commit_not_atomic_is_found_naming_the_commit_rule_and_a_depth_not_ato
                 found.append(race.result.rules)
         assert len(found) >= seeds, f"{fault}: found by {len(found)} seeds of {tried}"
         assert any(rule in rules for rules in found), found
-        assert sum(bool(set(rules) & set(RACES[fault].rules)) for rules in found) >= len(found) // 2 + 1, found
+        explained = set(RACES[fault].rules) | EQUALLY[fault]
+        assert sum(bool(set(rules) & explained) for rules in found) >= len(found) // 2 + 1, found
 
 
 @pytest.mark.parametrize("fault", ["exclusive-open-not-atomic", "browse-lock-not-atomic", "first-trigger-not-atomic"])
