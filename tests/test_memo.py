@@ -152,6 +152,20 @@ def test_a_history_that_leaves_a_known_prefix_is_checked_by_the_model(fresh_memo
     assert again == checks and fresh_memo.hits == hits + len(PREFIX) + 1
 
 
+def test_checks_that_count_no_classes_are_kept_apart_from_those_that_do(fresh_memo):
+    """The concurrent checker's search follows its histories in the memo with trackers that count no input
+    classes: a sequential tracker that then follows the same history still gets each step's classes, not the
+    search's empty ones (the coverage of a run that checked races first would have lost them)."""
+    got = L.Observation(message=L.ReturnedMessage(body="x", priority=1, persistence=0, msg_id="M"))
+    history = PREFIX + [(GET, got)]
+    counted, _ = _follow(history, memo=False)
+    assert any(check.classes for check in counted)   # the test can fail: some step reaches a class
+    blind = ModelTracker(C.PLATFORM_DISTRIBUTED, memo=True, classes=False)
+    assert not any(blind.advance(op, obs).classes for op, obs in history)
+    again, _ = _follow(history)
+    assert [c.classes for c in again] == [c.classes for c in counted]
+
+
 def test_a_step_past_a_departure_is_kept_with_where_it_leads(fresh_memo):
     """A keep-going run's way past a departure (the rules it set aside relaxed) is the memo's too: a second
     tracker on the same history takes it from there, reaching the same states, and goes on in the memo after

@@ -86,11 +86,13 @@ class Linearization:
 
 
 def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int,
-             set_aside: frozenset[str] = frozenset()) -> ModelTracker:
-    """A tracker at ``states`` (not empty) that counts no input classes: the search only asks what is allowed."""
+             set_aside: frozenset[str] = frozenset(), node: dict | None = None) -> ModelTracker:
+    """A tracker at ``states`` (not empty) that counts no input classes: the search only asks what is allowed.
+    ``node``: the place in the step memo the states were reached at (None: off the memo)."""
     tracker = ModelTracker(platform, initial=states[0], expiry_tolerance=expiry_tolerance, set_aside=set_aside,
                            classes=False)
     tracker.candidates = list(states)
+    tracker._node = node
     return tracker
 
 
@@ -115,7 +117,8 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     after = tuple(after)
     set_aside = frozenset(set_aside)
     # the set-up in the step memo: every case of a kind starts with the same set-up, and its answers are the same
-    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside, memo=True)
+    tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside, memo=True,
+                           classes=False)
     for op, observed in setup:
         _, mismatch = follow(tracker, op, observed)
         if mismatch is not None:
@@ -159,13 +162,14 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     class Bounded(Exception):
         pass
 
-    def search(done: frozenset, order: tuple[int, ...], states: list[ModelState]) -> tuple[int, ...] | None:
+    def search(done: frozenset, order: tuple[int, ...], states: list[ModelState],
+               node: dict | None) -> tuple[int, ...] | None:
         nonlocal explored
         explored += 1
         if explored > bound:
             raise Bounded
         if known <= done:
-            check_after = _tracker(platform, states, expiry_tolerance, set_aside)
+            check_after = _tracker(platform, states, expiry_tolerance, set_aside, node)
             for op, observed in after:
                 _, mismatch = follow(check_after, op, observed)
                 if mismatch is not None:
@@ -181,22 +185,24 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         for i in ready:
             event = events[i]
             if event.observed is not None:
-                tracker = _tracker(platform, states, expiry_tolerance, set_aside)
+                # in the step memo, as the set-up was: the cases of a run start alike, and their first calls
+                # are often the same calls answered alike from the same states
+                tracker = _tracker(platform, states, expiry_tolerance, set_aside, node)
                 _, mismatch = follow(tracker, event.op, event.observed)
                 if mismatch is not None:
                     note(order, mismatch, i)
                     continue
-                found = search(done | {i}, order + (i,), tracker.candidates)
+                found = search(done | {i}, order + (i,), tracker.candidates, tracker._node)
             else:
                 after_it = _any_outcome(states, event.op)
-                found = search(done | {i}, order + (i,), after_it) if after_it else None
+                found = search(done | {i}, order + (i,), after_it, None) if after_it else None
             if found is not None:
                 return found
         remember_failure(done, states)
         return None
 
     try:
-        found = search(frozenset(), (), list(tracker.candidates))
+        found = search(frozenset(), (), list(tracker.candidates), tracker._node)
     except Bounded:
         return Linearization(verdict=INDETERMINATE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
                              explored=explored)

@@ -478,8 +478,9 @@ class ModelTracker:
         #: Rules already found broken (keep-going rounds): an observation they decide is known to
         #: depart, so it never rules out a state the history is otherwise consistent with.
         self.set_aside = frozenset(set_aside)
-        #: This history's place in the memo (None: off it, or no memo), and the key of its tree.
-        self._root = (platform, expiry_tolerance, self.set_aside)
+        #: This history's place in the memo (None: off it, or no memo), and the key of its tree (a tracker that
+        #: counts no input classes keeps its own tree: the checks it leaves there say none).
+        self._root = (platform, expiry_tolerance, self.set_aside, self.classes)
         self._node: dict | None = MEMO.root(self._root) if memo and initial is None else None
         #: Where the last step departed in the memo (its place and key), for :meth:`step_past` to take its
         #: way past from there, or to leave it there for the next history that departs alike.
