@@ -2315,3 +2315,17 @@ def test_a_run_that_keeps_going_past_a_msgid_generated_twice_sets_core_11_aside(
     tracker = ModelTracker(D, set_aside=frozenset({"CORE-11"}))
     assert all(tracker.advance(op, observed).mismatch is None for op, observed in history)
     assert explained_by(history, D, frozenset({"CORE-11"}))
+
+
+def test_a_msgid_generated_for_a_message_a_run_stepped_past_is_noted_as_well():
+    """A keep-going run steps past a message returned with a field MQ does not give it (here its priority): the
+    MsgId the system generated for it is noted all the same, so a second message returned with it later is CORE-11,
+    as it is where the first came back as MQ gives it."""
+    history = SETUP + [(put("a", "a1", "m1"), L.OK), (put("a", "a1", "m2"), L.OK)]
+    tracker = ModelTracker(D)
+    assert all(tracker.advance(op, observed).mismatch is None for op, observed in history)
+    odd = msg("m1", msg_id="G1", priority=7)
+    get = L.Get(conn="b", handle="b1")
+    assert tracker.advance(get, odd).mismatch is not None and tracker.step_past(get, odd)
+    again = tracker.advance(get, msg("m2", msg_id="G1")).mismatch
+    assert again is not None and again.rules == ("CORE-11",), again

@@ -628,10 +628,10 @@ class ModelTracker:
             followed = self._as_broken(op, observed)
             if not followed:
                 return False
-            self.candidates = _distinct_states(followed)
+            self.candidates = _distinct_states(_noting_ids(followed, observed, self.set_aside))
             self._hold(before, op, [[r for r in b.rules if r not in self.set_aside] for b in followed])
             return True
-        self.candidates = _distinct_states(b for _, b in closest)
+        self.candidates = _distinct_states(_noting_ids([b for _, b in closest], observed, self.set_aside))
         self._hold(before, op, [_held(b, fields, observed) for fields, b in closest])
         return True
 
@@ -650,6 +650,17 @@ class ModelTracker:
             out += [b for b in _relaxed_step(state, op, self.set_aside, observed)[1]
                     if _matches(b.observation, observed)]
         return out
+
+
+def _noting_ids(branches: list[model.Branch], observed: L.Observation, relaxed: frozenset[str]) -> list[model.Branch]:
+    """``branches`` a step past went on with, each with the MsgId the system generated for the message ``observed``
+    returns noted (:func:`bind_generated_id`; the step past is of the same message); one whose state already
+    has that MsgId for another message is left as it was (a departure missed, never a false one)."""
+    out = []
+    for b in branches:
+        bound = bind_generated_id(b, observed, relaxed)
+        out.append(b if bound is None else bound[0])
+    return out
 
 
 def _held(branch: model.Branch, fields: list[str], observed: L.Observation) -> list[str]:
