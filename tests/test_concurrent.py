@@ -49,8 +49,8 @@ def test_a_commit_not_atomic_is_found_naming_the_commit_rule_and_a_depth_not_ato
     nearly every seed within 80 cases, naming its rule or first in, first out (which its history shows as well).
     A CURDEPTH kept as a count each get outside syncpoint reads and writes back less one after other calls ran
     (two overlapping gets lose an update): found by every seed of 1-8 within its first few cases in measured
-    rounds, the drain after the clients showing fewer messages than the depth counts; named CORE-16 (a message got outside syncpoint still counted, as the model
-    reads a depth too high) or CORE-28.  (A call not atomic waits for a waiting call to run before it goes on, so
+    rounds, the drain after the clients showing fewer messages than the depth counts; named CORE-16 (a message got
+    outside syncpoint still counted, as the model reads a depth too high) or CORE-28.  (A call not atomic waits for a waiting call to run before it goes on, so
     how often a race shows does not depend on the machine's load.)"""
     for fault, rule, tried, seeds, cases in (("commit-not-atomic", "CORE-29", 5, 4, 80),
                                              ("depth-not-atomic", "CORE-16", 5, 4, 40)):

@@ -90,9 +90,8 @@ def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int,
     """A tracker at ``states`` (not empty) that counts no input classes: the search only asks what is allowed.
     ``node``: the place in the step memo the states were reached at (None: off the memo)."""
     tracker = ModelTracker(platform, initial=states[0], expiry_tolerance=expiry_tolerance, set_aside=set_aside,
-                           classes=False)
+                           classes=False, place=node)
     tracker.candidates = list(states)
-    tracker._node = node
     return tracker
 
 

@@ -465,11 +465,14 @@ class ModelTracker:
     """Follows a history step by step, keeping the model states consistent with it.
 
     ``memo``: follow the history in :data:`MEMO` where an earlier tracker already followed it (only
-    from an initial state the tracker makes itself).
+    from an initial state the tracker makes itself).  ``place``: the place in :data:`MEMO` the candidates were
+    reached at, by a tracker of the same platform, tolerance, set-aside rules and counting of classes (a search
+    that goes on from where another tracker stood).
     """
 
     def __init__(self, platform: str, initial: ModelState | None = None, expiry_tolerance: int = 0,
-                 set_aside: frozenset[str] = frozenset(), memo: bool = False, classes: bool = True) -> None:
+                 set_aside: frozenset[str] = frozenset(), memo: bool = False, classes: bool = True,
+                 place: dict | None = None) -> None:
         self.candidates: list[ModelState] = [initial or model.initial_state(platform, expiry_tolerance)]
         #: Whether each step's check says the input classes it reached (False: a search that only asks whether
         #: an order is allowed, and counts nothing).
@@ -481,7 +484,8 @@ class ModelTracker:
         #: This history's place in the memo (None: off it, or no memo), and the key of its tree (a tracker that
         #: counts no input classes keeps its own tree: the checks it leaves there say none).
         self._root = (platform, expiry_tolerance, self.set_aside, self.classes)
-        self._node: dict | None = MEMO.root(self._root) if memo and initial is None else None
+        self._node: dict | None = place if place is not None else (
+            MEMO.root(self._root) if memo and initial is None else None)
         #: Where the last step departed in the memo (its place and key), for :meth:`step_past` to take its
         #: way past from there, or to leave it there for the next history that departs alike.
         self._departed: tuple[dict, tuple] | None = None
