@@ -4,7 +4,8 @@ Run by ``scripts/mutation.sh`` (mutmut), never by the suite: a mutant is killed 
 kit finds a departure from the model (or the mutated queue manager breaks) in one of these
 runs.  One test per area and platform, so that mutmut runs only the areas that reach the
 mutated function; generation only (no shrinking: any departure kills), a fixed seed, and
-``MQCONFORM_MUTATION_EXAMPLES`` cases (default 60).
+``MQCONFORM_MUTATION_EXAMPLES`` cases (default: the default run's budget, so that the score measures what
+``mqconform run`` finds as a user runs it).
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from adapters.registry import create_adapter
-from conformance.runner.engine import area_platforms, bound_machine, machine_settings
+from conformance.runner.engine import DEFAULT_EXAMPLES, area_platforms, bound_machine, machine_settings
 from conformance.records.results import Coverage
 from conformance.runner.stable import stable_generation
 from reference_model.rules import AREAS
 
-EXAMPLES = int(os.environ.get("MQCONFORM_MUTATION_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("MQCONFORM_MUTATION_EXAMPLES", str(DEFAULT_EXAMPLES)))
 SEED = int(os.environ.get("MQCONFORM_MUTATION_SEED", "7"))
 #: Faults of the catalogue to switch on (a check that these tests can fail: see tests/test_mutation.py).
 FAULTS = os.environ.get("MQCONFORM_MUTATION_FAULTS", "")

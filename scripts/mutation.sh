@@ -7,7 +7,7 @@
 #   MQCONFORM_MUTATION_SAMPLE    mutants to check, drawn at random (default 300; "all" for every one)
 #   MQCONFORM_MUTATION_MINUTES   time box for checking them (default 30)
 #   MQCONFORM_MUTATION_SEED      seed of the sample and of the kit's runs (default 7)
-#   MQCONFORM_MUTATION_EXAMPLES  cases per area and platform in each kit run (default 60)
+#   MQCONFORM_MUTATION_EXAMPLES  cases per area and platform in each kit run (default: the default run's, 200)
 #   MQCONFORM_MUTATION_OUT       where the results go (default mutation-results/: results.txt, score.txt,
 #                                survivors.diff with each surviving mutant's change)
 # Prints the score per file and the surviving mutants; exit 0 when it printed a score, 2 otherwise.
