@@ -128,6 +128,23 @@ LACKABLE: dict[str, tuple[str, ...]] = {
 }
 
 
+def undeclared_nulls(observation: L.Observation, lacks: frozenset[str]) -> list[str]:
+    """The fields of :data:`LACKABLE` that ``observation`` holds as null (no value) though the system did not declare
+    them in ``lacks``.  A null there is never compared, so a system answering one must say it has no such value: from
+    any other, it would be a value left unchecked (a message's expiry, a queue's depth)."""
+    out = []
+    message = observation.message
+    for field in sorted(LACKABLE):
+        if field in lacks:
+            continue
+        kind, name = field.split(".", 1)
+        if kind == "message" and message is not None and getattr(message, name) is None:
+            out.append(field)
+        elif kind == "attrs" and observation.attrs is not None and dict(observation.attrs).get(name, 0) is None:
+            out.append(field)
+    return out
+
+
 @attrs.frozen(kw_only=True)
 class Capabilities:
     """What an adapter can express.  Rules outside it are "not applicable"."""

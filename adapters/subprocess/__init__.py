@@ -25,7 +25,8 @@ from pathlib import Path
 
 import attrs
 
-from adapters.base import AdapterError, AdapterOptionError, Capabilities, Dependency, NotExpressible, check_options
+from adapters.base import (LACKABLE, AdapterError, AdapterOptionError, Capabilities, Dependency, NotExpressible,
+                           check_options)
 from adapters.subprocess import schemas
 from adapters.subprocess.channel import MAX_LINE, ChannelError, JsonLinesChannel
 from reference_model import language as L
@@ -284,12 +285,24 @@ def left_out(op: L.Op, raw: dict, lacks: frozenset[str]) -> str | None:
         if missing:
             return (f"with a message that leaves out {', '.join(missing)}: answer what the system returned, or "
                     f"declare the fields it has no value for in capabilities.lacks")
+        # a null where a system may have no value (never compared) counts only where the server says it has none
+        nulls = [f for f in _MESSAGE_FIELDS if f"message.{f}" in LACKABLE and f"message.{f}" not in lacks
+                 and f in message and message[f] is None]
+        if nulls:
+            return (f"with a message whose {', '.join(nulls)} is null: answer the value, or declare the fields the "
+                    f"system has no value for in capabilities.lacks")
     if isinstance(op, L.InquireQueue) and raw.get("cc") == 0 and isinstance(raw.get("attrs"), list):
-        answered = {pair[0] for pair in raw["attrs"] if isinstance(pair, list) and pair}
+        pairs = [pair for pair in raw["attrs"] if isinstance(pair, list) and pair]
+        answered = {pair[0] for pair in pairs}
         missing = [n for n in op.names if n not in answered and f"attrs.{n}" not in lacks]
         if missing:
             return (f"leaving out {', '.join(missing)}: answer each name asked for, or declare the attributes the "
                     f"system has no value for in capabilities.lacks")
+        nulls = [pair[0] for pair in pairs if len(pair) == 2 and pair[1] is None and isinstance(pair[0], str)
+                 and f"attrs.{pair[0]}" in LACKABLE and f"attrs.{pair[0]}" not in lacks]
+        if nulls:
+            return (f"with {', '.join(nulls)} null: answer the value, or declare the attributes the system has no "
+                    f"value for in capabilities.lacks")
     return None
 
 

@@ -126,6 +126,10 @@ IN_DOUBT_OPS = (L.Commit, L.Backout, L.Disconnect)
 #: Fields of a returned message an observation holds as null when the system has no value for them (a system
 #: declaring them in ``capabilities.lacks``): never compared.
 NULL_IF_LACKING = frozenset({"backout_count", "expiry"})
+#: Attributes of an answer held as null when the system has no value for them (the ``attrs.`` fields a system may
+#: declare in ``capabilities.lacks``): never compared.  A null anywhere else (a DLQ handler's fate of a message, where
+#: a cluster put went, an attribute every queue has) is a value, and differs from the one MQ gives.
+NULL_ATTRS_IF_LACKING = frozenset({"CURDEPTH", "IPPROCS", "OPPROCS"})
 
 
 def differing_fields(expected: L.Observation, observed: L.Observation) -> list[str]:
@@ -159,7 +163,7 @@ def differing_fields(expected: L.Observation, observed: L.Observation) -> list[s
         out.append("attrs")
     else:
         for name in sorted(set(ea) | set(oa)):
-            if name in oa and oa[name] is None:
+            if name in oa and oa[name] is None and name in NULL_ATTRS_IF_LACKING:
                 continue   # the system has no such value (capabilities.lacks): not compared
             if ea.get(name) != oa.get(name):
                 out.append(f"attrs.{name}")

@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 
 import attrs
 
+from adapters.base import AdapterError, undeclared_nulls
 from conformance.checker.linearizable import LINEARIZABLE, NOT_LINEARIZABLE, Event, Linearization, check
 from conformance.checker.sequential import ModelTracker, follow
 from conformance.records.results import Coverage
@@ -270,6 +271,12 @@ def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], script
         done_after = tuple((op, adapter.execute(op)) for op in after)
     finally:
         adapter.end_case()
+    lacks = adapter.capabilities().lacks
+    for op, observed in (*done_setup, *((e.op, e.observed) for e in events if e.observed is not None), *done_after):
+        nulls = undeclared_nulls(observed, lacks)
+        if nulls:
+            raise AdapterError(f"the adapter answered {type(op).__name__} with no value for {', '.join(nulls)}, which "
+                               f"its capabilities do not declare lacking (capabilities.lacks)")
     return ConcurrentCase(setup=done_setup, events=tuple(events), after=done_after, started=tuple(scripts))
 
 

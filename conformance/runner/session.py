@@ -12,7 +12,7 @@ from typing import Callable, Iterator
 
 import attrs
 
-from adapters.base import Adapter, AdapterError, NotExpressible
+from adapters.base import Adapter, AdapterError, NotExpressible, undeclared_nulls
 from conformance.checker.sequential import Mismatch, ModelTracker
 from conformance.records.history import Failure, Step
 from conformance.records.results import Coverage
@@ -316,6 +316,11 @@ class Session:
             return self._left_out(op, exc.reason)
         except Exception as exc:  # noqa: BLE001 - whatever the adapter raises is an error, never a verdict
             raise self._broke(exc) from exc
+        nulls = undeclared_nulls(observed, self.capabilities.lacks)
+        if nulls:
+            raise self._broke(AdapterError(
+                f"the adapter answered {type(op).__name__} with no value for {', '.join(nulls)}, which its capabilities "
+                f"do not declare lacking (capabilities.lacks)"))
         if self._trace:
             with open(self._trace, "a", encoding="utf-8") as out:
                 out.write(json.dumps({"area": self.area, "platform": self.platform, "case": self._case_no, "op": L.to_json(op),
