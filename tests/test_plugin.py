@@ -23,11 +23,22 @@ def pytest_run(tmp_path, *args):
 
 
 def test_conformant_adapter_passes_from_any_directory(tmp_path):
-    code, out = pytest_run(tmp_path, "--mq-adapter", "simulated", "--mq-seed", "5",
+    # (10 cases an area, not the profile's 50: what this checks is the plugin run from elsewhere; the default
+    # budget's reach is tests/test_rules_exercised.py's)
+    code, out = pytest_run(tmp_path, "--mq-adapter", "simulated", "--mq-seed", "5", "--mq-examples", "10",
                            "--mq-results", str(tmp_path / "res"))
     assert code == 0, out
     assert " passed" in out and "failed" not in out
     assert (tmp_path / "res" / "rules.jsonl").exists()
+    run = json.loads((tmp_path / "res" / "run.json").read_text())
+    assert run["examples"] == 10, run["examples"]
+
+
+@pytest.mark.parametrize("given", ["0", "ten", "-3"])
+def test_a_number_of_cases_that_is_not_one_is_a_one_line_usage_error(tmp_path, given):
+    code, out = pytest_run(tmp_path, "--mq-adapter", "simulated", "--mq-examples", given)
+    assert code == 4, out
+    assert f"--mq-examples: {given!r} is not a number of cases" in out and "Traceback" not in out
 
 
 def test_fault_fails_with_counterexample_and_replay_file(tmp_path):

@@ -57,6 +57,9 @@ def pytest_addoption(parser):
     group.addoption("--mq-area", default=None, help="comma-separated rule areas (default: all)")
     group.addoption("--mq-seed", default=None, help="seed for reproducible generation")
     group.addoption("--mq-results", default=None, help="write a result directory here")
+    group.addoption("--mq-examples", default=None, metavar="N",
+                    help="cases each area's test runs, instead of the Hypothesis profile's examples (as "
+                         "mqconform run --examples)")
     group.addoption("--mq-concurrency", default=None, metavar="N",
                     help="concurrent cases instead of the areas' machines: N clients (2 to 4) at once on the core "
                          "area, as many cases as the Hypothesis profile's examples (docs/concurrency.md)")
@@ -70,6 +73,10 @@ def pytest_configure(config):
         settings.load_profile("mqconform-dev")   # the kit's budget (50 examples), not Hypothesis's default of 100
     elif os.environ.get("HYPOTHESIS_PROFILE") in PROFILES and config.getoption("hypothesis_profile", None) is None:
         settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
+    examples = config.getoption("--mq-examples", default=None)
+    if examples is not None:
+        if not examples.isdigit() or int(examples) < 1:
+            raise pytest.UsageError(f"mqconform: --mq-examples: {examples!r} is not a number of cases, 1 or more")
     try:
         options = parse_options(config.getoption("--mq-adapter-opt"))
         adapter = create_adapter(config.getoption("--mq-adapter"), options)
@@ -87,6 +94,13 @@ def pytest_configure(config):
     results = config.getoption("--mq-results")
     if results and not _worker(config):
         shutil.rmtree(Path(results) / WORKERS, ignore_errors=True)   # parts of an earlier run
+
+
+def _examples(config) -> int:
+    """Cases each area's test runs: ``--mq-examples``, else the loaded Hypothesis profile's (read when the tests
+    run: a conftest may load a profile after the plugin is configured)."""
+    given = config.getoption("--mq-examples", default=None)
+    return int(given) if given is not None else settings.default.max_examples
 
 
 def _concurrency(config, adapter) -> int | None:
@@ -181,7 +195,7 @@ def mq_record(pytestconfig, mq_adapter):
     record = RunRecord(
         adapter=mq_adapter.name, describe=describe,
         capabilities=mq_adapter.capabilities().to_json(), areas=pytestconfig._mq_areas,
-        seed=pytestconfig._mq_seed, examples=settings.default.max_examples,
+        seed=pytestconfig._mq_seed, examples=_examples(pytestconfig),
         concurrency=getattr(pytestconfig, "_mq_concurrency", None),
     )
     pytestconfig._mq_record = record
@@ -221,8 +235,8 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             for platform in platforms:
                 machine = bound_machine(mq_adapter, area, platform, pytestconfig._mq_seed,
                                         pytestconfig._mq_options, mq_record.coverage)
-                run_machine(machine, settings(settings.default, deadline=None,
-                                              suppress_health_check=list(HealthCheck)))
+                run_machine(machine, settings(settings.default, max_examples=_examples(pytestconfig),
+                                              deadline=None, suppress_health_check=list(HealthCheck)))
         except NonConformance as exc:
             tolerance = mq_adapter.capabilities().expiry_tolerance
             failure = with_alternatives(minimise(exc.failure, mq_adapter), tolerance)
@@ -295,7 +309,7 @@ def mq_run_concurrent(pytestconfig, mq_adapter, mq_record):
         from collections import Counter
 
         verdicts: Counter = Counter()
-        search_races(mq_adapter, pytestconfig._mq_seed, settings.default.max_examples, clients=clients,
+        search_races(mq_adapter, pytestconfig._mq_seed, _examples(pytestconfig), clients=clients,
                      platform=platform, coverage=mq_record.coverage, verdicts=verdicts, keep_going=None,
                      on_race=found)
         if shown:
