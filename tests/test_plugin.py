@@ -88,7 +88,8 @@ def test_concurrent_cases_from_pytest_find_a_race_and_pass_a_conforming_queue_ma
                 map(json.loads, (tmp_path / "res" / "rules.jsonl").read_text().splitlines())}
     assert verdicts["CORE-23"] == "fail"
     code, out = pytest_run(tmp_path, "--mq-adapter", "simulated", "--mq-adapter-opt", "call-ms=0.2",
-                           "--mq-concurrency", "2", "--mq-seed", "2", "--mq-results", str(tmp_path / "ok"))
+                           "--mq-concurrency", "2", "--mq-seed", "2", "--mq-examples", "30",
+                           "--mq-results", str(tmp_path / "ok"))
     assert code == 0 and "1 passed" in out, out
     verdicts = {r["rule"]: r["verdict"] for r in
                 map(json.loads, (tmp_path / "ok" / "rules.jsonl").read_text().splitlines())}
@@ -144,7 +145,7 @@ def test_an_area_no_case_reached_is_a_harness_error_and_the_session_exits_2(tmp_
     root = Path(__file__).resolve().parent.parent
     server = f"{sys.executable} {root / 'tests' / 'data' / 'servers' / 'no_dlq_handler.py'}"
     code, out = pytest_run(tmp_path, "--mq-adapter", "subprocess", "--mq-adapter-opt", f"command={server}",
-                           "--mq-area", "core,dlq", "--mq-seed", "3", "--hypothesis-profile", "mqconform-ci",
+                           "--mq-area", "core,dlq", "--mq-seed", "3", "--mq-examples", "10",
                            "--mq-results", str(tmp_path / "res"))
     assert code == 2, out
     assert "mqconform: not a verdict (exit 2): area dlq:" in out and "no rule of the area was exercised" in out, out
