@@ -38,7 +38,7 @@ from hypothesis import settings
 
 import conformance.runner.plugin  # noqa: F401  (registers the profiles)
 from adapters.brokers.server import REFUSE
-from tests.processkit import SESSION_MARK, TEST_MARK, left_behind
+from tests.processkit import SESSION_MARK, TEST_MARK, left_behind, stop_spark_gateway
 from conformance.runner.stable import stable_generation
 
 #: ``--dist loadgroup`` done by the suite itself: pytest-xdist's own stopped grouping with pytest 9.2.
@@ -140,8 +140,10 @@ def pytest_runtest_protocol(item, nextitem):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_sessionfinish(session, exitstatus):
-    """In the process that runs the suite, after every worker has ended: fail when a test left a process running."""
+    """In the process that runs the suite, after every worker has ended: fail when a test left a process running.
+    (Every process first stops the Spark JVM its campaigns shared, which PySpark keeps until the process ends.)"""
     yield
+    stop_spark_gateway()
     if hasattr(session.config, "workerinput"):
         return
     me = psutil.Process()

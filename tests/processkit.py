@@ -47,3 +47,38 @@ def left_behind(mark: str, exclude: set[int], deadline: float = LEFT_DEADLINE,
         except psutil.Error:
             pass
     return lines
+
+
+def stop_spark_gateway(timeout: float = 30.0) -> int | None:
+    """Stop the Spark JVM this process started, if any, and wait for it to end: its pid, or None.
+
+    PySpark keeps the JVM of a stopped session running until the Python process exits, for the next session to
+    reuse (the suite's campaigns in one worker share it). A worker ends before the suite looks for what was left
+    running; a run without workers does not, and its own JVM would be counted as left behind. The JVM ends when
+    its standard input closes."""
+    import sys
+
+    if "pyspark" not in sys.modules:
+        return None
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None:
+        SparkContext._active_spark_context.stop()
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)
+    if gateway is None or proc is None:
+        return None
+    try:
+        gateway.shutdown()
+    except Exception:  # noqa: BLE001 - a gateway whose JVM is already gone
+        pass
+    if proc.stdin is not None:
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=timeout)
+    except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired: it did not end on its own
+        proc.kill()
+        proc.wait(timeout=timeout)
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+    return proc.pid

@@ -153,3 +153,30 @@ def test_a_broker_stopped_by_its_owner_takes_its_reaper_with_it(tmp_path):
     finally:
         srv.down()
     assert _gone([reaper], 1)
+
+
+@pytest.mark.spark
+def test_the_spark_jvm_a_process_kept_is_stopped_at_the_end_of_its_session():
+    """PySpark keeps its JVM until the Python process ends (the next session reuses it); a pytest run without
+    workers would find it still running when it looks for what the tests left behind.  ``stop_spark_gateway``,
+    which every process of the suite calls at its end, stops it and waits for it."""
+    script = """
+import json, os
+import psutil
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+from pyspark.java_gateway import launch_gateway
+from pyspark import SparkContext
+SparkContext._gateway = launch_gateway()
+pid = SparkContext._gateway.proc.pid
+before = psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+from tests.processkit import stop_spark_gateway
+stopped = stop_spark_gateway()
+print(json.dumps({"pid": pid, "before": before, "stopped": stopped, "after": psutil.pid_exists(pid),
+                  "again": stop_spark_gateway()}))
+"""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["before"] is True and seen["stopped"] == seen["pid"], seen
+    assert seen["after"] is False and seen["again"] is None, seen
