@@ -51,7 +51,9 @@ def test_a_run_leaves_out_what_it_declines_and_judges_the_rest(server, tmp_path)
 def test_its_own_departure_is_found_with_a_counterexample(server, tmp_path):
     """Shared and exclusive input asked for at once: go-qm opens, MQ fails the open with MQRC_OPTIONS_ERROR."""
     code, out, err = run_cli("run", "--adapter", "subprocess", "--adapter-opt", f"command={server}", "--area", "core",
-                             "--examples", "300", "--seed", "5", "--results", tmp_path / "r")
+                             "--examples", "60", "--seed", "2", "--results", tmp_path / "r")
+    # (seed 2 finds both departures at 60 cases; seed 5 needed 300, 13 s of CPU: of seeds 1-8 at 60 cases, seed 2
+    # alone finds both, six find CORE-23 only, two neither)
     assert code == 1, out + err
     failures = [json.loads(p.read_text()) for p in (tmp_path / "r" / "failures").glob("*.json")]
     failure = next(f for f in failures if f["rules"] == ["CORE-23"])
