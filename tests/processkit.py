@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 import time
 
 import psutil
@@ -56,8 +58,6 @@ def stop_spark_gateway(timeout: float = 30.0) -> int | None:
     reuse (the suite's campaigns in one worker share it). A worker ends before the suite looks for what was left
     running; a run without workers does not, and its own JVM would be counted as left behind. The JVM ends when
     its standard input closes."""
-    import sys
-
     if "pyspark" not in sys.modules:
         return None
     from pyspark import SparkContext
@@ -76,7 +76,7 @@ def stop_spark_gateway(timeout: float = 30.0) -> int | None:
         proc.stdin.close()
     try:
         proc.wait(timeout=timeout)
-    except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired: it did not end on its own
+    except subprocess.TimeoutExpired:   # it did not end on its own
         proc.kill()
         proc.wait(timeout=timeout)
     SparkContext._gateway = None
