@@ -378,3 +378,28 @@ def test_a_campaign_counts_a_departure_that_breaks_one_of_two_rules_once_under_b
         result.departures
     text = summary(result)
     assert all(verdict in text for verdict in result.departures) and "one of them" in text
+
+
+def test_a_time_boxed_campaign_starts_no_schedule_that_would_end_past_its_deadline_were_it_as_slow_as_the_slowest(
+        monkeypatch):
+    """Schedules differ in length (a pause, a slow restart): judged by the mean, a slow one started late ends past
+    the deadline.  On a clock that only the schedules move, the first and the twenty-first take 4.42 s, the others
+    0.1 s, with 10 s to spend: the slowest stops it after thirteen (5.62 s spent), where the mean (about 0.32 s)
+    would have started the twenty-first at 6.32 s and ended at 10.74."""
+    import conformance.runner.crash as crash
+
+    class Clock:
+        now = 0.0
+
+        def monotonic(self):
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(crash, "time", clock)
+
+    def shape(rng, index):
+        clock.now += 4.42 if index in (0, 20) else 0.1
+        return _two_persistent_and_a_restart(rng, index)
+
+    result = campaign(_simulated(), 1, 100, shape=shape, deadline=10.0)
+    assert result.schedules == 13 and clock.now <= 10.0, (result.schedules, clock.now)

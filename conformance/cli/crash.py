@@ -43,7 +43,7 @@ def add_parsers(sub) -> None:
                             "as its time allows)")
     crash.add_argument("--minutes", type=_minutes,
                        help="end within this long, the private broker's start counted: no schedule starts that would "
-                            "end later, taking as long as those so far on average")
+                            "end later, taking as long as the longest so far")
     crash.add_argument("--seed", type=_seed, help="seed of the schedules (default: random, printed)")
     crash.add_argument("--results", type=Path, help="a new directory for crash.json (default: under mqconform-results)")
     crash.add_argument("--tries", type=_whole(0), metavar="N",

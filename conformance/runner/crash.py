@@ -208,7 +208,7 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
              progress: Callable[[int, Schedule], None] | None = None, tries: int = 0) -> CrashResult:
     """At most ``schedules`` schedules of ``shape`` (by default :func:`random_schedule` with the restarts the adapter
     runs) drawn from ``seed``, on one adapter, none started that would end after ``deadline`` (``time.monotonic()``)
-    if it took as long as the schedules so far on average: the frequency of each rule broken.  Then, ``tries`` not
+    if it took as long as the longest schedule so far: the frequency of each rule broken.  Then, ``tries`` not
     0, the first schedule that broke each rule cut down (:func:`minimal_schedule`, within the deadline).  Ctrl-C
     ends it with what ran (``interrupted``)."""
     rng = random.Random(seed)
@@ -218,6 +218,7 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
     departures: Counter = Counter()
     first_departed: dict[str, Schedule] = {}
     departed = ran = 0
+    longest = 0.0
     interrupted = False
     minimal: dict[str, Schedule] = {}
     cut: list[str] = []
@@ -227,13 +228,14 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
             shape = functools.partial(random_schedule, restarts=restart_kinds(adapter), pause=can_pause(adapter))
         began = time.monotonic()
         for index in range(schedules):
-            # none started that would, taking as long as the schedules so far on average, end after the deadline;
-            # once a rule broke, the last part of the time is left to cutting its schedule down
+            # none started that would, taking as long as the longest schedule so far, end after the deadline (a
+            # mean let a schedule with a pause and a slow restart end past it); once a rule broke, the last part of
+            # the time is left to cutting its schedule down
             now = time.monotonic()
             end = deadline
             if deadline is not None and tries and first:
                 end = deadline - MINIMISE_SHARE * (deadline - began)
-            if end is not None and now + ((now - began) / ran if ran else 0.0) >= end:
+            if end is not None and now + longest >= end:
                 break
             try:
                 done = run_schedule(adapter, f"crash-{seed}-{index}", shape(rng, index))
@@ -241,6 +243,7 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
                 interrupted = True
                 break
             ran += 1
+            longest = max(longest, time.monotonic() - now)
             if progress is not None:
                 progress(index, done)
             if done.accounting.departed is not None:
