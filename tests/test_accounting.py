@@ -61,6 +61,16 @@ def test_a_get_in_a_unit_of_work_the_restart_backed_out_comes_back():
     assert got == {"h": LOST} and result.rules
 
 
+def test_a_get_in_a_unit_of_work_still_open_at_the_drain_keeps_the_message_from_it():
+    """A schedule cut down may leave no restart after a get under syncpoint: the drain, on a connection of its own,
+    must not get the message while that unit of work is open (CORE-14), and not finding it is no loss."""
+    pending = [put("a", "h"), (L.Get(conn="b", handle="b1", options=C.MQGMO_SYNCPOINT),
+                               msg("h", persistence=C.MQPER_PERSISTENT))]
+    assert classes(pending, {"Q1": []})[0] == {"h": GONE}
+    got, result = classes(pending, {"Q1": ["h"]})
+    assert got == {"h": DUPLICATED} and result.rules == ("CORE-14",)
+
+
 def test_a_commit_cut_in_flight_leaves_its_message_in_doubt_either_way():
     cut = [put("a", "d", sync=True), (L.CutConnection(conn="a", in_flight=True), L.OK),
            (L.Commit(conn="a"), L.Observation.of(C.MQRC_CONNECTION_BROKEN)), RESTART]

@@ -100,12 +100,20 @@ def _put_bodies(steps: Sequence[tuple[L.Op, L.Observation]]) -> list[str]:
 
 
 def _where(state: ModelState, body: str) -> tuple[str | None, ModelMessage | None]:
-    """The queue holding committed message ``body`` in ``state``, and the message (None, None: not held)."""
+    """The queue holding committed message ``body`` in ``state`` where the drain (a connection of its own) can get
+    it, and the message (None, None: not held, or held by a get in a unit of work still open, which makes it
+    unavailable to everyone else until that unit of work ends: CORE-14)."""
     for name, q in state.queues.items():
         for m in q.messages:
-            if m.body == body and m.put_by is None:
+            if m.body == body and m.put_by is None and m.got_by is None:
                 return name, m
     return None, None
+
+
+def _got_pending(state: ModelState, body: str) -> bool:
+    """Whether committed message ``body`` is held by a get in a unit of work still open in ``state``."""
+    return any(m.body == body and m.put_by is None and m.got_by is not None
+               for q in state.queues.values() for m in q.messages)
 
 
 def _classify(states: Sequence[ModelState], put: Sequence[str], found: Mapping[str, list[str]],
@@ -137,6 +145,9 @@ def _classify(states: Sequence[ModelState], put: Sequence[str], found: Mapping[s
             accounts.append(Account(body=body, cls=DUPLICATED, found=seen, rules=_one_of(removed)))
         elif any(q == seen[0] for q, _ in held):
             accounts.append(Account(body=body, cls=OK, found=seen))
+        elif not held and all(_got_pending(s, body) for s in states):
+            # got in a unit of work still open (in every reading), yet the drain got it too
+            accounts.append(Account(body=body, cls=DUPLICATED, found=seen, rules=("CORE-14",)))
         elif not held and set(removed) & CONSUMED_BY:
             accounts.append(Account(body=body, cls=DUPLICATED, found=seen, rules=_one_of(removed)))
         else:
