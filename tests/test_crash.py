@@ -403,3 +403,80 @@ def test_a_time_boxed_campaign_starts_no_schedule_that_would_end_past_its_deadli
 
     result = campaign(_simulated(), 1, 100, shape=shape, deadline=10.0)
     assert result.schedules == 13 and clock.now <= 10.0, (result.schedules, clock.now)
+
+
+def test_a_schedule_that_departed_before_its_drain_is_cut_down_written_and_its_replay_departs_again(tmp_path):
+    """A queue manager that returns the newest of two messages of one priority departs at that get, before any
+    drain: the first such schedule is cut down as a drain's breaking one is (a call left out where the run without
+    it departs for the same rule again), written under schedules/, and replayed it departs every time; on a clean
+    queue manager, never."""
+    import json
+    import shlex
+
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--faults", "fifo-within-priority-broken",
+                             "--schedules", "10", "--seed", "1", "--results", tmp_path / "c")
+    assert code == 1 and "First schedule departing for CORE-05, cut down to the fewest calls" in out, out + err
+    data = json.loads((tmp_path / "c" / "crash.json").read_text())
+    entry = data["departures"]["CORE-05"]
+    steps = entry["minimal"]["steps"]
+    assert entry["replay"] == "schedules/CORE-05.json" and len(steps) < len(entry["first"]["steps"]), entry
+    # what is left: the frame, two puts and the get that returns the later one (nothing after the departure)
+    assert [s["op"]["type"] for s in steps] == ["DefineQueue", "Connect", "Open", "Put", "Put", "Get"], steps
+    saved = json.loads((tmp_path / "c" / "schedules" / "CORE-05.json").read_text())
+    assert saved["rule"] == "CORE-05" and len(saved["ops"]) == len(steps)
+    command = next(line for line in out.splitlines() if line.startswith("Replay: mqconform crash "))
+    argv = shlex.split(command.removeprefix("Replay: mqconform "))
+    code, out, err = run_cli(*argv, "--tries", "6", "--results", tmp_path / "r")
+    assert code == 1 and "CORE-05  6 of 6" in out, out + err
+    code, out, err = run_cli("crash", "--adapter", "simulated", "--replay", tmp_path / "c" / "schedules" / "CORE-05.json",
+                             "--tries", "4", "--results", tmp_path / "clean")
+    assert code == 0 and "CORE-05  0 of 4" in out, out + err
+
+
+def test_a_departure_that_breaks_one_of_two_rules_is_cut_down_under_both_and_its_file_has_no_blank():
+    """A commit answered while the queue manager is paused departs for "CORE-48 or CORE-46": cut down, what is left
+    after the frame ends with the pause and the commit; its file is named without a blank."""
+    from conformance.records.crash import result_json, schedule_file
+
+    class AnswersWhilePaused(SimulatedAdapter):
+        paused = False
+
+        def execute(self, op):
+            if isinstance(op, L.PauseQueueManager):
+                self.paused = True
+                return L.Observation()
+            if self.paused and isinstance(op, L.Commit):
+                self.paused = False
+                return L.Observation()
+            self.paused = False
+            return super().execute(op)
+
+    result = campaign(lambda: AnswersWhilePaused(platform="distributed"), 1, 40, tries=2)
+    verdict = next(v for v in result.departures if " or " in v)
+    cut = [op for op, _ in result.minimal[verdict].steps]
+    assert len(cut) < len(result.first_departed[verdict].steps)
+    assert isinstance(cut[-2], L.PauseQueueManager) and isinstance(cut[-1], L.Commit), cut
+    assert schedule_file(verdict) == verdict.replace(" or ", "_or_") + ".json"
+    data = result_json(result, "simulated", {}, 1)
+    assert data["departures"][verdict]["replay"] == f"schedules/{schedule_file(verdict)}"
+
+
+def test_tasks_merge_a_departure_s_cut_down_schedule_as_a_rule_s():
+    """The first task whose departure under a verdict was cut down gives the merged result its schedule and file;
+    a task that did not cut it down gives none."""
+    from conformance.campaign.crash import merge, plan
+    from conformance.records.crash import result_json
+
+    specs = plan(3, 12, 2)
+    parts = []
+    for spec in specs:
+        result = campaign(_simulated("fifo-within-priority-broken"), spec["seed"], spec["schedules"],
+                          tries=2 if spec["index"] == 1 else 0)
+        parts.append(dict(result_json(result, "simulated", {}, spec["seed"]), task=spec["id"]))
+    assert "minimal" not in parts[0]["departures"]["CORE-05"] and "minimal" in parts[1]["departures"]["CORE-05"]
+    merged = merge(parts, 3)["departures"]["CORE-05"]
+    assert merged["schedules"] == sum(p["departures"]["CORE-05"]["schedules"] for p in parts)
+    assert merged["first"] == parts[0]["departures"]["CORE-05"]["first"]
+    assert merged["minimal"] == parts[1]["departures"]["CORE-05"]["minimal"] and merged["replay_task"] == specs[1]["id"]

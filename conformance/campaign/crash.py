@@ -14,7 +14,7 @@ import hashlib
 import time
 from pathlib import Path
 
-from conformance.records.crash import CRASH_FORMAT, result_json, schedule_json, wilson
+from conformance.records.crash import CRASH_FORMAT, result_json, schedule_file, schedule_json, wilson
 from conformance.records.history import write_json_atomic
 
 
@@ -68,6 +68,11 @@ def merge(parts: list[dict], seed: int) -> dict:
         for rule, entry in p["departures"].items():
             kept = departures.setdefault(rule, {"schedules": 0, "first": entry["first"]})
             kept["schedules"] += entry["schedules"]
+            if "minimal" in entry and "minimal" not in kept:
+                kept["minimal"], kept["replay"], kept["replay_task"] = entry["minimal"], entry["replay"], p["task"]
+    for rule in set(rules) & set(departures):   # a rule a drain broke: its drain's schedule is the one cut down
+        for key in ("minimal", "replay", "replay_task"):
+            departures[rule].pop(key, None)
     for entry in rules.values():
         entry["frequency"] = entry["schedules"] / total if total else 0.0
         entry["interval"] = list(wilson(entry["schedules"], total))
@@ -100,11 +105,11 @@ def run(master: str, out: Path, adapter_name: str, options: dict, seed: int, sch
         write_json_atomic(out / "tasks" / f"{part['task']}.json", part)
         part["schedule_files"] = files
     merged = merge(parts, seed)
-    for rule, entry in merged["rules"].items():
+    for rule, entry in [*merged["rules"].items(), *merged["departures"].items()]:
         if "replay_task" in entry:
             part = next(p for p in parts if p["task"] == entry["replay_task"])
             (out / "schedules").mkdir(exist_ok=True)
-            write_json_atomic(out / "schedules" / f"{rule}.json", part["schedule_files"][rule])
+            write_json_atomic(out / "schedules" / schedule_file(rule), part["schedule_files"][rule])
             del entry["replay_task"]
     return merged
 

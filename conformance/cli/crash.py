@@ -4,6 +4,7 @@ each rule judged by how many schedules broke it (docs/nemesis.md, "Crash campaig
 from __future__ import annotations
 
 import random
+import shlex
 import signal
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from conformance.checker.accounting import CLASSES, FAILURES, ONE_OF
 from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMANT, EXIT_OK, UsageError, _adapter_args,
                                     _adapter_options, _minutes, _on_signals, _positive, _results_dir, _seed, _stop,
                                     _whole)
-from conformance.records.crash import SCHEDULE_FORMAT, result_json, schedule_json, wilson
+from conformance.records.crash import SCHEDULE_FORMAT, result_json, schedule_file, schedule_json, wilson
 from conformance.records.history import write_json_atomic
 from conformance.records.render import counted, observation_text, op_text
 from conformance.runner.crash import CrashResult, Schedule, campaign, replay
@@ -146,7 +147,8 @@ def cmd_crash(args, out) -> int:
     write_json_atomic(results / "crash.json", result_json(result, args.adapter, describe, seed))
     for rule, done in result.minimal.items():
         (results / "schedules").mkdir(exist_ok=True)
-        write_json_atomic(results / "schedules" / f"{rule}.json", schedule_json(done, rule, args.adapter, seed, tries))
+        write_json_atomic(results / "schedules" / schedule_file(rule), schedule_json(done, rule, args.adapter, seed,
+                                                                                 tries))
     out.write("\n" + summary(result, replay=_replay_command(args, results)) + "\n")
     if result.interrupted:
         out.write(f"Interrupted after {counted(result.schedules, 'schedule')}; results so far in {results}\n")
@@ -208,11 +210,14 @@ def merged_summary(merged: dict, replay) -> str:
     lines.append(classes_table(merged["classes"]))
     if not merged["rules"]:
         lines.append("No drain found a message out of place.")
-        return "\n".join(lines)
-    lines += ["", rules_table({rule: e["schedules"] for rule, e in merged["rules"].items()}, merged["schedules"])]
+    else:
+        lines += ["", rules_table({rule: e["schedules"] for rule, e in merged["rules"].items()}, merged["schedules"])]
     for rule, e in sorted(merged["rules"].items()):
         if e.get("replay"):
             lines.append(f"Replay {rule}: {replay(rule)}")
+    for rule, e in merged["departures"].items():
+        if e.get("replay"):
+            lines.append(f"Replay the schedule departing for {rule}: {replay(rule)}")
     return "\n".join(lines)
 
 
@@ -220,8 +225,8 @@ def _replay_command(args, results: Path):
     """The command that replays a rule's breaking schedule, given the rule."""
     opts = "".join(f" --adapter-opt {o}" for o in args.adapter_opt or ()) + \
         (f" --faults {args.faults}" if args.faults else "")
-    return lambda rule: (f"mqconform crash --adapter {args.adapter}{opts} --replay {results / 'schedules' / rule}.json "
-                         f"--tries {REPLAY_TRIES}")
+    return lambda rule: (f"mqconform crash --adapter {args.adapter}{opts} --replay "
+                         f"{shlex.quote(str(results / 'schedules' / schedule_file(rule)))} --tries {REPLAY_TRIES}")
 
 
 def _replay(args, out, adapter, data: dict, ops: list[L.Op], results: Path, deadline: float | None) -> int:
@@ -276,6 +281,9 @@ def summary(result: CrashResult, replay=None) -> str:
         for rule in sorted(result.first_departed):
             done = result.first_departed[rule]
             lines.append("")
+            if rule in result.minimal and rule not in result.first:
+                lines += _cut_down_text(result, rule, done, "departing for", replay)
+                continue
             lines.append(f"First schedule departing for {rule} (as it ran, not minimised; it departs at call "
                          f"{done.accounting.departed.index + 1}):")
             lines.append(schedule_text(done))
@@ -288,19 +296,26 @@ def summary(result: CrashResult, replay=None) -> str:
     for rule in sorted(result.first):
         lines.append("")
         if rule in result.minimal:
-            done = result.minimal[rule]
-            how = ("cut down as far as the time allowed (not every call was tried)" if rule in result.cut_short
-                   else "cut down to the fewest calls that still break it")
-            lines.append(f"First schedule breaking {rule}, {how} ({len(done.steps)} of {len(result.first[rule].steps)}"
-                         f"; each call left out where a run without it broke {rule} again within "
-                         f"{counted(result.tries, 'try', 'tries')}):")
-            lines.append(schedule_text(done))
-            if replay is not None:
-                lines.append(f"Replay: {replay(rule)}")
+            lines += _cut_down_text(result, rule, result.first[rule], "breaking", replay)
         else:
             lines.append(f"First schedule breaking {rule} (as it ran, not minimised):")
             lines.append(schedule_text(result.first[rule]))
     return "\n".join(lines)
+
+
+def _cut_down_text(result: CrashResult, rule: str, first: Schedule, what: str, replay) -> list[str]:
+    """The lines of a rule's first breaking (or departing) schedule as cut down, and the command replaying it."""
+    done = result.minimal[rule]
+    how = ("cut down as far as the time allowed (not every call was tried)" if rule in result.cut_short
+           else "cut down to the fewest calls that still break it")
+    again = "broke" if what == "breaking" else "departed for"
+    at = f"; it departs at call {done.accounting.departed.index + 1}" if done.accounting.departed is not None else ""
+    lines = [f"First schedule {what} {rule}, {how} ({len(done.steps)} of {len(first.steps)}; each call left out "
+             f"where a run without it {again} {rule} again within {counted(result.tries, 'try', 'tries')}{at}):",
+             schedule_text(done)]
+    if replay is not None:
+        lines.append(f"Replay: {replay(rule)}")
+    return lines
 
 
 def schedule_text(done: Schedule) -> str:

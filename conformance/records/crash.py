@@ -43,6 +43,12 @@ def binomial_interval(n: int, p: float, mass: float = 0.95) -> tuple[int, int]:
     return low or 0, high
 
 
+def schedule_file(rule: str) -> str:
+    """The name of a rule's (or a departure verdict's) breaking schedule's file under ``schedules/``: "A or B"
+    written ``A_or_B``, no blank in a file name."""
+    return rule.replace(" ", "_") + ".json"
+
+
 def schedule_record(done: Schedule) -> dict:
     """One schedule as it ran: its calls and answers, what the drain read, each message's fate."""
     return {"case": done.case_id, "drained": list(done.drained),
@@ -61,15 +67,20 @@ def result_json(result: CrashResult, adapter: str, describe: dict, seed: int) ->
     """A crash campaign's results (``crash.json``): per rule broken, how many schedules, the share, its interval,
     the first schedule that broke it and, cut down, the one its file holds."""
     schedule = schedule_record
+
+    def cut_down(rule: str) -> dict:
+        return {"minimal": schedule(result.minimal[rule]), "replay": f"schedules/{schedule_file(rule)}"}
+
     return {"format": CRASH_FORMAT, "version": 1, "adapter": adapter, "system": describe, "seed": seed,
             "schedules": result.schedules, "departed": result.departed, "interrupted": result.interrupted,
             "classes": dict(result.classes),
-            "departures": {rule: {"schedules": n, "first": schedule(result.first_departed[rule])}
+            # (a departure verdict that a drain broke too shares that rule's cut-down schedule, under "rules")
+            "departures": {rule: {"schedules": n, "first": schedule(result.first_departed[rule]),
+                                  **(cut_down(rule) if rule in result.minimal and rule not in result.broke else {})}
                            for rule, n in sorted(result.departures.items())},
             "tries": result.tries, "cut_short": list(result.cut_short),
             "rules": {rule: {"schedules": n, "frequency": result.frequency(rule),
                              "interval": list(result.interval(rule)), "first": schedule(result.first[rule]),
-                             **({"minimal": schedule(result.minimal[rule]), "replay": f"schedules/{rule}.json"}
-                                if rule in result.minimal else {})}
+                             **(cut_down(rule) if rule in result.minimal else {})}
                       for rule, n in sorted(result.broke.items())}}
 

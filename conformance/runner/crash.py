@@ -10,8 +10,10 @@ Bugs of this class show with some probability, so the result of many schedules i
 the adapter can express one: a broker under the nemesis).  The first schedule that broke each rule is then cut
 down to the fewest calls that still break it (:func:`minimal_schedule`: a call is left out where a run without it,
 drained and accounted, breaks the rule again within a number of tries), and can be run again that many times to
-give its own frequency (:func:`replay`).  Where the system can be paused, a schedule's commit is sometimes made
-while it is (in doubt).  Not yet: Spark.
+give its own frequency (:func:`replay`); so is the first schedule that departed before its drain under each
+verdict that no drain's breaking schedule shares, a candidate kept where it departs under that verdict again.
+Where the system can be paused, a schedule's commit is sometimes made while it is (in doubt).  The schedules run
+as Spark tasks in :mod:`conformance.campaign.crash`.
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ class CrashResult:
     #: Stopped by Ctrl-C (or SIGTERM) before its schedules or its time were spent: what ran is all here.
     interrupted: bool = False
     #: Per rule, the first schedule that broke it cut down to the fewest calls that still break it, as it last ran
-    #: breaking it (a rule missing here was not minimised: asked not to be, or the time was up).
+    #: breaking it (a rule missing here was not minimised: asked not to be, or the time was up); and per departure
+    #: verdict that no drain broke, the first schedule that departed under it, cut down alike.
     minimal: dict[str, Schedule] = attrs.Factory(dict)
     #: The runs minimising may make of a candidate schedule to see the rule broken again.
     tries: int = 0
@@ -128,6 +131,15 @@ def run_schedule(adapter, case_id: str, ops: Sequence[L.Op], platform: str = C.P
                     accounting=account(platform, steps, {QUEUE: drained}))
 
 
+def breaks(done: Schedule) -> tuple[str, ...]:
+    """What a schedule that ran broke: the rules its drain's accounting names, or, where it departed before its
+    drain, the verdicts its departure is counted under (:func:`departure_verdicts`: "A or B" where it breaks one of
+    two without showing which)."""
+    if done.accounting.departed is not None:
+        return departure_verdicts(done.accounting.departed)
+    return done.accounting.rules
+
+
 def _frame(ops: Sequence[L.Op]) -> int:
     """How many of a schedule's first calls make its frame (the queue, the connection, the handle): never left
     out, since without them no call after them reaches a message."""
@@ -139,13 +151,13 @@ def _frame(ops: Sequence[L.Op]) -> int:
 
 def breaking(adapter, case_id: str, ops: Sequence[L.Op], rule: str, tries: int,
              platform: str = C.PLATFORM_DISTRIBUTED, time_left: Callable[[], bool] | None = None) -> Schedule | None:
-    """A run of ``ops`` (drained and accounted) that breaks ``rule``, within ``tries`` runs (none started once
-    ``time_left()`` says no); None when none did."""
+    """A run of ``ops`` (drained and accounted) that breaks ``rule`` (:func:`breaks`: at the drain, or departing
+    before it), within ``tries`` runs (none started once ``time_left()`` says no); None when none did."""
     for n in range(tries):
         if time_left is not None and not time_left():
             return None
         done = run_schedule(adapter, f"{case_id}-{n}", ops, platform)
-        if rule in done.accounting.rules:
+        if rule in breaks(done):
             return done
     return None
 
@@ -177,13 +189,13 @@ def minimal_schedule(adapter, first: Schedule, rule: str, tries: int, platform: 
 def replay(adapter, case_id: str, ops: Sequence[L.Op], tries: int, platform: str = C.PLATFORM_DISTRIBUTED,
            stop: Callable[[], bool] | None = None) -> tuple[int, Counter]:
     """``ops`` run ``tries`` times (fewer where ``stop()`` says so between runs), each drained and accounted: the
-    runs made, and per rule how many of them broke it."""
+    runs made, and per rule (or departure verdict, :func:`breaks`) how many of them broke it."""
     broke: Counter = Counter()
     ran = 0
     for n in range(tries):
         if stop is not None and stop():
             break
-        broke.update(run_schedule(adapter, f"{case_id}-{n}", ops, platform).accounting.rules)
+        broke.update(breaks(run_schedule(adapter, f"{case_id}-{n}", ops, platform)))
         ran += 1
     return ran, broke
 
@@ -233,7 +245,7 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
             # the time is left to cutting its schedule down
             now = time.monotonic()
             end = deadline
-            if deadline is not None and tries and first:
+            if deadline is not None and tries and (first or first_departed):
                 end = deadline - MINIMISE_SHARE * (deadline - began)
             if end is not None and now + longest >= end:
                 break
@@ -258,12 +270,15 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
                 first.setdefault(rule, done)
         if tries and not interrupted and ran:
             per_run = (time.monotonic() - began) / ran
-            for rule in sorted(first):
+            # each rule's first breaking schedule, then each departure's that no drain's breaking schedule shares
+            # its rule with
+            breaking_first = {**{r: d for r, d in first_departed.items() if r not in first}, **first}
+            for rule in sorted(first) + sorted(set(breaking_first) - set(first)):
                 if deadline is not None and time.monotonic() + per_run >= deadline:
                     break
                 try:
-                    minimal[rule], done_all = minimal_schedule(adapter, first[rule], rule, tries, deadline=deadline,
-                                                               per_run=per_run)
+                    minimal[rule], done_all = minimal_schedule(adapter, breaking_first[rule], rule, tries,
+                                                               deadline=deadline, per_run=per_run)
                     if not done_all:
                         cut.append(rule)
                 except KeyboardInterrupt:
@@ -278,5 +293,5 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
                        first_departed=first_departed, minimal=minimal, tries=tries, cut_short=tuple(cut))
 
 
-__all__ = ["Schedule", "CrashResult", "random_schedule", "can_pause", "restart_kinds", "run_schedule", "breaking",
-           "minimal_schedule", "replay", "campaign"]
+__all__ = ["Schedule", "CrashResult", "random_schedule", "can_pause", "restart_kinds", "run_schedule", "breaks",
+           "breaking", "minimal_schedule", "replay", "campaign"]
