@@ -51,7 +51,8 @@ def report_data(report: Report, generated: float) -> dict:
                        for d in report.deviations],
         "crash_campaigns": [{
             "system": c.label, "directory": c.path, "seed": c.seed, "schedules": c.schedules, "departed": c.departed,
-            "departures": c.departures, "interrupted": c.interrupted, "classes": c.classes,
+            "departures": c.departures, "departure_replays": c.departure_replays, "interrupted": c.interrupted,
+            "classes": c.classes,
             "rules": [{"rule": r.rule, "schedules": r.broke, "frequency": r.frequency, "interval": list(r.interval),
                        **({"replay": r.replay} if r.replay else {}),
                        **({"deviation": {"seen": r.deviation.seen,

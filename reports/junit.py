@@ -66,8 +66,11 @@ def render_junit(report: Report) -> str:
             counts["tests"] += 1
             counts["failures"] += 1
             case = ET.SubElement(suite, "testcase", classname="mqconform.crash", name=_text(f"{rule} before the drain"))
-            ET.SubElement(case, "failure", message=_text(f"{rule}: {n} of {crash.schedules} schedules departed"),
-                          type="non-conformance")
+            failure = ET.SubElement(case, "failure", type="non-conformance",
+                                    message=_text(f"{rule}: {n} of {crash.schedules} schedules departed"))
+            if rule in crash.departure_replays:
+                failure.text = _text(f"Its first departing schedule, cut down: {crash.departure_replays[rule]} "
+                                     f"(mqconform crash --replay, with the campaign's adapter and options)")
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

@@ -282,6 +282,8 @@ class CrashCampaign:
     rows: tuple[CrashRow, ...]
     #: Rules named where a schedule departed before its drain, with how many schedules.
     departures: dict
+    #: Per departure verdict whose first schedule was cut down, that schedule's file (``mqconform crash --replay``).
+    departure_replays: dict = attrs.Factory(dict)
 
 
 #: What a report says of a crash campaign before its figures.
@@ -310,7 +312,8 @@ def crash_claim(crash: "CrashCampaign") -> str:
     """One sentence: what ran, and what departed before its drain."""
     classes = ", ".join(f"{n} {cls}" for cls, n in crash.classes.items() if n) or "none"
     departed = (f"; {crash.departed} departed before their drain (" + ", ".join(
-        f"{rule}: {n}" for rule, n in sorted(crash.departures.items())) + ")") if crash.departed else ""
+        f"{rule}: {n}" + (f", cut down in {crash.departure_replays[rule]}" if rule in crash.departure_replays else "")
+        for rule, n in sorted(crash.departures.items())) + ")") if crash.departed else ""
     return (f"{crash.schedules} schedules" + (f", seed {crash.seed}" if crash.seed is not None else "")
             + (", interrupted" if crash.interrupted else "") + f", from {crash.path}; messages: {classes}{departed}.")
 
@@ -328,7 +331,9 @@ def crash_campaign(run: CrashRun, deviations: tuple[KnownDeviation, ...] = ()) -
     return CrashCampaign(label=run.label, path=str(run.path), seed=data.get("seed"), schedules=data["schedules"],
                          departed=int(data.get("departed") or 0), interrupted=bool(data.get("interrupted")),
                          classes=dict(data["classes"]), rows=tuple(rows),
-                         departures={r: e.get("schedules", 0) for r, e in (data.get("departures") or {}).items()})
+                         departures={r: e.get("schedules", 0) for r, e in (data.get("departures") or {}).items()},
+                         departure_replays={r: str(Path(run.path) / e["replay"])
+                                            for r, e in (data.get("departures") or {}).items() if e.get("replay")})
 
 
 def build(runs: list[RunResult], baseline: list[RunResult] | None = None,

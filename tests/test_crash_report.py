@@ -78,3 +78,23 @@ def test_a_crash_result_that_cannot_be_read_is_one_line_and_exit_2(text, needle,
     code, out, err = run_cli("report", bad, "--out", tmp_path / "r.md")
     assert code == 2 and needle in err and err.count("\n") == 1 and "Traceback" not in err, err
     assert not (tmp_path / "r.md").exists()
+
+
+def test_a_report_names_the_cut_down_file_of_a_schedule_that_departed_before_its_drain(tmp_path):
+    out = tmp_path / "c"
+    code, text, err = run_cli("crash", "--adapter", "simulated", "--faults", "fifo-within-priority-broken",
+                              "--schedules", "6", "--seed", "1", "--results", out)
+    assert code == 1, text + err
+    cut = str(out / "schedules" / "CORE-05.json")
+    code, text, err = run_cli("report", out, "--out", tmp_path / "r.md")
+    md = (tmp_path / "r.md").read_text().replace("\\_", "_")
+    assert code == 1 and "CORE-05: " in md and f"cut down in {cut}" in md, text + err
+    assert "no message out of place; CORE-05 " in text and "schedules before the drain" in text, text
+    assert run_cli("report", out, "--out", tmp_path / "r.json")[0] == 1
+    assert json.loads((tmp_path / "r.json").read_text())["crash_campaigns"][0]["departure_replays"] == {"CORE-05": cut}
+    assert run_cli("report", out, "--out", tmp_path / "r.xml")[0] == 1
+    import xml.etree.ElementTree as ET
+
+    failure = next(f for f in ET.parse(tmp_path / "r.xml").getroot().iter("failure")
+                   if f.get("message").startswith("CORE-05: "))
+    assert cut in failure.text

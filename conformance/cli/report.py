@@ -48,7 +48,9 @@ def cmd_report(args, out) -> int:
     counts = [f"{c.label}: " + ", ".join(f"{n} {v}" for v, n in c.counts().items() if n) for c in report.columns]
     counts += [f"{c.label}, crash campaign: " + (", ".join(
         f"{r.rule} {r.broke} of {r.schedules} schedules" + (" (known deviation)" if r.deviation else "")
-        for r in c.rows) or "no message out of place") for c in report.crashes]
+        for r in c.rows) or "no message out of place") + "".join(
+        f"; {rule} {n} of {c.schedules} schedules before the drain" for rule, n in sorted(c.departures.items()))
+        for c in report.crashes]
     out.write(f"Report ({args.format}): {args.out}\n" + "".join(f"  {line}\n" for line in counts))
     for d in report.stale:
         why = f": {d.note}" if d.note else ""
