@@ -18,6 +18,21 @@ def _simulated(faults: str = ""):
     return lambda: SimulatedAdapter(platform="distributed", faults=faults)
 
 
+class AnswersWhilePaused(SimulatedAdapter):
+    """A client that completes a commit made while its queue manager is paused without asking it."""
+    paused = False
+
+    def execute(self, op):
+        if isinstance(op, L.PauseQueueManager):
+            self.paused = True
+            return L.Observation()
+        if self.paused and isinstance(op, L.Commit):
+            self.paused = False
+            return L.Observation()
+        self.paused = False
+        return super().execute(op)
+
+
 def _two_persistent_and_a_restart(rng, index):
     """Two committed persistent messages, one restart: the fault loses one of them at a rate of exactly RATE."""
     persistent = L.MessageDescriptor(persistence=C.MQPER_PERSISTENT)
@@ -356,20 +371,6 @@ def test_a_departure_before_the_drain_is_counted_under_the_rules_its_history_bre
 def test_a_campaign_counts_a_departure_that_breaks_one_of_two_rules_once_under_both_and_says_so():
     from conformance.cli.crash import summary
 
-    class AnswersWhilePaused(SimulatedAdapter):
-        """A client that completes a commit made while its queue manager is paused without asking it."""
-        paused = False
-
-        def execute(self, op):
-            if isinstance(op, L.PauseQueueManager):
-                self.paused = True
-                return L.Observation()
-            if self.paused and isinstance(op, L.Commit):
-                self.paused = False
-                return L.Observation()
-            self.paused = False
-            return super().execute(op)
-
     result = campaign(lambda: AnswersWhilePaused(platform="distributed"), 1, 40)
     assert result.departures, result.departures
     # each schedule counted once, under the rules it breaks one of: never CORE-48 as broken alone
@@ -439,19 +440,6 @@ def test_a_departure_that_breaks_one_of_two_rules_is_cut_down_under_both_and_its
     """A commit answered while the queue manager is paused departs for "CORE-48 or CORE-46": cut down, what is left
     after the frame ends with the pause and the commit; its file is named without a blank."""
     from conformance.records.crash import result_json, schedule_file
-
-    class AnswersWhilePaused(SimulatedAdapter):
-        paused = False
-
-        def execute(self, op):
-            if isinstance(op, L.PauseQueueManager):
-                self.paused = True
-                return L.Observation()
-            if self.paused and isinstance(op, L.Commit):
-                self.paused = False
-                return L.Observation()
-            self.paused = False
-            return super().execute(op)
 
     result = campaign(lambda: AnswersWhilePaused(platform="distributed"), 1, 40, tries=2)
     verdict = next(v for v in result.departures if " or " in v)
