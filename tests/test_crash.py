@@ -468,3 +468,27 @@ def test_tasks_merge_a_departure_s_cut_down_schedule_as_a_rule_s():
     assert merged["schedules"] == sum(p["departures"]["CORE-05"]["schedules"] for p in parts)
     assert merged["first"] == parts[0]["departures"]["CORE-05"]["first"]
     assert merged["minimal"] == parts[1]["departures"]["CORE-05"]["minimal"] and merged["replay_task"] == specs[1]["id"]
+
+
+def test_time_left_once_every_breaking_schedule_is_cut_down_runs_more_schedules(monkeypatch):
+    """The last quarter of a time box is kept for cutting down; where that takes less (here no time at all, on a
+    clock only the schedules move, a second each), schedules run again until the time is spent: nineteen in twenty
+    seconds (none starts that would end at the deadline), where fourteen ran before the quarter was given back."""
+    import conformance.runner.crash as crash
+
+    class Clock:
+        now = 0.0
+
+        def monotonic(self):
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(crash, "time", clock)
+
+    def shape(rng, index):
+        clock.now += 1.0
+        return crash.random_schedule(rng, index)
+
+    result = campaign(_simulated("restart-keeps-nonpersistent"), 1, 100, shape=shape, deadline=20.0, tries=2)
+    assert "CORE-32" in result.minimal and result.broke["CORE-32"] < result.schedules, result.broke
+    assert result.schedules == 19 and clock.now <= 20.0, (result.schedules, clock.now)

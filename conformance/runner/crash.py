@@ -85,8 +85,9 @@ class CrashResult:
 
 def random_schedule(rng: random.Random, index: int, restarts: Sequence[L.Restart] = (L.Restart(),),
                     pause: bool = False) -> list[L.Op]:
-    """Puts (persistent or not, in syncpoint or not), maybe a commit (of a get too), maybe a get, then one or two restarts (of
-    the kinds ``restarts``: a kill where the system can be killed); two in a row is a crash during recovery.
+    """Puts (persistent or not, in syncpoint or not), maybe a commit (of a get too), maybe a get, then one or two
+    restarts (of the kinds ``restarts``: a kill where the system can be killed); two in a row is a crash during
+    recovery.
     ``pause``: the system can be paused, and a commit is sometimes made while it is (the client gives up on it and
     its connection ends with the commit in flight: in doubt, MQ's either outcome allowed)."""
     ops: list[L.Op] = [L.DefineQueue(queue=QUEUE), L.Connect(conn="a"),
@@ -221,8 +222,10 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
     """At most ``schedules`` schedules of ``shape`` (by default :func:`random_schedule` with the restarts the adapter
     runs) drawn from ``seed``, on one adapter, none started that would end after ``deadline`` (``time.monotonic()``)
     if it took as long as the longest schedule so far: the frequency of each rule broken.  Then, ``tries`` not
-    0, the first schedule that broke each rule cut down (:func:`minimal_schedule`, within the deadline).  Ctrl-C
-    ends it with what ran (``interrupted``)."""
+    0, the first schedule that broke each rule cut down (:func:`minimal_schedule`, within the deadline), and so is
+    the first that departed under each verdict no drain broke.  Within a deadline, the last part of the time is
+    left to cutting down while a schedule is yet to be; once all are, schedules run again while time is left.
+    Ctrl-C ends it with what ran (``interrupted``)."""
     rng = random.Random(seed)
     broke: Counter = Counter()
     classes: Counter = Counter()
@@ -239,51 +242,66 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
         if shape is None:
             shape = functools.partial(random_schedule, restarts=restart_kinds(adapter), pause=can_pause(adapter))
         began = time.monotonic()
-        for index in range(schedules):
-            # none started that would, taking as long as the longest schedule so far, end after the deadline (a
-            # mean let a schedule with a pause and a slow restart end past it); once a rule broke, the last part of
-            # the time is left to cutting its schedule down
-            now = time.monotonic()
-            end = deadline
-            if deadline is not None and tries and (first or first_departed):
-                end = deadline - MINIMISE_SHARE * (deadline - began)
-            if end is not None and now + longest >= end:
-                break
-            try:
-                done = run_schedule(adapter, f"crash-{seed}-{index}", shape(rng, index))
-            except KeyboardInterrupt:
-                interrupted = True
-                break
-            ran += 1
-            longest = max(longest, time.monotonic() - now)
-            if progress is not None:
-                progress(index, done)
-            if done.accounting.departed is not None:
-                departed += 1
-                for rule in departure_verdicts(done.accounting.departed):
-                    departures[rule] += 1
-                    first_departed.setdefault(rule, done)
-                continue
-            classes.update(a.cls for a in done.accounting.accounts)
-            for rule in done.accounting.rules:
-                broke[rule] += 1
-                first.setdefault(rule, done)
-        if tries and not interrupted and ran:
-            per_run = (time.monotonic() - began) / ran
-            # each rule's first breaking schedule, then each departure's that no drain's breaking schedule shares
-            # its rule with
-            breaking_first = {**{r: d for r, d in first_departed.items() if r not in first}, **first}
-            for rule in sorted(first) + sorted(set(breaking_first) - set(first)):
-                if deadline is not None and time.monotonic() + per_run >= deadline:
+        spent = 0.0   # seconds the schedules took, not the cutting down
+        attempted: set[str] = set()
+        index = 0
+
+        def pending() -> list[str]:
+            """The rules (each rule's first breaking schedule, then each departure verdict no drain's breaking
+            schedule shares) whose first schedule is yet to be cut down."""
+            rules = sorted(first) + sorted(set(first_departed) - set(first))
+            return [rule for rule in rules if rule not in attempted]
+
+        while True:
+            ran_before, cut_before = ran, len(attempted)
+            while index < schedules:
+                # none started that would, taking as long as the longest schedule so far, end after the deadline (a
+                # mean let a schedule with a pause and a slow restart end past it); while a rule's schedule is yet
+                # to be cut down, the last part of the time is left to that
+                now = time.monotonic()
+                end = deadline
+                if deadline is not None and tries and pending():
+                    end = deadline - MINIMISE_SHARE * (deadline - began)
+                if end is not None and now + longest >= end:
                     break
                 try:
-                    minimal[rule], done_all = minimal_schedule(adapter, breaking_first[rule], rule, tries,
-                                                               deadline=deadline, per_run=per_run)
-                    if not done_all:
-                        cut.append(rule)
+                    done = run_schedule(adapter, f"crash-{seed}-{index}", shape(rng, index))
                 except KeyboardInterrupt:
                     interrupted = True
                     break
+                took = time.monotonic() - now
+                ran, index, spent, longest = ran + 1, index + 1, spent + took, max(longest, took)
+                if progress is not None:
+                    progress(index - 1, done)
+                if done.accounting.departed is not None:
+                    departed += 1
+                    for rule in departure_verdicts(done.accounting.departed):
+                        departures[rule] += 1
+                        first_departed.setdefault(rule, done)
+                    continue
+                classes.update(a.cls for a in done.accounting.accounts)
+                for rule in done.accounting.rules:
+                    broke[rule] += 1
+                    first.setdefault(rule, done)
+            if tries and not interrupted and ran:
+                per_run = spent / ran
+                breaking_first = {**first_departed, **first}
+                for rule in pending():
+                    if deadline is not None and time.monotonic() + per_run >= deadline:
+                        break
+                    attempted.add(rule)
+                    try:
+                        minimal[rule], done_all = minimal_schedule(adapter, breaking_first[rule], rule, tries,
+                                                                   deadline=deadline, per_run=per_run)
+                        if not done_all:
+                            cut.append(rule)
+                    except KeyboardInterrupt:
+                        interrupted = True
+                        break
+            # time left once every schedule was cut down: more schedules, until the time is spent
+            progressed = (ran, len(attempted)) != (ran_before, cut_before)
+            if interrupted or deadline is None or index >= schedules or not progressed:
+                break
     finally:
         close = getattr(adapter, "close", None)
         if close is not None:
