@@ -10,10 +10,6 @@ interval on the monotonic clock, the check).  The history it records is judged b
 run (the goal), and the share of cases the search ended indeterminate (a conforming queue manager must never give a
 history that is not linearizable: one would be a false alarm, counted apart).
 
-Each time is the fastest of :data:`REPEATS` (the case run again on the same queue manager, the same history judged
-again, alike for every figure): a case takes a few milliseconds, and one reading of it is mostly the machine's noise,
-which put the ratio anywhere from 0.67x to 1.05x over ten runs of the bench where the fastest of three spreads less.
-
 Two more lines say what the goal's figure leaves out.  The same histories with every interval widened to overlap
 up to three calls of the other clients at once (so many orders to try that the search itself, not the model's
 steps, is what is measured): their checker's time against the same run.  And the checker against the bare calls:
@@ -33,9 +29,7 @@ from reference_model import mqconst as C
 
 CLIENTS = ("a", "b", "c")
 OPS_PER_CLIENT = 6
-CASES = 100
-#: Readings of each time, the fastest kept (as ``timeit`` does): the same for the run and for the checker.
-REPEATS = 3
+CASES = 60
 #: Goals (issue: concurrent clients): the checker at most as long as the run, under 1% indeterminate.
 GOAL_RATIO = 1.0
 GOAL_INDETERMINATE = 0.01
@@ -80,41 +74,34 @@ def draw(rng: random.Random):
     return kind, setup, scripts, after_ops(kind, setup, scripts)
 
 
-def one_case(rng: random.Random, adapter=None, repeats: int = 1):
+def one_case(rng: random.Random, adapter=None):
     """Run one case, drawn as concurrent runs draw it, on a conforming simulated queue manager as a concurrent run
-    runs it, ``repeats`` times: (the case as first recorded, the fastest run's seconds)."""
+    runs it: (the case recorded, seconds it took)."""
     from adapters.simulated import SimulatedAdapter
     from conformance.runner.concurrent import run_case
 
     adapter = adapter or SimulatedAdapter()
     _, setup, scripts, after = draw(rng)
-    first, fastest = None, float("inf")
-    for n in range(repeats):
-        started = time.perf_counter()
-        case = run_case(adapter, f"bench-concurrency-{n}", C.PLATFORM_DISTRIBUTED, setup, scripts, after)
-        fastest = min(fastest, time.perf_counter() - started)
-        first = first or case
-    return first, fastest
+    started = time.perf_counter()
+    case = run_case(adapter, "bench-concurrency", C.PLATFORM_DISTRIBUTED, setup, scripts, after)
+    return case, time.perf_counter() - started
 
 
-def bare_run(case, repeats: int = 1) -> float:
+def bare_run(case) -> float:
     """Seconds the case's calls take run one after another on one thread (in the order they were invoked), on a
-    fresh conforming simulated queue manager: the calls alone, without a case's threads and clock (the fastest of
-    ``repeats``)."""
+    fresh conforming simulated queue manager: the calls alone, without a case's threads and clock."""
     from adapters.simulated import SimulatedAdapter
 
+    adapter = SimulatedAdapter()
+    adapter.start_case("bench-concurrency-bare", C.PLATFORM_DISTRIBUTED)
     ops = [op for op, _ in case.setup] + [e.op for e in sorted(case.events, key=lambda e: e.invoked)] + [
         op for op, _ in case.after]
-    fastest = float("inf")
-    for _ in range(repeats):
-        adapter = SimulatedAdapter()
-        adapter.start_case("bench-concurrency-bare", C.PLATFORM_DISTRIBUTED)
-        started = time.perf_counter()
-        for op in ops:
-            adapter.execute(op)
-        fastest = min(fastest, time.perf_counter() - started)
-        adapter.end_case()
-    return fastest
+    started = time.perf_counter()
+    for op in ops:
+        adapter.execute(op)
+    seconds = time.perf_counter() - started
+    adapter.end_case()
+    return seconds
 
 
 def widened(events, order, rng: random.Random):
@@ -134,24 +121,21 @@ def widened(events, order, rng: random.Random):
     return out
 
 
-def measure(cases: int = CASES, seed: int = 7, repeats: int = REPEATS) -> ConcurrencyCost:
+def measure(cases: int = CASES, seed: int = 7) -> ConcurrencyCost:
     from adapters.simulated import SimulatedAdapter
     from conformance.checker.linearizable import INDETERMINATE, NOT_LINEARIZABLE, check
 
     def judged(events):
-        fastest, result = float("inf"), None
-        for _ in range(repeats):
-            started = time.perf_counter()
-            result = check(C.PLATFORM_DISTRIBUTED, case.setup, events, case.after)
-            fastest = min(fastest, time.perf_counter() - started)
-        return fastest, result
+        started = time.perf_counter()
+        result = check(C.PLATFORM_DISTRIBUTED, case.setup, events, case.after)
+        return time.perf_counter() - started, result
 
     rng = random.Random(seed)
     adapter = SimulatedAdapter()
     run_s, check_s, wide_s, bare_s = [], [], [], []
     verdicts, wide = [], []
     for _ in range(cases):
-        case, seconds = one_case(rng, adapter, repeats)
+        case, seconds = one_case(rng, adapter)
         run_s.append(seconds)
         spent, result = judged(case.events)
         check_s.append(spent)
@@ -159,7 +143,7 @@ def measure(cases: int = CASES, seed: int = 7, repeats: int = REPEATS) -> Concur
         spent, wide_result = judged(widened(case.events, result.order, rng))
         wide_s.append(spent)
         wide.append(wide_result.verdict)
-        bare_s.append(bare_run(case, repeats))
+        bare_s.append(bare_run(case))
     return ConcurrencyCost(cases=cases, run_seconds=tuple(run_s), check_seconds=tuple(check_s),
                            indeterminate=verdicts.count(INDETERMINATE), not_linearizable=verdicts.count(NOT_LINEARIZABLE),
                            wide_check_seconds=tuple(wide_s), wide_indeterminate=wide.count(INDETERMINATE),
@@ -171,8 +155,7 @@ def report(out) -> ConcurrencyCost:
 
     out.write(f"Concurrency: judging a concurrent case ({len(CLIENTS)} clients x {OPS_PER_CLIENT} operations "
               f"(a consumer's twice as many)) against running it on a conforming simulated queue manager as a "
-              f"concurrent run does (threads released together), {CASES} cases, each time the fastest of "
-              f"{REPEATS}\n")
+              f"concurrent run does (threads released together), {CASES} cases\n")
     cost = measure()
 
     def row(name, seconds):
