@@ -209,3 +209,36 @@ def test_a_departure_from_rules_set_aside_no_longer_rules_an_order_out_but_any_o
     assert check(D, setup, events, after=after, set_aside=frozenset({"CORE-28"})).verdict == LINEARIZABLE
     ghost = events + [ev("b", get("b"), msg("ghost"), 2, 3)]
     assert check(D, setup, ghost, after=after, set_aside=frozenset({"CORE-28"})).verdict == NOT_LINEARIZABLE
+
+
+def test_a_race_each_of_two_rules_explains_is_one_of_them_in_the_verdicts_and_the_race_file(tmp_path):
+    """A recorded race (a CURDEPTH kept outside the queue's lock, two overlapping gets): its longest order's history
+    passes with CORE-16 relaxed alone, and with CORE-21 relaxed alone.  The race shows that one of them is broken,
+    not which: each is *one of* in the run's verdicts, never *fail*, as for a sequential history of that kind; the
+    race file keeps it, and its text says so."""
+    import json
+    from pathlib import Path
+
+    from conformance.records.races import RaceRecord, race_record, render_race
+    from conformance.records.results import FAIL, ONE_OF, RunRecord
+
+    recorded = RaceRecord.from_json(json.loads(
+        (Path(__file__).parent / "data" / "races" / "depth-race-one-of-two.json").read_text()))
+    result = check(recorded.platform, recorded.setup, recorded.events, recorded.after)
+    assert result.verdict == NOT_LINEARIZABLE
+    assert set(result.rules) == {"CORE-16", "CORE-21"} and result.one_of and result.confirmed, result
+    race = race_record(adapter="simulated", adapter_options={}, platform=D, seed=recorded.seed, index=0,
+                       setup=recorded.setup, events=recorded.events, after=recorded.after, result=result)
+    assert race.one_of and RaceRecord.from_json(race.to_json()) == race
+    assert "one of CORE-16 / CORE-21" in render_race(race) or "one of CORE-21 / CORE-16" in render_race(race)
+    record = RunRecord(adapter="simulated", describe={}, capabilities={"areas": ["core"], "platforms": [D],
+                                                                       "operations": []},
+                       areas=["core"], seed=recorded.seed, examples=1)
+    record.add_race(race)
+    verdicts = {row["rule"]: row["verdict"] for row in record.rule_rows()}
+    assert (verdicts["CORE-16"], verdicts["CORE-21"]) == (ONE_OF, ONE_OF)
+    # the same race counted as breaking both (what every race was counted as before) fails both
+    both = RunRecord(adapter="simulated", describe={}, capabilities=record.capabilities, areas=["core"],
+                     seed=recorded.seed, examples=1)
+    both.add_race(attrs.evolve(race, one_of=False))
+    assert {row["rule"]: row["verdict"] for row in both.rule_rows()}["CORE-16"] == FAIL

@@ -306,7 +306,7 @@ def _run_concurrent(spec: dict, adapter, adapter_name: str, options: dict, resul
         small = shrink(adapter, race, spec["platform"],
                        stop=None if finish_by is None else (lambda: time.time() >= finish_by))
         record = race_file(race, small, adapter=adapter_name, adapter_options=options, platform=spec["platform"])
-        coverage.failed.update(record.rules)
+        coverage.count_failure(tuple(record.rules), record.one_of)
         result["races"].append(record.to_json())
         return record.rules
 

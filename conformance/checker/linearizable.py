@@ -75,7 +75,13 @@ class Linearization:
     explored: int = 0
     #: Not linearizable: the rules the longest order's history breaks, by counterfactual (conformance.checker.blame), as
     #: a sequential history's are blamed; empty where that could not be said (an event of unknown effect in it).
+    #: Where no relaxation within blame's bounds explained it, the checker's first rule alone (``confirmed`` False),
+    #: as a sequential history's blame gives: never every rule the checker named.
     blamed: tuple[str, ...] = ()
+    #: ``blamed`` are more than one and each alone explains the longest order's history: the race shows that one of
+    #: them is broken, not which (a verdict of *one of* for each, as for a sequential history).
+    each: bool = False
+    confirmed: bool = True
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -83,6 +89,11 @@ class Linearization:
         if self.blamed:
             return self.blamed
         return self.mismatch.rules if self.mismatch is not None else ()
+
+    @property
+    def one_of(self) -> bool:
+        """Whether the race breaks one of :attr:`rules`, not each of them."""
+        return self.each and len(self.blamed) > 1
 
 
 def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int,
@@ -118,10 +129,13 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     # the set-up in the step memo: every case of a kind starts with the same set-up, and its answers are the same
     tracker = ModelTracker(platform, expiry_tolerance=expiry_tolerance, set_aside=set_aside, memo=True,
                            classes=False)
-    for op, observed in setup:
+    for n, (op, observed) in enumerate(setup):
         _, mismatch = follow(tracker, op, observed)
         if mismatch is not None:
-            return Linearization(verdict=NOT_LINEARIZABLE, mismatch=mismatch, at="setup")
+            # a sequential departure before any client ran: blamed as one
+            blamed = _blamed_pairs(platform, list(setup[:n + 1]), mismatch, expiry_tolerance, set_aside)
+            return Linearization(verdict=NOT_LINEARIZABLE, mismatch=mismatch, at="setup", blamed=blamed.rules,
+                                 each=blamed.each, confirmed=blamed.confirmed)
     returned = {i: e.returned for i, e in enumerate(events) if e.returned is not None}
     known = frozenset(returned)
     invoked = [e.invoked for e in events]
@@ -207,30 +221,36 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
                              explored=explored)
     if found is not None:
         return Linearization(verdict=LINEARIZABLE, order=found, explored=explored)
+    blamed = _blamed(platform, setup, events, after, best, expiry_tolerance, set_aside)
     return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
-                         explored=explored, blamed=_blamed(platform, setup, events, after, best, expiry_tolerance,
-                                                           set_aside))
+                         explored=explored, blamed=blamed.rules if blamed is not None else (),
+                         each=blamed is not None and blamed.each,
+                         confirmed=blamed is None or blamed.confirmed)
 
 
 def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, expiry_tolerance: int,
-            set_aside: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """The rules the longest order found breaks, blamed as a sequential history: the set-up, the events in that
-    order, then the one that could not follow (or the check's steps up to the one that failed)."""
-    from conformance.checker.blame import blame
-
+            set_aside: frozenset[str] = frozenset()):
+    """The blame (:class:`conformance.checker.blame.Blame`) of the longest order found, as a sequential history's:
+    the set-up, the events in that order, then the one that could not follow (or the check's steps up to the one
+    that failed); None where it cannot be said (an event of unknown effect placed in it)."""
     mismatch, at = best["mismatch"], best["at"]
     if mismatch is None or at is None or at == "setup":
-        return ()
+        return None
     placed = [events[i] for i in best["order"]]
     if any(e.observed is None for e in placed):
-        return ()
+        return None
     pairs = list(setup) + [(e.op, e.observed) for e in placed]
     if at == "after":
         pairs += list(after)[:mismatch.index + 1]
     else:
         pairs.append((events[at].op, events[at].observed))
-    found = blame(pairs, attrs.evolve(mismatch, index=len(pairs) - 1), platform, expiry_tolerance, set_aside=set_aside)
-    return found.rules if found.confirmed else ()
+    return _blamed_pairs(platform, pairs, mismatch, expiry_tolerance, set_aside)
+
+
+def _blamed_pairs(platform: str, pairs: list, mismatch: Mismatch, expiry_tolerance: int, set_aside: frozenset[str]):
+    from conformance.checker.blame import blame
+
+    return blame(pairs, attrs.evolve(mismatch, index=len(pairs) - 1), platform, expiry_tolerance, set_aside=set_aside)
 
 
 __all__ = ["Event", "Linearization", "check", "LINEARIZABLE", "NOT_LINEARIZABLE", "INDETERMINATE", "BOUND"]

@@ -274,7 +274,7 @@ def _campaign(args, out, started: float, managed) -> int:
 
         paths = json.loads((outdir / "run.json").read_text(encoding="utf-8")).get("races") or []
         for race, path in zip(record.races, paths):
-            out.write(f"\nDistinct race: {'+'.join(race.rules)} ({len(race.events)} calls of "
+            out.write(f"\nDistinct race: {race.rules_text} ({len(race.events)} calls of "
                       f"{len(race.clients)} clients)\nReplay with: {race_replay_command(outdir / path)}\n")
     return code
 

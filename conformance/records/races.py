@@ -47,6 +47,14 @@ class RaceRecord:
     set_aside: tuple[str, ...] = ()
     #: The clients in the order their threads were started (a replay starts them so; empty: by name).
     started: tuple[str, ...] = ()
+    #: ``rules`` are more than one and each alone explains the race: it breaks one of them, not which (a verdict of
+    #: *one of* for each, as for a sequential history that shows as much).
+    one_of: bool = False
+
+    @property
+    def rules_text(self) -> str:
+        """The rules it breaks as a line says them: "one of A / B" where it breaks one of them, else "A, B"."""
+        return ("one of " + " / ".join(self.rules)) if self.one_of else ", ".join(self.rules)
 
     @property
     def clients(self) -> tuple[str, ...]:
@@ -76,6 +84,7 @@ class RaceRecord:
             **({} if self.shrunk_from is None else {"shrunk_from": self.shrunk_from}),
             **({"set_aside": list(self.set_aside)} if self.set_aside else {}),
             **({"started": list(self.started)} if self.started else {}),
+            **({"one_of": True} if self.one_of else {}),
         }
 
     @classmethod
@@ -97,7 +106,8 @@ class RaceRecord:
                        rules=tuple(data.get("rules") or ()), order=tuple(data.get("order") or ()), at=data.get("at"),
                        shrunk_from=None if data.get("shrunk_from") is None else int(data["shrunk_from"]),
                        set_aside=tuple(str(r) for r in data.get("set_aside") or ()),
-                       started=tuple(str(c) for c in data.get("started") or ()))
+                       started=tuple(str(c) for c in data.get("started") or ()),
+                       one_of=data.get("one_of") is True and len(data.get("rules") or ()) > 1)
         except (KeyError, TypeError, ValueError, L.LanguageError) as exc:
             raise ReplayFileError(f"{origin}: not a well-formed race file ({exc})") from None
 
@@ -130,7 +140,8 @@ def race_failure(race: RaceRecord):
             steps = tuple(Step(op=o, observed=obs) for o, obs in pairs[:n + 1])
             return Failure(area="core", adapter=race.adapter, adapter_options=dict(race.adapter_options),
                            platform=race.platform, seed=race.seed, steps=steps,
-                           mismatch=attrs.evolve(mismatch, index=n, blamed=tuple(race.rules) or mismatch.rules),
+                           mismatch=attrs.evolve(mismatch, index=n, blamed=tuple(race.rules) or mismatch.rules,
+                                                 blamed_each=race.one_of),
                            set_aside=tuple(race.set_aside))
     return None
 
@@ -140,7 +151,7 @@ def race_record(*, adapter: str, adapter_options: dict, platform: str, seed: int
     return RaceRecord(adapter=adapter, adapter_options=dict(adapter_options), platform=platform, seed=seed,
                       index=index, setup=tuple(setup), events=tuple(events), after=tuple(after),
                       rules=tuple(result.rules), order=tuple(result.order), at=result.at, shrunk_from=shrunk_from,
-                      set_aside=tuple(sorted(set_aside)), started=tuple(started))
+                      set_aside=tuple(sorted(set_aside)), started=tuple(started), one_of=result.one_of)
 
 
 def is_race_file(path: Path) -> bool:
@@ -202,7 +213,7 @@ def render_race(race: RaceRecord) -> str:
         rows.append([">>" if i == broken else "", f"{(e.invoked - start) * 1000:.2f}{ended}",
                      *[cell if c == e.client else "" for c in clients]])
     lines = [f"Race on adapter '{race.adapter}' (platform {race.platform}, seed {race.seed}, case {race.index + 1}): "
-             f"no order of the calls is one MQ allows ({', '.join(race.rules) or 'rules not named'})"
+             f"no order of the calls is one MQ allows ({race.rules_text or 'rules not named'})"
              + (f"; shrunk from {race.shrunk_from} calls to {len(race.events)}" if race.shrunk_from is not None
                 else "")
              + (f"; judged with {', '.join(race.set_aside)} set aside (found broken before)" if race.set_aside

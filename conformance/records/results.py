@@ -333,8 +333,9 @@ class RunRecord:
         self.failures.append(failure)
 
     def add_race(self, race) -> None:
-        """A race: the rules no order of its calls satisfies are failed, as a failure's blamed rules are."""
-        self.coverage.failed.update(race.rules)
+        """A race: the rules no order of its calls satisfies are failed, as a failure's blamed rules are (or, where
+        each alone explains it, one of them)."""
+        self.coverage.count_failure(tuple(race.rules), race.one_of)
         self.races.append(race)
 
     def _rules(self) -> list[tuple[Rule, list[str]]]:
