@@ -18,6 +18,7 @@ from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from adapters.registry import create_adapter
+from conformance.cli.concurrency import DEFAULT_CASES
 from conformance.runner.engine import DEFAULT_EXAMPLES, area_platforms, bound_machine, machine_settings
 from conformance.records.results import Coverage
 from conformance.runner.stable import stable_generation
@@ -58,6 +59,21 @@ def _no_cache_from_the_clean_run():
 
 @pytest.mark.parametrize("area,platform", PAIRS, ids=[f"{a}-{p}" for a, p in PAIRS])
 def test_the_kit_finds_no_departure(area, platform):
+    _run(area, platform)
+
+
+def test_the_dlq_area_with_its_handler_host_browsing_by_calls_finds_no_departure(monkeypatch):
+    """The DLQ area once more, the handler host reading the dead-letter queue by the calls of a browse (connect,
+    open, browse first and next, close, disconnect), as it does on every system but the simulated queue manager,
+    which lets it walk the queue directly (the same walk: tests/test_dlq_host.py): that code is the kit's too."""
+    from adapters.simulated.queue_manager import SimulatedQueueManager
+
+    monkeypatch.setattr(SimulatedQueueManager, "HOST_READS_DIRECTLY", False)
+    _run("dlq", next(platform for area, platform in PAIRS if area == "dlq"))
+
+
+def _run(area: str, platform: str) -> None:
+    """A run of ``area``'s machine on ``platform`` against the queue manager under test: any departure fails."""
     options = {"platform": platform, **({"faults": FAULTS} if FAULTS else {})}
     adapter = create_adapter("simulated", options)
     try:
@@ -68,3 +84,20 @@ def test_the_kit_finds_no_departure(area, platform):
                                                                  phases=(Phase.explicit, Phase.generate)))
     finally:
         adapter.close()
+
+
+#: Concurrent cases of three clients, as ``mqconform run --concurrency 3`` makes them (its default number): how
+#: the queue manager takes calls from several clients at once (its lock, what it does between a call's reads and
+#: writes) is the kit's to judge too, and no sequential case reaches it.
+CONCURRENT_CASES = int(os.environ.get("MQCONFORM_MUTATION_CONCURRENT_CASES", str(DEFAULT_CASES)))
+
+
+def test_concurrent_clients_meet_no_race():
+    from conformance.runner.concurrent import search_races
+
+    adapter = create_adapter("simulated", {"platform": "distributed", **({"faults": FAULTS} if FAULTS else {})})
+    try:
+        races, _ = search_races(adapter, SEED, CONCURRENT_CASES, clients=3, keep_going=0)
+    finally:
+        adapter.close()
+    assert races == [], f"a race: {races[0].result.rules}"

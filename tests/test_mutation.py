@@ -17,9 +17,9 @@ sys.path.insert(0, str(ROOT / "mutation"))
 import score  # noqa: E402
 
 
-def _kill_tests(faults: str) -> subprocess.CompletedProcess:
+def _kill_tests(faults: str, which: str = "core") -> subprocess.CompletedProcess:
     env = {**os.environ, "MQCONFORM_MUTATION_FAULTS": faults, "MQCONFORM_MUTATION_EXAMPLES": "40"}
-    return subprocess.run([sys.executable, "-m", "pytest", "mutation/", "-q", "-p", "no:cacheprovider", "-k", "core"],
+    return subprocess.run([sys.executable, "-m", "pytest", "mutation/", "-q", "-p", "no:cacheprovider", "-k", which],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
 
 
@@ -29,6 +29,17 @@ def test_the_kit_kills_a_queue_manager_that_departs_and_spares_one_that_does_not
     faulty = _kill_tests("priority-ignored")
     assert faulty.returncode == 1 and "failed" in faulty.stdout, faulty.stdout[-2000:]
     assert "CORE-04" in faulty.stdout
+
+
+def test_the_kill_tests_of_concurrent_clients_and_of_the_dlq_host_browsing_by_calls_can_fail():
+    """Two kill tests besides one per area and platform: concurrent cases (a race fault is found) and the DLQ area
+    with its handler host reading the queue by calls (a DLQ fault is found); both pass on a clean queue manager."""
+    clean = _kill_tests("", "browsing or concurrent")
+    assert clean.returncode == 0 and "2 passed" in clean.stdout, clean.stdout[-2000:]
+    race = _kill_tests("get-not-atomic", "concurrent")
+    assert race.returncode == 1 and "1 failed" in race.stdout and "a race" in race.stdout, race.stdout[-2000:]
+    dlq = _kill_tests("dlq-ignore-not-assumed", "browsing")
+    assert dlq.returncode == 1 and "1 failed" in dlq.stdout, dlq.stdout[-2000:]
 
 
 RESULTS = """
