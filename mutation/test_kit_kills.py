@@ -72,9 +72,14 @@ def test_the_dlq_area_with_its_handler_host_browsing_by_calls_finds_no_departure
     _run("dlq", next(platform for area, platform in PAIRS if area == "dlq"))
 
 
+def _options(platform: str) -> dict:
+    """The simulated queue manager's options: the platform, and the faults asked for (none: a clean one)."""
+    return {"platform": platform, **({"faults": FAULTS} if FAULTS else {})}
+
+
 def _run(area: str, platform: str) -> None:
     """A run of ``area``'s machine on ``platform`` against the queue manager under test: any departure fails."""
-    options = {"platform": platform, **({"faults": FAULTS} if FAULTS else {})}
+    options = _options(platform)
     adapter = create_adapter("simulated", options)
     try:
         machine = bound_machine(adapter, area, platform, SEED, options, Coverage(),
@@ -95,7 +100,7 @@ CONCURRENT_CASES = int(os.environ.get("MQCONFORM_MUTATION_CONCURRENT_CASES", str
 def test_concurrent_clients_meet_no_race():
     from conformance.runner.concurrent import search_races
 
-    adapter = create_adapter("simulated", {"platform": "distributed", **({"faults": FAULTS} if FAULTS else {})})
+    adapter = create_adapter("simulated", _options("distributed"))
     try:
         races, _ = search_races(adapter, SEED, CONCURRENT_CASES, clients=3, keep_going=0)
     finally:

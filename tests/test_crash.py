@@ -381,22 +381,31 @@ def test_a_campaign_counts_a_departure_that_breaks_one_of_two_rules_once_under_b
     assert all(verdict in text for verdict in result.departures) and "one of them" in text
 
 
+class ScheduleClock:
+    """A clock for the crash runner that only what a test's schedules add to ``now`` moves."""
+
+    now = 0.0
+
+    def monotonic(self):
+        return self.now
+
+
+@pytest.fixture
+def schedule_clock(monkeypatch):
+    import conformance.runner.crash as crash
+
+    clock = ScheduleClock()
+    monkeypatch.setattr(crash, "time", clock)
+    return clock
+
+
 def test_a_time_boxed_campaign_starts_no_schedule_that_would_end_past_its_deadline_were_it_as_slow_as_the_slowest(
-        monkeypatch):
+        schedule_clock):
     """Schedules differ in length (a pause, a slow restart): judged by the mean, a slow one started late ends past
     the deadline.  On a clock that only the schedules move, the first and the twenty-first take 4.42 s, the others
     0.1 s, with 10 s to spend: the slowest stops it after thirteen (5.62 s spent), where the mean (about 0.32 s)
     would have started the twenty-first at 6.32 s and ended at 10.74."""
-    import conformance.runner.crash as crash
-
-    class Clock:
-        now = 0.0
-
-        def monotonic(self):
-            return self.now
-
-    clock = Clock()
-    monkeypatch.setattr(crash, "time", clock)
+    clock = schedule_clock
 
     def shape(rng, index):
         clock.now += 4.42 if index in (0, 20) else 0.1
@@ -470,20 +479,13 @@ def test_tasks_merge_a_departure_s_cut_down_schedule_as_a_rule_s():
     assert merged["minimal"] == parts[1]["departures"]["CORE-05"]["minimal"] and merged["replay_task"] == specs[1]["id"]
 
 
-def test_time_left_once_every_breaking_schedule_is_cut_down_runs_more_schedules(monkeypatch):
+def test_time_left_once_every_breaking_schedule_is_cut_down_runs_more_schedules(schedule_clock):
     """The last quarter of a time box is kept for cutting down; where that takes less (here no time at all, on a
     clock only the schedules move, a second each), schedules run again until the time is spent: nineteen in twenty
     seconds (none starts that would end at the deadline), where fourteen ran before the quarter was given back."""
     import conformance.runner.crash as crash
 
-    class Clock:
-        now = 0.0
-
-        def monotonic(self):
-            return self.now
-
-    clock = Clock()
-    monkeypatch.setattr(crash, "time", clock)
+    clock = schedule_clock
 
     def shape(rng, index):
         clock.now += 1.0

@@ -133,9 +133,8 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         _, mismatch = follow(tracker, op, observed)
         if mismatch is not None:
             # a sequential departure before any client ran: blamed as one
-            blamed = _blamed_pairs(platform, list(setup[:n + 1]), mismatch, expiry_tolerance, set_aside)
-            return Linearization(verdict=NOT_LINEARIZABLE, mismatch=mismatch, at="setup", blamed=blamed.rules,
-                                 each=blamed.each, confirmed=blamed.confirmed)
+            return Linearization(verdict=NOT_LINEARIZABLE, mismatch=mismatch, at="setup", **_verdict(
+                _blamed_pairs(platform, list(setup[:n + 1]), mismatch, expiry_tolerance, set_aside)))
     returned = {i: e.returned for i, e in enumerate(events) if e.returned is not None}
     known = frozenset(returned)
     invoked = [e.invoked for e in events]
@@ -221,11 +220,14 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
                              explored=explored)
     if found is not None:
         return Linearization(verdict=LINEARIZABLE, order=found, explored=explored)
-    blamed = _blamed(platform, setup, events, after, best, expiry_tolerance, set_aside)
     return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
-                         explored=explored, blamed=blamed.rules if blamed is not None else (),
-                         each=blamed is not None and blamed.each,
-                         confirmed=blamed is None or blamed.confirmed)
+                         explored=explored, **_verdict(_blamed(platform, setup, events, after, best,
+                                                               expiry_tolerance, set_aside)))
+
+
+def _verdict(blamed) -> dict:
+    """A :class:`Linearization`'s fields from the blame of its history (None: none could be made)."""
+    return {} if blamed is None else {"blamed": blamed.rules, "each": blamed.each, "confirmed": blamed.confirmed}
 
 
 def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, expiry_tolerance: int,

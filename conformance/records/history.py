@@ -36,6 +36,12 @@ class Step:
         return cls(op=L.from_json(data["op"]), observed=L.from_json(data["observed"]))
 
 
+def rules_text(rules, one_of: bool) -> str:
+    """Rules a history (or a race) breaks as a line says them: "one of A / B" where it breaks one of them, not
+    which, else "A, B"."""
+    return ("one of " + " / ".join(rules)) if one_of else ", ".join(rules)
+
+
 @attrs.frozen(kw_only=True)
 class Failure:
     """A non-conformance: the history up to the step whose observation broke a rule."""
@@ -89,8 +95,8 @@ class Failure:
 
     @property
     def blamed_text(self) -> str:
-        """The rules it breaks as a line says them: "one of A / B" where it breaks one of them, else "A, B"."""
-        return ("one of " + " / ".join(self.blamed)) if self.one_of else ", ".join(self.blamed)
+        """The rules it breaks as a line says them (:func:`rules_text`)."""
+        return rules_text(self.blamed, self.one_of)
 
     @property
     def mentioned(self) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ import attrs
 from tabulate import tabulate
 
 from conformance.checker.linearizable import Event, Linearization
-from conformance.records.history import ReplayFileError, write_json_atomic
+from conformance.records.history import ReplayFileError, rules_text, write_json_atomic
 from conformance.records.render import observation_text, op_text
 from reference_model import language as L
 
@@ -53,8 +53,8 @@ class RaceRecord:
 
     @property
     def rules_text(self) -> str:
-        """The rules it breaks as a line says them: "one of A / B" where it breaks one of them, else "A, B"."""
-        return ("one of " + " / ".join(self.rules)) if self.one_of else ", ".join(self.rules)
+        """The rules it breaks as a line says them (:func:`conformance.records.history.rules_text`)."""
+        return rules_text(self.rules, self.one_of)
 
     @property
     def clients(self) -> tuple[str, ...]:
