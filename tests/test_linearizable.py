@@ -211,19 +211,29 @@ def test_a_departure_from_rules_set_aside_no_longer_rules_an_order_out_but_any_o
     assert check(D, setup, ghost, after=after, set_aside=frozenset({"CORE-28"})).verdict == NOT_LINEARIZABLE
 
 
-def test_a_race_each_of_two_rules_explains_is_one_of_them_in_the_verdicts_and_the_race_file(tmp_path):
-    """A recorded race (a CURDEPTH kept outside the queue's lock, two overlapping gets): its longest order's history
-    passes with CORE-16 relaxed alone, and with CORE-21 relaxed alone.  The race shows that one of them is broken,
-    not which: each is *one of* in the run's verdicts, never *fail*, as for a sequential history of that kind; the
-    race file keeps it, and its text says so."""
+def _recorded_depth_race():
     import json
     from pathlib import Path
 
+    from conformance.records.races import RaceRecord
+
+    return RaceRecord.from_json(json.loads(
+        (Path(__file__).parent / "data" / "races" / "depth-race-one-of-two.json").read_text()))
+
+
+def test_a_race_each_of_two_rules_explains_is_one_of_them_in_the_verdicts_and_the_race_file(tmp_path):
+    """A recorded race (a CURDEPTH kept outside the queue's lock, two overlapping gets), judged by its count alone
+    (the check after the clients cut to the depth inquiry, as a case of opens or triggers checks, and no client's get
+    finding the queue empty: nothing saw what was left on it): its longest order's history passes with CORE-16
+    relaxed alone, and with CORE-21 relaxed alone.  The race shows that one of
+    them is broken, not which: each is *one of* in the run's verdicts, never *fail*, as for a sequential history of
+    that kind; the race file keeps it, and its text says so."""
     from conformance.records.races import RaceRecord, race_record, render_race
     from conformance.records.results import FAIL, ONE_OF, RunRecord
 
-    recorded = RaceRecord.from_json(json.loads(
-        (Path(__file__).parent / "data" / "races" / "depth-race-one-of-two.json").read_text()))
+    recorded = _recorded_depth_race()
+    recorded = attrs.evolve(recorded, after=recorded.after[:1], events=tuple(
+        e for e in recorded.events if e.observed.rc != C.MQRC_NO_MSG_AVAILABLE))
     result = check(recorded.platform, recorded.setup, recorded.events, recorded.after)
     assert result.verdict == NOT_LINEARIZABLE
     assert set(result.rules) == {"CORE-16", "CORE-21"} and result.one_of and result.confirmed, result
@@ -242,3 +252,39 @@ def test_a_race_each_of_two_rules_explains_is_one_of_them_in_the_verdicts_and_th
                      seed=recorded.seed, examples=1)
     both.add_race(attrs.evolve(race, one_of=False))
     assert {row["rule"]: row["verdict"] for row in both.rule_rows()}["CORE-16"] == FAIL
+
+
+def test_a_race_whose_drain_bears_out_every_message_but_not_the_count_fails_curdepth_alone():
+    """The same recorded race with the drain after the clients: every order breaks at a CURDEPTH one too high, and
+    the longest order alone reads it as a got message still counted (CORE-16) or still locked (CORE-21); but the
+    drain found the queue empty, and with the CURDEPTH answers left unjudged some order passes, the drain included.
+    Only the count departs: CORE-28 (CurrentQDepth), confirmed, never the stories the drain refutes.  Where the
+    drain shows a message the depth missed, or one it counted is really there, the count is not alone."""
+    recorded = _recorded_depth_race()
+    result = check(recorded.platform, recorded.setup, recorded.events, recorded.after)
+    assert result.verdict == NOT_LINEARIZABLE
+    assert result.rules == ("CORE-28",) and result.confirmed and not result.one_of, result
+    # a drain that found a message the count says is still there (one a client got): the count is right, a get
+    # did not remove it, and the count is not blamed
+    kept = msg("s1")
+    gets = [n for n, (op, _) in enumerate(recorded.after) if isinstance(op, L.Get)]
+    seen = [(op, kept if n == gets[0] else observed) for n, (op, observed) in enumerate(recorded.after)]
+    again = check(recorded.platform, recorded.setup, recorded.events, seen)
+    assert again.verdict == NOT_LINEARIZABLE and "CORE-28" not in again.rules, again
+
+
+def test_a_client_get_finding_the_queue_empty_after_every_other_call_sees_what_the_count_missed():
+    """The recorded race with no drain after the clients, but a client's get finding the queue empty when every
+    other client's call had returned: the queue was seen then, not only counted, and the count alone departs
+    (CORE-28).  The same get overlapping another client's call sees nothing certain: the longest order's reading
+    stands (one of CORE-16 / CORE-21)."""
+    recorded = _recorded_depth_race()
+    cut = attrs.evolve(recorded, after=recorded.after[:1])
+    result = check(cut.platform, cut.setup, cut.events, cut.after)
+    assert result.rules == ("CORE-28",) and result.confirmed, result
+    # every empty get stretched back to overlap the last other call (c's get under the cursor)
+    last_other = max(e.returned for e in cut.events if e.client != "a")
+    overlapping = tuple(attrs.evolve(e, invoked=min(e.invoked, last_other - 1e-6))
+                        if e.observed.rc == C.MQRC_NO_MSG_AVAILABLE else e for e in cut.events)
+    again = check(cut.platform, cut.setup, overlapping, cut.after)
+    assert set(again.rules) == {"CORE-16", "CORE-21"} and again.one_of, again

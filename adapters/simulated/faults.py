@@ -286,11 +286,10 @@ _fault("get-not-atomic", "core", ("CORE-16", "CORE-14", "CORE-21"),
 _fault("commit-not-atomic", "core", ("CORE-29",),
        "a commit makes its unit of work's puts available one at a time, letting other calls run in between: "
        "a getter can see part of a committed unit of work", RACES)
-_fault("depth-not-atomic", "core", ("CORE-16", "CORE-28"),
+_fault("depth-not-atomic", "core", ("CORE-28",),
        "CURDEPTH is a count a get outside syncpoint reads, then, after other calls ran, writes back less one: of "
-       "two overlapping gets one update is lost, and CURDEPTH stays one too high (a message got outside "
-       "syncpoint still counted: CORE-16 as the model reads a depth too high, CORE-28 where units of work "
-       "were under way)", RACES)
+       "two overlapping gets one update is lost, and CURDEPTH stays one too high though the drain after the "
+       "clients finds every message gone", RACES)
 _fault("exclusive-open-not-atomic", "core", ("CORE-23",),
        "an input open checks that no other handle has the queue open for input, lets other calls run, then "
        "opens: two overlapping exclusive opens can both succeed", RACES)

@@ -32,6 +32,7 @@ import attrs
 from conformance.checker.sequential import Mismatch, ModelTracker, follow
 from reference_model import language as L
 from reference_model import model
+from reference_model import mqconst as C
 from reference_model.state import ModelState
 
 LINEARIZABLE, NOT_LINEARIZABLE, INDETERMINATE = "linearizable", "not linearizable", "indeterminate"
@@ -220,9 +221,63 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
                              explored=explored)
     if found is not None:
         return Linearization(verdict=LINEARIZABLE, order=found, explored=explored)
+    blamed = _blamed(platform, setup, events, after, best, expiry_tolerance, set_aside)
+    if _counts_alone(best, events, after) and (blamed is None or not set(blamed.rules) <= COUNT_RULES):
+        blamed = _counted_wrong(platform, setup, events, after, bound, expiry_tolerance, set_aside, blamed)
     return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
-                         explored=explored, **_verdict(_blamed(platform, setup, events, after, best,
-                                                               expiry_tolerance, set_aside)))
+                         explored=explored, **_verdict(blamed))
+
+
+#: The rules of what CURDEPTH counts: CurrentQDepth's own (CORE-28), and that expired messages count until
+#: they are discarded (EXP-11).
+COUNT_RULES = frozenset({"CORE-28", "EXP-11"})
+COUNTER_RULE = "CORE-28"
+
+
+def _count_only(op: L.Op) -> bool:
+    """An inquiry of CURDEPTH alone: it reads a count and changes nothing."""
+    return isinstance(op, L.InquireQueue) and set(op.names) == {"CURDEPTH"}
+
+
+def _empty(op: L.Op, observed: L.Observation | None) -> bool:
+    return isinstance(op, L.Get) and observed is not None and observed.rc == C.MQRC_NO_MSG_AVAILABLE
+
+
+def _counts_alone(best: dict, events: Sequence[Event], after) -> bool:
+    """Whether the step every order broke at is an inquiry of CURDEPTH alone, and the queue was then seen, not
+    only counted: a get found it empty in the check after the clients (past that step), or a client's get did,
+    invoked when every other client's call but an inquiry had returned (so nothing could come after it)."""
+    at = best["at"]
+    if best["mismatch"] is None or at is None or at == "setup":
+        return False
+    op = after[best["mismatch"].index][0] if at == "after" else events[at].op
+    if not _count_only(op):
+        return False
+    later = after[best["mismatch"].index + 1:] if at == "after" else after
+    if any(_empty(o, observed) for o, observed in later):
+        return True
+    return any(_empty(e.op, e.observed) and all(
+        other.client == e.client or _count_only(other.op) or (other.returned is not None
+                                                             and other.returned < e.invoked)
+        for other in events) for e in events)
+
+
+def _counted_wrong(platform: str, setup, events: Sequence[Event], after, bound: int, expiry_tolerance: int,
+                   set_aside: frozenset[str], blamed):
+    """The blame of a race that broke every order at a CURDEPTH, the queue drained after it: where the same history with every answer of a
+    CURDEPTH inquiry left unjudged is linearizable, every call and the check after them saw the queue's messages
+    as MQ allows in some order, and only the count departs: CurrentQDepth's rule (CORE-28), confirmed by that
+    search.  A rule of another story the longest order alone told (a got message still counted, which the drain
+    after it refutes) is mentioned, not failed.  Otherwise, or where that search is indeterminate, ``blamed``."""
+    from conformance.checker.blame import Blame
+
+    judged = [e for e in events if not _count_only(e.op)]
+    rest = [(op, observed) for op, observed in after if not _count_only(op)]
+    if check(platform, setup, judged, rest, bound=bound, expiry_tolerance=expiry_tolerance,
+             set_aside=set_aside).verdict != LINEARIZABLE:
+        return blamed
+    mentioned = () if blamed is None else tuple(r for r in (*blamed.rules, *blamed.mentioned) if r != COUNTER_RULE)
+    return Blame(rules=(COUNTER_RULE,), mentioned=mentioned)
 
 
 def _verdict(blamed) -> dict:
