@@ -37,16 +37,11 @@ def test_a_get_that_is_not_atomic_is_found_on_every_seed_naming_its_rule():
     assert named >= 1
 
 
-#: Rules a race's history explains as well as the fault's own: two units of work committed at once, one of them in
-#: part, let a getter take the other's message ahead of an older one of the first; put in one order of the two
-#: commits that is first in, first out broken (CORE-05) with both commits whole.  Which the blame names depends on
-#: how the threads met (in 20 seeds under load 2 named CORE-05; a CI run named it on 3 of seeds 1-5).
-EQUALLY = {"commit-not-atomic": {"CORE-05"}, "depth-not-atomic": set()}
-
-
 def test_a_commit_not_atomic_is_found_naming_the_commit_rule_and_a_depth_not_atomic_is_found():
     """A commit that makes its puts available one at a time (a consumer sees part of the unit of work): found on
-    nearly every seed within 80 cases, naming its rule or first in, first out (which its history shows as well).
+    nearly every seed within 80 cases, naming its rule: the whole history passes with the commit read as making
+    its puts available in parts while it ran (the longest order alone was put down, on some seeds, to first in,
+    first out, a lock that outlived its unlock or a held get).
     A CURDEPTH kept as a count each get outside syncpoint reads and writes back less one after other calls ran
     (two overlapping gets lose an update): found by every seed of 1-8 within its first few cases in measured
     rounds, the drain after the clients showing fewer messages than the depth counts; named CORE-28 (the count
@@ -66,9 +61,10 @@ def test_a_commit_not_atomic_is_found_naming_the_commit_rule_and_a_depth_not_ato
                 races.append(race)
         assert len(found) >= seeds, f"{fault}: found by {len(found)} seeds of {tried}"
         assert any(rule in rules for rules in found), found
-        if fault == "depth-not-atomic":
-            assert all(rules == (rule,) for rules in found), found
-        explained = set(RACES[fault].rules) | EQUALLY[fault]
+        # the count alone departs; the commit read in parts explains the whole history (CORE-29 on 8 of 8 seeds,
+        # measured on 2026-12-05 with 2 busy processes beside)
+        assert sum(rules == (rule,) for rules in found) >= len(found) - 1, found
+        explained = set(RACES[fault].rules)
         assert sum(bool(set(rules) & explained) for rules in found) >= len(found) // 2 + 1, found
         # the first found shrinks to at most 3 clients and 8 calls (2 clients and 2-6 calls, measured over seeds
         # 1-5), still naming the fault's rules, and races again; the same clients never race on a conforming one

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import attrs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -288,3 +289,63 @@ def test_a_client_get_finding_the_queue_empty_after_every_other_call_sees_what_t
                         if e.observed.rc == C.MQRC_NO_MSG_AVAILABLE else e for e in cut.events)
     again = check(cut.platform, cut.setup, overlapping, cut.after)
     assert set(again.rules) == {"CORE-16", "CORE-21"} and again.one_of, again
+
+
+def _part_visible(drained: tuple[str, ...], commit_ends: float = 10.0):
+    """Two puts under syncpoint by a; its commit runs from 0.5 to ``commit_ends``; meanwhile b gets m1 and then
+    finds nothing; the drain after finds ``drained``."""
+    sync = C.MQPMO_SYNCPOINT
+    setup = SETUP + [(put("a", "a1", "m1", options=sync), L.OK), (put("a", "a1", "m2", options=sync), L.OK)]
+    events = [ev("a", L.Commit(conn="a"), L.OK, 0.5, commit_ends),
+              ev("b", get("b"), msg("m1"), 1, 2), ev("b", get("b"), NONE, 3, 4)]
+    after = [(get("b"), msg(body)) for body in drained] + [(get("b"), NONE)]
+    return setup, events, after
+
+
+def test_a_commit_that_makes_its_puts_available_one_at_a_time_while_it_runs_fails_the_commit_rule():
+    """A getter sees one of a unit of work's two puts while the commit runs, then nothing, and the drain after
+    finds the other: no order of the commit and the gets allows that (before both gets, the second finds m2; after
+    them, the first cannot have m1).  With a commit read as making its puts available in parts while it runs, the
+    whole history passes: the race breaks CORE-29 (a commit makes its unit of work's puts available, all at once),
+    confirmed by that search, whatever the longest order alone was put down to."""
+    setup, events, after = _part_visible(("m2",))
+    assert check(D, setup, events, after, split_commits=True).verdict == LINEARIZABLE
+    result = check(D, setup, events, after)
+    assert result.verdict == NOT_LINEARIZABLE
+    assert result.rules == ("CORE-29",) and result.confirmed, result
+
+
+@pytest.mark.parametrize("recorded,alone", [("commit-in-parts-read-as-a-lock.json", "CORE-21"),
+                                             ("commit-in-parts-read-as-a-held-get.json", "CORE-14")])
+def test_recorded_races_of_a_commit_not_atomic_fail_the_commit_rule_not_the_story_of_their_longest_order(
+        recorded, alone):
+    """Two races recorded on the simulated queue manager with commit-not-atomic (seeds 1 and 3): a getter found
+    nothing while a commit was making its puts available one by one.  The longest order alone is put down to
+    another rule (a browse lock that outlived its unlock, CORE-21; a get under syncpoint still holding its message,
+    CORE-14), which the drain after it does not bear out; the search with commits read in parts explains the whole
+    history: CORE-29, confirmed."""
+    import json
+    from pathlib import Path
+
+    import conformance.checker.linearizable as lin
+    from conformance.records.races import RaceRecord
+
+    race = RaceRecord.from_json(json.loads((Path(__file__).parent / "data" / "races" / recorded).read_text()))
+    result = check(race.platform, race.setup, race.events, race.after)
+    assert result.verdict == NOT_LINEARIZABLE and result.rules == ("CORE-29",) and result.confirmed, result
+    # the same race judged by its longest order alone: the other rule
+    prefix = lin._blamed(race.platform, race.setup, race.events, race.after,
+                         {"order": result.order, "mismatch": result.mismatch, "at": result.at}, 0)
+    assert prefix is not None and prefix.rules == (alone,), prefix
+
+
+def test_a_commit_read_in_parts_explains_nothing_the_drain_refutes_nor_a_commit_that_ran_alone():
+    """The same race with m2 never seen again (lost, not late): no commit in parts explains it.  A commit that returned before the gets began is whole by the time they run: read in
+    parts or not, no order explains the same answers."""
+    from conformance.checker.linearizable import _commit_overlapped
+
+    setup, events, after = _part_visible(())
+    assert check(D, setup, events, after, split_commits=True).verdict == NOT_LINEARIZABLE
+    setup, events, after = _part_visible(("m2",), commit_ends=0.9)
+    assert not _commit_overlapped(events)
+    assert check(D, setup, events, after, split_commits=True).verdict == NOT_LINEARIZABLE

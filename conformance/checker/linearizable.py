@@ -24,6 +24,7 @@ Pure: the model alone, no system.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Iterable, Sequence
 
@@ -119,10 +120,13 @@ def _any_outcome(states: Sequence[ModelState], op: L.Op) -> list[ModelState]:
 
 def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Sequence[Event],
           after: Iterable[tuple[L.Op, L.Observation]] = (), bound: int = BOUND,
-          expiry_tolerance: int = 0, set_aside: frozenset[str] = frozenset()) -> Linearization:
+          expiry_tolerance: int = 0, set_aside: frozenset[str] = frozenset(),
+          split_commits: bool = False) -> Linearization:
     """Whether the concurrent history (``setup``, then ``events`` overlapping, then ``after``) is linearizable.
     ``set_aside``: rules found broken already (a run that keeps going after a race): an answer that departs from
-    them alone, as the sequential checker follows it then, does not rule an order out."""
+    them alone, as the sequential checker follows it then, does not rule an order out.  ``split_commits``: CORE-29
+    relaxed as a race can break it: a commit may make some of its unit of work's puts available at one point
+    while it runs, and the rest where it takes effect (:func:`_in_part`)."""
     setup = tuple(setup)
     events = tuple(events)
     after = tuple(after)
@@ -158,13 +162,13 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     best: dict = {"order": (), "mismatch": None, "at": None}
     explored = 0
 
-    def remember_failure(done: frozenset, states: list[ModelState]) -> None:
-        failed.setdefault((done, frozenset(s.digest() for s in states)), []).append(states)
+    def remember_failure(done: frozenset, states: list[ModelState], parted: frozenset) -> None:
+        failed.setdefault((done, parted, frozenset(s.digest() for s in states)), []).append(states)
 
-    def failed_before(done: frozenset, states: list[ModelState]) -> bool:
+    def failed_before(done: frozenset, states: list[ModelState], parted: frozenset) -> bool:
         if not failed:   # (no digests to take before the search first went back)
             return False
-        key = (done, frozenset(s.digest() for s in states))
+        key = (done, parted, frozenset(s.digest() for s in states))
         return any(len(seen) == len(states) and all(any(a == b for b in seen) for a in states)
                    for seen in failed.get(key, ()))
 
@@ -176,7 +180,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         pass
 
     def search(done: frozenset, order: tuple[int, ...], states: list[ModelState],
-               node: dict | None) -> tuple[int, ...] | None:
+               node: dict | None, parted: frozenset = frozenset()) -> tuple[int, ...] | None:
         nonlocal explored
         explored += 1
         if explored > bound:
@@ -191,12 +195,20 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
             else:
                 return order
             # events of unknown effect still unplaced may yet take effect and let the check pass
-        if failed_before(done, states):
+        if failed_before(done, states, parted):
             return None
         pending = [i for i in range(len(events)) if i not in done]
         ready = sorted(may_come_next(pending), key=order_key)
         for i in ready:
             event = events[i]
+            if split_commits and i not in parted and isinstance(event.op, L.Commit) and event.observed is not None \
+                    and event.observed.cc != C.MQCC_FAILED:
+                # part of its puts made available here, the commit itself still to take effect
+                for state in states:
+                    for part in _in_part(state, event.op.conn):
+                        found = search(done, order, [part], None, parted | {i})
+                        if found is not None:
+                            return found
             if event.observed is not None:
                 # in the step memo, as the set-up was: the cases of a run start alike, and their first calls
                 # are often the same calls answered alike from the same states
@@ -205,13 +217,13 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
                 if mismatch is not None:
                     note(order, mismatch, i)
                     continue
-                found = search(done | {i}, order + (i,), tracker.candidates, tracker._node)
+                found = search(done | {i}, order + (i,), tracker.candidates, tracker._node, parted)
             else:
                 after_it = _any_outcome(states, event.op)
-                found = search(done | {i}, order + (i,), after_it, None) if after_it else None
+                found = search(done | {i}, order + (i,), after_it, None, parted) if after_it else None
             if found is not None:
                 return found
-        remember_failure(done, states)
+        remember_failure(done, states, parted)
         return None
 
     try:
@@ -221,9 +233,15 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
                              explored=explored)
     if found is not None:
         return Linearization(verdict=LINEARIZABLE, order=found, explored=explored)
+    if split_commits:
+        return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
+                             explored=explored)
     blamed = _blamed(platform, setup, events, after, best, expiry_tolerance, set_aside)
     if _counts_alone(best, events, after) and (blamed is None or not set(blamed.rules) <= COUNT_RULES):
         blamed = _counted_wrong(platform, setup, events, after, bound, expiry_tolerance, set_aside, blamed)
+    elif (blamed is None or COMMIT_RULE not in blamed.rules) and _commit_overlapped(events) \
+            and COMMIT_RULE not in set_aside:
+        blamed = _committed_in_parts(platform, setup, events, after, bound, expiry_tolerance, set_aside, blamed)
     return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
                          explored=explored, **_verdict(blamed))
 
@@ -278,6 +296,63 @@ def _counted_wrong(platform: str, setup, events: Sequence[Event], after, bound: 
         return blamed
     mentioned = () if blamed is None else tuple(r for r in (*blamed.rules, *blamed.mentioned) if r != COUNTER_RULE)
     return Blame(rules=(COUNTER_RULE,), mentioned=mentioned)
+
+
+#: The rule of what a commit does: its unit of work's puts made available, all at once.
+COMMIT_RULE = "CORE-29"
+#: Puts in one unit of work past which a commit made available in parts is not read (each subset a branch).
+MAX_PART_PUTS = 4
+
+
+def _in_part(state: ModelState, conn: str) -> list[ModelState]:
+    """``state`` with some of ``conn``'s unit of work's puts made available, as its commit makes them (one stamp
+    of arrival among the others), the rest still uncommitted for the commit to make available where it takes
+    effect: one state for each non-empty part short of all of them (none where it has fewer than two puts, or more
+    than :data:`MAX_PART_PUTS`)."""
+    c = state.conns.get(conn)
+    puts = [e for e in c.uow if e.kind == "put"] if c is not None else []
+    if not 2 <= len(puts) <= MAX_PART_PUTS:
+        return []
+    out: list[ModelState] = []
+    for n in range(1, len(puts)):
+        for made in itertools.combinations(puts, n):
+            s = state.clone()
+            stamp = (s.next_seq, s.clock)
+            for entry in made:
+                m = s.find(entry.queue, entry.seq)
+                if m is not None:
+                    s.queue(entry.queue).update(m, put_by=None, provenance=(COMMIT_RULE,), committed=stamp)
+            s.next_seq = stamp[0] + 1
+            own = s.conn(conn)
+            own.uow = [e for e in own.uow if e not in made]
+            out.append(s)
+    return out
+
+
+def _commit_overlapped(events: Sequence[Event]) -> bool:
+    """Whether a commit that succeeded ran while another client's call did."""
+    commits = [e for e in events if isinstance(e.op, L.Commit) and e.observed is not None
+               and e.observed.cc != C.MQCC_FAILED]
+    return any(other.client != e.client and other.invoked < e.returned
+               and (other.returned is None or other.returned > e.invoked)
+               for e in commits for other in events)
+
+
+def _committed_in_parts(platform: str, setup, events: Sequence[Event], after, bound: int, expiry_tolerance: int,
+                        set_aside: frozenset[str], blamed):
+    """The blame of a race in which a commit ran while other calls did: where the whole history, the check after
+    the clients included, is linearizable once a commit may make its puts available in parts while it runs (one
+    part at a point of its own, the rest where the commit takes effect), the race shows what CORE-29 forbids (a
+    commit's puts made available all at once), confirmed by that search: CORE-29 is failed, the rules the longest
+    order's history alone was put down to mentioned.  Otherwise, or where that search is indeterminate,
+    ``blamed``."""
+    from conformance.checker.blame import Blame
+
+    if check(platform, setup, events, after, bound=bound, expiry_tolerance=expiry_tolerance, set_aside=set_aside,
+             split_commits=True).verdict != LINEARIZABLE:
+        return blamed
+    mentioned = () if blamed is None else tuple(r for r in (*blamed.rules, *blamed.mentioned) if r != COMMIT_RULE)
+    return Blame(rules=(COMMIT_RULE,), mentioned=mentioned)
 
 
 def _verdict(blamed) -> dict:

@@ -382,11 +382,12 @@ def search(make_adapter: Callable[[], object], seed: int, cases: int, clients: i
 
 def rerun(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after: Sequence[L.Op], platform: str,
           tries: int, case_id: str = "replay",
-          set_aside: frozenset[str] = frozenset(), enough: int | None = None
-          ) -> tuple[int, Linearization | None, ConcurrentCase | None]:
+          set_aside: frozenset[str] = frozenset(), enough: int | None = None,
+          rules: frozenset[str] | None = None) -> tuple[int, Linearization | None, ConcurrentCase | None]:
     """Run the same clients ``tries`` times, each on a fresh case: (how many were not linearizable, the first such
     result and its case), judged with the rules ``set_aside`` set aside.  A race depends on how the calls met, so it
-    shows in some tries, not all.  ``enough``: stop once that many were not linearizable."""
+    shows in some tries, not all.  ``enough``: stop once that many were not linearizable.  ``rules``: count only
+    the races that break one of them."""
     failed = 0
     first: tuple[Linearization | None, ConcurrentCase | None] = (None, None)
     for n in range(tries):
@@ -394,7 +395,7 @@ def rerun(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after:
             break
         case = run_case(adapter, f"{case_id}-{n}", platform, setup, scripts, after=after)
         result = check(platform, case.setup, case.events, case.after, set_aside=set_aside)
-        if result.verdict == NOT_LINEARIZABLE:
+        if result.verdict == NOT_LINEARIZABLE and (rules is None or set(result.rules) & rules):
             failed += 1
             if first[0] is None:
                 first = (result, case)
@@ -453,8 +454,10 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
            stop: Callable[[], bool] | None = None) -> Shrunk:
     """A smaller case that still races: whole clients left out, then each client's calls one by one (from its
     last), then the messages the set-up put, each candidate kept when :data:`SHRINK_SHOWS` of ``tries`` runs of it
-    are not linearizable (a race shows in some runs, not all), until none more can go; then the same again with
-    :data:`RETRY_TRIES` times the tries; at most ``max_cases`` cases in all."""
+    are not linearizable, breaking one of the rules the race breaks (a race shows in some runs, not all; a smaller
+    case that shows another departure, or the same one with the calls that told it apart gone, is another
+    counterexample), until none more can go; then the same again with :data:`RETRY_TRIES` times the tries; at most
+    ``max_cases`` cases in all."""
     setup = [op for op, _ in race.case.setup]
     scripts: dict[str, list[L.Op]] = {client: [] for client in race.case.started}
     for e in sorted(race.case.events, key=lambda e: e.invoked):
@@ -474,7 +477,8 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
             n = min(per, max_cases - spent)
             failed, result, case = rerun(adapter, candidate_setup, candidate,
                                          after if candidate_after is None else candidate_after, platform, n,
-                                         case_id="shrink", set_aside=race.set_aside, enough=SHRINK_SHOWS - shows)
+                                         case_id="shrink", set_aside=race.set_aside, enough=SHRINK_SHOWS - shows,
+                                         rules=frozenset(race.result.rules) or None)
             spent += n
             shows += failed
             if result is not None and case is not None and shown is None:
