@@ -349,3 +349,26 @@ def test_a_commit_read_in_parts_explains_nothing_the_drain_refutes_nor_a_commit_
     setup, events, after = _part_visible(("m2",), commit_ends=0.9)
     assert not _commit_overlapped(events)
     assert check(D, setup, events, after, split_commits=True).verdict == NOT_LINEARIZABLE
+
+
+def test_two_overlapping_calls_each_order_of_which_breaks_another_rule_are_one_of_them():
+    """A browse with LOCK and another connection's get overlap, and both return the one message.  Either order
+    places one call and breaks at the other: the lock first, the get returned a message locked by another handle
+    (CORE-21); the get first, the browse returned a message already got (CORE-16).  Nothing tells which came first:
+    the race breaks one of CORE-16 / CORE-21, and each is *one of*, not the reading of whichever order the search
+    tried first."""
+    import conformance.checker.linearizable as lin
+
+    setup = SETUP + [(put("a", "a1", "s0"), L.OK)]
+    lock = L.Get(conn="a", handle="a1", options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK)
+    events = [ev("a", lock, msg("s0"), 0, 5), ev("b", get("b"), msg("s0"), 1, 4)]
+    result = check(D, setup, events)
+    assert result.verdict == NOT_LINEARIZABLE
+    assert set(result.rules) == {"CORE-16", "CORE-21"} and result.one_of and result.confirmed, result
+    # the longest order alone (the get first, as it returned first) reads it as the got message still there
+    first = lin._blamed(D, setup, events, (), {"order": result.order, "mismatch": result.mismatch,
+                                              "at": result.at}, 0)
+    assert first is not None and len(first.rules) == 1, first
+    # two calls that do not overlap have one order: its reading stands
+    apart = [ev("a", lock, msg("s0"), 0, 1), ev("b", get("b"), msg("s0"), 2, 3)]
+    assert check(D, setup, apart).rules == ("CORE-21",)

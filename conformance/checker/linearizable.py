@@ -160,6 +160,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
 
     failed: dict[tuple, list[list[ModelState]]] = {}
     best: dict = {"order": (), "mismatch": None, "at": None}
+    ties: list[dict] = []
     explored = 0
 
     def remember_failure(done: frozenset, states: list[ModelState], parted: frozenset) -> None:
@@ -175,6 +176,12 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     def note(order: tuple[int, ...], mismatch: Mismatch, at) -> None:
         if len(order) > len(best["order"]) or best["mismatch"] is None:
             best.update(order=order, mismatch=mismatch, at=at)
+            ties.clear()
+        elif len(order) == len(best["order"]) and len(ties) < MAX_TIES and at != "after" \
+                and (set(order), at) != (set(best["order"]), best["at"]) \
+                and all((set(order), at) != (set(t["order"]), t["at"]) for t in ties):
+            # as long, with other calls placed (or the same calls, another failing): a reading of its own
+            ties.append({"order": order, "mismatch": mismatch, "at": at})
 
     class Bounded(Exception):
         pass
@@ -236,7 +243,8 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     if split_commits:
         return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
                              explored=explored)
-    blamed = _blamed(platform, setup, events, after, best, expiry_tolerance, set_aside)
+    blamed = _one_of_the_longest(
+        [_blamed(platform, setup, events, after, longest, expiry_tolerance, set_aside) for longest in (best, *ties)])
     if _counts_alone(best, events, after) and (blamed is None or not set(blamed.rules) <= COUNT_RULES):
         blamed = _counted_wrong(platform, setup, events, after, bound, expiry_tolerance, set_aside, blamed)
     elif (blamed is None or COMMIT_RULE not in blamed.rules) and _commit_overlapped(events) \
@@ -331,11 +339,11 @@ def _in_part(state: ModelState, conn: str) -> list[ModelState]:
 
 def _commit_overlapped(events: Sequence[Event]) -> bool:
     """Whether a commit that succeeded ran while another client's call did."""
-    commits = [e for e in events if isinstance(e.op, L.Commit) and e.observed is not None
-               and e.observed.cc != C.MQCC_FAILED]
-    return any(other.client != e.client and other.invoked < e.returned
+    commits = [(e, e.returned) for e in events if isinstance(e.op, L.Commit) and e.observed is not None
+               and e.returned is not None and e.observed.cc != C.MQCC_FAILED]
+    return any(other.client != e.client and other.invoked < end
                and (other.returned is None or other.returned > e.invoked)
-               for e in commits for other in events)
+               for e, end in commits for other in events)
 
 
 def _committed_in_parts(platform: str, setup, events: Sequence[Event], after, bound: int, expiry_tolerance: int,
@@ -353,6 +361,29 @@ def _committed_in_parts(platform: str, setup, events: Sequence[Event], after, bo
         return blamed
     mentioned = () if blamed is None else tuple(r for r in (*blamed.rules, *blamed.mentioned) if r != COMMIT_RULE)
     return Blame(rules=(COMMIT_RULE,), mentioned=mentioned)
+
+
+#: Orders as long as the longest found, failing elsewhere, whose histories are blamed besides it, at most.
+MAX_TIES = 3
+
+
+def _one_of_the_longest(blames: list):
+    """The blame of a race from those of its longest orders (the first found, then any as long that place other
+    calls or fail at another): where they name other rules, each alone explaining its own order's history, the
+    race shows that one of them is broken, not which (two overlapping calls, a get and a browse with LOCK that
+    both had one message: the get did not remove it, or the lock did not hide it); otherwise the first's."""
+    first = blames[0]
+    others = [b for b in blames[1:] if b is not None]
+    if first is None or not others or any(not b.confirmed or b.known or (len(b.rules) > 1 and not b.each)
+                                          for b in (first, *others)):
+        return first
+    rules = tuple(dict.fromkeys(r for b in (first, *others) for r in b.rules))
+    if rules == first.rules:
+        return first
+    from conformance.checker.blame import Blame
+
+    return Blame(rules=rules, mentioned=tuple(dict.fromkeys(r for b in (first, *others) for r in b.mentioned
+                                                            if r not in rules)), each=True)
 
 
 def _verdict(blamed) -> dict:
