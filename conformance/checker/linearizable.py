@@ -19,6 +19,12 @@ failed once is never searched again.  It is bounded: a search that reaches ``bou
 *indeterminate*, never linearizable.  When no order exists, the result is the longest prefix of an order that
 was found and the event that no order could place after it, with the checker's mismatch there (its rules).
 
+Its rules are blamed as a sequential history's are, on the longest order's history (and on any other as long,
+placing other calls: where each is explained by another rule, the race breaks one of them); and, where what came
+after the step every order breaks at can say more, by searching the whole history again with one thing relaxed:
+every CURDEPTH answer unjudged, where the queue was drained after it (only the count departs: CORE-28), or each
+commit that ran beside other calls free to make its puts available in parts (CORE-29).
+
 Pure: the model alone, no system.
 """
 
