@@ -401,9 +401,10 @@ def _process(o: _Outcome, m: ModelMessage, scan: tuple[str, ...]) -> list[_Outco
         rules += ("DLQ-20",)
         s.discard(queue, s.find(queue, m.seq), rules)
         out = settle(s, done, DISCARDED, rules, primary=decisive + ("DLQ-20",), index=index)
-        # seen put on somewhere (or its put tried and backed out): another rule was chosen (this one not matched,
-        # by how its patterns compare, or another first, by what decided the choice), never the discard's own rule
-        other = tuple(dict.fromkeys(pending + decisive + _matching(h, index)))
+        # seen put on somewhere (or its put tried and backed out): another rule was chosen (tries kept across a
+        # restart, or counted with another message's; this one not matched, by how its patterns compare; or another
+        # first, by what decided the choice), never the discard's own rule
+        other = tuple(dict.fromkeys(pending + restarted + shared + decisive + _matching(h, index)))
         out.field_rules = {**out.field_rules, f"{key}=={BACKED_OUT}": other,   # out is new
                            **{f"{key}==put:{q}": other for q in o.state.queues}}
         return [out]
