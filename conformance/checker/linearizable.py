@@ -104,6 +104,10 @@ class Linearization:
         return self.each and len(self.blamed) > 1
 
 
+class Bounded(Exception):
+    """The search reached its bound."""
+
+
 def _tracker(platform: str, states: Sequence[ModelState], expiry_tolerance: int,
              set_aside: frozenset[str] = frozenset(), node: dict | None = None) -> ModelTracker:
     """A tracker at ``states`` (not empty) that counts no input classes: the search only asks what is allowed.
@@ -150,19 +154,25 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
     known = frozenset(returned)
     invoked = [e.invoked for e in events]
 
-    def may_come_next(pending: list[int]) -> list[int]:
-        """Of the events still to place, those no other of them returned before it was invoked: those invoked
-        no later than the earliest return among the others."""
-        ends = sorted((returned[i], i) for i in pending if i in returned)[:2]
+    # The events that returned, earliest return first; and every event in the order they are tried in where
+    # several may come next: those that returned first (a call most often took effect before one that returned
+    # after it), then those of unknown effect.
+    by_end = sorted((end, i) for i, end in returned.items())
+    tried_order = sorted(range(len(events)), key=lambda i: (
+        events[i].returned is None, events[i].returned if events[i].returned is not None else 0.0, invoked[i]))
+
+    def ready_after(done: frozenset) -> list[int]:
+        """Of the events still to place, in the order they are tried, those no other of them returned before it
+        was invoked: those invoked no later than the earliest return among the others."""
+        ends = []
+        for end, i in by_end:
+            if i not in done:
+                ends.append((end, i))
+                if len(ends) == 2:
+                    break
         first_end, first = ends[0] if ends else (math.inf, None)
         second_end = ends[1][0] if len(ends) > 1 else math.inf
-        return [i for i in pending if invoked[i] <= (second_end if i == first else first_end)]
-
-    # Of the events that may come next, those that returned first are tried first (a call most often took effect
-    # before one that returned after it), then those of unknown effect.
-    def order_key(i: int) -> tuple:
-        end = events[i].returned
-        return (end is None, end if end is not None else 0.0, events[i].invoked)
+        return [i for i in tried_order if i not in done and invoked[i] <= (second_end if i == first else first_end)]
 
     failed: dict[tuple, list[list[ModelState]]] = {}
     best: dict = {"order": (), "mismatch": None, "at": None}
@@ -189,9 +199,6 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
             # as long, with other calls placed (or the same calls, another failing): a reading of its own
             ties.append({"order": order, "mismatch": mismatch, "at": at})
 
-    class Bounded(Exception):
-        pass
-
     def search(done: frozenset, order: tuple[int, ...], states: list[ModelState],
                node: dict | None, parted: frozenset = frozenset()) -> tuple[int, ...] | None:
         nonlocal explored
@@ -210,8 +217,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
             # events of unknown effect still unplaced may yet take effect and let the check pass
         if failed_before(done, states, parted):
             return None
-        pending = [i for i in range(len(events)) if i not in done]
-        ready = sorted(may_come_next(pending), key=order_key)
+        ready = ready_after(done)
         for i in ready:
             event = events[i]
             if split_commits and i not in parted and isinstance(event.op, L.Commit) and event.observed is not None \
