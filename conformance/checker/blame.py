@@ -861,25 +861,31 @@ COMMIT_RULE = "CORE-29"
 MAX_PART_PUTS = 4
 
 
+def commit_parts(state: ModelState, conn: str) -> list[tuple]:
+    """Each part of ``conn``'s unit of work's puts that a commit carried out in part may have left out or made
+    available apart from the rest: every non-empty subset short of all of them (none where the unit of work has
+    fewer than two puts, or more than :data:`MAX_PART_PUTS`)."""
+    c = state.conns.get(conn)
+    puts = [e for e in c.uow if e.kind == "put"] if c is not None else []
+    if not 2 <= len(puts) <= MAX_PART_PUTS:
+        return []
+    return [part for n in range(1, len(puts)) for part in itertools.combinations(puts, n)]
+
+
 def _commit_in_part(state: ModelState, op: L.Commit) -> list[model.Branch]:
     """A commit carried out in part (CORE-29 relaxed): some of its unit of work's puts made available and the
     others deleted, its gets ended as a commit ends them, answered as success or as MQRC_BACKED_OUT (a broker
     that applies a transaction queue by queue, refusing what a queue's limit does not take at the commit)."""
-    c = state.conns.get(op.conn)
-    puts = [e for e in c.uow if e.kind == "put"] if c is not None else []
-    if not 2 <= len(puts) <= MAX_PART_PUTS:
-        return []
     out: list[model.Branch] = []
-    for n in range(1, len(puts)):
-        for dropped in itertools.combinations(puts, n):
-            s = state.clone()
-            for entry in dropped:
-                m = s.find(entry.queue, entry.seq)
-                if m is not None:
-                    s.discard(entry.queue, m, (COMMIT_RULE,))
-            ended = [attrs.evolve(b, rules=tuple(dict.fromkeys((COMMIT_RULE, *b.rules))))
-                     for b in model.step(s, op) if b.observation.cc != C.MQCC_FAILED]
-            out += ended + [attrs.evolve(b, observation=L.Observation.of(C.MQRC_BACKED_OUT)) for b in ended]
+    for dropped in commit_parts(state, op.conn):
+        s = state.clone()
+        for entry in dropped:
+            m = s.find(entry.queue, entry.seq)
+            if m is not None:
+                s.discard(entry.queue, m, (COMMIT_RULE,))
+        ended = [attrs.evolve(b, rules=tuple(dict.fromkeys((COMMIT_RULE, *b.rules))))
+                 for b in model.step(s, op) if b.observation.cc != C.MQCC_FAILED]
+        out += ended + [attrs.evolve(b, observation=L.Observation.of(C.MQRC_BACKED_OUT)) for b in ended]
     return out
 
 

@@ -30,12 +30,12 @@ Pure: the model alone, no system.
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Iterable, Sequence
 
 import attrs
 
+from conformance.checker.blame import COMMIT_RULE, Blame, blame, commit_parts
 from conformance.checker.sequential import Mismatch, ModelTracker, follow
 from reference_model import language as L
 from reference_model import model
@@ -259,7 +259,7 @@ def check(platform: str, setup: Iterable[tuple[L.Op, L.Observation]], events: Se
         [_blamed(platform, setup, events, after, longest, expiry_tolerance, set_aside) for longest in (best, *ties)])
     if _counts_alone(best, events, after) and (blamed is None or not set(blamed.rules) <= COUNT_RULES):
         blamed = _counted_wrong(platform, setup, events, after, bound, expiry_tolerance, set_aside, blamed)
-    elif (blamed is None or COMMIT_RULE not in blamed.rules) and _commit_overlapped(events) \
+    elif (blamed is None or blamed.rules != (COMMIT_RULE,)) and _commit_overlapped(events) \
             and COMMIT_RULE not in set_aside:
         blamed = _committed_in_parts(platform, setup, events, after, bound, expiry_tolerance, set_aside, blamed)
     return Linearization(verdict=NOT_LINEARIZABLE, order=best["order"], mismatch=best["mismatch"], at=best["at"],
@@ -307,45 +307,29 @@ def _counted_wrong(platform: str, setup, events: Sequence[Event], after, bound: 
     as MQ allows in some order, and only the count departs: CurrentQDepth's rule (CORE-28), confirmed by that
     search.  A rule of another story the longest order alone told (a got message still counted, which the drain
     after it refutes) is mentioned, not failed.  Otherwise, or where that search is indeterminate, ``blamed``."""
-    from conformance.checker.blame import Blame
-
     judged = [e for e in events if not _count_only(e.op)]
     rest = [(op, observed) for op, observed in after if not _count_only(op)]
-    if check(platform, setup, judged, rest, bound=bound, expiry_tolerance=expiry_tolerance,
-             set_aside=set_aside).verdict != LINEARIZABLE:
-        return blamed
-    mentioned = () if blamed is None else tuple(r for r in (*blamed.rules, *blamed.mentioned) if r != COUNTER_RULE)
-    return Blame(rules=(COUNTER_RULE,), mentioned=mentioned)
-
-
-#: The rule of what a commit does: its unit of work's puts made available, all at once.
-COMMIT_RULE = "CORE-29"
-#: Puts in one unit of work past which a commit made available in parts is not read (each subset a branch).
-MAX_PART_PUTS = 4
+    passes = check(platform, setup, judged, rest, bound=bound, expiry_tolerance=expiry_tolerance,
+                   set_aside=set_aside).verdict == LINEARIZABLE
+    return _confirmed(COUNTER_RULE, blamed) if passes else blamed
 
 
 def _in_part(state: ModelState, conn: str) -> list[ModelState]:
     """``state`` with some of ``conn``'s unit of work's puts made available, as its commit makes them (one stamp
     of arrival among the others), the rest still uncommitted for the commit to make available where it takes
-    effect: one state for each non-empty part short of all of them (none where it has fewer than two puts, or more
-    than :data:`MAX_PART_PUTS`)."""
-    c = state.conns.get(conn)
-    puts = [e for e in c.uow if e.kind == "put"] if c is not None else []
-    if not 2 <= len(puts) <= MAX_PART_PUTS:
-        return []
+    effect: one state for each part :func:`conformance.checker.blame.commit_parts` gives."""
     out: list[ModelState] = []
-    for n in range(1, len(puts)):
-        for made in itertools.combinations(puts, n):
-            s = state.clone()
-            stamp = (s.next_seq, s.clock)
-            for entry in made:
-                m = s.find(entry.queue, entry.seq)
-                if m is not None:
-                    s.queue(entry.queue).update(m, put_by=None, provenance=(COMMIT_RULE,), committed=stamp)
-            s.next_seq = stamp[0] + 1
-            own = s.conn(conn)
-            own.uow = [e for e in own.uow if e not in made]
-            out.append(s)
+    for made in commit_parts(state, conn):
+        s = state.clone()
+        stamp = (s.next_seq, s.clock)
+        for entry in made:
+            m = s.find(entry.queue, entry.seq)
+            if m is not None:
+                s.queue(entry.queue).update(m, put_by=None, provenance=(COMMIT_RULE,), committed=stamp)
+        s.next_seq = stamp[0] + 1
+        own = s.conn(conn)
+        own.uow = [e for e in own.uow if e not in made]
+        out.append(s)
     return out
 
 
@@ -366,13 +350,16 @@ def _committed_in_parts(platform: str, setup, events: Sequence[Event], after, bo
     commit's puts made available all at once), confirmed by that search: CORE-29 is failed, the rules the longest
     order's history alone was put down to mentioned.  Otherwise, or where that search is indeterminate,
     ``blamed``."""
-    from conformance.checker.blame import Blame
+    passes = check(platform, setup, events, after, bound=bound, expiry_tolerance=expiry_tolerance,
+                   set_aside=set_aside, split_commits=True).verdict == LINEARIZABLE
+    return _confirmed(COMMIT_RULE, blamed) if passes else blamed
 
-    if check(platform, setup, events, after, bound=bound, expiry_tolerance=expiry_tolerance, set_aside=set_aside,
-             split_commits=True).verdict != LINEARIZABLE:
-        return blamed
-    mentioned = () if blamed is None else tuple(r for r in (*blamed.rules, *blamed.mentioned) if r != COMMIT_RULE)
-    return Blame(rules=(COMMIT_RULE,), mentioned=mentioned)
+
+def _confirmed(rule: str, blamed: Blame | None) -> Blame:
+    """``rule`` failed alone, confirmed by a search of the whole history with it relaxed; the rules the longest
+    order's history alone was put down to (``blamed``) mentioned."""
+    mentioned = () if blamed is None else tuple(r for r in (*blamed.rules, *blamed.mentioned) if r != rule)
+    return Blame(rules=(rule,), mentioned=mentioned)
 
 
 #: Orders as long as the longest found, failing elsewhere, whose histories are blamed besides it, at most.
@@ -392,8 +379,6 @@ def _one_of_the_longest(blames: list):
     rules = tuple(dict.fromkeys(r for b in (first, *others) for r in b.rules))
     if rules == first.rules:
         return first
-    from conformance.checker.blame import Blame
-
     return Blame(rules=rules, mentioned=tuple(dict.fromkeys(r for b in (first, *others) for r in b.mentioned
                                                             if r not in rules)), each=True)
 
@@ -423,8 +408,6 @@ def _blamed(platform: str, setup, events: Sequence[Event], after, best: dict, ex
 
 
 def _blamed_pairs(platform: str, pairs: list, mismatch: Mismatch, expiry_tolerance: int, set_aside: frozenset[str]):
-    from conformance.checker.blame import blame
-
     return blame(pairs, attrs.evolve(mismatch, index=len(pairs) - 1), platform, expiry_tolerance, set_aside=set_aside)
 
 

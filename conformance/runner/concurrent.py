@@ -408,7 +408,8 @@ def rerun(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after:
 #: one run of ten, is as likely kept as lost on ten alone; one never shown costs no more).
 SHRINK_TRIES = 10
 SHRINK_SHOWS = 2
-#: After a first fixed point, shrinking goes on with each candidate given this many times the tries.
+#: After a first fixed point, shrinking goes on with each candidate given this many times the tries (and asked to
+#: show the race as many times more).
 RETRY_TRIES = 3
 #: Cases shrinking a race may run at most (each candidate's tries counted).
 SHRINK_CASES = 600
@@ -456,8 +457,8 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
     last), then the messages the set-up put, each candidate kept when :data:`SHRINK_SHOWS` of ``tries`` runs of it
     are not linearizable, breaking one of the rules the race breaks (a race shows in some runs, not all; a smaller
     case that shows another departure, or the same one with the calls that told it apart gone, is another
-    counterexample), until none more can go; then the same again with :data:`RETRY_TRIES` times the tries; at most
-    ``max_cases`` cases in all."""
+    counterexample), until none more can go; then the same again with :data:`RETRY_TRIES` times the tries and the
+    shows; at most ``max_cases`` cases in all."""
     setup = [op for op, _ in race.case.setup]
     scripts: dict[str, list[L.Op]] = {client: [] for client in race.case.started}
     for e in sorted(race.case.events, key=lambda e: e.invoked):
@@ -472,26 +473,28 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
         nonlocal spent, best
         if not any(candidate.values()) or spent >= max_cases or (stop is not None and stop()):
             return False
+        # as many shows as the first tries ask, in proportion: more tries are more evidence, never a rarer race
+        need = SHRINK_SHOWS * per // tries
         shows, shown = 0, None
         for _ in range(2):
             n = min(per, max_cases - spent)
             failed, result, case = rerun(adapter, candidate_setup, candidate,
                                          after if candidate_after is None else candidate_after, platform, n,
-                                         case_id="shrink", set_aside=race.set_aside, enough=SHRINK_SHOWS - shows,
+                                         case_id="shrink", set_aside=race.set_aside, enough=need - shows,
                                          rules=frozenset(race.result.rules) or None)
             spent += n
             shows += failed
             if result is not None and case is not None and shown is None:
                 shown = (case, result)
-            if shows != SHRINK_SHOWS - 1 or spent >= max_cases:
+            if shows != need - 1 or spent >= max_cases:
                 break
-        if shows >= SHRINK_SHOWS and shown is not None:
+        if shows >= need and shown is not None:
             best = shown
             return True
         return False
 
-    # to a fixed point, then again with each candidate given more tries: a race that shows only now and then may
-    # have lost a candidate to chance the first time (and none is kept on fewer shows than before)
+    # to a fixed point, then again with each candidate given more tries and asked for as many more shows: a race
+    # that shows only now and then may have lost a candidate to chance the first time
     for per in (tries, RETRY_TRIES * tries):
         changed = True
         while changed and spent < max_cases:
