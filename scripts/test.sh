@@ -23,6 +23,7 @@ fi
 workers=${MQCONFORM_TEST_WORKERS:-$(( $(nproc) + 1 ))}
 case "$workers" in ''|0|*[!0-9]*) echo "test: MQCONFORM_TEST_WORKERS takes a number of workers, 1 or more, not '$workers'" >&2; exit 2 ;; esac
 bash scripts/setup.sh --install
+unset PYTHONDONTWRITEBYTECODE
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 set +e
 .venv/bin/python -m pytest -n "$workers" --dist loadgroup -p no:cacheprovider --durations=25 "${quick[@]}" tests "$@"
