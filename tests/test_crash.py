@@ -321,14 +321,17 @@ def test_what_a_spark_crash_campaign_cannot_do_is_one_line(argv, needle, tmp_pat
 
 
 def test_a_time_boxed_campaign_leaves_the_last_part_of_its_time_to_cutting_down_what_broke():
+    """Cutting down what broke is done within the 1.5 s, not after: the campaign (in this process, one thread) uses
+    at most a second of CPU past its deadline.  CPU, not the wall clock: on a loaded machine the same work ends
+    later by the clock (2.6 s once, a test worker beside it), and no later by the CPU it used."""
     import time
 
-    began = time.monotonic()
+    began, cpu = time.monotonic(), time.process_time()
     result = campaign(_simulated("restart-keeps-nonpersistent"), 3, 10 ** 6, deadline=began + 1.5, tries=3)
-    took = time.monotonic() - began
+    took, used = time.monotonic() - began, time.process_time() - cpu
     assert "CORE-32" in result.minimal and "CORE-32" not in result.cut_short
     assert len(result.minimal["CORE-32"].steps) < len(result.first["CORE-32"].steps)
-    assert result.schedules < 10 ** 6 and took < 1.5 + 1.0, took
+    assert result.schedules < 10 ** 6 and used < 1.5 + 1.0 and took < 1.5 + 30, (used, took)
 
 
 def _history(*steps):
