@@ -28,6 +28,7 @@ starts its own.
 
 import json
 import os
+import time
 import uuid
 from collections import defaultdict
 from pathlib import Path
@@ -173,6 +174,33 @@ def pytest_runtest_makereport(item, call):
 WRITE_DURATIONS = "MQCONFORM_WRITE_DURATIONS"
 
 
+def _machine_busy() -> float:
+    """CPU seconds the whole machine has been busy since it started (every process, every core)."""
+    t = psutil.cpu_times()
+    return sum(t) - t.idle - getattr(t, "iowait", 0.0)
+
+
+_MACHINE_AT_START: tuple[float, float] | None = None
+
+
+def pytest_sessionstart(session):
+    global _MACHINE_AT_START
+    _MACHINE_AT_START = (time.monotonic(), _machine_busy())
+
+
+def _machine_line() -> str | None:
+    """What the whole machine's CPU did during the run: the test processes count only their own CPU and that of the
+    servers they started and stopped, not a shared broker's, nor Spark's JVMs and Python workers (a time-boxed
+    campaign on two Spark workers used 130 s of CPU, its test counted 1.3 s)."""
+    if _MACHINE_AT_START is None:
+        return None
+    began, busy = _MACHINE_AT_START
+    seconds, used = time.monotonic() - began, _machine_busy() - busy
+    cores = psutil.cpu_count() or 1
+    return (f"the machine: {used:.0f} s of CPU in {seconds:.0f} s, {100 * used / (seconds * cores):.0f}% of its "
+            f"{cores} cores (every process: the tests, the brokers, Spark, and anything else running)")
+
+
 def pytest_terminal_summary(terminalreporter):
     per_file: dict[str, float] = defaultdict(float)
     cpu_per_file: dict[str, float] = defaultdict(float)
@@ -201,6 +229,9 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"{seconds:8.1f}s {100 * seconds / total:5.1f}%  {cpu_per_file[path]:8.1f}s CPU"
                                     f"  {path}")
     terminalreporter.write_line(f"{total:8.1f}s in all          {cpu:8.1f}s CPU")
+    machine = _machine_line()
+    if machine:
+        terminalreporter.write_line(machine)
     terminalreporter.write_sep("=", "25 tests that used the most CPU (all phases)")
     for nodeid, seconds in sorted(per_test.items(), key=lambda kv: -kv[1])[:25]:
         terminalreporter.write_line(f"{seconds:8.1f}s CPU  {nodeid}")
