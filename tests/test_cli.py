@@ -178,7 +178,11 @@ def test_an_edited_replay_is_refused_not_judged(replay_file, tmp_path, edit, nee
     code, out, err = run_process("replay", str(f))
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1, err
     assert "conformant" not in out and "Non-conformance" not in out
-    assert run_process("replay", str(replay_file))[0] == 1   # the genuine file is still judged
+
+
+def test_the_genuine_replay_file_the_edits_are_made_to_is_judged(replay_file):
+    """What each edit above is refused for is the edit: the file it was made to is judged (once for them all)."""
+    assert run_process("replay", str(replay_file))[0] == 1
 
 
 def test_missing_replay_file():
