@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     server("activemq").installed() is not None, reason="activemq not installed (bash scripts/system-packages.sh)")]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def broker(activemq_broker):
     """The test process's shared activemq (conftest.py): each test on queues of its own."""
     return activemq_broker

@@ -147,7 +147,7 @@ def test_corrupt_or_foreign_replay_file(tmp_path, content, needle):
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def replay_file(tmp_path_factory):
     """A genuine replay file: the simulated queue manager with a priority fault."""
     d = tmp_path_factory.mktemp("replay")

@@ -27,7 +27,7 @@ FAULTS = ["priority-ignored", "dlq-ignore-not-assumed", "expiry-not-decremented"
 INVOCATIONS = 300
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def inputs(tmp_path_factory):
     """Valid inputs of every kind, made once: a result directory with a replay file, a trace, the documented
     cluster configuration, DLQ table and messages file."""

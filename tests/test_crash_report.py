@@ -10,7 +10,7 @@ import pytest
 from tests.clikit import run_cli
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def crash_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("crash") / "c"
     code, text, err = run_cli("crash", "--adapter", "simulated", "--faults", "restart-keeps-nonpersistent",

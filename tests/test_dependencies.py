@@ -67,7 +67,7 @@ def test_what_is_stated_follows_the_options_in_force():
     assert any("CORE-46" in d.rules for d in offline("rabbitmq", nemesis=True).capabilities().depends_on)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def run_with_dependencies(tmp_path_factory):
     """A run's result directory whose recorded capabilities carry the RabbitMQ adapter's dependencies (the run
     itself on the simulated queue manager, which has none: the reports render what run.json records)."""

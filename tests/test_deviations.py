@@ -2,6 +2,7 @@
 counterexample no longer shows it."""
 
 import json
+import shutil
 from pathlib import Path
 
 import attrs
@@ -89,10 +90,18 @@ def test_a_signature_tells_operations_apart_by_their_options():
     assert "no Open+MQOO_INPUT_SHARED" in Signature(history=("Open+MQOO_INPUT_SHARED",)).why_not(FULL)
 
 
+@pytest.fixture(scope="session")
+def _faulty(tmp_path_factory):
+    """The run of :func:`runs`, made once: its replay file."""
+    return faulty_run(tmp_path_factory.mktemp("deviations") / "bad")
+
+
 @pytest.fixture
-def runs(tmp_path):
-    """A run of the simulated queue manager with a priority fault, and a replay file of its failure."""
-    failure = faulty_run(tmp_path / "bad")
+def runs(tmp_path, _faulty):
+    """A run of the simulated queue manager with a priority fault (a copy of its own), and a replay file of its
+    failure."""
+    shutil.copytree(_faulty.parent.parent, tmp_path / "bad")
+    failure = tmp_path / "bad" / "failures" / _faulty.name
     (tmp_path / "evidence.json").write_text(failure.read_text())
     return tmp_path / "bad", json.loads(failure.read_text())
 

@@ -51,7 +51,7 @@ def test_the_extras_named_in_the_code_are_those_pyproject_declares():
     assert extra_for("attrs") is None and extra_for(None) is None
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def plain(tmp_path_factory):
     """``mqconform ARGS`` in a process that finds none of the extras' packages: (exit code, stdout, stderr)."""
     hide = tmp_path_factory.mktemp("plain-install")

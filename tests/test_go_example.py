@@ -14,7 +14,7 @@ from tests.clikit import run_cli
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory) -> str:
     out = tmp_path_factory.mktemp("go") / "go-qm"
     env = {**os.environ, "GOFLAGS": "-mod=mod"}

@@ -73,3 +73,28 @@ def test_a_module_crossing_a_layer_breaks_its_contract(tmp_path, module, line, c
         f.write(f"\n{line}  # noqa: E402,F401\n")
     proc = _run("lint-imports", "--no-cache", cwd=copy, env={"PYTHONPATH": str(copy)})
     assert proc.returncode != 0 and contract in proc.stdout and "BROKEN" in proc.stdout, proc.stdout
+
+
+def _module_scoped_fixtures(source: str) -> list[str]:
+    """The fixtures ``source`` defines with ``scope="module"`` (or "class", "package")."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for deco in node.decorator_list:
+                scope = next((k.value for k in getattr(deco, "keywords", ()) if k.arg == "scope"), None)
+                if isinstance(scope, ast.Constant) and scope.value in ("module", "class", "package"):
+                    found.append(node.name)
+    return found
+
+
+def test_no_fixture_of_the_suite_is_made_once_per_module():
+    """The workers take the longest tests first (tests/xdist_groups.py), so a module's tests are interleaved with
+    other modules' and pytest makes a module's fixture again each time a worker comes back to the module (the
+    genuine replay file of test_cli.py was made 13 times in one run): what is made once is made once per session."""
+    assert _module_scoped_fixtures('@pytest.fixture(scope="module")\ndef made(): pass\n'
+                                   '@pytest.fixture(scope="session")\ndef kept(): pass\n') == ["made"]
+    found = {path.name: names for path in sorted((ROOT / "tests").glob("*.py"))
+             if (names := _module_scoped_fixtures(path.read_text()))}
+    assert found == {}, found

@@ -29,7 +29,7 @@ def _as_broker_run(directory, mapping: str) -> None:
     (directory / "run.json").write_text(json.dumps(meta))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def runs(tmp_path_factory):
     """A faithful run (conformant) and a defaults run whose MQDISC backs out, as a broker's does when the
     connection closes without the adapter's commit."""

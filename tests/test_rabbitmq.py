@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.broker, pytest.mark.skipif(
     server("rabbitmq").installed() is not None, reason="rabbitmq-server not installed (bash scripts/system-packages.sh)")]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def broker(rabbitmq_broker):
     """The test process's shared rabbitmq (conftest.py): each test on queues of its own."""
     return rabbitmq_broker

@@ -63,7 +63,7 @@ LAYOUT_PROBE = """<script>
 </script>"""
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def page(tmp_path_factory):
     """A report of six systems (the most it must fit at 1280 px): the simulated queue manager clean and with
     three faults, RabbitMQ and ActiveMQ."""

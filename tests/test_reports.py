@@ -23,7 +23,7 @@ from tests.clikit import run_cli
 pytestmark = pytest.mark.xdist_group("reports-results")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def results(tmp_path_factory):
     """A conformant run and a faulty one of the simulated queue manager (core and dlq)."""
     base = tmp_path_factory.mktemp("results")
