@@ -272,7 +272,7 @@ def test_states_the_memo_takes_for_equal_behave_alike(area, fresh_memo, monkeypa
         made = len(self._made)
         found = real_place(self, root, states)
         if len(self._made) == made:   # not a new place: one another history reached with equal states
-            alike = self._places[(root, hash(tuple(s.digest() for s in states)))]
+            alike = self._places[self.key(root, states)]
             twin = next(s for s, p in alike if p is found)
             if twin is not states:
                 merged.append((twin, states))

@@ -24,11 +24,13 @@ def test_the_machine_line_is_the_busy_cpu_over_the_cores_of_the_run(monkeypatch)
 def test_a_run_prints_its_time_per_file_and_the_machines_cpu(tmp_path):
     """A detached process spinning a second of CPU that no test waits for: the files' CPU leaves it out, the
     machine's takes it in."""
-    spin = ("import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
-            "'import time\\nend = time.process_time() + 1.0\\nwhile time.process_time() < end: pass'], "
-            "start_new_session=True)")
     (tmp_path / "conftest.py").write_text((ROOT / "conftest.py").read_text())   # the suite's own, as it is
-    (tmp_path / "test_spins.py").write_text(f"import time\n\ndef test_spins():\n    exec({spin!r})\n    time.sleep(1.5)\n")
+    (tmp_path / "test_spins.py").write_text(
+        "import subprocess, sys, time\n\n"
+        "SPIN = 'import time\\nend = time.process_time() + 1.0\\nwhile time.process_time() < end: pass'\n\n"
+        "def test_spins():\n"
+        "    subprocess.Popen([sys.executable, '-c', SPIN], start_new_session=True)\n"
+        "    time.sleep(1.5)\n")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_spins.py"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})

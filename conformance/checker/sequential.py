@@ -426,10 +426,15 @@ class StepMemo:
             self.clear()
         return self._roots.setdefault(key, {})
 
+    @staticmethod
+    def key(root: tuple, states: list) -> tuple:
+        """Where :meth:`place` keeps the places reached with ``states`` (and with others of the same digests)."""
+        return root, hash(tuple(s.digest() for s in states))
+
     def place(self, root: tuple, states: list) -> dict:
         """The place in ``root``'s tree after which the candidates are ``states``: one another history
         already reached with equal states, or a new one."""
-        key = (root, hash(tuple(s.digest() for s in states)))
+        key = self.key(root, states)
         alike = self._places.get(key)
         if alike is None:
             alike = self._places[key] = []
