@@ -37,6 +37,14 @@ def fresh_memo():
     MEMO.clear()
 
 
+@pytest.fixture
+def fresh_steps():
+    checker.STEPS.clear()
+    checker.STEPS.hits = checker.STEPS.misses = 0
+    yield checker.STEPS
+    checker.STEPS.clear()
+
+
 def _copy(state):
     """A deep copy of a model state, all its own (a pickle's round trip: equal to copy.deepcopy's for the
     model's attrs values, and the purity checks below ran in a quarter of the time with it)."""
@@ -101,9 +109,11 @@ def _outcome(record):
 
 @pytest.mark.parametrize("faults", ["", "trigmpri-ignored", "dlq-ignore-not-assumed",
                                     "dlq-context-not-passed,backout-count-not-incremented"])
-def test_a_run_with_the_memo_is_the_run_without_it(faults, fresh_memo):
-    """Same seed, same verdicts, same counterexamples, same coverage, with and without the memo (a keep-going
-    run's steps past the departures it found among them)."""
+def test_a_run_with_the_memo_is_the_run_without_it(faults, fresh_memo, fresh_steps):
+    """Same seed, same verdicts, same counterexamples blamed on the same rules, same coverage, with and without
+    the memo (a keep-going run's steps past the departures it found among them) and the model's outcomes kept
+    by the state they start from (:data:`~conformance.checker.sequential.STEPS`: blaming and minimising a
+    departure follow its history again and again)."""
     areas = ["trigger", "dlq"] if not faults else (["trigger"] if faults.startswith("trig") else ["dlq"])
 
     def run():
@@ -112,13 +122,17 @@ def test_a_run_with_the_memo_is_the_run_without_it(faults, fresh_memo):
 
     with_memo = run()
     assert fresh_memo.hits > 0
+    if faults:   # the test can fail: the departures' checks found most steps again
+        assert fresh_steps.hits > fresh_steps.misses
     fresh_memo.limit, limit = 0, fresh_memo.limit
+    fresh_steps.limit, steps_limit = 0, fresh_steps.limit
     try:
         without = run()
     finally:
-        fresh_memo.limit = limit
+        fresh_memo.limit, fresh_steps.limit = limit, steps_limit
     assert bool(with_memo.failures) == bool(faults)
     assert _outcome(with_memo) == _outcome(without)
+    assert [f.mismatch.blamed for f in with_memo.failures] == [f.mismatch.blamed for f in without.failures]
 
 
 STD = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT
@@ -334,3 +348,52 @@ def test_merging_compares_a_bounded_number_of_states_per_step(fresh_memo, monkey
     assert compared[0] <= 2 * 200 * checker.PLACES_PER_DIGEST
     again = base.clone()
     assert fresh_memo.place(root, [again]) is fresh_memo.place(root, [base])
+
+
+def _blaming_run(faults: str, area: str, seed: int):
+    """A run that finds ``faults``' departures, shrinks, blames and minimises them (the checks that follow one
+    history again and again, from the states kept in :data:`~conformance.checker.sequential.STEPS`)."""
+    adapter = create_adapter("simulated", {"faults": faults, "platform": C.PLATFORM_DISTRIBUTED})
+    return run_areas(adapter, [area], examples=200, seed=seed)
+
+
+def test_the_outcomes_kept_stay_the_models_own(monkeypatch, fresh_steps):
+    """Every outcome kept, and the state it was kept for, is still what the model gives from that state when the
+    run lets go of them: no check that was handed one changed it (blame's readings build states of their own
+    from the model's, and must clone before they change one)."""
+    compared, differ = [0], []
+    real_clear = checker.StateSteps.clear
+
+    def clear(self):
+        for (digest, op), alike in list(self._known.items()):
+            for state, branches in alike:
+                compared[0] += 1
+                again = model.step(_copy(state), op)
+                if state.digest() != digest or [(b.observation, b.rules, b.state) for b in again] != \
+                        [(b.observation, b.rules, b.state) for b in branches]:
+                    differ.append(type(op).__name__)
+        real_clear(self)
+
+    monkeypatch.setattr(checker.StateSteps, "clear", clear)
+    # a DLQ handler's retries, and a BackoutCount not raised (blame's readings go on with the count the system
+    # showed, in a state of their own)
+    for faults, area, seed in [("dlq-retry-ignored", "dlq", 8), ("backout-count-not-incremented", "core", 6)]:
+        record = _blaming_run(faults, area, seed)
+        assert record.failures and compared[0] > 100
+    assert differ == []
+
+
+def test_the_states_kept_are_bounded(fresh_steps):
+    fresh_steps.limit, limit = 3, fresh_steps.limit
+    try:
+        state = model.initial_state()
+        for op, _ in PREFIX:
+            state = fresh_steps.step(state, op)[0].state
+        assert fresh_steps.size == 1 and fresh_steps.misses == len(PREFIX)   # emptied at the fourth
+        again = model.initial_state()
+        fresh_steps.step(again, PREFIX[0][0])
+        assert fresh_steps.hits == 0   # the first step was let go of
+        fresh_steps.step(again, PREFIX[0][0])
+        assert fresh_steps.hits == 1
+    finally:
+        fresh_steps.limit = limit

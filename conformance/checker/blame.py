@@ -448,7 +448,7 @@ def _answered_as_mq(op: L.Op, observed: L.Observation | None, plain: list[model.
 def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
               observed: L.Observation | None = None) -> tuple[list, list]:
     """:func:`_relaxed_step` from ``state`` as it is."""
-    plain = model.step(state, op)
+    plain = K.STEPS.step(state, op)
     extra: list[model.Branch] = []
 
     def live() -> bool:   # a connection that can end its unit of work (asked only of an op that ends one)
@@ -459,14 +459,14 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
         if kind is not None and isinstance(op, kind):
             instead = other(op)
             if instead is not None and live():
-                ended = [b for b in model.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
+                ended = [b for b in K.STEPS.step(state, instead) if b.observation.cc != C.MQCC_FAILED]
                 extra += ended
                 if rule in BACKS_OUT:
                     # a commit (or the commit of a normal MQDISC) that backed out says so: MQRC_BACKED_OUT
                     extra += [attrs.evolve(b, observation=L.Observation.of(C.MQRC_BACKED_OUT)) for b in ended]
     if isinstance(op, L.Backout) and relaxed & PARTIAL_RULES and live():
         if PARTIAL_RULES <= relaxed:   # neither puts deleted nor gets reinstated: a commit
-            extra += [b for b in model.step(state, L.Commit(conn=op.conn)) if b.observation.cc != C.MQCC_FAILED]
+            extra += [b for b in K.STEPS.step(state, L.Commit(conn=op.conn)) if b.observation.cc != C.MQCC_FAILED]
         for rule in sorted(relaxed & PARTIAL_RULES):
             kept = core.backout_keeping(state, op.conn, PARTIAL_END[rule])
             if kept is not None:

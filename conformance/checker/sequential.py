@@ -466,6 +466,62 @@ class StepMemo:
 #: Places the memo keeps for merging under one digest of candidate states (the latest).
 PLACES_PER_DIGEST = 8
 
+
+class StateSteps:
+    """The model's outcomes of an operation from states already stepped from, found again by the state.
+
+    :class:`StepMemo` finds a step again by the history before it; a check that follows one history many
+    times over (blaming a departure: the same history under each rule relaxed in turn, most of its steps
+    answered alike under every one; minimising: each candidate a history with a few steps removed) steps
+    from the same states again and again by other ways.  The model is pure, so the outcomes of ``op`` from a
+    state equal to one already stepped from are those again; a DLQ handler's pass, which the model takes
+    message by message, costs a hundred times a put.  States are found by their
+    :meth:`~reference_model.state.ModelState.digest` first, then compared in full.  What is kept is a copy of
+    the state stepped from, and each caller is given its own list of the outcomes, whose states it must not
+    change (as it must not change any outcome of the model's: the next step starts from them).  At most
+    ``limit`` outcomes are kept; past that it starts again empty (0 turns it off).
+    """
+
+    def __init__(self, limit: int = 20_000) -> None:
+        self.limit = limit
+        self._known: dict[tuple, list[tuple[ModelState, list[model.Branch]]]] = {}
+        self.size = 0
+        #: Steps found again, and steps the model had to take (for benchmarks and tests).
+        self.hits = 0
+        self.misses = 0
+
+    def step(self, state: ModelState, op: L.Op) -> list[model.Branch]:
+        """``model.step(state, op)``, from what is kept where it can be."""
+        if self.limit <= 0:
+            return model.step(state, op)
+        key = (state.digest(), op)
+        alike = self._known.get(key)
+        if alike is not None:
+            for known, branches in alike:
+                if known is state or known == state:
+                    self.hits += 1
+                    return list(branches)
+        self.misses += 1
+        branches = model.step(state, op)
+        if self.size >= self.limit:
+            self.clear()
+            alike = None
+        if alike is None:
+            alike = self._known[key] = []
+        # a copy: a caller may go on to change the state it gave (a clone it is building), never the model's
+        alike.append((state.clone(), branches))
+        self.size += 1
+        return list(branches)
+
+    def clear(self) -> None:
+        self._known.clear()
+        self.size = 0
+
+
+#: The outcomes of states already stepped from (see :class:`StateSteps`), for checks that follow a history
+#: again: blaming and minimising a departure, and trackers outside :data:`MEMO`.
+STEPS = StateSteps()
+
 #: The memo :class:`ModelTracker` uses when asked to (``memo=True``).
 MEMO = StepMemo()
 
@@ -495,6 +551,9 @@ class ModelTracker:
         self._root = (platform, expiry_tolerance, self.set_aside, self.classes)
         self._node: dict | None = place if place is not None else (
             MEMO.root(self._root) if memo and initial is None else None)
+        #: How the model is stepped: a tracker off the memo follows histories a check follows again and again
+        #: (blaming, minimising, replays), from the states they share (:data:`STEPS`).
+        self._step = model.step if memo or place is not None else STEPS.step
         #: Where the last step departed in the memo (its place and key), for :meth:`step_past` to take its
         #: way past from there, or to leave it there for the next history that departs alike.
         self._departed: tuple[dict, tuple] | None = None
@@ -505,7 +564,7 @@ class ModelTracker:
     def expect(self, op: L.Op) -> list[model.Branch]:
         branches: list[model.Branch] = []
         for state in self.candidates:
-            branches += model.step(state, op)
+            branches += self._step(state, op)
         return branches
 
     def advance(self, op: L.Op, observed: L.Observation) -> StepCheck:
@@ -550,7 +609,7 @@ class ModelTracker:
             # The connection broke by itself while the call was in flight: as if the network had cut it.
             self.candidates = [_armed(s, op.conn) if op.conn in s.conns else s for s in self.candidates]
         before = self.candidates[0] if self.candidates else None
-        per_state = [model.step(state, op) for state in self.candidates]
+        per_state = [self._step(state, op) for state in self.candidates]
         branches = [b for bs in per_state for b in bs]
         matching = [b for b in branches if _matches(b.observation, observed)]
         # A state ruled out by this step only through what set-aside rules decide stays a candidate:

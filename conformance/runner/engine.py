@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import time
@@ -15,7 +16,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from adapters.base import Adapter, AdapterError, Capabilities
 from conformance.checker.blame import explained_by
-from conformance.checker.sequential import MEMO
+from conformance.checker.sequential import MEMO, STEPS
 from conformance.generator import MACHINES
 from conformance.generator.base import bind
 from conformance.records.history import Failure, with_alternatives
@@ -260,6 +261,21 @@ TIME_CHUNK = 50
 CUT_SHORT_BUDGET = 3
 
 
+def _steps_let_go(function: Callable) -> Callable:
+    """``function`` letting go of the model's outcomes kept for checks that follow a history again
+    (:data:`~conformance.checker.sequential.STEPS`) when it ends: they serve one area's departures."""
+
+    @functools.wraps(function)
+    def wrapped(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        finally:
+            STEPS.clear()
+
+    return wrapped
+
+
+@_steps_let_go
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
              adapter_options: dict | None, record: RunRecord, keep_going: int | None = 0,
              on_update: Callable[[RunRecord], None] | None = None,
