@@ -132,17 +132,23 @@ def undeclared_nulls(observation: L.Observation, lacks: frozenset[str]) -> list[
     """The fields of :data:`LACKABLE` that ``observation`` holds as null (no value) though the system did not declare
     them in ``lacks``.  A null there is never compared, so a system answering one must say it has no such value: from
     any other, it would be a value left unchecked (a message's expiry, a queue's depth)."""
+    message, values = observation.message, observation.attrs
+    if message is None and not values:
+        return []
     out = []
-    message = observation.message
-    for field in sorted(LACKABLE):
+    values = dict(values) if values else None
+    for field, kind, name in _LACKABLE_PARTS:
         if field in lacks:
             continue
-        kind, name = field.split(".", 1)
         if kind == "message" and message is not None and getattr(message, name) is None:
             out.append(field)
-        elif kind == "attrs" and observation.attrs is not None and dict(observation.attrs).get(name, 0) is None:
+        elif kind == "attrs" and values is not None and values.get(name, 0) is None:
             out.append(field)
     return out
+
+
+#: :data:`LACKABLE`'s fields in order, each with its two parts (a call of every step asks of them).
+_LACKABLE_PARTS = tuple((field, *field.split(".", 1)) for field in sorted(LACKABLE))
 
 
 @attrs.frozen(kw_only=True)

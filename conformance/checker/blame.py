@@ -1075,7 +1075,8 @@ def _handler_browse_skipping(state: ModelState, op: L.RunDlqHandler, observed: L
     out: list[model.Branch] = []
     told: set = set()
     for hidden in ways:
-        branches = model.step(_without(state, d.input_q, hidden), op) if hidden else model.step(state, op)
+        # (the same queue less the same messages comes again under each rule relaxed: found again by the state)
+        branches = K.STEPS.step(_without(state, d.input_q, hidden) if hidden else state, op)
         for b in branches:
             key = (tuple(m.seq for m in hidden), b.observation)
             if key in told:
