@@ -518,8 +518,10 @@ class StateSteps:
         self.size = 0
 
 
-#: The outcomes of states already stepped from (see :class:`StateSteps`), for checks that follow a history
-#: again: blaming and minimising a departure, and trackers outside :data:`MEMO`.
+#: The outcomes of states already stepped from (see :class:`StateSteps`), for the checks that follow a history
+#: again and again: blaming a departure (conformance.checker.blame).  (Not a tracker's: a tracker off the memo
+#: mostly meets states of its own, as a crash campaign's thousands of schedules do, and keeping each cost it
+#: more than finding a few again saved.)
 STEPS = StateSteps()
 
 #: The memo :class:`ModelTracker` uses when asked to (``memo=True``).
@@ -551,9 +553,6 @@ class ModelTracker:
         self._root = (platform, expiry_tolerance, self.set_aside, self.classes)
         self._node: dict | None = place if place is not None else (
             MEMO.root(self._root) if memo and initial is None else None)
-        #: How the model is stepped: a tracker off the memo follows histories a check follows again and again
-        #: (blaming, minimising, replays), from the states they share (:data:`STEPS`).
-        self._step = model.step if memo or place is not None else STEPS.step
         #: Where the last step departed in the memo (its place and key), for :meth:`step_past` to take its
         #: way past from there, or to leave it there for the next history that departs alike.
         self._departed: tuple[dict, tuple] | None = None
@@ -564,7 +563,7 @@ class ModelTracker:
     def expect(self, op: L.Op) -> list[model.Branch]:
         branches: list[model.Branch] = []
         for state in self.candidates:
-            branches += self._step(state, op)
+            branches += model.step(state, op)
         return branches
 
     def advance(self, op: L.Op, observed: L.Observation) -> StepCheck:
@@ -609,7 +608,7 @@ class ModelTracker:
             # The connection broke by itself while the call was in flight: as if the network had cut it.
             self.candidates = [_armed(s, op.conn) if op.conn in s.conns else s for s in self.candidates]
         before = self.candidates[0] if self.candidates else None
-        per_state = [self._step(state, op) for state in self.candidates]
+        per_state = [model.step(state, op) for state in self.candidates]
         branches = [b for bs in per_state for b in bs]
         matching = [b for b in branches if _matches(b.observation, observed)]
         # A state ruled out by this step only through what set-aside rules decide stays a candidate:
