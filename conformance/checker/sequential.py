@@ -498,7 +498,7 @@ class StateSteps:
         alike = self._known.get(key)
         if alike is not None:
             for known, branches in alike:
-                if known is state or known == state:
+                if known == state:   # (a copy is kept, never the state given)
                     self.hits += 1
                     return list(branches)
         self.misses += 1
