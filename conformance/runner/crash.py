@@ -28,6 +28,7 @@ import attrs
 
 from conformance.checker.accounting import CLASSES, Accounting, account, departure_verdicts
 from conformance.records.crash import wilson
+from conformance.runner.engine import collector_tuned
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -225,7 +226,21 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
     0, the first schedule that broke each rule cut down (:func:`minimal_schedule`, within the deadline), and so is
     the first that departed under each verdict no drain broke.  Within a deadline, the last part of the time is
     left to cutting down while a schedule is yet to be; once all are, schedules run again while time is left.
-    Ctrl-C ends it with what ran (``interrupted``)."""
+    Ctrl-C ends it with what ran (``interrupted``).  The cyclic collector leaves what was alive before alone
+    (:func:`conformance.runner.engine.collector_tuned`): a time box holds the campaign's own work, not a walk of
+    a large heap its caller made."""
+    adapter = make_adapter()
+    try:
+        with collector_tuned():
+            return _campaign(adapter, seed, schedules, shape, deadline, progress, tries)
+    finally:
+        close = getattr(adapter, "close", None)
+        if close is not None:
+            close()
+
+
+def _campaign(adapter, seed: int, schedules: int, shape: Callable[[random.Random, int], list[L.Op]] | None,
+              deadline: float | None, progress: Callable[[int, Schedule], None] | None, tries: int) -> CrashResult:
     rng = random.Random(seed)
     broke: Counter = Counter()
     classes: Counter = Counter()
@@ -237,75 +252,69 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
     interrupted = False
     minimal: dict[str, Schedule] = {}
     cut: list[str] = []
-    adapter = make_adapter()
-    try:
-        if shape is None:
-            shape = functools.partial(random_schedule, restarts=restart_kinds(adapter), pause=can_pause(adapter))
-        began = time.monotonic()
-        spent = 0.0   # seconds the schedules took, not the cutting down
-        attempted: set[str] = set()
-        index = 0
+    if shape is None:
+        shape = functools.partial(random_schedule, restarts=restart_kinds(adapter), pause=can_pause(adapter))
+    began = time.monotonic()
+    spent = 0.0   # seconds the schedules took, not the cutting down
+    attempted: set[str] = set()
+    index = 0
 
-        def pending() -> list[str]:
-            """The rules (each rule's first breaking schedule, then each departure verdict no drain's breaking
-            schedule shares) whose first schedule is yet to be cut down."""
-            rules = sorted(first) + sorted(set(first_departed) - set(first))
-            return [rule for rule in rules if rule not in attempted]
+    def pending() -> list[str]:
+        """The rules (each rule's first breaking schedule, then each departure verdict no drain's breaking
+        schedule shares) whose first schedule is yet to be cut down."""
+        rules = sorted(first) + sorted(set(first_departed) - set(first))
+        return [rule for rule in rules if rule not in attempted]
 
-        while True:
-            ran_before, cut_before = ran, len(attempted)
-            while index < schedules:
-                # none started that would, taking as long as the longest schedule so far, end after the deadline (a
-                # mean let a schedule with a pause and a slow restart end past it); while a rule's schedule is yet
-                # to be cut down, the last part of the time is left to that
-                now = time.monotonic()
-                end = deadline
-                if deadline is not None and tries and pending():
-                    end = deadline - MINIMISE_SHARE * (deadline - began)
-                if end is not None and now + longest >= end:
+    while True:
+        ran_before, cut_before = ran, len(attempted)
+        while index < schedules:
+            # none started that would, taking as long as the longest schedule so far, end after the deadline (a
+            # mean let a schedule with a pause and a slow restart end past it); while a rule's schedule is yet
+            # to be cut down, the last part of the time is left to that
+            now = time.monotonic()
+            end = deadline
+            if deadline is not None and tries and pending():
+                end = deadline - MINIMISE_SHARE * (deadline - began)
+            if end is not None and now + longest >= end:
+                break
+            try:
+                done = run_schedule(adapter, f"crash-{seed}-{index}", shape(rng, index))
+            except KeyboardInterrupt:
+                interrupted = True
+                break
+            took = time.monotonic() - now
+            ran, index, spent, longest = ran + 1, index + 1, spent + took, max(longest, took)
+            if progress is not None:
+                progress(index - 1, done)
+            if done.accounting.departed is not None:
+                departed += 1
+                for rule in departure_verdicts(done.accounting.departed):
+                    departures[rule] += 1
+                    first_departed.setdefault(rule, done)
+                continue
+            classes.update(a.cls for a in done.accounting.accounts)
+            for rule in done.accounting.rules:
+                broke[rule] += 1
+                first.setdefault(rule, done)
+        if tries and not interrupted and ran:
+            per_run = spent / ran
+            breaking_first = {**first_departed, **first}
+            for rule in pending():
+                if deadline is not None and time.monotonic() + per_run >= deadline:
                     break
+                attempted.add(rule)
                 try:
-                    done = run_schedule(adapter, f"crash-{seed}-{index}", shape(rng, index))
+                    minimal[rule], done_all = minimal_schedule(adapter, breaking_first[rule], rule, tries,
+                                                               deadline=deadline, per_run=per_run)
+                    if not done_all:
+                        cut.append(rule)
                 except KeyboardInterrupt:
                     interrupted = True
                     break
-                took = time.monotonic() - now
-                ran, index, spent, longest = ran + 1, index + 1, spent + took, max(longest, took)
-                if progress is not None:
-                    progress(index - 1, done)
-                if done.accounting.departed is not None:
-                    departed += 1
-                    for rule in departure_verdicts(done.accounting.departed):
-                        departures[rule] += 1
-                        first_departed.setdefault(rule, done)
-                    continue
-                classes.update(a.cls for a in done.accounting.accounts)
-                for rule in done.accounting.rules:
-                    broke[rule] += 1
-                    first.setdefault(rule, done)
-            if tries and not interrupted and ran:
-                per_run = spent / ran
-                breaking_first = {**first_departed, **first}
-                for rule in pending():
-                    if deadline is not None and time.monotonic() + per_run >= deadline:
-                        break
-                    attempted.add(rule)
-                    try:
-                        minimal[rule], done_all = minimal_schedule(adapter, breaking_first[rule], rule, tries,
-                                                                   deadline=deadline, per_run=per_run)
-                        if not done_all:
-                            cut.append(rule)
-                    except KeyboardInterrupt:
-                        interrupted = True
-                        break
-            # time left once every schedule was cut down: more schedules, until the time is spent
-            progressed = (ran, len(attempted)) != (ran_before, cut_before)
-            if interrupted or deadline is None or index >= schedules or not progressed:
-                break
-    finally:
-        close = getattr(adapter, "close", None)
-        if close is not None:
-            close()
+        # time left once every schedule was cut down: more schedules, until the time is spent
+        progressed = (ran, len(attempted)) != (ran_before, cut_before)
+        if interrupted or deadline is None or index >= schedules or not progressed:
+            break
     return CrashResult(schedules=ran, broke=dict(broke), classes={c: classes[c] for c in CLASSES},
                        first=first, departed=departed, interrupted=interrupted, departures=dict(departures),
                        first_departed=first_departed, minimal=minimal, tries=tries, cut_short=tuple(cut))
