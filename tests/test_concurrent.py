@@ -151,6 +151,59 @@ def test_a_race_shrinks_to_fewer_calls_that_still_race_and_the_clients_it_needs(
     assert kept.case == race.case and kept.calls_after == kept.calls_before
 
 
+class _Ticks:
+    """A clock each reading of which moves ``step`` seconds on: time a shrink spends counted in its candidates."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+class _OnRealTime(SimulatedAdapter):
+    """The simulated queue manager saying it runs on real time, as a broker does."""
+
+    def capabilities(self):
+        import attrs
+
+        return attrs.evolve(super().capabilities(), realtime=True)
+
+
+def test_shrinking_a_race_on_real_time_stops_at_its_time_bound_and_its_file_says_so(monkeypatch):
+    """On a broker a race's candidates cost seconds each: a shrink stops beginning candidates at its time bound
+    (by default :data:`SHRINK_SECONDS_REALTIME` on a system on real time, none on a virtual clock), keeps the
+    smallest race found by then, and its race file and timeline say the shrink was stopped there."""
+    import conformance.runner.concurrent as concurrent
+    from conformance.records.races import RaceRecord, render_race
+    from conformance.runner.concurrent import SHRINK_SECONDS_REALTIME, race_file, shrink
+
+    race, _ = search(_simulated("get-not-atomic"), 1, cases=40)
+    assert race is not None
+    options = dict(platform="distributed", faults="get-not-atomic", **{"call-ms": "0.2"})
+    reruns = []
+    real_rerun = concurrent.rerun
+    monkeypatch.setattr(concurrent, "rerun", lambda *a, **k: reruns.append(a[2]) or real_rerun(*a, **k))
+    # a third of the default bound per reading on a system on real time: the shrink's start, two candidates (each
+    # given its tries once or twice), then the bound
+    cut = shrink(_OnRealTime(**options), race, D, clock=_Ticks(SHRINK_SECONDS_REALTIME / 3))
+    assert cut.timed_out and 1 <= len({repr(s) for s in reruns}) <= 2 and len(reruns) <= 4, reruns
+    assert cut.calls_after <= cut.calls_before and cut.result.rules
+    # the same clock on a virtual clock's system: no bound unless one is given
+    whole = shrink(SimulatedAdapter(**options), race, D, clock=_Ticks(SHRINK_SECONDS_REALTIME / 3), max_cases=40)
+    assert not whole.timed_out
+    given = shrink(SimulatedAdapter(**options), race, D, clock=_Ticks(1.0), seconds=2.5)
+    assert given.timed_out
+    # recorded: the file keeps it, and the timeline says a smaller case may exist
+    record = race_file(race, cut, adapter="simulated", adapter_options={}, platform=D)
+    assert record.shrink_timed_out and record.to_json()["shrink_timed_out"] is True
+    assert RaceRecord.from_json(record.to_json()).shrink_timed_out
+    assert "stopped at its time bound" in render_race(record)
+    untimed = race_file(race, whole, adapter="simulated", adapter_options={}, platform=D)
+    assert "shrink_timed_out" not in untimed.to_json() and "time bound" not in render_race(untimed)
+
+
 def test_the_conforming_queue_manager_never_fails_a_concurrent_case():
     for seed in range(1, 21):
         race, cases = search(_simulated(), seed, cases=10)
@@ -229,6 +282,26 @@ def test_the_faults_listing_shows_a_race_fault_as_one_only_overlapping_calls_sho
     code, out, _ = run_cli("faults", "--area", "core")
     line = next(x for x in out.splitlines() if x.startswith("get-not-atomic\t"))
     assert "shows only when calls overlap" in line and len(line.split("\t")) == 3
+
+
+@pytest.mark.parametrize("bound, timed_out", [(("--shrink-seconds", "0.001"), True), (("--shrink-cases", "0"), False)])
+def test_run_with_concurrency_bounds_shrinking_a_race_as_its_options_say(bound, timed_out, tmp_path):
+    """``--shrink-seconds`` and ``--shrink-cases`` bound shrinking a race as they bound shrinking a departure: the
+    race is recorded as far as it was shrunk, and one the clock stopped says so in its file and its timeline."""
+    import json
+
+    from tests.clikit import run_cli
+
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "get-not-atomic", "--adapter-opt",
+                             "call-ms=0.2", "--concurrency", "3", "--seed", "1", "--keep-going", "0", *bound,
+                             "--results", tmp_path / "r")
+    assert code == 1, out + err
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    data = json.loads((tmp_path / "r" / run["races"][0]).read_text())
+    # no candidate ran (the clock's bound: at most one, begun in its first millisecond)
+    assert len(data["events"]) == data["shrunk_from"] or timed_out and len(data["events"]) < data["shrunk_from"]
+    assert data.get("shrink_timed_out", False) is timed_out
+    assert ("the shrink stopped at its time bound" in out) is timed_out, out
 
 
 def test_run_with_concurrency_finds_a_race_writes_it_and_its_replay_shows_how_often(tmp_path):

@@ -113,7 +113,8 @@ def cmd_run_concurrent(args, out) -> int:
             if not args.no_minimise and not STOP.is_set():
                 out.write(f"  a race in case {race.index + 1} ({len(race.case.events)} calls): shrinking it\n")
                 out.flush()
-                shrunk = shrink(adapter, race, platform, stop=STOP.is_set)
+                shrunk = shrink(adapter, race, platform, stop=STOP.is_set, max_cases=args.shrink_cases,
+                                seconds=args.shrink_seconds)
             shown = race_file(race, shrunk, adapter=args.adapter, adapter_options=options, platform=platform)
             record.add_race(shown)
             return shown.rules

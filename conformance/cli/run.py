@@ -17,6 +17,8 @@ from conformance.cli.common import (_RESULTS, EXIT_INTERRUPTED, EXIT_NONCONFORMA
                                     UsageError, _adapter_args, _adapter_options, _areas, _count, _minutes,
                                     _on_signals, _positive, _replay_system, _results_dir, _seconds, _seed, _stop,
                                     _without_default_restarts)
+from conformance.runner.concurrent import SHRINK_CASES as RACE_SHRINK_CASES
+from conformance.runner.concurrent import SHRINK_SECONDS_REALTIME as RACE_SHRINK_SECONDS_REALTIME
 from conformance.runner.engine import (BY_SYSTEM, DEFAULT_EXAMPLES, SHRINK_CASES, SHRINK_CASES_REALTIME,
                                        SHRINK_SECONDS_REALTIME, Interrupted, run_areas)
 from conformance.records.history import load_failure, save_failure, with_alternatives
@@ -62,11 +64,15 @@ def add_parsers(sub) -> None:
                      help="keep each counterexample as Hypothesis shrank it, without minimising its history")
     run.add_argument("--shrink-cases", type=_count, default=BY_SYSTEM, metavar="N",
                      help=f"cases Hypothesis may run shrinking a departure (default {SHRINK_CASES}, "
-                          f"{SHRINK_CASES_REALTIME} on a system that runs on real time)")
+                          f"{SHRINK_CASES_REALTIME} on a system that runs on real time); with --concurrency, cases "
+                          f"shrinking a race may run, each candidate's tries counted (default {RACE_SHRINK_CASES})")
     run.add_argument("--shrink-seconds", type=_seconds, default=BY_SYSTEM, metavar="S",
                      help="a time limit on shrinking one departure, as a safety net: a shrink it cuts makes "
                           "the run's verdicts depend on the clock, and the run says so (default: none on a "
-                          f"virtual clock, {SHRINK_SECONDS_REALTIME:g} s on a system that runs on real time)")
+                          f"virtual clock, {SHRINK_SECONDS_REALTIME:g} s on a system that runs on real time); with "
+                          "--concurrency, seconds after which shrinking a race begins no more candidates, its race "
+                          f"file saying so (default: none on a virtual clock, {RACE_SHRINK_SECONDS_REALTIME:g} s on "
+                          "real time)")
 
     replay = sub.add_parser("replay", help="replay a saved failing history")
     replay.add_argument("file", type=Path)

@@ -43,6 +43,8 @@ class RaceRecord:
     at: str | int | None = None
     #: How many calls the clients made in the race as first found, before it was shrunk (None: not shrunk).
     shrunk_from: int | None = None
+    #: Its shrink was stopped by its time bound (a smaller case may exist), not by finding nothing smaller.
+    shrink_timed_out: bool = False
     #: The rules races found earlier in its run had broken, set aside when it was judged (and when it is replayed).
     set_aside: tuple[str, ...] = ()
     #: The clients in the order their threads were started (a replay starts them so; empty: by name).
@@ -82,6 +84,7 @@ class RaceRecord:
                         "returned": None if e.returned is None else round(e.returned - start, 6)} for e in self.events],
             "after": pairs(self.after), "order": list(self.order), "at": self.at,
             **({} if self.shrunk_from is None else {"shrunk_from": self.shrunk_from}),
+            **({"shrink_timed_out": True} if self.shrink_timed_out else {}),
             **({"set_aside": list(self.set_aside)} if self.set_aside else {}),
             **({"started": list(self.started)} if self.started else {}),
             **({"one_of": True} if self.one_of else {}),
@@ -105,6 +108,7 @@ class RaceRecord:
                        setup=pairs(data["setup"]), events=events, after=pairs(data.get("after") or ()),
                        rules=tuple(data.get("rules") or ()), order=tuple(data.get("order") or ()), at=data.get("at"),
                        shrunk_from=None if data.get("shrunk_from") is None else int(data["shrunk_from"]),
+                       shrink_timed_out=data.get("shrink_timed_out") is True,
                        set_aside=tuple(str(r) for r in data.get("set_aside") or ()),
                        started=tuple(str(c) for c in data.get("started") or ()),
                        one_of=data.get("one_of") is True and len(data.get("rules") or ()) > 1)
@@ -147,10 +151,12 @@ def race_failure(race: RaceRecord):
 
 
 def race_record(*, adapter: str, adapter_options: dict, platform: str, seed: int, index: int, setup, events, after,
-                result: Linearization, shrunk_from: int | None = None, set_aside=(), started=()) -> RaceRecord:
+                result: Linearization, shrunk_from: int | None = None, set_aside=(), started=(),
+                shrink_timed_out: bool = False) -> RaceRecord:
     return RaceRecord(adapter=adapter, adapter_options=dict(adapter_options), platform=platform, seed=seed,
                       index=index, setup=tuple(setup), events=tuple(events), after=tuple(after),
                       rules=tuple(result.rules), order=tuple(result.order), at=result.at, shrunk_from=shrunk_from,
+                      shrink_timed_out=shrink_timed_out,
                       set_aside=tuple(sorted(set_aside)), started=tuple(started), one_of=result.one_of)
 
 
@@ -216,6 +222,7 @@ def render_race(race: RaceRecord) -> str:
              f"no order of the calls is one MQ allows ({race.rules_text or 'rules not named'})"
              + (f"; shrunk from {race.shrunk_from} calls to {len(race.events)}" if race.shrunk_from is not None
                 else "")
+             + (" (the shrink stopped at its time bound: a smaller case may exist)" if race.shrink_timed_out else "")
              + (f"; judged with {', '.join(race.set_aside)} set aside (found broken before)" if race.set_aside
                 else ""), "",
              "Set-up:"]

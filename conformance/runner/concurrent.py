@@ -28,6 +28,7 @@ from adapters.base import AdapterError, undeclared_nulls
 from conformance.checker.linearizable import LINEARIZABLE, NOT_LINEARIZABLE, Event, Linearization, check
 from conformance.checker.sequential import ModelTracker, follow
 from conformance.records.results import Coverage
+from conformance.runner.engine import BY_SYSTEM
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -413,6 +414,11 @@ SHRINK_SHOWS = 2
 RETRY_TRIES = 3
 #: Cases shrinking a race may run at most (each candidate's tries counted).
 SHRINK_CASES = 600
+#: Seconds shrinking one race may take on a system that runs on real time (a broker), where a case costs a
+#: connection per client, the set-up's puts and the drain after: on ActiveMQ over STOMP 600 cases took longer
+#: than a CI test's whole run allows.  What was shrunk by then is the race recorded, and its file says the shrink
+#: was stopped by the clock (a smaller case may exist).  None on a virtual clock.
+SHRINK_SECONDS_REALTIME = 120.0
 
 
 @attrs.frozen
@@ -426,6 +432,8 @@ class Shrunk:
     result: Linearization
     calls_before: int
     calls_after: int
+    #: The shrink was stopped by its time bound, not by finding nothing smaller (a smaller case may exist).
+    timed_out: bool = False
 
 
 def race_file(race: Race, shrunk: Shrunk | None, *, adapter: str, adapter_options: dict, platform: str):
@@ -437,6 +445,7 @@ def race_file(race: Race, shrunk: Shrunk | None, *, adapter: str, adapter_option
     return race_record(adapter=adapter, adapter_options=adapter_options, platform=platform, seed=race.seed,
                        index=race.index, setup=case.setup, events=case.events, after=case.after, result=result,
                        shrunk_from=None if shrunk is None else shrunk.calls_before, set_aside=race.set_aside,
+                       shrink_timed_out=shrunk is not None and shrunk.timed_out,
                        started=case.started)
 
 
@@ -451,14 +460,24 @@ def _without_client(setup: Sequence[L.Op], client: str) -> list[L.Op]:
     return [moved(op) if isinstance(op, L.Put) and op.conn == client else op for op in kept]
 
 
-def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_cases: int = SHRINK_CASES,
-           stop: Callable[[], bool] | None = None) -> Shrunk:
+def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_cases=SHRINK_CASES,
+           stop: Callable[[], bool] | None = None, seconds=BY_SYSTEM,
+           clock: Callable[[], float] = time.monotonic) -> Shrunk:
     """A smaller case that still races: whole clients left out, then each client's calls one by one (from its
     last), then the messages the set-up put, each candidate kept when :data:`SHRINK_SHOWS` of ``tries`` runs of it
     are not linearizable, breaking one of the rules the race breaks (a race shows in some runs, not all; a smaller
     case that shows another departure, or the same one with the calls that told it apart gone, is another
     counterexample), until none more can go; then the same again with :data:`RETRY_TRIES` times the tries and the
-    shows; at most ``max_cases`` cases in all."""
+    shows; at most ``max_cases`` cases in all, and no candidate begun ``seconds`` after the shrink began (by
+    default :data:`SHRINK_SECONDS_REALTIME` on a system that runs on real time, no bound on a virtual clock; None:
+    none)."""
+    if max_cases is BY_SYSTEM:
+        max_cases = SHRINK_CASES
+    if seconds is BY_SYSTEM:
+        caps = getattr(adapter, "capabilities", None)
+        seconds = SHRINK_SECONDS_REALTIME if caps is not None and caps().realtime else None
+    ends = None if seconds is None else clock() + seconds
+    timed_out = False
     setup = [op for op, _ in race.case.setup]
     scripts: dict[str, list[L.Op]] = {client: [] for client in race.case.started}
     for e in sorted(race.case.events, key=lambda e: e.invoked):
@@ -470,8 +489,11 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
 
     def races(candidate_setup: list[L.Op], candidate: dict[str, list[L.Op]],
               candidate_after: list[L.Op] | None = None, per: int = tries) -> bool:
-        nonlocal spent, best
+        nonlocal spent, best, timed_out
         if not any(candidate.values()) or spent >= max_cases or (stop is not None and stop()):
+            return False
+        if ends is not None and clock() >= ends:
+            timed_out = True
             return False
         # as many shows as the first tries ask, in proportion: more tries are more evidence, never a rarer race
         need = SHRINK_SHOWS * per // tries
@@ -524,7 +546,7 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
             after = shorter
     case, result = best
     return Shrunk(setup=tuple(setup), scripts={c: list(ops) for c, ops in scripts.items()}, case=case, result=result,
-                  calls_before=len(race.case.events), calls_after=len(case.events))
+                  calls_before=len(race.case.events), calls_after=len(case.events), timed_out=timed_out)
 
 
 __all__ = ["ConcurrentCase", "Race", "Shrunk", "run_case", "search", "search_on", "search_races", "rerun", "shrink", "setup_ops",
