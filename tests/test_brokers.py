@@ -8,6 +8,7 @@ deadline so a hang fails the test instead of holding the suite.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -156,7 +157,8 @@ def test_a_restart_whose_port_was_taken_names_the_port_and_leaves_nothing(tmp_pa
         with pytest.raises(BrokerControlError) as info:
             srv.restart(deadline=50)
         message = str(info.value)
-        assert "\n" not in message and f"its port openwire {openwire} was taken by another program" in message
+        assert "\n" not in message and f"its port openwire {openwire} (pid {os.getpid()}, " in message
+        assert "was taken by another program" in message
         assert srv.status().state == "stopped"
         assert not [p for p in psutil.process_iter(["cmdline"])
                     if str(tmp_path) in " ".join(p.info.get("cmdline") or [])]

@@ -145,10 +145,8 @@ class _BrokerExecutor(TCPExecutor):
             return False
         code = self.process.poll()
         if code is not None:
-            try:  # whatever it left behind in its session goes too
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except OSError:
-                pass
+            # whatever it left behind in its session goes too, waited for (it may hold a port a moment more)
+            _kill_group(self.process.pid)
             self._clear_process()
             raise ProcessExitedWithError(self, code)
         return self.after_start_check()
@@ -398,7 +396,8 @@ class BrokerServer:
             self._stop(state)
             self._forget()
             _end_reaper(state)
-            taken = [f"{name} {port}" for name, port in sorted(ports.items()) if not _bindable(int(port))]
+            taken = [f"{name} {port}{_holder(int(port))}" for name, port in sorted(ports.items())
+                     if not _bindable(int(port))]
             why = (f"its port {', '.join(taken)} was taken by another program" if taken
                    else _why(exc, deadline))
             raise BrokerControlError(f"{self.name}: did not start on {LOOPBACK}:{ports['main']} "
@@ -425,12 +424,10 @@ class BrokerServer:
                 executor.start()
             except BaseException:
                 # A start cut short (a failed readiness, or a signal while waiting for it): nothing is
-                # recorded yet, so its process group goes now, or nobody would ever stop it.
+                # recorded yet, so its process group goes now, or nobody would ever stop it; and is waited
+                # for, so that a port it still held is not then taken for another program's.
                 if executor.process is not None:
-                    try:
-                        os.killpg(executor.process.pid, signal.SIGKILL)
-                    except OSError:
-                        pass
+                    _kill_group(executor.process.pid)
                 raise
             return executor.forget()
 
@@ -526,6 +523,34 @@ def _refresh(entries: list[dict]) -> list[dict]:
                 seen.add(extra["pid"])
                 out.append(dict(extra, group=entry.get("group", 0)))
     return out
+
+
+def _kill_group(pgid: int, wait: float = 5.0) -> None:
+    """SIGKILL the process group ``pgid`` (a broker started in its own session) and wait up to ``wait`` seconds
+    for its processes to be gone: a process killed still holds its ports until it has exited."""
+    group = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == pgid:
+                group.append(proc)
+        except (OSError, psutil.Error):
+            continue
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+    psutil.wait_procs(group, timeout=wait)
+
+
+def _holder(port: int) -> str:
+    """Who holds ``port`` on this machine, as a message says it (" (pid N, name)"; empty where unknown)."""
+    try:
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.laddr and conn.laddr.port == port and conn.pid:
+                return f" (pid {conn.pid}, {psutil.Process(conn.pid).name()})"
+    except (psutil.Error, OSError):
+        pass
+    return ""
 
 
 def _bindable(port: int, reuse_address: bool = True) -> bool:
