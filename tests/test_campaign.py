@@ -90,6 +90,18 @@ def test_local_campaign_covers_the_rules_and_is_reportable(tmp_path):
     assert sorted(p.name for p in (out / "tasks").iterdir()) == ["dlq-distributed-00000.json",
                                                                   "dlq-distributed-00001.json"]
     assert run_cli("report", out, "--format", "json", "--out", tmp_path / "r.json")[0] == 0
+    # the driver's JVM (this process's, kept for the next campaign) runs with the kit's options
+    import psutil
+
+    def cmdline(proc):
+        try:
+            return proc.cmdline()
+        except psutil.Error:   # gone, or a zombie of an earlier test's
+            return []
+
+    drivers = [c for c in map(cmdline, psutil.Process().children(recursive=True))
+               if "org.apache.spark.deploy.SparkSubmit" in c]
+    assert drivers and all(set(CP.DRIVER_JAVA_OPTIONS.split()) <= set(d) for d in drivers), drivers
     # the same campaign directory is not overwritten by mistake
     code, _, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "20",
                            "--out", out, *QUIET)
@@ -193,7 +205,7 @@ def standalone_cluster(tmp_path):
     spark_class = Path(pyspark.__file__).parent / "bin" / "spark-class"
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_WORKER_DIR": str(tmp_path / "work"),
            "PYSPARK_PYTHON": sys.executable, "SPARK_LOG_DIR": str(tmp_path / "logs"),
-           "SPARK_NO_DAEMONIZE": "1"}
+           "SPARK_NO_DAEMONIZE": "1", "SPARK_DAEMON_JAVA_OPTS": "-XX:TieredStopAtLevel=1"}
     port, ui = _free_port(), _free_port()
     procs = [subprocess.Popen([str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                                "--port", str(port), "--webui-port", str(ui)], env=env,
