@@ -3,6 +3,8 @@ message says of its ports (taken by another program or not) is read once its own
 
 from __future__ import annotations
 
+import os
+import socket
 import sys
 
 import psutil
@@ -48,9 +50,6 @@ def test_a_failed_start_is_gone_with_its_ports_before_it_is_reported(shell, erro
 
 
 def test_who_holds_a_port_is_named():
-    import os
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         sock.listen()
