@@ -22,6 +22,7 @@ from conformance.cli.run import _summary
 from conformance.tools.cluster_whatif import ClusterConfigError
 from conformance.records.history import ReplayFileError
 from conformance.runner.session import HarnessError
+from conformance.runner.stack import with_frame_room
 from reference_model.model import HistoryError
 from reference_model.version import extra_for, install_hint
 
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@with_frame_room
 def main(argv: list[str] | None = None, out=None) -> int:
     out = out or sys.stdout
     err = sys.stderr

@@ -29,6 +29,7 @@ from conformance.checker.linearizable import LINEARIZABLE, NOT_LINEARIZABLE, Eve
 from conformance.checker.sequential import ModelTracker, follow
 from conformance.records.results import Coverage
 from conformance.runner.engine import BY_SYSTEM
+from conformance.runner.stack import with_frame_room
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -228,6 +229,7 @@ def runnable_kinds(adapter, clients: Sequence[str], messages: int) -> tuple[str,
     return tuple(out)
 
 
+@with_frame_room
 def run_case(adapter, case_id: str, platform: str, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]],
              after: Sequence[L.Op] = ()) -> ConcurrentCase:
     """Run one concurrent case on ``adapter``: the set-up, the clients on threads released together, the check."""
@@ -304,6 +306,7 @@ def witness_coverage(platform: str, case: ConcurrentCase, result: Linearization,
 EXPLAINED = "explained by an earlier race"
 
 
+@with_frame_room
 def search_races(adapter, seed: int, cases: int, clients: int = 3, length: int = 4, messages: int = 2,
                  platform: str = C.PLATFORM_DISTRIBUTED, progress: Callable[[int], None] | None = None,
                  stop: Callable[[], bool] | None = None, coverage: Coverage | None = None,
@@ -369,6 +372,7 @@ def search_on(adapter, seed: int, cases: int, clients: int = 3, length: int = 4,
     return (races[0] if races else None), ran
 
 
+@with_frame_room
 def search(make_adapter: Callable[[], object], seed: int, cases: int, clients: int = 3, length: int = 4,
            messages: int = 2, platform: str = C.PLATFORM_DISTRIBUTED) -> tuple[Race | None, int]:
     """:func:`search_on` a fresh adapter from ``make_adapter``, closed at the end."""
@@ -381,6 +385,7 @@ def search(make_adapter: Callable[[], object], seed: int, cases: int, clients: i
             close()
 
 
+@with_frame_room
 def rerun(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after: Sequence[L.Op], platform: str,
           tries: int, case_id: str = "replay",
           set_aside: frozenset[str] = frozenset(), enough: int | None = None,
@@ -460,6 +465,7 @@ def _without_client(setup: Sequence[L.Op], client: str) -> list[L.Op]:
     return [moved(op) if isinstance(op, L.Put) and op.conn == client else op for op in kept]
 
 
+@with_frame_room
 def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_cases=SHRINK_CASES,
            stop: Callable[[], bool] | None = None, seconds=BY_SYSTEM,
            clock: Callable[[], float] = time.monotonic) -> Shrunk:

@@ -29,6 +29,7 @@ import attrs
 from conformance.checker.accounting import CLASSES, Accounting, account, departure_verdicts
 from conformance.records.crash import wilson
 from conformance.runner.engine import collector_tuned
+from conformance.runner.stack import with_frame_room
 from reference_model import language as L
 from reference_model import mqconst as C
 
@@ -217,6 +218,7 @@ def restart_kinds(adapter) -> tuple[L.Restart, ...]:
     return kinds or (L.Restart(),)
 
 
+@with_frame_room
 def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
              shape: Callable[[random.Random, int], list[L.Op]] | None = None, deadline: float | None = None,
              progress: Callable[[int, Schedule], None] | None = None, tries: int = 0) -> CrashResult:

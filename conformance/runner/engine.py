@@ -24,6 +24,7 @@ from conformance.runner.minimise import minimise
 from conformance.records.results import RunRecord, unreached_areas, vacuity
 from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkBounds, ShrinkSpent
 from conformance.runner.stable import machine_digests_kept, stable_generation
+from conformance.runner.stack import with_frame_room
 from reference_model.rules import RULES
 
 #: Steps per generated case.
@@ -158,6 +159,7 @@ def collector_tuned(release: Callable[[], None] | None = None):
             gc.unfreeze()
 
 
+@with_frame_room
 def run_machine(machine, settings, keep_memo: bool = False) -> None:
     """Run a bound machine as Hypothesis does, with shrinking bounded (:data:`SHRINK_CASES`).
 
@@ -214,6 +216,7 @@ class Unsteady(HarnessError):
     departure: no verdict can be drawn from the round."""
 
 
+@with_frame_room
 def search(machine, settings, shrink: bool = True, keep_memo: bool = False) -> Round:
     """One search of a bound machine (:func:`bound_machine`): its cases run as ``settings`` say, the departure
     they meet shrunk within the session's bounds (``shrink`` False: the departure as first met).  The one
@@ -275,6 +278,7 @@ def _steps_let_go(function: Callable) -> Callable:
     return wrapped
 
 
+@with_frame_room
 @_steps_let_go
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
              adapter_options: dict | None, record: RunRecord, keep_going: int | None = 0,
@@ -597,6 +601,7 @@ class Interrupted(KeyboardInterrupt):
         self.record = record
 
 
+@with_frame_room
 def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | None,
               adapter_options: dict | None = None,
               progress: Callable[[str], None] | None = None, keep_going: int | None = 0,

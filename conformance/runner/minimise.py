@@ -46,6 +46,7 @@ from adapters.base import Adapter
 from conformance.checker import sequential as K
 from conformance.records.history import Failure
 from conformance.records.results import Coverage
+from conformance.runner.stack import with_frame_room
 from reference_model import dlq_table
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -215,6 +216,7 @@ class _Search:
         return len(blamed) > 1 and found.rules[0] in blamed and set() < set(self.blamed(found)) < blamed
 
 
+@with_frame_room
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
              replays: int | None = None, set_aside: frozenset[str] = frozenset()) -> Failure:
     """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found).
