@@ -15,10 +15,15 @@ from adapters.registry import create_adapter
 from conformance.runner.engine import bound_machine, machine_settings, run_area, run_areas
 from conformance.records.results import Coverage, RunRecord
 from conformance.runner.stable import stable_generation
+from conformance.runner.stack import with_frame_room
 from reference_model import mqconst as C
 
 FAULT = "priority-ignored"   # core
 BOTH = "put-without-output-open"  # core, shown on both platforms by the same history (seed 7)
+
+
+#: Hypothesis's run of a machine, its frames kept in one chunk as the engine's are (conformance/runner/stack.py).
+_run = with_frame_room(run_state_machine_as_test)
 
 
 def _record(adapter, area: str) -> RunRecord:
@@ -33,7 +38,7 @@ def _cases(budget: int | None) -> tuple[int, object]:
     machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {"faults": FAULT}, coverage,
                             shrink_budget=budget)
     with pytest.raises((AssertionError, Flaky)), stable_generation():   # the departure, or Flaky once the budget is spent
-        run_state_machine_as_test(machine, settings=machine_settings(200))
+        _run(machine, settings=machine_settings(200))
     return coverage.examples, machine.session
 
 
@@ -70,7 +75,7 @@ def test_a_time_boxed_campaign_shrinks_no_case_after_its_hard_end():
     machine = bound_machine(adapter, "core", C.PLATFORM_DISTRIBUTED, 7, {"faults": FAULT}, coverage,
                             shrink_budget=None, shrink_until=time.time() - 1)
     with pytest.raises((AssertionError, Flaky)), stable_generation():
-        run_state_machine_as_test(machine, settings=machine_settings(200))
+        _run(machine, settings=machine_settings(200))
     none, found = _cases(0)
     assert machine.session.shrink_spent and "CORE-04" in machine.session.smallest.rules
     assert coverage.examples == none and machine.session.smallest.steps == found.smallest.steps
