@@ -30,18 +30,17 @@ ROOM_WORDS = 15_400
 _inside = threading.local()
 
 
-def _room_frame() -> Callable[[Callable[[], object]], object]:
-    names = [f"_{i}" for i in range(ROOM_WORDS)]
-    source = ("def room(call):\n"
-              "    if call is None:   # never: the names only make the frame this large\n"
-              f"        {' = '.join(names)} = None\n"
-              "    return call()\n")
-    namespace: dict = {}
-    exec(compile(source, "<frame room>", "exec"), namespace)   # noqa: S102 - source made here, from numbers
-    return namespace["room"]
+@functools.cache
+def _room() -> Callable[[Callable[[], object]], object]:
+    """The function whose frame makes the room: a call of its argument, with :data:`ROOM_WORDS` local variables (its
+    code given more names than it uses, which is cheaper to make than compiling a function that assigns them all)."""
 
+    def room(call):
+        return call()
 
-_room = _room_frame()
+    names = ("call",) + tuple(f"_{i}" for i in range(1, ROOM_WORDS))
+    room.__code__ = room.__code__.replace(co_varnames=names, co_nlocals=len(names))
+    return room
 
 
 def with_frame_room(function: _F) -> _F:
@@ -54,7 +53,7 @@ def with_frame_room(function: _F) -> _F:
             return function(*args, **kwargs)
         _inside.room = True
         try:
-            return _room(lambda: function(*args, **kwargs))
+            return _room()(lambda: function(*args, **kwargs))
         finally:
             _inside.room = False
 
