@@ -11,6 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 
 from conformance.campaign import spark as CP
@@ -90,17 +91,10 @@ def test_local_campaign_covers_the_rules_and_is_reportable(tmp_path):
     assert sorted(p.name for p in (out / "tasks").iterdir()) == ["dlq-distributed-00000.json",
                                                                   "dlq-distributed-00001.json"]
     assert run_cli("report", out, "--format", "json", "--out", tmp_path / "r.json")[0] == 0
-    # the driver's JVM (this process's, kept for the next campaign) runs with the kit's options
-    import psutil
-
-    def cmdline(proc):
-        try:
-            return proc.cmdline()
-        except psutil.Error:   # gone, or a zombie of an earlier test's
-            return []
-
-    drivers = [c for c in map(cmdline, psutil.Process().children(recursive=True))
-               if "org.apache.spark.deploy.SparkSubmit" in c]
+    # the driver's JVM (this process's, kept for the next campaign) runs with the kit's options (a child gone, or a
+    # zombie of an earlier test's, reads as no command line)
+    commands = (p.as_dict(["cmdline"], ad_value=[])["cmdline"] or [] for p in psutil.Process().children(recursive=True))
+    drivers = [c for c in commands if "org.apache.spark.deploy.SparkSubmit" in c]
     assert drivers and all(set(CP.DRIVER_JAVA_OPTIONS.split()) <= set(d) for d in drivers), drivers
     # the same campaign directory is not overwritten by mistake
     code, _, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "20",
