@@ -587,3 +587,41 @@ def test_a_run_says_where_its_time_went(tmp_path):
     assert all(s > 0 for s in spent.values())
     line = next(l for l in out.splitlines() if l.startswith("Time by area and platform"))
     assert all(where in line for where in spent) and "%" in line, line
+
+
+def test_several_files_are_replayed_in_one_process_each_as_alone_then_listed(replay_file, tmp_path):
+    """``mqconform replay A B C``: each file replayed as it would be alone, one after another, then a list of what
+    each showed; exit 1 while any still departs, 0 when all conform."""
+    data = json.loads(replay_file.read_text())
+    fixed = dict(data, adapter_options={k: v for k, v in data["adapter_options"].items() if k != "faults"})
+    (tmp_path / "fixed.json").write_text(json.dumps(fixed))
+    other = json.loads(replay_file.read_text())
+    other["mismatch"]["rules"] = other["mismatch"]["blamed"] = other["rules"] = ["CORE-05"]
+    other.pop("mentioned", None)
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    files = [str(replay_file), str(tmp_path / "fixed.json"), str(tmp_path / "other.json")]
+    code, out = run_cli("replay", *files)
+    assert code == 1, out
+    assert [line for line in out.splitlines() if line.startswith("== ")] == \
+        [f"== {f} ({i} of 3)" for i, f in enumerate(files, 1)]
+    assert f"Still failing: {files[0]}" in out and "conformant (fixed)" in out and "Departs, but not as recorded" in out
+    listed = out.split("Replayed 3 files: ", 1)[1].splitlines()
+    assert listed == ["1 still failing, 1 departs otherwise than recorded, 1 conformant",
+                      f"still failing: {files[0]}", f"conformant: {files[1]}",
+                      f"departs otherwise than recorded: {files[2]}"], out
+    # every file conforming: exit 0
+    code, out = run_cli("replay", files[1], files[1])
+    assert code == 0 and "Replayed 2 files: 0 still failing, 0 departs otherwise than recorded, 2 conformant" in out
+
+
+def test_several_files_are_all_read_before_any_is_replayed(replay_file, tmp_path, capsys):
+    """A bad file among several is a usage error before anything runs; so is an option that takes one file."""
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, out = run_cli("replay", str(replay_file), str(bad))
+    err = capsys.readouterr().err
+    assert code == 2 and out == "" and "not JSON" in err and len(err.strip().splitlines()) == 1, (out, err)
+    for flag in ("--minimise", "--as-pytest=t.py"):
+        code, out = run_cli("replay", str(replay_file), str(replay_file), flag)
+        err = capsys.readouterr().err
+        assert code == 2 and out == "" and "takes one file, not 2" in err, (flag, err)

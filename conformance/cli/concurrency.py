@@ -154,8 +154,9 @@ def cmd_run_concurrent(args, out) -> int:
     return EXIT_OK
 
 
-def cmd_replay_race(args, out) -> int:
-    """A race's clients run again ``--tries`` times: how often no order explains what they saw."""
+def cmd_replay_race(args, out) -> tuple[int, bool]:
+    """A race's clients run again ``--tries`` times: how often no order explains what they saw.  The exit code,
+    and whether the tries that failed named the race's own rules."""
     for flag, given in (("--minimise", args.minimise), ("--as-pytest", args.as_pytest is not None),
                         ("--replays", args.replays is not None)):
         if given:
@@ -179,8 +180,8 @@ def cmd_replay_race(args, out) -> int:
         out.write(f"{'Still failing' if same else 'Fails, naming other rules (' + ', '.join(result.rules) + ')'}: "
                   f"{args.file}: no order explains {failed} of {args.tries} tries of its {calls} calls on adapter "
                   f"{name}\n")
-        return EXIT_NONCONFORMANT
+        return EXIT_NONCONFORMANT, same
     out.write(f"Replayed the {calls} calls of {len(race.clients)} clients on adapter {name} {args.tries} times: some "
               "order explains every try (fixed, or a race these tries did not meet).\n")
-    return EXIT_OK
+    return EXIT_OK, False
 

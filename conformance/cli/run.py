@@ -74,8 +74,11 @@ def add_parsers(sub) -> None:
                           f"file saying so (default: none on a virtual clock, {RACE_SHRINK_SECONDS_REALTIME:g} s on "
                           "real time)")
 
-    replay = sub.add_parser("replay", help="replay a saved failing history")
-    replay.add_argument("file", type=Path)
+    replay = sub.add_parser("replay", help="replay a saved failing history (or several, one after another)")
+    replay.add_argument("file", type=Path, nargs="+",
+                        help="a replay or race file; several are replayed one after another in this one process "
+                             "(each as it would be alone), then listed with what each showed; exit 1 if any "
+                             "still departs")
     _adapter_args(replay, required=False)
     replay.add_argument("--as-pytest", type=Path, metavar="OUT.py",
                         help="write a standalone pytest test that replays the history, instead of running it")
@@ -322,13 +325,49 @@ def _summary(record: RunRecord, out) -> None:
                   "the same seed (--shrink-cases N bounds shrinking by cases alone).\n")
 
 
+#: What a replay showed, as the list after several files says it.
+STILL_FAILING, DEPARTS_OTHERWISE, CONFORMANT = "still failing", "departs otherwise than recorded", "conformant"
+
+
 def cmd_replay(args, out) -> int:
+    files = list(args.file)
+    if len(files) == 1:
+        return _replay_file(argparse.Namespace(**{**vars(args), "file": files[0]}), out)[0]
+    return _replay_files(args, files, out)
+
+
+def _replay_files(args, files: list[Path], out) -> int:
+    """Several files, one after another in this process (one import, one client library, one connection set-up
+    each): every file is read before any runs, so a bad one is a usage error with nothing replayed."""
+    from conformance.records.races import is_race_file, load_race
+
+    for flag, given in (("--minimise", args.minimise), ("--as-pytest", args.as_pytest is not None)):
+        if given:
+            raise UsageError(f"{flag} takes one file, not {len(files)}")
+    for path in files:
+        load_race(path) if is_race_file(path) else load_failure(path)
+    shown = []
+    for i, path in enumerate(files, 1):
+        out.write(f"== {path} ({i} of {len(files)})\n")
+        _, outcome = _replay_file(argparse.Namespace(**{**vars(args), "file": path}), out)
+        shown.append((path, outcome))
+        out.write("\n")
+    counts = {o: sum(1 for _, got in shown if got == o) for o in (STILL_FAILING, DEPARTS_OTHERWISE, CONFORMANT)}
+    out.write(f"Replayed {len(files)} files: " + ", ".join(f"{n} {o}" for o, n in counts.items()) + "\n")
+    for path, outcome in shown:
+        out.write(f"{outcome}: {path}\n")
+    return EXIT_OK if counts[CONFORMANT] == len(files) else EXIT_NONCONFORMANT
+
+
+def _replay_file(args, out) -> tuple[int, str | None]:
+    """Replay one file (``args.file``): the exit code, and what it showed (None: a regression test written)."""
     from conformance.records.races import is_race_file
 
     if is_race_file(args.file):
         from conformance.cli.concurrency import cmd_replay_race
 
-        return cmd_replay_race(args, out)
+        code, same = cmd_replay_race(args, out)
+        return code, (CONFORMANT if code == EXIT_OK else STILL_FAILING if same else DEPARTS_OTHERWISE)
     if args.adapter_opt and not args.adapter:   # (before the file is read: a usage error whatever it holds)
         raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
     if args.replays is not None and not args.minimise:
@@ -340,7 +379,7 @@ def cmd_replay(args, out) -> int:
     failure = load_failure(args.file)
     name, options = _replay_system(args, failure.adapter, failure.adapter_options)
     if args.as_pytest is not None:
-        return _replay_as_pytest(args, out, failure, name, options)
+        return _replay_as_pytest(args, out, failure, name, options), None
     adapter = create_adapter(name, options)
     tries = 0
     try:
@@ -392,13 +431,13 @@ def cmd_replay(args, out) -> int:
                 out.write(f"Minimised: {failure.size} calls to {smaller.size}: {path}\n")
             else:
                 out.write(f"Minimised: no smaller history shows it ({failure.size} calls)\n")
-        return EXIT_NONCONFORMANT
+        return EXIT_NONCONFORMANT, (STILL_FAILING if same else DEPARTS_OTHERWISE)
     if args.tries > 1:
         out.write(f"Replayed {len(failure.steps)} steps on adapter {name} {tries} times: conformant every time "
                   "(fixed, or a departure this system's timing did not show in these tries).\n")
     else:
         out.write(f"Replayed {len(failure.steps)} steps on adapter {name}: conformant (fixed).\n")
-    return EXIT_OK
+    return EXIT_OK, CONFORMANT
 
 
 def _replay_as_pytest(args, out, failure, name: str, options: dict) -> int:
