@@ -174,35 +174,77 @@ def test_a_fresh_run_agrees_with_the_published_verdicts(broker, tmp_path, monkey
         # (the broker showed one marked not reproduced once and not again: published as such, not replayed here)
         steady = [f for f in distinct.values() if json.loads(f.read_text()).get("reproduced") is not False]
 
-        def replay(failure, timeout=600, on=env):
+        def replay(chunk, on=env, seconds_each=600):
             # A departure on a real broker may depend on timing: which message ActiveMQ redelivers first
             # after a cut connection varies (7 replays of 20 showed it on an idle machine), so up to
             # REPLAY_TRIES fresh cases, one process (at one in three, all conformant about once in 10^5).
-            tries = INTERMITTENT_TRIES if failure.name in INTERMITTENT else REPLAY_TRIES
-            code, out, err, _ = mqconform("replay", failure, "--tries", tries, env=on, timeout=timeout)
-            return failure.name, code, ("Still failing" in out), out[-2000:] + err
+            # A chunk of files in one process, one after another: one start of the kit and its client library
+            # (a JVM for ActiveMQ's OpenWire client) for the chunk, not for each file.
+            tries = INTERMITTENT_TRIES if chunk[0].name in INTERMITTENT else REPLAY_TRIES
+            code, out, err, _ = mqconform("replay", *chunk, "--tries", tries, env=on,
+                                          timeout=seconds_each * len(chunk))
+            return shown_by_each(chunk, code, out, err)
 
-        def replay_alone(failure):
-            # on a broker of its own, which the replay starts and stops (a run directory with no broker in it)
-            return replay(failure, REPLAY_ALONE_SECONDS, {"MQCONFORM_RUN_DIR": tempfile.mkdtemp(dir=tmp_path)})
+        def replay_alone(chunk):
+            # on a broker of its own, one after another: a restart acts on every client of the broker
+            alone_gen = running_broker(broker, Path(tempfile.mkdtemp(dir=tmp_path)))
+            own = next(alone_gen)
+            try:
+                return replay(chunk, {"MQCONFORM_RUN_DIR": str(own.base)}, REPLAY_ALONE_SECONDS)
+            finally:
+                alone_gen.close()
 
-        # a few replays at once on the broker, each on queues of its own (a replay mostly waits on the broker);
-        # one that restarts or pauses the broker acts on every client of it, and is replayed on a broker of its own
-        # (a few such at once: a restart's replay mostly waits for the broker to stop and start, or for the clock)
+        # a few processes at once on the broker, each replaying its chunk of files on queues of their own (a
+        # replay mostly waits on the broker); one that restarts or pauses the broker acts on every client of it,
+        # and is replayed on a broker of its own (a few such brokers at once, each with its chunk: a restart's
+        # replay mostly waits for the broker to stop and start, or for the clock)
         alone = [f for f in steady if _acts_on_the_broker(json.loads(f.read_text()))]
         with ThreadPoolExecutor(REPLAYS_AT_ONCE) as pool:
-            together = list(pool.map(replay, [f for f in steady if f not in alone]))
+            together = [shown for got in pool.map(replay, chunks([f for f in steady if f not in alone]))
+                        for shown in got]
             # (a try that restarts the broker takes half a minute: a 114-step nemesis history that showed its lost
             # message at one try in three took 95 s for three; such a replay may take longer before it shows)
-            together += list(pool.map(replay_alone, alone))
-        for name, code, still, text in together:
+            together += [shown for got in pool.map(replay_alone, chunks(alone)) for shown in got]
+        assert sorted(name for name, _, _ in together) == sorted(f.name for f in steady)
+        for name, outcome, text in together:
             # its own departure: the same step, rules and fields, not another met on the way; one the broker
             # shows by chance may also be absent from every try, but never replaced by another departure
-            assert (code == 1 and still) or (name in INTERMITTENT and code == 0 and "conformant every time" in text), \
-                (name, code, text)
+            assert outcome == "still failing" or (name in INTERMITTENT and outcome == "conformant"
+                                                  and "conformant every time" in text), (name, outcome, text)
     finally:
         gen.close()
     assert srv.status().ready is False
+
+
+def chunks(files: list[Path]) -> list[list[Path]]:
+    """``files`` in at most :data:`REPLAYS_AT_ONCE` chunks to replay in a process each, an intermittent one in a chunk
+    of its own (it is replayed with fewer tries)."""
+    odd = [[f] for f in files if f.name in INTERMITTENT]
+    rest = [f for f in files if f.name not in INTERMITTENT]
+    n = max(1, REPLAYS_AT_ONCE - len(odd))
+    return odd + [c for c in (rest[i::n] for i in range(n)) if c]
+
+
+def shown_by_each(chunk: list[Path], code: int, out: str, err: str) -> list[tuple[str, str, str]]:
+    """What ``mqconform replay CHUNK...`` showed of each file: (name, outcome, its part of the output)."""
+    if len(chunk) == 1:
+        outcome = ("still failing" if code == 1 and "Still failing" in out else
+                   "conformant" if code == 0 else f"exit {code}")
+        return [(chunk[0].name, outcome, out[-2000:] + err)]
+    listed = {}
+    for line in out.splitlines()[-len(chunk):]:
+        outcome, _, path = line.partition(": ")
+        listed[path] = outcome
+    parts = dict(zip(map(str, chunk), ("\n" + out).split("\n== ")[1:]))
+    return [(f.name, listed.get(str(f), f"exit {code}"), (parts.get(str(f), out)[-2000:] + err)) for f in chunk]
+
+
+def test_replay_chunks_put_every_file_in_one_chunk_and_an_intermittent_one_alone():
+    files = [Path(f"f{i}.json") for i in range(7)] + [Path(next(iter(INTERMITTENT)))]
+    got = chunks(files)
+    assert sorted(f for c in got for f in c) == sorted(files) and len(got) <= REPLAYS_AT_ONCE
+    assert [Path(next(iter(INTERMITTENT)))] in got
+    assert chunks([]) == []
 
 
 def test_intermittent_counterexamples_are_published_restart_histories_of_a_known_deviation():
@@ -216,3 +258,20 @@ def test_intermittent_counterexamples_are_published_restart_histories_of_a_known
         assert any(step["op"]["type"] == "Restart" for step in failure["steps"]), name
         covered = {d.rule for d in deviations if d.adapter == failure["adapter"]}
         assert set(failure["mismatch"]["blamed"]) <= covered, (name, failure["mismatch"]["blamed"])
+
+
+def test_what_a_chunk_showed_is_read_file_by_file(tmp_path):
+    """The reading of ``mqconform replay A B``'s output the fresh-run test relies on, on a real one."""
+    from tests.clikit import faulty_run, run_cli
+
+    failing = faulty_run(tmp_path / "r")
+    data = json.loads(failing.read_text())
+    fixed = tmp_path / "fixed.json"
+    fixed.write_text(json.dumps(dict(data, adapter_options={"platform": "distributed"})))
+    code, out, err = run_cli("replay", failing, fixed)
+    got = shown_by_each([failing, fixed], code, out, err)
+    assert [(name, outcome) for name, outcome, _ in got] == [(failing.name, "still failing"),
+                                                              ("fixed.json", "conformant")], out
+    assert "Still failing" in got[0][2] and "conformant (fixed)" in got[1][2] and "Still failing" not in got[1][2]
+    code, out, err = run_cli("replay", fixed)
+    assert shown_by_each([fixed], code, out, err)[0][1] == "conformant"
