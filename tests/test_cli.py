@@ -1,5 +1,6 @@
 """The mqconform command line: listings, exit codes, and one-line errors for bad input."""
 
+import contextlib
 import io
 import json
 import os
@@ -24,8 +25,37 @@ def run_cli(*argv):
 
 
 def run_process(*argv):
+    """``mqconform ARGV`` as the command runs it: (exit code, standard output, standard error), in this process.
+    What a process of its own adds (``python -m conformance.cli``'s exit with main's code, nothing else on
+    standard error) is checked by test_the_command_in_a_process_of_its_own_exits_with_mains_code_and_one_line."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(list(argv), out=out)
+        except SystemExit as exc:   # argparse's --help and --version
+            code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def run_as_process(*argv):
     proc = subprocess.run([sys.executable, "-m", "conformance.cli", *argv], capture_output=True, text=True)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("argv, code, needle", [
+    (["run", "--adapter", "nope"], 2, "unknown adapter 'nope'"),
+    (["replay", "/nonexistent/replay.json"], 2, "cannot read"),
+    (["frobnicate"], 2, "invalid choice"),
+    (["rules", "--area", "core"], 0, ""),
+])
+def test_the_command_in_a_process_of_its_own_exits_with_mains_code_and_one_line(argv, code, needle):
+    """The in-process calls of these tests are the command: the same exit code, and on standard error the one
+    line main writes (no warning, no traceback from the interpreter around it)."""
+    got = run_as_process(*argv)
+    same = run_process(*argv)
+    assert got[0] == same[0] == code and got[2] == same[2], (got, same)
+    assert needle in got[2] and len(got[2].strip().splitlines()) == (1 if code else 0) and "Traceback" not in got[2]
+    assert got[1] == same[1]
 
 
 def test_rules_listing_is_tab_separated_with_sources():
