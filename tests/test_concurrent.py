@@ -353,6 +353,10 @@ def test_run_with_concurrency_finds_a_race_writes_it_and_its_replay_shows_how_of
     assert "of 40 tries" in out
     code, out, err = run_cli("replay", race, "--tries", "5", "--adapter", "simulated")
     assert code == 0 and "5 times: some order explains every try" in out, out + err
+    # among several files, a race file is replayed as alone and listed with what it showed
+    code, out, err = run_cli("replay", race, race, "--tries", "5", "--adapter", "simulated")
+    assert code == 0 and out.count("5 times: some order explains every try") == 2, out + err
+    assert out.splitlines()[-2:] == [f"conformant: {race}"] * 2, out
     for seed in ("1", "2"):
         code, out, err = run_cli("run", "--adapter", "simulated", "--adapter-opt", "call-ms=0.2", "--concurrency",
                                  "2", "--examples", "10", "--seed", seed, "--results", tmp_path / f"ok{seed}")
