@@ -651,7 +651,9 @@ def test_several_files_are_all_read_before_any_is_replayed(replay_file, tmp_path
     code, out = run_cli("replay", str(replay_file), str(bad))
     err = capsys.readouterr().err
     assert code == 2 and out == "" and "not JSON" in err and len(err.strip().splitlines()) == 1, (out, err)
-    for flag in ("--minimise", "--as-pytest=t.py"):
-        code, out = run_cli("replay", str(replay_file), str(replay_file), flag)
+    for flags, needle in ((["--minimise"], "takes one file, not 2"), (["--as-pytest=t.py"], "takes one file, not 2"),
+                          (["--replays", "5"], "takes one file, not 2"),
+                          (["--adapter-opt", "platform=zos"], "--adapter-opt needs --adapter")):
+        code, out = run_cli("replay", str(replay_file), str(replay_file), *flags)
         err = capsys.readouterr().err
-        assert code == 2 and out == "" and "takes one file, not 2" in err, (flag, err)
+        assert code == 2 and out == "" and needle in err and len(err.strip().splitlines()) == 1, (flags, err)

@@ -341,9 +341,12 @@ def _replay_files(args, files: list[Path], out) -> int:
     each): every file is read before any runs, so a bad one is a usage error with nothing replayed."""
     from conformance.records.races import is_race_file, load_race
 
-    for flag, given in (("--minimise", args.minimise), ("--as-pytest", args.as_pytest is not None)):
+    for flag, given in (("--minimise", args.minimise), ("--as-pytest", args.as_pytest is not None),
+                        ("--replays", args.replays is not None)):
         if given:
             raise UsageError(f"{flag} takes one file, not {len(files)}")
+    if args.adapter_opt and not args.adapter:
+        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
     for path in files:
         load_race(path) if is_race_file(path) else load_failure(path)
     shown = []
