@@ -58,9 +58,8 @@ def _adapter_options(args) -> dict[str, str]:
 
 def _replay_system(args, adapter: str, options: dict) -> tuple[str, dict]:
     """The adapter and options a replay runs on: ``--adapter`` with its ``--adapter-opt``, else the recorded
-    ``adapter`` and ``options`` (``--faults`` added to them)."""
-    if args.adapter_opt and not args.adapter:
-        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
+    ``adapter`` and ``options`` (``--faults`` added to them).  (An ``--adapter-opt`` without ``--adapter`` is
+    refused by ``mqconform replay`` before any file is read.)"""
     if args.adapter:
         return args.adapter, _adapter_options(args)
     options = dict(options)

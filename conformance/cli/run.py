@@ -330,6 +330,8 @@ STILL_FAILING, DEPARTS_OTHERWISE, CONFORMANT = "still failing", "departs otherwi
 
 
 def cmd_replay(args, out) -> int:
+    if args.adapter_opt and not args.adapter:   # (before any file is read: a usage error whatever they hold)
+        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
     files = list(args.file)
     if len(files) == 1:
         return _replay_file(argparse.Namespace(**{**vars(args), "file": files[0]}), out)[0]
@@ -345,8 +347,6 @@ def _replay_files(args, files: list[Path], out) -> int:
                         ("--replays", args.replays is not None)):
         if given:
             raise UsageError(f"{flag} takes one file, not {len(files)}")
-    if args.adapter_opt and not args.adapter:
-        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
     for path in files:
         load_race(path) if is_race_file(path) else load_failure(path)
     shown = []
@@ -371,8 +371,6 @@ def _replay_file(args, out) -> tuple[int, str | None]:
 
         code, same = cmd_replay_race(args, out)
         return code, (CONFORMANT if code == EXIT_OK else STILL_FAILING if same else DEPARTS_OTHERWISE)
-    if args.adapter_opt and not args.adapter:   # (before the file is read: a usage error whatever it holds)
-        raise UsageError("--adapter-opt needs --adapter (without it the replay uses the recorded adapter and options)")
     if args.replays is not None and not args.minimise:
         raise UsageError("--replays bounds --minimise: give both")
     if args.minimise and args.as_pytest is not None:
