@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.xdist_groups import UNKNOWN, group_of, longest_first
+from tests.xdist_groups import UNKNOWN, WAITS, group_of, longest_first
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,11 +105,14 @@ def test_a_tests_group_is_its_marks_names_joined():
 
 
 class _Item:
-    def __init__(self, nodeid, group=None):
-        self.nodeid, self.group = nodeid, group
+    def __init__(self, nodeid, group=None, waits=False):
+        self.nodeid, self.group, self.waits = nodeid, group, waits
 
     def iter_markers(self, name):
         return iter([type("Mark", (), {"args": (self.group,), "kwargs": {}})()] if self.group else [])
+
+    def get_closest_marker(self, name):
+        return object() if name == WAITS and self.waits else None
 
 
 def test_units_go_longest_first_a_group_by_its_tests_sum_and_kept_together():
@@ -120,3 +123,22 @@ def test_units_go_longest_first_a_group_by_its_tests_sum_and_kept_together():
     assert [i.nodeid for i in longest_first(items, seconds)] == ["b", "g1", "g2", "a", "d", "c"]
     # without measurements every test counts alike: the group of two first, the others in the collection's order
     assert [i.nodeid for i in longest_first(items, {})] == ["g1", "g2", "a", "b", "c", "d"]
+
+
+def test_units_that_wait_on_a_broker_are_spread_among_the_others_not_handed_out_together():
+    """Four broker units (marked ``broker``) and four others, each list longest first: merged so that each list
+    has handed out about the same share of its seconds at every point, never the broker units all first."""
+    waits = {"w1": 40.0, "w2": 30.0, "w3": 20.0, "w4": 10.0}
+    computes = {"c1": 35.0, "c2": 25.0, "c3": 25.0, "c4": 15.0}
+    items = [_Item(n, waits=True) for n in waits] + [_Item(n) for n in computes]
+    order = [i.nodeid for i in longest_first(items, {**waits, **computes})]
+    # w1 (the longest of all) first; then whichever list is behind its own share
+    assert order == ["w1", "c1", "c2", "w2", "c3", "w3", "c4", "w4"]
+    # each list keeps its own order, longest first
+    assert [n for n in order if n in waits] == list(waits) and [n for n in order if n in computes] == list(computes)
+    # a broker group counts as one unit that waits, its tests kept together
+    items = [_Item("g1", "g", waits=True), _Item("a"), _Item("g2", "g", waits=True), _Item("b")]
+    assert [i.nodeid for i in longest_first(items, {"g1": 5.0, "g2": 5.0, "a": 20.0, "b": 1.0})] == ["a", "g1", "g2", "b"]
+    # with no broker units at all, longest first as before
+    items = [_Item("a"), _Item("b"), _Item("c")]
+    assert [i.nodeid for i in longest_first(items, {"a": 1.0, "b": 3.0, "c": 2.0})] == ["b", "c", "a"]

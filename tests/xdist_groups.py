@@ -52,14 +52,45 @@ def durations() -> dict[str, float]:
 
 def longest_first(items: list, seconds: dict[str, float]) -> list:
     """``items`` in units (a group's tests together, every other test alone), the units longest first by
-    ``seconds`` (ties in collection order), each unit's tests in collection order."""
+    ``seconds`` (ties in collection order), each unit's tests in collection order; the units that wait on a
+    broker (a test marked ``broker``) spread evenly among the others (:func:`spread`)."""
     units: dict[str, list] = {}
     for item in items:
         units.setdefault(unit_of(item), []).append(item)
     cost = {unit: sum(seconds.get(item.nodeid, UNKNOWN) for item in members)
             for unit, members in units.items()}
     order = sorted(units, key=lambda unit: -cost[unit])
+    waiting = {unit for unit, members in units.items()
+               if any(item.get_closest_marker(WAITS) is not None for item in members)}
+    order = spread([u for u in order if u in waiting], [u for u in order if u not in waiting], cost)
     return [item for unit in order for item in units[unit]]
+
+
+#: The mark of the tests that spend much of their time waiting on a broker (its start, its restarts, its calls).
+WAITS = "broker"
+
+
+def spread(waiting: list[str], others: list[str], cost: dict[str, float]) -> list[str]:
+    """Two lists of units, each longest first, merged so that each has handed out the same share of its seconds
+    at every point: the next unit is from the list that has handed out the smaller share of its own (on a tie,
+    the longer unit).
+
+    A broker's tests spend much of their time waiting on it (a start, a restart, a call that takes real time);
+    handed out longest first with everything else, they came first together, and three workers waiting on
+    brokers at once left the two cores a fifth idle for the suite's first four minutes (measured in
+    docs/testing.md).  Spread among the tests that compute, about one worker in three is waiting at any time,
+    and the other two keep the cores busy."""
+    lists = [waiting, others]
+    totals = [sum(cost[u] for u in units) or 1.0 for units in lists]
+    handed, at, out = [0.0, 0.0], [0, 0], []
+    while at[0] < len(waiting) or at[1] < len(others):
+        live = [k for k in (0, 1) if at[k] < len(lists[k])]
+        k = min(live, key=lambda k: (handed[k] / totals[k], -cost[lists[k][at[k]]]))
+        unit = lists[k][at[k]]
+        out.append(unit)
+        handed[k] += cost[unit]
+        at[k] += 1
+    return out
 
 
 def group_of(item: pytest.Item) -> str | None:
