@@ -20,7 +20,9 @@ took in a measured run (``tests/data/durations.json``, written by ``scripts/test
 first, a group's tests kept together; the scheduler hands the units out in that order.  A run whose longest test
 started last ends with one worker busy and the others idle; handed out longest first, the units fill the workers
 evenly (the "longest processing time first" rule).  A test the file does not name counts as :data:`UNKNOWN`
-seconds.
+seconds.  The units that wait on a broker (a test marked ``broker``) are spread among the others, each kind handing
+out the same share of its seconds at every point (:func:`spread`), so that the workers do not all wait on
+brokers at once.
 """
 
 from __future__ import annotations
