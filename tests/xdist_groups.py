@@ -80,8 +80,8 @@ def spread(waiting: list[str], others: list[str], cost: dict[str, float]) -> lis
     A broker's tests spend much of their time waiting on it (a start, a restart, a call that takes real time);
     handed out longest first with everything else, they came first together, and three workers waiting on
     brokers at once left the two cores a fifth idle for the suite's first four minutes (measured in
-    docs/testing.md).  Spread among the tests that compute, about one worker in three is waiting at any time,
-    and the other two keep the cores busy."""
+    docs/testing.md).  Spread among the tests that compute, the workers waiting at any time are about the broker
+    tests' share of the suite's seconds (four in ten), and the others keep the cores busy."""
     lists = [waiting, others]
     totals = [sum(cost[u] for u in units) or 1.0 for units in lists]
     handed, at, out = [0.0, 0.0], [0, 0], []
