@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import psutil
@@ -64,6 +65,9 @@ def stop_spark_gateway(timeout: float = 30.0) -> int | None:
 
     if SparkContext._active_spark_context is not None:
         SparkContext._active_spark_context.stop()
+    handler = signal.getsignal(signal.SIGINT)
+    if getattr(handler, "__module__", "").startswith("pyspark") and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)   # PySpark's, which fails on a stopped context
     gateway = SparkContext._gateway
     proc = getattr(gateway, "proc", None)
     if gateway is None or proc is None:

@@ -80,9 +80,12 @@ def test_a_task_reports_the_departures_its_shrinking_met():
 
 def test_local_campaign_covers_the_rules_and_is_reportable(tmp_path):
     out = tmp_path / "camp"
+    ctrl_c = signal.getsignal(signal.SIGINT)
     code, text, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "20",
                               "--task-examples", "10", "--seed", "3", "--master", "local[2]", "--out", out, *QUIET)
     assert code == 0, text + err
+    # PySpark's Ctrl-C handler, which fails once its session is stopped, is not left in after the campaign
+    assert signal.getsignal(signal.SIGINT) is ctrl_c, signal.getsignal(signal.SIGINT)
     # Progress with the total and an estimate of the time left.
     assert "tasks 1/2 done (50% of the examples)" in text and "left" in text, text
     assert "tasks 2/2 done (100% of the examples)" in text, text

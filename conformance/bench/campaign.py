@@ -155,7 +155,7 @@ def on_spark(specs, cores: int, workdir: Path) -> Measured:
     finally:
         took = time.monotonic() - started
         busy, elsewhere = sampler.stop()
-        session.stop()
+        CP.stop_session(session)
     examples = sum(r["examples"] for r in state.results.values())
     errors = [r["error"] for r in state.results.values() if r["error"]]
     if errors:

@@ -89,7 +89,7 @@ def run(master: str, out: Path, adapter_name: str, options: dict, seed: int, sch
         deadline: float | None, progress=None) -> dict:
     """The campaign's tasks on Spark at ``master``, all at once as its parallelism allows; each task's results in
     ``out/tasks``, the merged ones returned (the caller writes them), the cut-down schedules in ``out/schedules``."""
-    from conformance.campaign.spark import spark_session
+    from conformance.campaign.spark import spark_session, stop_session
 
     specs = plan(seed, schedules, tasks)
     spark = spark_session(master, out, 1)
@@ -98,7 +98,7 @@ def run(master: str, out: Path, adapter_name: str, options: dict, seed: int, sch
         args = [(spec, adapter_name, options, tries, deadline) for spec in specs]
         parts = sc.parallelize(args, len(args)).map(crash_task).collect()
     finally:
-        spark.stop()
+        stop_session(spark)
     (out / "tasks").mkdir(parents=True, exist_ok=True)
     for part in parts:
         files = part.pop("schedule_files", {})

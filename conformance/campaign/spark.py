@@ -26,6 +26,7 @@ import json
 import multiprocessing
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -482,6 +483,10 @@ def spark_session(master: str, out: Path, attempts: int):
     log = out / "spark.log"
     sys.stderr.flush()
     saved = os.dup(2)
+    # PySpark's context puts in its own handler of Ctrl-C (cancel the jobs, then interrupt), and leaves it in once
+    # stopped, when it fails on the stopped context's missing JVM link: stop_session puts back the one before.
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGINT) if main else None
     try:
         with open(log, "ab") as sink:
             os.dup2(sink.fileno(), 2)
@@ -492,8 +497,26 @@ def spark_session(master: str, out: Path, attempts: int):
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+    if main and signal.getsignal(signal.SIGINT) is not before:
+        _SIGINT_BEFORE[id(spark)] = before
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+#: The Ctrl-C handler in place before a session the kit started put PySpark's in, by the session's id.
+_SIGINT_BEFORE: dict[int, object] = {}
+
+
+def stop_session(spark) -> None:
+    """Stop a session :func:`spark_session` started and put back the Ctrl-C handler that was in place before it:
+    PySpark's own, left in, would fail on the stopped context (and interrupt whatever runs then, as a garbage
+    collection's callback did at a test worker's end)."""
+    before = _SIGINT_BEFORE.pop(id(spark), None)
+    try:
+        spark.stop()
+    finally:
+        if before is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, before)
 
 
 @attrs.define

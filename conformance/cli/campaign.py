@@ -206,7 +206,7 @@ def _campaign(args, out, started: float, managed) -> int:
         finish_by = started + args.minutes * 60 * (1 - CP.TEARDOWN_SHARE / 2)
         seconds = CP.task_seconds(deadline - time.time(), len(pairs), parallelism)
         if seconds < least:
-            spark.stop()
+            CP.stop_session(spark)
             raise CampaignTooShort(
                 f"starting Spark took {CP._duration(spark_seconds)} of the {args.minutes:g} minute budget: what is "
                 f"left cannot run each of the {len(pairs)} area/platform pairs once on {parallelism} worker(s) "
@@ -228,7 +228,7 @@ def _campaign(args, out, started: float, managed) -> int:
                         after_task=None if managed is None else lambda result: _revive(managed, result))
     finally:
         tasks_ended = time.time()
-        spark.stop()
+        CP.stop_session(spark)
     record = RunRecord(adapter=args.adapter, describe=describe, capabilities=caps.to_json(), areas=areas,
                        seed=seed, examples=args.examples or 0, started=started)
     coverage = Coverage()
