@@ -878,3 +878,39 @@ def test_a_none_correl_id_taken_literally_is_the_selection_first():
     failure = with_alternatives(failure_of(adapter, "core", ops), 0)
     assert failure.mismatch.index == len(ops) - 1
     assert failure.blamed == ("CORE-51", "CORE-04") and failure.one_of, (failure.blamed, failure.one_of)
+
+
+def test_candidates_that_begin_alike_are_judged_well_formed_as_the_model_runs_each_afresh():
+    """The minimiser walks the model once over the beginning candidates share; each candidate is still
+    judged as a run of the model from its start would judge it (a handle closed earlier in one candidate,
+    reopened in another, a connection never made)."""
+    from adapters.reference import ReferenceAdapter
+
+    adapter = create_adapter("simulated", {"faults": "priority-ignored", "platform": "distributed"})
+    opened = [L.DefineQueue(queue="Q"), L.Connect(conn="c"),
+              L.Open(conn="c", handle="h", queue="Q", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)]
+    put = L.Put(conn="c", handle="h", body="x", options=C.MQPMO_NO_SYNCPOINT)
+    candidates = [opened + [put, L.Close(conn="c", handle="h"), put],
+                  opened + [put],
+                  opened + [L.Close(conn="c", handle="h"), opened[2], put],
+                  opened[:2] + [put],
+                  [L.Connect(conn="c"), opened[0], L.Connect(conn="c")],
+                  opened + [put, L.Close(conn="c", handle="h")],
+                  opened[1:] + [put],
+                  opened + [put, L.Close(conn="c", handle="h"), put]]
+
+    def afresh(ops) -> bool:
+        model = ReferenceAdapter(platform="distributed")
+        try:
+            for op in ops:
+                model.execute(op)
+        except Exception:  # noqa: BLE001 - what well_formed counts as not a history
+            return False
+        return True
+
+    search = _Search(failure_of(adapter, "core", opened + [put] * 3 + [
+        L.Put(conn="c", handle="h", body="hi", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(priority=8)),
+        L.Get(conn="c", handle="h", options=C.MQGMO_NO_SYNCPOINT)]), adapter, budget=60.0)
+    judged = [search.well_formed(ops) for ops in candidates]
+    assert judged == [afresh(ops) for ops in candidates]
+    assert True in judged and False in judged, judged

@@ -49,6 +49,7 @@ from conformance.records.results import Coverage
 from conformance.runner.stack import with_frame_room
 from reference_model import dlq_table
 from reference_model import language as L
+from reference_model import model
 from reference_model import mqconst as C
 from reference_model.rules import RULES
 
@@ -85,8 +86,14 @@ class _Search:
         self.replays = 0
         #: Replays the search may make (None: as many as its time allows).
         self.max_replays: int | None = None
-        #: The model on its own: a candidate it cannot run is never sent to the system under test.
+        #: The model on its own (a witness's probe runs on it) ...
         self.model = ReferenceAdapter(platform=failure.platform)
+        #: ... and what it made of the candidates so far (a candidate it cannot run is never sent to the system
+        #: under test), as a tree of their operations (:meth:`well_formed`): each node maps an operation to the
+        #: state the model reached with it (None: it could not run it) and the next node.  Candidates share
+        #: their beginnings (each leaves out a part of one before), which are run once.
+        self._start = model.initial_state(failure.platform)
+        self._walked: dict = {}
         #: Set when the system under test failed (not a verdict): the search stops there.
         self.broken = False
         #: The failure the last replay found, the same as the one minimised or not.
@@ -115,13 +122,21 @@ class _Search:
                 or self.max_replays is not None and self.replays >= self.max_replays)
 
     def well_formed(self, ops: list[L.Op]) -> bool:
-        """The model can run ``ops`` (every handle and connection used exists, no name reused)."""
-        self.model.start_case("candidate", self.failure.platform)
-        try:
-            for op in ops:
-                self.model.execute(op)
-        except Exception:  # noqa: BLE001 - HistoryError and the like: not a history a program could make
-            return False
+        """The model can run ``ops`` (every handle and connection used exists, no name reused), taking the
+        first of the outcomes it allows at each step.  The model is pure: the state a beginning of ``ops``
+        leads to is the one it led to when an earlier candidate began the same way."""
+        state, node = self._start, self._walked
+        for op in ops:
+            walked = node.get(op)
+            if walked is None:
+                try:
+                    walked = (model.step(state, op)[0].state, {})
+                except Exception:  # noqa: BLE001 - HistoryError and the like: not a history a program could make
+                    walked = (None, None)
+                node[op] = walked
+            state, node = walked
+            if state is None:
+                return False
         return True
 
     def replay(self, ops: list[L.Op]) -> Failure | None:
