@@ -35,7 +35,8 @@ class TeeAdapter:
         outside = options.get("outside-faults", faults)
         command = [sys.executable, "-m", "adapters.simulated.serve", *(["--faults", outside] if outside else [])]
         self.outside = SubprocessAdapter(command=shlex.join(command))
-        self.ops: list[L.Op] = []
+        #: The steps of the case so far (the one that differs is named by its number).
+        self.steps = 0
         # judged as a run through the protocol is: with what the server declared (the system's own declaration)
         ours, theirs = self.inside.capabilities().to_json(), self.outside.capabilities().to_json()
         if ours != {k: v for k, v in theirs.items() if k != "declared_by_system"}:
@@ -49,23 +50,23 @@ class TeeAdapter:
         return {**self.inside.describe(), "through": self.outside.describe()}
 
     def start_case(self, case_id: str, platform: str | None = None) -> None:
-        self.ops = []
+        self.steps = 0
         self.inside.start_case(case_id, platform)
         self.outside.start_case(case_id, platform)
 
     def _differs(self, op: L.Op, what: str) -> ProtocolDiffers:
-        return ProtocolDiffers(f"step {len(self.ops)} of the case ({type(op).__name__}) answered otherwise through "
+        return ProtocolDiffers(f"step {self.steps} of the case ({type(op).__name__}) answered otherwise through "
                                f"the protocol than in process: {what}")
 
     def express(self, op: L.Op) -> L.Op | None:
         theirs = self.outside.express(op)
         if theirs != op:
-            self.ops.append(op)
+            self.steps += 1
             raise self._differs(op, f"expressed as {theirs!r}, not as {op!r}")
         return op
 
     def execute(self, op: L.Op) -> L.Observation:
-        self.ops.append(op)
+        self.steps += 1
         ours = self.inside.execute(op)
         try:
             theirs = self.outside.execute(op)
