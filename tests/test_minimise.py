@@ -914,3 +914,24 @@ def test_candidates_that_begin_alike_are_judged_well_formed_as_the_model_runs_ea
     judged = [search.well_formed(ops) for ops in candidates]
     assert judged == [afresh(ops) for ops in candidates]
     assert True in judged and False in judged, judged
+
+
+def test_a_departure_shown_again_is_diagnosed_once_and_one_that_came_blamed_keeps_its_blame(monkeypatch):
+    """Two replays that show the same departure (equal histories and mismatches, separate objects) are
+    diagnosed once; a departure given with the rules it is blamed on (a run's diagnosis) is not taken for one
+    that came without, nor the other way round, though they compare equal."""
+    import conformance.records.history as history
+
+    adapter = create_adapter("simulated", {"faults": "browse-next-skips", "platform": "distributed"})
+    ops = _browse_three(C.MQGMO_BROWSE_FIRST)
+    first, again = failure_of(adapter, "core", ops), failure_of(adapter, "core", ops)
+    assert first == again and first is not again
+    diagnosed = []
+    real = history.blamed_rules
+    monkeypatch.setattr(history, "blamed_rules", lambda f, *a: diagnosed.append(f) or real(f, *a))
+    search = _Search(first, adapter, budget=60)
+    assert search.blamed(first) == search.blamed(again) == real(first)
+    assert diagnosed == [first]
+    given = attrs.evolve(again, mismatch=attrs.evolve(again.mismatch, blamed=("CORE-04",)))
+    assert given == first and search.blamed(given) == ("CORE-04",)
+    assert search.blamed(first) == real(first) and diagnosed == [first, given]

@@ -104,9 +104,11 @@ class _Search:
         #: The rules a departure shown with a witness is blamed on: a candidate that shows it blamed on more (a
         #: witness's calls taken out again) is not the same departure.
         self.narrowed: frozenset[str] | None = None
-        #: The failures last diagnosed, and the rules each is blamed on (a witness's test, then what it narrowed to;
-        #: a departure with fewer rules, and the one it is measured against), the latest last.
-        self._blamed: list[tuple[Failure, tuple[str, ...]]] = []
+        #: The rules each failure diagnosed so far is blamed on, by its history and mismatch (and the rules it came
+        #: blamed on, if any): a diagnosis is a function of those (the run's set-aside rules and the system's expiry
+        #: tolerance are the search's), and a replay often shows a departure an earlier one showed (a fifth of the
+        #: diagnoses of the fault runs).
+        self._blamed: dict[tuple, tuple[str, ...]] = {}
         #: The failure each history replayed showed, up to its failing call, where it was the one minimised (or
         #: one with fewer of its rules): what a stage diagnoses as the history it starts from (:meth:`shown`).
         self._shown: dict[tuple[L.Op, ...], Failure] = {}
@@ -205,11 +207,11 @@ class _Search:
         """The rules ``failure`` is blamed on (the run's set-aside rules stepped past)."""
         from conformance.records.history import blamed_rules
 
-        for known, rules in self._blamed:
-            if known is failure:
-                return rules
-        rules = blamed_rules(failure, self.adapter.capabilities().expiry_tolerance, self.set_aside)
-        self._blamed = [*self._blamed[-3:], (failure, rules)]
+        key = (failure.steps, failure.mismatch, failure.mismatch.blamed)   # (blamed is not compared: one given)
+        rules = self._blamed.get(key)
+        if rules is None:
+            rules = self._blamed[key] = blamed_rules(failure, self.adapter.capabilities().expiry_tolerance,
+                                                     self.set_aside)
         return rules
 
     def fewer(self, found: Failure, steps: int) -> bool:
