@@ -153,9 +153,9 @@ def test_conformance_run_with_an_external_handler(tmp_path):
     handler = f"{sys.executable} -m adapters.dlq_handler"
     checked = {}
     for name, options in (("ok", ("--adapter-opt", f"dlq-handler={handler}")), ("built-in", ())):
-        # 4 cases of seed 2: every one of the 41 rules checked, about 75 handler programs run (each a process of
-        # its own)
-        code, out, err = run_cli("run", "--adapter", "simulated", "--area", "dlq", "--examples", "4", "--seed", "2",
+        # 4 cases of seed 9: every one of the 41 rules checked, 69 handler programs run (each a process of its own;
+        # seed 2 ran 101 and checked 40)
+        code, out, err = run_cli("run", "--adapter", "simulated", "--area", "dlq", "--examples", "4", "--seed", "9",
                                  *options, "--adapter-opt", "platform=distributed", "--results", tmp_path / name)
         assert code == 0, out + err
         checked[name] = {row["rule"]: (row["verdict"], row["checked"]) for row in
