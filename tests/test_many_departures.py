@@ -3,10 +3,12 @@ run, in process and through the JSON-lines protocol.  Every fault is found: one 
 others, rounds spent on departures the recorded ones explain do not use up the search, and none of their
 consequences is blamed on a rule none of them breaks.
 
-The run's budget is 10 cases an area and platform, not the default 200: the smallest of 5, 7, 10 with which
-seed 12 finds all twelve (5 and 7 miss the DLQ handler's lost context), so that a search that spends its cases
-less well misses one.  Seeds 4, 11 and 12 find all twelve at 10 cases (seeds 1-3, 5-10 miss one or two); 12 is
-the cheapest (28 s of CPU in process, seed 4 41 s).  The run goes through the protocol too, step for step
+The run's budget is 7 cases an area and platform, not the default 200: the smallest of 5, 7, 10 with which
+seed 7 finds all twelve (5 misses the DLQ handler's lost context), so that a search that spends its cases
+less well misses one.  Of seeds 1-16 at 10 cases, 6 and 7 alone find all twelve and blame nothing else (since
+2026-12-06, ninth session, when a departure met late in a long case first came to be narrowed to the one rule its
+minimal history breaks; seed 12 at 10 cases until then); the others miss one or two, or publish a returned expired
+message as "one of EXP-06 / EXP-07 / EXP-18" or blame CORE-19 or TRIG-12.  The run goes through the protocol too, step for step
 (tests/teekit.py): every operation the search, its shrinking and its minimising send is answered through the
 protocol as in process, so that a run through the protocol would make the same choices and come to the same
 verdicts and minimal counterexamples: what the protocol carries is what the kit judges.  (Until 2026-12-06 a
@@ -38,7 +40,7 @@ def _blamed(results) -> set[str]:
 
 
 #: Cases an area and platform, and the seed (see the module's note).
-EXAMPLES, SEED = "10", "12"
+EXAMPLES, SEED = "7", "7"
 
 
 @pytest.fixture

@@ -935,3 +935,41 @@ def test_a_departure_shown_again_is_diagnosed_once_and_one_that_came_blamed_keep
     given = attrs.evolve(again, mismatch=attrs.evolve(again.mismatch, blamed=("CORE-04",)))
     assert given == first and search.blamed(given) == ("CORE-04",)
     assert search.blamed(first) == real(first) and diagnosed == [first, given]
+
+
+def _trigger_one_of() -> list:
+    """A message put on a FIRST-triggered queue before any trigger monitor (condition 12 triggers it when one opens
+    the initiation queue), then one below TRIGMPRI on another triggered queue: a trigger message too many on the
+    initiation queue.  From the history alone: a trigger below TRIGMPRI (TRIG-02), one without a monitor (TRIG-12),
+    or two for condition 12 (TRIG-26); without the first put it can only be TRIG-02."""
+    md = L.MessageDescriptor(priority=-1, persistence=2)
+    return [L.DefineQueue(queue="SHARED.Q", attrs=(("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"))),
+            L.DefineProcess(process="APP.PROCESS", appl_type=6, appl_id="/opt/app/server"),
+            L.DefineQueue(queue="INIT.Q"),
+            L.DefineQueue(queue="APP.Q", attrs=(("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("TRIGGER", 1))),
+            L.Connect(conn="c"),
+            L.Open(conn="c", handle="h1", queue="APP.Q", options=C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+            L.Open(conn="c", handle="h2", queue="SHARED.Q", options=C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+            L.Put(conn="c", handle="h1", body="m6", md=md, options=C.MQPMO_NO_SYNCPOINT),
+            L.AlterQueue(queue="SHARED.Q", attrs=(("TRIGGER", 1), ("TRIGMPRI", 4))),
+            L.Open(conn="c", handle="h3", queue="INIT.Q", options=C.MQOO_INPUT_AS_Q_DEF),
+            L.Put(conn="c", handle="h2", body="s7", md=md, options=C.MQPMO_NO_SYNCPOINT),
+            L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",))]
+
+
+def test_a_long_history_s_one_of_is_narrowed_once_its_history_is_short():
+    """A departure met at the end of a long history (here 70 steps, most of them on queues it does not use) that
+    breaks one of three rules as its minimal history shows it, where a part of that history breaks one of them
+    alone: minimised, it is that part, blamed on TRIG-02 alone.  (Whether a smaller departure blames fewer rules
+    was asked only where the history minimising began with was short, so that a departure met late in a case was
+    published as "one of TRIG-02 / TRIG-26 / TRIG-12", on a queue manager that breaks TRIG-02 alone.)"""
+    adapter = create_adapter("simulated", {"faults": "trigmpri-ignored", "platform": "zos"})
+    padding = [L.DefineQueue(queue=f"OTHER.{i}") for i in range(58)]
+    failure = failure_of(adapter, "trigger", padding + _trigger_one_of(), platform="zos")
+    assert len(failure.steps) == 70 and {"TRIG-02", "TRIG-12", "TRIG-26"} <= set(failure.rules), failure.rules
+    tolerance = adapter.capabilities().expiry_tolerance
+    assert set(with_alternatives(failure_of(adapter, "trigger", _trigger_one_of(), platform="zos"), tolerance)
+               .blamed) == {"TRIG-02", "TRIG-12", "TRIG-26"}
+    small = minimise(failure, adapter)
+    assert small.rules == ("TRIG-02",) and with_alternatives(small, tolerance).blamed == ("TRIG-02",), small.rules
+    assert not any(isinstance(op, L.Put) and op.body == "m6" for op in (s.op for s in small.steps))

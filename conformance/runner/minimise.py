@@ -98,6 +98,9 @@ class _Search:
         self.broken = False
         #: The failure the last replay found, the same as the one minimised or not.
         self.last: Failure | None = None
+        #: The failure the last replay kept showed: the departure minimised as the history the search now stands on
+        #: shows it (:meth:`fewer` diagnoses it, not the longer history minimising began with).
+        self.kept: Failure | None = None
         #: Calls added to show which step changed a value (:func:`_witnessed`): the result may be longer
         #: than the history given by as many.
         self.witness = 0
@@ -177,6 +180,7 @@ class _Search:
         self.last = found
         if self.same(found):
             self._shown[tuple(ops[:self.ran])] = found
+            self.kept = found
             return found
         if set(found.rules) < set(f.rules) and found.rules[0] == f.rules[0] or self.fewer(found, self.ran):
             # the departure with fewer of its rules in play: a counterexample that leaves less in doubt
@@ -184,6 +188,7 @@ class _Search:
             # from here on it is the failure being minimised
             self.failure = found
             self._shown[tuple(ops[:self.ran])] = found
+            self.kept = found
             return found
         return None
 
@@ -219,17 +224,23 @@ class _Search:
         whichever now comes first: in the same fields, blamed on some of the rules the departure minimised is, none
         besides; named otherwise (other fields, another step), blamed on fewer of them.  A step that only adds a rule
         to the "one of" (a DLQ table changed but not in force, DLQ-10, named first as what a system most likely
-        applied) can then go, though the checker then names another rule first.  Diagnosed only where both
-        histories have :data:`EARLY_DIAGNOSIS_STEPS` steps or fewer (a long one costs most of a minute)."""
+        applied) can then go, though the checker then names another rule first.  The departure minimised is
+        diagnosed as the history the search stands on shows it (:attr:`kept`), not as the longer one minimising
+        began with, which may blame more rules (a 121-step trigger history) and whose length would keep any from
+        being diagnosed: both histories must have :data:`EARLY_DIAGNOSIS_STEPS` steps or fewer (a long one costs
+        most of a minute)."""
         f = self.failure
-        if max(steps, len(f.steps)) > EARLY_DIAGNOSIS_STEPS:
+        kept = self.kept
+        base = kept if kept is not None and kept.mismatch.fields == f.mismatch.fields \
+            and set(kept.rules) == set(f.rules) else f
+        if max(steps, len(base.steps)) > EARLY_DIAGNOSIS_STEPS:
             return False
         if found.mismatch.fields == f.mismatch.fields and set(found.rules) < set(f.rules):
-            return set() < set(self.blamed(found)) <= set(self.blamed(f))
+            return set() < set(self.blamed(found)) <= set(self.blamed(base))
         # a "one of" narrowed to one of them: a lower-priority message returned where MQ returns one its handle's
         # close should have unlocked (CORE-04 or CORE-21?), and, the queue holding the locked one alone, nothing
         # returned (CORE-21 alone)
-        blamed = set(self.blamed(f))
+        blamed = set(self.blamed(base))
         return len(blamed) > 1 and found.rules[0] in blamed and set() < set(self.blamed(found)) < blamed
 
 
