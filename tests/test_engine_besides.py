@@ -131,13 +131,28 @@ def test_a_departure_a_replay_does_not_show_is_marked_not_reproduced():
     assert shown.reproduced is True and set(shown.rules) == set(raised.value.failure.rules)
 
 
-def test_a_departure_the_rules_another_area_found_broken_explain_is_not_new_and_the_area_says_so(tmp_path):
+def test_a_departure_the_rules_another_area_found_broken_explain_is_not_new_and_the_area_says_so(tmp_path,
+                                                                                                  monkeypatch):
     """One system: a rule the core area found broken explains the syncpoint area's departures as well (the same
-    uncommitted put seen), so that area records nothing new; its line says what it met, not "conformant"."""
+    uncommitted put seen), so that area records nothing new; its line says what it met, not "conformant".  Nor
+    is such a departure shrunk: the session asks whether it is explained before the first case that would
+    shrink it, and runs none (each such case was a whole case on the system for a departure not reported)."""
     import json
 
     from tests.clikit import run_cli
 
+    shrinking: dict[int, list[bool]] = {}   # per syncpoint session: each case started after its first departure,
+    start_case = Session.start_case        # whether it ran on the system
+
+    def spied(self):
+        met, ran = self.smallest is not None, False
+        try:
+            start_case(self)
+            ran = not self._idle
+        finally:   # (a session whose shrinking is over may end it at once, raising)
+            if met and self.area == "syncpoint":
+                shrinking.setdefault(id(self), []).append(ran)
+    monkeypatch.setattr(Session, "start_case", spied)
     # (10 cases an area: with seed 3, 5 already meet the syncpoint area's explained departure)
     code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "uncommitted-put-visible", "--area",
                              "core,syncpoint", "--seed", "3", "--examples", "10", "--results", tmp_path / "r")
@@ -146,6 +161,7 @@ def test_a_departure_the_rules_another_area_found_broken_explain_is_not_new_and_
     assert {f["area"] for f in failures} == {"core"}, [(f["area"], f["rules"]) for f in failures]
     assert "syncpoint on zos: no new departure (only departures that rules found broken before explain: CORE-02)" \
         in out, out
+    assert shrinking and not any(ran for cases in shrinking.values() for ran in cases), shrinking
 
 
 def test_a_dlq_handler_forwarding_past_maxdepth_is_what_ignoring_maxdepth_explains(tmp_path, monkeypatch):

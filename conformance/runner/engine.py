@@ -91,7 +91,8 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                   shrink_until: float | None = None, shrink_seconds=BY_SYSTEM,
                   named: frozenset[str] | None = None,
                   elsewhere: Callable[[], frozenset[str]] | None = None,
-                  undecided: frozenset[str] = frozenset()) -> type:
+                  undecided: frozenset[str] = frozenset(),
+                  explained: Callable[[Failure], bool] | None = None) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
 
     After ``deadline`` (a ``time.time()`` value) no new case is run on the system (see :class:`Session`);
@@ -102,7 +103,7 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
                       set_aside=set_aside, deadline=deadline,
                       shrink=shrink_bounds(adapter.capabilities(), shrink_budget, shrink_seconds, shrink_until),
-                      named=named, elsewhere=elsewhere, undecided=undecided)
+                      named=named, elsewhere=elsewhere, undecided=undecided, explained=explained)
 
     machine = bind(MACHINES[area].on(session), session)
     if seed is not None:
@@ -384,25 +385,39 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         relaxed together explains more than either rule does).  Minimising a history an earlier area's
         departure explains, only to find that out, was most of such a run's time."""
         hear()
-        known = known_now()
-        pairs = [(s.op, s.observed) for s in failure.steps]
-        tolerance = adapter.capabilities().expiry_tolerance
         if elsewhere is None and not found_before:
-            other_areas = frozenset(r for f in record.failures if f.platform == platform and f.area != area
-                                    for r in f.blamed)
-            if not other_areas or not explained_by(pairs, platform, known, tolerance):
-                return False
-            needed = frozenset(r for r in known if not explained_by(pairs, platform, known - {r}, tolerance))
-            if not needed or not needed <= other_areas or not explained_by(pairs, platform, needed, tolerance):
+            needed = explained_by_other_areas(failure)
+            if needed is None:
                 return False
             met_known.update(needed)
             return True
+        known = known_now()
+        pairs = [(s.op, s.observed) for s in failure.steps]
+        tolerance = adapter.capabilities().expiry_tolerance
         if not explained_by(pairs, platform, known, tolerance):
             return False
         if not explained_by(pairs, platform, known - heard, tolerance):
             record.found_elsewhere += 1
         met_known.update(set(failure.rules) & known)
         return True
+
+    def explained_by_other_areas(failure) -> frozenset[str] | None:
+        """In one process: the rules found broken in the run's other areas on this platform that explain ``failure``'s
+        history by themselves, relaxed with those found broken here (:func:`explained_before`); None where they do
+        not.  A session asks it of each smaller departure while shrinking, and shrinks no further one it holds for."""
+        other_areas = frozenset(r for f in record.failures if f.platform == platform and f.area != area
+                                for r in f.blamed)
+        if not other_areas:
+            return None
+        known = known_now()
+        pairs = [(s.op, s.observed) for s in failure.steps]
+        tolerance = adapter.capabilities().expiry_tolerance
+        if not explained_by(pairs, platform, known, tolerance):
+            return None
+        needed = frozenset(r for r in known if not explained_by(pairs, platform, known - {r}, tolerance))
+        if not needed or not needed <= other_areas or not explained_by(pairs, platform, needed, tolerance):
+            return None
+        return needed
 
     def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset(),
               tidied: bool = False):
@@ -509,7 +524,9 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                                 named=frozenset(r for f in record.failures for r in f.blamed) | declared
                                 | broken_before,
                                 elsewhere=broken_elsewhere if elsewhere is not None or found_before else None,
-                                undecided=undecided_elsewhere())
+                                undecided=undecided_elsewhere(),
+                                explained=None if elsewhere is not None or found_before
+                                else lambda f: explained_by_other_areas(f) is not None)
         sessions.append(machine.session)
         began = time.monotonic()
         try:

@@ -91,7 +91,8 @@ class Session:
                  deadline: float | None = None, shrink: ShrinkBounds = ShrinkBounds(),
                  named: frozenset[str] | None = None,
                  replaying: bool = False, elsewhere: Callable[[], frozenset[str]] | None = None,
-                 undecided: frozenset[str] = frozenset()) -> None:
+                 undecided: frozenset[str] = frozenset(),
+                 explained: Callable[[Failure], bool] | None = None) -> None:
         self.adapter = adapter
         self.area = area
         self.adapter_options = {k: v for k, v in (adapter_options or {}).items() if not _secret(k)}
@@ -138,6 +139,11 @@ class Session:
         #: they explain is not shrunk on, as another process has its counterexample already.
         self.elsewhere = elsewhere
         self._heard: tuple = ()
+        #: Whether departures the run found in its other areas explain a departure's history (None: not asked):
+        #: one they explain is not shrunk on, as it will not be reported (the engine asks again of the departure
+        #: the round ends with).  Asked once of each smaller departure shrinking finds.
+        self.explained = explained
+        self._judged: Failure | None = None
         #: Of the rules found broken elsewhere, those only histories that break one of several rules name: a
         #: departure from them stepped past fails none of them unless this run shows one broken.
         self.undecided = frozenset(undecided)
@@ -190,6 +196,10 @@ class Session:
         if self.smallest is not None and not self.shrink_spent and self.elsewhere is not None \
                 and self._explained_elsewhere(self.smallest):
             self.shrink_spent = True
+        if self.smallest is not None and not self.shrink_spent and self.explained is not None \
+                and self._judged is not self.smallest:
+            self._judged = self.smallest
+            self.shrink_spent = self.explained(self.smallest)
         if self.smallest is not None and self._shrink_ends is not None and time.time() >= self._shrink_ends:
             self.shrink_timed_out = self.shrink_timed_out or not self.shrink_spent
             self.shrink_spent = True
