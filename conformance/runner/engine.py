@@ -391,12 +391,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 return False
             met_known.update(needed)
             return True
-        known = known_now()
-        pairs = [(s.op, s.observed) for s in failure.steps]
-        tolerance = adapter.capabilities().expiry_tolerance
-        if not explained_by(pairs, platform, known, tolerance):
+        known, explains = known_now(), explainer(failure)
+        if not explains(known):
             return False
-        if not explained_by(pairs, platform, known - heard, tolerance):
+        if not explains(known - heard):
             record.found_elsewhere += 1
         met_known.update(set(failure.rules) & known)
         return True
@@ -409,15 +407,19 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                                 for r in f.blamed)
         if not other_areas:
             return None
-        known = known_now()
-        pairs = [(s.op, s.observed) for s in failure.steps]
-        tolerance = adapter.capabilities().expiry_tolerance
-        if not explained_by(pairs, platform, known, tolerance):
+        known, explains = known_now(), explainer(failure)
+        if not explains(known):
             return None
-        needed = frozenset(r for r in known if not explained_by(pairs, platform, known - {r}, tolerance))
-        if not needed or not needed <= other_areas or not explained_by(pairs, platform, needed, tolerance):
+        needed = frozenset(r for r in known if not explains(known - {r}))
+        if not needed or not needed <= other_areas or not explains(needed):
             return None
         return needed
+
+    def explainer(failure) -> Callable[[frozenset[str]], bool]:
+        """Whether rules, relaxed, make ``failure``'s history pass on this platform (:func:`blame.explained_by`)."""
+        pairs = [(s.op, s.observed) for s in failure.steps]
+        tolerance = adapter.capabilities().expiry_tolerance
+        return lambda rules: explained_by(pairs, platform, rules, tolerance)
 
     def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset(),
               tidied: bool = False):
