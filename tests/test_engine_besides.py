@@ -18,7 +18,7 @@ from conformance.runner import session as session_module
 from conformance.checker.sequential import Mismatch
 from conformance.runner import engine as engine_module
 from conformance.runner.engine import run_area
-from conformance.records.history import Failure, Step
+from conformance.records.history import Failure, Step, with_alternatives
 from conformance.runner.minimise import minimise
 from conformance.records.results import FAIL, ONE_OF, RunRecord
 from conformance.runner.session import NonConformance, Session
@@ -190,3 +190,27 @@ def test_a_dlq_handler_forwarding_past_maxdepth_is_what_ignoring_maxdepth_explai
     assert "dlq on distributed: no new departure (only departures that rules found broken before explain: CORE-27)" \
         in out, out
     assert "core" in minimised and "dlq" not in minimised, minimised
+
+
+def test_a_departure_blamed_on_one_rule_of_a_one_of_alone_is_recorded_and_settles_it():
+    """A run whose failures so far break one of TRIG-02 / TRIG-26 / TRIG-12 (each alone, relaxed, explains the
+    history: a trigger message too many) that then meets a departure blamed on TRIG-02 alone records it, though
+    TRIG-02 is known: it settles which of them the first history breaks, and TRIG-26 and TRIG-12 are no longer
+    "one of".  (Such a departure was dropped as one the rules found broken explain.)  One blamed on several rules
+    together is still dropped: it shows no more than the "one of" did."""
+    from tests.test_minimise import _trigger_one_of, failure_of
+
+    adapter = create_adapter("simulated", {"faults": "trigmpri-ignored", "platform": C.PLATFORM_ZOS})
+    tolerance = adapter.capabilities().expiry_tolerance
+    one_of = with_alternatives(failure_of(adapter, "trigger", _trigger_one_of(), platform=C.PLATFORM_ZOS), tolerance)
+    assert one_of.one_of and set(one_of.blamed) == {"TRIG-02", "TRIG-26", "TRIG-12"}, one_of.blamed
+    record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
+                       areas=["trigger"], seed=5, examples=20)
+    record.add_failure(one_of)
+    verdicts = {row["rule"]: row["verdict"] for row in record.rule_rows()}
+    assert verdicts["TRIG-02"] == verdicts["TRIG-26"] == verdicts["TRIG-12"] == ONE_OF
+    run_area(adapter, "trigger", C.PLATFORM_ZOS, 20, 5, {"faults": "trigmpri-ignored"}, record, keep_going=None)
+    assert [(f.blamed, f.one_of) for f in record.failures[1:]] == [(("TRIG-02",), False)], \
+        [(f.blamed, f.one_of) for f in record.failures]
+    verdicts = {row["rule"]: row["verdict"] for row in record.rule_rows()}
+    assert verdicts["TRIG-02"] == FAIL and ONE_OF not in (verdicts["TRIG-26"], verdicts["TRIG-12"]), verdicts

@@ -376,6 +376,15 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         # declared not applicable
         return frozenset(broken) | declared | broken_before | broken_here()
 
+    def undecided_here() -> frozenset[str]:
+        """The rules this run's failures on this platform blame only as one of several (each such history breaks one
+        of them and shows not which), none besides broken alone: a departure then blamed on one of them alone
+        settles which, and is recorded though its rule is known (the report then gives the others of the "one of"
+        the verdict their own evidence gives)."""
+        ours = [f for f in record.failures if f.platform == platform]
+        alone = frozenset(r for f in ours if not f.one_of for r in f.blamed)
+        return frozenset(r for f in ours if f.one_of for r in f.blamed) - alone - declared - broken_before
+
     def explained_before(failure) -> bool:
         """Whether departures found before, relaxed, explain ``failure``'s history as met, before it is minimised:
         then it is not minimised.  Those of other processes (another worker's, or handed to the run) with
@@ -436,14 +445,17 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             return None
         if not tidied:
             failure = tidy(failure, aside)
-        known = known_now()
-        if known and set(failure.rules) <= known:
+        known, undecided = known_now(), undecided_here()
+        if known and set(failure.rules) <= known and not set(failure.rules) & undecided:
             met_known.update(failure.rules)
             met = True
             return None
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance, aside,
                                     known_by=known)
-        if failure.mismatch.known or (known and set(failure.blamed) <= known):
+        # (blamed on that rule alone: a history that needs it relaxed together with others shows no more than the
+        # one of several did)
+        settles = len(failure.blamed) == 1 and failure.mismatch.confirmed and failure.blamed[0] in undecided
+        if not settles and (failure.mismatch.known or (known and set(failure.blamed) <= known)):
             # the departures already found explain it: the checker only named it by other rules (a rule a
             # departure merely mentioned before is new when this one is blamed on it)
             named.update(failure.rules)
