@@ -264,18 +264,24 @@ def test_a_worker_stops_shrinking_a_departure_once_another_worker_has_found_it()
     from conformance.runner.engine import bound_machine, machine_settings, run_machine
     from conformance.runner.session import NonConformance
 
+    from conformance.checker.blame import explained_by
+
     def shrink(elsewhere):
+        """The departure shrunk, the session asking before each shrinking case whether the rules another worker
+        found broken (``elsewhere``) explain it, as the engine asks it (``run_area(elsewhere=...)``)."""
         adapter = SimulatedAdapter(platform="distributed", faults="priority-ignored")
-        machine = bound_machine(adapter, "core", "distributed", 3, {}, Coverage(), elsewhere=elsewhere)
+        explained = None if elsewhere is None else lambda failure: explained_by(
+            [(s.op, s.observed) for s in failure.steps], "distributed", elsewhere, 0)
+        machine = bound_machine(adapter, "core", "distributed", 3, {}, Coverage(), explained=explained)
         with pytest.raises(NonConformance):
             run_machine(machine, machine_settings(40))
         return machine.session
 
     alone = shrink(None)
     assert alone._shrink_cases > 3 and not alone.shrink_timed_out
-    told = shrink(lambda: frozenset({"CORE-04"}))
+    told = shrink(frozenset({"CORE-04"}))
     assert told._shrink_cases == 1 and told.shrink_spent, told._shrink_cases
-    unrelated = shrink(lambda: frozenset({"CORE-05"}))
+    unrelated = shrink(frozenset({"CORE-05"}))
     assert unrelated._shrink_cases == alone._shrink_cases
 
 

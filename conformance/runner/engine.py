@@ -90,7 +90,6 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
                   deadline: float | None = None, shrink_budget=BY_SYSTEM,
                   shrink_until: float | None = None, shrink_seconds=BY_SYSTEM,
                   named: frozenset[str] | None = None,
-                  elsewhere: Callable[[], frozenset[str]] | None = None,
                   undecided: frozenset[str] = frozenset(),
                   explained: Callable[[Failure], bool] | None = None) -> type:
     """``area``'s machine class, running against ``adapter`` on ``platform`` with its own session and seed.
@@ -103,7 +102,7 @@ def bound_machine(adapter: Adapter, area: str, platform: str, seed: int | None,
     session = Session(adapter, area, adapter_options, seed, coverage=coverage, platform=platform,
                       set_aside=set_aside, deadline=deadline,
                       shrink=shrink_bounds(adapter.capabilities(), shrink_budget, shrink_seconds, shrink_until),
-                      named=named, elsewhere=elsewhere, undecided=undecided, explained=explained)
+                      named=named, undecided=undecided, explained=explained)
 
     machine = bind(MACHINES[area].on(session), session)
     if seed is not None:
@@ -343,10 +342,26 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         set_aside = set_aside | frozenset(r for f in news for r in f.rules)
         broken_before = broken_before | blamed
 
-    def broken_elsewhere() -> frozenset[str]:
-        """What the session stops shrinking for: a departure whose rules another worker found broken."""
-        hear()
-        return broken_before
+    def shrinks_no_further(named: frozenset[str]) -> Callable[[Failure], bool]:
+        """What a round's session asks before each case that would shrink its departure: whether it will not be
+        reported, as departures found before explain it.  In one process, those of the run's other areas
+        (:func:`explained_by_other_areas`); shared with other processes, the rules they found broken so far with
+        those ``named`` as the round began (another process has the counterexample).  Asked again only when the
+        departure, or what the others found, has changed."""
+        shared = elsewhere is not None or bool(found_before)
+        last: list = [None, None]   # what was last asked: the departure, and what the others had found
+
+        def explained(failure) -> bool:
+            if shared:
+                hear()
+            heard = broken_before if shared else frozenset()
+            if last[0] is failure and last[1] == heard or shared and not heard:
+                return False
+            last[:] = [failure, heard]
+            if shared:
+                return explainer(failure)(heard | named)
+            return explained_by_other_areas(failure) is not None
+        return explained
 
     def undecided_elsewhere() -> frozenset[str]:
         """The rules found elsewhere only by histories that break one of several rules: a case stepping past a
@@ -375,15 +390,6 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         # found broken (in this area, or in another on this platform: one system; or by another worker), or
         # declared not applicable
         return frozenset(broken) | declared | broken_before | broken_here()
-
-    def undecided_here() -> frozenset[str]:
-        """The rules this run's failures on this platform blame only as one of several (each such history breaks one
-        of them and shows not which), none besides broken alone: a departure then blamed on one of them alone
-        settles which, and is recorded though its rule is known (the report then gives the others of the "one of"
-        the verdict their own evidence gives)."""
-        ours = [f for f in record.failures if f.platform == platform]
-        alone = frozenset(r for f in ours if not f.one_of for r in f.blamed)
-        return frozenset(r for f in ours if f.one_of for r in f.blamed) - alone - declared - broken_before
 
     def explained_before(failure) -> bool:
         """Whether departures found before, relaxed, explain ``failure``'s history as met, before it is minimised:
@@ -445,7 +451,12 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             return None
         if not tidied:
             failure = tidy(failure, aside)
-        known, undecided = known_now(), undecided_here()
+        known = known_now()
+        # the rules found broken so far only as one of several (each such history breaks one of them and shows not
+        # which: Coverage.only_one_of, as the report reads them): a departure blamed on one of them alone settles
+        # which, and is recorded though its rule is known (the others of the "one of" then take the verdict their
+        # own evidence gives)
+        undecided = frozenset(r for r in known - declared - broken_before if record.coverage.only_one_of(r))
         if known and set(failure.rules) <= known and not set(failure.rules) & undecided:
             met_known.update(failure.rules)
             met = True
@@ -532,15 +543,12 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         hear()
         # each round its own cases (the run's seed and the round's number): the cases of the rounds before
         # ran already, up to the departure each met, and are not run again
+        named_now = frozenset(r for f in record.failures for r in f.blamed) | declared | broken_before
         machine = bound_machine(adapter, area, platform, None if seed is None else seed + len(sessions),
                                 adapter_options, record.coverage, set_aside,
                                 deadline=deadline, shrink_budget=shrink_cases, shrink_seconds=shrink_seconds,
-                                named=frozenset(r for f in record.failures for r in f.blamed) | declared
-                                | broken_before,
-                                elsewhere=broken_elsewhere if elsewhere is not None or found_before else None,
-                                undecided=undecided_elsewhere(),
-                                explained=None if elsewhere is not None or found_before
-                                else lambda f: explained_by_other_areas(f) is not None)
+                                named=named_now, undecided=undecided_elsewhere(),
+                                explained=shrinks_no_further(named_now))
         sessions.append(machine.session)
         began = time.monotonic()
         try:

@@ -90,8 +90,7 @@ class Session:
                  platform: str | None = None, set_aside: frozenset[str] = frozenset(),
                  deadline: float | None = None, shrink: ShrinkBounds = ShrinkBounds(),
                  named: frozenset[str] | None = None,
-                 replaying: bool = False, elsewhere: Callable[[], frozenset[str]] | None = None,
-                 undecided: frozenset[str] = frozenset(),
+                 replaying: bool = False, undecided: frozenset[str] = frozenset(),
                  explained: Callable[[Failure], bool] | None = None) -> None:
         self.adapter = adapter
         self.area = area
@@ -135,15 +134,12 @@ class Session:
         self._shrink_ends = shrink.until
         self._shrink_cases = 0
         self._stalled = 0
-        #: The rules other processes sharing the run found broken so far (None: none shares it): a departure
-        #: they explain is not shrunk on, as another process has its counterexample already.
-        self.elsewhere = elsewhere
-        self._heard: tuple = ()
-        #: Whether departures the run found in its other areas explain a departure's history (None: not asked):
-        #: one they explain is not shrunk on, as it will not be reported (the engine asks again of the departure
-        #: the round ends with).  Asked once of each smaller departure shrinking finds.
+        #: Whether departures found before explain the departure being shrunk (None: not asked), asked before each
+        #: case that would shrink it: one they explain is not shrunk on, as it will not be reported (the run's
+        #: other areas explain it, or another process sharing the run has its counterexample already).  The
+        #: engine answers, and asks again only what may have changed; it judges again the departure the round
+        #: ends with.
         self.explained = explained
-        self._judged: Failure | None = None
         #: Of the rules found broken elsewhere, those only histories that break one of several rules name: a
         #: departure from them stepped past fails none of them unless this run shows one broken.
         self.undecided = frozenset(undecided)
@@ -193,13 +189,9 @@ class Session:
             self._stalled += 1
             self.shrink_spent = self._shrink_cases > self.shrink.cases or (
                 self.shrink.stall is not None and self._stalled > self.shrink.stall)
-        if self.smallest is not None and not self.shrink_spent and self.elsewhere is not None \
-                and self._explained_elsewhere(self.smallest):
-            self.shrink_spent = True
         if self.smallest is not None and not self.shrink_spent and self.explained is not None \
-                and self._judged is not self.smallest:
-            self._judged = self.smallest
-            self.shrink_spent = self.explained(self.smallest)
+                and self.explained(self.smallest):
+            self.shrink_spent = True
         if self.smallest is not None and self._shrink_ends is not None and time.time() >= self._shrink_ends:
             self.shrink_timed_out = self.shrink_timed_out or not self.shrink_spent
             self.shrink_spent = True
@@ -228,18 +220,6 @@ class Session:
         """Whether ``rule`` is named only by histories that break one of several rules (this run's, or found
         elsewhere: :attr:`undecided`), none of its own failing it: a step past it then fails none of them."""
         return not self.coverage.failed[rule] and (rule in self.undecided or self.coverage.only_one_of(rule))
-
-    def _explained_elsewhere(self, failure: Failure) -> bool:
-        """Whether the rules found broken elsewhere (:attr:`elsewhere`) and before (:attr:`named`), relaxed,
-        explain ``failure``'s history: asked again only when either has changed."""
-        heard = self.elsewhere()
-        if not heard or self._heard == (heard, id(failure)):
-            return False
-        self._heard = (heard, id(failure))
-        from conformance.checker.blame import explained_by
-
-        return explained_by([(s.op, s.observed) for s in failure.steps], self.platform, heard | self.named,
-                            self.capabilities.expiry_tolerance)
 
     def end_case(self) -> None:
         if self._idle:
