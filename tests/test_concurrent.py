@@ -151,6 +151,41 @@ def test_a_race_shrinks_to_fewer_calls_that_still_race_and_the_clients_it_needs(
     assert kept.case == race.case and kept.calls_after == kept.calls_before
 
 
+def test_a_candidate_turned_down_is_not_run_again_on_chance_and_the_second_pass_gives_it_only_the_runs_it_had_not(
+        monkeypatch):
+    """Shrinking a race keeps what each candidate's runs showed: a candidate met again with no more tries is turned
+    down without running, and the second pass (three times the tries) gives each only the runs it has not had, so
+    the budget goes to candidates not yet tried (a race that shrank to 9 calls had spent its 600 cases retrying ones
+    that had shown nothing)."""
+    import conformance.runner.concurrent as concurrent
+    from conformance.runner.concurrent import RETRY_TRIES, SHRINK_TRIES, shrink
+
+    race, _ = search(_simulated("get-not-atomic"), 1, cases=40)
+    assert race is not None
+    runs: dict[str, list[int]] = {}
+
+    def nothing_shows(adapter, setup, scripts, after, platform, tries, **kw):
+        runs.setdefault(repr((setup, scripts, after)), []).append(tries)
+        return 0, None, None
+
+    monkeypatch.setattr(concurrent, "rerun", nothing_shows)
+    kept = shrink(_simulated("get-not-atomic")(), race, D)
+    assert kept.case == race.case
+    assert runs and all(tries == [SHRINK_TRIES, (RETRY_TRIES - 1) * SHRINK_TRIES] for tries in runs.values()), runs
+    # a candidate that showed once of its tries is given as many again, and counts them in the second pass
+    runs.clear()
+    shown = iter([1])
+
+    def once(adapter, setup, scripts, after, platform, tries, **kw):
+        runs.setdefault(repr((setup, scripts, after)), []).append(tries)
+        return next(shown, 0), None, None
+
+    monkeypatch.setattr(concurrent, "rerun", once)
+    shrink(_simulated("get-not-atomic")(), race, D)
+    first = next(iter(runs.values()))
+    assert first == [SHRINK_TRIES, SHRINK_TRIES, (RETRY_TRIES - 2) * SHRINK_TRIES], runs
+
+
 class _Ticks:
     """A clock each reading of which moves ``step`` seconds on: time a shrink spends counted in its candidates."""
 

@@ -411,7 +411,8 @@ def rerun(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after:
 #: Tries a shrinking candidate is given to show a race, and how many of them must show it for the candidate to be
 #: kept: a race that shows only now and then is not traded for a smaller one that shows more rarely still.  A
 #: candidate one show short after its tries is given as many again (a race of two calls that must meet, shown in
-#: one run of ten, is as likely kept as lost on ten alone; one never shown costs no more).
+#: one run of ten, is as likely kept as lost on ten alone; one never shown costs no more).  A candidate's runs are
+#: kept: met again, it is given only the tries it has not had.
 SHRINK_TRIES = 10
 SHRINK_SHOWS = 2
 #: After a first fixed point, shrinking goes on with each candidate given this many times the tries (and asked to
@@ -474,7 +475,7 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
     are not linearizable, breaking one of the rules the race breaks (a race shows in some runs, not all; a smaller
     case that shows another departure, or the same one with the calls that told it apart gone, is another
     counterexample), until none more can go; then the same again with :data:`RETRY_TRIES` times the tries and the
-    shows; at most ``max_cases`` cases in all, and no candidate begun ``seconds`` after the shrink began (by
+    shows (a candidate's earlier runs counted among them); at most ``max_cases`` cases in all, and no candidate begun ``seconds`` after the shrink began (by
     default :data:`SHRINK_SECONDS_REALTIME` on a system that runs on real time, no bound on a virtual clock; None:
     none)."""
     if max_cases is BY_SYSTEM:
@@ -493,6 +494,12 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
     best = (race.case, race.result)
     spent = 0
 
+    # what each candidate tried showed so far (runs, shows, the first case that showed it): met again (on a later
+    # pass to the fixed point, or on the second pass with more tries), a candidate's earlier runs count among its
+    # tries, so that a candidate turned down is not run again on chance alone and the second pass gives it only the
+    # runs it has not had
+    seen: dict[tuple, tuple[int, int, tuple[ConcurrentCase, Linearization] | None]] = {}
+
     def races(candidate_setup: list[L.Op], candidate: dict[str, list[L.Op]],
               candidate_after: list[L.Op] | None = None, per: int = tries) -> bool:
         nonlocal spent, best, timed_out
@@ -501,24 +508,29 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
         if ends is not None and clock() >= ends:
             timed_out = True
             return False
+        key = (tuple(candidate_setup), tuple((c, tuple(ops)) for c, ops in sorted(candidate.items())),
+               None if candidate_after is None else tuple(candidate_after))
+        runs, shows, shown = seen.get(key, (0, 0, None))
         # as many shows as the first tries ask, in proportion: more tries are more evidence, never a rarer race
         need = SHRINK_SHOWS * per // tries
-        shows, shown = 0, None
-        for _ in range(2):
-            n = min(per, max_cases - spent)
-            failed, result, case = rerun(adapter, candidate_setup, candidate,
-                                         after if candidate_after is None else candidate_after, platform, n,
-                                         case_id="shrink", set_aside=race.set_aside, enough=need - shows,
-                                         rules=frozenset(race.result.rules) or None)
-            spent += n
-            shows += failed
-            if result is not None and case is not None and shown is None:
-                shown = (case, result)
+        for given in (per, 2 * per):
+            n = min(given - runs, max_cases - spent)
+            if n > 0:
+                failed, result, case = rerun(adapter, candidate_setup, candidate,
+                                             after if candidate_after is None else candidate_after, platform, n,
+                                             case_id="shrink", set_aside=race.set_aside, enough=need - shows,
+                                             rules=frozenset(race.result.rules) or None)
+                spent += n
+                runs += n
+                shows += failed
+                if result is not None and case is not None and shown is None:
+                    shown = (case, result)
             if shows != need - 1 or spent >= max_cases:
                 break
         if shows >= need and shown is not None:
             best = shown
             return True
+        seen[key] = (runs, shows, shown)
         return False
 
     # to a fixed point, then again with each candidate given more tries and asked for as many more shows: a race
