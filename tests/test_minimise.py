@@ -973,3 +973,69 @@ def test_a_long_history_s_one_of_is_narrowed_once_its_history_is_short():
     small = minimise(failure, adapter)
     assert small.rules == ("TRIG-02",) and with_alternatives(small, tolerance).blamed == ("TRIG-02",), small.rules
     assert not any(isinstance(op, L.Put) and op.body == "m6" for op in (s.op for s in small.steps))
+
+
+def _expired_on_the_transmission_queue() -> list:
+    """A message put to a remote queue definition with Expiry 8 tenths, got from its transmission queue 9 tenths
+    later."""
+    io = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    return [L.DefineQueue(queue="XMIT.Q", attrs=(("USAGE", C.MQUS_TRANSMISSION),)),
+            L.DefineRemoteQueue(queue="FAR.ORDERS", rname="ORDERS", rqmname="FAR", xmitq="XMIT.Q"),
+            L.Connect(conn="producer"), L.Open(conn="producer", handle="h1", queue="XMIT.Q", options=io),
+            L.Put1(conn="producer", queue="FAR.ORDERS", body="r1", md=L.MessageDescriptor(expiry=8)),
+            L.AdvanceClock(tenths=9), L.Get(conn="producer", handle="h1")]
+
+
+@pytest.mark.parametrize("fault, twin", [("expired-message-returned", True),
+                                         ("transmission-queue-never-expires", False)])
+def test_a_message_got_by_its_route_is_told_apart_by_a_twin_put_to_a_plain_queue(fault, twin):
+    """An expired message got from a transmission queue reads as a message returned once expired (EXP-06) as
+    well as a put that gave the transmission header another expiry (EXP-18) or expiry on a transmission queue
+    (EXP-07): the twelve-fault run published "one of" the three.  The same message put at the same moment to a
+    plain local queue and got there at the same moment tells them apart: returned there too, it is the
+    departure (EXP-06 alone, and what only the route needed goes); not returned there (a queue manager whose
+    transmission queues alone never expire), the route is to blame and the counterexample keeps it."""
+    from conformance.records.history import blamed_rules
+    from conformance.runner.minimise import TWIN_QUEUE
+
+    adapter = create_adapter("simulated", {"faults": fault, "platform": "distributed"})
+    found = failure_of(adapter, "expiry", _expired_on_the_transmission_queue())
+    assert {"EXP-06", "EXP-07"} <= set(blamed_rules(found)), blamed_rules(found)
+    small = minimise(found, adapter)
+    queues = {getattr(s.op, "queue", None) for s in small.steps}
+    if twin:
+        assert blamed_rules(small) == ("EXP-06",), (small.mismatch, [s.op for s in small.steps])
+        assert queues == {TWIN_QUEUE, None} and len(small.steps) == 6, [s.op for s in small.steps]
+        assert small.steps[-1].observed.message is not None and small.mismatch.index == 5
+    else:
+        assert TWIN_QUEUE not in queues and "XMIT.Q" in queues, [s.op for s in small.steps]
+        assert {"EXP-06", "EXP-07"} <= set(blamed_rules(small)), blamed_rules(small)
+
+
+@pytest.mark.parametrize("fault, gets", [("priority-ignored", True), ("browse-next-skips", False)])
+def test_a_browse_next_out_of_order_is_told_apart_by_the_same_browses_made_gets(fault, gets):
+    """Priorities 9, 0 and 9 put to a priority queue, a BROWSE_FIRST, and a BROWSE_NEXT that returns the
+    priority-0 message where MQ returns the second priority-9 one: a cursor that passed a message over (CORE-19)
+    reads as well as a delivery order broken for every get (CORE-04), and the twelve-fault run published "one
+    of" the two.  The browses made gets take the messages as a get does: a queue manager that delivers in
+    arrival order departs there too (CORE-04 alone, shown by gets); one whose BROWSE_NEXT skips a message gets
+    them in order, and the browse stays, blamed on the cursor."""
+    from conformance.records.history import blamed_rules
+
+    adapter = create_adapter("simulated", {"faults": fault, "platform": "distributed"})
+    io = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    ops = [L.DefineQueue(queue="Q2", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="Q2", options=io),
+           *(L.Put(conn="c1", handle="h1", body=body, md=L.MessageDescriptor(priority=priority))
+             for body, priority in (("m2", 9), ("m3", 0), ("m4", 9))),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT)]
+    found = failure_of(adapter, "core", ops)
+    assert set(blamed_rules(found)) == {"CORE-04", "CORE-19"}, blamed_rules(found)
+    small = minimise(found, adapter)
+    browsed = [s.op for s in small.steps if isinstance(s.op, L.Get) and s.op.options & C.MQGMO_BROWSE_ANY]
+    if gets:
+        assert blamed_rules(small) == ("CORE-04",), (small.mismatch, [s.op for s in small.steps])
+        assert not browsed and small.steps[-1].observed.message.body == "m3", [s.op for s in small.steps]
+    else:
+        assert "CORE-19" in blamed_rules(small) and browsed, (small.mismatch, [s.op for s in small.steps])

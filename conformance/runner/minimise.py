@@ -296,11 +296,12 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     ops = _fewer_attributes(ops, search)
     ops = _plainer_tables(ops, search)
     ops = _plainer_messages(ops, search)
-    shown = search.failure
+    shown, failing = search.failure, ops[-1] if ops else None
     ops = _witnessed(ops, search)
-    if search.failure is not shown and ops and (isinstance(ops[-1], L.InquireQueue)
+    if search.failure is not shown and ops and (isinstance(ops[-1], L.InquireQueue) or ops[-1] != failing
                                                 or search.failure.mismatch.index < len(shown.steps) - 1):
-        # the departure is now the witness's, or earlier: what only the later calls needed goes
+        # the departure is now the witness's (another call, its inquiry, or an earlier step): what only the later
+        # calls needed goes
         search.max_replays = None if search.max_replays is None else search.max_replays + len(ops)
         ops = _one_by_one(ops, search)
     renamed = _renumber(ops)
@@ -591,6 +592,9 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
     marked = _mark_witnessed(ops, search, blamed) if any(r.startswith("SYNC-") for r in blamed) else None
     if marked is not None:
         return marked
+    twin = _twin_witnessed(ops, search, blamed)
+    if twin is not None:
+        return twin
     if isinstance(ops[-1], L.InquireQueue):
         # the same inquiry made earlier: a depth already wrong before later units of work ended is blamed on
         # what came before them alone (a put a first backout kept, not how a second one ended)
@@ -656,6 +660,55 @@ def _mark_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[
         if shown is not None:
             return shown
     return None
+
+
+#: The plain local queue a twin witness puts its message to (:func:`_twin_witnessed`), a number added where the
+#: history already names it.
+TWIN_QUEUE = "WITNESS.Q"
+
+
+def _twin_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[L.Op] | None:
+    """The failing get's message put again, as it was put, to a plain local queue of its own, and got from there
+    just before the failing get, where the departure is then blamed on fewer of the rules (None where that does
+    not narrow it): a message that reached the queue it was got from by a route (put to a remote queue definition
+    and got from the transmission queue, say) brings the rules of that route into the "one of".  An expired
+    message got from a transmission queue is explained as well by a message never returned once expired being
+    returned (EXP-06) as by the put giving the transmission header another expiry (EXP-18) or by expiry on a
+    transmission queue (EXP-07); the same message put to a local queue at the same moment, got at the same
+    moment, departs or not by the rules of any queue alone.  If it departs, that is the departure, earlier and
+    blamed on them; if not, the route is to blame, and nothing is kept."""
+    last = ops[-1]
+    message = search.failure.mismatch.observed.message
+    if not isinstance(last, L.Get) or message is None or not search.adapter.capabilities().can(L.Put1):
+        return None
+    queue = _call_queue(ops)
+    put = next((i for i in range(len(ops) - 2, -1, -1) if isinstance(ops[i], (L.Put, L.Put1))
+                and ops[i].body == message.body), None)
+    if queue is None or put is None:
+        return None
+    original = ops[put]
+    if isinstance(original, L.Put1):
+        target, qmgr = original.queue, original.qmgr
+    else:
+        target, qmgr = next((o.queue for o in reversed(ops[:put]) if isinstance(o, L.Open)
+                             and o.handle == original.handle), None), ""
+    if target is None or (target == queue and not qmgr):
+        return None   # put where it was got: no route to tell apart
+    names = {getattr(o, "queue", None) for o in ops}
+    twin_queue = next(name for name in (TWIN_QUEUE, *(f"{TWIN_QUEUE}{n}" for n in range(2, len(ops) + 3)))
+                      if name not in names)
+    handle = _witness_handle(ops)
+    twin = [L.DefineQueue(queue=twin_queue),
+            L.Put1(conn=original.conn, queue=twin_queue, body=WITNESS_BODY, md=original.md,
+                   options=original.options)]
+    got = [L.Open(conn=last.conn, handle=handle, queue=twin_queue, options=C.MQOO_INPUT_SHARED | (
+               C.MQOO_BROWSE if last.options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT) else 0)),
+           attrs.evolve(last, handle=handle)]
+    candidate = [*ops[:put + 1], *twin, *ops[put + 1:-1], *got, last]
+    if not search.well_formed(candidate):
+        return None
+    _allow_witness_replays(search)
+    return _with_candidate(candidate, len(twin) + len(got), search, _narrowing(search, blamed))
 
 
 def _call_queue(ops: list[L.Op]) -> str | None:
@@ -863,10 +916,14 @@ def _all_then_each(ops: list[L.Op], chosen: list[int], plain, attempt, search: _
 def _plainer_failing_browse(ops: list[L.Op], search: _Search) -> list[L.Op]:
     """A failing BROWSE_FIRST made a destructive get where that shows the departure with fewer rules
     broken (a delivery order broken shows in a browse as in a get; the browse adds its own rule, which a
-    get need not leave in doubt).  Only the failing call: an earlier one would change what follows."""
+    get need not leave in doubt).  Only the failing call: an earlier one would change what follows.  A failing
+    BROWSE_NEXT: it and the browses of its handle before it (from its latest BROWSE_FIRST) made gets, where the
+    departure is then blamed on fewer of the rules (:func:`_browses_made_gets`)."""
     if not ops:
         return ops
     last = ops[-1]
+    if type(last) is L.Get and last.options & C.MQGMO_BROWSE_NEXT:
+        return _browses_made_gets(ops, search)
     browse = C.MQGMO_BROWSE_FIRST
     if type(last) is not L.Get or not last.options & browse or last.options & (C.MQGMO_BROWSE_ANY & ~browse):
         return ops
@@ -875,6 +932,30 @@ def _plainer_failing_browse(ops: list[L.Op], search: _Search) -> list[L.Op]:
     if search.replay(ops[:-1] + [plain]) is None or search.failure.rules == before:
         return ops
     return ops[:-1] + [plain]
+
+
+def _browses_made_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """A failing BROWSE_NEXT that returned a message out of the queue's delivery order reads as a browse cursor
+    that passed messages over (CORE-19) as well as a delivery order broken for every get (CORE-04 on a priority
+    queue): the browses of its handle up to it (from its latest BROWSE_FIRST), made destructive gets, take the
+    messages in the order a get does.  Where they depart, blamed on fewer of the rules, that is the departure
+    (the order of gets); where they do not, the cursor alone is to blame and the browses stay."""
+    last = ops[-1]
+    blamed = set(search.blamed(search.failure))
+    if len(blamed) < 2:
+        return ops
+    browses = [i for i, op in enumerate(ops) if type(op) is L.Get and op.handle == last.handle
+               and op.options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT)]
+    start = max((i for i in browses if ops[i].options & C.MQGMO_BROWSE_FIRST), default=browses[0])
+    made = set(i for i in browses if i >= start)
+    if any(ops[i].options & (C.MQGMO_BROWSE_ANY & ~(C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT)) for i in made):
+        return ops
+    candidate = [attrs.evolve(op, options=op.options & ~(C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_LOCK
+                                                        | C.MQGMO_UNLOCK)) if i in made else op
+                 for i, op in enumerate(ops)]
+    if not search.well_formed(candidate):
+        return ops
+    return _with_candidate(candidate, 0, search, _narrowing(search, blamed)) or ops
 
 
 def _try(ops: list[L.Op], i: int, op: L.Op, search: _Search) -> list[L.Op] | None:
