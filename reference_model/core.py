@@ -162,6 +162,8 @@ def _inquire_queue(state: ModelState, op: L.InquireQueue) -> list[Branch]:
     if "CURDEPTH" not in values or len(depth_choices) == 1:
         if "CURDEPTH" in values:
             values["CURDEPTH"] = depth_choices[0][0]
+            # an initiation queue's depth as MQ gives it: no trigger event before wrote one MQ did not
+            state = trigger.depth_seen(state, q.name) or state
         return [Branch(observation=L.Observation(attrs=values), state=state, rules=rules,
                        field_rules=field_rules)]
     # EXP-26: expired messages may have been removed in the background; each count is allowed,

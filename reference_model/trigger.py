@@ -528,6 +528,24 @@ def drained(s: ModelState, initq: str) -> None:
             s.queue(name).trigger_notes = ()
 
 
+def depth_seen(s: ModelState, initq: str) -> ModelState | None:
+    """CURDEPTH of ``initq`` inquired, and as MQ gives it: no event before it wrote a trigger message there that
+    MQ did not, so none of them explains one seen later (the notes of the queues it serves are forgotten), as
+    with a get that finds it empty (:func:`drained`).  Not the notes of a queue with puts still in a unit of
+    work: a trigger message such a put's event wrote is held until the unit of work ends (TRIG-15), and no depth
+    shows it before; nor those of a shared queue, whose notes are of every queue manager's events, each for its
+    own initiation queue (one queue manager's initiation queue seen empty says nothing of another's).  The state
+    with them forgotten (None: none to forget)."""
+    names = [name for name, _qm in _served_by(s, initq) if s.queues[name].trigger_notes
+             and not s.queues[name].shared and not any(m.put_by is not None for m in s.queues[name].messages)]
+    if not names:
+        return None
+    t = s.clone()
+    for name in names:
+        t.queue(name).trigger_notes = ()
+    return t
+
+
 def trigger_fields(m: ModelMessage) -> dict:
     """Fields of an expected trigger message MQ does not pin down (any value allowed)."""
     return {"msg_type": None} if m.tm is not None else {}

@@ -1039,3 +1039,43 @@ def test_a_browse_next_out_of_order_is_told_apart_by_the_same_browses_made_gets(
         assert not browsed and small.steps[-1].observed.message.body == "m3", [s.op for s in small.steps]
     else:
         assert "CORE-19" in blamed_rules(small) and browsed, (small.mismatch, [s.op for s in small.steps])
+
+
+def _trigger_after_alter(sync: bool = False, probe: bool = False) -> list:
+    """A priority-0 message put to a FIRST-triggered queue with no trigger monitor, TriggerMsgPriority then
+    altered to 4, and the initiation queue's depth inquired (``probe``: also just after the put; ``sync``: the
+    put under syncpoint, committed after that inquiry)."""
+    depth = L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",))
+    return [L.DefineProcess(process="APP.PROCESS", appl_type=6, appl_id="/opt/app/server"),
+            L.DefineQueue(queue="INIT.Q"),
+            L.DefineQueue(queue="APP.Q", attrs=(("INITQ", "INIT.Q"), ("PROCESS", "APP.PROCESS"), ("TRIGGER", 1))),
+            L.Connect(conn="putter"),
+            L.Open(conn="putter", handle="h1", queue="APP.Q", options=C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+            L.Put(conn="putter", handle="h1", body="m1",
+                  options=C.MQPMO_SYNCPOINT if sync else C.MQPMO_NO_SYNCPOINT),
+            *([depth] if probe else []), *([L.Commit(conn="putter")] if sync else []),
+            L.AlterQueue(queue="APP.Q", attrs=(("TRIGMPRI", 4),)), depth]
+
+
+def test_an_initiation_queue_seen_empty_tells_which_event_wrote_a_trigger_message_later():
+    """A trigger message on the initiation queue after TriggerMsgPriority was raised above the only message's
+    priority reads as the alter's event counting the message whatever its priority (TRIG-02) as well as the put's
+    event, which had no trigger monitor, writing one (TRIG-12): the twelve-fault run published "one of" the two.
+    The initiation queue's depth seen empty just after the put, as MQ gives it, shows the put's event wrote none:
+    TRIG-02 alone (the model forgets what an event before it could explain, as after a get that finds the queue
+    empty), and minimising puts that inquiry in.  A put under syncpoint, not yet committed at the inquiry, could
+    still have its trigger message held: there the depth does not tell them apart."""
+    from conformance.records.history import blamed_rules
+
+    adapter = create_adapter("simulated", {"faults": "trigmpri-ignored", "platform": "distributed"})
+    assert set(blamed_rules(failure_of(adapter, "trigger", _trigger_after_alter()))) == {"TRIG-02", "TRIG-12"}
+    assert blamed_rules(failure_of(adapter, "trigger", _trigger_after_alter(probe=True))) == ("TRIG-02",)
+    held = failure_of(adapter, "trigger", _trigger_after_alter(sync=True, probe=True))
+    assert set(blamed_rules(held)) == {"TRIG-02", "TRIG-12"}, blamed_rules(held)
+    small = minimise(failure_of(adapter, "trigger", _trigger_after_alter()), adapter)
+    assert blamed_rules(small) == ("TRIG-02",), (small.mismatch, [s.op for s in small.steps])
+    ops = [s.op for s in small.steps]
+    seen = [i for i, op in enumerate(ops) if isinstance(op, L.InquireQueue)]
+    assert len(seen) == 2 and small.steps[seen[0]].observed.attrs == (("CURDEPTH", 0),), ops
+    assert seen[0] > next(i for i, op in enumerate(ops) if isinstance(op, L.Put))
+    assert seen[0] < next(i for i, op in enumerate(ops) if isinstance(op, L.AlterQueue)), ops
