@@ -475,9 +475,9 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
     are not linearizable, breaking one of the rules the race breaks (a race shows in some runs, not all; a smaller
     case that shows another departure, or the same one with the calls that told it apart gone, is another
     counterexample), until none more can go; then the same again with :data:`RETRY_TRIES` times the tries and the
-    shows (a candidate's earlier runs counted among them); at most ``max_cases`` cases in all, and no candidate begun ``seconds`` after the shrink began (by
-    default :data:`SHRINK_SECONDS_REALTIME` on a system that runs on real time, no bound on a virtual clock; None:
-    none)."""
+    shows (a candidate's earlier runs counted among them); at most ``max_cases`` cases in all, and no candidate
+    begun ``seconds`` after the shrink began (by default :data:`SHRINK_SECONDS_REALTIME` on a system that runs on
+    real time, no bound on a virtual clock; None: none)."""
     if max_cases is BY_SYSTEM:
         max_cases = SHRINK_CASES
     if seconds is BY_SYSTEM:
