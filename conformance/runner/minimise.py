@@ -592,9 +592,9 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
     marked = _mark_witnessed(ops, search, blamed) if any(r.startswith("SYNC-") for r in blamed) else None
     if marked is not None:
         return marked
-    twin = _twin_witnessed(ops, search, blamed)
-    if twin is not None:
-        return twin
+    told = _browses_made_gets(ops, search, blamed) or _twin_witnessed(ops, search, blamed)
+    if told is not None:
+        return told
     if isinstance(ops[-1], L.InquireQueue):
         # the same inquiry made earlier: a depth already wrong before later units of work ended is blamed on
         # what came before them alone (a put a first backout kept, not how a second one ended)
@@ -916,14 +916,11 @@ def _all_then_each(ops: list[L.Op], chosen: list[int], plain, attempt, search: _
 def _plainer_failing_browse(ops: list[L.Op], search: _Search) -> list[L.Op]:
     """A failing BROWSE_FIRST made a destructive get where that shows the departure with fewer rules
     broken (a delivery order broken shows in a browse as in a get; the browse adds its own rule, which a
-    get need not leave in doubt).  Only the failing call: an earlier one would change what follows.  A failing
-    BROWSE_NEXT: it and the browses of its handle before it (from its latest BROWSE_FIRST) made gets, where the
-    departure is then blamed on fewer of the rules (:func:`_browses_made_gets`)."""
+    get need not leave in doubt).  Only the failing call: an earlier one would change what follows (a failing
+    BROWSE_NEXT and the browses before it are a witness's, :func:`_browses_made_gets`)."""
     if not ops:
         return ops
     last = ops[-1]
-    if type(last) is L.Get and last.options & C.MQGMO_BROWSE_NEXT:
-        return _browses_made_gets(ops, search)
     browse = C.MQGMO_BROWSE_FIRST
     if type(last) is not L.Get or not last.options & browse or last.options & (C.MQGMO_BROWSE_ANY & ~browse):
         return ops
@@ -934,28 +931,27 @@ def _plainer_failing_browse(ops: list[L.Op], search: _Search) -> list[L.Op]:
     return ops[:-1] + [plain]
 
 
-def _browses_made_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
+def _browses_made_gets(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[L.Op] | None:
     """A failing BROWSE_NEXT that returned a message out of the queue's delivery order reads as a browse cursor
     that passed messages over (CORE-19) as well as a delivery order broken for every get (CORE-04 on a priority
     queue): the browses of its handle up to it (from its latest BROWSE_FIRST), made destructive gets, take the
     messages in the order a get does.  Where they depart, blamed on fewer of the rules, that is the departure
-    (the order of gets); where they do not, the cursor alone is to blame and the browses stay."""
+    (the order of gets); where they do not (None), the cursor alone is to blame and the browses stay."""
     last = ops[-1]
-    blamed = set(search.blamed(search.failure))
-    if len(blamed) < 2:
-        return ops
+    if type(last) is not L.Get or not last.options & C.MQGMO_BROWSE_NEXT:
+        return None
     browses = [i for i, op in enumerate(ops) if type(op) is L.Get and op.handle == last.handle
                and op.options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT)]
     start = max((i for i in browses if ops[i].options & C.MQGMO_BROWSE_FIRST), default=browses[0])
-    made = set(i for i in browses if i >= start)
+    made = {i for i in browses if i >= start}
     if any(ops[i].options & (C.MQGMO_BROWSE_ANY & ~(C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT)) for i in made):
-        return ops
+        return None
     candidate = [attrs.evolve(op, options=op.options & ~(C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_LOCK
                                                         | C.MQGMO_UNLOCK)) if i in made else op
                  for i, op in enumerate(ops)]
     if not search.well_formed(candidate):
-        return ops
-    return _with_candidate(candidate, 0, search, _narrowing(search, blamed)) or ops
+        return None
+    return _with_candidate(candidate, 0, search, _narrowing(search, blamed))
 
 
 def _try(ops: list[L.Op], i: int, op: L.Op, search: _Search) -> list[L.Op] | None:
