@@ -109,8 +109,8 @@ def test_each_thread_has_a_room_of_its_own():
 #: Every function that runs cases, shrinks, minimises or campaigns, called by the CLI, the pytest plugin, Spark's
 #: tasks, a run's worker processes and the benches.
 ENTRY_POINTS = (cli.main, engine.run_machine, engine.search, engine.run_area, engine.run_areas, crash.campaign,
-                concurrent.run_case, concurrent.search_races, concurrent.search, concurrent.rerun, concurrent.shrink,
-                minimise.minimise)
+                concurrent.run_case, concurrent.search_races, concurrent.search, concurrent.rerun, concurrent.try_again,
+                concurrent.shrink, minimise.minimise)
 
 
 @pytest.mark.parametrize("function", ENTRY_POINTS, ids=lambda f: f"{f.__module__}.{f.__qualname__}")

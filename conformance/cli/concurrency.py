@@ -167,7 +167,7 @@ def cmd_replay_race(args, out) -> tuple[int, bool]:
     try:
         failed, result, case = rerun(adapter, [op for op, _ in race.setup], race.scripts(),
                                      [op for op, _ in race.after], race.platform, args.tries,
-                                     set_aside=frozenset(race.set_aside))
+                                     set_aside=frozenset(race.set_aside), in_order=True)
     finally:
         adapter.close()
     calls = len(race.events)
