@@ -200,7 +200,8 @@ def test_a_candidate_turned_down_is_not_run_again_on_chance_and_the_second_pass_
         return concurrent.Tried(runs=tries, shows=0, result=None, case=None)
 
     monkeypatch.setattr(concurrent, "try_again", nothing_shows)
-    kept = shrink(_simulated("get-not-atomic")(), race, D)
+    # (a budget no candidate meets: each is given all its tries, however many calls the race found has)
+    kept = shrink(_simulated("get-not-atomic")(), race, D, max_cases=10**6)
     assert kept.case == race.case
     assert runs and all(tries == [SHRINK_TRIES, (RETRY_TRIES - 1) * SHRINK_TRIES] for tries in runs.values()), runs
     # a candidate that showed once of its tries is given as many again, and counts them in the second pass
@@ -212,7 +213,7 @@ def test_a_candidate_turned_down_is_not_run_again_on_chance_and_the_second_pass_
         return concurrent.Tried(runs=tries, shows=next(shown, 0), result=None, case=None)
 
     monkeypatch.setattr(concurrent, "try_again", once)
-    shrink(_simulated("get-not-atomic")(), race, D)
+    shrink(_simulated("get-not-atomic")(), race, D, max_cases=10**6)
     first = next(iter(runs.values()))
     assert first == [SHRINK_TRIES, SHRINK_TRIES, (RETRY_TRIES - 2) * SHRINK_TRIES], runs
 
