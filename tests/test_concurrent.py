@@ -194,9 +194,11 @@ def test_a_candidate_turned_down_is_not_run_again_on_chance_and_the_second_pass_
     race, _ = search(_simulated("get-not-atomic"), 1, cases=40)
     assert race is not None
     runs: dict[str, list[int]] = {}
+    starts: dict[str, list[int]] = {}
 
     def nothing_shows(adapter, setup, scripts, after, platform, tries, **kw):
         runs.setdefault(repr((setup, scripts, after)), []).append(tries)
+        starts.setdefault(repr((setup, scripts, after)), []).append(kw["start"])
         return concurrent.Tried(runs=tries, shows=0, result=None, case=None)
 
     monkeypatch.setattr(concurrent, "try_again", nothing_shows)
@@ -204,6 +206,9 @@ def test_a_candidate_turned_down_is_not_run_again_on_chance_and_the_second_pass_
     kept = shrink(_simulated("get-not-atomic")(), race, D, max_cases=10**6)
     assert kept.case == race.case
     assert runs and all(tries == [SHRINK_TRIES, (RETRY_TRIES - 1) * SHRINK_TRIES] for tries in runs.values()), runs
+    # the runs it has not had are new tries: numbered on from its first (each try's number draws its clients' start
+    # order), not the same orders again
+    assert all(first == [0, SHRINK_TRIES] for first in starts.values()), starts
     # a candidate that showed once of its tries is given as many again, and counts them in the second pass
     runs.clear()
     shown = iter([1])

@@ -426,14 +426,15 @@ def rerun(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after:
 @with_frame_room
 def try_again(adapter, setup: Sequence[L.Op], scripts: dict[str, list[L.Op]], after: Sequence[L.Op], platform: str,
               tries: int, case_id: str = "replay", set_aside: frozenset[str] = frozenset(), enough: int | None = None,
-              rules: frozenset[str] | None = None, in_order: bool = False) -> Tried:
-    """:func:`rerun`, saying also how many runs it made (fewer than ``tries`` where ``enough`` showed first)."""
+              rules: frozenset[str] | None = None, in_order: bool = False, start: int = 0) -> Tried:
+    """:func:`rerun`, saying also how many runs it made (fewer than ``tries`` where ``enough`` showed first).
+    ``start``: the number of its first try (its case id, and so the order its clients start in)."""
     failed, runs = 0, 0
     first: tuple[Linearization | None, ConcurrentCase | None] = (None, None)
     for n in range(tries):
         if enough is not None and failed >= enough:
             break
-        case = run_case(adapter, f"{case_id}-{n}", platform, setup, scripts, after=after, in_order=in_order)
+        case = run_case(adapter, f"{case_id}-{start + n}", platform, setup, scripts, after=after, in_order=in_order)
         runs += 1
         result = check(platform, case.setup, case.events, case.after, set_aside=set_aside)
         if result.verdict == NOT_LINEARIZABLE and (rules is None or set(result.rules) & rules):
@@ -554,7 +555,7 @@ def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_ca
                 tried = try_again(adapter, candidate_setup, candidate,
                                   after if candidate_after is None else candidate_after, platform, n,
                                   case_id="shrink", set_aside=race.set_aside, enough=need - shows,
-                                  rules=frozenset(race.result.rules) or None)
+                                  rules=frozenset(race.result.rules) or None, start=runs)
                 spent += tried.runs
                 runs += tried.runs
                 shows += tried.shows
