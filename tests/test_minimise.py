@@ -1041,6 +1041,34 @@ def test_a_browse_next_out_of_order_is_told_apart_by_the_same_browses_made_gets(
         assert "CORE-19" in blamed_rules(small) and browsed, (small.mismatch, [s.op for s in small.steps])
 
 
+def test_a_report_missing_after_a_refresh_is_told_apart_by_the_depth_the_refresh_left():
+    """On z/OS, a message put with an expiration report asked for, expired, and REFRESH QMGR TYPE(EXPIRY) on its
+    queue: no report on the reply queue after it reads as the message discarded without its report (EXP-08,
+    EXP-12, EXP-13), as the history shows, where a refresh that left the message where it was (EXP-24) explains it
+    as well; the twelve-fault run published the reports' rules for a queue manager that never expires a message.
+    The queue's depth inquired just after the refresh still counts the message there: that is the departure, the
+    refresh's alone, and the reply queue goes."""
+    from conformance.records.history import blamed_rules
+
+    adapter = create_adapter("simulated", {"faults": "expired-message-returned", "platform": "zos"})
+    io = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    ops = [L.DefineQueue(queue="APP.Q"), L.DefineQueue(queue="REPLY.Q"), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="APP.Q", options=io),
+           L.Open(conn="c1", handle="h2", queue="REPLY.Q", options=io),
+           L.Put(conn="c1", handle="h1", body="m1", md=L.MessageDescriptor(
+               expiry=8, report=C.MQRO_EXPIRATION_WITH_FULL_DATA, reply_to_q="REPLY.Q")),
+           L.AdvanceClock(tenths=12), L.RefreshExpiry(queues="APP.*"),
+           L.Get(conn="c1", handle="h2", options=C.MQGMO_NO_SYNCPOINT)]
+    found = failure_of(adapter, "expiry", ops, platform=C.PLATFORM_ZOS)
+    assert "EXP-24" not in blamed_rules(found) and "EXP-08" in blamed_rules(found), blamed_rules(found)
+    small = minimise(found, adapter)
+    assert blamed_rules(small) == ("EXP-24",), (small.mismatch, [s.op for s in small.steps])
+    last = small.steps[-1].op
+    assert isinstance(last, L.InquireQueue) and last.queue == "APP.Q", [s.op for s in small.steps]
+    assert isinstance(small.steps[-2].op, L.RefreshExpiry) and "REPLY.Q" not in {
+        getattr(s.op, "queue", None) for s in small.steps}, [s.op for s in small.steps]
+
+
 def _trigger_after_alter(sync: bool = False, probe: bool = False) -> list:
     """A priority-0 message put to a FIRST-triggered queue with no trigger monitor, TriggerMsgPriority then
     altered to 4, and the initiation queue's depth inquired (``probe``: also just after the put; ``sync``: the

@@ -37,6 +37,7 @@ over by the delivery order): an inquiry of the queue's depth before the get tell
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import time
 
@@ -592,7 +593,8 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
     marked = _mark_witnessed(ops, search, blamed) if any(r.startswith("SYNC-") for r in blamed) else None
     if marked is not None:
         return marked
-    told = _browses_made_gets(ops, search, blamed) or _twin_witnessed(ops, search, blamed)
+    told = _browses_made_gets(ops, search, blamed) or _twin_witnessed(ops, search, blamed) \
+        or _refresh_witnessed(ops, search, blamed)
     if told is not None:
         return told
     if isinstance(ops[-1], L.InquireQueue):
@@ -709,6 +711,38 @@ def _twin_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[
         return None
     _allow_witness_replays(search)
     return _with_candidate(candidate, len(twin) + len(got), search, _narrowing(search, blamed))
+
+
+def _refresh_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[L.Op] | None:
+    """The depth of each queue a REFRESH QMGR TYPE(EXPIRY) scanned, inquired just after it, where the departure is
+    then blamed on fewer of the rules that explain it (None where none narrows it): an expiration report missing
+    after a refresh is blamed on the reports' rules (the message discarded without one), as what the history
+    shows, where the refresh leaving the expired message where it was (EXP-24) explains it as well, inferred.  A
+    depth that still counts the message is the departure, earlier, and the refresh's; one that does not leaves
+    the reports' rules to blame.  Refreshes latest first."""
+    from conformance.checker.blame import REFRESH_RULE
+
+    refreshes = [i for i, op in enumerate(ops[:-1]) if isinstance(op, L.RefreshExpiry)]
+    if REFRESH_RULE in blamed or not refreshes or not search.adapter.capabilities().can(L.InquireQueue):
+        return None
+    tolerance = search.adapter.capabilities().expiry_tolerance
+    known = search.failure.stepped_past()
+    rivals = _rivals(search.shown(ops), tolerance, search.set_aside, known)
+    if REFRESH_RULE not in rivals:
+        return None
+    defined = list(dict.fromkeys(op.queue for op in ops if isinstance(op, L.DefineQueue)))
+    _allow_witness_replays(search)
+    for i in reversed(refreshes):
+        pattern = ops[i].queues
+        for queue in [q for q in defined if fnmatch.fnmatchcase(q, pattern)][:WITNESS_PLACES]:
+            probe = [L.InquireQueue(queue=queue, names=("CURDEPTH",))]
+            if search.broken or not search.well_formed(ops[:i + 1] + probe + ops[i + 1:]):
+                continue
+            shown = _with_probe(ops, i + 1, probe, search, lambda found: 0 < len(
+                told := _rivals(found, tolerance, search.set_aside, known)) < len(rivals) and told <= rivals)
+            if shown is not None:
+                return shown
+    return None
 
 
 def _call_queue(ops: list[L.Op]) -> str | None:
