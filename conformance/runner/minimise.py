@@ -738,8 +738,7 @@ def _refresh_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> li
             probe = [L.InquireQueue(queue=queue, names=("CURDEPTH",))]
             if search.broken or not search.well_formed(ops[:i + 1] + probe + ops[i + 1:]):
                 continue
-            shown = _with_probe(ops, i + 1, probe, search, lambda found: 0 < len(
-                told := _rivals(found, tolerance, search.set_aside, known)) < len(rivals) and told <= rivals)
+            shown = _with_probe(ops, i + 1, probe, search, _fewer_rivals(search, rivals, known))
             if shown is not None:
                 return shown
     return None
@@ -775,6 +774,14 @@ def _with_probe(ops: list[L.Op], place: int, probe: list[L.Op], search: _Search,
 def _narrowing(search: _Search, blamed: set[str]):
     """Whether a departure a witness shows is blamed on some of ``blamed`` but not all (what a witness is kept for)."""
     return lambda found: set() < set(search.blamed(found)) < blamed
+
+
+def _fewer_rivals(search: _Search, rivals: set[str], known: frozenset[str]):
+    """Whether a departure a witness shows is explained alone by some of ``rivals`` but not all, none besides (the
+    rules it is blamed on and those that gave way to them as a story inferred: :func:`_rivals`)."""
+    tolerance = search.adapter.capabilities().expiry_tolerance
+    return lambda found: 0 < len(told := _rivals(found, tolerance, search.set_aside, known)) < len(rivals) \
+        and told <= rivals
 
 
 def _with_candidate(candidate: list[L.Op], added: int, search: _Search, better) -> list[L.Op] | None:
@@ -816,7 +823,6 @@ def _story_witnessed(ops: list[L.Op], search: _Search, rivals: set[str], known: 
     bodies = list(dict.fromkeys(op.body for op in reversed(ops[:-1]) if isinstance(op, L.Put) and op.handle in on_queue
                                 or isinstance(op, L.Put1) and op.queue == queue))
     handle = _witness_handle(ops)
-    tolerance = search.adapter.capabilities().expiry_tolerance
     _allow_witness_replays(search)
     tried = 0
     for body in bodies[:WITNESS_PLACES]:
@@ -827,8 +833,7 @@ def _story_witnessed(ops: list[L.Op], search: _Search, rivals: set[str], known: 
             if probe is None:
                 continue
             tried += 1
-            shown = _with_probe(ops, place, probe, search, lambda found: 0 < len(
-                told := _rivals(found, tolerance, search.set_aside, known)) < len(rivals) and told <= rivals)
+            shown = _with_probe(ops, place, probe, search, _fewer_rivals(search, rivals, known))
             if shown is not None:
                 return shown
             break   # the latest place the message is there to browse: earlier ones show no more of it
