@@ -494,8 +494,8 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
         extra += _in_arrival_order(state, op)
     if relaxed & FIFO_RULES and not answered:
         extra += _newest_first(state, op, relaxed)
-    if TRIGGER_PRIORITY in relaxed:
-        extra += _trigger_priority_ignored(state, op, plain)
+    if relaxed & {TRIGGER_PRIORITY, FIFO_TRIGGER_PRIORITY}:
+        extra += _trigger_priority_ignored(state, op, plain, relaxed)
     if REFRESH_RULE in relaxed and isinstance(op, L.RefreshExpiry):
         extra += _refresh_discarding_nothing(state, op, plain)
     if RESTART_RULE in relaxed and isinstance(op, L.Restart):
@@ -727,39 +727,60 @@ def _refresh_discarding_nothing(state: ModelState, op: L.RefreshExpiry, plain: l
 
 #: The rule that only messages at or above TriggerMsgPriority count toward a trigger event.
 TRIGGER_PRIORITY = "TRIG-02"
+#: The rule that on a FIFO queue the queue's DefPriority, not the message's, is what is compared with it.
+FIFO_TRIGGER_PRIORITY = "TRIG-24"
 
 
-def _trigger_priority_ignored(state: ModelState, op: L.Op, plain: list[model.Branch]) -> list[model.Branch]:
+def _trigger_priority_ignored(state: ModelState, op: L.Op, plain: list[model.Branch],
+                              relaxed: frozenset[str] = frozenset({"TRIG-02"})) -> list[model.Branch]:
     """``op``'s outcomes where an event that wrote no trigger message only because its messages were below
-    TriggerMsgPriority wrote one (TRIG-02 relaxed): a put, or an ALTER that raised TriggerMsgPriority above the
-    messages there, on a queue whose triggering counts every message.  The trigger message is there to be got
-    and browsed like any other (held to its unit of work's commit for a put under syncpoint)."""
+    TriggerMsgPriority wrote one: a put, or an ALTER that raised TriggerMsgPriority above the messages there, on a
+    queue whose triggering counts every message (TRIG-02 relaxed), or, on a FIFO queue, whose message's own priority
+    was compared instead of the queue's DefPriority (TRIG-24 relaxed; TRIG-02 relaxed does as well).  The trigger
+    message is there to be got and browsed like any other (held to its unit of work's commit for a put under
+    syncpoint)."""
     conn = op.conn if isinstance(op, (L.Put, L.Put1)) and op.options & C.MQPMO_SYNCPOINT else None
     out = []
     lowered: set[str] = set()
     for b in plain:
         for name, q in b.state.queues.items():
             before = state.queues.get(name)
-            if q.trigger_notes[:1] != ((TRIGGER_PRIORITY,),) or (before is not None
-                                                                and before.trigger_notes == q.trigger_notes):
+            if before is not None and before.trigger_notes == q.trigger_notes:
+                continue
+            newest = q.trigger_notes[:1]
+            if newest == ((TRIGGER_PRIORITY,),):
+                why = (TRIGGER_PRIORITY,) if TRIGGER_PRIORITY in relaxed else ()
+            elif newest == ((FIFO_TRIGGER_PRIORITY,),):
+                # (noted with TRIG-02: the message's own priority would do, and so would no comparison at all)
+                why = tuple(r for r in (FIFO_TRIGGER_PRIORITY, TRIGGER_PRIORITY) if r in relaxed)
+            else:
+                why = ()
+            if not why:
                 continue
             if q.shared and isinstance(op, (L.Put, L.Put1)) and before is not None and name not in lowered:
                 # a shared queue's event is each queue manager's own, judged for its own initiation queue: the
                 # put as MQ makes it with TriggerMsgPriority 0 (every message counts), the attribute kept
-                lowered.add(name)
-                out += _with_trigmpri_zero(state, op, name)
+                if TRIGGER_PRIORITY in relaxed:
+                    lowered.add(name)
+                    out += _with_trigmpri_zero(state, op, name)
                 continue
             if q.shared or trigger._initiation_queue(b.state, q, "") is None:
                 continue   # (no initiation queue, no message)
             s = b.state.clone()
-            trigger._write(s, name, conn, (TRIGGER_PRIORITY,))
-            out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((TRIGGER_PRIORITY, *b.rules)))))
+            trigger._write(s, name, conn, why)
+            out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((*why, *b.rules)))))
     return out
 
 
 def _trigmpri_set(pairs) -> bool:
     """Whether a queue of the history was defined or altered with a TriggerMsgPriority above 0."""
     return any(isinstance(op, (L.DefineQueue, L.AlterQueue)) and dict(op.attrs).get("TRIGMPRI", 0) > 0
+               for op, _ in pairs)
+
+
+def _fifo_set(pairs) -> bool:
+    """Whether a queue of the history was defined or altered to deliver its messages first in first out."""
+    return any(isinstance(op, (L.DefineQueue, L.AlterQueue)) and dict(op.attrs).get("MSGDLVSQ") == C.MQMDS_FIFO
                for op, _ in pairs)
 
 
@@ -1808,6 +1829,9 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # by an initiation queue's depth
     unseen += [TRIGGER_PRIORITY] if any(observed.message is not None and observed.message.format == C.MQFMT_TRIGGER
                                         for _, observed in pairs) or _trigmpri_set(pairs) else []
+    # (and, on a FIFO queue, that its DefPriority is what is compared: a message whose own priority would have
+    # counted)
+    unseen += [FIFO_TRIGGER_PRIORITY] if _trigmpri_set(pairs) and _fifo_set(pairs) else []
     # and, where a put asked for the queue's default priority or persistence, that it got it: a message given
     # the system's own default shows that later only by where it comes in order, or by what a restart or a
     # get under SYNCPOINT_IF_PERSISTENT does with it

@@ -371,13 +371,18 @@ def _distinct_states(branches: Iterable[model.Branch]) -> list[ModelState]:
     """The branches' states, each once, at most :data:`MAX_CANDIDATES`."""
     if isinstance(branches, list) and len(branches) == 1:
         return [branches[0].state]
+    return _unique(b.state for b in branches)
+
+
+def _unique(given: Iterable[ModelState]) -> list[ModelState]:
+    """``given``, each state once, at most :data:`MAX_CANDIDATES`."""
     states: list[ModelState] = []
     alike: dict[tuple, list[ModelState]] = {}   # by digest: only states with the same one can be equal
-    for b in branches:
-        same = alike.setdefault(b.state.digest(), [])
-        if not any(b.state is s or b.state == s for s in same):
-            same.append(b.state)
-            states.append(b.state)
+    for state in given:
+        same = alike.setdefault(state.digest(), [])
+        if not any(state is s or state == s for s in same):
+            same.append(state)
+            states.append(state)
             if len(states) == MAX_CANDIDATES:
                 break
     return states
@@ -541,6 +546,8 @@ class ModelTracker:
                  set_aside: frozenset[str] = frozenset(), memo: bool = False, classes: bool = True,
                  place: dict | None = None) -> None:
         self.candidates: list[ModelState] = [initial or model.initial_state(platform, expiry_tolerance)]
+        self.platform = platform
+        self.expiry_tolerance = expiry_tolerance
         #: Whether each step's check says the input classes it reached (False: a search that only asks whether
         #: an order is allowed, and counts nothing).
         self.classes = classes
@@ -559,6 +566,15 @@ class ModelTracker:
         #: What the last step past showed held: the rules of the readings it went on with that decide none of
         #: what differed, and their input classes (``RULE:class``).
         self.held: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        #: The steps followed so far: (the candidates before, op, observed), for a step past to go back to the step
+        #: where a set-aside rule was broken unseen (:meth:`_went_back`); started again where the candidates were
+        #: set from outside (:attr:`_after` is then not them).
+        self._trail: list[tuple[list[ModelState], L.Op, L.Observation]] = []
+        self._after: list[ModelState] | None = self.candidates
+        #: Whether a step past may go back (not in a tracker that follows a history again for one).
+        self.goes_back = True
+        #: Whether the last step past went on with states that the answer departs from (:func:`_nothing_changes_next`).
+        self._stayed = False
 
     def expect(self, op: L.Op) -> list[model.Branch]:
         branches: list[model.Branch] = []
@@ -567,6 +583,14 @@ class ModelTracker:
         return branches
 
     def advance(self, op: L.Op, observed: L.Observation) -> StepCheck:
+        if self._after is not self.candidates:
+            self._trail = []
+        self._trail.append((self.candidates, op, observed))
+        check = self._advance_memo(op, observed)
+        self._after = self.candidates
+        return check
+
+    def _advance_memo(self, op: L.Op, observed: L.Observation) -> StepCheck:
         node = self._node
         self._departed = None
         if node is None:
@@ -665,8 +689,20 @@ class ModelTracker:
         the difference is in which message came back or whether the call worked.
         A step past taken from a place in the memo is kept there, with the place it leads to.
         """
+        went = self._step_past_memo(op, observed)
+        if went and self._stayed and self.goes_back:
+            back = self._went_back()
+            if back:
+                self.candidates = _unique(self.candidates + back)
+                if self._node is not None:
+                    self._node = MEMO.place(self._root, self.candidates)
+        self._after = self.candidates
+        return went
+
+    def _step_past_memo(self, op: L.Op, observed: L.Observation) -> bool:
         departed, self._departed = self._departed, None
         self.held = ((), ())
+        self._stayed = False
         if departed is None or departed[1] != (op, observed):
             self._node = None
             return self._step_past(op, observed)
@@ -674,14 +710,14 @@ class ModelTracker:
         known = node.get(("past", key))
         if known is not None:
             MEMO.hits += 1
-            went, candidates, self._node, self.held = known
+            went, candidates, self._node, self.held, self._stayed = known
             if went:
                 self.candidates = candidates
             return went
         MEMO.misses += 1
         went = self._step_past(op, observed)
         self._node = MEMO.place(self._root, self.candidates) if went else None
-        node[("past", key)] = (went, self.candidates, self._node, self.held)
+        node[("past", key)] = (went, self.candidates, self._node, self.held, self._stayed)
         MEMO.size += 1
         return went
 
@@ -702,9 +738,71 @@ class ModelTracker:
             self.candidates = _distinct_states(_noting_ids(followed, observed, self.set_aside))
             self._hold(before, op, [[r for r in b.rules if r not in self.set_aside] for b in followed])
             return True
-        self.candidates = _distinct_states(_noting_ids([b for _, b in closest], observed, self.set_aside))
+        if not (isinstance(op, L.InquireQueue) and any("attrs.CURDEPTH" in fields for fields, _ in closest)):
+            self.candidates = _distinct_states(_noting_ids([b for _, b in closest], observed, self.set_aside))
+        # (a depth other than MQ's goes on from the states before it: what a depth as MQ gives it would have told
+        # the model, that no event before wrote a trigger message MQ did not, or which expired messages the
+        # background had removed, it did not tell)
         self._hold(before, op, [_held(b, fields, observed) for fields, b in closest])
+        self._stayed = True
         return True
+
+    def _went_back(self) -> list[ModelState]:
+        """The states a step past that went on from states the answer departs from (a depth that counts a
+        message the model has not got) goes on from as well: those of the history followed again from the latest
+        earlier step where a set-aside rule the departure names, broken there unseen, gives what the system
+        answered then, every step after it, and now exactly (a trigger message written at a put that answered as
+        MQ's did, TriggerMsgPriority ignored, and counted now).  None within :data:`BACK_STEPS` model steps:
+        an empty list."""
+        from conformance.checker.blame import _relaxed_step
+
+        trail = self._trail
+        if not trail:
+            return []
+        before, op, observed = trail[-1]
+        ahead = [b for state in before for b in model.step(state, op)]
+        closest = min(ahead, key=lambda b: len(differing_fields(b.observation, observed)), default=None)
+        if closest is None:
+            return []
+        fields = differing_fields(closest.observation, observed)
+        relaxed = frozenset(_implicated(closest, fields, observed)) & self.set_aside
+        if not relaxed:
+            return []
+        budget = [BACK_STEPS]
+        for j in range(len(trail) - 1, -1, -1):
+            states_j, op_j, observed_j = trail[j]
+            if budget[0] <= 0:
+                return []
+            budget[0] -= len(states_j)
+            extra = [b.state for state in states_j for b in _relaxed_step(state, op_j, relaxed, observed_j)[1]
+                     if _matches(b.observation, observed_j)]
+            plain = [b.state for state in states_j for b in model.step(state, op_j)
+                     if _matches(b.observation, observed_j)]
+            extra = [s for s in _unique(extra) if not any(s == p for p in plain)]
+            if not extra:
+                continue
+            found = self._followed(extra, trail[j + 1:], budget)
+            if found:
+                return found
+        return []
+
+    def _followed(self, states: list[ModelState], rest, budget: list[int]) -> list[ModelState]:
+        """``states`` followed through ``rest`` as a keep-going run does, the last step answered as one of them
+        gives it exactly (an empty list where not, or past ``budget``)."""
+        follower = ModelTracker(self.platform, initial=states[0], expiry_tolerance=self.expiry_tolerance,
+                                set_aside=self.set_aside, classes=False)
+        follower.candidates = list(states)
+        follower.goes_back = False   # no going back within going back
+        for k, (_, op, observed) in enumerate(rest):
+            budget[0] -= len(follower.candidates)
+            if budget[0] <= 0:
+                return []
+            if k == len(rest) - 1:
+                if follower._advance(op, observed).mismatch is not None:
+                    return []
+            elif not _follow(follower, op, observed):
+                return []
+        return follower.candidates
 
     def _hold(self, before: ModelState | None, op: L.Op, readings: list[list[str]]) -> None:
         """Note as :attr:`held` the rules every reading the step past went on with held."""
@@ -721,6 +819,10 @@ class ModelTracker:
             out += [b for b in _relaxed_step(state, op, self.set_aside, observed)[1]
                     if _matches(b.observation, observed)]
         return out
+
+
+#: Model steps a step past may spend going back to where a set-aside rule was broken unseen (:meth:`ModelTracker._went_back`).
+BACK_STEPS = 2_000
 
 
 def _noting_ids(branches: list[model.Branch], observed: L.Observation, relaxed: frozenset[str]) -> list[model.Branch]:
