@@ -383,6 +383,44 @@ def test_replay_minimise_saves_a_smaller_counterexample_beside_the_file(tmp_path
     assert code == 1 and "Still failing" in out
 
 
+def test_replay_minimise_steps_past_the_departures_its_run_had_set_aside(tmp_path):
+    """A queue manager that accepts a put past MAXDEPTH (CORE-27, found broken before) and ignores priority: the
+    get returns the first message, where MQ returns the second, which only the put past MAXDEPTH left there.  The
+    history, recorded with CORE-27 set aside as its run had it, carries two inquiries nothing needs; minimised
+    with ``replay --minimise``, its replays step past the accepted put as the run did (without, each departs
+    there and nothing smaller is found), and the inquiries go."""
+    import attrs
+
+    from adapters.registry import create_adapter
+    from conformance.records.history import load_failure, save_failure
+    from conformance.runner.session import NonConformance, Session
+
+    faults = "priority-ignored,q-full-ignored"
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    put = lambda body, priority: L.Put(conn="a", handle="h", body=body, options=C.MQPMO_NO_SYNCPOINT,
+                                       md=L.MessageDescriptor(priority=priority))
+    ops = [L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", 1),)), L.Connect(conn="a"),
+           L.Open(conn="a", handle="h", queue="Q", options=opts), L.InquireQueue(queue="Q", names=("CURDEPTH",)),
+           put("m1", 0), L.InquireQueue(queue="Q", names=("MAXDEPTH",)), put("m2", 5),
+           L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT)]
+    adapter = create_adapter("simulated", {"faults": faults, "platform": C.PLATFORM_DISTRIBUTED})
+    session = Session(adapter, "core", {"faults": faults}, 1, platform=C.PLATFORM_DISTRIBUTED,
+                      set_aside=frozenset({"CORE-27"}))
+    session.start_case()
+    with pytest.raises(NonConformance) as raised:
+        for op in ops:
+            session.execute(op)
+    adapter.close()
+    recorded = attrs.evolve(raised.value.failure, set_aside=("CORE-27",))
+    assert recorded.rules == ("CORE-04",) and len(recorded.steps) == len(ops)
+    original = save_failure(recorded, tmp_path)
+    code, out = run_cli("replay", str(original), "--minimise")
+    assert code == 1 and "Still failing" in out and f"{len(ops)} calls to {len(ops) - 2}" in out, out
+    [smaller] = set(tmp_path.glob("*.json")) - {original}
+    small = load_failure(smaller)
+    assert small.rules == ("CORE-04",) and not any(isinstance(s.op, L.InquireQueue) for s in small.steps)
+
+
 def test_replay_minimise_options_are_checked(replay_file, capsys):
     for argv, needle in ((("--replays", "0", "--minimise"), "must be at least 1"),
                          (("--replays", "5"), "--replays bounds --minimise"),

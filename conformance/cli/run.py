@@ -405,7 +405,10 @@ def _replay_file(args, out) -> tuple[int, str | None]:
         smaller = None
         if found is not None:
             if args.minimise:
-                smaller = found = minimise(found, adapter, replays=args.replays)
+                # with the rules its run had set aside: its replays step past departures from them as the run
+                # did (a broker's depth that counts otherwise, met before the departure and needed by it)
+                smaller = found = minimise(found, adapter, replays=args.replays,
+                                           set_aside=frozenset(failure.set_aside))
                 found = with_alternatives(found, tolerance, known_by=failure.known_before())
             else:
                 found = diagnosed
