@@ -1107,3 +1107,45 @@ def test_an_initiation_queue_seen_empty_tells_which_event_wrote_a_trigger_messag
     assert len(seen) == 2 and small.steps[seen[0]].observed.attrs == (("CURDEPTH", 0),), ops
     assert seen[0] > next(i for i, op in enumerate(ops) if isinstance(op, L.Put))
     assert seen[0] < next(i for i, op in enumerate(ops) if isinstance(op, L.AlterQueue)), ops
+
+
+def test_on_real_time_one_replay_takes_away_the_calls_that_changed_nothing():
+    """Inquiries, and calls the system refused (a get that found no message), changed nothing as the system
+    answered them: on a system that runs on real time they are tried gone all at once, in one replay, before
+    the search that removes calls a few at a time."""
+    ticking = Ticking("priority-ignored")
+    opts = C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE
+    quiet = [L.InquireQueue(queue="Q", names=("CURDEPTH",)), L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT)]
+    ops = [L.DefineQueue(queue="Q", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)), L.Connect(conn="a"),
+           L.Open(conn="a", handle="h", queue="Q", options=opts), *quiet * 4,
+           L.Put(conn="a", handle="h", body="lo", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(priority=1)),
+           L.InquireQueue(queue="Q", names=("CURDEPTH",)),
+           L.Put(conn="a", handle="h", body="hi", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(priority=8)),
+           L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT)]
+    failure = failure_of(ticking, "core", ops)
+    assert sum(s.observed.rc == C.MQRC_NO_MSG_AVAILABLE for s in failure.steps) == 4
+    small = minimise(failure, ticking, replays=2)
+    used = [type(s.op).__name__ for s in small.steps if not isinstance(s.op, L.AdvanceClock)]
+    assert used == ["DefineQueue", "Connect", "Open", "Put", "Put", "Get"], used
+    assert set(small.rules) == set(failure.rules)
+
+
+def test_on_real_time_a_departing_call_of_a_connection_keeps_that_connections_calls_first():
+    """A commit on a connection already disconnected, answered as if it worked (MQ: MQRC_HCONN_ERROR): the call
+    names no queue, so the first cut by queue keeps everything; on real time the calls of its own connection
+    (and what is on none of the others' queues) are tried first, in one replay, and another connection's traffic
+    on another queue goes."""
+    ticking = Ticking("disconnected-connection-works")
+    noise = []
+    for i in range(6):
+        noise += [L.Put(conn="b", handle="o", body=f"n{i}", options=C.MQPMO_NO_SYNCPOINT),
+                  L.Get(conn="b", handle="o", options=C.MQGMO_NO_SYNCPOINT)]
+    ops = [L.DefineQueue(queue="OTHER"), L.Connect(conn="b"),
+           L.Open(conn="b", handle="o", queue="OTHER", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
+           *noise[:6], L.Connect(conn="a"), *noise[6:], L.Disconnect(conn="a"), L.Commit(conn="a")]
+    failure = failure_of(ticking, "core", ops)
+    assert failure.mismatch.op == L.Commit(conn="a")
+    small = minimise(failure, ticking, replays=1)
+    used = [s.op for s in small.steps if not isinstance(s.op, L.AdvanceClock)]
+    assert used == [L.Connect(conn="a"), L.Disconnect(conn="a"), L.Commit(conn="a")], used
+    assert set(small.rules) == set(failure.rules)

@@ -277,6 +277,11 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
         # Most clock advances there are the time calls took, recorded by the session; a replay
         # records its own. Tried first all at once, as they are seldom what a failure needs.
         ops = search.reduce([op for op in ops if not isinstance(op, L.AdvanceClock)]) or ops
+        # A real system's replays are few (each takes real time): what seldom matters goes first, in a few
+        # replays that each try much at once (the calls that changed nothing as the system answered them; the
+        # calls of the connection a failing commit or disconnect is of, on its queues)
+        ops = _quieter(ops, search)
+        ops = _connection_focus(ops, search)
     focused = _focus(ops)
     if len(focused) < len(ops):
         ops = search.reduce(focused) or ops
@@ -373,6 +378,75 @@ def _focus(ops: list[L.Op]) -> list[L.Op]:
     if target is None:
         return ops
     return [op for op in ops if queue_of(op) in (None, target)]
+
+
+#: Calls that change nothing when they fail: refused, they did none of their work (a get that found no message,
+#: a put to a handle never opened or to a full queue).  Not those that end a unit of work or a connection, whose
+#: failure says what happened to it.
+QUIET_WHEN_FAILED = (L.Get, L.Put, L.Put1, L.Open, L.Close, L.DefineQueue, L.DefineRemoteQueue, L.DefineProcess,
+                     L.AlterQueue, L.AlterQueueManager)
+
+
+def _answers(ops: list[L.Op], failure: Failure) -> list[L.Observation | None]:
+    """What the system answered each of ``ops`` with in ``failure``'s history (the same calls in the same order,
+    with the clock advances a real-time session records between them): None where it is not there."""
+    steps = failure.steps
+    out: list[L.Observation | None] = []
+    i = 0
+    for op in ops:
+        j = i
+        while j < len(steps) and steps[j].op != op:
+            j += 1
+        if j < len(steps):
+            out.append(steps[j].observed)
+            i = j + 1
+        else:
+            out.append(None)
+    return out
+
+
+def _quieter(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """``ops`` without, all at once, the calls before the failing one that changed nothing as the system answered
+    them (an inquiry, a call refused: :data:`QUIET_WHEN_FAILED`), where the departure still shows (one replay)."""
+    if search.kept is None or len(ops) < 2:
+        return ops
+    answers = _answers(ops, search.kept)
+    keep = [op for op, seen in zip(ops[:-1], answers) if not (
+        isinstance(op, L.InquireQueue)
+        or seen is not None and seen.cc == C.MQCC_FAILED and isinstance(op, QUIET_WHEN_FAILED))]
+    if len(keep) == len(ops) - 1:
+        return ops
+    return search.reduce(keep + ops[-1:]) or ops
+
+
+def _connection_focus(ops: list[L.Op], search: _Search) -> list[L.Op]:
+    """Where the failing call is on a connection and no queue (a commit, a backout, a disconnect): ``ops`` with
+    only that connection's calls and what is on no queue (definitions of the queues it uses kept), then, where
+    that does not show the departure, the calls on the queues it uses by any connection (two replays at most)."""
+    last = ops[-1] if ops else None
+    conn = getattr(last, "conn", None)
+    opened = {op.handle: op.queue for op in ops if isinstance(op, L.Open)}
+
+    def queue_of(op: L.Op) -> str | None:
+        queue = getattr(op, "queue", None)
+        if isinstance(queue, str) and queue:
+            return queue
+        handle = getattr(op, "handle", None)
+        return opened.get(handle) if isinstance(handle, str) else None
+
+    if not isinstance(conn, str) or queue_of(last) is not None:
+        return ops
+    used = {queue_of(op) for op in ops if getattr(op, "conn", None) == conn} - {None}
+    own = [op for op in ops if getattr(op, "conn", None) == conn
+           or getattr(op, "conn", None) is None and queue_of(op) in used | {None}]
+    if len(own) < len(ops):
+        found = search.reduce(own)
+        if found is not None:
+            return found
+    on_queues = [op for op in ops if queue_of(op) in used | {None}]
+    if len(on_queues) < len(ops):
+        return search.reduce(on_queues) or ops
+    return ops
 
 
 def _ddmin(search: _Search, ops: list[L.Op]) -> list[L.Op]:
