@@ -40,6 +40,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import time
+from typing import Callable
 
 import attrs
 
@@ -361,12 +362,9 @@ def _ops(failure: Failure) -> list[L.Op]:
     return [s.op for s in failure.steps]
 
 
-def _focus(ops: list[L.Op]) -> list[L.Op]:
-    """``ops`` without the operations on queues other than the one the last (failing) operation used.
-
-    An operation is on a queue when it names it (``queue``) or uses a handle opened on it;
-    operations on none (connections, commits, backouts, restarts, clock advances) stay.
-    """
+def _queues_of(ops: list[L.Op]) -> Callable[[L.Op], str | None]:
+    """The queue each of ``ops`` is on: the one it names (``queue``), or the one its handle was opened on in
+    ``ops``; None for an operation on none (a connection's, a commit, a restart, a clock advance)."""
     opened = {op.handle: op.queue for op in ops if isinstance(op, L.Open)}
 
     def queue_of(op: L.Op) -> str | None:
@@ -376,6 +374,16 @@ def _focus(ops: list[L.Op]) -> list[L.Op]:
         handle = getattr(op, "handle", None)
         return opened.get(handle) if isinstance(handle, str) else None
 
+    return queue_of
+
+
+def _focus(ops: list[L.Op]) -> list[L.Op]:
+    """``ops`` without the operations on queues other than the one the last (failing) operation used.
+
+    An operation is on a queue when it names it (``queue``) or uses a handle opened on it;
+    operations on none (connections, commits, backouts, restarts, clock advances) stay.
+    """
+    queue_of = _queues_of(ops)
     target = queue_of(ops[-1]) if ops else None
     if target is None:
         return ops
@@ -427,15 +435,7 @@ def _connection_focus(ops: list[L.Op], search: _Search) -> list[L.Op]:
     that does not show the departure, the calls on the queues it uses by any connection (two replays at most)."""
     last = ops[-1] if ops else None
     conn = getattr(last, "conn", None)
-    opened = {op.handle: op.queue for op in ops if isinstance(op, L.Open)}
-
-    def queue_of(op: L.Op) -> str | None:
-        queue = getattr(op, "queue", None)
-        if isinstance(queue, str) and queue:
-            return queue
-        handle = getattr(op, "handle", None)
-        return opened.get(handle) if isinstance(handle, str) else None
-
+    queue_of = _queues_of(ops)
     if not isinstance(conn, str) or queue_of(last) is not None:
         return ops
     used = {queue_of(op) for op in ops if getattr(op, "conn", None) == conn} - {None}
