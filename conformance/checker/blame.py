@@ -732,7 +732,7 @@ FIFO_TRIGGER_PRIORITY = "TRIG-24"
 
 
 def _trigger_priority_ignored(state: ModelState, op: L.Op, plain: list[model.Branch],
-                              relaxed: frozenset[str] = frozenset({"TRIG-02"})) -> list[model.Branch]:
+                              relaxed: frozenset[str]) -> list[model.Branch]:
     """``op``'s outcomes where an event that wrote no trigger message only because its messages were below
     TriggerMsgPriority wrote one: a put, or an ALTER that raised TriggerMsgPriority above the messages there, on a
     queue whose triggering counts every message (TRIG-02 relaxed), or, on a FIFO queue, whose message's own priority

@@ -571,6 +571,8 @@ class ModelTracker:
         #: set from outside (:attr:`_after` is then not them).
         self._trail: list[tuple[list[ModelState], L.Op, L.Observation]] = []
         self._after: list[ModelState] | None = self.candidates
+        #: The rules the last step's departure names (what a step past goes back for).
+        self._departed_rules: tuple[str, ...] = ()
         #: Whether a step past may go back (not in a tracker that follows a history again for one).
         self.goes_back = True
         #: Whether the last step past went on with states that the answer departs from (:func:`_nothing_changes_next`).
@@ -588,6 +590,7 @@ class ModelTracker:
         self._trail.append((self.candidates, op, observed))
         check = self._advance_memo(op, observed)
         self._after = self.candidates
+        self._departed_rules = check.mismatch.rules if check.mismatch is not None else ()
         return check
 
     def _advance_memo(self, op: L.Op, observed: L.Observation) -> StepCheck:
@@ -757,16 +760,8 @@ class ModelTracker:
         from conformance.checker.blame import _relaxed_step
 
         trail = self._trail
-        if not trail:
-            return []
-        before, op, observed = trail[-1]
-        ahead = [b for state in before for b in model.step(state, op)]
-        closest = min(ahead, key=lambda b: len(differing_fields(b.observation, observed)), default=None)
-        if closest is None:
-            return []
-        fields = differing_fields(closest.observation, observed)
-        relaxed = frozenset(_implicated(closest, fields, observed)) & self.set_aside
-        if not relaxed:
+        relaxed = frozenset(self._departed_rules) & self.set_aside
+        if not trail or not relaxed:
             return []
         budget = [BACK_STEPS]
         for j in range(len(trail) - 1, -1, -1):
@@ -774,10 +769,12 @@ class ModelTracker:
             if budget[0] <= 0:
                 return []
             budget[0] -= len(states_j)
-            extra = [b.state for state in states_j for b in _relaxed_step(state, op_j, relaxed, observed_j)[1]
-                     if _matches(b.observation, observed_j)]
-            plain = [b.state for state in states_j for b in model.step(state, op_j)
-                     if _matches(b.observation, observed_j)]
+            plain: list[ModelState] = []
+            extra: list[ModelState] = []
+            for state in states_j:
+                mq, relaxing = _relaxed_step(state, op_j, relaxed, observed_j)
+                plain += [b.state for b in mq if _matches(b.observation, observed_j)]
+                extra += [b.state for b in relaxing if _matches(b.observation, observed_j)]
             extra = [s for s in _unique(extra) if not any(s == p for p in plain)]
             if not extra:
                 continue
