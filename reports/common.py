@@ -164,7 +164,9 @@ def replay_command(path: str) -> str:
 
 
 def title(failure: Failure) -> str:
-    rules = f"one of {' / '.join(failure.blamed)}" if failure.one_of else '+'.join(failure.blamed)
+    rules = (f"one of {' / '.join(failure.blamed)}" if failure.one_of
+             else f"{'+'.join(failure.broken)} and one of {' / '.join(failure.either)}" if failure.either
+             else '+'.join(failure.blamed))
     return (f"{rules} in area {failure.area} (platform {failure.platform}): "
             f"step {failure.mismatch.index + 1} of {len(failure.steps)}"
             + ("" if failure.reproduced else "; not shown again when the same operations ran a second time"))

@@ -167,8 +167,10 @@ def _column(report: Report, col: Column) -> list[str]:
                     "show which):</p>" if failure.one_of else "<p>Rules broken:</p>",
                     _table([[f'<a href="#{esc(col.anchor)}-{esc(rid)}">{esc(rid)}</a>',
                              esc(rules[rid].summary) if rid in rules else "",
-                             _source(rules[rid]) if rid in rules else ""] for rid in failure.blamed],
-                           ["rule", "summary", "source"]),
+                             _source(rules[rid]) if rid in rules else "",
+                             *(["one of these" if rid in failure.either else "broken"] if failure.either else [])]
+                            for rid in failure.blamed],
+                           ["rule", "summary", "source", *(["which"] if failure.either else [])]),
                     _plain_table(steps, ["", "#", "operation", "observed"],
                                  row_class=lambda i, s=steps: "broke" if s[i][0] else ""),
                     f"<p>At step {failure.mismatch.index + 1}:</p>",

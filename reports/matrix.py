@@ -61,7 +61,7 @@ class Cell:
         verdict of *one of* is shared with."""
         if self.verdict == ONE_OF and self.one_of:
             return ("this rule is broken, or " + "; or ".join(" or ".join(o) for o in self.one_of)
-                    + " (each alone explains the history)")
+                    + " (each explains the history, alone or with the rules its failure shows broken)")
         return self.reason
 
     @property
@@ -421,7 +421,8 @@ def _decide(col: Column, broken: tuple[str, ...] = (FAIL,), only: set[str] | Non
         cell.verdict = cell.otherwise or NOT_EXERCISED
         if cell.verdict in (PASS, PARTLY):
             cell.verdict = PARTLY if cell.unreached else PASS
-        cell.failures = [(p, f) for p, f in cell.failures if not (f.one_of and failed & set(f.blamed))]
+        cell.failures = [(p, f) for p, f in cell.failures
+                         if not (f.one_of and failed & set(f.blamed) or rid in f.either and failed & set(f.either))]
 
 
 def _apply(report: Report, deviations: tuple[KnownDeviation, ...]) -> None:

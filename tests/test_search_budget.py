@@ -83,8 +83,9 @@ def test_minutes_bound_a_run_and_the_summary_says_where_the_time_went(tmp_path):
     assert run["examples_run"] > 0 and run["phases"]["search"] < 6 + 5, run["phases"]
     assert took < 30, took
     assert "Time by phase: search" in out
-    # (20 cases: one is cut short by a departure already found; 60 until 2026-12-02, 8 s to 3 s)
-    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", FAULTS, "--area", "core", "--seed", "7",
+    # (20 cases: two are cut short by a departure already found; 60 until 2026-12-02, 8 s to 3 s; seed 9 since
+    # 2026-12-07, when blaming "CORE-04, and one of CORE-15 / CORE-27" sent seed 7's minimising another way and left none cut short)
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", FAULTS, "--area", "core", "--seed", "9",
                              "--examples", "20", "--results", tmp_path / "f")
     assert code == 1, out + err
     assert "cut short by a departure already found" in out

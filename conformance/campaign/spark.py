@@ -237,7 +237,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
             failure = minimise(failure, adapter, budget=budget)
         failure = with_alternatives(failure, adapter.capabilities().expiry_tolerance)
 
-        coverage.count_failure(failure.blamed, failure.one_of)
+        coverage.count_failure(failure.blamed, failure.one_of, failure.either)
         result["failures"].append(failure.to_json())
         # Departures from other rules the shrinking met (Hypothesis keeps only the smallest one).
         def tidy(other):
@@ -250,7 +250,7 @@ def _run_machine(spec: dict, adapter_name: str, options: dict, known: list[str],
 
         for other in machine.session.other_departures(failure.rules, tidy):
             other = with_alternatives(other, adapter.capabilities().expiry_tolerance)
-            coverage.count_failure(other.blamed, other.one_of)
+            coverage.count_failure(other.blamed, other.one_of, other.either)
             result["failures"].append(other.to_json())
         return True
 

@@ -172,7 +172,8 @@ def diagnosed(steps: Sequence[tuple[L.Op, L.Observation]], mismatch: Mismatch, p
     from conformance.checker.blame import blame
 
     found = blame(steps, mismatch, platform, expiry_tolerance)
-    return attrs.evolve(mismatch, blamed=found.rules, confirmed=found.confirmed, blamed_each=found.each)
+    return attrs.evolve(mismatch, blamed=found.rules, confirmed=found.confirmed, blamed_each=found.each,
+                        blamed_either=found.either)
 
 
 def departure_verdicts(mismatch: Mismatch) -> tuple[str, ...]:
@@ -182,6 +183,8 @@ def departure_verdicts(mismatch: Mismatch) -> tuple[str, ...]:
         return mismatch.rules[:1]
     if mismatch.blamed_each and len(mismatch.blamed) > 1:
         return (ONE_OF.join(mismatch.blamed),)
+    if len(mismatch.blamed_either) > 1:
+        return (*(r for r in mismatch.blamed if r not in mismatch.blamed_either), ONE_OF.join(mismatch.blamed_either))
     return mismatch.blamed
 
 

@@ -120,6 +120,10 @@ class Blame:
     #: ``rules`` are more than one and each alone explains the history: it shows that one of them is broken,
     #: not which (a rule found broken by another history explains this one; the others are then not shown).
     each: bool = False
+    #: Of ``rules``, those of which the history breaks one, not which, beside the others, each broken: no rule
+    #: alone explains it, and each of several smallest sets does, all sharing the others (an expired message
+    #: returned with its Expiry untouched: EXP-06, and one of the two rules of its decrement).
+    either: tuple[str, ...] = ()
 
 
 def _message(state: ModelState, queue: str, body) -> object:
@@ -1908,8 +1912,25 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
                          confirmed=False)
         # (as alone: a set holding a rule that tells a story by inference gives way to one of rules the history shows)
         kept = [t for t in together if not set(t[2]) & guessed] or together
-        rules = min(kept)[2]
+        rules, either = _together_blamed(kept)
         inferred = tuple(dict.fromkeys(r for _, _, pair in sorted(together) for r in pair
                                        if r in guessed and r not in rules))
+        return Blame(rules=rules, mentioned=tuple(r for r in mentioned if r not in rules), inferred=inferred,
+                     either=either)
     return Blame(rules=rules, mentioned=tuple(r for r in mentioned if r not in rules), inferred=inferred,
                  each=bool(alone) and len(rules) > 1)
+
+
+def _together_blamed(kept: list[tuple[int, int, tuple[str, ...]]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Of the sets of rules that together explain a history (``(the step needed from, order tried, rules)``, none
+    alone), what is blamed: the first needed; or, where every set needed from that step shares all of its rules
+    but one, the shared rules and the others as one of them (:attr:`Blame.either`): each such set explains the
+    history, so the shared rules are broken in every reading and one of the others beside them, not shown
+    which.  Sets sharing less than that (two readings with nothing, or only part, in common) leave the first."""
+    first = min(kept)
+    sets = [ways for at, _, ways in sorted(kept) if at == first[0]]
+    shared = set(sets[0]).intersection(*sets[1:])
+    if len(sets) < 2 or not shared or any(len(set(ways) - shared) != 1 for ways in sets):
+        return first[2], ()
+    either = tuple(dict.fromkeys(r for ways in sets for r in ways if r not in shared))
+    return first[2] + tuple(r for r in either if r not in first[2]), either

@@ -75,6 +75,9 @@ class Mismatch:
     #: True when ``blamed`` holds more than one rule and each alone explains the history: it breaks one of them,
     #: and does not show which (:attr:`conformance.checker.blame.Blame.each`).
     blamed_each: bool = attrs.field(default=False, eq=False)
+    #: Of ``blamed``, those of which the history breaks one, not which, beside the others, each broken
+    #: (:attr:`conformance.checker.blame.Blame.either`); empty where it breaks each, or one of all.
+    blamed_either: tuple[str, ...] = attrs.field(default=(), eq=False)
 
     def to_json(self) -> dict:
         return {
@@ -87,6 +90,7 @@ class Mismatch:
             **({"alternatives": [a.to_json() for a in self.alternatives]} if self.alternatives else {}),
             **({"blamed": list(self.blamed), "confirmed": self.confirmed} if self.blamed else {}),
             **({"blamed_each": True} if self.blamed_each and len(self.blamed) > 1 else {}),
+            **({"blamed_either": list(self.blamed_either)} if self.blamed_either and self.blamed else {}),
         }
 
     @classmethod
@@ -102,6 +106,7 @@ class Mismatch:
             blamed=tuple(data.get("blamed") or ()),
             confirmed=data.get("confirmed", True) is not False,
             blamed_each=data.get("blamed_each") is True,
+            blamed_either=tuple(data.get("blamed_either") or ()),
         )
 
 

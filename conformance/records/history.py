@@ -36,10 +36,14 @@ class Step:
         return cls(op=L.from_json(data["op"]), observed=L.from_json(data["observed"]))
 
 
-def rules_text(rules, one_of: bool) -> str:
+def rules_text(rules, one_of: bool, either=()) -> str:
     """Rules a history (or a race) breaks as a line says them: "one of A / B" where it breaks one of them, not
-    which, else "A, B"."""
-    return ("one of " + " / ".join(rules)) if one_of else ", ".join(rules)
+    which; "A, and one of B / C" where it breaks A and one of B and C (``either``); else "A, B"."""
+    if one_of:
+        return "one of " + " / ".join(rules)
+    if len(either) > 1:
+        return ", ".join(r for r in rules if r not in either) + ", and one of " + " / ".join(either)
+    return ", ".join(rules)
 
 
 @attrs.frozen(kw_only=True)
@@ -94,9 +98,21 @@ class Failure:
         return self.mismatch.blamed_each and len(self.blamed) > 1
 
     @property
+    def either(self) -> tuple[str, ...]:
+        """Of :attr:`blamed`, those of which the history breaks one, not which, beside the others, each broken
+        (empty where it breaks each rule blamed, or one of all: :attr:`one_of`)."""
+        either = tuple(r for r in self.mismatch.blamed_either if r in self.blamed)
+        return either if len(either) > 1 and not self.one_of and len(either) < len(self.blamed) else ()
+
+    @property
+    def broken(self) -> tuple[str, ...]:
+        """Of :attr:`blamed`, the rules the history breaks each of (none where it breaks one of them)."""
+        return () if self.one_of else tuple(r for r in self.blamed if r not in self.either)
+
+    @property
     def blamed_text(self) -> str:
         """The rules it breaks as a line says them (:func:`rules_text`)."""
-        return rules_text(self.blamed, self.one_of)
+        return rules_text(self.blamed, self.one_of, self.either)
 
     @property
     def mentioned(self) -> tuple[str, ...]:
@@ -208,7 +224,7 @@ def with_alternatives(failure: Failure, expiry_tolerance: int = 0,
     mismatch = attrs.evolve(failure.mismatch, alternatives=found)
     verdict = blame(failure.steps, mismatch, failure.platform, expiry_tolerance, set_aside, known_by)
     mismatch = attrs.evolve(mismatch, blamed=verdict.rules, confirmed=verdict.confirmed, known=verdict.known,
-                            blamed_each=verdict.each)
+                            blamed_each=verdict.each, blamed_either=verdict.either)
     return attrs.evolve(failure, mismatch=mismatch, set_aside=tuple(sorted(set_aside)))
 
 
@@ -219,14 +235,15 @@ def blamed_rules(failure: Failure, expiry_tolerance: int = 0,
 
 
 def blamed_as(failure: Failure, expiry_tolerance: int = 0,
-              set_aside: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], bool]:
-    """:func:`blamed_rules`, and whether ``failure`` breaks only one of them (:attr:`Failure.one_of`)."""
+              set_aside: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], bool, tuple[str, ...]]:
+    """:func:`blamed_rules`, whether ``failure`` breaks only one of them (:attr:`Failure.one_of`), and those of
+    which it breaks one beside the others (:attr:`Failure.either`)."""
     from conformance.checker.blame import blame
 
     if failure.mismatch.blamed:
-        return failure.mismatch.blamed, failure.one_of
+        return failure.mismatch.blamed, failure.one_of, failure.either
     found = blame(failure.steps, failure.mismatch, failure.platform, expiry_tolerance, set_aside)
-    return found.rules, found.each
+    return found.rules, found.each, found.either
 
 
 def _replay_schema() -> dict:
@@ -258,7 +275,7 @@ def _replay_schema() -> dict:
                                         "fields": {"type": "array", "items": {"type": "string"}},
                                         "rules": {**rules, "minItems": 1},
                                         "blamed": rules, "confirmed": {"type": "boolean"},
-                                        "blamed_each": {"type": "boolean"},
+                                        "blamed_each": {"type": "boolean"}, "blamed_either": rules,
                                         "alternatives": {"type": "array", "items": {
                                             "type": "object", "additionalProperties": False,
                                             "required": ["index", "expected", "fields", "rules"],

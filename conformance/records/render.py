@@ -173,7 +173,11 @@ def render_failure(failure) -> str:
         "Rules broken, one of them (each alone, relaxed, makes this history pass; it does not show which):"
         if failure.one_of else "Rules broken:",
     ]
-    lines += [_rule_line(rid, "  ") for rid in failure.blamed]
+    lines += [_rule_line(rid, "  ") for rid in (failure.broken if failure.either else failure.blamed)]
+    if failure.either:
+        lines += ["And one of these (no rule alone makes this history pass; those above with each of these do, "
+                  "and it does not show which):"]
+        lines += [_rule_line(rid, "  ") for rid in failure.either]
     if not mm.confirmed:
         lines.append("  (no single rule's relaxation, nor any pair's, makes this history pass: the rule shown is "
                      "the checker's first, unconfirmed)")

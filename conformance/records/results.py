@@ -140,10 +140,14 @@ class Coverage:
             _count(checked, check.rules)
             _count(self._classes, check.classes)
 
-    def count_failure(self, blamed: tuple[str, ...], each: bool) -> None:
-        """A failing history blamed on ``blamed``: each failed, or (``each``) one of them."""
+    def count_failure(self, blamed: tuple[str, ...], each: bool, either: tuple[str, ...] = ()) -> None:
+        """A failing history blamed on ``blamed``: each failed, or (``each``) one of them, or each but ``either``,
+        and one of those."""
         if each and len(blamed) > 1:
             self.one_of["+".join(blamed)] += 1
+        elif len(either) > 1:
+            self.failed.update(r for r in blamed if r not in either)
+            self.one_of["+".join(either)] += 1
         else:
             self.failed.update(blamed)
 
@@ -329,7 +333,7 @@ class RunRecord:
 
     def add_failure(self, failure: Failure) -> None:
         # failed: the rules the history breaks (or one of them), not every rule the checker mentioned
-        self.coverage.count_failure(failure.blamed, failure.one_of)
+        self.coverage.count_failure(failure.blamed, failure.one_of, failure.either)
         self.failures.append(failure)
 
     def add_race(self, race) -> None:

@@ -366,9 +366,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     def undecided_elsewhere() -> frozenset[str]:
         """The rules found elsewhere only by histories that break one of several rules: a case stepping past a
         departure from them fails none of them (as in one process, where the run's coverage knows them)."""
-        alone = {r for f in others if not f.one_of for r in f.blamed}
-        return frozenset(r for f in others if f.one_of for r in f.blamed) - alone
+        alone = {r for f in others if not f.one_of for r in f.blamed if r not in f.either}
+        return frozenset(r for f in others for r in (f.blamed if f.one_of else f.either)) - alone
     broken: list[str] = []   # the rules the recorded failures break
+    verdicts: list[str] = []   # ... as each failure's line says them (each, one of them, or each and one of others)
     named: set[str] = set()   # every rule they name (a later departure naming only these is not new)
     outcome = "conformant"
 
@@ -487,7 +488,8 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         named.update(failure.rules)
         unsteady = unsteady or not_reproduced
         how = "NON-CONFORMANT, not reproduced on a second run" if unsteady else "NON-CONFORMANT"
-        outcome = f"{how} (" + ", ".join(broken) + ")"
+        verdicts.extend([failure.blamed_text] if failure.blamed_text not in verdicts else [])
+        outcome = f"{how} (" + "; ".join(verdicts) + ")"
         return failure
 
     # None: as many rounds as the budget allows (each spends at least one case)

@@ -58,6 +58,8 @@ class Found:
     mentioned: tuple[str, ...] = ()
     #: The history breaks one of the rules blamed, not each (``Failure.one_of``): none of them is failed by it.
     one_of: bool = False
+    #: Of the rules blamed, those of which it breaks one beside the others (``Failure.either``).
+    either: tuple[str, ...] = ()
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -78,7 +80,7 @@ class Siblings:
     def publish(self, record: RunRecord) -> None:
         """Write what ``record`` found so far for the other workers (whole, then renamed: never read half)."""
         found = [{"platform": f.platform, "blamed": list(f.blamed), "mentioned": list(f.mentioned),
-                  "one_of": f.one_of} for f in record.failures]
+                  "one_of": f.one_of, "either": list(f.either)} for f in record.failures]
         tmp = self.own.with_name(self.own.name + ".tmp")
         tmp.write_text(json.dumps(found), encoding="utf-8")
         tmp.replace(self.own)
@@ -96,7 +98,7 @@ class Siblings:
                     data = json.loads(path.read_text(encoding="utf-8"))
                     self._read[path] = (stamp, tuple(
                         Found(str(d["platform"]), tuple(d["blamed"]), tuple(d.get("mentioned") or ()),
-                              bool(d.get("one_of")))
+                              bool(d.get("one_of")), tuple(d.get("either") or ()))
                         for d in data))
             except (OSError, ValueError, KeyError, TypeError):
                 continue   # being written, or gone: read at the next look
