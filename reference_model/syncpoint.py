@@ -97,7 +97,17 @@ def end_unit_of_work(state: ModelState, conn: str, commit: bool) -> list[Branch]
         if m is not None:
             s.queue(queue).update(m, provenance=("SYNC-17", "SYNC-05"))
         return [Branch(observation=L.OK, state=s, rules=tuple(dict.fromkeys(rules)))]
-    return [_skip(state, conn, bump) for bump in (0, 1)]
+    out = [_skip(state, conn, bump) for bump in (0, 1)]
+    seq = c.marked
+    m = next((state.find(e.queue, seq) for e in c.uow if e.kind == "get" and e.seq == seq), None)
+    if m is not None and m.put_by == conn:
+        # the marked message was put in this same unit of work (a connection getting its own uncommitted put):
+        # its put is backed out, and whether the marked get still leaves the new unit of work holding a skipped
+        # get, its message gone, is not documented: both
+        held = out[0].state.clone()
+        held.conn(conn).skipped = seq
+        out.append(Branch(observation=L.OK, state=held, rules=out[0].rules))
+    return out
 
 
 def _queue_of(c, seq: int) -> str | None:

@@ -2346,3 +2346,60 @@ def test_a_msgid_generated_for_a_message_a_run_stepped_past_is_noted_as_well():
     assert tracker.advance(get, odd).mismatch is not None and tracker.step_past(get, odd)
     again = tracker.advance(get, msg("m2", msg_id="G1")).mismatch
     assert again is not None and again.rules == ("CORE-11",), again
+
+
+def _trigmpri_queues(*names_trigmpri) -> list:
+    """A process, an initiation queue, and application queues served by it (name, TriggerMsgPriority)."""
+    ops = [L.DefineProcess(process="P", appl_id="/bin/app", appl_type=6, env_data="", user_data=""),
+           L.DefineQueue(queue="INIT.Q")]
+    for name, trigmpri in names_trigmpri:
+        ops.append(L.DefineQueue(queue=name, attrs=(("INITQ", "INIT.Q"), ("PROCESS", "P"), ("TRIGGER", 1),
+                                                    ("TRIGMPRI", trigmpri))))
+    return ops + [L.Connect(conn="a")]
+
+
+def test_a_queue_counting_every_message_writes_none_where_mq_counts_only_those_at_triggermsgpriority():
+    """TRIGMPRI 4, a trigger monitor open: a system that ignores TriggerMsgPriority writes a trigger message for
+    a first message of priority 0 (MQ none), and then, that message counted, none for one of priority 4 (MQ writes
+    one: none before it at or above 4).  The depth of the initiation queue shows both (the first trigger message
+    got in between).  TriggerMsgPriority relaxed (TRIG-02: every message counts) explains both; until 2026-12-07
+    its relaxation only added the trigger messages MQ does not write, and did not explain the second depth (a run
+    that had found TRIG-02 broken went on past the first and blamed a later step on another trigger rule)."""
+    inq = L.InquireQueue(queue="INIT.Q", names=("CURDEPTH",))
+    ops = _trigmpri_queues(("APP.Q", 4)) + [
+        L.Open(conn="a", handle="a1", queue="APP.Q", options=C.MQOO_OUTPUT),
+        L.Open(conn="a", handle="i", queue="INIT.Q", options=C.MQOO_INPUT_SHARED | C.MQOO_BROWSE),
+        put("a", "a1", "low", 0), inq, L.Get(conn="a", handle="i", options=C.MQGMO_NO_SYNCPOINT),
+        put("a", "a1", "high", 4), inq]
+    history = _on_simulated(ops, "trigmpri-ignored")
+    assert [obs.attrs for op, obs in history if op == inq] == [(("CURDEPTH", 1),), (("CURDEPTH", 0),)]
+    _, b = blamed(history)
+    assert b.rules == ("TRIG-02",) and b.confirmed, b
+    assert follows(history, D, frozenset({"TRIG-02"})) is not None
+
+
+def test_a_trigger_monitor_opening_writes_the_messages_of_every_queue_counting_every_message_in_its_order():
+    """z/OS, a queue-sharing group: a shared queue and a private one with TriggerMsgPriority 4 served by one
+    initiation queue, a message of priority 0 on each while no monitor has it open; then a monitor opens it
+    (TRIG-23).  MQ triggers the shared queue only; a system ignoring TriggerMsgPriority triggers both, the private
+    queue's first, and a browse shows it.  TRIG-02 relaxed is the event with TriggerMsgPriority 0, its messages in
+    the order it writes them, as the put is the put with TriggerMsgPriority 0 (the test before); an event of an
+    open that wrote the private queue's message after the shared queue's (as the relaxation did) left a run that had
+    found TRIG-02 broken blaming the browse on the monitor's event (TRIG-23).  (Met first, the browse is
+    still blamed on TRIG-23, the rule of the step's own field, TRIG-02 being a story by inference there: see
+    docs/testing.md.)"""
+    z = C.PLATFORM_ZOS
+    ops = [L.DefineQueueSharingGroup(qmgrs=("QM2",)),
+           L.DefineQueue(queue="SHARED.Q", attrs=(("INITQ", "INIT.Q"), ("PROCESS", "P"), ("TRIGGER", 1)))]
+    ops += _trigmpri_queues(("APP.Q", 4))[:2] + _trigmpri_queues(("APP.Q", 4))[2:]
+    ops += [L.Open(conn="a", handle="h1", queue="APP.Q", options=C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+            L.Open(conn="a", handle="h2", queue="SHARED.Q", options=C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+            L.Open(conn="a", handle="h3", queue="INIT.Q", options=C.MQOO_BROWSE | C.MQOO_INQUIRE),
+            put("a", "h2", "s1", 0), put("a", "h1", "m1", 0),
+            L.Open(conn="a", handle="h4", queue="INIT.Q", options=C.MQOO_INPUT_AS_Q_DEF),
+            L.Get(conn="a", handle="h3", options=C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT)]
+    history = _on_simulated(ops, "trigmpri-ignored", z)
+    assert history[-1][1].message.trigger.q_name == "APP.Q"
+    assert follows(history, z, frozenset({"TRIG-02"})) is not None
+    mm = check_history(z, history)[-1].mismatch
+    assert blame(history, mm, z, set_aside=frozenset({"TRIG-02"}), known_by=frozenset({"TRIG-02"})).known

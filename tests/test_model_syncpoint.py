@@ -105,6 +105,31 @@ def test_mark_in_the_new_unit_of_work_is_latitude():
     assert rcs == [0, C.MQRC_SECOND_MARK_NOT_ALLOWED]
 
 
+def test_a_marked_get_of_its_own_units_put_backed_out_may_leave_the_mark_held_or_not():
+    """A connection that gets, marked, a message it put in the same unit of work, then backs out: the put is
+    backed out and the message gone; whether the new unit of work still holds the marked get (a further mark
+    refused) is not documented, so both (the model allowed only the mark gone, and a system keeping it failed
+    CORE-13 at the next marked get)."""
+    marked = L.Get(conn="app", handle="app.WORK", options=MARK)
+
+    def got_own() -> Script:
+        t = Script(platform=C.PLATFORM_ZOS, WORK={})
+        t.connect("app", "WORK")
+        t.put("app", "WORK", "own", options=C.MQPMO_SYNCPOINT)
+        # (whether a connection may get its own uncommitted put is latitude too: the branch where it does)
+        (got,) = [n for n, o in enumerate(t.allowed(marked)) if o.message is not None and o.message.body == "own"]
+        t.do(marked, pick=got)
+        return t
+
+    outcomes = set()
+    for pick in range(len(got_own().branches(L.Backout(conn="app")))):
+        t = got_own()
+        t.do(L.Backout(conn="app"), pick=pick)
+        assert t.depth("WORK") == 0
+        outcomes |= {o.rc for o in t.allowed(marked)}
+    assert outcomes == {C.MQRC_NO_MSG_AVAILABLE, C.MQRC_SECOND_MARK_NOT_ALLOWED}, outcomes
+
+
 @pytest.mark.parametrize("end", ["abend", "restart", "zos-disconnect-backout"])
 @covers("SYNC-07")
 def test_other_backouts_reinstate_the_marked_message(end):

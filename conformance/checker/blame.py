@@ -746,6 +746,15 @@ def _trigger_priority_ignored(state: ModelState, op: L.Op, plain: list[model.Bra
     conn = op.conn if isinstance(op, (L.Put, L.Put1)) and op.options & C.MQPMO_SYNCPOINT else None
     out = []
     lowered: set[str] = set()
+    put_to = _put_queue(state, op) if TRIGGER_PRIORITY in relaxed else None
+    if put_to is not None and state.queues[put_to].attr("TRIGMPRI") > 0 \
+            and state.queues[put_to].attr("TRIGGER") == C.MQTC_ON:
+        # a queue whose triggering counts every message may also write none where MQ writes one: a message below
+        # TriggerMsgPriority already there counted, the event's condition of none before it is not met (a FIRST
+        # event where MQ, counting only messages at or above it, has one): the put as MQ makes it with
+        # TriggerMsgPriority 0, the attribute kept (a shared queue's too, each queue manager's event its own)
+        lowered.add(put_to)
+        out += _with_trigmpri_zero(state, op, put_to)
     for b in plain:
         for name, q in b.state.queues.items():
             before = state.queues.get(name)
@@ -761,7 +770,16 @@ def _trigger_priority_ignored(state: ModelState, op: L.Op, plain: list[model.Bra
                 why = ()
             if not why:
                 continue
-            if q.shared and isinstance(op, (L.Put, L.Put1)) and before is not None and name not in lowered:
+            if name in lowered:
+                continue   # (its event with TriggerMsgPriority 0 is there already)
+            if TRIGGER_PRIORITY in why and isinstance(op, (L.Open, L.Close)) and before is not None:
+                # an event of another call (a trigger monitor opening the initiation queue, the last server
+                # closing): the call as MQ makes it with TriggerMsgPriority 0, its trigger messages written in the
+                # order the event writes them, among those of the other queues it serves
+                lowered.add(name)
+                out += _with_trigmpri_zero(state, op, name)
+                continue
+            if q.shared and isinstance(op, (L.Put, L.Put1)) and before is not None:
                 # a shared queue's event is each queue manager's own, judged for its own initiation queue: the
                 # put as MQ makes it with TriggerMsgPriority 0 (every message counts), the attribute kept
                 if TRIGGER_PRIORITY in relaxed:
