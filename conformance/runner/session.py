@@ -160,6 +160,9 @@ class Session:
         #: Cases searched that a departure already found (a set-aside rule's) cut short: the model could not
         #: follow the system past it, and the rest of the case ran nothing.
         self.cut_short = 0
+        #: The rules found broken (:attr:`named`) that departures this session went on past, or was cut short by,
+        #: name: what it met that departures found before explain.
+        self.met_known: set[str] = set()
         self._express = getattr(adapter, "express", None)
         #: MQCONFORM_TRACE=FILE appends every step run on the system to FILE as a JSON line (case
         #: number, operation, observation): the whole history of a run, to compare two runs of a seed.
@@ -335,6 +338,7 @@ class Session:
                     self._stalled = 0
                 self.remember(failure)
                 raise NonConformance(failure)
+            self.met_known.update(r for r in failure.rules if r in self.named)
             # (a rule named only by a history that breaks one of several rules stays one of them)
             self.coverage.failed.update(r for r in failure.rules if r in self.named and r not in self.never_searched
                                         and not self._only_one_of(r))
@@ -353,12 +357,19 @@ class Session:
         relaxed, explain neither the history nor its last step from where the run stood when it met it (having
         gone on past earlier departures as the rules set aside let it).  The rule it breaks may well be one
         merely mentioned before."""
+        from conformance.checker.blame import Explainer, explains_step
+
         rules = set(failure.rules)
         if not self.set_aside or not rules <= self.set_aside:
-            return True
+            # (one naming a rule not set aside as well is new, unless the rules found broken, relaxed, explain its
+            # whole history: a departure of what they broke that shows in a field another rule names too)
+            if not self.named or not rules & self.set_aside:
+                return True
+            if self._explainer is None or self._explainer.known != self.named:
+                self._explainer = Explainer(self.platform, self.named, self.capabilities.expiry_tolerance)
+            return not self._explainer.explains([(s.op, s.observed) for s in self.history])
         if rules <= self.named:
             return False
-        from conformance.checker.blame import Explainer, explains_step
 
         last = self.history[-1]
         if explains_step(self.platform, self.named, self.tracker.candidates, last.op, last.observed,
