@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from conformance import __version__
-from conformance.records.history import Failure
+from conformance.records.history import Failure, rules_text
 from conformance.records.render import alternative_differences, differences, explain, field_text, observation_text, op_text
 from reports.matrix import VERDICTS, Column
 
@@ -164,9 +164,7 @@ def replay_command(path: str) -> str:
 
 
 def title(failure: Failure) -> str:
-    rules = (f"one of {' / '.join(failure.blamed)}" if failure.one_of
-             else f"{'+'.join(failure.broken)} and one of {' / '.join(failure.either)}" if failure.either
-             else '+'.join(failure.blamed))
+    rules = rules_text(failure.blamed, failure.one_of, failure.either, sep="+")
     return (f"{rules} in area {failure.area} (platform {failure.platform}): "
             f"step {failure.mismatch.index + 1} of {len(failure.steps)}"
             + ("" if failure.reproduced else "; not shown again when the same operations ran a second time"))

@@ -68,7 +68,7 @@ def test_the_run_fails_the_shared_rule_and_leaves_the_others_one_of(tmp_path):
     assert rows["EXP-02"]["one_of"] == [["EXP-03"]] and rows["EXP-03"]["one_of"] == [["EXP-02"]]
     report = make_report([tmp_path / "run"])
     md = render(report, "md")
-    assert "EXP-06 and one of" in md
+    assert "EXP-06, and one of EXP-03 / EXP-02 in area expiry" in md
     cells = json.loads(render(report, "json"))["columns"][0]["counts"]
     assert cells["fail"] == 1 and cells["one of"] == 2, cells
 

@@ -772,19 +772,14 @@ def _trigger_priority_ignored(state: ModelState, op: L.Op, plain: list[model.Bra
                 continue
             if name in lowered:
                 continue   # (its event with TriggerMsgPriority 0 is there already)
-            if TRIGGER_PRIORITY in why and isinstance(op, (L.Open, L.Close)) and before is not None:
+            if TRIGGER_PRIORITY in why and before is not None and (
+                    isinstance(op, (L.Open, L.Close)) or q.shared and isinstance(op, (L.Put, L.Put1))):
                 # an event of another call (a trigger monitor opening the initiation queue, the last server
-                # closing): the call as MQ makes it with TriggerMsgPriority 0, its trigger messages written in the
-                # order the event writes them, among those of the other queues it serves
+                # closing), or a shared queue's (each queue manager's own, judged for its own initiation queue):
+                # the call as MQ makes it with TriggerMsgPriority 0, its trigger messages written in the order the
+                # event writes them, among those of the other queues it serves
                 lowered.add(name)
                 out += _with_trigmpri_zero(state, op, name)
-                continue
-            if q.shared and isinstance(op, (L.Put, L.Put1)) and before is not None:
-                # a shared queue's event is each queue manager's own, judged for its own initiation queue: the
-                # put as MQ makes it with TriggerMsgPriority 0 (every message counts), the attribute kept
-                if TRIGGER_PRIORITY in relaxed:
-                    lowered.add(name)
-                    out += _with_trigmpri_zero(state, op, name)
                 continue
             if q.shared or trigger._initiation_queue(b.state, q, "") is None:
                 continue   # (no initiation queue, no message)

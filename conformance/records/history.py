@@ -36,14 +36,15 @@ class Step:
         return cls(op=L.from_json(data["op"]), observed=L.from_json(data["observed"]))
 
 
-def rules_text(rules, one_of: bool, either=()) -> str:
+def rules_text(rules, one_of: bool, either=(), sep: str = ", ") -> str:
     """Rules a history (or a race) breaks as a line says them: "one of A / B" where it breaks one of them, not
-    which; "A, and one of B / C" where it breaks A and one of B and C (``either``); else "A, B"."""
+    which; "A, and one of B / C" where it breaks A and one of B and C (``either``); else "A, B" (``sep`` between
+    the rules each broken)."""
     if one_of:
         return "one of " + " / ".join(rules)
     if len(either) > 1:
-        return ", ".join(r for r in rules if r not in either) + ", and one of " + " / ".join(either)
-    return ", ".join(rules)
+        return sep.join(r for r in rules if r not in either) + ", and one of " + " / ".join(either)
+    return sep.join(rules)
 
 
 @attrs.frozen(kw_only=True)

@@ -352,22 +352,19 @@ class Session:
         return observed
 
     def _new(self, failure: Failure) -> bool:
-        """Whether ``failure`` is a departure to report: one naming a rule not set aside, or naming set-aside
+        """Whether ``failure`` is a departure to report: one naming a rule not set aside (unless it names a
+        set-aside rule too and the rules found broken, relaxed, explain its whole history), or naming set-aside
         rules that an earlier departure only mentioned (never found broken) where the rules found broken,
         relaxed, explain neither the history nor its last step from where the run stood when it met it (having
         gone on past earlier departures as the rules set aside let it).  The rule it breaks may well be one
         merely mentioned before."""
-        from conformance.checker.blame import Explainer, explains_step
+        from conformance.checker.blame import explains_step
 
         rules = set(failure.rules)
         if not self.set_aside or not rules <= self.set_aside:
             # (one naming a rule not set aside as well is new, unless the rules found broken, relaxed, explain its
             # whole history: a departure of what they broke that shows in a field another rule names too)
-            if not self.named or not rules & self.set_aside:
-                return True
-            if self._explainer is None or self._explainer.known != self.named:
-                self._explainer = Explainer(self.platform, self.named, self.capabilities.expiry_tolerance)
-            return not self._explainer.explains([(s.op, s.observed) for s in self.history])
+            return not self.named or not rules & self.set_aside or not self._named_explain()
         if rules <= self.named:
             return False
 
@@ -375,9 +372,15 @@ class Session:
         if explains_step(self.platform, self.named, self.tracker.candidates, last.op, last.observed,
                          self.capabilities.expiry_tolerance):
             return False
+        return not self._named_explain()
+
+    def _named_explain(self) -> bool:
+        """Whether the rules found broken (:attr:`named`), relaxed, explain the whole history so far."""
+        from conformance.checker.blame import Explainer
+
         if self._explainer is None or self._explainer.known != self.named:
             self._explainer = Explainer(self.platform, self.named, self.capabilities.expiry_tolerance)
-        return not self._explainer.explains([(s.op, s.observed) for s in self.history])
+        return self._explainer.explains([(s.op, s.observed) for s in self.history])
 
     def remember(self, failure: Failure) -> None:
         """Keep ``failure`` in :attr:`departures` if it is the smallest met for its rules."""
