@@ -786,7 +786,8 @@ def test_a_mark_refused_after_a_backout_that_a_loose_mark_skipped_is_the_marks_r
     """A get marked with MQGMO_NO_SYNCPOINT that a system made in a unit of work with its mark, a put under
     syncpoint, an MQBACK: that system skips the backout with the marked get (SYNC-03), so the new unit of work
     holds it and a marked get under syncpoint is refused as a second mark.  That refusal is SYNC-10's departure
-    (with SYNC-06's); it was blamed on CORE-01 alone while the model forgot the loose mark at every backout."""
+    (or SYNC-06's); it was blamed on CORE-01 alone while the model forgot the loose mark at every backout, and
+    then on CORE-01 beside them while the message a refused get cannot return was read as a message lost."""
     adapter = create_adapter("simulated", {"faults": "mark-honoured-without-syncpoint", "platform": "zos"})
     mark = C.MQGMO_MARK_SKIP_BACKOUT
     ops = [L.DefineQueue(queue="WORK.Q"), L.Connect(conn="w2"),
@@ -801,6 +802,7 @@ def test_a_mark_refused_after_a_backout_that_a_loose_mark_skipped_is_the_marks_r
     assert failure.mismatch.index == len(ops) - 1
     assert failure.mismatch.observed.rc == C.MQRC_SECOND_MARK_NOT_ALLOWED
     assert failure.rules[:2] == ("SYNC-10", "SYNC-06") and failure.blamed[0] == "SYNC-10", (failure.rules, failure.blamed)
+    assert failure.blamed == ("SYNC-10", "SYNC-06") and failure.one_of and not failure.broken, failure
 
 
 def test_a_trigger_message_at_close_for_a_message_below_triggermsgpriority_is_the_prioritys_rule_first():

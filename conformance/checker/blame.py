@@ -336,13 +336,23 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
     return list(dict.fromkeys(out))
 
 
+def _differing(expected: L.Observation, observed: L.Observation) -> list[str]:
+    """The fields in which ``observed`` differs from ``expected`` that a relaxation must explain: a call that
+    failed where MQ's succeeded returns no message, so its message missing is its refusal's (the rules of its
+    reason code), never a rule of which message comes back."""
+    fields = K.differing_fields(expected, observed)
+    if "rc" in fields and "message" in fields and observed.cc == C.MQCC_FAILED and observed.message is None:
+        fields.remove("message")
+    return fields
+
+
 def explained(branch: model.Branch, observed: L.Observation, op: L.Op, relaxed: frozenset[str],
               before: ModelState | None = None) -> bool:
     """``observed`` differs from ``branch``'s outcome (from state ``before``) only in fields that ``relaxed``
     rules decide.  Another message returned, which only an order relaxed explains, is that message as MQ
     returns it: its own fields differing are decided by their own rules (a priority resolved otherwise at its
     put is not the order's)."""
-    fields = K.differing_fields(branch.observation, observed)
+    fields = _differing(branch.observation, observed)
     body_ways: list[frozenset[str]] | None = None
     for f in fields:
         ways = deciders(branch, f, observed, op, before)
