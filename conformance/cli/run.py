@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import random
 import signal
@@ -23,6 +24,7 @@ from conformance.runner.engine import (BY_SYSTEM, DEFAULT_EXAMPLES, SHRINK_CASES
                                        SHRINK_SECONDS_REALTIME, Interrupted, run_areas)
 from conformance.records.history import load_failure, save_failure, with_alternatives
 from conformance.runner.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
+from conformance.runner.first import SHOWN, load_recorded
 from conformance.runner.regression import pytest_source, replay_on, same_departure
 from conformance.records.render import counted, render_failure
 from conformance.records.results import PARTLY, PASS, PHASES, RunRecord
@@ -59,6 +61,11 @@ def add_parsers(sub) -> None:
                           "and thread, each history judged by whether some order of its calls is one MQ allows "
                           "(docs/concurrency.md); the core area; --examples cases (default 40); after a race it "
                           "goes on, the rules of the races found set aside, as --keep-going says")
+    run.add_argument("--replay-first", type=Path, nargs="+", default=[], metavar="FILE_OR_DIR",
+                     help="recorded counterexamples (replay files, or directories of them) replayed before the "
+                          "search, each on its area and platform: one that shows its departure again is this run's "
+                          "departure, and the search goes on past it (one holding an operation the system cannot "
+                          "express as recorded is not replayed); with --jobs 1")
     run.add_argument("--part", type=Path, help=argparse.SUPPRESS)   # a worker of --jobs: its record for the run
     run.add_argument("--no-minimise", action="store_true",
                      help="keep each counterexample as Hypothesis shrank it, without minimising its history")
@@ -104,6 +111,8 @@ def _clients(text: str) -> int:
 
 
 def cmd_run(args, out) -> int:
+    if args.concurrency and args.replay_first:
+        raise UsageError("--replay-first replays sequential counterexamples: not with --concurrency")
     if args.concurrency:
         from conformance.cli.concurrency import cmd_run_concurrent
 
@@ -114,6 +123,9 @@ def cmd_run(args, out) -> int:
         _faults_in_areas(options.get("faults"), areas)
     elif not args.part.parent.is_dir():
         raise UsageError(f"--part {args.part}: no such directory")
+    if (args.jobs or 1) > 1 and args.replay_first:
+        raise UsageError("--replay-first: recorded counterexamples are replayed in one process: give --jobs 1")
+    first = load_recorded(args.replay_first)   # every file read before anything runs
     if (args.jobs or 1) > 1 and "on" in (options.get("restart"), options.get("nemesis")):
         raise UsageError("--jobs: restart=on and nemesis=on act on the whole system, disturbing every case run "
                          "beside them: run them with --jobs 1")
@@ -163,7 +175,7 @@ def cmd_run(args, out) -> int:
                                elsewhere=None if siblings is None else siblings.found,
                                minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
                                shrink_cases=args.shrink_cases,
-                               seconds=None if args.minutes is None else args.minutes * 60)
+                               seconds=None if args.minutes is None else args.minutes * 60, first=tuple(first))
     except Interrupted as stop:
         record = stop.record
         stop.record.write(results)
@@ -226,7 +238,7 @@ def _default_jobs(args, adapter, options: dict, examples: int) -> int:
     and on the time they let pass) that the adapter hands to other processes (a broker's address) up to :data:`REAL_TIME_JOBS`, each with :data:`CASES_PER_JOB` cases an area at
     least, unless the run acts on the whole system (the nemesis, restarts without bound), is bounded by time, or
     is itself a worker; 1 otherwise."""
-    if args.part is not None or args.minutes is not None or not adapter.capabilities().realtime \
+    if args.part is not None or args.minutes is not None or args.replay_first or not adapter.capabilities().realtime \
             or not hasattr(adapter, "sibling_env") or "on" in (options.get("restart"), options.get("nemesis")):
         # (nor a system the adapter cannot hand to other processes: each worker would reach one of its own)
         return 1
@@ -316,6 +328,13 @@ def _summary(record: RunRecord, out) -> None:
     if record.cut_short:
         out.write(f"{counted(record.cut_short, 'case')} cut short by a departure already found (the model could "
                   "not follow the system past it; the rest of the case ran nothing)\n")
+    if record.replayed_first:
+        shown = collections.Counter(r["shown"] for r in record.replayed_first)
+        out.write(f"{counted(len(record.replayed_first), 'recorded counterexample')} replayed first: "
+                  + ", ".join(f"{n} {what}" for what, n in sorted(shown.items())) + "\n")
+        for r in record.replayed_first:
+            if r["shown"] != SHOWN:
+                out.write(f"  {r['file']} ({r['area']} on {r['platform']}): {r['shown']}\n")
     if record.found_elsewhere:
         out.write(f"{counted(record.found_elsewhere, 'departure')} met by one worker after another had found it: "
                   "not shrunk or minimised again\n")

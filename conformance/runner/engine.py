@@ -286,8 +286,12 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
              minimise_histories: bool = True, shrink_seconds=BY_SYSTEM,
              shrink_cases=BY_SYSTEM, deadline: float | None = None,
              found_before: tuple = (), elsewhere: Callable[[], tuple] | None = None,
-             minimise_seconds: float | None = None) -> tuple[str, float]:
+             minimise_seconds: float | None = None, first: tuple = ()) -> tuple[str, float]:
     """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
+
+    ``first``: recorded counterexamples (:class:`conformance.runner.first.Recorded`) replayed before the search,
+    those of this area and platform: one that shows its departure again is this run's departure, set aside for
+    the search as one it found (``record.replayed_first`` says what each showed).
 
     ``found_before``: departures found elsewhere (by other processes sharing the run): the rules they name set
     aside from the first case, as a round after such a departure sets them aside; those they break are found
@@ -518,6 +522,24 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 set_aside = set_aside | set(again.rules)
                 use_round()
 
+    for recorded in first:
+        if recorded.failure.area != area or recorded.failure.platform != platform:
+            continue
+        from conformance.runner.first import replay_first
+
+        try:
+            shown, again = replay_first(adapter, recorded.failure, adapter_options, record.coverage)
+        except HarnessError as exc:
+            record.error = str(exc)
+            return "error", time.monotonic() - started
+        record.replayed_first.append({"file": recorded.name, "area": area, "platform": platform, "shown": shown})
+        if on_update is not None:
+            on_update(record)
+        if again is not None:
+            # (not a round of the search: the search runs the rounds it would have run, past this departure)
+            found(again, aside=frozenset(recorded.failure.set_aside), tidied=True)
+            set_aside = set_aside | set(again.rules)
+
     def besides(session) -> None:
         """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
         departure, takes any other for the same failure and keeps only the smallest)."""
@@ -662,9 +684,10 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
               on_update: Callable[[RunRecord], None] | None = None,
               minimise_histories: bool = True, shrink_seconds=BY_SYSTEM, shrink_cases=BY_SYSTEM,
               seconds: float | None = None, found_before: tuple = (),
-              elsewhere: Callable[[], tuple] | None = None, minimise_seconds: float | None = None) -> RunRecord:
+              elsewhere: Callable[[], tuple] | None = None, minimise_seconds: float | None = None,
+              first: tuple = ()) -> RunRecord:
     """Run each area's machine against ``adapter``; returns the run's record (``found_before``,
-    ``elsewhere`` and ``minimise_seconds``: see :func:`run_area`).
+    ``elsewhere``, ``minimise_seconds`` and ``first``: see :func:`run_area`).
 
     ``seconds``: a time budget for searching, shared out among the areas and platforms still to run
     (each gets an equal share of what is left when it starts); a departure met within its share is
@@ -708,7 +731,7 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
                 outcome, spent = run_area(adapter, area, platform, examples, seed, adapter_options, record,
                                           keep_going, updated, minimise_histories, shrink_seconds,
                                           shrink_cases, deadline=deadline, found_before=found_before,
-                                          elsewhere=elsewhere, minimise_seconds=minimise_seconds)
+                                          elsewhere=elsewhere, minimise_seconds=minimise_seconds, first=first)
             except KeyboardInterrupt:
                 record.interrupted = list(areas[index:])
                 record.ended = time.time()

@@ -1,0 +1,98 @@
+"""Recorded counterexamples replayed before a run searches (``mqconform run --replay-first``).
+
+A run on a real system samples cases: a departure one run met, another run of the same system may not meet,
+when the search takes another path (a kit that blames or shrinks otherwise, another seed, departures found in
+another order).  Replayed first, a recorded counterexample that shows its departure again is evidence of this
+run, on this system: it is recorded as the run's departure (its verdict rests on it, as on any other), and its
+rules are set aside for the search, which goes on past it to what else the system does, as after a departure
+of its own.  Hypothesis replays the failing examples of its database before it generates new ones, for the
+same reason.
+
+Each recorded counterexample is replayed once, as ``mqconform replay`` does (the rules its run had set aside
+stay set aside; the departure must be the recorded one: the same call, rules and fields).  One whose history
+holds an operation the system cannot express as recorded (a restart, on a run without restarts) is not
+replayed; one for another adapter, area or platform neither.  What each showed is kept in the run's record.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from adapters.base import Adapter
+from conformance.records.history import Failure, ReplayFileError, load_failure, with_alternatives
+from conformance.runner.regression import same_departure
+from conformance.runner.session import NonConformance, Session
+
+#: What replaying a recorded counterexample first showed.
+SHOWN, CONFORMANT, OTHERWISE = "shown again", "conformant", "departs otherwise than recorded"
+#: ... and why one was not replayed.
+OTHER_SYSTEM, NOT_EXPRESSIBLE = "recorded on another adapter", "not expressible"
+
+
+@attrs.frozen
+class Recorded:
+    """A recorded counterexample to replay first: its file's name and its failure."""
+
+    name: str
+    failure: Failure
+
+
+def load_recorded(paths: list[Path]) -> list[Recorded]:
+    """The replay files ``paths`` name, a directory standing for the replay files in it (race files left out,
+    as a run of sequential cases cannot replay them).  Every file is read before anything runs: a bad one
+    raises :class:`ReplayFileError`, with nothing run."""
+    from conformance.records.races import is_race_file
+
+    out: list[Recorded] = []
+    for path in paths:
+        if path.is_dir():
+            files = [f for f in sorted(path.glob("*.json")) if not is_race_file(f)]
+            if not files:
+                raise ReplayFileError(f"{path}: no replay file in this directory")
+        elif is_race_file(path):
+            raise ReplayFileError(f"{path}: a race file: a run of sequential cases cannot replay it first "
+                                  "(mqconform replay does)")
+        else:
+            files = [path]
+        out += [Recorded(f.name, load_failure(f)) for f in files]
+    return out
+
+
+def not_replayed(adapter: Adapter, recorded: Failure) -> str | None:
+    """Why ``recorded`` is not replayed on ``adapter`` (None: it is)."""
+    if recorded.adapter != adapter.name:
+        return f"{OTHER_SYSTEM} ({recorded.adapter})"
+    operations = adapter.capabilities().operations
+    express = getattr(adapter, "express", None)
+    for step in recorded.steps:
+        name = type(step.op).__name__
+        if operations is not None and name not in operations or express is not None and express(step.op) != step.op:
+            return f"{NOT_EXPRESSIBLE} ({name} at step {recorded.steps.index(step) + 1})"
+    return None
+
+
+def replay_first(adapter: Adapter, recorded: Failure, options: dict | None, coverage) -> tuple[str, Failure | None]:
+    """Replay ``recorded`` on ``adapter`` as one case counted in ``coverage``: what it showed, and the departure
+    when it is the recorded one again."""
+    why = not_replayed(adapter, recorded)
+    if why is not None:
+        return why, None
+    session = Session(adapter, recorded.area, options, recorded.seed, coverage=coverage, platform=recorded.platform,
+                      set_aside=frozenset(recorded.set_aside), named=recorded.stepped_past(), replaying=True)
+    session.start_case()
+    got = None
+    try:
+        for step in recorded.steps:
+            session.execute(step.op)
+    except NonConformance as exc:
+        got = exc.failure
+    finally:
+        session.end_case()
+    if got is None:
+        return CONFORMANT, None
+    told = with_alternatives(got, adapter.capabilities().expiry_tolerance, known_by=recorded.known_before())
+    if not same_departure(told, recorded):
+        return OTHERWISE, None
+    return SHOWN, got

@@ -1,0 +1,109 @@
+"""``mqconform run --replay-first``: recorded counterexamples replayed before the search, each a departure of
+the run where it shows again (conformance/runner/first.py)."""
+
+import json
+from pathlib import Path
+
+import attrs
+
+from adapters.registry import create_adapter
+from adapters.simulated import SimulatedAdapter
+from conformance.records.history import load_failure
+from conformance.runner.engine import run_areas
+from conformance.runner.first import CONFORMANT, NOT_EXPRESSIBLE, OTHER_SYSTEM, SHOWN, Recorded
+from reference_model import language as L
+from tests.clikit import run_cli
+from tests.faultkit import fault_run_args, seed_of
+
+FAULT = "msg-too-big-accepted"
+
+
+def _recorded(tmp_path: Path) -> Path:
+    """The fault's counterexample, as a run at its measured seed records it."""
+    code, out, err = run_cli(*fault_run_args(FAULT, seed_of(FAULT), str(tmp_path / "found")))
+    assert code == 1, out + err
+    return tmp_path / "found" / "failures"
+
+
+def _verdicts(results: Path) -> dict[str, str]:
+    return {json.loads(line)["rule"]: json.loads(line)["verdict"]
+            for line in (results / "rules.jsonl").read_text().splitlines()}
+
+
+def test_a_recorded_departure_shown_again_is_the_runs_though_its_search_never_meets_it(tmp_path):
+    recorded = _recorded(tmp_path)
+    files = sorted(recorded.glob("*.json"))
+    broken = {r for f in files for r in load_failure(f).blamed}
+    tiny = ["run", "--adapter", "simulated", "--faults", FAULT, "--seed", "1", "--examples", "1",
+            "--keep-going", "0", "--area", load_failure(files[0]).area]
+    # one case searched does not meet it...
+    code, out, err = run_cli(*tiny, "--results", tmp_path / "searched")
+    assert code == 0, out + err
+    assert not broken & {r for r, v in _verdicts(tmp_path / "searched").items() if v in ("fail", "one of")}
+    # ...replayed first, it is the run's departure, its history the recorded one
+    code, out, err = run_cli(*tiny, "--replay-first", recorded, "--results", tmp_path / "again")
+    assert code == 1, out + err
+    verdicts = _verdicts(tmp_path / "again")
+    assert all(verdicts[r] in ("fail", "one of") for r in broken), verdicts
+    run = json.loads((tmp_path / "again" / "run.json").read_text())
+    assert {r["file"] for r in run["replayed_first"]} == {f.name for f in files}
+    assert {r["shown"] for r in run["replayed_first"]} == {SHOWN}
+    mine = [load_failure(tmp_path / "again" / f) for f in run["failures"]]
+    assert {tuple(s.op for s in f.steps) for f in mine} >= {tuple(s.op for s in load_failure(f).steps) for f in files}
+    assert f"{len(files)} recorded counterexample" in out and SHOWN in out
+
+
+def test_a_recorded_departure_the_system_no_longer_shows_is_named_and_fails_nothing(tmp_path):
+    recorded = _recorded(tmp_path)
+    fixed = ["run", "--adapter", "simulated", "--seed", "1", "--examples", "2",
+             "--area", load_failure(sorted(recorded.glob("*.json"))[0]).area]
+    code, out, err = run_cli(*fixed, "--replay-first", recorded, "--results", tmp_path / "fixed")
+    assert code == 0, out + err
+    run = json.loads((tmp_path / "fixed" / "run.json").read_text())
+    assert run["replayed_first"] and {r["shown"] for r in run["replayed_first"]} == {CONFORMANT}
+    assert all(f"{r['file']} ({r['area']} on {r['platform']}): {CONFORMANT}" in out for r in run["replayed_first"])
+    # its steps were checked as any case's are (evidence for the rules they reach), beside the search's own
+    # cases, which are those of the same run without it
+    assert run_cli(*fixed, "--results", tmp_path / "alone")[0] == 0
+    alone = json.loads((tmp_path / "alone" / "run.json").read_text())
+    steps = sum(len(load_failure(f).steps) for f in recorded.glob("*.json"))
+    assert run["steps_run"] >= alone["steps_run"] + steps - len(run["replayed_first"]), (run["steps_run"], alone)
+
+
+class _WithoutBackout(SimulatedAdapter):
+    """The simulated queue manager, declaring that it cannot back out (as a system with no units of work)."""
+
+    def capabilities(self):
+        caps = super().capabilities()
+        return attrs.evolve(caps, operations=frozenset(
+            c.__name__ for c in L.OPERATIONS if c.__name__ != "Backout"))
+
+
+def test_a_history_the_system_cannot_express_or_recorded_on_another_system_is_not_replayed(tmp_path):
+    code, out, err = run_cli("run", "--adapter", "simulated", "--faults", "backout-count-not-incremented",
+                             "--area", "core", "--seed", seed_of("backout-count-not-incremented"),
+                             "--keep-going", "0", "--results", tmp_path / "found")
+    assert code == 1, out + err
+    failure = load_failure(sorted((tmp_path / "found" / "failures").glob("*.json"))[0])
+    at = next(i for i, s in enumerate(failure.steps) if isinstance(s.op, L.Backout))
+    narrow = _WithoutBackout(faults="backout-count-not-incremented", platform=failure.platform)
+    record = run_areas(narrow, ["core"], examples=1, seed=1, keep_going=0, first=(Recorded("x.json", failure),))
+    assert record.replayed_first == [{"file": "x.json", "area": "core", "platform": failure.platform,
+                                      "shown": f"{NOT_EXPRESSIBLE} (Backout at step {at + 1})"}]
+    other = run_areas(create_adapter("reference", {"platform": failure.platform}), ["core"], examples=1, seed=1,
+                      keep_going=0, first=(Recorded("x.json", failure),))
+    assert other.replayed_first[0]["shown"] == f"{OTHER_SYSTEM} (simulated)"
+
+
+def test_bad_or_unsuited_replay_files_are_one_line_and_nothing_runs(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for args, said in [(["--replay-first", bad], "not JSON"),
+                       (["--replay-first", empty], "no replay file"),
+                       (["--replay-first", bad, "--jobs", "2"], "--jobs 1")]:
+        code, out, err = run_cli("run", "--adapter", "simulated", "--area", "core", "--examples", "1",
+                                 "--results", tmp_path / "r", *args)
+        assert code == 2 and said in err and len(err.strip().splitlines()) == 1, (args, code, err)
+        assert not (tmp_path / "r" / "run.json").exists()
