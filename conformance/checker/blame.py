@@ -905,19 +905,39 @@ def _commit_half_done(state: ModelState, op: L.Commit) -> list[model.Branch]:
 #: The rule of what a commit does: all of its unit of work's puts made available, or (answered
 #: MQRC_BACKED_OUT) none.
 COMMIT_RULE = "CORE-29"
-#: Puts in one unit of work past which a commit carried out in part is not read (each subset is a branch).
+#: Puts in one unit of work past which a commit carried out in part is not read as any subset of them (each
+#: subset is a branch), only queue by queue (:func:`commit_parts`).
 MAX_PART_PUTS = 4
+#: Parts read queue by queue at most, past which none is.
+MAX_QUEUE_PARTS = 64
 
 
 def commit_parts(state: ModelState, conn: str) -> list[tuple]:
     """Each part of ``conn``'s unit of work's puts that a commit carried out in part may have left out or made
-    available apart from the rest: every non-empty subset short of all of them (none where the unit of work has
-    fewer than two puts, or more than :data:`MAX_PART_PUTS`)."""
+    available apart from the rest (none where the unit of work has fewer than two puts).  Up to
+    :data:`MAX_PART_PUTS` puts, every non-empty subset short of all of them.  Past that, as a broker that applies a
+    transaction queue by queue carries one out: on each queue the puts up to one of them (in the order they were
+    put), those after it left out, as a queue's limit refuses what no longer fits, every choice short of none left
+    out (up to :data:`MAX_QUEUE_PARTS` of them)."""
     c = state.conns.get(conn)
     puts = [e for e in c.uow if e.kind == "put"] if c is not None else []
-    if not 2 <= len(puts) <= MAX_PART_PUTS:
+    if len(puts) < 2:
         return []
-    return [part for n in range(1, len(puts)) for part in itertools.combinations(puts, n)]
+    if len(puts) <= MAX_PART_PUTS:
+        return [part for n in range(1, len(puts)) for part in itertools.combinations(puts, n)]
+    by_queue: dict[str, list] = {}
+    for e in puts:
+        by_queue.setdefault(e.queue, []).append(e)
+    # on each queue, how many of its puts (counted from its last) are left out: 0 to all
+    tails = [[tuple(q[len(q) - n:]) for n in range(len(q) + 1)] for q in by_queue.values()]
+    out = []
+    for choice in itertools.product(*tails):
+        part = tuple(e for tail in choice for e in tail)
+        if part and len(part) < len(puts):
+            out.append(part)
+            if len(out) == MAX_QUEUE_PARTS:
+                break
+    return out
 
 
 def _commit_in_part(state: ModelState, op: L.Commit) -> list[model.Branch]:
