@@ -7,7 +7,8 @@
 # (connections cut between calls and in flight, the broker paused, restarted and killed), whose
 # rules the first run cannot reach; the report merges the two (docs/compliance/results/BROKER and
 # BROKER-nemesis).  Failures docs/compliance/known-deviations.toml explains are shown as known
-# deviations.  Then every area once more with --adapter-opt mapping=defaults (the broker and its client
+# deviations; the counterexamples those deviations record (docs/compliance/counterexamples/BROKER) are
+# replayed after each area's search of those two runs where it did not find their departures (run --recorded).  Then every area once more with --adapter-opt mapping=defaults (the broker and its client
 # as they install, on a private broker of the run's own: docs/compliance/results/BROKER-defaults), and
 # the migration page docs/compliance/BROKER-migration.md: what the defaults break, and which of the
 # settings and adapter code the faithful mapping relies on fixes each.  Settings from the environment: MQCONFORM_SEED (default 20261125), MQCONFORM_EXAMPLES
@@ -90,12 +91,17 @@ for b in "${brokers[@]}"; do
     fi
     # Restarts only in the nemesis run (unbounded there): the first and the defaults run make none, not the few
     # a run on a broker the kit started makes by default, so that each run's verdicts cover what they always did.
+    # The counterexamples the known deviations record, replayed after each area's search where it did not find
+    # their departures (run --recorded): a departure the search missed this time is still this run's evidence
+    # where the broker shows it again, and a verdict does not move for the search's path alone.
+    recorded=()
+    if [ -d "docs/compliance/counterexamples/$b" ]; then recorded=(--recorded "docs/compliance/counterexamples/$b"); fi
     if [[ $runs == *" plain "* ]]; then
-        run "$b" --adapter "$b" --examples "$examples" "${rounds[@]}" --adapter-opt restart=off
+        run "$b" --adapter "$b" --examples "$examples" "${rounds[@]}" "${recorded[@]}" --adapter-opt restart=off
         made+=("$b")
     fi
     if [[ $runs == *" nemesis "* ]]; then
-        run "$b-nemesis" --adapter "$b" --area core --examples "$nemesis_examples" "${rounds[@]}" \
+        run "$b-nemesis" --adapter "$b" --area core --examples "$nemesis_examples" "${rounds[@]}" "${recorded[@]}" \
             --adapter-opt nemesis=on --adapter-opt restart=on
         made+=("$b-nemesis")
     fi

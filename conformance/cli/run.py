@@ -24,7 +24,7 @@ from conformance.runner.engine import (BY_SYSTEM, DEFAULT_EXAMPLES, SHRINK_CASES
                                        SHRINK_SECONDS_REALTIME, Interrupted, run_areas)
 from conformance.records.history import load_failure, save_failure, with_alternatives
 from conformance.runner.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
-from conformance.runner.first import SHOWN, load_recorded
+from conformance.runner.recorded import FOUND, SHOWN, load_recorded
 from conformance.runner.regression import pytest_source, replay_on, same_departure
 from conformance.records.render import counted, render_failure
 from conformance.records.results import PARTLY, PASS, PHASES, RunRecord
@@ -61,11 +61,11 @@ def add_parsers(sub) -> None:
                           "and thread, each history judged by whether some order of its calls is one MQ allows "
                           "(docs/concurrency.md); the core area; --examples cases (default 40); after a race it "
                           "goes on, the rules of the races found set aside, as --keep-going says")
-    run.add_argument("--replay-first", type=Path, nargs="+", default=[], metavar="FILE_OR_DIR",
-                     help="recorded counterexamples (replay files, or directories of them) replayed before the "
-                          "search, each on its area and platform: one that shows its departure again is this run's "
-                          "departure, and the search goes on past it (one holding an operation the system cannot "
-                          "express as recorded is not replayed); with --jobs 1")
+    run.add_argument("--recorded", type=Path, nargs="+", default=[], metavar="FILE_OR_DIR",
+                     help="recorded counterexamples (replay files, or directories of them): after each area's "
+                          "search, each of the area whose departure it did not find is replayed, and is this run's "
+                          "departure where it shows again (one holding an operation the system cannot express as "
+                          "recorded is not replayed); with --jobs 1")
     run.add_argument("--part", type=Path, help=argparse.SUPPRESS)   # a worker of --jobs: its record for the run
     run.add_argument("--no-minimise", action="store_true",
                      help="keep each counterexample as Hypothesis shrank it, without minimising its history")
@@ -111,8 +111,8 @@ def _clients(text: str) -> int:
 
 
 def cmd_run(args, out) -> int:
-    if args.concurrency and args.replay_first:
-        raise UsageError("--replay-first replays sequential counterexamples: not with --concurrency")
+    if args.concurrency and args.recorded:
+        raise UsageError("--recorded replays the counterexamples of sequential cases: not with --concurrency")
     if args.concurrency:
         from conformance.cli.concurrency import cmd_run_concurrent
 
@@ -123,9 +123,9 @@ def cmd_run(args, out) -> int:
         _faults_in_areas(options.get("faults"), areas)
     elif not args.part.parent.is_dir():
         raise UsageError(f"--part {args.part}: no such directory")
-    if (args.jobs or 1) > 1 and args.replay_first:
-        raise UsageError("--replay-first: recorded counterexamples are replayed in one process: give --jobs 1")
-    first = load_recorded(args.replay_first)   # every file read before anything runs
+    if (args.jobs or 1) > 1 and args.recorded:
+        raise UsageError("--recorded: recorded counterexamples are replayed in one process: give --jobs 1")
+    recorded = load_recorded(args.recorded)   # every file read before anything runs
     if (args.jobs or 1) > 1 and "on" in (options.get("restart"), options.get("nemesis")):
         raise UsageError("--jobs: restart=on and nemesis=on act on the whole system, disturbing every case run "
                          "beside them: run them with --jobs 1")
@@ -175,7 +175,8 @@ def cmd_run(args, out) -> int:
                                elsewhere=None if siblings is None else siblings.found,
                                minimise_histories=not args.no_minimise, shrink_seconds=args.shrink_seconds,
                                shrink_cases=args.shrink_cases,
-                               seconds=None if args.minutes is None else args.minutes * 60, first=tuple(first))
+                               seconds=None if args.minutes is None else args.minutes * 60,
+                               recorded=tuple(recorded))
     except Interrupted as stop:
         record = stop.record
         stop.record.write(results)
@@ -238,7 +239,7 @@ def _default_jobs(args, adapter, options: dict, examples: int) -> int:
     and on the time they let pass) that the adapter hands to other processes (a broker's address) up to :data:`REAL_TIME_JOBS`, each with :data:`CASES_PER_JOB` cases an area at
     least, unless the run acts on the whole system (the nemesis, restarts without bound), is bounded by time, or
     is itself a worker; 1 otherwise."""
-    if args.part is not None or args.minutes is not None or args.replay_first or not adapter.capabilities().realtime \
+    if args.part is not None or args.minutes is not None or args.recorded or not adapter.capabilities().realtime \
             or not hasattr(adapter, "sibling_env") or "on" in (options.get("restart"), options.get("nemesis")):
         # (nor a system the adapter cannot hand to other processes: each worker would reach one of its own)
         return 1
@@ -328,12 +329,12 @@ def _summary(record: RunRecord, out) -> None:
     if record.cut_short:
         out.write(f"{counted(record.cut_short, 'case')} cut short by a departure already found (the model could "
                   "not follow the system past it; the rest of the case ran nothing)\n")
-    if record.replayed_first:
-        shown = collections.Counter(r["shown"] for r in record.replayed_first)
-        out.write(f"{counted(len(record.replayed_first), 'recorded counterexample')} replayed first: "
+    if record.recorded:
+        shown = collections.Counter(r["shown"] for r in record.recorded)
+        out.write(f"{counted(len(record.recorded), 'recorded counterexample')} given: "
                   + ", ".join(f"{n} {what}" for what, n in sorted(shown.items())) + "\n")
-        for r in record.replayed_first:
-            if r["shown"] != SHOWN:
+        for r in record.recorded:
+            if r["shown"] not in (SHOWN, FOUND):
                 out.write(f"  {r['file']} ({r['area']} on {r['platform']}): {r['shown']}\n")
     if record.found_elsewhere:
         out.write(f"{counted(record.found_elsewhere, 'departure')} met by one worker after another had found it: "

@@ -308,9 +308,9 @@ class RunRecord:
     #: (:class:`conformance.records.races.RaceRecord`), written beside the replay files.
     concurrency: int | None = None
     races: list = attrs.Factory(list)
-    #: Recorded counterexamples replayed before the search (``run --replay-first``): each file's name, area,
-    #: platform and what it showed (:mod:`conformance.runner.first`).
-    replayed_first: list = attrs.Factory(list)
+    #: Recorded counterexamples given to the run (``run --recorded``): each file's name, area, platform and what
+    #: its replay after the area's search showed, or why it was not replayed (:mod:`conformance.runner.recorded`).
+    recorded: list = attrs.Factory(list)
 
     def spend(self, phase: str, seconds: float) -> None:
         """Count ``seconds`` spent in ``phase`` (one of :data:`PHASES`)."""
@@ -472,7 +472,7 @@ class RunRecord:
             "phases": self.phases,
             "cut_short": self.cut_short,
             **({"found_elsewhere": self.found_elsewhere} if self.found_elsewhere else {}),
-            **({"replayed_first": self.replayed_first} if self.replayed_first else {}),
+            **({"recorded": self.recorded} if self.recorded else {}),
             "started": self.started,
             "ended": self.ended,
             "failures": [str(p.relative_to(directory)) for p in replay_paths],

@@ -286,12 +286,12 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
              minimise_histories: bool = True, shrink_seconds=BY_SYSTEM,
              shrink_cases=BY_SYSTEM, deadline: float | None = None,
              found_before: tuple = (), elsewhere: Callable[[], tuple] | None = None,
-             minimise_seconds: float | None = None, first: tuple = ()) -> tuple[str, float]:
+             minimise_seconds: float | None = None, recorded_before: tuple = ()) -> tuple[str, float]:
     """Run one area's machine on one platform, adding to ``record``; returns (outcome, seconds).
 
-    ``first``: recorded counterexamples (:class:`conformance.runner.first.Recorded`) replayed before the search,
-    those of this area and platform: one that shows its departure again is this run's departure, set aside for
-    the search as one it found (``record.replayed_first`` says what each showed).
+    ``recorded_before``: recorded counterexamples (:class:`conformance.runner.recorded.Recorded`), each of this
+    area and platform whose rules the search did not find broken replayed after it: one that shows its
+    departure again is this run's (``record.recorded`` says what each showed).
 
     ``found_before``: departures found elsewhere (by other processes sharing the run): the rules they name set
     aside from the first case, as a round after such a departure sets them aside; those they break are found
@@ -522,24 +522,6 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 set_aside = set_aside | set(again.rules)
                 use_round()
 
-    for recorded in first:
-        if recorded.failure.area != area or recorded.failure.platform != platform:
-            continue
-        from conformance.runner.first import replay_first
-
-        try:
-            shown, again = replay_first(adapter, recorded.failure, adapter_options, record.coverage)
-        except HarnessError as exc:
-            record.error = str(exc)
-            return "error", time.monotonic() - started
-        record.replayed_first.append({"file": recorded.name, "area": area, "platform": platform, "shown": shown})
-        if on_update is not None:
-            on_update(record)
-        if again is not None:
-            # (not a round of the search: the search runs the rounds it would have run, past this departure)
-            found(again, aside=frozenset(recorded.failure.set_aside), tidied=True)
-            set_aside = set_aside | set(again.rules)
-
     def besides(session) -> None:
         """Report the departures ``session`` met besides the one reported (Hypothesis, shrinking one
         departure, takes any other for the same failure and keeps only the smallest)."""
@@ -624,6 +606,26 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             rounds += 1
         if machine.session.searched == 0:
             break   # a round that searched nothing (its time was up): the next would do the same
+    from conformance.runner.recorded import FOUND, replay_recorded
+
+    for kept in recorded_before:
+        # (after the search: what it found is shrunk and minimised as ever; a recorded departure it did not meet
+        # is evidence all the same, where the system shows it again)
+        if kept.failure.area != area or kept.failure.platform != platform:
+            continue
+        if set(kept.failure.blamed) <= known_now():
+            shown, again = FOUND, None
+        else:
+            try:
+                shown, again = replay_recorded(adapter, kept.failure, adapter_options, record.coverage)
+            except HarnessError as exc:
+                record.error = str(exc)
+                return "error", time.monotonic() - started
+        record.recorded.append({"file": kept.name, "area": area, "platform": platform, "shown": shown})
+        if again is not None:
+            found(again, aside=frozenset(kept.failure.set_aside), tidied=True)
+        elif on_update is not None:
+            on_update(record)
     if any(s.shrink_timed_out for s in sessions):
         record.timed_shrinks.append(f"{area} on {platform}")
     # (departures of rules another area found broken, which a case went on past, were met all the same)
@@ -685,9 +687,9 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
               minimise_histories: bool = True, shrink_seconds=BY_SYSTEM, shrink_cases=BY_SYSTEM,
               seconds: float | None = None, found_before: tuple = (),
               elsewhere: Callable[[], tuple] | None = None, minimise_seconds: float | None = None,
-              first: tuple = ()) -> RunRecord:
+              recorded: tuple = ()) -> RunRecord:
     """Run each area's machine against ``adapter``; returns the run's record (``found_before``,
-    ``elsewhere``, ``minimise_seconds`` and ``first``: see :func:`run_area`).
+    ``elsewhere``, ``minimise_seconds`` and ``recorded``: see :func:`run_area`).
 
     ``seconds``: a time budget for searching, shared out among the areas and platforms still to run
     (each gets an equal share of what is left when it starts); a departure met within its share is
@@ -731,7 +733,8 @@ def run_areas(adapter: Adapter, areas: list[str], examples: int, seed: int | Non
                 outcome, spent = run_area(adapter, area, platform, examples, seed, adapter_options, record,
                                           keep_going, updated, minimise_histories, shrink_seconds,
                                           shrink_cases, deadline=deadline, found_before=found_before,
-                                          elsewhere=elsewhere, minimise_seconds=minimise_seconds, first=first)
+                                          elsewhere=elsewhere, minimise_seconds=minimise_seconds,
+                                          recorded_before=recorded)
             except KeyboardInterrupt:
                 record.interrupted = list(areas[index:])
                 record.ended = time.time()

@@ -1,17 +1,17 @@
-"""Recorded counterexamples replayed before a run searches (``mqconform run --replay-first``).
+"""Recorded counterexamples replayed after a run's search (``mqconform run --recorded``).
 
 A run on a real system samples cases: a departure one run met, another run of the same system may not meet,
 when the search takes another path (a kit that blames or shrinks otherwise, another seed, departures found in
-another order).  Replayed first, a recorded counterexample that shows its departure again is evidence of this
-run, on this system: it is recorded as the run's departure (its verdict rests on it, as on any other), and its
-rules are set aside for the search, which goes on past it to what else the system does, as after a departure
-of its own.  Hypothesis replays the failing examples of its database before it generates new ones, for the
-same reason.
+another order), and a verdict published from it would move from fail to pass with nothing changed in the
+system.  Each area's search runs first, as without them, so that what it finds is shrunk and minimised as
+ever; then each recorded counterexample of the area whose departure the run has not found (a rule it breaks
+not found broken) is replayed, and one that shows its departure again is evidence of this run, on this system,
+recorded as its departure.  (Hypothesis replays the failing examples of its database for the same reason.)
 
-Each recorded counterexample is replayed once, as ``mqconform replay`` does (the rules its run had set aside
-stay set aside; the departure must be the recorded one: the same call, rules and fields).  One whose history
-holds an operation the system cannot express as recorded (a restart, on a run without restarts) is not
-replayed; one for another adapter, area or platform neither.  What each showed is kept in the run's record.
+Each is replayed once, as ``mqconform replay`` does (the rules its run had set aside stay set aside; the
+departure must be the recorded one: the same call, rules and fields).  One whose history holds an operation the
+system cannot express as recorded (a restart, on a run without restarts) is not replayed; one for another
+adapter, area or platform neither.  What each showed is kept in the run's record (``recorded`` in run.json).
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from conformance.records.history import Failure, ReplayFileError, load_failure, 
 from conformance.runner.regression import same_departure
 from conformance.runner.session import NonConformance, Session
 
-#: What replaying a recorded counterexample first showed.
+#: What replaying a recorded counterexample showed.
 SHOWN, CONFORMANT, OTHERWISE = "shown again", "conformant", "departs otherwise than recorded"
-#: ... and why one was not replayed.
-OTHER_SYSTEM, NOT_EXPRESSIBLE = "recorded on another adapter", "not expressible"
+#: ... and why one was not replayed: the search found what it breaks, or the system cannot run it.
+FOUND, OTHER_SYSTEM, NOT_EXPRESSIBLE = "found by the search", "recorded on another adapter", "not expressible"
 
 
 @attrs.frozen
 class Recorded:
-    """A recorded counterexample to replay first: its file's name and its failure."""
+    """A recorded counterexample: its file's name and its failure."""
 
     name: str
     failure: Failure
@@ -52,7 +52,7 @@ def load_recorded(paths: list[Path]) -> list[Recorded]:
             if not files:
                 raise ReplayFileError(f"{path}: no replay file in this directory")
         elif is_race_file(path):
-            raise ReplayFileError(f"{path}: a race file: a run of sequential cases cannot replay it first "
+            raise ReplayFileError(f"{path}: a race file: a run of sequential cases cannot replay it "
                                   "(mqconform replay does)")
         else:
             files = [path]
@@ -73,7 +73,7 @@ def not_replayed(adapter: Adapter, recorded: Failure) -> str | None:
     return None
 
 
-def replay_first(adapter: Adapter, recorded: Failure, options: dict | None, coverage) -> tuple[str, Failure | None]:
+def replay_recorded(adapter: Adapter, recorded: Failure, options: dict | None, coverage) -> tuple[str, Failure | None]:
     """Replay ``recorded`` on ``adapter`` as one case counted in ``coverage``: what it showed, and the departure
     when it is the recorded one again."""
     why = not_replayed(adapter, recorded)

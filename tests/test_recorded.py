@@ -1,5 +1,5 @@
-"""``mqconform run --replay-first``: recorded counterexamples replayed before the search, each a departure of
-the run where it shows again (conformance/runner/first.py)."""
+"""``mqconform run --recorded``: recorded counterexamples replayed after each area's search, each a departure of
+the run where it shows again and the search did not find it (conformance/runner/recorded.py)."""
 
 import json
 from pathlib import Path
@@ -10,7 +10,7 @@ from adapters.registry import create_adapter
 from adapters.simulated import SimulatedAdapter
 from conformance.records.history import load_failure
 from conformance.runner.engine import run_areas
-from conformance.runner.first import CONFORMANT, NOT_EXPRESSIBLE, OTHER_SYSTEM, SHOWN, Recorded
+from conformance.runner.recorded import CONFORMANT, FOUND, NOT_EXPRESSIBLE, OTHER_SYSTEM, SHOWN, Recorded
 from reference_model import language as L
 from tests.clikit import run_cli
 from tests.faultkit import fault_run_args, seed_of
@@ -40,34 +40,44 @@ def test_a_recorded_departure_shown_again_is_the_runs_though_its_search_never_me
     code, out, err = run_cli(*tiny, "--results", tmp_path / "searched")
     assert code == 0, out + err
     assert not broken & {r for r, v in _verdicts(tmp_path / "searched").items() if v in ("fail", "one of")}
-    # ...replayed first, it is the run's departure, its history the recorded one
-    code, out, err = run_cli(*tiny, "--replay-first", recorded, "--results", tmp_path / "again")
+    # ...replayed after the search, it is the run's departure, its history the recorded one
+    code, out, err = run_cli(*tiny, "--recorded", recorded, "--results", tmp_path / "again")
     assert code == 1, out + err
     verdicts = _verdicts(tmp_path / "again")
     assert all(verdicts[r] in ("fail", "one of") for r in broken), verdicts
     run = json.loads((tmp_path / "again" / "run.json").read_text())
-    assert {r["file"] for r in run["replayed_first"]} == {f.name for f in files}
-    assert {r["shown"] for r in run["replayed_first"]} == {SHOWN}
+    assert {r["file"] for r in run["recorded"]} == {f.name for f in files}
+    # (the first platform's; on the next, the run's own departure replayed there first, as any is)
+    assert run["recorded"][0]["shown"] == SHOWN and {r["shown"] for r in run["recorded"]} <= {SHOWN, FOUND}
     mine = [load_failure(tmp_path / "again" / f) for f in run["failures"]]
     assert {tuple(s.op for s in f.steps) for f in mine} >= {tuple(s.op for s in load_failure(f).steps) for f in files}
     assert f"{len(files)} recorded counterexample" in out and SHOWN in out
+
+
+def test_a_recorded_departure_the_search_finds_is_not_replayed_and_the_searchs_counterexample_is_the_runs(tmp_path):
+    recorded = _recorded(tmp_path)
+    code, out, err = run_cli(*fault_run_args(FAULT, seed_of(FAULT), str(tmp_path / "again")), "--recorded", recorded)
+    assert code == 1, out + err
+    run = json.loads((tmp_path / "again" / "run.json").read_text())
+    assert {r["shown"] for r in run["recorded"]} == {FOUND}
+    assert sorted(run["failures"]) == sorted(f"failures/{f.name}" for f in recorded.glob("*.json"))
 
 
 def test_a_recorded_departure_the_system_no_longer_shows_is_named_and_fails_nothing(tmp_path):
     recorded = _recorded(tmp_path)
     fixed = ["run", "--adapter", "simulated", "--seed", "1", "--examples", "2",
              "--area", load_failure(sorted(recorded.glob("*.json"))[0]).area]
-    code, out, err = run_cli(*fixed, "--replay-first", recorded, "--results", tmp_path / "fixed")
+    code, out, err = run_cli(*fixed, "--recorded", recorded, "--results", tmp_path / "fixed")
     assert code == 0, out + err
     run = json.loads((tmp_path / "fixed" / "run.json").read_text())
-    assert run["replayed_first"] and {r["shown"] for r in run["replayed_first"]} == {CONFORMANT}
-    assert all(f"{r['file']} ({r['area']} on {r['platform']}): {CONFORMANT}" in out for r in run["replayed_first"])
+    assert run["recorded"] and {r["shown"] for r in run["recorded"]} == {CONFORMANT}
+    assert all(f"{r['file']} ({r['area']} on {r['platform']}): {CONFORMANT}" in out for r in run["recorded"])
     # its steps were checked as any case's are (evidence for the rules they reach), beside the search's own
     # cases, which are those of the same run without it
     assert run_cli(*fixed, "--results", tmp_path / "alone")[0] == 0
     alone = json.loads((tmp_path / "alone" / "run.json").read_text())
     steps = sum(len(load_failure(f).steps) for f in recorded.glob("*.json"))
-    assert run["steps_run"] >= alone["steps_run"] + steps - len(run["replayed_first"]), (run["steps_run"], alone)
+    assert run["steps_run"] >= alone["steps_run"] + steps - len(run["recorded"]), (run["steps_run"], alone)
 
 
 class _WithoutBackout(SimulatedAdapter):
@@ -87,12 +97,12 @@ def test_a_history_the_system_cannot_express_or_recorded_on_another_system_is_no
     failure = load_failure(sorted((tmp_path / "found" / "failures").glob("*.json"))[0])
     at = next(i for i, s in enumerate(failure.steps) if isinstance(s.op, L.Backout))
     narrow = _WithoutBackout(faults="backout-count-not-incremented", platform=failure.platform)
-    record = run_areas(narrow, ["core"], examples=1, seed=1, keep_going=0, first=(Recorded("x.json", failure),))
-    assert record.replayed_first == [{"file": "x.json", "area": "core", "platform": failure.platform,
+    record = run_areas(narrow, ["core"], examples=1, seed=1, keep_going=0, recorded=(Recorded("x.json", failure),))
+    assert record.recorded == [{"file": "x.json", "area": "core", "platform": failure.platform,
                                       "shown": f"{NOT_EXPRESSIBLE} (Backout at step {at + 1})"}]
     other = run_areas(create_adapter("reference", {"platform": failure.platform}), ["core"], examples=1, seed=1,
-                      keep_going=0, first=(Recorded("x.json", failure),))
-    assert other.replayed_first[0]["shown"] == f"{OTHER_SYSTEM} (simulated)"
+                      keep_going=0, recorded=(Recorded("x.json", failure),))
+    assert other.recorded[0]["shown"] == f"{OTHER_SYSTEM} (simulated)"
 
 
 def test_bad_or_unsuited_replay_files_are_one_line_and_nothing_runs(tmp_path):
@@ -100,9 +110,9 @@ def test_bad_or_unsuited_replay_files_are_one_line_and_nothing_runs(tmp_path):
     bad.write_text("{")
     empty = tmp_path / "empty"
     empty.mkdir()
-    for args, said in [(["--replay-first", bad], "not JSON"),
-                       (["--replay-first", empty], "no replay file"),
-                       (["--replay-first", bad, "--jobs", "2"], "--jobs 1")]:
+    for args, said in [(["--recorded", bad], "not JSON"),
+                       (["--recorded", empty], "no replay file"),
+                       (["--recorded", bad, "--jobs", "2"], "--jobs 1")]:
         code, out, err = run_cli("run", "--adapter", "simulated", "--area", "core", "--examples", "1",
                                  "--results", tmp_path / "r", *args)
         assert code == 2 and said in err and len(err.strip().splitlines()) == 1, (args, code, err)
