@@ -1153,6 +1153,7 @@ def _discard_all(s: ModelState, q: ModelQueue, h: ModelHandle, options: int,
     if not discarded:
         return ()
     queue = h.queue
+    in_unit_of_work = _get_syncpoint(s, options) is not False
     if _get_syncpoint(s, options) is True:   # in a unit of work whatever it returns
         c = s.conn(h.conn)
         c.discarded = tuple(dict.fromkeys(c.discarded + (queue,) + tuple(
@@ -1161,7 +1162,8 @@ def _discard_all(s: ModelState, q: ModelQueue, h: ModelHandle, options: int,
     if q.attr("USAGE") == C.MQUS_TRANSMISSION:
         rules += ("EXP-07",)   # expired in transit, on a transmission queue
     for m in discarded:
-        expiry.discard(s, queue, s.find(queue, m.seq), rules + (("EXP-14",) if m.backout_count else ()))
+        expiry.discard(s, queue, s.find(queue, m.seq), rules + (("EXP-14",) if m.backout_count else ()),
+                       in_unit_of_work=in_unit_of_work)
     reports = ("EXP-08", "EXP-12") if any(m.md.report & C.MQRO_EXPIRATION for m in discarded) else ()
     # A message got in a unit of work that was backed out, expired since: note 5.
     backed_out = ("EXP-14",) if any(m.backout_count for m in discarded) else ()

@@ -202,18 +202,22 @@ def _walk(state: ModelState, candidates: list[ModelMessage], i: int, discarded: 
 
 
 def discard(s: ModelState, queue: str, m: ModelMessage, rules: tuple[str, ...],
-            report_rules: tuple[str, ...] = ()) -> None:
+            report_rules: tuple[str, ...] = (), in_unit_of_work: bool = True) -> None:
     """Discard an expired message outside any unit of work (EXP-13), with its report (EXP-08/12;
-    ``report_rules``: what else requires the report, such as EXP-09 for a program's discard)."""
+    ``report_rules``: what else requires the report, such as EXP-09 for a program's discard).
+    ``in_unit_of_work``: whether the call that discards it may be in one (a get outside syncpoint is not, and a
+    report missing after it, or the message back, is never that the discard was made part of one: EXP-13)."""
+    if not in_unit_of_work:
+        rules = tuple(r for r in rules if r != "EXP-13")
     if s.queues[queue].find(m.seq) is m:
         s.discard(queue, m, rules)
     q = s.queues[queue]
     if background_removal(s, q) and q.background_removed:
         s.queue(queue).background_removed -= 1  # it may have been one of those removed in the background
-    _report(s, m, report_rules)
+    _report(s, m, report_rules, in_unit_of_work)
 
 
-def _report(s: ModelState, m: ModelMessage, extra: tuple[str, ...] = ()) -> None:
+def _report(s: ModelState, m: ModelMessage, extra: tuple[str, ...] = (), in_unit_of_work: bool = True) -> None:
     report = m.md.report
     if not report & C.MQRO_EXPIRATION or m.md.reply_to_q not in s.queues:
         return
@@ -231,7 +235,7 @@ def _report(s: ModelState, m: ModelMessage, extra: tuple[str, ...] = ()) -> None
     target = s.queue(m.md.reply_to_q)
     order = target.attr("DEFPRTY") if target.attr("MSGDLVSQ") == C.MQMDS_FIFO else min(md.priority, C.MAX_PRIORITY)
     target.append(ModelMessage(seq=s.next_seq, body=body, md=md, order_priority=order, put_time=s.clock,
-                               provenance=("EXP-08", "EXP-12", "EXP-13") + extra))
+                               provenance=("EXP-08", "EXP-12") + (("EXP-13",) if in_unit_of_work else ()) + extra))
     s.next_seq += 1
 
 

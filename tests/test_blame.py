@@ -2422,3 +2422,20 @@ def test_a_commit_applied_in_part_on_a_unit_of_work_of_many_puts_is_the_commits_
     assert not explained_by(pairs, failure.platform, frozenset({"CORE-28"}), 0)
     assert {"CORE-28", "CORE-29"} <= failure.known_before()
     assert with_alternatives(failure, 0, frozenset(failure.set_aside), known_by=failure.known_before()).mismatch.known
+
+
+def test_a_report_missing_after_a_get_outside_syncpoint_is_never_that_the_discard_joined_a_unit_of_work():
+    """RabbitMQ (a default run's counterexample): a message asking for an expiration report expires, a get with
+    MQGMO_NO_SYNCPOINT walks past it, and its reply-to queue stays empty: RabbitMQ makes no reports.  One of
+    EXP-08 (the report is made) or EXP-12 (made when the message is discarded); not EXP-13 (the discard and its
+    report never part of the caller's unit of work), as a get outside syncpoint has none.  Under syncpoint the
+    report could have been held in the unit of work, and EXP-13 is one of those that explain it."""
+    failure = load_failure(ROOT / "tests" / "data" / "histories" / "rabbitmq-no-expiration-report.json")
+    fresh = with_alternatives(failure, 3)
+    assert fresh.blamed == ("EXP-08", "EXP-12") and fresh.one_of, fresh.mismatch
+    get = next(i for i, s in enumerate(failure.steps) if isinstance(s.op, L.Get))
+    assert failure.steps[get].op.options & C.MQGMO_NO_SYNCPOINT
+    steps = list(failure.steps)
+    steps[get] = attrs.evolve(steps[get], op=attrs.evolve(steps[get].op, options=C.MQGMO_SYNCPOINT))
+    under = with_alternatives(attrs.evolve(failure, steps=tuple(steps)), 3)
+    assert set(under.blamed) == {"EXP-08", "EXP-12", "EXP-13"} and under.one_of, under.mismatch
