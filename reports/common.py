@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import collections
+
 import time
 
 from conformance import __version__
 from conformance.records.history import Failure, rules_text
 from conformance.records.render import alternative_differences, differences, explain, field_text, observation_text, op_text
+from conformance.runner.recorded import SHOWN
 from reports.matrix import VERDICTS, Column
 
 VERDICT_ORDER = VERDICTS
@@ -54,6 +57,15 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
                                          "passes where the order of some case's calls that MQ allows exercised it, "
                                          "and fails where no order of a case's calls is one MQ allows (a race: "
                                          + (", ".join(m["races"]) if m.get("races") else "none found") + ")"))
+    if m.get("recorded"):
+        # (what each showed, its reason apart: "not expressible (Restart at step 4)")
+        shown = collections.Counter(e["shown"].split(" (")[0] for e in m["recorded"])
+        again = sorted({e["file"] for e in m["recorded"] if e["shown"] == SHOWN})
+        rows.append(("recorded counterexamples", f"{len(m['recorded'])} given to the runs (run --recorded), each "
+                     "replayed after its area's search unless the search had found its departure: "
+                     + "; ".join(f"{what} {n}" + (f" ({', '.join(again)}: the failure is that replay, in this run)"
+                                                 if what == SHOWN and again else "")
+                                 for what, n in sorted(shown.items()))))
     if m.get("not_expressible"):
         declined = m.get("declined") or {}
         rows.append(("operations left out", "; ".join(f"{kind} ({n})" for kind, n in sorted(m["not_expressible"].items()))

@@ -133,6 +133,8 @@ class Column:
             # runs of concurrent cases (run --concurrency): their clients per case, and the race files
             "concurrency": sorted({r.meta["concurrency"] for r in self.runs if r.meta.get("concurrency")}),
             "races": [f"{r.path}/{race}" for r in self.runs for race in r.meta.get("races") or ()],
+            # recorded counterexamples given to the runs (run --recorded), each with what its replay showed
+            "recorded": [e for r in self.runs for e in r.meta.get("recorded") or ()],
         }
 
 

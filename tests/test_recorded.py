@@ -52,6 +52,12 @@ def test_a_recorded_departure_shown_again_is_the_runs_though_its_search_never_me
     mine = [load_failure(tmp_path / "again" / f) for f in run["failures"]]
     assert {tuple(s.op for s in f.steps) for f in mine} >= {tuple(s.op for s in load_failure(f).steps) for f in files}
     assert f"{len(files)} recorded counterexample" in out and SHOWN in out
+    # and the report says which failures are such replays
+    code, out, err = run_cli("report", tmp_path / "again", "--format", "md", "--out", tmp_path / "report.md",
+                             "--report-only")
+    assert code == 0, out + err
+    row = next(line for line in (tmp_path / "report.md").read_text().splitlines() if "recorded counterexamples" in line)
+    assert f"{SHOWN} 1 ({files[0].name}: the failure is that replay" in row, row
 
 
 def test_a_recorded_departure_the_search_finds_is_not_replayed_and_the_searchs_counterexample_is_the_runs(tmp_path):
