@@ -330,7 +330,7 @@ def _summary(record: RunRecord, out) -> None:
         out.write(f"{counted(record.cut_short, 'case')} cut short by a departure already found (the model could "
                   "not follow the system past it; the rest of the case ran nothing)\n")
     if record.recorded:
-        shown = collections.Counter(r["shown"] for r in record.recorded)
+        shown = collections.Counter(r["shown"].split(" (")[0] for r in record.recorded)   # (its reason apart)
         out.write(f"{counted(len(record.recorded), 'recorded counterexample')} given: "
                   + ", ".join(f"{n} {what}" for what, n in sorted(shown.items())) + "\n")
         for r in record.recorded:
