@@ -9,8 +9,8 @@ import attrs
 from adapters.registry import create_adapter
 from adapters.simulated import SimulatedAdapter
 from conformance.records.history import load_failure
-from conformance.runner.engine import run_areas
-from conformance.runner.recorded import CONFORMANT, FOUND, NOT_EXPRESSIBLE, OTHER_SYSTEM, SHOWN, Recorded
+from conformance.runner.engine import DEFAULT_EXAMPLES, run_areas
+from conformance.runner.recorded import CONFORMANT, EXPLAINED, FOUND, NOT_EXPRESSIBLE, OTHER_SYSTEM, SHOWN, Recorded
 from reference_model import language as L
 from tests.clikit import run_cli
 from tests.faultkit import fault_run_args, seed_of
@@ -84,6 +84,21 @@ def test_a_recorded_departure_the_system_no_longer_shows_is_named_and_fails_noth
     alone = json.loads((tmp_path / "alone" / "run.json").read_text())
     steps = sum(len(load_failure(f).steps) for f in recorded.glob("*.json"))
     assert run["steps_run"] >= alone["steps_run"] + steps - len(run["recorded"]), (run["steps_run"], alone)
+
+
+def test_a_recorded_departure_shown_again_that_what_the_search_found_explains_adds_nothing(tmp_path):
+    """Recorded as "one of" its rule and another the search never finds broken, it is replayed, shows again, and
+    is diagnosed as the run's departures have it: its rule found broken explains it, and it is not recorded."""
+    failure = load_failure(sorted(_recorded(tmp_path).glob("*.json"))[0])
+    rule = failure.blamed[0]
+    loose = attrs.evolve(failure, mismatch=attrs.evolve(failure.mismatch, blamed=(rule, "CORE-99"), blamed_each=True))
+    adapter = create_adapter("simulated", {"faults": FAULT, "platform": failure.platform})
+    # (the fault's run as test_faults.py makes it: the default budget, stopping at the first departure)
+    record = run_areas(adapter, [failure.area], examples=DEFAULT_EXAMPLES, seed=int(seed_of(FAULT)), keep_going=0,
+                       recorded=(Recorded("loose.json", loose),))
+    assert rule in {r for f in record.failures for r in f.blamed}
+    assert [e["shown"] for e in record.recorded if e["platform"] == failure.platform] == [EXPLAINED]
+    assert all(f.steps != failure.steps or f.blamed == failure.blamed for f in record.failures)
 
 
 class _WithoutBackout(SimulatedAdapter):

@@ -606,7 +606,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             rounds += 1
         if machine.session.searched == 0:
             break   # a round that searched nothing (its time was up): the next would do the same
-    from conformance.runner.recorded import FOUND, replay_recorded
+    from conformance.runner.recorded import EXPLAINED, FOUND, replay_recorded
 
     for kept in recorded_before:
         # (after the search: what it found is shrunk and minimised as ever; a recorded departure it did not meet
@@ -621,10 +621,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             except HarnessError as exc:
                 record.error = str(exc)
                 return "error", time.monotonic() - started
+        if again is not None and found(again, aside=frozenset(kept.failure.set_aside), tidied=True) is None:
+            shown = EXPLAINED   # shown again, and what the run found broken explains it: nothing new
         record.recorded.append({"file": kept.name, "area": area, "platform": platform, "shown": shown})
-        if again is not None:
-            found(again, aside=frozenset(kept.failure.set_aside), tidied=True)
-        elif on_update is not None:
+        if on_update is not None:
             on_update(record)
     if any(s.shrink_timed_out for s in sessions):
         record.timed_shrinks.append(f"{area} on {platform}")

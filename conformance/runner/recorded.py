@@ -25,8 +25,10 @@ from conformance.records.history import Failure, ReplayFileError, load_failure, 
 from conformance.runner.regression import same_departure
 from conformance.runner.session import NonConformance, Session
 
-#: What replaying a recorded counterexample showed.
-SHOWN, CONFORMANT, OTHERWISE = "shown again", "conformant", "departs otherwise than recorded"
+#: What replaying a recorded counterexample showed: its departure again, recorded as the run's, or explained by
+#: the departures the run found (what it breaks is found broken already: nothing new), or none, or another.
+SHOWN, EXPLAINED = "shown again", "shown again, explained by the departures found"
+CONFORMANT, OTHERWISE = "conformant", "departs otherwise than recorded"
 #: ... and why one was not replayed: the search found what it breaks, or the system cannot run it.
 FOUND, OTHER_SYSTEM, NOT_EXPRESSIBLE = "found by the search", "recorded on another adapter", "not expressible"
 
