@@ -2439,3 +2439,39 @@ def test_a_report_missing_after_a_get_outside_syncpoint_is_never_that_the_discar
     steps[get] = attrs.evolve(steps[get], op=attrs.evolve(steps[get].op, options=C.MQGMO_SYNCPOINT))
     under = with_alternatives(attrs.evolve(failure, steps=tuple(steps)), 3)
     assert set(under.blamed) == {"EXP-08", "EXP-12", "EXP-13"} and under.one_of, under.mismatch
+
+
+def test_a_full_queue_that_drops_its_oldest_message_breaks_the_full_queue_rule_not_a_backout():
+    """A queue of MAXDEPTH 2 takes a third message and drops its first (a broker's length limit with drop-head
+    overflow, RabbitMQ's default): a get then returns the second.  CORE-27 relaxed reads a full queue that keeps
+    the message as either that keeps every message or that drops from its head, and explains it; order rules
+    do not (the first message is gone, not passed over: a second get finds nothing more than MQ's two)."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+    ops = [L.DefineQueue(queue="Q", attrs=(("MAXDEPTH", 2),)), L.Connect(conn="a"),
+           L.Open(conn="a", handle="h", queue="Q", options=opts)]
+    pairs = [(op, L.OK) for op in ops] + [
+        (put("a", "h", "m1"), L.OK), (put("a", "h", "m2"), L.OK), (put("a", "h", "m3"), L.OK),
+        (L.Get(conn="a", handle="h"), msg("m2")), (L.Get(conn="a", handle="h"), msg("m3")),
+        (L.Get(conn="a", handle="h"), L.Observation.of(C.MQRC_NO_MSG_AVAILABLE))]
+    assert explained_by(pairs, D, frozenset({"CORE-27"}))
+    assert not explained_by(pairs, D, frozenset({"CORE-05"}))
+    # one that took the third message and lost it (the newest dropped) is no such reading
+    get = L.Get(conn="a", handle="h")
+    newest = pairs[:6] + [(get, msg("m1")), (get, msg("m2")), (get, L.Observation.of(C.MQRC_NO_MSG_AVAILABLE))]
+    assert not explained_by(newest, D, frozenset({"CORE-27"}))
+
+
+def test_a_commit_past_a_drop_head_limit_is_what_the_defaults_run_found_broken_explains():
+    """RabbitMQ with the broker's defaults (mapping=defaults, a 51-step counterexample): units of work put past
+    a queue's MAXDEPTH (accepted, CORE-28's depth leaving their puts out), a commit enqueues them, and the broker,
+    whose length limit drops from the head by default, drops the oldest message, one a backout had put back.
+    It was blamed on CORE-15 (a backout that did not reinstate that message), the only single reading that left
+    the depth one short.  The rules the run had found broken, with CORE-27 read as a queue dropping its head,
+    explain it: no new departure."""
+    failure = load_failure(ROOT / "tests" / "data" / "histories" / "rabbitmq-defaults-overflow-drops-head.json")
+    pairs = [(s.op, s.observed) for s in failure.steps]
+    known = frozenset(failure.found_broken)
+    assert "CORE-15" not in known and "CORE-27" in known
+    assert explained_by(pairs, failure.platform, known, 0)
+    assert not explained_by(pairs, failure.platform, known - {"CORE-27"}, 0)
+    assert with_alternatives(failure, 0, frozenset(failure.set_aside), known_by=failure.known_before()).mismatch.known

@@ -539,6 +539,8 @@ def _readings(state: ModelState, op: L.Op, relaxed: frozenset[str],
         extra += [b for b in _waiving(state, op, [queue], waived) if b.observation.cc != C.MQCC_FAILED]
     if DEPTH_RULE in relaxed:
         extra += _counted_otherwise(state, op, plain)
+    if OVERFLOW_RULE in relaxed and isinstance(op, OVERFLOWING):
+        extra += _overflow_dropping_head(op, plain + extra)
     if waived and isinstance(op, L.RunDlqHandler) and state.dlq_handlers.get(op.handler) is not None:
         # the handler's puts (forwards, messages put back) accepted as the system accepted the application's:
         # every queue it may put to as it is but for the checks relaxed
@@ -1534,6 +1536,35 @@ WAIVED = {"CORE-27": ("MAXDEPTH", 10 ** 9), "CORE-26": ("PUT", C.MQQA_PUT_ALLOWE
 
 #: The rule of what CURDEPTH counts (uncommitted puts in, messages got under syncpoint out).
 DEPTH_RULE = "CORE-28"
+#: The rule of a full queue (a put that would take it past MAXDEPTH fails with MQRC_Q_FULL), relaxed also by a
+#: queue that takes the message and drops its oldest to stay within its limit (a broker's drop-head overflow).
+OVERFLOW_RULE = "CORE-27"
+#: The calls that may take a queue past its limit: a put, and the commit that makes a unit of work's puts
+#: available (a broker that enqueues them only then).
+OVERFLOWING = (L.Put, L.Put1, L.Commit, L.Disconnect)
+
+
+def _overflow_dropping_head(op: L.Op, outcomes: list[model.Branch]) -> list[model.Branch]:
+    """CORE-27 relaxed as a queue that never refuses for want of room but drops from its head: each outcome of
+    ``op`` that leaves a queue holding more committed messages than its MAXDEPTH, with its first messages in
+    delivery order (committed, not held by a get) gone until it holds MAXDEPTH (a broker's length limit with
+    drop-head overflow, which counts only the messages a commit has enqueued)."""
+    out = []
+    for b in outcomes:
+        if b.observation.cc == C.MQCC_FAILED:
+            continue
+        s = None
+        for name, q in b.state.queues.items():
+            limit = q.attrs.get("MAXDEPTH")
+            committed = [m for m in q.ordered if m.put_by is None]
+            if limit is None or len(committed) <= limit:
+                continue
+            s = s or b.state.clone()
+            for m in [m for m in committed if m.got_by is None][:len(committed) - limit]:
+                s.discard(name, s.find(name, m.seq), (OVERFLOW_RULE,))
+        if s is not None:
+            out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((OVERFLOW_RULE, *b.rules)))))
+    return out
 
 
 def _counted_otherwise(state: ModelState, op: L.Op, plain: list[model.Branch]) -> list[model.Branch]:
