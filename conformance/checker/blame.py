@@ -1546,24 +1546,27 @@ OVERFLOWING = (L.Put, L.Put1, L.Commit, L.Disconnect)
 
 def _overflow_dropping_head(op: L.Op, outcomes: list[model.Branch]) -> list[model.Branch]:
     """CORE-27 relaxed as a queue that never refuses for want of room but drops from its head: each outcome of
-    ``op`` that leaves a queue holding more committed messages than its MAXDEPTH, with its first messages in
-    delivery order (committed, not held by a get) gone until it holds MAXDEPTH (a broker's length limit with
-    drop-head overflow, which counts only the messages a commit has enqueued)."""
+    ``op`` that leaves a queue holding more messages than its MAXDEPTH, with its first messages in delivery order
+    gone until it holds MAXDEPTH.  What such a limit counts: the messages a commit has made available (a broker
+    that enqueues a transaction's messages at its commit), with or without those a get holds in a unit of work
+    (RabbitMQ counts only the messages ready to deliver); each count a reading of its own."""
     out = []
     for b in outcomes:
         if b.observation.cc == C.MQCC_FAILED:
             continue
-        s = None
-        for name, q in b.state.queues.items():
-            limit = q.attrs.get("MAXDEPTH")
-            committed = [m for m in q.ordered if m.put_by is None]
-            if limit is None or len(committed) <= limit:
-                continue
-            s = s or b.state.clone()
-            for m in [m for m in committed if m.got_by is None][:len(committed) - limit]:
-                s.discard(name, s.find(name, m.seq), (OVERFLOW_RULE,))
-        if s is not None:
-            out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((OVERFLOW_RULE, *b.rules)))))
+        for held_count in (False, True):
+            s = None
+            for name, q in b.state.queues.items():
+                limit = q.attrs.get("MAXDEPTH")
+                ready = [m for m in q.ordered if m.put_by is None and m.got_by is None]
+                counted = len(ready) + (held_count and sum(m.got_by is not None for m in q.ordered))
+                if limit is None or counted <= limit:
+                    continue
+                s = s or b.state.clone()
+                for m in ready[:counted - limit]:
+                    s.discard(name, s.find(name, m.seq), (OVERFLOW_RULE,))
+            if s is not None:
+                out.append(attrs.evolve(b, state=s, rules=tuple(dict.fromkeys((OVERFLOW_RULE, *b.rules)))))
     return out
 
 
