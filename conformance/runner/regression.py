@@ -45,12 +45,16 @@ def same_departure(found: Failure, recorded: Failure) -> bool:
     fields differing (another departure on the way, or at the same call for other rules, is not).  The
     same rules: those the checker named, or those blamed where both were diagnosed (the rules a checker
     mentions beside those broken may change as the kit's model does, and say nothing of the system; a
-    blame that a replay's timing left unconfirmed names the checker's first rule alone)."""
+    blame that a replay's timing left unconfirmed names the checker's first rule alone).  Or fewer of those
+    blamed: a kit whose model now blames fewer of the rules it blamed then for the same call and fields (a rule
+    found not to decide the field there) diagnoses the same behaviour of the system more exactly."""
     if call_number(found) != call_number(recorded) or set(found.mismatch.fields) != set(recorded.mismatch.fields):
         return False
     if set(found.rules) == set(recorded.rules):
         return True
-    return bool(found.mismatch.blamed and recorded.mismatch.blamed) and set(found.blamed) == set(recorded.blamed)
+    if bool(found.mismatch.blamed and recorded.mismatch.blamed) and set(found.blamed) == set(recorded.blamed):
+        return True
+    return bool(found.mismatch.blamed and recorded.mismatch.blamed) and set(found.blamed) < set(recorded.blamed)
 
 
 def check_history(data: dict, adapter: str, options: dict | None = None) -> None:
