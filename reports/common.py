@@ -8,8 +8,8 @@ import time
 
 from conformance import __version__
 from conformance.records.history import Failure, rules_text
+from conformance.records.results import REPLAY_SHOWN
 from conformance.records.render import alternative_differences, differences, explain, field_text, observation_text, op_text
-from conformance.runner.recorded import SHOWN
 from reports.matrix import VERDICTS, Column
 
 VERDICT_ORDER = VERDICTS
@@ -60,11 +60,11 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
     if m.get("recorded"):
         # (what each showed, its reason apart: "not expressible (Restart at step 4)")
         shown = collections.Counter(e["shown"].split(" (")[0] for e in m["recorded"])
-        again = sorted({e["file"] for e in m["recorded"] if e["shown"] == SHOWN})
+        again = sorted({e["file"] for e in m["recorded"] if e["shown"] == REPLAY_SHOWN})
         rows.append(("recorded counterexamples", f"{len(m['recorded'])} given to the runs (run --recorded), each "
                      "replayed after its area's search unless the search had found its departure: "
                      + "; ".join(f"{what} {n}" + (f" ({', '.join(again)}: the failure is that replay, in this run)"
-                                                 if what == SHOWN and again else "")
+                                                 if what == REPLAY_SHOWN and again else "")
                                  for what, n in sorted(shown.items()))))
     if m.get("not_expressible"):
         declined = m.get("declined") or {}

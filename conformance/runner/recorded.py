@@ -22,15 +22,14 @@ import attrs
 
 from adapters.base import Adapter
 from conformance.records.history import Failure, ReplayFileError, load_failure, with_alternatives
+from conformance.records.results import (REPLAY_CONFORMANT, REPLAY_EXPLAINED, REPLAY_FOUND, REPLAY_NOT_EXPRESSIBLE,
+                                         REPLAY_OTHER_SYSTEM, REPLAY_OTHERWISE, REPLAY_SHOWN)
 from conformance.runner.regression import same_departure
 from conformance.runner.session import NonConformance, Session
 
-#: What replaying a recorded counterexample showed: its departure again, recorded as the run's, or explained by
-#: the departures the run found (what it breaks is found broken already: nothing new), or none, or another.
-SHOWN, EXPLAINED = "shown again", "shown again, explained by the departures found"
-CONFORMANT, OTHERWISE = "conformant", "departs otherwise than recorded"
-#: ... and why one was not replayed: the search found what it breaks, or the system cannot run it.
-FOUND, OTHER_SYSTEM, NOT_EXPRESSIBLE = "found by the search", "recorded on another adapter", "not expressible"
+# (what a replay showed, as the run's record keeps it)
+SHOWN, EXPLAINED, CONFORMANT, OTHERWISE = REPLAY_SHOWN, REPLAY_EXPLAINED, REPLAY_CONFORMANT, REPLAY_OTHERWISE
+FOUND, OTHER_SYSTEM, NOT_EXPRESSIBLE = REPLAY_FOUND, REPLAY_OTHER_SYSTEM, REPLAY_NOT_EXPRESSIBLE
 
 
 @attrs.frozen
