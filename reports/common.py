@@ -82,10 +82,12 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
     return rows
 
 
-def failure_rows(failure: Failure) -> list[tuple[str, int, str, str]]:
-    """(mark, step number, operation, observed) for each step of a counterexample."""
+def failure_rows(failure: Failure, passed: dict[int, tuple[str, ...]] | None = None) -> list[tuple[str, int, str, str]]:
+    """(mark, step number, operation, observed) for each step of a counterexample: ``>>`` the step that broke,
+    ``~`` one that departs by rules its run had set aside, gone on past (``passed``: :meth:`Failure.passed`)."""
     mm = failure.mismatch
-    return [(">>" if i == mm.index else "", i + 1, op_text(s.op), observation_text(s.observed))
+    passed = passed or {}
+    return [(">>" if i == mm.index else "~" if i in passed else "", i + 1, op_text(s.op), observation_text(s.observed))
             for i, s in enumerate(failure.steps)]
 
 

@@ -14,7 +14,7 @@ from reports.matrix import CRASH_INTRO, NOT_RUN, Column, Report, crash_claim, cr
 from reference_model.version import install_hint
 from reports.plots import available as plots_available
 from reports.plots import campaign_png, coverage_png, overview_png, shares_png
-from conformance.records.render import counted
+from conformance.records.render import counted, passed_note
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -28,7 +28,7 @@ th{background:#f0f0f0}
 td.v{font-weight:600}
 .pass{color:#2e7d32}.fail{color:#c62828}.not-applicable{color:#757575}.not-exercised{color:#a36a00}.partly-exercised{color:#558b2f}
 .indeterminate{color:#6a1b9a}.error{color:#37474f}.known-deviation{color:#ef6c00}.stale{color:#c62828}
-tr.broke{background:#ffebee}
+tr.broke{background:#ffebee}tr.passed{background:#fff8e1}
 code,pre{font-family:ui-monospace,monospace;font-size:90%}
 pre{background:#f7f7f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 .change{font-size:85%;color:#555}
@@ -159,7 +159,8 @@ def _column(report: Report, col: Column) -> list[str]:
     if col.failures:
         out.append("<h3>Failures</h3>")
         for n, (path, failure) in enumerate(col.failures, start=1):
-            steps = failure_rows(failure)
+            passed = failure.passed(col.meta.get("capabilities", {}).get("expiry_tolerance", 0))
+            steps = failure_rows(failure, passed)
             note = failure_note(col, failure)
             out += [f'<h4 id="{esc(col.anchor)}-failure-{n}">Failure {n}: {esc(title(failure))}'
                     + (f' <span class="known-deviation">({esc(note)})</span>' if note else "") + "</h4>",
@@ -172,7 +173,8 @@ def _column(report: Report, col: Column) -> list[str]:
                             for rid in failure.blamed],
                            ["rule", "summary", "source", *(["which"] if failure.either else [])]),
                     _plain_table(steps, ["", "#", "operation", "observed"],
-                                 row_class=lambda i, s=steps: "broke" if s[i][0] else ""),
+                                 row_class=lambda i, s=steps: {">>": "broke", "~": "passed"}.get(s[i][0], "")),
+                    *([f"<p>{esc(passed_note(failure, passed))}</p>"] if passed else []),
                     f"<p>At step {failure.mismatch.index + 1}:</p>",
                     _plain_table(expected_vs_observed(failure)),
                     f"<p>Replay:</p><pre>{esc(replay_command(path))}</pre>"]

@@ -11,7 +11,7 @@ from reports.common import (DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, clai
                             title, when)
 from reports.deviations import STALE
 from reports.matrix import CRASH_INTRO, NOT_RUN, Report, crash_claim, crash_rows
-from conformance.records.render import counted
+from conformance.records.render import counted, passed_note
 
 #: The matrix's symbol per verdict (the legend above it names them).
 SYMBOLS = {"pass": "✅ pass", "fail": "❌ FAIL", "one of": "❗ one of", "known deviation": "⚠️ known", "not applicable": "➖ n/a",
@@ -144,8 +144,10 @@ def render_markdown(report: Report, generated: float) -> str:
             for n, (path, failure) in enumerate(col.failures, start=1):
                 note = failure_note(col, failure)
                 out += [f"#### Failure {n}: {_cell(title(failure))}" + (f" ({note})" if note else ""), ""]
-                out += [_table([(mark, n, _code(op), _code(obs)) for mark, n, op, obs in failure_rows(failure)],
+                passed = failure.passed(col.meta.get("capabilities", {}).get("expiry_tolerance", 0))
+                out += [_table([(mark, n, _code(op), _code(obs)) for mark, n, op, obs in failure_rows(failure, passed)],
                                ["", "#", "operation", "observed"]), ""]
+                out += [passed_note(failure, passed), ""] if passed else []
                 # the outcomes and the values that differ exactly as they are; the sentences as text
                 out += [f"At step {failure.mismatch.index + 1}:", "",
                         _table([(key, value if _prose(key) else _code(value))

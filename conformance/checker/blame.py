@@ -1545,9 +1545,11 @@ OVERFLOWING = (L.Put, L.Put1, L.Commit, L.Disconnect)
 
 
 def _overflow_dropping_head(op: L.Op, outcomes: list[model.Branch]) -> list[model.Branch]:
-    """CORE-27 relaxed as a queue that never refuses for want of room but drops from its head: each outcome of
-    ``op`` that leaves a queue holding more messages than its MAXDEPTH, with its first messages in delivery order
-    gone until it holds MAXDEPTH.  What such a limit counts: the messages a commit has made available (a broker
+    """CORE-27 relaxed as a queue that never refuses for want of room but drops its oldest: each outcome of
+    ``op`` that leaves a queue holding more messages than its MAXDEPTH, with its oldest messages (in the order
+    they arrived) gone until it holds MAXDEPTH.  (Not the first in delivery order: on a priority queue that
+    would be a message just put above the rest, and a queue that ignores priority, returning an older message
+    first, would read as one that dropped the newer.)  What such a limit counts: the messages a commit has made available (a broker
     that enqueues a transaction's messages at its commit), with or without those a get holds in a unit of work
     (RabbitMQ counts only the messages ready to deliver); each count a reading of its own."""
     out = []
@@ -1558,8 +1560,8 @@ def _overflow_dropping_head(op: L.Op, outcomes: list[model.Branch]) -> list[mode
             s = None
             for name, q in b.state.queues.items():
                 limit = q.attrs.get("MAXDEPTH")
-                ready = [m for m in q.ordered if m.put_by is None and m.got_by is None]
-                counted = len(ready) + (held_count and sum(m.got_by is not None for m in q.ordered))
+                ready = [m for m in q.messages if m.put_by is None and m.got_by is None]
+                counted = len(ready) + (held_count and sum(m.got_by is not None for m in q.messages))
                 if limit is None or counted <= limit:
                     continue
                 s = s or b.state.clone()

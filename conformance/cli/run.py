@@ -192,7 +192,8 @@ def cmd_run(args, out) -> int:
         adapter.close()
         keep_artifacts(adapter, results)
     return finish(record, results, out, lambda failure, path: (
-        f"\n{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}\n"))
+        f"\n{render_failure(failure, record.capabilities.get('expiry_tolerance', 0))}\n\nReplay file: {path}\n"
+        f"Replay with: mqconform replay {path}\n"))
 
 
 def _written(record: RunRecord, results: Path, siblings) -> None:
@@ -435,7 +436,7 @@ def _replay_file(args, out) -> tuple[int, str | None]:
     finally:
         adapter.close()
     if found is not None:
-        out.write(render_failure(found) + "\n")
+        out.write(render_failure(found, tolerance) + "\n")
         shown = f" (shown on try {shown_on} of at most {args.tries})" if args.tries > 1 else ""
         if same:
             out.write(f"\nStill failing: {args.file}{shown}\n")

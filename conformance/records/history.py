@@ -79,6 +79,25 @@ class Failure:
         """The rules a replay of this history steps past a departure from outright (see :attr:`found_broken`)."""
         return frozenset(self.found_broken) if self.found_broken else frozenset(self.set_aside) - set(self.rules)
 
+    def passed(self, expiry_tolerance: int = 0) -> dict[int, tuple[str, ...]]:
+        """The steps before the failing one at which the history departs from MQ's outcomes by rules its run had
+        set aside (found broken before it, or named by a departure before it), and which the run went on past as
+        those rules broken allow: each step's index, with the rules its departure names.  A reader of the
+        counterexample sees there an answer MQ does not give that is not this failure's."""
+        from conformance.checker.sequential import ModelTracker, follow
+
+        if not self.set_aside:
+            return {}
+        tracker = ModelTracker(self.platform, expiry_tolerance=expiry_tolerance, set_aside=frozenset(self.set_aside))
+        out: dict[int, tuple[str, ...]] = {}
+        for i, step in enumerate(self.steps[:self.mismatch.index]):
+            check, stop = follow(tracker, step.op, step.observed)
+            if stop is not None:
+                break   # (a history its run's readings do not follow here: nothing said of the rest)
+            if check.mismatch is not None:
+                out[i] = tuple(check.mismatch.rules)
+        return out
+
     def known_before(self) -> frozenset[str]:
         """The rules found broken before this departure, as a diagnosis of it again takes them (never on trial):
         those it steps past, but for the rules it is itself blamed on (a rule found broken in another area of

@@ -156,7 +156,17 @@ def observation_text(obs: L.Observation) -> str:
     return " ".join(parts)
 
 
-def render_failure(failure) -> str:
+def passed_note(failure, passed: dict[int, tuple[str, ...]]) -> str:
+    """What the steps marked ``~`` are (``passed``: :meth:`Failure.passed`), in one sentence; "" where none is."""
+    if not passed:
+        return ""
+    where = "; ".join(f"step {i + 1}: {', '.join(rules)}" for i, rules in passed.items())
+    return (f"~ marks a step that departs from rules the run had found broken or set aside before this failure "
+            f"({where}): MQ answers otherwise there, and the run went on from what the system did, as those rules "
+            f"broken allow; it is not this failure's departure.")
+
+
+def render_failure(failure, expiry_tolerance: int = 0) -> str:
     """The shrunk counterexample as a table, the step that broke, and the rules broken."""
     mm = failure.mismatch
     lines = [
@@ -186,10 +196,13 @@ def render_failure(failure) -> str:
         lines += [_rule_line(rid, "  ") for rid in failure.mentioned]
     lines += alternatives_text(failure)
     rows = []
+    passed = failure.passed(expiry_tolerance)
     for i, step in enumerate(failure.steps):
-        mark = ">>" if i == mm.index else ""
+        mark = ">>" if i == mm.index else "~" if i in passed else ""
         rows.append([mark, i + 1, op_text(step.op), observation_text(step.observed)])
     lines += ["", tabulate(rows, headers=["", "#", "operation", "observed"], tablefmt="simple"), ""]
+    if passed:
+        lines += [passed_note(failure, passed), ""]
     lines.append(f"At step {mm.index + 1}: {op_text(mm.op)}")
     lines.append(f"  observed: {observation_text(mm.observed)}")
     for allowed in mm.allowed:
