@@ -551,7 +551,7 @@ def test_a_replay_passes_through_the_departures_its_run_had_set_aside(tmp_path):
     aside, and the replay steps past them to reach its own step.  Without them it departs earlier."""
     from adapters.registry import create_adapter
     from conformance.records.history import save_failure, with_alternatives
-    from conformance.runner.session import NonConformance, Session
+    from conformance.runner.session import Session, one_case
 
     options = {"faults": "priority-ignored,backout-count-not-incremented", "platform": "distributed"}
     std = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
@@ -565,16 +565,12 @@ def test_a_replay_passes_through_the_departures_its_run_had_set_aside(tmp_path):
 
     def run(aside):
         adapter = create_adapter("simulated", options)
-        session = Session(adapter, "core", options, platform="distributed", set_aside=aside)
-        session.start_case()
         try:
-            for op in ops:
-                session.execute(op)
-        except NonConformance as exc:
-            return exc.failure
+            failure = one_case(Session(adapter, "core", options, platform="distributed", set_aside=aside), ops)
         finally:
             adapter.close()
-        raise AssertionError("the faulty queue manager departs nowhere")
+        assert failure is not None, "the faulty queue manager departs nowhere"
+        return failure
 
     first = run(frozenset())
     assert first.mismatch.index == 6 and "message.backout_count" in first.mismatch.fields

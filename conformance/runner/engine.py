@@ -22,7 +22,7 @@ from conformance.generator.base import bind
 from conformance.records.history import Failure, with_alternatives
 from conformance.runner.minimise import minimise
 from conformance.records.results import RunRecord, unreached_areas, vacuity
-from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkBounds, ShrinkSpent
+from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkBounds, ShrinkSpent, one_case
 from conformance.runner.stable import machine_digests_kept, stable_generation
 from conformance.runner.stack import with_frame_room
 from reference_model.rules import RULES
@@ -655,17 +655,8 @@ def _again(adapter: Adapter, earlier, platform: str, adapter_options: dict | Non
         return None
     session = Session(adapter, earlier.area, adapter_options, earlier.seed, coverage=record.coverage,
                       platform=platform, replaying=True)
-    session.start_case()
-    again = None
-    try:
-        for step in earlier.steps:
-            session.execute(step.op)
-    except NonConformance as exc:
-        again = exc.failure
-    except HistoryError:   # a history this platform cannot run: search for its departures afresh
-        again = None
-    finally:
-        session.end_case()
+    # (a history this platform cannot run, HistoryError: its departures are searched for afresh)
+    again = one_case(session, [step.op for step in earlier.steps], tolerated=(HistoryError,))
     if again is None or again.mismatch.fields != earlier.mismatch.fields or set(again.rules) != set(earlier.rules):
         return None
     return again

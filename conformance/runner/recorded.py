@@ -25,7 +25,7 @@ from conformance.records.history import Failure, ReplayFileError, load_failure, 
 from conformance.records.results import (REPLAY_CONFORMANT, REPLAY_EXPLAINED, REPLAY_FOUND, REPLAY_NOT_EXPRESSIBLE,
                                          REPLAY_OTHER_SYSTEM, REPLAY_OTHERWISE, REPLAY_SHOWN)
 from conformance.runner.regression import same_departure
-from conformance.runner.session import NonConformance, Session
+from conformance.runner.session import Session, one_case
 
 # (what a replay showed, as the run's record keeps it)
 SHOWN, EXPLAINED, CONFORMANT, OTHERWISE = REPLAY_SHOWN, REPLAY_EXPLAINED, REPLAY_CONFORMANT, REPLAY_OTHERWISE
@@ -82,15 +82,7 @@ def replay_recorded(adapter: Adapter, recorded: Failure, options: dict | None, c
         return why, None
     session = Session(adapter, recorded.area, options, recorded.seed, coverage=coverage, platform=recorded.platform,
                       set_aside=frozenset(recorded.set_aside), named=recorded.stepped_past(), replaying=True)
-    session.start_case()
-    got = None
-    try:
-        for step in recorded.steps:
-            session.execute(step.op)
-    except NonConformance as exc:
-        got = exc.failure
-    finally:
-        session.end_case()
+    got = one_case(session, [step.op for step in recorded.steps])
     if got is None:
         return CONFORMANT, None
     told = with_alternatives(got, adapter.capabilities().expiry_tolerance, known_by=recorded.known_before())

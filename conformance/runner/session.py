@@ -430,6 +430,22 @@ class Session:
         )
 
 
+def one_case(session: Session, ops, tolerated: tuple[type[Exception], ...] = ()):
+    """Run ``ops`` on ``session`` as one case, ended whatever happens: the departure it met (a
+    :class:`~conformance.records.history.Failure`), or None where it met none or raised one of ``tolerated``."""
+    session.start_case()
+    try:
+        for op in ops:
+            session.execute(op)
+    except NonConformance as exc:
+        return exc.failure
+    except tolerated:
+        return None
+    finally:
+        session.end_case()
+    return None
+
+
 def _secret(key: str) -> bool:
     k = key.lower()
     return any(word in k for word in ("password", "passcode", "secret", "token", "credential"))
