@@ -74,7 +74,7 @@ def test_a_worker_whose_system_breaks_is_an_error_never_a_verdict(tmp_path):
 def _args(**given):
     import argparse
 
-    return argparse.Namespace(**{"part": None, "minutes": None, **given})
+    return argparse.Namespace(**{"part": None, "minutes": None, "recorded": [], **given})
 
 
 def test_a_system_on_real_time_shares_a_default_run_among_workers_and_a_small_or_whole_system_run_does_not():
@@ -105,6 +105,7 @@ def test_a_system_on_real_time_shares_a_default_run_among_workers_and_a_small_or
     assert _default_jobs(_args(), OwnSystem(platform="distributed"), {}, 200) == 1
     assert _default_jobs(_args(minutes=5.0), broker, {}, 200) == 1
     assert _default_jobs(_args(part="p.json"), broker, {}, 200) == 1
+    assert _default_jobs(_args(recorded=["failures"]), broker, {}, 200) == 1   # replayed in one process
     for whole in ({"restart": "on"}, {"nemesis": "on"}):
         assert _default_jobs(_args(), broker, whole, 200) == 1
 
