@@ -9,7 +9,8 @@ not found broken) is replayed, and one that shows its departure again is evidenc
 recorded as its departure.  (Hypothesis replays the failing examples of its database for the same reason.)
 
 Each is replayed once, as ``mqconform replay`` does (the rules its run had set aside stay set aside; the
-departure must be the recorded one: the same call, rules and fields).  One whose history holds an operation the
+departure must be the recorded one: the same call and fields, the same rules or fewer of those it was blamed
+on, :func:`conformance.runner.regression.same_departure`).  One whose history holds an operation the
 system cannot express as recorded (a restart, on a run without restarts) is not replayed; one for another
 adapter, area or platform neither.  What each showed is kept in the run's record (``recorded`` in run.json).
 """
