@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import collections
-
 import time
 
 from conformance import __version__
 from conformance.records.history import Failure, rules_text
-from conformance.records.results import REPLAY_SHOWN
+from conformance.records.results import REPLAY_SHOWN, replay_outcome
 from conformance.records.render import alternative_differences, differences, explain, field_text, observation_text, op_text
 from reports.matrix import VERDICTS, Column
 
@@ -58,8 +57,7 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
                                          "and fails where no order of a case's calls is one MQ allows (a race: "
                                          + (", ".join(m["races"]) if m.get("races") else "none found") + ")"))
     if m.get("recorded"):
-        # (what each showed, its reason apart: "not expressible (Restart at step 4)")
-        shown = collections.Counter(e["shown"].split(" (")[0] for e in m["recorded"])
+        shown = collections.Counter(map(replay_outcome, m["recorded"]))
         again = sorted({e["file"] for e in m["recorded"] if e["shown"] == REPLAY_SHOWN})
         rows.append(("recorded counterexamples", f"{len(m['recorded'])} given to the runs (run --recorded), each "
                      "replayed after its area's search unless the search had found its departure: "
@@ -80,6 +78,11 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
     for err in m["errors"]:
         rows.append(("error", err))
     return rows
+
+
+def passed_steps(col: Column, failure: Failure) -> dict[int, tuple[str, ...]]:
+    """:meth:`Failure.passed` with the tolerance of the system its column is about."""
+    return failure.passed(col.meta.get("capabilities", {}).get("expiry_tolerance", 0))
 
 
 def failure_rows(failure: Failure, passed: dict[int, tuple[str, ...]] | None = None) -> list[tuple[str, int, str, str]]:

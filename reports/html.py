@@ -7,7 +7,7 @@ import re
 from collections import Counter
 
 from reports.common import (DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, expected_vs_observed,
-                            failure_note, failure_rows, races, replay_command, rule_dependencies, title,
+                            failure_note, failure_rows, passed_steps, races, replay_command, rule_dependencies, title,
                             when)
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
 from reports.matrix import CRASH_INTRO, NOT_RUN, Column, Report, crash_claim, crash_rows
@@ -159,7 +159,7 @@ def _column(report: Report, col: Column) -> list[str]:
     if col.failures:
         out.append("<h3>Failures</h3>")
         for n, (path, failure) in enumerate(col.failures, start=1):
-            passed = failure.passed(col.meta.get("capabilities", {}).get("expiry_tolerance", 0))
+            passed = passed_steps(col, failure)
             steps = failure_rows(failure, passed)
             note = failure_note(col, failure)
             out += [f'<h4 id="{esc(col.anchor)}-failure-{n}">Failure {n}: {esc(title(failure))}'

@@ -7,8 +7,8 @@ import re
 from tabulate import tabulate
 
 from reports.common import (DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, deviation_rows,
-                            expected_vs_observed, failure_note, failure_rows, races, replay_command, rule_dependencies,
-                            title, when)
+                            expected_vs_observed, failure_note, failure_rows, passed_steps, races, replay_command,
+                            rule_dependencies, title, when)
 from reports.deviations import STALE
 from reports.matrix import CRASH_INTRO, NOT_RUN, Report, crash_claim, crash_rows
 from conformance.records.render import counted, passed_note
@@ -144,7 +144,7 @@ def render_markdown(report: Report, generated: float) -> str:
             for n, (path, failure) in enumerate(col.failures, start=1):
                 note = failure_note(col, failure)
                 out += [f"#### Failure {n}: {_cell(title(failure))}" + (f" ({note})" if note else ""), ""]
-                passed = failure.passed(col.meta.get("capabilities", {}).get("expiry_tolerance", 0))
+                passed = passed_steps(col, failure)
                 out += [_table([(mark, n, _code(op), _code(obs)) for mark, n, op, obs in failure_rows(failure, passed)],
                                ["", "#", "operation", "observed"]), ""]
                 out += [passed_note(failure, passed), ""] if passed else []

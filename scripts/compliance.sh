@@ -8,7 +8,8 @@
 # rules the first run cannot reach; the report merges the two (docs/compliance/results/BROKER and
 # BROKER-nemesis).  Failures docs/compliance/known-deviations.toml explains are shown as known
 # deviations; the counterexamples those deviations record (docs/compliance/counterexamples/BROKER) are
-# replayed after each area's search of those two runs where it did not find their departures (run --recorded).  Then every area once more with --adapter-opt mapping=defaults (the broker and its client
+# replayed after each area's search of those two runs where it did not find their departures (run --recorded).
+# Then every area once more with --adapter-opt mapping=defaults (the broker and its client
 # as they install, on a private broker of the run's own: docs/compliance/results/BROKER-defaults), and
 # the migration page docs/compliance/BROKER-migration.md: what the defaults break, and which of the
 # settings and adapter code the faithful mapping relies on fixes each.  Settings from the environment: MQCONFORM_SEED (default 20261125), MQCONFORM_EXAMPLES

@@ -1549,14 +1549,16 @@ def _overflow_dropping_head(op: L.Op, outcomes: list[model.Branch]) -> list[mode
     ``op`` that leaves a queue holding more messages than its MAXDEPTH, with its oldest messages (in the order
     they arrived) gone until it holds MAXDEPTH.  (Not the first in delivery order: on a priority queue that
     would be a message just put above the rest, and a queue that ignores priority, returning an older message
-    first, would read as one that dropped the newer.)  What such a limit counts: the messages a commit has made available (a broker
-    that enqueues a transaction's messages at its commit), with or without those a get holds in a unit of work
-    (RabbitMQ counts only the messages ready to deliver); each count a reading of its own."""
+    first, would read as one that dropped the newer.)  What such a limit counts: the messages a commit has made
+    available (a broker that enqueues a transaction's messages at its commit), with or without those a get
+    holds in a unit of work (RabbitMQ counts only the messages ready to deliver); each count a reading of its
+    own, the second only where a get holds one."""
     out = []
     for b in outcomes:
         if b.observation.cc == C.MQCC_FAILED:
             continue
-        for held_count in (False, True):
+        held = any(q.held for q in b.state.queues.values())
+        for held_count in (False, True) if held else (False,):
             s = None
             for name, q in b.state.queues.items():
                 limit = q.attrs.get("MAXDEPTH")
@@ -1760,7 +1762,7 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
     together: list[frozenset[str]] = []
     before = tracker.candidates[0] if tracker.candidates else None
     for b in tracker.expect(op):
-        fields = K.differing_fields(b.observation, observed)
+        fields = _differing(b.observation, observed)
         if "message.body" in fields:
             order = _order_deciders(b, observed) or ()
             for ways in order:

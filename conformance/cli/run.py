@@ -27,7 +27,7 @@ from conformance.runner.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minim
 from conformance.runner.recorded import FOUND, SHOWN, load_recorded
 from conformance.runner.regression import pytest_source, replay_on, same_departure
 from conformance.records.render import counted, render_failure
-from conformance.records.results import PARTLY, PASS, PHASES, RunRecord
+from conformance.records.results import PARTLY, PASS, PHASES, RunRecord, replay_outcome
 from conformance.runner.session import STOP, HarnessError
 
 #: Cases searched per area when only --minutes bounds a run: as many as its time allows.
@@ -331,7 +331,7 @@ def _summary(record: RunRecord, out) -> None:
         out.write(f"{counted(record.cut_short, 'case')} cut short by a departure already found (the model could "
                   "not follow the system past it; the rest of the case ran nothing)\n")
     if record.recorded:
-        shown = collections.Counter(r["shown"].split(" (")[0] for r in record.recorded)   # (its reason apart)
+        shown = collections.Counter(map(replay_outcome, record.recorded))
         out.write(f"{counted(len(record.recorded), 'recorded counterexample')} given: "
                   + ", ".join(f"{n} {what}" for what, n in sorted(shown.items())) + "\n")
         for r in record.recorded:

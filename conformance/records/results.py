@@ -276,6 +276,12 @@ REPLAY_CONFORMANT, REPLAY_OTHERWISE = "conformant", "departs otherwise than reco
 REPLAY_FOUND, REPLAY_OTHER_SYSTEM, REPLAY_NOT_EXPRESSIBLE = ("found by the search", "recorded on another adapter",
                                                              "not expressible")
 
+
+def replay_outcome(entry: dict) -> str:
+    """What a ``RunRecord.recorded`` entry's replay showed, its reason apart ("not expressible (Restart at step
+    4)": "not expressible")."""
+    return entry["shown"].split(" (")[0]
+
 #: Where a run's time goes: new cases searched, a departure shrunk by Hypothesis, its history minimised.
 PHASES = ("search", "shrink", "minimise")
 

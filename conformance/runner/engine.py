@@ -21,6 +21,7 @@ from conformance.generator import MACHINES
 from conformance.generator.base import bind
 from conformance.records.history import Failure, with_alternatives
 from conformance.runner.minimise import minimise
+from conformance.runner.recorded import EXPLAINED, FOUND, replay_recorded
 from conformance.records.results import RunRecord, unreached_areas, vacuity
 from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkBounds, ShrinkSpent, one_case
 from conformance.runner.stable import machine_digests_kept, stable_generation
@@ -606,8 +607,6 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
             rounds += 1
         if machine.session.searched == 0:
             break   # a round that searched nothing (its time was up): the next would do the same
-    from conformance.runner.recorded import EXPLAINED, FOUND, replay_recorded
-
     for kept in recorded_before:
         # (after the search: what it found is shrunk and minimised as ever; a recorded departure it did not meet
         # is evidence all the same, where the system shows it again)

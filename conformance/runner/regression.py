@@ -52,9 +52,7 @@ def same_departure(found: Failure, recorded: Failure) -> bool:
         return False
     if set(found.rules) == set(recorded.rules):
         return True
-    if bool(found.mismatch.blamed and recorded.mismatch.blamed) and set(found.blamed) == set(recorded.blamed):
-        return True
-    return bool(found.mismatch.blamed and recorded.mismatch.blamed) and set(found.blamed) < set(recorded.blamed)
+    return bool(found.mismatch.blamed and recorded.mismatch.blamed) and set(found.blamed) <= set(recorded.blamed)
 
 
 def check_history(data: dict, adapter: str, options: dict | None = None) -> None:
