@@ -1151,3 +1151,26 @@ def test_on_real_time_a_departing_call_of_a_connection_keeps_that_connections_ca
     used = [s.op for s in small.steps if not isinstance(s.op, L.AdvanceClock)]
     assert used == [L.Connect(conn="a"), L.Disconnect(conn="a"), L.Commit(conn="a")], used
     assert set(small.rules) == set(failure.rules)
+
+
+def test_a_lost_context_shown_behind_an_order_set_aside_minimises_to_the_context_alone():
+    """A handler that forwards without its messages' context, on a queue manager ignoring priority (CORE-04,
+    found broken and set aside): the run's history showed the lost context only behind another message in
+    the place of MQ's (a priority-0 message forwarded first and got first), the differing field the body.
+    The departure named for fewer rules, blamed on the same one, is the message got with its context lost:
+    the minimiser keeps it, and the priority-4 message goes."""
+    from conformance.records.history import blamed_rules, load_failure
+    from conformance.runner.minimise import minimise
+    from reference_model import language as L
+
+    from pathlib import Path
+
+    failure = load_failure(Path(__file__).parent / "data" / "histories" / "dlq-context-lost-behind-an-order.json")
+    assert failure.mismatch.fields == ("message.body",) and failure.rules[0] == "CORE-04"
+    faulty = create_adapter("simulated", {"faults": "dlq-context-not-passed,priority-ignored"})
+    found = minimise(failure, faulty, set_aside=frozenset({"CORE-04"}))
+    assert found.reproduced is True
+    assert found.mismatch.fields == ("message.context",) and "CORE-04" not in found.rules
+    assert blamed_rules(found, 0, frozenset({"CORE-04"})) == ("DLQ-12",)
+    puts = [s.op for s in found.steps if isinstance(s.op, (L.Put, L.Put1))]
+    assert len(puts) == 1 and len(found.steps) < len(failure.steps)

@@ -225,8 +225,9 @@ class _Search:
 
     def fewer(self, found: Failure, steps: int) -> bool:
         """Whether ``found`` (after ``steps`` calls) is the departure minimised with fewer of its rules in doubt,
-        whichever now comes first: in the same fields, blamed on some of the rules the departure minimised is, none
-        besides; named otherwise (other fields, another step), blamed on fewer of them.  A step that only adds a rule
+        whichever now comes first: named for fewer of its rules (in the same fields or in others), blamed on some of
+        the rules the departure minimised is, none besides; named otherwise (other fields, another step), blamed on
+        fewer of them.  A step that only adds a rule
         to the "one of" (a DLQ table changed but not in force, DLQ-10, named first as what a system most likely
         applied) can then go, though the checker then names another rule first.  The departure minimised is
         diagnosed as the history the search stands on shows it (:attr:`kept`), not as the longer one minimising
@@ -239,7 +240,11 @@ class _Search:
             and set(kept.rules) == set(f.rules) else f
         if max(steps, len(base.steps)) > EARLY_DIAGNOSIS_STEPS:
             return False
-        if found.mismatch.fields == f.mismatch.fields and set(found.rules) < set(f.rules):
+        if set(found.rules) < set(f.rules):
+            # in the same fields or in others, named for fewer rules and blamed on some of those the departure
+            # minimised is: a field the blamed rule decides shown alone, where the history had shown it only
+            # behind a difference of a rule the run had set aside (a forwarded message's lost context behind
+            # another message in its place, which the delivery order set aside explains)
             return set() < set(self.blamed(found)) <= set(self.blamed(base))
         # a "one of" narrowed to one of them: a lower-priority message returned where MQ returns one its handle's
         # close should have unlocked (CORE-04 or CORE-21?), and, the queue holding the locked one alone, nothing
