@@ -2475,3 +2475,36 @@ def test_a_commit_past_a_drop_head_limit_is_what_the_defaults_run_found_broken_e
     assert explained_by(pairs, failure.platform, known, 0)
     assert not explained_by(pairs, failure.platform, known - {"CORE-27"}, 0)
     assert with_alternatives(failure, 0, frozenset(failure.set_aside), known_by=failure.known_before()).mismatch.known
+
+
+@pytest.mark.parametrize("browse", [C.MQGMO_BROWSE_FIRST, C.MQGMO_BROWSE_NEXT])
+def test_a_trigger_message_below_trigmpri_browsed_is_the_priority_rules_not_one_of_a_get_finding_nothing(browse):
+    """A queue manager whose triggering ignores TriggerMsgPriority (trigmpri-ignored) writes a trigger message
+    for a put below it, and a browse of the initiation queue returns it where MQ's finds nothing.  Relaxing the
+    rule of a get that finds nothing (CORE-13, or the browse's CORE-18 / CORE-19) lets a message come, not this
+    one; TRIG-02 relaxed writes exactly the message returned.  TRIG-02 is blamed alone, the others mentioned
+    (they were "one of" the three).  A message returned that no reading has anywhere still blames the rules of
+    a get that finds nothing."""
+    ops = [L.DefineProcess(process="P", appl_type=6, appl_id="/opt/app/server"), L.DefineQueue(queue="INIT.Q"),
+           L.DefineQueue(queue="APP.Q", attrs=(("INITQ", "INIT.Q"), ("PROCESS", "P"), ("TRIGGER", C.MQTC_ON),
+                                               ("TRIGMPRI", 4))),
+           L.Connect(conn="a"), L.Open(conn="a", handle="app", queue="APP.Q", options=C.MQOO_OUTPUT),
+           L.Open(conn="a", handle="monitor", queue="INIT.Q", options=C.MQOO_INPUT_SHARED),
+           L.Open(conn="a", handle="init", queue="INIT.Q", options=C.MQOO_BROWSE),
+           L.Put(conn="a", handle="app", body="m1", options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="a", handle="init", options=browse | C.MQGMO_NO_SYNCPOINT)]
+    pairs = _on_simulated(ops, "trigmpri-ignored")
+    assert pairs[-1][1].message is not None and pairs[-1][1].message.format == C.MQFMT_TRIGGER, pairs[-1]
+    mm = check_history(D, pairs)[-1].mismatch
+    assert mm is not None and mm.index == len(pairs) - 1 and {"TRIG-02", "CORE-13"} <= set(mm.rules), mm
+    b = blame(pairs, mm, D)
+    assert b.rules == ("TRIG-02",) and not b.each and "CORE-13" in b.mentioned, b
+    # a message returned from an empty queue, put nowhere: no reading says where it came from
+    plain = [L.DefineQueue(queue="Q"), L.Connect(conn="a"),
+             L.Open(conn="a", handle="h", queue="Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE),
+             L.Put(conn="a", handle="h", body="m1", options=C.MQPMO_NO_SYNCPOINT),
+             L.Get(conn="a", handle="h", options=browse | C.MQGMO_NO_SYNCPOINT)]
+    ghost = [p for i, p in enumerate(_on_simulated(plain, "")) if i != 3]
+    mm = check_history(D, ghost)[-1].mismatch
+    b = blame(ghost, mm, D)
+    assert "CORE-13" in b.rules and b.each, b

@@ -392,6 +392,13 @@ def _same_message(outcome: L.Observation, observed: L.Observation) -> bool:
         and outcome.rc == observed.rc and outcome.message.body == observed.message.body
 
 
+def _appeared(branch: model.Branch, observed: L.Observation) -> bool:
+    """Whether ``observed`` returned a message where ``branch``, MQ's get, returns none: a reading that lets the
+    get's answer differ there (a get finding a message where none is available) says that a message came, not
+    where from."""
+    return branch.observation.message is None and observed.message is not None
+
+
 def _returned_instead(branch: model.Branch, observed: L.Observation, op: L.Op,
                       before: ModelState | None) -> model.Branch | None:
     """MQ's get ``op`` from state ``before`` returning the message the system returned where ``branch`` returns
@@ -1626,6 +1633,9 @@ class Walk:
                                                                   None)]
         self.taken = 0
         self.result: int | None = -1
+        #: Whether every reading that passes the last step taken explains it only by letting a message appear
+        #: where MQ's get finds none (:func:`_appeared`).
+        self.appeared = False
 
     def through(self, pairs) -> int | None:
         """Take the steps of ``pairs`` not yet taken (``pairs`` extends the history taken so far) and return
@@ -1649,6 +1659,8 @@ class Walk:
             candidates = [(K._armed(s, op.conn) if op.conn in s.conns else s, at) for s, at in candidates]
         # (branch, first step needed at, whether the reading may go on past this step)
         nxt: list[tuple[model.Branch, int | None, bool]] = []
+        # for each of them, whether it explains the step only by letting a message appear (:func:`_appeared`)
+        appeared: list[bool] = []
         for state, at in candidates:
             plain, extra = _relaxed_step(state, op, relaxed, observed)
             if isinstance(op, (L.Put, L.Put1)):
@@ -1660,6 +1672,7 @@ class Walk:
                     bound = _generated_id_noted(b, observed, relaxed, loose)
                     if bound is not None:
                         nxt.append((bound[0], (i if at is None else at) if bound[1] else at, True))
+                        appeared.append(False)
                 elif explained(b, observed, op, loose, state):
                     fields = K.differing_fields(b.observation, observed)
                     needed = explained(b, observed, op, set_aside, state) is False
@@ -1667,11 +1680,13 @@ class Walk:
                     # happens next; as the history's last step, it passes either way
                     nxt.append((_adopted(b, fields, observed), (i if at is None else at) if needed else at,
                                 K._nothing_changes_next(fields, b.observation, observed)))
+                    appeared.append(_appeared(b, observed))
             for b, relaxing in [(b, True) for b in extra] + [(b, False) for b in aside]:
                 if K._matches(b.observation, observed):
                     bound = _generated_id_noted(b, observed, relaxed, loose)
                     if bound is not None:
                         nxt.append((bound[0], (i if at is None else at) if relaxing or bound[1] else at, True))
+                        appeared.append(False)
                 elif _same_message(b.observation, observed) and explained(b, observed, op, loose, state):
                     # a reading that returned the message the system did, differing still in its fields that
                     # the rules relaxed decide (a message taken in arrival order, its blank MsgId left blank)
@@ -1679,10 +1694,12 @@ class Walk:
                     needed = relaxing or explained(b, observed, op, set_aside, state) is False
                     nxt.append((_adopted(b, fields, observed), (i if at is None else at) if needed else at,
                                 K._nothing_changes_next(fields, b.observation, observed)))
+                    appeared.append(False)
         if not nxt:
             self.candidates = []
             self.result = None
             return None
+        self.appeared = all(appeared)
         used = [at for _, at, _ in nxt if at is not None]
         # passes: the first step the relaxation was needed at along the readings that pass without any later
         # departure (a reading needing none means the history passes unrelaxed)
@@ -1943,10 +1960,15 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
     # as found broken those found later in it too, which it had not set aside yet)
     aside = (set_aside | known_by) - set(tried)
     alone: list[tuple[int, int, str]] = []
+    # the rules that explain the history alone only by letting the last step's get return a message where MQ's
+    # finds none
+    appearing: set[str] = set()
     for n, rule in enumerate(tried):
-        at = follows(pairs, platform, frozenset({rule}), expiry_tolerance, aside)
+        walk = Walk(platform, frozenset({rule}), expiry_tolerance, aside)
+        at = walk.through(pairs)
         if at is not None and at >= 0:
             alone.append((at, n, rule))
+            appearing |= {rule} if walk.appeared else set()
     # Rules tried only for a story the history tells by inference alone: a unit of work that ended the other
     # way where the system answered as for MQ's way, a get that did something unseen to a put not yet
     # committed, a queue taken in another order where every message returned was MQ's. They give way to any
@@ -1976,6 +1998,11 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
             alone_kept = [a for a in alone if a[2] not in guessed]
         else:
             alone_kept = alone
+        # A rule whose reading only lets a get that finds nothing return a message (one where none is available:
+        # CORE-13) gives way to one whose reading has that message there and returns it as the system did (a
+        # trigger message written by an event MQ does not fire): that reading says where it came from, the other
+        # only that it came.
+        alone_kept = [a for a in alone_kept if a[2] not in appearing] or alone_kept
         rules = blamed_alone(alone_kept)
         mentioned += [r for _, _, r in sorted(alone) if r not in rules and r not in mentioned]
         inferred = tuple(r for _, _, r in sorted(alone) if r in guessed and r not in rules)
