@@ -1160,6 +1160,7 @@ def test_a_lost_context_shown_behind_an_order_set_aside_minimises_to_the_context
     The departure named for fewer rules, blamed on the same one, is the message got with its context lost:
     the minimiser keeps it, and the priority-4 message goes."""
     from conformance.records.history import blamed_rules, load_failure
+    from conformance.records.render import render_failure
     from conformance.runner.minimise import minimise
     from reference_model import language as L
 
@@ -1174,3 +1175,30 @@ def test_a_lost_context_shown_behind_an_order_set_aside_minimises_to_the_context
     assert blamed_rules(found, 0, frozenset({"CORE-04"})) == ("DLQ-12",)
     puts = [s.op for s in found.steps if isinstance(s.op, (L.Put, L.Put1))]
     assert len(puts) == 1 and len(found.steps) < len(failure.steps)
+    # the text says what the context was: the message was put with a context set, every field of it blank
+    text = render_failure(found)
+    assert "context was the queue manager's default where MQ gives (all blank)" in text, text
+    assert "context=(all blank)" in text, text
+
+
+def test_an_alteration_left_with_no_attribute_goes():
+    """The forward queue defined put-inhibited and enabled by an alteration before the handler runs: neither call
+    can go alone while the other stays, so both stay until their attributes are dropped one by one (the queue
+    then as MQ defines it), which leaves an alteration of nothing. It goes too."""
+    from pathlib import Path
+
+    from conformance.records.history import load_failure
+    from conformance.runner.minimise import minimise
+
+    failure = load_failure(Path(__file__).parent / "data" / "histories" / "dlq-context-lost-behind-an-order.json")
+    steps = list(failure.steps)
+    define = next(i for i, s in enumerate(steps) if isinstance(s.op, L.DefineQueue) and s.op.queue == "PARK")
+    alter = next(i for i, s in enumerate(steps) if isinstance(s.op, L.AlterQueue) and s.op.queue == "PARK")
+    steps[define] = attrs.evolve(steps[define], op=attrs.evolve(steps[define].op,
+                                                                attrs=(("PUT", C.MQQA_PUT_INHIBITED),)))
+    steps[alter] = attrs.evolve(steps[alter], op=attrs.evolve(steps[alter].op, attrs=(("PUT", C.MQQA_PUT_ALLOWED),)))
+    faulty = create_adapter("simulated", {"faults": "dlq-context-not-passed,priority-ignored"})
+    found = minimise(attrs.evolve(failure, steps=tuple(steps)), faulty, set_aside=frozenset({"CORE-04"}))
+    assert found.reproduced is True and found.mismatch.fields == ("message.context",)
+    assert not [s for s in found.steps if isinstance(s.op, L.AlterQueue)], [s.op for s in found.steps]
+    assert not [s for s in found.steps if isinstance(s.op, L.DefineQueue) and s.op.attrs]

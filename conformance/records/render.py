@@ -69,13 +69,14 @@ def _md_text(md: L.MessageDescriptor) -> str:
 
 
 def _value_text(value) -> str:
-    """A language value's non-default fields, compactly: ``(user_id='alice' put_appl_type=6)``."""
+    """A language value's non-default fields, compactly: ``(user_id='alice' put_appl_type=6)``; ``(all blank)``
+    where every field is its default (a context set, or passed on, with nothing in it)."""
     fields = []
     for a in attrs.fields(type(value)):
         v = getattr(value, a.name)
         if a.default is attrs.NOTHING or v != a.default:
             fields.append(f"{a.name}={v!r}" if isinstance(v, str) else f"{a.name}={v}")
-    return "(" + " ".join(fields) + ")"
+    return "(" + (" ".join(fields) or "all blank") + ")"
 
 
 def _table_text(text: str) -> str:
@@ -308,6 +309,8 @@ def field_text(obs: L.Observation | None, path: str) -> str:
     value = field_value(obs, path)
     last = path.rsplit(".", 1)[-1]
     if value is None:
+        if obs is not None and path == "message.context":
+            return "the queue manager's default"   # (the language's None there)
         return "nothing" if obs is None or path.startswith("message") else "none"
     if path in ("rc", "reason"):
         return C.reason_name(value)

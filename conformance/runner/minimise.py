@@ -566,7 +566,7 @@ def _handle_merges(ops: list[L.Op]):
 
 def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:
     """Drop queue attributes from definitions (they fall back to MQ's defaults) and alterations (the queue keeps
-    what it had) while the failure stays.
+    what it had) while the failure stays, and then an alteration left with none.
 
     An attribute a broken rule is about (``MSGDLVSQ`` for priority order) stays, so
     that the reader sees it spelled out even when its value is the default.
@@ -584,6 +584,13 @@ def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:
             current = ops[i]
             lighter = attrs.evolve(current, attrs=tuple((k, v) for k, v in current.attrs if k != name))
             candidate = ops[:i] + [lighter] + ops[i + 1:]
+            if search.replay(candidate) is not None:
+                ops = candidate
+    # an alteration left with no attribute (it had one the departure needed until another call went) alters
+    # nothing: it goes too, where the failure stays
+    for i in reversed(range(len(ops))):
+        if isinstance(ops[i], L.AlterQueue) and not ops[i].attrs and not search.out_of_time():
+            candidate = ops[:i] + ops[i + 1:]
             if search.replay(candidate) is not None:
                 ops = candidate
     return ops
