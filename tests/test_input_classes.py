@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 
 from adapters.registry import create_adapter
@@ -267,6 +268,40 @@ def test_a_class_only_an_inexpressible_operation_would_reach_is_not_expressible_
     assert coverage.not_expressible["Get"] == 1
     # a class also reached by an expressed step is reached, whatever else was left out
     assert not coverage.classes_not_expressible["CORE-04:the higher priority put first"]
+
+
+class _NoBrowseOpens(_NoBrowse):
+    """... which, as the broker adapters do, opens a queue asked for input and browse for input alone, and leaves
+    out an open for browse alone."""
+
+    def express(self, op):
+        if isinstance(op, L.Open) and op.options & C.MQOO_BROWSE:
+            rest = op.options & ~C.MQOO_BROWSE
+            return attrs.evolve(op, options=rest) if rest & ~C.MQOO_INQUIRE else None
+        return super().express(op)
+
+
+@pytest.mark.parametrize("browse_only", [False, True])
+def test_a_browse_on_a_handle_opened_without_browse_reaches_its_classes_as_not_expressible(browse_only):
+    """The system cannot browse, and its opens say so: the model's handle holds no browse. A browse the case then
+    asks for of expired messages on it would have discarded them ("by a browse"): that class is not expressible on
+    the system, not unreached (the model's handle, as the system opened it, could not even take the browse)."""
+    coverage = Coverage()
+    session = Session(_NoBrowseOpens(), "expiry", coverage=coverage, platform="distributed")
+    session.start_case()
+    browser = "b" if browse_only else "h"
+    for op in (L.DefineQueue(queue="Q", attrs=(("MSGDLVSQ", C.MQMDS_FIFO),)), L.Connect(conn="c"),
+               L.Open(conn="c", handle="h", queue="Q", options=STD),
+               *([L.Open(conn="c", handle="b", queue="Q", options=C.MQOO_BROWSE)] if browse_only else []),
+               L.Put(conn="c", handle="h", body="old", md=L.MessageDescriptor(expiry=5)),
+               L.Put(conn="c", handle="h", body="live"), L.AdvanceClock(tenths=20),
+               L.Get(conn="c", handle=browser, options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT),
+               L.Get(conn="c", handle="h", options=C.MQGMO_NO_SYNCPOINT)):
+        session.execute(op)
+    session.end_case()
+    assert coverage.classes["EXP-04:by a get"] == 1
+    assert coverage.inexpressible("EXP-04") == ["by a browse"], coverage.unreached("EXP-04")
+    assert "by a browse" not in coverage.unreached("EXP-04")
 
 
 def test_reports_show_classes_the_system_cannot_express_and_a_pass_does_not_wait_for_them(tmp_path):

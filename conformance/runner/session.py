@@ -206,6 +206,9 @@ class Session:
         self.tracker = ModelTracker(self.platform, expiry_tolerance=self.capabilities.expiry_tolerance,
                                     set_aside=self.set_aside, memo=True)
         self.history = []
+        #: The opens of this case the adapter left out or expressed with fewer options, by handle, as the case
+        #: asked for them: what a later call on the handle would have reached (:meth:`_classes_left_out`).
+        self._opens_asked: dict[str, L.Open] = {}
         self._explainer = None   # whether the rules found broken explain this case's history, followed as it grows
         self._derailed = self._idle
         if self._idle:   # a budget is spent: the case runs nothing and checks nothing
@@ -243,6 +246,8 @@ class Session:
             return NOT_EXECUTED
         if self._express is not None:
             expressed = self._express(op)
+            if isinstance(op, L.Open) and expressed != op:
+                self._opens_asked[op.handle] = op
             if expressed is None:
                 return self._left_out(op)
             if expressed != op:
@@ -272,14 +277,20 @@ class Session:
             return
         state = self.tracker.candidates[0]
 
-        def reached(o: L.Op) -> set[str]:
+        def reached(o: L.Op, state=state) -> set[str]:
             try:
                 rules = tuple(dict.fromkeys(r for b in model.step(state, o) for r in b.rules))
             except Exception:  # noqa: BLE001 - an operation the model cannot take there reaches no class
                 return set()
             return set(classify(state, o, rules))
 
-        left_out = reached(op) - (reached(expressed) if expressed is not None else set())
+        # a call on a handle whose open the adapter left out, or made with fewer options (a browse of a queue
+        # opened for input and browse, where the system cannot browse), reaches what it would have on the
+        # handle as asked for
+        asked = self._opens_asked.get(getattr(op, "handle", None))
+        intended = _as_asked(state, asked) if asked is not None else None
+        left_out = (reached(op) | (reached(op, intended) if intended is not None else set())) \
+            - (reached(expressed) if expressed is not None else set())
         self.coverage.classes_not_expressible.update(left_out)
 
     def _follow_real_time(self) -> None:
@@ -449,3 +460,22 @@ def one_case(session: Session, ops, tolerated: tuple[type[Exception], ...] = ())
 def _secret(key: str) -> bool:
     k = key.lower()
     return any(word in k for word in ("password", "passcode", "secret", "token", "credential"))
+
+
+def _as_asked(state, asked: L.Open):
+    """``state`` with handle ``asked.handle`` open as ``asked`` asked (the adapter left the open out, or made it
+    with fewer options), or None where the model would not have opened it so."""
+    from reference_model import model
+
+    handle = state.handles.get(asked.handle)
+    if handle is not None:
+        if handle.queue != asked.queue:
+            return None
+        intended = state.clone()
+        intended.handles[asked.handle] = attrs.evolve(handle, options=asked.options)
+        return intended
+    try:
+        opened = model.step(state, asked)[0]
+    except Exception:  # noqa: BLE001 - a name reused and the like: no such handle to reach anything with
+        return None
+    return opened.state if opened.observation.cc == C.MQCC_OK else None
