@@ -304,6 +304,38 @@ def test_a_browse_on_a_handle_opened_without_browse_reaches_its_classes_as_not_e
     assert "by a browse" not in coverage.unreached("EXP-04")
 
 
+class _NoExclusive(_NoBrowse):
+    """... which, as the broker adapters do, defines queues without DEFSOPT and leaves out an open that asks for
+    exclusive input or for input as the queue defines."""
+
+    def express(self, op):
+        if isinstance(op, L.DefineQueue):
+            return attrs.evolve(op, attrs=tuple((k, v) for k, v in op.attrs if k != "DEFSOPT"))
+        if isinstance(op, L.Open) and op.options & (C.MQOO_INPUT_EXCLUSIVE | C.MQOO_INPUT_AS_Q_DEF):
+            return None
+        return super().express(op)
+
+
+@pytest.mark.parametrize("defsopt, asked", [
+    (C.MQOO_INPUT_EXCLUSIVE, "as the queue defines, DEFSOPT(EXCLUSIVE), on a queue open for shared input"),
+    (C.MQOO_INPUT_SHARED, "as the queue defines, DEFSOPT(SHARED), on a queue open for shared input")])
+def test_an_open_left_out_on_a_queue_defined_without_an_attribute_reaches_the_class_of_the_queue_as_asked(
+        defsopt, asked):
+    """The system defines the queue without its DEFSOPT, and cannot open as the queue defines: the open the case
+    asked for, on the queue it asked for, would have been in the class of that DEFSOPT, which is what is not
+    expressible; the other DEFSOPT's class (the queue as the system defined it) is not claimed."""
+    coverage = Coverage()
+    session = Session(_NoExclusive(), "core", coverage=coverage, platform="distributed")
+    session.start_case()
+    for op in (L.DefineQueue(queue="Q", attrs=(("DEFSOPT", defsopt),)), L.Connect(conn="c"),
+               L.Open(conn="c", handle="h", queue="Q", options=C.MQOO_INPUT_SHARED),
+               L.Open(conn="c", handle="h2", queue="Q", options=C.MQOO_INPUT_AS_Q_DEF)):
+        session.execute(op)
+    session.end_case()
+    assert coverage.classes_not_expressible[f"CORE-23:{asked}"] == 1
+    assert asked in coverage.inexpressible("CORE-23") and asked not in coverage.unreached("CORE-23")
+
+
 def test_reports_show_classes_the_system_cannot_express_and_a_pass_does_not_wait_for_them(tmp_path):
     from conformance.records.results import PASS, PARTLY, RunRecord, verdict_for
 

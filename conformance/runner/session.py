@@ -207,8 +207,11 @@ class Session:
                                     set_aside=self.set_aside, memo=True)
         self.history = []
         #: The opens of this case the adapter left out or expressed with fewer options, by handle, as the case
-        #: asked for them: what a later call on the handle would have reached (:meth:`_classes_left_out`).
+        #: asked for them, and the queue attributes its definitions and alterations asked for that the adapter
+        #: left out, by queue: what a later call on the handle or queue would have reached
+        #: (:meth:`_classes_left_out`).
         self._opens_asked: dict[str, L.Open] = {}
+        self._attrs_asked: dict[str, dict] = {}
         self._explainer = None   # whether the rules found broken explain this case's history, followed as it grows
         self._derailed = self._idle
         if self._idle:   # a budget is spent: the case runs nothing and checks nothing
@@ -246,8 +249,8 @@ class Session:
             return NOT_EXECUTED
         if self._express is not None:
             expressed = self._express(op)
-            if isinstance(op, L.Open) and expressed != op:
-                self._opens_asked[op.handle] = op
+            if expressed != op:
+                self._asked(op, expressed)
             if expressed is None:
                 return self._left_out(op)
             if expressed != op:
@@ -256,6 +259,18 @@ class Session:
         if self._elapsed is not None:
             self._follow_real_time()
         return self._run(op)
+
+    def _asked(self, op: L.Op, expressed: L.Op | None) -> None:
+        """Note what ``op`` asked for that the adapter left out (``expressed``: what it made of it, None: nothing)."""
+        if isinstance(op, L.Open):
+            self._opens_asked[op.handle] = op
+        elif isinstance(op, (L.DefineQueue, L.AlterQueue)):
+            kept = set(expressed.attrs) if expressed is not None else set()
+            dropped = {k: v for k, v in op.attrs if (k, v) not in kept}
+            if isinstance(op, L.DefineQueue):
+                self._attrs_asked[op.queue] = dropped
+            else:
+                self._attrs_asked.setdefault(op.queue, {}).update(dropped)
 
     def _left_out(self, op: L.Op, reason: str | None = None) -> L.Observation:
         """Leave out ``op``, which the adapter cannot express (``reason``: the one the system gave when it declined
@@ -285,10 +300,11 @@ class Session:
             return set(classify(state, o, rules))
 
         # a call on a handle whose open the adapter left out, or made with fewer options (a browse of a queue
-        # opened for input and browse, where the system cannot browse), reaches what it would have on the
-        # handle as asked for
-        asked = self._opens_asked.get(getattr(op, "handle", None))
-        intended = _as_asked(state, asked) if asked is not None else None
+        # opened for input and browse, where the system cannot browse), or on a queue defined without some of the
+        # attributes asked for (an open as the queue defines, DEFSOPT(EXCLUSIVE) left out), reaches what it would
+        # have on the handle and queue as asked for
+        opened = None if isinstance(op, L.Open) else self._opens_asked.get(getattr(op, "handle", None))
+        intended = _as_asked(state, op, opened, self._attrs_asked)
         left_out = (reached(op) | (reached(op, intended) if intended is not None else set())) \
             - (reached(expressed) if expressed is not None else set())
         self.coverage.classes_not_expressible.update(left_out)
@@ -462,20 +478,35 @@ def _secret(key: str) -> bool:
     return any(word in k for word in ("password", "passcode", "secret", "token", "credential"))
 
 
-def _as_asked(state, asked: L.Open):
-    """``state`` with handle ``asked.handle`` open as ``asked`` asked (the adapter left the open out, or made it
-    with fewer options), or None where the model would not have opened it so."""
+def _as_asked(state, op: L.Op, opened: L.Open | None, attrs_asked: dict[str, dict]):
+    """``state`` with ``op``'s handle open as ``opened`` asked (the adapter left the open out, or made it with fewer
+    options) and its queue holding the attributes its definition and alterations asked for (``attrs_asked``, by
+    queue: those the adapter left out); None where neither differs, or the model would not have opened it so."""
     from reference_model import model
 
-    handle = state.handles.get(asked.handle)
-    if handle is not None:
-        if handle.queue != asked.queue:
+    if opened is not None:
+        handle = state.handles.get(opened.handle)
+        if handle is not None and handle.queue == opened.queue:
+            intended = state.clone()
+            intended.handles[opened.handle] = attrs.evolve(handle, options=opened.options)
+        elif handle is None:
+            try:
+                branch = model.step(state, opened)[0]
+            except Exception:  # noqa: BLE001 - a name reused and the like: no such handle to reach anything with
+                return None
+            if branch.observation.cc != C.MQCC_OK:
+                return None
+            intended = branch.state
+        else:
             return None
-        intended = state.clone()
-        intended.handles[asked.handle] = attrs.evolve(handle, options=asked.options)
-        return intended
-    try:
-        opened = model.step(state, asked)[0]
-    except Exception:  # noqa: BLE001 - a name reused and the like: no such handle to reach anything with
-        return None
-    return opened.state if opened.observation.cc == C.MQCC_OK else None
+        queue = opened.queue
+    else:
+        handle = state.handles.get(getattr(op, "handle", None))
+        queue = handle.queue if handle is not None else getattr(op, "queue", None)
+        intended = None
+    asked = attrs_asked.get(queue) if isinstance(queue, str) else None
+    if asked and queue in state.queues:
+        intended = (intended if intended is not None else state).clone()
+        q = intended.queue(queue)
+        q.attrs = {**q.attrs, **asked}
+    return intended
