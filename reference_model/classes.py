@@ -53,6 +53,29 @@ def declare(rule: str, *names: str):
     return register
 
 
+#: What kind of earlier call each class that only such a call can lead to needs (``RULE:class`` -> the kind): a
+#: run on a system that made none of the calls of that kind it asked for, and left out at least one, cannot have
+#: reached the class, though the call classed there is one the system makes (a get that finds only messages
+#: another handle locked, on a system without browse locks).
+NEEDS: dict[str, str] = {
+    "CORE-13:only messages locked by another handle": "a browse that locks",
+    "CORE-23:queue open for exclusive input": "an open for exclusive input or as the queue defines",
+}
+
+#: Each kind of call :data:`NEEDS` names: whether an operation is one.
+CALLS: dict[str, Callable[[L.Op], bool]] = {
+    "a browse that locks": lambda op: isinstance(op, L.Get) and bool(op.options & C.MQGMO_LOCK),
+    # (MQ opens a queue for exclusive input by MQOO_INPUT_EXCLUSIVE, or by MQOO_INPUT_AS_Q_DEF where DEFSOPT says so)
+    "an open for exclusive input or as the queue defines":
+        lambda op: isinstance(op, L.Open) and bool(op.options & (C.MQOO_INPUT_EXCLUSIVE | C.MQOO_INPUT_AS_Q_DEF)),
+}
+
+
+def calls_of(op: L.Op) -> frozenset[str]:
+    """The kinds of call of :data:`CALLS` that ``op`` is."""
+    return frozenset(kind for kind, is_one in CALLS.items() if is_one(op))
+
+
 def names_of(rule: str) -> tuple[str, ...]:
     """The input classes ``rule`` declares (none: the rule names no distinctions of its input)."""
     entry = CLASSES.get(rule)

@@ -152,7 +152,9 @@ def _column(report: Report, col: Column) -> list[str]:
     cannot = [(r, col.cells[r.id]) for r in report.rules if r.id in col.cells and col.cells[r.id].inexpressible]
     if cannot:
         out += ["<h3>Input classes the system cannot express</h3>",
-                "<p>Only operations the adapter could not express would have reached these classes: they count "
+                "<p>Only operations the adapter could not express would have reached these classes, or only operations "
+                "after calls it could not make (a get finding only messages another handle locked, where the "
+                "system has no browse locks): they count "
                 "neither for nor against a pass.</p>",
                 _table([[esc(r.id), esc(cell.verdict), esc("; ".join(cell.inexpressible))] for r, cell in cannot],
                        ["rule", "verdict", "input classes not expressible"])]

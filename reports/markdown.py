@@ -135,7 +135,9 @@ def render_markdown(report: Report, generated: float) -> str:
         cannot = [(r, col.cells[r.id]) for r in report.rules if r.id in col.cells and col.cells[r.id].inexpressible]
         if cannot:
             out += ["### Input classes the system cannot express", "",
-                    "Only operations the adapter could not express would have reached these classes: they count "
+                    "Only operations the adapter could not express would have reached these classes, or only operations "
+                    "after calls it could not make (a get finding only messages another handle locked, where the "
+                    "system has no browse locks): they count "
                     "neither for nor against a pass.", "",
                     _table([[r.id, cell.verdict, "; ".join(cell.inexpressible)] for r, cell in cannot],
                            ["rule", "verdict", "input classes not expressible"]), ""]

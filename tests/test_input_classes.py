@@ -494,3 +494,120 @@ def test_an_abnormal_end_is_classed_by_the_unit_of_work_it_backs_out(held):
     assert reached["CORE-31:a unit of work of puts alone"] == (held == "a put")
     assert reached["CORE-31:a unit of work with gets"] == (held == "a put and a get")
     assert not any(k.startswith("CORE-30:") for k in reached if reached[k])   # a normal end's rule, not this one's
+
+
+class _Declining(_NoBrowse):
+    """The reference model behind an adapter that leaves out the calls of one kind (``reference_model.classes.CALLS``)."""
+
+    def __init__(self, kind: str | None):
+        super().__init__()
+        self.kind = kind
+
+    def express(self, op):
+        from reference_model.classes import CALLS
+
+        return None if self.kind is not None and CALLS[self.kind](op) else op
+
+
+def test_a_class_that_needs_a_call_the_system_left_out_every_time_is_not_expressible():
+    """A get that finds only messages another handle locked needs a browse that locks first: on a system without
+    browse locks (each left out), CORE-13's class is not expressible, not unreached.  With the lock made, the get
+    reaches it; with one made and the class not reached, it is unreached (the system could have got there)."""
+    from reference_model.classes import NEEDS
+
+    locked = "only messages locked by another handle"
+    assert NEEDS[f"CORE-13:{locked}"] == "a browse that locks"
+    lock = L.Get(conn="c", handle="b", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK | C.MQGMO_NO_SYNCPOINT)
+    for made in (False, True):
+        coverage = Coverage()
+        session = Session(_Declining(None if made else "a browse that locks"), "core", coverage=coverage,
+                          platform="distributed")
+        session.start_case()
+        for op in (L.DefineQueue(queue="Q"), L.Connect(conn="c"),
+                   L.Open(conn="c", handle="h", queue="Q", options=STD),
+                   L.Open(conn="c", handle="b", queue="Q", options=C.MQOO_BROWSE),
+                   L.Put(conn="c", handle="h", body="m1"), lock,
+                   L.Get(conn="c", handle="h", options=C.MQGMO_NO_SYNCPOINT)):
+            session.execute(op)
+        session.end_case()
+        assert coverage.calls["a browse that locks:made" if made else "a browse that locks:left out"] == 1
+        assert (locked in coverage.inexpressible("CORE-13")) is not made and locked not in coverage.unreached("CORE-13")
+        assert coverage.classes[f"CORE-13:{locked}"] == (1 if made else 0)
+    # a lock made and another left out: the system could have got there, and the class is unreached
+    coverage.calls["a browse that locks:left out"] = 1
+    coverage.classes[f"CORE-13:{locked}"] = 0
+    assert locked in coverage.unreached("CORE-13") and locked not in coverage.inexpressible("CORE-13")
+    # the record keeps what the calls were, and a report made from it says the same
+    assert Coverage.from_json(coverage.to_json()).calls == coverage.calls
+
+
+#: For each kind of call an input class is declared to need, what the model's state holds only after one: the
+#: class's precondition.
+HELD_AFTER = {
+    "a browse that locks": lambda state: any(m.locked_by for q in state.queues.values() for m in q.messages),
+    "an open for exclusive input or as the queue defines":
+        lambda state: any(h.input_mode == C.MQOO_INPUT_EXCLUSIVE for h in state.handles.values()),
+}
+
+
+class _Watched(_Declining):
+    """... which notes whether the model's state ever held a kind's precondition, and the calls that made it hold."""
+
+    def __init__(self, kind: str | None, held):
+        super().__init__(kind)
+        self.held, self.seen, self.made_by = held, 0, []
+
+    def start_case(self, *args, **kwargs):
+        return self.inner.start_case(*args, **kwargs)
+
+    def execute(self, op):
+        before = self.held(self.inner.state)
+        observed = self.inner.execute(op)
+        after = self.held(self.inner.state)
+        self.seen += after
+        if after and not before:
+            self.made_by.append(op)
+        return observed
+
+
+@pytest.mark.parametrize("needed", sorted(__import__("reference_model.classes", fromlist=["NEEDS"]).NEEDS))
+def test_a_class_is_never_reached_without_the_call_it_is_declared_to_need(needed):
+    """What NEEDS declares is checked against the model: searches whose every call of the kind is left out never
+    reach the class, nor a state holding its precondition (a message locked; a handle open for exclusive input),
+    where the same search with them made reaches both.  A kind declared too narrow (exclusive input by
+    MQOO_INPUT_EXCLUSIVE alone, where MQOO_INPUT_AS_Q_DEF on a DEFSOPT(EXCLUSIVE) queue gets it too) fails here."""
+    from conformance.records.results import RunRecord
+    from conformance.runner.engine import run_area
+    from reference_model.classes import NEEDS
+
+    from reference_model import model
+    from reference_model.classes import calls_of
+
+    rule = needed.split(":", 1)[0]
+    area, kind = RULES[rule].area, NEEDS[needed]
+    held = HELD_AFTER[kind]
+    # every call that makes the precondition hold is of the kind: those of the searches below, and a queue opened
+    # as it defines where DEFSOPT(EXCLUSIVE) (which the searches seldom make on a queue no one holds)
+    state = model.initial_state("distributed")
+    for op in (L.DefineQueue(queue="Q", attrs=(("DEFSOPT", C.MQOO_INPUT_EXCLUSIVE),)), L.Connect(conn="c"),
+               L.Open(conn="c", handle="h", queue="Q", options=C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE),
+               L.Put1(conn="c", queue="Q", body="m"),
+               L.Get(conn="c", handle="h", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK | C.MQGMO_NO_SYNCPOINT)):
+        after = model.step(state, op)[0].state
+        assert not held(after) or held(state) or kind in calls_of(op), (kind, op)
+        state = after
+    for declined in (None, kind):
+        reached = seen = 0
+        for seed in (1, 2):
+            adapter = _Watched(declined, held)
+            record = RunRecord(adapter="declining", describe={}, capabilities={}, areas=[area], seed=seed, examples=60)
+            run_area(adapter, area, "distributed", 60, seed, {}, record, minimise_histories=False)
+            reached += record.coverage.classes[needed]
+            seen += adapter.seen
+            assert all(kind in calls_of(op) for op in adapter.made_by), [op for op in adapter.made_by]
+            if declined is not None:
+                assert record.coverage.calls[f"{kind}:left out"] > 0 and not record.coverage.calls[f"{kind}:made"]
+        if declined is None:
+            assert reached > 0 and seen > 0, f"{needed}: the search with every call made never got there"
+        else:
+            assert reached == 0 and seen == 0, f"{needed}: got there without any {kind}"

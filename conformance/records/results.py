@@ -24,7 +24,7 @@ from conformance import __version__
 from conformance.checker.sequential import StepCheck
 from conformance.records.history import Failure, save_failure, write_json_atomic
 from conformance.records.races import save_race
-from reference_model.classes import label, names_of
+from reference_model.classes import NEEDS, label, names_of
 from reference_model.rules import RULES, Rule
 
 PASS = "pass"
@@ -76,6 +76,10 @@ class Coverage:
     classes_not_expressible: Counter = attrs.Factory(Counter)
     #: Operations the system declined when run, by ``"Type: reason"`` (also counted in ``not_expressible``).
     declined: Counter = attrs.Factory(Counter)
+    #: Calls of the kinds an input class needs before it (:data:`reference_model.classes.NEEDS`) that the system
+    #: made and that it left out, by ``"kind:made"`` and ``"kind:left out"`` (counted only where an adapter leaves
+    #: calls out).
+    calls: Counter = attrs.Factory(Counter)
     #: Checked steps not yet added to the counters, by their rules (or classes): a step costs one
     #: lookup here instead of a counter update per rule (a run has few sets of rules that steps
     #: check together); the counters take them when read.
@@ -173,17 +177,23 @@ class Coverage:
 
     def unreached(self, rule: str) -> list[str]:
         """The input classes of ``rule`` no checked step was in, those the system cannot express apart."""
-        return [name for name, n in self.class_counts(rule).items()
-                if not n and not self.classes_not_expressible[label(rule, name)]]
+        return [name for name, n in self.class_counts(rule).items() if not n and not self._beyond(rule, name)]
 
     def inexpressible(self, rule: str) -> list[str]:
         """The input classes of ``rule`` that no checked step was in because the adapter could not express the
-        operations that would have reached them."""
-        return [name for name, n in self.class_counts(rule).items()
-                if not n and self.classes_not_expressible[label(rule, name)]]
+        operations that would have reached them, or the earlier calls they need (every one of those it was asked
+        for left out, none made)."""
+        return [name for name, n in self.class_counts(rule).items() if not n and self._beyond(rule, name)]
+
+    def _beyond(self, rule: str, name: str) -> bool:
+        key = label(rule, name)
+        if self.classes_not_expressible[key]:
+            return True
+        kind = NEEDS.get(key)
+        return kind is not None and not self.calls[f"{kind}:made"] and self.calls[f"{kind}:left out"] > 0
 
     COUNTERS = ("exercised", "checked", "failed", "one_of", "indeterminate", "shares_observed", "shares_expected",
-                "not_expressible", "classes", "classes_not_expressible", "declined")
+                "not_expressible", "classes", "classes_not_expressible", "declined", "calls")
 
     def to_json(self) -> dict:
         return {**{name: dict(getattr(self, name)) for name in self.COUNTERS},

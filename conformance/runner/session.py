@@ -18,6 +18,7 @@ from conformance.records.history import Failure, Step
 from conformance.records.results import Coverage
 from reference_model import language as L
 from reference_model import mqconst as C
+from reference_model.classes import calls_of
 from reference_model.cluster import share_expectation
 
 
@@ -247,21 +248,28 @@ class Session:
             raise KeyboardInterrupt
         if self._derailed:
             return NOT_EXECUTED
-        if self._express is not None:
-            expressed = self._express(op)
-            if expressed != op:
-                self._asked(op, expressed)
-            if expressed is None:
-                return self._left_out(op)
-            if expressed != op:
-                self._classes_left_out(op, expressed)
-            op = expressed
+        if self._express is None:
+            if self._elapsed is not None:
+                self._follow_real_time()
+            return self._run(op)
+        expressed = self._express(op)
+        if expressed != op:
+            self._asked(op, expressed)
+        if expressed is None:
+            return self._left_out(op)
+        if expressed != op:
+            self._classes_left_out(op, expressed)
         if self._elapsed is not None:
             self._follow_real_time()
-        return self._run(op)
+        observed = self._run(expressed)
+        if observed is not NOT_EXECUTED:
+            self.coverage.calls.update(f"{kind}:made" for kind in calls_of(expressed))
+        return observed
 
     def _asked(self, op: L.Op, expressed: L.Op | None) -> None:
         """Note what ``op`` asked for that the adapter left out (``expressed``: what it made of it, None: nothing)."""
+        if expressed is not None:
+            self.coverage.calls.update(f"{kind}:left out" for kind in calls_of(op) - calls_of(expressed))
         if isinstance(op, L.Open):
             self._opens_asked[op.handle] = op
         elif isinstance(op, (L.DefineQueue, L.AlterQueue)):
@@ -276,6 +284,7 @@ class Session:
         """Leave out ``op``, which the adapter cannot express (``reason``: the one the system gave when it declined
         it): nothing runs on the system or the model, and nothing is checked."""
         self.coverage.not_expressible[type(op).__name__] += 1
+        self.coverage.calls.update(f"{kind}:left out" for kind in calls_of(op))
         if reason is not None:
             self.coverage.declined[f"{type(op).__name__}: {reason}"] += 1
         self._classes_left_out(op, None)
