@@ -330,6 +330,30 @@ def test_a_departure_found_in_a_later_round_replays_past_the_rules_that_round_se
     assert again.reproduced is True and set(again.rules) == set(failure.rules)
 
 
+def test_on_real_time_a_long_history_is_given_replays_by_its_length(monkeypatch):
+    """The count of replays on real time grows with the history given (ddmin's replays do): 100 for a short one,
+    five for each step of a long one, fixed by the history alone; a minimisation without a count given spends
+    that many at most (the confirming ones and a witness's apart)."""
+    import conformance.runner.minimise as M
+
+    failure, _ = shrunk_failure("priority-ignored")
+    assert M.realtime_replays(failure) == max(M.REPLAYS_REALTIME, 5 * len(failure.steps))
+    long = attrs.evolve(failure, steps=failure.steps * 30)
+    assert M.realtime_replays(long) == 5 * len(long.steps) > M.REPLAYS_REALTIME
+    made = []
+    real = M._Search.replay
+
+    def counted(self, ops, **kw):
+        made.append(len(ops))
+        return real(self, ops, **kw)
+
+    monkeypatch.setattr(M._Search, "replay", counted)
+    monkeypatch.setattr(M, "REPLAYS_REALTIME", 3)
+    monkeypatch.setattr(M, "REPLAYS_PER_STEP_REALTIME", 0)
+    minimise(failure, Ticking("priority-ignored"))
+    assert len(made) <= 2 + 3 + M.WITNESS_PLACES + 1, made
+
+
 def test_tables_and_messages_keep_only_what_the_departure_needs():
     """A wordy rules table (comments, control data, continuation, rules the message never reaches) and
     a message with every descriptor field set: the minimised table has the one rule and the keywords the

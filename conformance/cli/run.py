@@ -23,7 +23,7 @@ from conformance.runner.concurrent import SHRINK_SECONDS_REALTIME as RACE_SHRINK
 from conformance.runner.engine import (BY_SYSTEM, DEFAULT_EXAMPLES, SHRINK_CASES, SHRINK_CASES_REALTIME,
                                        SHRINK_SECONDS_REALTIME, Interrupted, run_areas)
 from conformance.records.history import load_failure, save_failure, with_alternatives
-from conformance.runner.minimise import REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
+from conformance.runner.minimise import REPLAYS_PER_STEP_REALTIME, REPLAYS_REALTIME, REPLAYS_VIRTUAL, minimise
 from conformance.runner.recorded import FOUND, SHOWN, load_recorded
 from conformance.runner.regression import pytest_source, replay_on, same_departure
 from conformance.records.render import counted, render_failure
@@ -98,7 +98,8 @@ def add_parsers(sub) -> None:
                              "system whose timing decides whether it shows (default 1)")
     replay.add_argument("--replays", type=_positive, metavar="N",
                         help=f"with --minimise: replays the search may make (default: {REPLAYS_VIRTUAL} on a "
-                             f"virtual clock, {REPLAYS_REALTIME} on a system that runs on real time)")
+                             f"virtual clock, {REPLAYS_REALTIME} on a system that runs on real time, or "
+                             f"{REPLAYS_PER_STEP_REALTIME} for each step of a longer history)")
 
 
 def _clients(text: str) -> int:

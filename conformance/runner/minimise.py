@@ -68,6 +68,11 @@ EARLY_DIAGNOSIS_STEPS = 60
 #: a tenth of a second or so: the published RabbitMQ CORE-30 history, 39 steps, minimised to 18 calls in 40
 #: replays and to 13 in 100, in 11 s) ...
 REPLAYS_REALTIME = 100
+#: ... or this many for each step of the history given, where that is more: ddmin's replays grow with the history's
+#: length, and a 29-step ActiveMQ expiry history the run had cut down from a longer one in 100 replays took 106 more
+#: to reach 14 steps (a count fixed by the history alone, so that a seed still gives the same counterexample
+#: however fast the broker answers).
+REPLAYS_PER_STEP_REALTIME = 5
 #: Replays spent at most looking for a part of a history that shows its departure when the whole history
 #: replayed does not (an earlier step answered otherwise that time: a real system's timing): each part
 #: that shows it is a counterexample the system did show again, where the whole is one it showed once.
@@ -261,7 +266,8 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     ``budget`` (seconds) and ``replays`` bound the search; by default :func:`minimise_budget` and
     :data:`REPLAYS_REALTIME` on a system that runs on real time, :data:`REPLAYS_VIRTUAL` on one on a
     virtual clock: the count is what bounds it, so that a seed gives the same counterexample on a
-    fast or a slow system (the time is a safety net).  The replays that confirm the failure
+    fast or a slow system (the time is a safety net; on real time :func:`realtime_replays`, more for a long
+    history).  The replays that confirm the failure
     first and the result last are not counted.  When the first replay, the same operations on a
     fresh case, does not show ``failure``, it is returned as it was, marked not reproduced: a
     departure that depends on a real system's timing is published as such, never as one that
@@ -272,7 +278,7 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     if budget is None:
         budget = minimise_budget(adapter)
     if replays is None:
-        replays = REPLAYS_REALTIME if realtime else REPLAYS_VIRTUAL
+        replays = realtime_replays(failure) if realtime else REPLAYS_VIRTUAL
     search = _Search(failure, adapter, budget, set_aside)
     ops = search.reduce(_ops(failure))
     if ops is None and not search.broken:
@@ -324,6 +330,11 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     if final is None or final.size > failure.size + search.witness:
         return failure
     return final
+
+
+def realtime_replays(failure: Failure) -> int:
+    """The replays a minimisation of ``failure`` may make on a system that runs on real time."""
+    return max(REPLAYS_REALTIME, REPLAYS_PER_STEP_REALTIME * len(failure.steps))
 
 
 def _rescue(ops: list[L.Op], search: _Search) -> list[L.Op] | None:
