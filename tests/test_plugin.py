@@ -152,3 +152,29 @@ def test_an_area_no_case_reached_is_a_harness_error_and_the_session_exits_2(tmp_
     rows = {r["rule"]: r["verdict"] for r in map(json.loads, (tmp_path / "res" / "rules.jsonl").read_text().splitlines())}
     assert {v for r, v in rows.items() if r.startswith("DLQ-")} == {"error"}
     assert "pass" in {v for r, v in rows.items() if r.startswith("CORE-")}
+
+
+RECORDED = Path(__file__).parent / "data" / "histories" / "dlq-context-lost-behind-an-order.json"
+
+
+def test_a_recorded_counterexample_the_search_did_not_meet_fails_the_area_when_shown_again(tmp_path):
+    """A DLQ handler that loses its messages' context, searched with one case: the search meets nothing, and the
+    area passes.  Given the recorded counterexample of that departure, the area's test replays it after its
+    search and fails with it, shown again; the run's record says what the replay showed."""
+    args = ("--mq-adapter", "simulated", "--mq-adapter-opt", "faults=dlq-context-not-passed,priority-ignored",
+            "--mq-area", "dlq", "--mq-seed", "1", "--mq-examples", "1")
+    code, out = pytest_run(tmp_path, *args, "--mq-results", str(tmp_path / "plain"))
+    assert code == 0, out
+    code, out = pytest_run(tmp_path, *args, "--mq-recorded", str(RECORDED), "--mq-results", str(tmp_path / "res"))
+    assert code == 1, out
+    assert "DLQ-12" in out and f"Shown again by the recorded counterexample {RECORDED.name}" in out, out
+    run = json.loads((tmp_path / "res" / "run.json").read_text())
+    assert run["recorded"] == [{"file": RECORDED.name, "area": "dlq", "platform": "distributed",
+                                "shown": "shown again"}], run.get("recorded")
+    assert list((tmp_path / "res" / "failures").glob("dlq-distributed-DLQ-12-*.json"))
+
+
+def test_a_recorded_file_that_is_not_one_is_a_usage_error(tmp_path):
+    (tmp_path / "bad.json").write_text("{}")
+    code, out = pytest_run(tmp_path, "--mq-adapter", "simulated", "--mq-recorded", str(tmp_path / "bad.json"))
+    assert code == 4 and "--mq-recorded:" in out and "Traceback" not in out, out

@@ -452,6 +452,7 @@ class RunRecord:
             self.error = part["error"] if self.error is None else f"{self.error}; {part['error']}"
         self.interrupted = sorted(set(self.interrupted) | set(part.get("interrupted") or []))
         self.timed_shrinks += [t for t in part.get("timed_shrinks") or [] if t not in self.timed_shrinks]
+        self.recorded += [r for r in part.get("recorded") or [] if r not in self.recorded]
         for where, spent in (part.get("seconds") or {}).items():
             self.seconds[where] = round(self.seconds.get(where, 0.0) + spent, 3)
         for phase, spent in (part.get("phases") or {}).items():

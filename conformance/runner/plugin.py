@@ -60,6 +60,10 @@ def pytest_addoption(parser):
     group.addoption("--mq-examples", default=None, metavar="N",
                     help="cases each area's test runs, instead of the Hypothesis profile's examples (as "
                          "mqconform run --examples)")
+    group.addoption("--mq-recorded", action="append", default=[], metavar="FILE_OR_DIR",
+                    help="recorded counterexamples (replay files, or directories of them), repeatable: after each "
+                         "area's search finds no departure, each of the area's is replayed, and one that shows its "
+                         "departure again fails the area's test (as mqconform run --recorded)")
     group.addoption("--mq-concurrency", default=None, metavar="N",
                     help="concurrent cases instead of the areas' machines: N clients (2 to 4) at once on the core "
                          "area, as many cases as the Hypothesis profile's examples (docs/concurrency.md)")
@@ -86,6 +90,7 @@ def pytest_configure(config):
         if _worker(config):   # pytest-xdist: every worker runs with the controller's seed
             config._mq_seed = int(config.workerinput.get("mq_seed", config._mq_seed))
         config._mq_concurrency = _concurrency(config, adapter)
+        config._mq_recorded = _recorded(config)
     except (UnknownAdapter, AdapterOptionError, AdapterError, ValueError) as exc:
         raise pytest.UsageError(f"mqconform: {exc}") from None
     config._mq_adapter = adapter
@@ -94,6 +99,20 @@ def pytest_configure(config):
     results = config.getoption("--mq-results")
     if results and not _worker(config):
         shutil.rmtree(Path(results) / WORKERS, ignore_errors=True)   # parts of an earlier run
+
+
+def _recorded(config) -> list:
+    """The recorded counterexamples ``--mq-recorded`` names, every file read before anything runs."""
+    from conformance.records.history import ReplayFileError
+    from conformance.runner.recorded import load_recorded
+
+    given = config.getoption("--mq-recorded", default=None) or []
+    if given and config._mq_concurrency:
+        raise ValueError("--mq-recorded replays sequential cases, not with --mq-concurrency")
+    try:
+        return load_recorded([Path(p) for p in given])
+    except (ReplayFileError, OSError) as exc:
+        raise ValueError(f"--mq-recorded: {exc}") from None
 
 
 def _examples(config) -> int:
@@ -266,6 +285,8 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             mq_record.error = str(broken)
             mq_record.errored.append(area)
             problem = f"harness error (not a verdict): {broken}"
+        if problem is None and getattr(pytestconfig, "_mq_recorded", None):
+            problem = _replay_recorded(pytestconfig, mq_adapter, mq_record, area, platforms)
         if problem is None:
             from conformance.records.results import unreached_areas
 
@@ -279,6 +300,37 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             pytest.fail(problem, pytrace=False)
 
     return run
+
+
+def _replay_recorded(config, adapter, record, area: str, platforms) -> str | None:
+    """Replay the recorded counterexamples of ``area`` on ``platforms`` after its search found nothing: what the
+    test fails with where one shows its departure again (None: none did), each replay noted in ``record``."""
+    from conformance.records.history import save_failure, with_alternatives
+    from conformance.records.render import render_failure
+    from conformance.runner.recorded import replay_recorded
+    from conformance.runner.session import HarnessError
+
+    problems = []
+    for kept in config._mq_recorded:
+        if kept.failure.area != area or kept.failure.platform not in platforms:
+            continue
+        try:
+            shown, again = replay_recorded(adapter, kept.failure, config._mq_options, record.coverage)
+        except HarnessError as exc:
+            record.error = str(exc)
+            record.errored.append(area)
+            return f"harness error (not a verdict): {exc}"
+        record.recorded.append({"file": kept.name, "area": area, "platform": kept.failure.platform, "shown": shown})
+        if again is None:
+            continue
+        failure = with_alternatives(again, adapter.capabilities().expiry_tolerance)
+        record.add_failure(failure)
+        where = Path(config.getoption("--mq-results") or ".mqconform") / "failures"
+        path = save_failure(failure, where)
+        problems.append(f"{render_failure(failure)}\n\nShown again by the recorded counterexample {kept.name}, "
+                        f"replayed after the search found no departure.\nReplay file: {path}\n"
+                        f"Replay with: mqconform replay {path}")
+    return "\n\n".join(problems) or None
 
 
 @pytest.fixture
