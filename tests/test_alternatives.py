@@ -149,3 +149,29 @@ def test_the_search_is_bounded(monkeypatch):
     monkeypatch.setattr(checker, "ALTERNATIVE_STEPS", 0)
     assert alternatives(history, _mismatch(history), C.PLATFORM_DISTRIBUTED) == ()
     assert isinstance(Alternative(index=0, expected=OK, fields=(), rules=("CORE-01",)).to_json(), dict)
+
+
+def test_a_replay_that_departs_ends_its_case_as_one_that_passes_does():
+    """``replay_on`` ends the case it ran whatever it showed: several files replayed in one process each start on
+    a system the one before left as a case leaves it (a broker's connections closed, its queues gone)."""
+    from adapters.registry import create_adapter
+    from conformance.runner.regression import replay_on
+
+    failure = _failure(_history(depth=0, report_there=False), faults="expired-not-counted", platform="distributed")
+    for faults, departs in (("expired-not-counted", True), ("", False)):
+        adapter = create_adapter("simulated", {"faults": faults} if faults else {})
+        ended = _counting_end_case(adapter)
+        assert (replay_on(adapter, failure, {}) is not None) is departs
+        assert ended == [1], (faults, ended)
+
+
+def _counting_end_case(adapter) -> list:
+    ended: list = []
+    real = adapter.end_case
+
+    def end_case():
+        ended.append(1)
+        return real()
+
+    adapter.end_case = end_case
+    return ended
