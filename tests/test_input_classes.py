@@ -600,8 +600,8 @@ def test_a_class_is_never_reached_without_the_call_it_is_declared_to_need(needed
         reached = seen = 0
         for seed in (1, 2):
             adapter = _Watched(declined, held)
-            record = RunRecord(adapter="declining", describe={}, capabilities={}, areas=[area], seed=seed, examples=60)
-            run_area(adapter, area, "distributed", 60, seed, {}, record, minimise_histories=False)
+            record = RunRecord(adapter="declining", describe={}, capabilities={}, areas=[area], seed=seed, examples=30)
+            run_area(adapter, area, "distributed", 30, seed, {}, record, minimise_histories=False)
             reached += record.coverage.classes[needed]
             seen += adapter.seen
             assert all(kind in calls_of(op) for op in adapter.made_by), [op for op in adapter.made_by]
