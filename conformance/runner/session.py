@@ -255,6 +255,10 @@ class Session:
         expressed = self._express(op)
         if expressed != op:
             self._asked(op, expressed)
+        elif isinstance(op, L.Open):
+            self._opens_asked.pop(op.handle, None)   # (a handle name a case used before, opened as asked now)
+        elif isinstance(op, L.DefineQueue):
+            self._attrs_asked.pop(op.queue, None)
         if expressed is None:
             return self._left_out(op)
         if expressed != op:
