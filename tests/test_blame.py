@@ -2508,3 +2508,24 @@ def test_a_trigger_message_below_trigmpri_browsed_is_the_priority_rules_not_one_
     mm = check_history(D, ghost)[-1].mismatch
     b = blame(ghost, mm, D)
     assert "CORE-13" in b.rules and b.each, b
+
+
+def test_three_fields_each_decided_by_its_own_rule_blame_the_three_together():
+    """A broker as it installs (RabbitMQ's defaults, published): a message put with the queue's default priority
+    and persistence comes back with neither the queue's DEFPRTY nor its DEFPSIST, and no MsgId generated: three
+    fields, each decided by its own rule (CORE-07, CORE-10, CORE-11).  No rule alone, nor any pair, explains the
+    get; the three together do, and are blamed, confirmed (the checker's first alone, unconfirmed, was blamed
+    before).  With the MsgId generated, two fields: the pair, as before."""
+    ops = [L.DefineQueue(queue="Q", attrs=(("DEFPRTY", 4), ("DEFPSIST", C.MQPER_PERSISTENT))), L.Connect(conn="c"),
+           L.Open(conn="c", handle="h", queue="Q", options=C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT),
+           L.Put(conn="c", handle="h", body="m1", options=C.MQPMO_NO_SYNCPOINT),
+           L.Get(conn="c", handle="h", options=C.MQGMO_NO_SYNCPOINT)]
+    pairs = _on_simulated(ops, "")
+    got = pairs[-1][1]
+    for msg_id, rules in (("", {"CORE-07", "CORE-10", "CORE-11"}), (got.message.msg_id, {"CORE-07", "CORE-10"})):
+        message = attrs.evolve(got.message, priority=0, persistence=C.MQPER_NOT_PERSISTENT, msg_id=msg_id)
+        shown = pairs[:-1] + [(pairs[-1][0], attrs.evolve(got, message=message))]
+        mm = check_history(D, shown)[-1].mismatch
+        assert mm is not None and mm.index == len(shown) - 1, mm
+        b = blame(shown, mm, D)
+        assert b.confirmed and set(b.rules) == rules and not b.each, (msg_id, b)

@@ -1801,8 +1801,11 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
             if shown and all(shown):
                 together += [o.union(*ways) for o in deciders(b, "message", observed, op, before)
                              for ways in itertools.islice(itertools.product(*shown), MAX_SHOWN_WAYS)]
+        per_field = []
         for field in fields:
-            for ways in deciders(b, field, observed, op, before):
+            field_ways = deciders(b, field, observed, op, before)
+            per_field.append(field_ways)
+            for ways in field_ways:
                 if len(ways) > 1:
                     out += sorted(ways)
                     together.append(ways)
@@ -1810,6 +1813,12 @@ def _deciding(pairs, platform: str, expiry_tolerance: int,
                     # a selection applied where MQ ignores it, or a none value taken literally: the rule that
                     # decides it, which the checker may not have named (it names how the message came there)
                     out += sorted(ways)
+        if len(per_field) > 2 and all(per_field):
+            # three fields or more, each decided by its own rules: one way of each, together (a message given
+            # neither the queue's DEFPRTY nor its DEFPSIST, and no MsgId generated: three rules, which no pair
+            # explains)
+            together += [frozenset().union(*ways)
+                         for ways in itertools.islice(itertools.product(*per_field), MAX_SHOWN_WAYS)]
     return list(dict.fromkeys(out)), list(dict.fromkeys(together))
 
 
