@@ -10,7 +10,8 @@
 # deviations; the counterexamples those deviations record (docs/compliance/counterexamples/BROKER) are
 # replayed after each area's search of those two runs where it did not find their departures (run --recorded).
 # Then every area once more with --adapter-opt mapping=defaults (the broker and its client
-# as they install, on a private broker of the run's own: docs/compliance/results/BROKER-defaults), and
+# as they install, on a private broker of the run's own: docs/compliance/results/BROKER-defaults; the
+# departures that run published before replayed after each area's search, run --recorded), and
 # the migration page docs/compliance/BROKER-migration.md: what the defaults break, and which of the
 # settings and adapter code the faithful mapping relies on fixes each.  Settings from the environment: MQCONFORM_SEED (default 20261125), MQCONFORM_EXAMPLES
 # (cases searched per area, default 60), MQCONFORM_KEEP_GOING (a cap on the rounds after a departure,
@@ -115,9 +116,17 @@ for b in "${brokers[@]}"; do
     if [ -n "$shared" ]; then timeout 60 "$mq" brokers down "$b" >/dev/null; fi
     # The broker and client as they install: with no broker running, the run starts its own, configured as
     # the broker installs (ActiveMQ: no priority dispatch, expired messages dead-lettered).
+    # Its own departures published before are replayed after each area's search (run --recorded), as the known
+    # deviations' are for the runs above: what the defaults break does not move with the search's path alone.
     if [[ $runs == *" defaults "* ]]; then
-        run "$b-defaults" --adapter "$b" --examples "$examples" "${rounds[@]}" --adapter-opt mapping=defaults \
-            --adapter-opt restart=off
+        before=()
+        if compgen -G "docs/compliance/results/$b-defaults/failures/*.json" > /dev/null; then
+            mkdir -p "$work/$b-defaults-before"
+            cp docs/compliance/results/"$b"-defaults/failures/*.json "$work/$b-defaults-before/"
+            before=(--recorded "$work/$b-defaults-before")
+        fi
+        run "$b-defaults" --adapter "$b" --examples "$examples" "${rounds[@]}" "${before[@]}" \
+            --adapter-opt mapping=defaults --adapter-opt restart=off
         made+=("$b-defaults")
     fi
     for name in "${made[@]}"; do
