@@ -274,13 +274,11 @@ def test_on_real_time_a_few_replays_take_away_a_whole_case_on_other_queues():
     assert set(small.rules) == set(failure.rules)
 
 
-def test_on_real_time_minimising_is_bounded_by_a_count_of_replays(monkeypatch):
-    """The same departure minimises to the same history whatever the broker's speed: the search stops
-    after a count of replays (the confirming ones and a witness's apart), not at a time."""
+def _count_replays(monkeypatch) -> list:
+    """The length of each history the minimiser replays, as it replays them."""
     import conformance.runner.minimise as M
 
-    failure, _ = shrunk_failure("priority-ignored")
-    made = []
+    made: list = []
     real = M._Search.replay
 
     def counted(self, ops, **kw):
@@ -288,6 +286,16 @@ def test_on_real_time_minimising_is_bounded_by_a_count_of_replays(monkeypatch):
         return real(self, ops, **kw)
 
     monkeypatch.setattr(M._Search, "replay", counted)
+    return made
+
+
+def test_on_real_time_minimising_is_bounded_by_a_count_of_replays(monkeypatch):
+    """The same departure minimises to the same history whatever the broker's speed: the search stops
+    after a count of replays (the confirming ones and a witness's apart), not at a time."""
+    import conformance.runner.minimise as M
+
+    failure, _ = shrunk_failure("priority-ignored")
+    made = _count_replays(monkeypatch)
     first = minimise(failure, Ticking("priority-ignored"), replays=4)
     count = len(made)
     made.clear()
@@ -340,14 +348,7 @@ def test_on_real_time_a_long_history_is_given_replays_by_its_length(monkeypatch)
     assert M.realtime_replays(failure) == max(M.REPLAYS_REALTIME, 5 * len(failure.steps))
     long = attrs.evolve(failure, steps=failure.steps * 30)
     assert M.realtime_replays(long) == 5 * len(long.steps) > M.REPLAYS_REALTIME
-    made = []
-    real = M._Search.replay
-
-    def counted(self, ops, **kw):
-        made.append(len(ops))
-        return real(self, ops, **kw)
-
-    monkeypatch.setattr(M._Search, "replay", counted)
+    made = _count_replays(monkeypatch)
     monkeypatch.setattr(M, "REPLAYS_REALTIME", 3)
     monkeypatch.setattr(M, "REPLAYS_PER_STEP_REALTIME", 0)
     minimise(failure, Ticking("priority-ignored"))
