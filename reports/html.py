@@ -6,7 +6,7 @@ import html
 import re
 from collections import Counter
 
-from reports.common import (DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, expected_vs_observed,
+from reports.common import (CANNOT_EXPRESS_INTRO, DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, expected_vs_observed,
                             failure_note, failure_rows, passed_steps, races, replay_command, rule_dependencies, title,
                             when)
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
@@ -151,11 +151,7 @@ def _column(report: Report, col: Column) -> list[str]:
                        ["rule", "verdict", "input classes never reached"])]
     cannot = [(r, col.cells[r.id]) for r in report.rules if r.id in col.cells and col.cells[r.id].inexpressible]
     if cannot:
-        out += ["<h3>Input classes the system cannot express</h3>",
-                "<p>Only operations the adapter could not express would have reached these classes, or only operations "
-                "after calls it could not make (a get finding only messages another handle locked, where the "
-                "system has no browse locks): they count "
-                "neither for nor against a pass.</p>",
+        out += ["<h3>Input classes the system cannot express</h3>", f"<p>{esc(CANNOT_EXPRESS_INTRO)}</p>",
                 _table([[esc(r.id), esc(cell.verdict), esc("; ".join(cell.inexpressible))] for r, cell in cannot],
                        ["rule", "verdict", "input classes not expressible"])]
     if col.failures:

@@ -6,7 +6,7 @@ import re
 
 from tabulate import tabulate
 
-from reports.common import (DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, deviation_rows,
+from reports.common import (CANNOT_EXPRESS_INTRO, DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, deviation_rows,
                             expected_vs_observed, failure_note, failure_rows, passed_steps, races, replay_command,
                             rule_dependencies, title, when)
 from reports.deviations import STALE
@@ -134,11 +134,7 @@ def render_markdown(report: Report, generated: float) -> str:
                            ["rule", "verdict", "input classes never reached"]), ""]
         cannot = [(r, col.cells[r.id]) for r in report.rules if r.id in col.cells and col.cells[r.id].inexpressible]
         if cannot:
-            out += ["### Input classes the system cannot express", "",
-                    "Only operations the adapter could not express would have reached these classes, or only operations "
-                    "after calls it could not make (a get finding only messages another handle locked, where the "
-                    "system has no browse locks): they count "
-                    "neither for nor against a pass.", "",
+            out += ["### Input classes the system cannot express", "", CANNOT_EXPRESS_INTRO, "",
                     _table([[r.id, cell.verdict, "; ".join(cell.inexpressible)] for r, cell in cannot],
                            ["rule", "verdict", "input classes not expressible"]), ""]
         if col.failures:
