@@ -260,7 +260,7 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
             tolerance = mq_adapter.capabilities().expiry_tolerance
             failure = with_alternatives(minimise(exc.failure, mq_adapter), tolerance)
             mq_record.add_failure(failure)
-            where = Path(pytestconfig.getoption("--mq-results") or ".mqconform") / "failures"
+            where = _failures(pytestconfig)
             path = save_failure(failure, where)
             problem = f"{render_failure(failure)}\n\nReplay file: {path}\nReplay with: mqconform replay {path}"
             # the area stops at its first departure: the platforms after this one were not run, and say so
@@ -302,6 +302,11 @@ def mq_run_area(pytestconfig, mq_adapter, mq_record):
     return run
 
 
+def _failures(config) -> Path:
+    """Where the areas' tests save their failures' replay files."""
+    return Path(config.getoption("--mq-results") or ".mqconform") / "failures"
+
+
 def _replay_recorded(config, adapter, record, area: str, platforms) -> str | None:
     """Replay the recorded counterexamples of ``area`` on ``platforms`` after its search found nothing: what the
     test fails with where one shows its departure again (None: none did), each replay noted in ``record``."""
@@ -325,8 +330,7 @@ def _replay_recorded(config, adapter, record, area: str, platforms) -> str | Non
             continue
         failure = with_alternatives(again, adapter.capabilities().expiry_tolerance)
         record.add_failure(failure)
-        where = Path(config.getoption("--mq-results") or ".mqconform") / "failures"
-        path = save_failure(failure, where)
+        path = save_failure(failure, _failures(config))
         problems.append(f"{render_failure(failure)}\n\nShown again by the recorded counterexample {kept.name}, "
                         f"replayed after the search found no departure.\nReplay file: {path}\n"
                         f"Replay with: mqconform replay {path}")
