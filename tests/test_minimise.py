@@ -677,6 +677,82 @@ def test_a_departure_whose_whole_history_replays_otherwise_is_minimised_from_a_p
     assert len(small.steps) < len(failure.steps)
 
 
+class FaultyForCases:
+    """The simulated queue manager with a fault in its first ``faulty`` cases and without it after (a departure a
+    real system's timing shows on some runs of a history and not on others); ``raises``: a call of a later case
+    fails on the system instead."""
+
+    name = "simulated"
+
+    def __init__(self, fault: str, faulty: int, raises: bool = False) -> None:
+        self.faulty_qm = create_adapter("simulated", {"faults": fault, "platform": "distributed"})
+        self.clean_qm = create_adapter("simulated", {"platform": "distributed"})
+        self.faulty, self.raises, self.cases = faulty, raises, 0
+
+    def __getattr__(self, name):
+        return getattr(self.faulty_qm, name)
+
+    def _now(self):
+        return self.faulty_qm if self.cases <= self.faulty else self.clean_qm
+
+    def start_case(self, name: str, platform: str) -> None:
+        self.cases += 1
+        self._now().start_case(name, platform)
+
+    def end_case(self) -> None:
+        self._now().end_case()
+
+    def execute(self, op):
+        if self.raises and self.cases > self.faulty:
+            raise ConnectionError("the system under test went away")
+        return self._now().execute(op)
+
+
+def _priority_history_with_others() -> list:
+    """Priority order broken on Q, among calls on another queue the departure does not need."""
+    prio = (("MSGDLVSQ", C.MQMDS_PRIORITY),)
+    ops = [L.DefineQueue(queue="Q", attrs=prio), L.DefineQueue(queue="R"), L.Connect(conn="a"),
+           L.Open(conn="a", handle="h", queue="Q", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED),
+           L.Open(conn="a", handle="r", queue="R", options=C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)]
+    ops += [L.Put(conn="a", handle="r", body=f"r{i}", options=C.MQPMO_NO_SYNCPOINT) for i in range(4)]
+    return ops + [
+        L.Put(conn="a", handle="h", body="lo", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(priority=1)),
+        L.Get(conn="a", handle="r", options=C.MQGMO_NO_SYNCPOINT),
+        L.Put(conn="a", handle="h", body="hi", options=C.MQPMO_NO_SYNCPOINT, md=L.MessageDescriptor(priority=8)),
+        L.Get(conn="a", handle="h", options=C.MQGMO_NO_SYNCPOINT)]
+
+
+@pytest.mark.parametrize("faulty", [3, 6])
+def test_a_departure_not_shown_again_at_the_end_of_minimising_is_its_smallest_history_marked(faulty):
+    """The first replays show the departure and the search shortens the history; then the system no longer shows
+    it, and the confirming replay at the end does not either: the result is the smallest history a replay
+    showed it with, marked not reproduced, never the history as first found presented as confirmed."""
+    adapter = FaultyForCases("priority-ignored", faulty)
+    failure = failure_of(adapter, "core", _priority_history_with_others())
+    small = minimise(failure, adapter)
+    assert adapter.cases > faulty + 1   # the search went on past the cases that showed it
+    assert small.reproduced is False
+    assert set(small.rules) == set(failure.rules) and small.mismatch.fields == failure.mismatch.fields
+    assert len(small.steps) < len(failure.steps), small.steps
+
+
+def test_a_departure_whose_replay_fails_on_the_system_is_marked_not_reproduced():
+    """The first replay fails on the system (not a verdict): nothing showed the departure again, and the history
+    as found is published marked, never as a departure a replay confirmed."""
+    adapter = FaultyForCases("priority-ignored", 1, raises=True)
+    failure = failure_of(adapter, "core", _priority_history_with_others())
+    found = minimise(failure, adapter)
+    assert found.reproduced is False and found.steps == failure.steps
+
+
+def test_a_departure_shown_again_throughout_minimising_is_reproduced():
+    """The same history on a system that shows the departure every time: confirmed, smaller, reproduced."""
+    adapter = FaultyForCases("priority-ignored", 10 ** 6)
+    failure = failure_of(adapter, "core", _priority_history_with_others())
+    small = minimise(failure, adapter)
+    assert small.reproduced is True and len(small.steps) < len(failure.steps)
+
+
 class _TakesAnything:
     """A search that keeps every candidate it is offered (a failure every history shows)."""
 

@@ -269,9 +269,10 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     fast or a slow system (the time is a safety net; on real time :func:`realtime_replays`, more for a long
     history).  The replays that confirm the failure
     first and the result last are not counted.  When the first replay, the same operations on a
-    fresh case, does not show ``failure``, it is returned as it was, marked not reproduced: a
-    departure that depends on a real system's timing is published as such, never as one that
-    replaying it shows.  ``set_aside``: the rules the run that found ``failure`` had set aside, whose
+    fresh case, does not show ``failure`` (nor does a part of them), it is returned as it was, marked not
+    reproduced: a departure that depends on a real system's timing is published as such, never as one that
+    replaying it shows.  So is the smallest history a replay showed it with when that history, run again
+    last, does not show it.  ``set_aside``: the rules the run that found ``failure`` had set aside, whose
     departures its replays step past as that run did.
     """
     realtime = adapter.capabilities().realtime
@@ -281,11 +282,14 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
         replays = realtime_replays(failure) if realtime else REPLAYS_VIRTUAL
     search = _Search(failure, adapter, budget, set_aside)
     ops = search.reduce(_ops(failure))
+    #: The history as found showed the departure again (else a part of it did, or none).
+    whole = ops is not None
     if ops is None and not search.broken:
         ops = _rescue(_ops(failure), search)
     if ops is None:
-        # not reproducible (a real broker's timing): keep what Hypothesis found
-        return failure if search.broken else attrs.evolve(failure, reproduced=False)
+        # not shown again (a real broker's timing, or the system failed on the replay): keep what Hypothesis
+        # found, marked
+        return attrs.evolve(failure, reproduced=False)
     search.max_replays = None if replays is None else search.replays + replays
     if realtime:
         # Most clock advances there are the time calls took, recorded by the session; a replay
@@ -327,9 +331,21 @@ def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
     renamed = _renumber(ops)
     search.max_replays = None   # the result is confirmed whatever the count
     final = search.replay(renamed) or search.replay(ops)
-    if final is None or final.size > failure.size + search.witness:
-        return failure
+    if final is None:
+        # the history the search ended on showed the departure and did not when it ran again (a real system's
+        # timing, or the system failed): the smallest history that showed it, marked, not the one found first
+        # as though it had been confirmed
+        return attrs.evolve(_smallest_shown(failure, search), reproduced=False)
+    if final.size > failure.size + search.witness:
+        return failure if whole else attrs.evolve(failure, reproduced=False)
     return final
+
+
+def _smallest_shown(failure: Failure, search: _Search) -> Failure:
+    """The last history a replay of the search showed the departure with (the smallest it reached), else
+    ``failure``."""
+    kept = search.kept
+    return kept if kept is not None and kept.size <= failure.size + search.witness else failure
 
 
 def realtime_replays(failure: Failure) -> int:
