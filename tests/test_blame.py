@@ -1217,28 +1217,52 @@ def test_a_cut_connection_whose_unit_of_work_was_committed_is_what_the_cut_rule_
     assert "CORE-46" in blame(pairs, check_history(D, pairs)[-1].mismatch, D).rules
 
 
-@pytest.mark.parametrize("backed_out", [False, True])
-def test_a_selection_applied_under_the_cursor_blames_the_rule_that_ignores_it_there_alone(backed_out):
-    """The simulated queue manager with match-under-cursor-honoured applies a get's match options under the cursor:
-    the message there, whose CorrelId is not the one given, is not returned (MQRC_NO_MSG_UNDER_CURSOR), where MQ
-    ignores the selection there and returns it.  The message is there (a browse just returned it), so neither
-    the rule of what is under the cursor (CORE-20) nor how the message came there (its put; or, backed out
-    before, its backout, CORE-15) is broken: CORE-53 alone is blamed."""
+def _under_cursor_history(backed_out: bool, plainly: bool, destructive: bool = False) -> list:
+    """m1 put (and, ``backed_out``, got and backed out), browsed first; then (``plainly``) browsed under the cursor
+    selecting nothing; then a browse (``destructive``: a get) under the cursor selecting a CorrelId m1 lacks."""
     opts = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT
     ops = [L.DefineQueue(queue="Q"), L.Connect(conn="a"), L.Open(conn="a", handle="h", queue="Q", options=opts),
            L.Put(conn="a", handle="h", body="m1", options=C.MQPMO_NO_SYNCPOINT)]
     if backed_out:
         ops += [L.Get(conn="a", handle="h", options=C.MQGMO_SYNCPOINT), L.Backout(conn="a")]
-    ops += [L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_FIRST),
-            L.GetMatching(conn="a", handle="h", options=C.MQGMO_BROWSE_MSG_UNDER_CURSOR,
-                          match_options=C.MQMO_MATCH_CORREL_ID, correl_id="corr-2")]
+    ops += [L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_FIRST)]
+    if plainly:
+        ops += [L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_MSG_UNDER_CURSOR)]
+    under = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT if destructive else C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+    return ops + [L.GetMatching(conn="a", handle="h", options=under, match_options=C.MQMO_MATCH_CORREL_ID,
+                                correl_id="corr-2")]
+
+
+@pytest.mark.parametrize("backed_out", [False, True])
+def test_a_selection_applied_under_the_cursor_blames_the_rule_that_ignores_it_there_alone(backed_out):
+    """The simulated queue manager with match-under-cursor-honoured applies a get's match options under the cursor:
+    the message there, whose CorrelId is not the one given, is not returned (MQRC_NO_MSG_UNDER_CURSOR), where MQ
+    ignores the selection there and returns it.  The same browse under the cursor selecting nothing returned it
+    just before, so neither the rule of what is under the cursor (CORE-20) nor how the message came there (its
+    put; or, backed out before, its backout, CORE-15) is broken: CORE-53 alone is blamed."""
+    ops = _under_cursor_history(backed_out, plainly=True)
     pairs = _on_simulated(ops, "match-under-cursor-honoured")
-    assert pairs[-1][1].rc == C.MQRC_NO_MSG_UNDER_CURSOR, pairs[-1]
+    assert pairs[-2][1].message.body == "m1" and pairs[-1][1].rc == C.MQRC_NO_MSG_UNDER_CURSOR, pairs[-2:]
     mm = check_history(D, pairs)[-1].mismatch
     assert mm is not None and mm.index == len(pairs) - 1, mm
     b = blame(pairs, mm, D)
     assert b.confirmed and b.rules == ("CORE-53",), b
     assert check_history(D, _on_simulated(ops, ""))[-1].mismatch is None
+
+
+@pytest.mark.parametrize("destructive", [False, True])
+def test_nothing_under_the_cursor_for_a_selecting_call_is_one_of_the_selection_and_the_cursor(destructive):
+    """Without the same call selecting nothing just before, nothing found under the cursor by a call that selects
+    is as well a cursor that lost its message (CORE-20: ActiveMQ as it installs, a destructive get under the cursor
+    finding the message another consumer of the connection had prefetched, whatever it selected) as a selection
+    applied (CORE-53): one of them, not CORE-53 alone.  A browse first just returned the message: a browse under
+    the cursor, or a get, is another call."""
+    pairs = _on_simulated(_under_cursor_history(False, plainly=False, destructive=destructive),
+                          "match-under-cursor-honoured")
+    mm = check_history(D, pairs)[-1].mismatch
+    b = blame(pairs, mm, D)
+    assert b.confirmed and set(b.rules) == {"CORE-53", "CORE-20"} and b.each, b
+    assert b.rules[0] == "CORE-53", b
 
 
 def test_mqmi_none_taken_as_a_blank_msgid_blames_the_selection_alone():

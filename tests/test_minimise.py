@@ -753,6 +753,63 @@ def test_a_departure_shown_again_throughout_minimising_is_reproduced():
     assert small.reproduced is True and len(small.steps) < len(failure.steps)
 
 
+class CursorGetMisses:
+    """The simulated queue manager, except that a destructive get under the cursor finds nothing there whatever it
+    selects (as ActiveMQ as it installs answers one whose message another consumer of the connection prefetched)."""
+
+    name = "simulated"
+
+    def __init__(self) -> None:
+        self.inner = create_adapter("simulated", {"platform": "distributed"})
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def execute(self, op):
+        if isinstance(op, L.Get) and op.options & C.MQGMO_MSG_UNDER_CURSOR:
+            return L.Observation(cc=C.MQCC_FAILED, rc=C.MQRC_NO_MSG_UNDER_CURSOR)
+        return self.inner.execute(op)
+
+
+def _selecting_get_under_cursor() -> list:
+    """m1 put, another queue's calls beside, browsed first; a get under the cursor selecting a CorrelId m1 lacks."""
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT
+    return [L.DefineQueue(queue="Q"), L.DefineQueue(queue="R"), L.Connect(conn="a"),
+            L.Open(conn="a", handle="h", queue="Q", options=opts), L.Open(conn="a", handle="r", queue="R", options=opts),
+            L.Put(conn="a", handle="r", body="r1", options=C.MQPMO_NO_SYNCPOINT),
+            L.Put(conn="a", handle="h", body="m1", options=C.MQPMO_NO_SYNCPOINT),
+            L.Get(conn="a", handle="h", options=C.MQGMO_BROWSE_FIRST),
+            L.GetMatching(conn="a", handle="h", options=C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT,
+                          match_options=C.MQMO_MATCH_CORREL_ID, correl_id="corr-2")]
+
+
+def test_a_selection_applied_under_the_cursor_is_shown_by_a_plain_browse_there_and_blamed_alone():
+    """A get under the cursor that selects finds nothing there: the selection applied (CORE-53) or the cursor's
+    message lost (CORE-20)?  The minimiser asks the system: the same call as a browse under the cursor, right after
+    a browse under the cursor that selects nothing.  The queue manager that applies the selection there returns the
+    message to the plain browse and not to the selecting one: CORE-53 alone."""
+    adapter = create_adapter("simulated", {"faults": "match-under-cursor-honoured", "platform": "distributed"})
+    failure = with_alternatives(failure_of(adapter, "core", _selecting_get_under_cursor()))
+    assert set(failure.blamed) == {"CORE-53", "CORE-20"}, failure.blamed
+    small = with_alternatives(minimise(failure, adapter))
+    assert small.blamed == ("CORE-53",) and small.reproduced, small.blamed
+    last, before = small.steps[-1], small.steps[-2]
+    assert isinstance(last.op, L.GetMatching) and last.op.options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR, last
+    assert type(before.op) is L.Get and before.op.options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR, before
+    assert before.observed.message.body == "m1"
+
+
+def test_a_cursor_that_loses_its_message_whatever_is_selected_is_blamed_alone():
+    """The system finds nothing under the cursor for any destructive get: the get made plain shows the same, so the
+    selection played no part: CORE-20 alone, from a history without MatchOptions."""
+    adapter = CursorGetMisses()
+    failure = with_alternatives(failure_of(adapter, "core", _selecting_get_under_cursor()))
+    assert set(failure.blamed) == {"CORE-53", "CORE-20"}, failure.blamed
+    small = with_alternatives(minimise(failure, adapter))
+    assert small.blamed == ("CORE-20",), small.blamed
+    assert not [s for s in small.steps if isinstance(s.op, L.GetMatching)], small.steps
+
+
 class _TakesAnything:
     """A search that keeps every candidate it is offered (a failure every history shows)."""
 

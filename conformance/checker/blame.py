@@ -219,6 +219,20 @@ def _selected_under_cursor(branch: model.Branch, observed: L.Observation, op: L.
                 or mo & C.MQMO_MATCH_CORREL_ID and op.correl_id and m.correl_id != op.correl_id)
 
 
+def _shown_there_plainly(pairs) -> bool:
+    """Whether the failing call, a browse under the cursor that selects, came right after a browse under the cursor
+    of the same handle that selected nothing and returned a message: the handle's cursor had a message there for
+    a browse, so what left it out of the next is the selection (CORE-53), not the cursor (CORE-20)."""
+    if len(pairs) < 2:
+        return False
+    (op, _), (before, seen) = pairs[-1], pairs[-2]
+    return (core.selects(op) and bool(op.options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+            and isinstance(before, (L.Get, L.GetMatching)) and not core.selects(before)
+            and getattr(before, "handle", None) == op.handle and getattr(before, "conn", None) == op.conn
+            and bool(before.options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR) and seen.message is not None
+            and seen.rc == C.MQRC_NONE)
+
+
 def _expiry_deciders(branch: model.Branch, observed: L.Observation, named: tuple[str, ...]) -> tuple[str, ...]:
     """Of the rules named for a returned Expiry, those that could give the value observed: an expired message
     returned (EXP-06) only with an Expiry of zero or less; a decrement by the time on the queue (EXP-02)
@@ -252,9 +266,11 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
         # what is broken, not which message comes first
         return [frozenset({"CORE-51"})]
     if field in ("message", "rc") and _selected_under_cursor(branch, observed, op):
-        # a get under the cursor that applied its selection, which MQ ignores there (CORE-53): not that the
-        # message is under the cursor (CORE-20), nor how it came there
-        return [frozenset({"CORE-53"})]
+        # a get under the cursor that found nothing there where MQ returns a message its selection leaves out:
+        # one that applied the selection, which MQ ignores there (CORE-53), or one that found nothing under the
+        # cursor whatever it selected (CORE-20); not how the message came there.  Which of them, the history
+        # alone seldom shows (:func:`_shown_there_plainly`)
+        return [frozenset({"CORE-53"}), frozenset({"CORE-20"})]
     if field in ("message", "message.body", "rc") and K.report_never_made(branch, observed):
         # an expiration report MQ never produced: the rules of when reports are made (the checker's own)
         return [frozenset({r}) for r in K.EXPIRY_REPORTS]
@@ -298,6 +314,10 @@ def deciders(branch: model.Branch, field: str, observed: L.Observation, op: L.Op
             # a message MQ never had (a whole message where MQ holds its segments, say): no delivery order
             # returns it, nor does the put that placed what MQ holds instead
             named = tuple(r for r in named if r not in ORDER_RULES and r not in PLAIN_PUT)
+    if field in ("message", "message.body", "rc") and isinstance(op, L.Get) and op.options & core.UNDER_CURSOR:
+        # a call under the cursor acts on the message a browse of its handle returned: that the message was
+        # available (how its put placed it) is shown, and decides nothing here
+        named = tuple(r for r in named if r not in PLAIN_PUT)
     if field == "rc":
         codes = {branch.observation.rc, observed.rc}
         named = tuple(r for r in named if r not in OWN_REASONS or codes & set(OWN_REASONS[r]))
@@ -2012,6 +2032,10 @@ def blame(steps, mismatch: K.Mismatch, platform: str, expiry_tolerance: int = 0,
         # trigger message written by an event MQ does not fire): that reading says where it came from, the other
         # only that it came.
         alone_kept = [a for a in alone_kept if a[2] not in appearing] or alone_kept
+        if _shown_there_plainly(pairs) and any(r == "CORE-53" for _, _, r in alone_kept):
+            # the cursor's message shown by the same browse without the selection just before: the cursor is
+            # not what left it out
+            alone_kept = [a for a in alone_kept if a[2] != "CORE-20"]
         rules = blamed_alone(alone_kept)
         mentioned += [r for _, _, r in sorted(alone) if r not in rules and r not in mentioned]
         inferred = tuple(r for _, _, r in sorted(alone) if r in guessed and r not in rules)

@@ -49,7 +49,7 @@ from conformance.checker import sequential as K
 from conformance.records.history import Failure
 from conformance.records.results import Coverage
 from conformance.runner.stack import with_frame_room
-from reference_model import dlq_table
+from reference_model import core, dlq_table
 from reference_model import language as L
 from reference_model import model
 from reference_model import mqconst as C
@@ -709,7 +709,7 @@ def _witnessed(ops: list[L.Op], search: _Search) -> list[L.Op]:
     if marked is not None:
         return marked
     told = _browses_made_gets(ops, search, blamed) or _twin_witnessed(ops, search, blamed) \
-        or _refresh_witnessed(ops, search, blamed)
+        or _refresh_witnessed(ops, search, blamed) or _cursor_witnessed(ops, search, blamed)
     if told is not None:
         return told
     if isinstance(ops[-1], L.InquireQueue):
@@ -872,6 +872,27 @@ def _witness_handle(ops: list[L.Op]) -> str:
     """A handle name ``ops`` do not open, for a witness's browse."""
     handles = {op.handle for op in ops if isinstance(op, L.Open)}
     return next(f"w{n}" for n in range(1, len(handles) + 2) if f"w{n}" not in handles)
+
+
+def _cursor_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> list[L.Op] | None:
+    """A call under the cursor that selects and found nothing there reads as a selection applied, which MQ ignores
+    there (CORE-53), and as well as a cursor that lost its message (CORE-20): the same call as a browse under the
+    cursor, just after a browse under the cursor that selects nothing, tells them apart.  Where the plain browse
+    returns the message and the selecting one does not, the selection is to blame; where the plain one finds
+    nothing, the cursor is (that is the departure then, earlier); where the selecting browse returns the message,
+    nothing is kept (a destructive get that selects and finds nothing may still be either: its replay without the
+    selection, :func:`_plainer_gets`, is what shows the cursor to blame)."""
+    last = ops[-1]
+    if not ({"CORE-53", "CORE-20"} <= blamed and isinstance(last, L.GetMatching) and core.selects(last)
+            and last.options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)):
+        return None
+    browse = attrs.evolve(last, options=C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    plain = L.Get(conn=last.conn, handle=last.handle, options=C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    candidate = [*ops[:-1], plain, browse]
+    if not search.well_formed(candidate):
+        return None
+    _allow_witness_replays(search)
+    return _with_candidate(candidate, 1, search, _narrowing(search, blamed))
 
 
 def _allow_witness_replays(search: _Search) -> None:
