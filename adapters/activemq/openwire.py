@@ -134,8 +134,9 @@ class ActiveMQOpenWireAdapter(ActiveMQShim):
         return super().dependencies() + (
             Dependency(kind="client setting", what="jms.prefetchPolicy.queuePrefetch=0 (consumers pull)",
                        why="with the default prefetch a consumer is sent messages nobody asked for: other "
-                           "connections find them gone, and each consumer sees its own order",
-                       rules={"CORE-01", "CORE-04", "CORE-05", "CORE-06", "CORE-13"}),
+                           "connections find them gone, each consumer sees its own order, and a get under the browse "
+                           "cursor finds its message already sent to the consumer of an earlier get",
+                       rules={"CORE-01", "CORE-04", "CORE-05", "CORE-06", "CORE-13", "CORE-20"}),
             Dependency(kind="client setting", what="jms.alwaysSyncSend=true",
                        why="a non-persistent or transacted send otherwise returns before the broker has the message",
                        rules={"CORE-01"}),
