@@ -6,7 +6,7 @@ another order), and a verdict published from it would move from fail to pass wit
 system.  Each area's search runs first, as without them, so that what it finds is shrunk and minimised as
 ever; then each recorded counterexample of the area whose departure the run has not found (a rule it breaks
 not found broken) is replayed, and one that shows its departure again is evidence of this run, on this system,
-recorded as its departure.  (Hypothesis replays the failing examples of its database for the same reason.)
+recorded as its departure (minimised as any other).  (Hypothesis replays the failing examples of its database for the same reason.)
 
 Each is replayed once, as ``mqconform replay`` does (the rules its run had set aside stay set aside; the
 departure must be the recorded one: the same call and fields, the same rules or fewer of those it was blamed
