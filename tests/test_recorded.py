@@ -79,6 +79,32 @@ def test_a_recorded_departure_shown_again_is_minimised_as_any_other(tmp_path):
     assert mine[0].size <= failure.size and not any(getattr(s.op, "queue", None) == "PAD.Q" for s in mine[0].steps)
 
 
+def test_a_recorded_departure_that_shows_alone_a_rule_the_search_found_only_as_one_of_several_is_replayed():
+    """The search met the departure only in a history that breaks one of TRIG-02 / TRIG-12 / TRIG-26 (not which);
+    the recorded counterexample shows TRIG-02 broken alone.  TRIG-02 is then not "found by the search": the
+    recorded history is replayed, shows again, and settles it (a fail, the others no longer "one of"), as it did
+    in the run that recorded it; the verdict does not move with the path the search took."""
+    from conformance.runner.engine import run_area
+    from conformance.records.results import RunRecord
+    from conformance.runner.minimise import minimise
+    from reference_model import mqconst as C
+    from tests.test_minimise import _trigger_one_of, failure_of
+
+    adapter = create_adapter("simulated", {"faults": "trigmpri-ignored", "platform": C.PLATFORM_ZOS})
+    tolerance = adapter.capabilities().expiry_tolerance
+    one_of = with_alternatives(failure_of(adapter, "trigger", _trigger_one_of(), platform=C.PLATFORM_ZOS), tolerance)
+    alone = with_alternatives(minimise(one_of, adapter), tolerance)
+    assert one_of.one_of and alone.blamed == ("TRIG-02",), (one_of.blamed, alone.blamed)
+    record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
+                       areas=["trigger"], seed=1, examples=1)
+    record.add_failure(one_of)   # what the search found
+    run_area(adapter, "trigger", C.PLATFORM_ZOS, 1, 1, {"faults": "trigmpri-ignored"}, record, keep_going=0,
+             recorded_before=(Recorded("trig-02.json", alone),))
+    assert [e["shown"] for e in record.recorded] == [SHOWN], record.recorded
+    verdicts = {row["rule"]: row["verdict"] for row in record.rule_rows()}
+    assert verdicts["TRIG-02"] == "fail" and "one of" not in (verdicts["TRIG-12"], verdicts["TRIG-26"]), verdicts
+
+
 def test_a_recorded_departure_the_search_finds_is_not_replayed_and_the_searchs_counterexample_is_the_runs(tmp_path):
     recorded = _recorded(tmp_path)
     code, out, err = run_cli(*fault_run_args(FAULT, seed_of(FAULT), str(tmp_path / "again")), "--recorded", recorded)

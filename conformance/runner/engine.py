@@ -612,7 +612,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         # is evidence all the same, where the system shows it again)
         if kept.failure.area != area or kept.failure.platform != platform:
             continue
-        if set(kept.failure.blamed) <= known_now():
+        if set(kept.failure.blamed) <= known_now() and not _settles(kept.failure, record.coverage):
             shown, again = FOUND, None
         else:
             try:
@@ -640,6 +640,13 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     if outcome == "conformant" and not any(record.coverage.checked[r.id] for r in RULES.all(area)):
         outcome = "no rule exercised"
     return outcome, time.monotonic() - started
+
+
+def _settles(failure, coverage) -> bool:
+    """Whether ``failure``, a recorded departure blamed on one rule alone, would settle a "one of" the run found:
+    its rule found broken only as one of several, which the recorded history shows broken alone (the search took
+    another path and met the departure only in a history that does not show which rule it breaks)."""
+    return len(failure.blamed) == 1 and failure.mismatch.confirmed and coverage.only_one_of(failure.blamed[0])
 
 
 def _again(adapter: Adapter, earlier, platform: str, adapter_options: dict | None, record: RunRecord):
