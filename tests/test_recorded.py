@@ -105,6 +105,33 @@ def test_a_recorded_departure_that_shows_alone_a_rule_the_search_found_only_as_o
     assert verdicts["TRIG-02"] == "fail" and "one of" not in (verdicts["TRIG-12"], verdicts["TRIG-26"]), verdicts
 
 
+def test_a_departure_that_settles_a_one_of_the_run_found_itself_is_recorded():
+    """The run itself records "one of CORE-53 / CORE-20" (nothing under the cursor for a get that selects); then a
+    departure blamed on CORE-20 alone (the same get made plain finds nothing there either) shows: it is recorded,
+    CORE-20 fails and CORE-53 is no longer "one of".  Diagnosed with the run's "one of" rules relaxed as found
+    broken, it was explained by them and dropped ("explained by the departures found"): ActiveMQ's defaults run
+    had its 7-step CORE-20 counterexample so."""
+    from conformance.records.results import RunRecord
+    from conformance.runner.engine import run_area
+    from reference_model import mqconst as C
+    from tests.test_minimise import CursorGetMisses, _selecting_get_under_cursor, failure_of
+
+    adapter = CursorGetMisses()
+    ops = _selecting_get_under_cursor()
+    one_of = with_alternatives(failure_of(adapter, "core", ops))
+    plain = ops[:-1] + [L.Get(conn="a", handle="h", options=C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT)]
+    alone = with_alternatives(failure_of(adapter, "core", plain))
+    assert one_of.one_of and set(one_of.blamed) == {"CORE-53", "CORE-20"} and alone.blamed == ("CORE-20",)
+    record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
+                       areas=["core"], seed=1, examples=1)
+    # (the "one of" first, as the run's own, not minimised, which would narrow it)
+    run_area(adapter, "core", C.PLATFORM_DISTRIBUTED, 1, 1, {}, record, keep_going=0, minimise_histories=False,
+             recorded_before=(Recorded("one-of.json", one_of), Recorded("alone.json", alone)))
+    assert [e["shown"] for e in record.recorded] == [SHOWN, SHOWN], record.recorded
+    verdicts = {row["rule"]: row["verdict"] for row in record.rule_rows()}
+    assert verdicts["CORE-20"] == "fail" and verdicts["CORE-53"] != "one of", verdicts
+
+
 def test_a_recorded_departure_the_search_finds_is_not_replayed_and_the_searchs_counterexample_is_the_runs(tmp_path):
     recorded = _recorded(tmp_path)
     code, out, err = run_cli(*fault_run_args(FAULT, seed_of(FAULT), str(tmp_path / "again")), "--recorded", recorded)
