@@ -61,8 +61,8 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
         again = sorted({e["file"] for e in m["recorded"] if e["shown"] == REPLAY_SHOWN})
         rows.append(("recorded counterexamples", f"{len(m['recorded'])} given to the runs (run --recorded), each "
                      "replayed after its area's search unless the search had found its departure: "
-                     + "; ".join(f"{what} {n}" + (f" ({', '.join(again)}: the failure is that replay's departure, minimised in this run)"
-                                                 if what == REPLAY_SHOWN and again else "")
+                     + "; ".join(f"{what} {n}" + (f" ({', '.join(again)}: the failure is that replay's departure, "
+                                                  "minimised in this run)" if what == REPLAY_SHOWN and again else "")
                                  for what, n in sorted(shown.items()))))
     if m.get("not_expressible"):
         declined = m.get("declined") or {}

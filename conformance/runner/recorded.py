@@ -5,8 +5,9 @@ when the search takes another path (a kit that blames or shrinks otherwise, anot
 another order), and a verdict published from it would move from fail to pass with nothing changed in the
 system.  Each area's search runs first, as without them, so that what it finds is shrunk and minimised as
 ever; then each recorded counterexample of the area whose departure the run has not found (a rule it breaks
-not found broken; or its one rule found only as one of several, which it shows broken alone) is replayed, and one that shows its departure again is evidence of this run, on this system,
-recorded as its departure (minimised as any other).  (Hypothesis replays the failing examples of its database for the same reason.)
+not found broken; or its one rule found only as one of several, which it shows broken alone) is replayed, and
+one that shows its departure again is evidence of this run, on this system, recorded as its departure (minimised
+as any other).  (Hypothesis replays the failing examples of its database for the same reason.)
 
 Each is replayed once, as ``mqconform replay`` does (the rules its run had set aside stay set aside; the
 departure must be the recorded one: the same call and fields, the same rules or fewer of those it was blamed
