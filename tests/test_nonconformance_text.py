@@ -56,3 +56,18 @@ def test_a_counterexample_says_which_queue_manager_each_queue_is_on():
     assert texts[0].split()[1] == "INIT.Q@QM2" and texts[1].split()[1] == "INIT.Q", texts
     assert texts[2].split()[1] == "QM2" and texts[3].split()[1] == "INIT.Q@QM2" and texts[4].split()[1] == "INIT.Q"
     assert texts[5].split()[2] == "Q1@QM2", texts
+
+
+def test_a_cluster_operation_names_the_fields_it_sets():
+    """A cluster definition has many fields, most at their defaults: those it sets are named (MQSC's attributes as
+    MQSC writes them, a channel's state as DISPLAY CHSTATUS shows it), those at their defaults left out, so that
+    a reader sees which priority or rank a step changed."""
+    instance = render.op_text(L.SetClusterInstance(qmgr="GW", queue="ORDERS", clusters=("SALES",), clwlprty=6,
+                                                   clwluseq="ANY"))
+    assert instance == "SetClusterInstance GW ORDERS SALES CLWLPRTY(6) CLWLUSEQ(ANY)", instance
+    channel = render.op_text(L.SetClusterChannel(name="TO.QM1", qmgr="QM1", clusters=("OTHER", "SALES"), state=3,
+                                                 clwlrank=1))
+    assert channel == "SetClusterChannel TO.QM1 QM1 OTHER,SALES STATUS(RUNNING) CLWLRANK(1)", channel
+    assert render.op_text(L.ClusterPut(queue="ORDERS", pcf=True)) == "ClusterPut ORDERS pcf=True"
+    assert render.op_text(L.SetClusterQueueManager(name="GW", clusters=("SALES",), local=True)) == \
+        "SetClusterQueueManager GW SALES local=True"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 from tabulate import tabulate
 
@@ -127,8 +129,43 @@ def op_text(op: L.Op) -> str:
         return f"{name} " + (f"{op.qmgr} " if op.qmgr else "") + " ".join(f"{k}({v!r})" if isinstance(v, str) else f"{k}({v})" for k, v in op.attrs)
     if isinstance(op, (L.StartDlqHandler, L.ChangeDlqTable)):
         return f"{name} {op.handler} table={_table_text(op.table)}"
+    if isinstance(op, _NAMED_FIELDS):
+        return f"{name} {_named_fields(op)}".strip()
     fields = " ".join(str(getattr(op, a.name)) for a in attrs.fields(type(op)))
     return f"{name} {fields}".strip()
+
+
+#: Operations of many fields, most at their defaults: the fields without a default by position, the others by name
+#: where they differ from it (each of these defines the whole object, so a field left out is at its default).
+_NAMED_FIELDS = (L.SetClusterQueueManager, L.SetClusterInstance, L.SetClusterAlias, L.SetClusterChannel,
+                 L.ClusterPut)
+#: Their fields that are MQSC attributes, written as MQSC writes them: ``CLWLPRTY(6)``.
+_MQSC_FIELDS = frozenset({"clwlrank", "clwlprty", "clwluseq", "clwlwght", "netprty", "clwlmruc"})
+
+
+def _named_fields(op: L.Op) -> str:
+    """``op``'s fields: those without a default by value alone, the others ``name=value`` (``NAME(value)`` for an
+    MQSC attribute) where not at their default; a tuple comma-separated."""
+    parts = []
+    for a in attrs.fields(type(op)):
+        v = getattr(op, a.name)
+        text = ",".join(map(str, v)) if isinstance(v, tuple) else str(v)
+        if a.default is attrs.NOTHING:
+            parts.append(text)
+        elif v != (a.default.factory() if isinstance(a.default, attrs.Factory) else a.default):
+            if isinstance(op, L.SetClusterChannel) and a.name == "state":
+                parts.append(f"STATUS({_channel_states().get(v, v)})")
+            else:
+                parts.append(f"{a.name.upper()}({text})" if a.name in _MQSC_FIELDS else f"{a.name}={text or '()'}")
+    return " ".join(parts)
+
+
+@functools.cache
+def _channel_states() -> dict[int, str]:
+    """A channel state's name as DISPLAY CHSTATUS shows it (``RUNNING``), by its MQCHS_* value."""
+    from reference_model import cluster
+
+    return {v: k.removeprefix("MQCHS_") for k, v in vars(cluster).items() if k.startswith("MQCHS_")}
 
 
 def observation_text(obs: L.Observation) -> str:
