@@ -130,6 +130,13 @@ def test_a_departure_that_settles_a_one_of_the_run_found_itself_is_recorded():
     assert [e["shown"] for e in record.recorded] == [SHOWN, SHOWN], record.recorded
     verdicts = {row["rule"]: row["verdict"] for row in record.rule_rows()}
     assert verdicts["CORE-20"] == "fail" and verdicts["CORE-53"] != "one of", verdicts
+    # each recorded with what its diagnosis took as found broken: CORE-53, then only one of two, was on trial, and
+    # a diagnosis of the record again (a report's test, a replay) blames what the run did
+    settled = record.failures[-1]
+    assert settled.blamed == ("CORE-20",) and "CORE-53" not in settled.found_broken, settled.found_broken
+    for f in record.failures:
+        again = with_alternatives(f, known_by=f.known_before())
+        assert (set(again.blamed), again.one_of) == (set(f.blamed), f.one_of), (f.blamed, again.blamed)
 
 
 def test_a_recorded_departure_the_search_finds_is_not_replayed_and_the_searchs_counterexample_is_the_runs(tmp_path):

@@ -492,9 +492,10 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         if not_reproduced:
             failure = attrs.evolve(failure, reproduced=False)
         # recorded with every rule its diagnosis took as found broken (those found later in the round that met
-        # it too), so that a diagnosis of it again, by the report's tests or a replay, blames what this one did
+        # it too; not those found only as one of several, which were on trial), so that a diagnosis of it again,
+        # by the report's tests or a replay, blames what this one did
         failure = attrs.evolve(failure, found_broken=tuple(sorted(
-            (set(failure.found_broken) | known) - set(failure.blamed))))
+            (set(failure.found_broken) - undecided | known - undecided) - set(failure.blamed))))
         record.add_failure(failure)
         if on_update is not None:
             on_update(record)
