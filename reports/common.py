@@ -155,12 +155,12 @@ def failure_note(col: Column, failure: Failure) -> str:
     return f"known deviation: {', '.join(known)}" if known else ""
 
 
-#: What a report's races section shows.
 #: What the table of input classes a system cannot express is.
-CANNOT_EXPRESS_INTRO = ("Only operations the adapter could not express would have reached these classes, or only operations "
-                        "after calls it could not make (a get finding only messages another handle locked, where the "
-                        "system has no browse locks): they count neither for nor against a pass.")
+CANNOT_EXPRESS_INTRO = ("Only operations the adapter could not express would have reached these classes, or only "
+                        "operations after calls it could not make (a get finding only messages another handle locked, "
+                        "where the system has no browse locks): they count neither for nor against a pass.")
 
+#: What a report's races section shows.
 RACES_INTRO = ("Concurrent cases whose calls no order MQ allows explains: the set-up, then a column per client, a row "
                "per call in the order invoked (ms from the first), >> where every order breaks.")
 

@@ -6,9 +6,9 @@ import html
 import re
 from collections import Counter
 
-from reports.common import (CANNOT_EXPRESS_INTRO, DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, expected_vs_observed,
-                            failure_note, failure_rows, passed_steps, races, replay_command, rule_dependencies, title,
-                            when)
+from reports.common import (CANNOT_EXPRESS_INTRO, DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows,
+                            dependency_rows, expected_vs_observed, failure_note, failure_rows, passed_steps, races,
+                            replay_command, rule_dependencies, title, when)
 from reports.deviations import MATCHED, NOT_REACHED, NOT_SHOWN, STALE
 from reports.matrix import CRASH_INTRO, NOT_RUN, Column, Report, crash_claim, crash_rows
 from reference_model.version import install_hint

@@ -6,9 +6,9 @@ import re
 
 from tabulate import tabulate
 
-from reports.common import (CANNOT_EXPRESS_INTRO, DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows, dependency_rows, deviation_rows,
-                            expected_vs_observed, failure_note, failure_rows, passed_steps, races, replay_command,
-                            rule_dependencies, title, when)
+from reports.common import (CANNOT_EXPRESS_INTRO, DEPENDS_INTRO, KIT, RACES_INTRO, VERDICT_ORDER, claim_rows,
+                            dependency_rows, deviation_rows, expected_vs_observed, failure_note, failure_rows,
+                            passed_steps, races, replay_command, rule_dependencies, title, when)
 from reports.deviations import STALE
 from reports.matrix import CRASH_INTRO, NOT_RUN, Report, crash_claim, crash_rows
 from conformance.records.render import counted, passed_note

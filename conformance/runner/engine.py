@@ -495,7 +495,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         # it too; not those found only as one of several, which were on trial), so that a diagnosis of it again,
         # by the report's tests or a replay, blames what this one did
         failure = attrs.evolve(failure, found_broken=tuple(sorted(
-            (set(failure.found_broken) - undecided | known - undecided) - set(failure.blamed))))
+            (set(failure.found_broken) | known) - undecided - set(failure.blamed))))
         record.add_failure(failure)
         if on_update is not None:
             on_update(record)

@@ -884,7 +884,7 @@ def _cursor_witnessed(ops: list[L.Op], search: _Search, blamed: set[str]) -> lis
     selection, :func:`_plainer_gets`, is what shows the cursor to blame)."""
     last = ops[-1]
     if not ({"CORE-53", "CORE-20"} <= blamed and isinstance(last, L.GetMatching) and core.selects(last)
-            and last.options & (C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)):
+            and last.options & core.UNDER_CURSOR):
         return None
     browse = attrs.evolve(last, options=C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
     plain = L.Get(conn=last.conn, handle=last.handle, options=C.MQGMO_BROWSE_MSG_UNDER_CURSOR)

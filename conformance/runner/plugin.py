@@ -312,6 +312,7 @@ def _replay_recorded(config, adapter, record, area: str, platforms) -> str | Non
     test fails with where one shows its departure again (None: none did), each replay noted in ``record``."""
     from conformance.records.history import save_failure, with_alternatives
     from conformance.records.render import render_failure
+    from conformance.runner.minimise import minimise
     from conformance.runner.recorded import replay_recorded
     from conformance.runner.session import HarnessError
 
@@ -328,7 +329,9 @@ def _replay_recorded(config, adapter, record, area: str, platforms) -> str | Non
         record.recorded.append({"file": kept.name, "area": area, "platform": kept.failure.platform, "shown": shown})
         if again is None:
             continue
-        failure = with_alternatives(again, adapter.capabilities().expiry_tolerance)
+        # (minimised as the search's departures are, and as a run's recorded ones: engine.run_area)
+        failure = with_alternatives(minimise(again, adapter, set_aside=frozenset(kept.failure.set_aside)),
+                                    adapter.capabilities().expiry_tolerance)
         record.add_failure(failure)
         path = save_failure(failure, _failures(config))
         problems.append(f"{render_failure(failure)}\n\nShown again by the recorded counterexample {kept.name}, "
