@@ -98,7 +98,7 @@ def test_local_campaign_covers_the_rules_and_is_reportable(tmp_path):
     # zombie of an earlier test's, reads as no command line)
     commands = (p.as_dict(["cmdline"], ad_value=[])["cmdline"] or [] for p in psutil.Process().children(recursive=True))
     drivers = [c for c in commands if "org.apache.spark.deploy.SparkSubmit" in c]
-    assert drivers and all(set(CP.DRIVER_JAVA_OPTIONS.split()) <= set(d) for d in drivers), drivers
+    assert drivers and all(set(CP.JVM_OPTIONS.split()) <= set(d) for d in drivers), drivers
     # the same campaign directory is not overwritten by mistake
     code, _, err = run_cli("campaign", "--adapter", "simulated", "--area", "dlq", "--examples", "20",
                            "--out", out, *QUIET)
@@ -244,6 +244,11 @@ def test_campaign_on_a_standalone_cluster(standalone_cluster, tmp_path, monkeypa
     assert code == 0, text + err
     pids = {json.loads(p.read_text())["worker_pid"] for p in (out / "tasks").glob("*.json")}
     assert len(list((out / "tasks").glob("*.json"))) == 4 and os.getpid() not in pids
+    # the cluster's executors ran with the kit's JVM options too (each worker writes an executor's command line
+    # where it keeps the executor's output)
+    executors = [line for f in (tmp_path / "work").glob("app-*/*/stderr")
+                 for line in f.read_text(errors="replace").splitlines() if line.startswith("Spark Executor Command:")]
+    assert executors and all(f'"{o}"' in c for c in executors for o in CP.JVM_OPTIONS.split()), executors
 
 
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path):

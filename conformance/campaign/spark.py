@@ -433,11 +433,13 @@ def master_problem(master: str) -> str | None:
             "(local, local[N], local[*], spark://HOST:PORT, k8s://URL, yarn)")
 
 
-#: The JVM options of a campaign's driver (where SPARK_CONF_DIR does not name a configuration of the user's own).
-#: The driver hands tasks out and takes their results back; the work is in the Python workers.  Compiled by the
-#: JIT's first tier alone, it starts and runs a campaign's first task on about half the CPU (measured: 10.3-11.5 s
-#: of CPU to 5.6-6.4 s for a local session's start and first job, 6.4-6.9 s of wall clock to 4.8-5.4 s).
-DRIVER_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+#: The JVM options of a campaign's driver and executors (where SPARK_CONF_DIR does not name a configuration of the
+#: user's own).  The driver hands tasks out and takes their results back, an executor hands its tasks to Python
+#: workers; the work is in the Python workers.  Compiled by the JIT's first tier alone, the driver starts and runs a
+#: campaign's first task on about half the CPU (measured: 10.3-11.5 s of CPU to 5.6-6.4 s for a local session's
+#: start and first job, 6.4-6.9 s of wall clock to 4.8-5.4 s), and a campaign on a two-worker standalone cluster
+#: on about a fifth less (35-42 s of the machine's CPU to 29-32 s, docs/testing.md).
+JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
 def spark_session(master: str, out: Path, attempts: int):
@@ -451,7 +453,8 @@ def spark_session(master: str, out: Path, attempts: int):
         "rootLogger.level = error\nrootLogger.appenderRef.stdout.ref = console\n"
         "appender.console.type = Console\nappender.console.name = console\nappender.console.target = SYSTEM_ERR\n"
         "appender.console.layout.type = PatternLayout\nappender.console.layout.pattern = %p %c{1}: %m%n\n")
-    (conf_dir / "spark-defaults.conf").write_text(f"spark.driver.extraJavaOptions {DRIVER_JAVA_OPTIONS}\n")
+    (conf_dir / "spark-defaults.conf").write_text(f"spark.driver.extraJavaOptions {JVM_OPTIONS}\n"
+                                                  f"spark.executor.extraJavaOptions {JVM_OPTIONS}\n")
     os.environ.setdefault("SPARK_CONF_DIR", str(conf_dir))
     from adapters.brokers.server import REFUSE, refused
 
