@@ -340,6 +340,37 @@ def test_curdepth_blames_the_depth_rule_only_as_far_as_uncommitted_puts_and_held
     assert b.rules == ("CORE-28",) and b.confirmed
 
 
+def test_a_depth_short_of_messages_just_put_outside_syncpoint_blames_their_put_confirmed():
+    """A depth asked for right after puts outside syncpoint that leaves some of them out: the puts returned
+    before the messages were there (CORE-01, confirmed: relaxed, it gives that depth), not how the depth
+    counts (CORE-28 moves it only by uncommitted puts and held gets).  The messages are there for the steps
+    after.  Once a call met the queue, or anything but puts, opens and calls on other queues came between, a
+    short depth is not the put's."""
+    plain = SETUP + [(put("a", "a1", "m1"), L.OK), (put("a", "a1", "m2"), L.OK)]
+    for shown in (1, 0):
+        _, b = blamed(plain + [(DEPTH, depth(shown))])
+        assert b.rules == ("CORE-01",) and b.confirmed, (shown, b)
+    # the messages arrived after: the gets that follow return them, as MQ's would
+    later = plain + [(DEPTH, depth(0)), (L.Get(conn="b", handle="b1"), msg("m1")),
+                     (L.Get(conn="b", handle="b1"), msg("m2")), (DEPTH, depth(0))]
+    assert follows(later, D, frozenset({"CORE-01"})) == len(plain)
+    assert follows(later, D, frozenset()) is None
+    # by no more than the messages put: one from nowhere missing is not the puts'
+    two_short = SETUP + [(put("a", "a1", "m0"), L.OK), (L.Get(conn="b", handle="b1", options=C.MQGMO_BROWSE_FIRST),
+                                                         msg("m0")), (put("a", "a1", "m1"), L.OK), (DEPTH, depth(0))]
+    _, b = blamed(two_short)
+    assert not (b.confirmed and b.rules == ("CORE-01",)), b
+    for between in [(DEPTH, depth(2)), (L.Get(conn="b", handle="b1", options=C.MQGMO_BROWSE_FIRST), msg("m1")),
+                    (L.AdvanceClock(tenths=1), L.OK)]:
+        _, b = blamed(plain + [between, (DEPTH, depth(1))])
+        assert not (b.confirmed and "CORE-01" in b.rules), (between, b)
+    # a call on another queue meets nothing of this one
+    other = [(L.DefineQueue(queue="Q2"), L.OK)] + plain + [
+        (L.InquireQueue(queue="Q2", names=("CURDEPTH",)), depth(0)), (DEPTH, depth(1))]
+    _, b = blamed(other)
+    assert b.rules == ("CORE-01",) and b.confirmed, b
+
+
 def test_a_returned_expiry_blames_the_expired_message_rule_only_for_a_value_of_zero_or_less():
     """EXP-06 says an expired message is never returned (Expiry after a get above zero): a positive Expiry
     that differs from MQ's is the remaining time's rules' (EXP-02/03), never EXP-06's; with no time

@@ -1632,6 +1632,25 @@ def _put_queue(state: ModelState, op: L.Op) -> str | None:
     return name if name in state.queues else None
 
 
+#: The rule that makes a message put outside syncpoint available as soon as its put returns.
+AT_ONCE_RULE = "CORE-01"
+
+
+def _arriving_late(plain: list[model.Branch], late: int) -> list[model.Branch]:
+    """A depth asked for before the latest ``late`` messages put outside syncpoint had arrived (CORE-01 relaxed:
+    the puts returned first): MQ's depth less one to ``late`` of them.  They are on the queue for the history's
+    next steps as MQ has them (they arrived after)."""
+    out = []
+    for b in plain:
+        depth = dict(b.observation.attrs or ()).get("CURDEPTH")
+        if isinstance(depth, int):
+            out += [attrs.evolve(b, observation=attrs.evolve(b.observation, attrs={**dict(b.observation.attrs),
+                                                                                     "CURDEPTH": depth - k}),
+                                 rules=tuple(dict.fromkeys((AT_ONCE_RULE, *b.rules))))
+                    for k in range(1, min(late, depth) + 1)]
+    return out
+
+
 class Walk:
     """The model following a history step by step with ``relaxed`` rules relaxed (``set_aside``: rules a
     keep-going run stepped past, relaxed as well but never counted as needed).  :meth:`step` takes the next
@@ -1656,6 +1675,10 @@ class Walk:
         #: Whether every reading that passes the last step taken explains it only by letting a message appear
         #: where MQ's get finds none (:func:`_appeared`).
         self.appeared = False
+        #: Per queue, the messages put outside syncpoint that no call has met since (only puts, opens, connects and
+        #: calls on other queues came after them): a depth asked for now may leave them out where CORE-01 is
+        #: relaxed (:func:`_arriving_late`).  The same along every reading: it is the history's, not a state's.
+        self.unmet: dict[str, int] = {}
 
     def through(self, pairs) -> int | None:
         """Take the steps of ``pairs`` not yet taken (``pairs`` extends the history taken so far) and return
@@ -1681,12 +1704,18 @@ class Walk:
         nxt: list[tuple[model.Branch, int | None, bool]] = []
         # for each of them, whether it explains the step only by letting a message appear (:func:`_appeared`)
         appeared: list[bool] = []
+        late = self.unmet.get(op.queue, 0) if isinstance(op, L.InquireQueue) and not op.qmgr \
+            and "CURDEPTH" in op.names else 0
         for state, at in candidates:
             plain, extra = _relaxed_step(state, op, relaxed, observed)
             if isinstance(op, (L.Put, L.Put1)):
                 # where a reading gave the system's own default, MQ's resolution is no longer one of its outcomes
                 plain = [b for b in plain if not _against_system_default(state, op, b)]
             aside = _relaxed_step(state, op, loose_aside, observed)[1] if loose_aside else []
+            if late and AT_ONCE_RULE in relaxed:
+                extra = extra + _arriving_late(plain, late)
+            elif late and AT_ONCE_RULE in loose_aside:
+                aside = aside + _arriving_late(plain, late)
             for b in plain:
                 if K._matches(b.observation, observed):
                     bound = _generated_id_noted(b, observed, relaxed, loose)
@@ -1719,6 +1748,7 @@ class Walk:
             self.candidates = []
             self.result = None
             return None
+        self._note(op, observed, candidates[0][0], [b for b, _, _ in nxt])
         self.appeared = all(appeared)
         used = [at for _, at, _ in nxt if at is not None]
         # passes: the first step the relaxation was needed at along the readings that pass without any later
@@ -1738,6 +1768,26 @@ class Walk:
                     seen.append((b.state, at))
         self.candidates = seen
         return self.result
+
+    def _note(self, op: L.Op, observed: L.Observation, before: ModelState, after: list[model.Branch]) -> None:
+        """:attr:`unmet` after ``op``: a put outside syncpoint adds the messages it placed; a get or a depth asked
+        for meets its queue's; an open, a connect, a call on another queue leave them; anything else meets all."""
+        if isinstance(op, (L.Put, L.Put1)):
+            queue = _put_queue(before, op)
+            if queue is not None and observed.cc != C.MQCC_FAILED:
+                placed = max((sum(1 for m in b.state.queues[queue].messages
+                                  if m.seq >= before.next_seq and m.put_by is None and AT_ONCE_RULE in m.provenance)
+                              for b in after if queue in b.state.queues), default=0)
+                if placed:
+                    self.unmet[queue] = self.unmet.get(queue, 0) + placed
+        elif isinstance(op, L.InquireQueue) and not op.qmgr:
+            if "CURDEPTH" in op.names:
+                self.unmet.pop(op.queue, None)
+        elif isinstance(op, L.Get):
+            h = before.handles.get(op.handle)
+            self.unmet.pop(h.queue if h is not None else None, None)
+        elif not isinstance(op, (L.Open, L.Connect)):
+            self.unmet.clear()
 
 
 def _generated_id_noted(branch: model.Branch, observed: L.Observation, relaxed: frozenset[str],
