@@ -364,6 +364,23 @@ def test_a_depth_short_of_messages_just_put_outside_syncpoint_blames_their_put_c
                     (L.AdvanceClock(tenths=1), L.OK)]:
         _, b = blamed(plain + [between, (DEPTH, depth(1))])
         assert not (b.confirmed and "CORE-01" in b.rules), (between, b)
+    # a depth MQ gives (an expired message removed in the background) tells no story of a message arriving late:
+    # the expiration report missing after it is the expiry's (diagnosed as a run diagnoses it, with the rules of
+    # the model's other outcomes on trial too: CORE-01 among them)
+    opts = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    expired = [(L.DefineQueue(queue="APP.Q"), L.OK), (L.DefineQueue(queue="REPLY.Q"), L.OK), (L.Connect(conn="p"), L.OK),
+               (L.Open(conn="p", handle="h", queue="APP.Q", options=opts), L.OK),
+               (L.Put(conn="p", handle="h", body="m5", options=C.MQPMO_NO_SYNCPOINT,
+                      md=L.MessageDescriptor(expiry=3, report=C.MQRO_EXPIRATION, reply_to_q="REPLY.Q")), L.OK),
+               (L.AdvanceClock(tenths=8), L.OK), (put("p", "h", "m6"), L.OK), (put("p", "h", "m7"), L.OK),
+               (L.InquireQueue(queue="APP.Q", names=("CURDEPTH",)), depth(2)),
+               (L.InquireQueue(queue="REPLY.Q", names=("CURDEPTH",)), depth(0))]
+    mm = check_history(D, expired)[-1].mismatch
+    diagnosed = with_alternatives(Failure(area="expiry", adapter="x", platform=D, seed=1, mismatch=mm,
+                                          steps=tuple(Step(op=o, observed=b) for o, b in expired)))
+    assert "CORE-01" in diagnosed.mismatch.rules + tuple(r for a in diagnosed.mismatch.alternatives for r in a.rules) \
+        or "CORE-01" in diagnosed.mentioned, diagnosed.mismatch
+    assert "CORE-01" not in diagnosed.blamed and "EXP-08" in diagnosed.blamed, diagnosed.mismatch
     # a call on another queue meets nothing of this one
     other = [(L.DefineQueue(queue="Q2"), L.OK)] + plain + [
         (L.InquireQueue(queue="Q2", names=("CURDEPTH",)), depth(0)), (DEPTH, depth(1))]

@@ -1712,10 +1712,12 @@ class Walk:
                 # where a reading gave the system's own default, MQ's resolution is no longer one of its outcomes
                 plain = [b for b in plain if not _against_system_default(state, op, b)]
             aside = _relaxed_step(state, op, loose_aside, observed)[1] if loose_aside else []
-            if late and AT_ONCE_RULE in relaxed:
-                extra = extra + _arriving_late(plain, late)
-            elif late and AT_ONCE_RULE in loose_aside:
-                aside = aside + _arriving_late(plain, late)
+            # (only where the depth is not one MQ gives: one MQ gives tells no story of messages arriving late)
+            if late and not _answered_as_mq(op, observed, plain):
+                if AT_ONCE_RULE in relaxed:
+                    extra = extra + _arriving_late(plain, late)
+                elif AT_ONCE_RULE in loose_aside:
+                    aside = aside + _arriving_late(plain, late)
             for b in plain:
                 if K._matches(b.observation, observed):
                     bound = _generated_id_noted(b, observed, relaxed, loose)
