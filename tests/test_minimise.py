@@ -1201,6 +1201,107 @@ def test_a_browse_next_out_of_order_is_told_apart_by_the_same_browses_made_gets(
         assert "CORE-19" in blamed_rules(small) and browsed, (small.mismatch, [s.op for s in small.steps])
 
 
+class GetsWaitForDispatch:
+    """The simulated queue manager with ``faults``, except that a destructive get that does not wait finds nothing (as
+    ActiveMQ as it installs answers a get right after the puts: the broker dispatches to the consumer a moment
+    later); one that waits finds what the queue manager gives, unless ``waits_too``."""
+
+    name = "simulated"
+
+    def __init__(self, faults: str, waits_too: bool = False) -> None:
+        self.inner = create_adapter("simulated", {"faults": faults, "platform": "distributed"})
+        self.waits_too = waits_too
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def execute(self, op):
+        if type(op) is L.Get and not op.options & (C.MQGMO_BROWSE_ANY | C.MQGMO_MSG_UNDER_CURSOR) \
+                and (self.waits_too or not op.options & C.MQGMO_WAIT):
+            return L.Observation(cc=C.MQCC_FAILED, rc=C.MQRC_NO_MSG_AVAILABLE)
+        return self.inner.execute(op)
+
+
+@pytest.mark.parametrize("waits_too", [False, True])
+def test_a_browse_first_out_of_order_is_told_apart_by_a_get_that_waits_where_one_that_does_not_finds_nothing(
+        waits_too):
+    """ActiveMQ as it installs: a priority-0 message and a priority-9 one put to a priority queue, and a BROWSE_FIRST
+    that returns the first put: a browse that took another than the first message (CORE-18) reads as well as a
+    delivery order broken for every get (CORE-04), and its published report said "one of" the two.  The browse made
+    a get finds nothing there (a get that does not wait, right after the puts): that departure is another rule's.
+    The get made to wait takes the messages as a get does, in arrival order: CORE-04 alone, shown by a get.  A
+    system whose gets find nothing, waiting or not, shows nothing more, and the browse stays "one of"."""
+    from conformance.records.history import blamed_rules
+
+    adapter = GetsWaitForDispatch("priority-ignored", waits_too)
+    io = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    ops = [L.DefineQueue(queue="Q2", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="Q2", options=io),
+           *(L.Put(conn="c1", handle="h1", body=body, md=L.MessageDescriptor(priority=priority),
+                   options=C.MQPMO_NO_SYNCPOINT) for body, priority in (("m1", 0), ("m2", 9))),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT)]
+    found = failure_of(adapter, "core", ops)
+    assert set(blamed_rules(found)) == {"CORE-04", "CORE-18"}, blamed_rules(found)
+    small = minimise(found, adapter)
+    last = small.steps[-1]
+    _told_by_a_get_that_waits(small, waits_too, {"CORE-04", "CORE-18"}, "m1")
+
+
+def _told_by_a_get_that_waits(small, waits_too: bool, one_of: set, first: str) -> None:
+    from conformance.records.history import blamed_rules
+
+    last = small.steps[-1]
+    if waits_too:
+        assert set(blamed_rules(small)) == one_of, (small.mismatch, [s.op for s in small.steps])
+        assert not last.op.options & C.MQGMO_WAIT, last
+    else:
+        assert blamed_rules(small) == ("CORE-04",), (small.mismatch, [s.op for s in small.steps])
+        assert type(last.op) is L.Get and not last.op.options & C.MQGMO_BROWSE_ANY, last
+        assert last.op.options & C.MQGMO_WAIT and last.observed.message.body == first and small.reproduced, last
+
+
+@pytest.mark.parametrize("waits_too", [False, True])
+def test_a_browse_next_out_of_order_is_told_apart_by_gets_that_wait(waits_too):
+    """The browse-next history of ActiveMQ's published report as it installs (priorities 9, the queue's default and
+    9; BROWSE_FIRST, then a BROWSE_NEXT that returns the second put): the browses made gets find nothing right after
+    the puts; made gets that wait, they take the messages in arrival order too: CORE-04 alone."""
+    adapter = GetsWaitForDispatch("priority-ignored", waits_too)
+    io = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    ops = [L.DefineQueue(queue="Q2"), L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q2", options=io),
+           *(L.Put(conn="c1", handle="h1", body=body, md=L.MessageDescriptor(priority=priority),
+                   options=C.MQPMO_NO_SYNCPOINT) for body, priority in (("m2", 9), ("m3", -1), ("m4", 9))),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_SYNCPOINT)]
+    from conformance.records.history import blamed_rules
+
+    found = failure_of(adapter, "core", ops)
+    assert set(blamed_rules(found)) == {"CORE-04", "CORE-19"}, blamed_rules(found)
+    small = minimise(found, adapter)
+    _told_by_a_get_that_waits(small, waits_too, {"CORE-04", "CORE-19"}, "m3")
+
+
+@pytest.mark.parametrize("waits_too", [False, True])
+def test_a_selecting_get_out_of_order_is_told_apart_by_a_plain_get_that_waits(waits_too):
+    """ActiveMQ as it installs: messages of priorities 0 and 4 with one CorrelId put to a priority queue, and a get
+    selecting that CorrelId returns the priority-0 one: the order among the selected (CORE-52) or the queue's
+    delivery order (CORE-04)?  The get made plain finds nothing right after the puts, another rule's departure;
+    made plain and waiting it takes the priority-0 message too: CORE-04 alone, shown without MatchOptions."""
+    adapter = GetsWaitForDispatch("priority-ignored", waits_too)
+    io = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    ops = [L.DefineQueue(queue="Q1"), L.Connect(conn="c1"), L.Open(conn="c1", handle="h1", queue="Q1", options=io),
+           *(L.Put(conn="c1", handle="h1", body=body, options=C.MQPMO_NO_SYNCPOINT,
+                   md=L.MessageDescriptor(priority=priority, correl_id="corr-1")) for body, priority in (("m2", 0),
+                                                                                                          ("m4", 4))),
+           L.GetMatching(conn="c1", handle="h1", options=C.MQGMO_NO_SYNCPOINT, match_options=C.MQMO_MATCH_CORREL_ID,
+                         correl_id="corr-1")]
+    from conformance.records.history import blamed_rules
+
+    found = failure_of(adapter, "core", ops)
+    assert set(blamed_rules(found)) == {"CORE-04", "CORE-52"}, blamed_rules(found)
+    small = minimise(found, adapter)
+    _told_by_a_get_that_waits(small, waits_too, {"CORE-04", "CORE-52"}, "m2")
+
+
 def test_a_report_missing_after_a_refresh_is_told_apart_by_the_depth_the_refresh_left():
     """On z/OS, a message put with an expiration report asked for, expired, and REFRESH QMGR TYPE(EXPIRY) on its
     queue: no report on the reply queue after it reads as the message discarded without its report (EXP-08,

@@ -627,6 +627,12 @@ def _fewer_attributes(ops: list[L.Op], search: _Search) -> list[L.Op]:
 SELECTION_RULES = frozenset({"CORE-51", "CORE-52", "CORE-53", "CORE-54"})
 
 
+#: How long a get made of a browse or of a selecting get waits where the get made plainly found nothing (ms): a
+#: system whose gets find nothing right after the puts (a broker that dispatches to its consumers a moment later)
+#: shows the order to a get that waits.
+WITNESS_WAIT_MS = 1000
+
+
 def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
     """Gets that select (MatchOptions) made plain gets where the failure stays, less the selection's rules:
     then it was not about selecting, and the reader is spared MatchOptions.  All at once, else one by one;
@@ -640,8 +646,18 @@ def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
     def plain(op: L.Op) -> L.Op:
         return L.Get(conn=op.conn, handle=op.handle, options=op.options, wait_interval=op.wait_interval)
 
+    def waiting(op: L.Op) -> L.Op:
+        # (a system whose plain gets find nothing right after the puts, as a broker that dispatches to its
+        # consumers a moment later: a get that waits, :data:`WITNESS_WAIT_MS`)
+        return L.Get(conn=op.conn, handle=op.handle, options=op.options | C.MQGMO_WAIT, wait_interval=WITNESS_WAIT_MS)
+
     search.failure = attrs.evolve(original, mismatch=attrs.evolve(original.mismatch, rules=rules))
+    search.last = None
     current = _all_then_each(ops, chosen, plain, search.reduce, search)
+    missed = search.last
+    if current is ops and missed is not None and missed.mismatch.index in chosen \
+            and missed.mismatch.observed.message is None and not ops[missed.mismatch.index].options & C.MQGMO_WAIT:
+        current = _all_then_each(ops, chosen, waiting, search.reduce, search)
     if current is ops:
         search.failure = original
     return current
@@ -1101,7 +1117,18 @@ def _plainer_failing_browse(ops: list[L.Op], search: _Search) -> list[L.Op]:
         return ops
     plain = attrs.evolve(last, options=last.options & ~(browse | C.MQGMO_LOCK | C.MQGMO_UNLOCK))
     before = search.failure.rules
-    if search.replay(ops[:-1] + [plain]) is None or search.failure.rules == before:
+    search.last = None
+    if search.replay(ops[:-1] + [plain]) is None:
+        missed = search.last
+        if plain.options & C.MQGMO_WAIT or missed is None or missed.mismatch.index != len(ops) - 1 \
+                or missed.mismatch.observed.message is not None:
+            return ops
+        # the get found nothing where a message waits (a system whose gets find nothing right after the puts, as
+        # a broker that dispatches to its consumers a moment later): the get waiting, :data:`WITNESS_WAIT_MS`
+        plain = attrs.evolve(plain, options=plain.options | C.MQGMO_WAIT, wait_interval=WITNESS_WAIT_MS)
+        if search.replay(ops[:-1] + [plain]) is None:
+            return ops
+    if search.failure.rules == before:
         return ops
     return ops[:-1] + [plain]
 
@@ -1111,7 +1138,9 @@ def _browses_made_gets(ops: list[L.Op], search: _Search, blamed: set[str]) -> li
     that passed messages over (CORE-19) as well as a delivery order broken for every get (CORE-04 on a priority
     queue): the browses of its handle up to it (from its latest BROWSE_FIRST), made destructive gets, take the
     messages in the order a get does.  Where they depart, blamed on fewer of the rules, that is the departure
-    (the order of gets); where they do not (None), the cursor alone is to blame and the browses stay."""
+    (the order of gets); where they do not (None), the cursor alone is to blame and the browses stay.  Gets that
+    found nothing where a message waits (the departure of another rule) are tried again waiting (MQGMO_WAIT,
+    :data:`WITNESS_WAIT_MS`)."""
     last = ops[-1]
     if type(last) is not L.Get or not last.options & C.MQGMO_BROWSE_NEXT:
         return None
@@ -1126,7 +1155,17 @@ def _browses_made_gets(ops: list[L.Op], search: _Search, blamed: set[str]) -> li
                  for i, op in enumerate(ops)]
     if not search.well_formed(candidate):
         return None
-    return _with_candidate(candidate, 0, search, _narrowing(search, blamed))
+    told = _with_candidate(candidate, 0, search, _narrowing(search, blamed))
+    missed = search.last
+    if told is not None or missed is None or missed.mismatch.observed.message is not None \
+            or missed.mismatch.index not in made:
+        return told
+    waiting = [attrs.evolve(op, options=op.options | C.MQGMO_WAIT, wait_interval=WITNESS_WAIT_MS) if i in made else op
+               for i, op in enumerate(candidate)]
+    if waiting == candidate or not search.well_formed(waiting):
+        return None
+    _allow_witness_replays(search)
+    return _with_candidate(waiting, 0, search, _narrowing(search, blamed))
 
 
 def _try(ops: list[L.Op], i: int, op: L.Op, search: _Search) -> list[L.Op] | None:
