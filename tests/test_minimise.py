@@ -1222,6 +1222,22 @@ class GetsWaitForDispatch:
         return self.inner.execute(op)
 
 
+def _browsed_first_out_of_order(adapter):
+    """ActiveMQ's published history as it installs, found on ``adapter``: priorities 0 and 9 put to a priority queue,
+    and a BROWSE_FIRST that returns the first put (CORE-18 or CORE-04)."""
+    from conformance.records.history import blamed_rules
+
+    io = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
+    ops = [L.DefineQueue(queue="Q2", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)), L.Connect(conn="c1"),
+           L.Open(conn="c1", handle="h1", queue="Q2", options=io),
+           *(L.Put(conn="c1", handle="h1", body=body, md=L.MessageDescriptor(priority=priority),
+                   options=C.MQPMO_NO_SYNCPOINT) for body, priority in (("m1", 0), ("m2", 9))),
+           L.Get(conn="c1", handle="h1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT)]
+    found = failure_of(adapter, "core", ops)
+    assert set(blamed_rules(found)) == {"CORE-04", "CORE-18"}, blamed_rules(found)
+    return found
+
+
 @pytest.mark.parametrize("waits_too", [False, True])
 def test_a_browse_first_out_of_order_is_told_apart_by_a_get_that_waits_where_one_that_does_not_finds_nothing(
         waits_too):
@@ -1231,18 +1247,8 @@ def test_a_browse_first_out_of_order_is_told_apart_by_a_get_that_waits_where_one
     a get finds nothing there (a get that does not wait, right after the puts): that departure is another rule's.
     The get made to wait takes the messages as a get does, in arrival order: CORE-04 alone, shown by a get.  A
     system whose gets find nothing, waiting or not, shows nothing more, and the browse stays "one of"."""
-    from conformance.records.history import blamed_rules
-
     adapter = GetsWaitForDispatch("priority-ignored", waits_too)
-    io = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
-    ops = [L.DefineQueue(queue="Q2", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)), L.Connect(conn="c1"),
-           L.Open(conn="c1", handle="h1", queue="Q2", options=io),
-           *(L.Put(conn="c1", handle="h1", body=body, md=L.MessageDescriptor(priority=priority),
-                   options=C.MQPMO_NO_SYNCPOINT) for body, priority in (("m1", 0), ("m2", 9))),
-           L.Get(conn="c1", handle="h1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT)]
-    found = failure_of(adapter, "core", ops)
-    assert set(blamed_rules(found)) == {"CORE-04", "CORE-18"}, blamed_rules(found)
-    small = minimise(found, adapter)
+    small = minimise(_browsed_first_out_of_order(adapter), adapter)
     _told_by_a_get_that_waits(small, waits_too, {"CORE-04", "CORE-18"}, "m1")
 
 
@@ -1305,15 +1311,7 @@ def test_on_real_time_a_get_made_of_a_browse_waits_from_its_first_try():
     from conformance.records.history import blamed_rules
 
     adapter = RacesDispatch("priority-ignored")
-    io = C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
-    ops = [L.DefineQueue(queue="Q2", attrs=(("MSGDLVSQ", C.MQMDS_PRIORITY),)), L.Connect(conn="c1"),
-           L.Open(conn="c1", handle="h1", queue="Q2", options=io),
-           *(L.Put(conn="c1", handle="h1", body=body, md=L.MessageDescriptor(priority=priority),
-                   options=C.MQPMO_NO_SYNCPOINT) for body, priority in (("m1", 0), ("m2", 9))),
-           L.Get(conn="c1", handle="h1", options=C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_SYNCPOINT)]
-    found = failure_of(adapter, "core", ops)
-    assert set(blamed_rules(found)) == {"CORE-04", "CORE-18"}, blamed_rules(found)
-    small = minimise(found, adapter)
+    small = minimise(_browsed_first_out_of_order(adapter), adapter)
     last = small.steps[-1]
     assert blamed_rules(small) == ("CORE-04",) and small.reproduced, (small.mismatch, small.reproduced)
     assert type(last.op) is L.Get and last.op.options & C.MQGMO_WAIT and last.observed.message.body == "m1", last
