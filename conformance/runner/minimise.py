@@ -640,10 +640,19 @@ def _waiting(op: L.Get) -> L.Get:
     return attrs.evolve(op, options=op.options | C.MQGMO_WAIT, wait_interval=WITNESS_WAIT_MS)
 
 
-def _made_get(op: L.Get, search: "_Search") -> L.Get:
+def _made_get(op: L.Get, search: _Search) -> L.Get:
     """A get the minimiser made (of a browse, of a selecting get) as it is first tried: waiting on a system that runs
     on real time, else as it is."""
     return _waiting(op) if search.adapter.capabilities().realtime else op
+
+
+def _found_nothing(search: _Search, made: list[L.Op], at) -> bool:
+    """Whether the last replay of ``made`` (a history with gets the minimiser made at the steps ``at``) departed at
+    one of those gets, not yet waiting, by finding nothing where a message waits: the same gets are worth a try
+    waiting."""
+    missed = search.last
+    return missed is not None and missed.mismatch.index in at and missed.mismatch.observed.message is None \
+        and not made[missed.mismatch.index].options & C.MQGMO_WAIT
 
 
 def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
@@ -666,9 +675,8 @@ def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
     search.failure = attrs.evolve(original, mismatch=attrs.evolve(original.mismatch, rules=rules))
     search.last = None
     current = _all_then_each(ops, chosen, plain, search.reduce, search)
-    missed = search.last
-    if current is ops and missed is not None and missed.mismatch.index in chosen \
-            and missed.mismatch.observed.message is None and not plain(ops[missed.mismatch.index]).options & C.MQGMO_WAIT:
+    if current is ops and _found_nothing(search, [plain(op) if i in chosen else op for i, op in enumerate(ops)],
+                                         chosen):
         current = _all_then_each(ops, chosen, waiting, search.reduce, search)
     if current is ops:
         search.failure = original
@@ -1131,9 +1139,7 @@ def _plainer_failing_browse(ops: list[L.Op], search: _Search) -> list[L.Op]:
     before = search.failure.rules
     search.last = None
     if search.replay(ops[:-1] + [plain]) is None:
-        missed = search.last
-        if plain.options & C.MQGMO_WAIT or missed is None or missed.mismatch.index != len(ops) - 1 \
-                or missed.mismatch.observed.message is not None:
+        if not _found_nothing(search, ops[:-1] + [plain], {len(ops) - 1}):
             return ops
         # the get found nothing where a message waits: the get waiting (:data:`WITNESS_WAIT_MS`)
         plain = _waiting(plain)
@@ -1167,12 +1173,10 @@ def _browses_made_gets(ops: list[L.Op], search: _Search, blamed: set[str]) -> li
     if not search.well_formed(candidate):
         return None
     told = _with_candidate(candidate, 0, search, _narrowing(search, blamed))
-    missed = search.last
-    if told is not None or missed is None or missed.mismatch.observed.message is not None \
-            or missed.mismatch.index not in made:
+    if told is not None or not _found_nothing(search, candidate, made):
         return told
     waiting = [_waiting(op) if i in made else op for i, op in enumerate(candidate)]
-    if waiting == candidate or not search.well_formed(waiting):
+    if not search.well_formed(waiting):
         return None
     _allow_witness_replays(search)
     return _with_candidate(waiting, 0, search, _narrowing(search, blamed))
