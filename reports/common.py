@@ -7,7 +7,7 @@ import time
 
 from conformance import __version__
 from conformance.records.history import Failure, rules_text
-from conformance.records.results import REPLAY_SHOWN, replay_outcome
+from conformance.records.results import REPLAY_CONFIRMED, REPLAY_SHOWN, replay_outcome
 from conformance.records.render import alternative_differences, differences, explain, field_text, observation_text, op_text
 from reports.matrix import VERDICTS, Column
 
@@ -58,11 +58,13 @@ def claim_rows(col: Column) -> list[tuple[str, str]]:
                                          + (", ".join(m["races"]) if m.get("races") else "none found") + ")"))
     if m.get("recorded"):
         shown = collections.Counter(map(replay_outcome, m["recorded"]))
-        again = sorted({e["file"] for e in m["recorded"] if e["shown"] == REPLAY_SHOWN})
+        again = {what: sorted({e["file"] for e in m["recorded"] if e["shown"] == what})
+                 for what in (REPLAY_SHOWN, REPLAY_CONFIRMED)}
         rows.append(("recorded counterexamples", f"{len(m['recorded'])} given to the runs (run --recorded), each "
-                     "replayed after its area's search unless the search had found its departure: "
-                     + "; ".join(f"{what} {n}" + (f" ({', '.join(again)}: the failure is that replay's departure, "
-                                                  "minimised in this run)" if what == REPLAY_SHOWN and again else "")
+                     "replayed after its area's search unless the search had found its departure in a history "
+                     "shown again: "
+                     + "; ".join(f"{what} {n}" + (f" ({', '.join(again[what])}: the failure is that replay's "
+                                                  "departure, minimised in this run)" if again.get(what) else "")
                                  for what, n in sorted(shown.items()))))
     if m.get("not_expressible"):
         declined = m.get("declined") or {}

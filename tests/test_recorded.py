@@ -10,7 +10,8 @@ from adapters.registry import create_adapter
 from adapters.simulated import SimulatedAdapter
 from conformance.records.history import Step, load_failure, with_alternatives
 from conformance.runner.engine import DEFAULT_EXAMPLES, run_areas
-from conformance.runner.recorded import CONFORMANT, EXPLAINED, FOUND, NOT_EXPRESSIBLE, OTHER_SYSTEM, SHOWN, Recorded
+from conformance.runner.recorded import (CONFIRMED, CONFORMANT, EXPLAINED, FOUND, NOT_EXPRESSIBLE, OTHER_SYSTEM, SHOWN,
+                                        Recorded)
 from reference_model import language as L
 from tests.clikit import run_cli
 from tests.faultkit import fault_run_args, seed_of
@@ -146,6 +147,51 @@ def test_a_recorded_departure_the_search_finds_is_not_replayed_and_the_searchs_c
     run = json.loads((tmp_path / "again" / "run.json").read_text())
     assert {r["shown"] for r in run["recorded"]} == {FOUND}
     assert sorted(run["failures"]) == sorted(f"failures/{f.name}" for f in recorded.glob("*.json"))
+
+
+def test_a_recorded_departure_shown_again_replaces_the_searchs_history_of_it_that_was_not(tmp_path):
+    """The search found the departure only in a long history whose confirming replay passed (a real system's
+    timing: "not shown again"); the recorded counterexample of the same rule, shown again when recorded, is
+    replayed, shows again, and is the run's failure in its place: counted once, the run not "not reproduced",
+    and the search's replay file gone from the results.  A recorded one that was not shown again itself, or that
+    no longer shows, leaves the search's failure as it was."""
+    from conformance.records.results import RunRecord
+    from conformance.runner.engine import run_area
+
+    failure = load_failure(sorted(_recorded(tmp_path).glob("*.json"))[0])
+    assert failure.reproduced and len(failure.blamed) == 1, failure.blamed
+    rule = failure.blamed[0]
+    pad = [Step(op=L.DefineQueue(queue="PAD.Q"), observed=L.OK),
+           Step(op=L.InquireQueue(queue="PAD.Q", names=("CURDEPTH",)), observed=L.Observation(attrs={"CURDEPTH": 0}))]
+    searched = attrs.evolve(failure, steps=(failure.steps[0], *pad, *failure.steps[1:]), reproduced=False,
+                            mismatch=attrs.evolve(failure.mismatch, index=failure.mismatch.index + len(pad)))
+
+    def run(recorded, faults=FAULT):
+        adapter = create_adapter("simulated", {"faults": faults, "platform": failure.platform})
+        record = RunRecord(adapter="simulated", describe={}, capabilities=adapter.capabilities().to_json(),
+                           areas=[failure.area], seed=1, examples=1)
+        record.add_failure(searched)   # what the search found
+        results = tmp_path / f"results-{len(list(tmp_path.iterdir()))}"
+        record.write(results)   # (as a run writes what it found as it goes)
+        outcome, _ = run_area(adapter, failure.area, failure.platform, 1, 1, {"faults": faults}, record,
+                              keep_going=0, recorded_before=(Recorded("given.json", recorded),))
+        record.write(results)
+        files = [load_failure(f) for f in sorted((results / "failures").glob("*.json"))]
+        return record, outcome, files
+
+    record, outcome, files = run(failure)
+    assert [e["shown"] for e in record.recorded] == [CONFIRMED], record.recorded
+    assert len(record.failures) == 1 and record.failures[0].reproduced and record.failures[0].size < searched.size
+    assert record.coverage.failed[rule] == 1, record.coverage.failed
+    assert outcome.startswith("NON-CONFORMANT (") and "not reproduced" not in outcome, outcome
+    assert [(f.size, f.reproduced) for f in files] == [(record.failures[0].size, True)]
+    assert {row["rule"]: row["verdict"] for row in record.rule_rows()}[rule] == "fail"
+    # a recorded one not shown again itself is not replayed; one the system no longer shows leaves the search's
+    for given, faults, shown in [(attrs.evolve(failure, reproduced=False), FAULT, FOUND), (failure, "", CONFORMANT)]:
+        record, outcome, files = run(given, faults)
+        assert [e["shown"] for e in record.recorded] == [shown], record.recorded
+        assert record.failures == [searched] and not record.failures[0].reproduced
+        assert record.coverage.failed[rule] == 1 and [f.size for f in files] == [searched.size]
 
 
 def test_a_recorded_departure_the_system_no_longer_shows_is_named_and_fails_nothing(tmp_path):

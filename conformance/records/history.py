@@ -379,21 +379,35 @@ def write_json_atomic(path: Path, data: object) -> None:
 
 def save_failure(failure: Failure, directory: Path) -> Path:
     """Write ``failure`` as a replay file named by its area, platform and rules; never over another failure."""
+    path, written = _failure_file(failure, directory)
+    if not written:
+        write_json_atomic(path, failure.to_json())
+    return path
+
+
+def drop_failure(failure: Failure, directory: Path) -> None:
+    """Remove ``failure``'s replay file from ``directory``, where one was written (none other)."""
+    path, written = _failure_file(failure, directory)
+    if written:
+        path.unlink()
+
+
+def _failure_file(failure: Failure, directory: Path) -> tuple[Path, bool]:
+    """The replay file ``failure`` has in ``directory``, and whether it is written there (False: the name it
+    would be written under, one no other failure's file holds)."""
     digest = hashlib.sha1(failure.fingerprint().encode("utf-8", "surrogatepass")).hexdigest()[:10]
     stem = f"{failure.area}-{failure.platform}-{'_'.join(failure.blamed[:3]) or 'unknown'}-{digest}"
-    data = failure.to_json()
-    as_read = json.loads(json.dumps(data))
+    as_read = json.loads(json.dumps(failure.to_json()))
     for n in itertools.count(1):
         path = Path(directory) / (f"{stem}.json" if n == 1 else f"{stem}-{n}.json")
         try:
             if json.loads(path.read_text(encoding="utf-8")) == as_read:
-                return path  # this very failure, written before
+                return path, True  # this very failure, written before
         except FileNotFoundError:
-            break
+            return path, False
         except (OSError, ValueError):
             continue
-    write_json_atomic(path, data)
-    return path
+    raise AssertionError("unreachable")
 
 
 def load_failure(path: str | Path) -> Failure:

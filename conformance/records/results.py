@@ -22,7 +22,7 @@ import attrs
 
 from conformance import __version__
 from conformance.checker.sequential import StepCheck
-from conformance.records.history import Failure, save_failure, write_json_atomic
+from conformance.records.history import Failure, drop_failure, save_failure, write_json_atomic
 from conformance.records.races import save_race
 from reference_model.classes import NEEDS, label, names_of
 from reference_model.rules import RULES, Rule
@@ -155,6 +155,19 @@ class Coverage:
         else:
             self.failed.update(blamed)
 
+    def discount_failure(self, blamed: tuple[str, ...], each: bool, either: tuple[str, ...] = ()) -> None:
+        """Take back what :meth:`count_failure` counted for the same history."""
+        if each and len(blamed) > 1:
+            self.one_of["+".join(blamed)] -= 1
+        elif len(either) > 1:
+            self.failed.subtract(r for r in blamed if r not in either)
+            self.one_of["+".join(either)] -= 1
+        else:
+            self.failed.subtract(blamed)
+        for counter in (self.failed, self.one_of):
+            for key in [k for k, n in counter.items() if n <= 0]:
+                del counter[key]
+
     def only_one_of(self, rule: str) -> bool:
         """Whether ``rule`` is named by a history that breaks one of several rules, and by no failure of its own."""
         return not self.failed[rule] and any(rule in key.split("+") for key in self.one_of)
@@ -279,12 +292,15 @@ def vacuity(rows, areas, examples: int) -> str | None:
 
 #: What replaying a recorded counterexample after an area's search showed (``RunRecord.recorded``,
 #: :mod:`conformance.runner.recorded`): its departure again, recorded as the run's; again, but explained by the
-#: departures the run found (nothing new); none; another.  And why one was not replayed: the search found what it
+#: departures the run found (nothing new); none; another (and REPLAY_CONFIRMED below).  And why one was not replayed: the search found what it
 #: breaks, it was recorded on another adapter, or the system cannot run it.
 REPLAY_SHOWN, REPLAY_EXPLAINED = "shown again", "shown again, explained by the departures found"
 REPLAY_CONFORMANT, REPLAY_OTHERWISE = "conformant", "departs otherwise than recorded"
 REPLAY_FOUND, REPLAY_OTHER_SYSTEM, REPLAY_NOT_EXPRESSIBLE = ("found by the search", "recorded on another adapter",
                                                              "not expressible")
+#: A recorded counterexample shown again whose departure the search found, but in a history not shown again (the
+#: system's timing): the run's failure is the recorded one's, shown again, in place of the search's.
+REPLAY_CONFIRMED = "shown again, in place of the search's history not shown again"
 
 
 def replay_outcome(entry: dict) -> str:
@@ -336,6 +352,9 @@ class RunRecord:
     #: Recorded counterexamples given to the run (``run --recorded``): each file's name, area, platform and what
     #: its replay after the area's search showed, or why it was not replayed (:mod:`conformance.runner.recorded`).
     recorded: list = attrs.Factory(list)
+    #: Failures recorded, then given up for others that show the same departure better (:meth:`replace_failure`):
+    #: their replay files, where written, are removed at the next write.
+    _given_up: list = attrs.field(factory=list, eq=False, repr=False)
 
     def spend(self, phase: str, seconds: float) -> None:
         """Count ``seconds`` spent in ``phase`` (one of :data:`PHASES`)."""
@@ -363,6 +382,16 @@ class RunRecord:
         # failed: the rules the history breaks (or one of them), not every rule the checker mentioned
         self.coverage.count_failure(failure.blamed, failure.one_of, failure.either)
         self.failures.append(failure)
+
+    def replace_failure(self, old: Failure, new: Failure) -> None:
+        """Record ``new`` in ``old``'s place (counted instead of it; its replay file, where written, removed at the
+        next write): the same departure shown better, as a recorded counterexample shown again is, where the
+        search's history of it was not shown again."""
+        at = next(i for i, f in enumerate(self.failures) if f is old)
+        self.coverage.discount_failure(old.blamed, old.one_of, old.either)
+        self.coverage.count_failure(new.blamed, new.one_of, new.either)
+        self.failures[at] = new
+        self._given_up.append(old)
 
     def add_race(self, race) -> None:
         """A race: the rules no order of its calls satisfies are failed, as a failure's blamed rules are (or, where
@@ -466,6 +495,8 @@ class RunRecord:
         """Write the result directory; returns the replay files written."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
+        for gone in self._given_up:
+            drop_failure(gone, directory / "failures")
         replay_paths = [save_failure(f, directory / "failures") for f in self.failures]
         race_paths = [save_race(r, directory) for r in self.races]
         rows = self.rule_rows()

@@ -21,7 +21,7 @@ from conformance.generator import MACHINES
 from conformance.generator.base import bind
 from conformance.records.history import Failure, with_alternatives
 from conformance.runner.minimise import minimise
-from conformance.runner.recorded import EXPLAINED, FOUND, replay_recorded
+from conformance.runner.recorded import CONFIRMED, EXPLAINED, FOUND, replay_recorded
 from conformance.records.results import RunRecord, unreached_areas, vacuity
 from conformance.runner.session import HarnessError, NonConformance, Session, ShrinkBounds, ShrinkSpent, one_case
 from conformance.runner.stable import machine_digests_kept, stable_generation
@@ -400,10 +400,14 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         finally:
             record.spend("minimise", time.monotonic() - began)
 
+    # the rules of a failure of this run being shown again in a better history (the recorded loop below): not
+    # known while the better one is diagnosed, so that it is not taken as explained by the one it is to replace
+    freeing: frozenset[str] = frozenset()
+
     def known_now() -> frozenset[str]:
         # found broken (in this area, or in another on this platform: one system; or by another worker), or
         # declared not applicable
-        return frozenset(broken) | declared | broken_before | broken_here()
+        return (frozenset(broken) | declared | broken_before | broken_here()) - freeing
 
     def explained_before(failure) -> bool:
         """Whether departures found before, relaxed, explain ``failure``'s history as met, before it is minimised:
@@ -451,11 +455,25 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         return lambda rules: explained_by(pairs, platform, rules, tolerance)
 
     def found(failure, not_reproduced: bool = False, aside: frozenset[str] = frozenset(),
-              tidied: bool = False):
+              tidied: bool = False, instead_of=None):
         """Record ``failure`` (minimised unless ``tidied``) and return it as recorded, found with the
         rules ``aside`` set aside (its history may pass through departures from them, as the round
         that found it stepped past them).  One whose minimal form names only rules a failure
-        recorded before names is not recorded again (None)."""
+        recorded before names is not recorded again (None).  ``instead_of``: a failure of this run, not shown
+        again, that ``failure`` is to replace: recorded in its place where it breaks the same rules, shown again,
+        its blame confirmed where the other's was (else None, and ``instead_of`` stays)."""
+        nonlocal outcome, unsteady, met, explained, freeing
+        if instead_of is not None:
+            others = frozenset(r for f in record.failures if f.platform == platform and f is not instead_of
+                               for r in f.blamed)
+            freeing = frozenset(instead_of.blamed) - others - declared - broken_before
+            try:
+                return record_found(failure, False, aside, tidied, replacing=instead_of)
+            finally:
+                freeing = frozenset()
+        return record_found(failure, not_reproduced, aside, tidied)
+
+    def record_found(failure, not_reproduced: bool, aside: frozenset[str], tidied: bool, replacing=None):
         nonlocal outcome, unsteady, met, explained
         if not tidied and explained_before(failure):
             met = True
@@ -496,12 +514,19 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         # by the report's tests or a replay, blames what this one did
         failure = attrs.evolve(failure, found_broken=tuple(sorted(
             (set(failure.found_broken) | known) - undecided - set(failure.blamed))))
-        record.add_failure(failure)
+        if replacing is None:
+            record.add_failure(failure)
+            unsteady = unsteady or not_reproduced
+        elif not_reproduced or (set(failure.blamed), failure.one_of) != (set(replacing.blamed), replacing.one_of) \
+                or replacing.mismatch.confirmed and not failure.mismatch.confirmed:
+            return None   # shown again, but no better evidence of the same departure
+        else:
+            record.replace_failure(replacing, failure)
+            unsteady = any(not f.reproduced for f in record.failures if f.area == area and f.platform == platform)
         if on_update is not None:
             on_update(record)
         broken.extend(r for r in failure.blamed if r not in broken)
         named.update(failure.rules)
-        unsteady = unsteady or not_reproduced
         how = "NON-CONFORMANT, not reproduced on a second run" if unsteady else "NON-CONFORMANT"
         verdicts.extend([failure.blamed_text] if failure.blamed_text not in verdicts else [])
         outcome = f"{how} (" + "; ".join(verdicts) + ")"
@@ -614,7 +639,11 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         # is evidence all the same, where the system shows it again)
         if kept.failure.area != area or kept.failure.platform != platform:
             continue
-        if set(kept.failure.blamed) <= known_now() and not _settles(kept.failure, record.coverage):
+        # (the search's own failure of the same rules, where its history was not shown again and the recorded one
+        # was: the recorded one, shown again, replaces it)
+        searched_found = set(kept.failure.blamed) <= known_now() and not _settles(kept.failure, record.coverage)
+        weaker = _shown_better(kept.failure, record.failures) if searched_found else None
+        if searched_found and weaker is None:
             shown, again = FOUND, None
         else:
             try:
@@ -624,7 +653,9 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
                 return "error", time.monotonic() - started
         # (minimised as any departure the run meets: a history recorded long, a real system's timing having ended
         # its minimising early, is published no longer than it needs to be)
-        if again is not None and found(again, aside=frozenset(kept.failure.set_aside)) is None:
+        if again is not None and weaker is not None:
+            shown = CONFIRMED if found(again, aside=frozenset(kept.failure.set_aside), instead_of=weaker) else FOUND
+        elif again is not None and found(again, aside=frozenset(kept.failure.set_aside)) is None:
             shown = EXPLAINED   # shown again, and what the run found broken explains it: nothing new
         record.recorded.append({"file": kept.name, "area": area, "platform": platform, "shown": shown})
         if on_update is not None:
@@ -642,6 +673,20 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
     if outcome == "conformant" and not any(record.coverage.checked[r.id] for r in RULES.all(area)):
         outcome = "no rule exercised"
     return outcome, time.monotonic() - started
+
+
+def _shown_better(recorded, failures):
+    """The failure of ``failures`` (the run's) whose departure ``recorded``, a recorded counterexample, shows
+    better: the same area, platform and rules, its history not shown again where the recorded one was (its blame
+    confirmed where the other's is); None where there is none."""
+    if not recorded.reproduced:
+        return None
+    for f in failures:
+        if (f.area, f.platform, set(f.blamed), f.one_of) == (recorded.area, recorded.platform, set(recorded.blamed),
+                                                             recorded.one_of) \
+                and not f.reproduced and (recorded.mismatch.confirmed or not f.mismatch.confirmed):
+            return f
+    return None
 
 
 def _settles(failure, coverage) -> bool:

@@ -7,7 +7,10 @@ system.  Each area's search runs first, as without them, so that what it finds i
 ever; then each recorded counterexample of the area whose departure the run has not found (a rule it breaks
 not found broken; or its one rule found only as one of several, which it shows broken alone) is replayed, and
 one that shows its departure again is evidence of this run, on this system, recorded as its departure (minimised
-as any other).  (Hypothesis replays the failing examples of its database for the same reason.)
+as any other).  (Hypothesis replays the failing examples of its database for the same reason.)  Where the search
+found the departure only in a history that was not shown again (on a system on real time, its confirming replay
+passed), a recorded counterexample of the same rules that was shown again when recorded is replayed too: shown
+again now, it is the run's failure in place of the search's (``CONFIRMED``).
 
 Each is replayed once, as ``mqconform replay`` does (the rules its run had set aside stay set aside; the
 departure must be the recorded one: the same call and fields, the same rules or fewer of those it was blamed
@@ -24,14 +27,15 @@ import attrs
 
 from adapters.base import Adapter
 from conformance.records.history import Failure, ReplayFileError, load_failure, with_alternatives
-from conformance.records.results import (REPLAY_CONFORMANT, REPLAY_EXPLAINED, REPLAY_FOUND, REPLAY_NOT_EXPRESSIBLE,
-                                         REPLAY_OTHER_SYSTEM, REPLAY_OTHERWISE, REPLAY_SHOWN)
+from conformance.records.results import (REPLAY_CONFIRMED, REPLAY_CONFORMANT, REPLAY_EXPLAINED, REPLAY_FOUND,
+                                         REPLAY_NOT_EXPRESSIBLE, REPLAY_OTHER_SYSTEM, REPLAY_OTHERWISE, REPLAY_SHOWN)
 from conformance.runner.regression import same_departure
 from conformance.runner.session import Session, one_case
 
 # (what a replay showed, as the run's record keeps it)
 SHOWN, EXPLAINED, CONFORMANT, OTHERWISE = REPLAY_SHOWN, REPLAY_EXPLAINED, REPLAY_CONFORMANT, REPLAY_OTHERWISE
 FOUND, OTHER_SYSTEM, NOT_EXPRESSIBLE = REPLAY_FOUND, REPLAY_OTHER_SYSTEM, REPLAY_NOT_EXPRESSIBLE
+CONFIRMED = REPLAY_CONFIRMED
 
 
 @attrs.frozen
