@@ -20,7 +20,7 @@ import pytest
 
 from adapters.brokers import SERVERS, BrokerControlError, server
 from adapters.brokers.activemq import stomp_handshake
-from adapters.brokers.rabbitmq import RabbitMQServer, amqp_handshake
+from adapters.brokers.rabbitmq import RabbitMQServer, amqp_handshake, core_applications
 from adapters.brokers.server import _ephemeral_range, free_port, port_open
 
 
@@ -63,6 +63,13 @@ def test_up_status_down_both_brokers_leaves_nothing_behind(tmp_path):
         beam = [psutil.Process(p).cmdline() for p in pids["rabbitmq"][0]
                 if psutil.pid_exists(p) and "beam" in psutil.Process(p).name()]
         assert beam and all(" -sbwt none " in f" {' '.join(args)} " for args in beam), beam
+        # ... and finds RabbitMQ's own applications alone in its plugins directory, no plugin beside them
+        plugins = {psutil.Process(p).environ().get("RABBITMQ_PLUGINS_DIR") for p in pids["rabbitmq"][0]
+                   if psutil.pid_exists(p) and "beam" in psutil.Process(p).name()}
+        assert len(plugins) == 1 and None not in plugins, plugins
+        held = {name.rsplit("-", 1)[0] for name in os.listdir(plugins.pop())}
+        assert {"rabbit", "rabbit_common", "ra"} <= held and not any(n.startswith("rabbitmq_") and n != "rabbitmq_prelaunch"
+                                                                    for n in held), held
         # ActiveMQ's JVM compiles with the JIT's first tier alone (a third less CPU for a run's short traffic)
         java = [psutil.Process(p).cmdline() for p in pids["activemq"][0]
                 if psutil.pid_exists(p) and "java" in psutil.Process(p).name()]
@@ -126,6 +133,27 @@ def test_a_broker_not_ready_by_the_deadline_is_killed_and_reported(tmp_path):
     assert "not ready within" in str(info.value) and str(srv.log) in str(info.value)
     assert not [p for p in psutil.process_iter(["cmdline"])
                 if str(tmp_path) in " ".join(p.info.get("cmdline") or [])]
+
+
+def test_a_private_rabbitmq_is_given_its_own_applications_and_no_plugin(tmp_path):
+    """What a private node's plugins directory holds: ``rabbit`` and what its ``.app`` files say it needs, through
+    their dependencies' dependencies and included applications; none of the plugins beside them."""
+    def app(name: str, *needs: str, included: tuple[str, ...] = ()) -> None:
+        ebin = tmp_path / f"{name}-1.0" / "ebin"
+        ebin.mkdir(parents=True)
+        (ebin / f"{name}.app").write_text(
+            f"{{application, '{name}', [{{vsn, \"1.0\"}}, {{modules, []}},\n {{applications, [{', '.join(needs)}]}}"
+            + (f", {{included_applications, [{', '.join(included)}]}}" if included else "") + "]}.\n")
+    app("rabbit", "kernel", "stdlib", "rabbit_common", "ra", included=("cuttlefish",))
+    app("rabbitmq_prelaunch", "kernel", "stdlib")
+    app("rabbit_common", "kernel", "recon")
+    app("ra", "aten")
+    for name in ("aten", "recon", "cuttlefish", "rabbitmq_management", "rabbitmq_mqtt", "cowboy"):
+        app(name)
+    assert core_applications(tmp_path) == sorted(f"{n}-1.0" for n in (
+        "rabbit", "rabbitmq_prelaunch", "rabbit_common", "ra", "aten", "recon", "cuttlefish"))
+    # where rabbit itself is not there, the distribution's directory is used as it is
+    assert core_applications(tmp_path / "rabbit-1.0" / "ebin") == []
 
 
 def test_ports_are_chosen_outside_the_range_the_system_gives_to_clients():
