@@ -221,9 +221,11 @@ def pytest_terminal_summary(terminalreporter):
     if not per_file:
         return
     if os.environ.get(WRITE_DURATIONS):
-        # what tests/xdist_groups.py orders the units by (scripts/test.sh --write-durations)
+        # what tests/xdist_groups.py orders the units by (scripts/test.sh --write-durations): each test's seconds
+        # and CPU seconds
         Path(os.environ[WRITE_DURATIONS]).write_text(json.dumps(
-            {nodeid: round(s, 2) for nodeid, s in sorted(seconds_per_test.items())}, indent=0) + "\n")
+            {nodeid: [round(s, 2), round(per_test[nodeid], 2)] for nodeid, s in sorted(seconds_per_test.items())},
+            indent=0) + "\n")
     terminalreporter.write_sep("=", "time per test file (setup, call and teardown, all workers; CPU of the "
                                     "test process and the servers it stopped)")
     total, cpu = sum(per_file.values()), sum(cpu_per_file.values())

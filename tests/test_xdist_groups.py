@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.xdist_groups import UNKNOWN, WAITS, group_of, longest_first
+from tests.xdist_groups import UNKNOWN, WAITS, cpu_seconds, durations, group_of, longest_first
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,6 +123,24 @@ def test_units_go_longest_first_a_group_by_its_tests_sum_and_kept_together():
     assert [i.nodeid for i in longest_first(items, seconds)] == ["b", "g1", "g2", "a", "d", "c"]
     # without measurements every test counts alike: the group of two first, the others in the collection's order
     assert [i.nodeid for i in longest_first(items, {})] == ["g1", "g2", "a", "b", "c", "d"]
+
+
+def test_units_whose_measured_cpu_is_a_small_share_of_their_seconds_wait_as_a_brokers_do(tmp_path, monkeypatch):
+    """A time-boxed test that computes little (CPU a tenth of its seconds) is spread among those that compute, as a
+    broker's are; one that computes all along, or whose CPU was not measured, is not."""
+    seconds = {"w1": 40.0, "c1": 35.0, "c2": 25.0, "t1": 30.0, "u1": 20.0}
+    cpu = {"w1": 4.0, "c1": 30.0, "c2": 20.0, "t1": 3.0}
+    items = [_Item(n) for n in seconds]
+    # w1 and t1 wait (a tenth of their seconds): the waiting list's share is ahead once w1 is out, so c1 and c2 go
+    # before t1; u1, not measured, computes
+    assert [i.nodeid for i in longest_first(items, seconds, cpu)] == ["w1", "c1", "c2", "t1", "u1"]
+    # without the CPU measured, longest first
+    assert [i.nodeid for i in longest_first(items, seconds)] == ["w1", "c1", "t1", "c2", "u1"]
+    # the file's two forms: [seconds, cpu], and the seconds alone (written before CPU was measured)
+    measured = tmp_path / "durations.json"
+    measured.write_text(json.dumps({"a": [3.0, 1.5], "b": 2.0}))
+    monkeypatch.setenv("MQCONFORM_TEST_DURATIONS", str(measured))
+    assert durations() == {"a": 3.0, "b": 2.0} and cpu_seconds() == {"a": 1.5}
 
 
 def test_units_that_wait_on_a_broker_are_spread_among_the_others_not_handed_out_together():

@@ -20,9 +20,10 @@ took in a measured run (``tests/data/durations.json``, written by ``scripts/test
 first, a group's tests kept together; the scheduler hands the units out in that order.  A run whose longest test
 started last ends with one worker busy and the others idle; handed out longest first, the units fill the workers
 evenly (the "longest processing time first" rule).  A test the file does not name counts as :data:`UNKNOWN`
-seconds.  The units that wait on a broker (a test marked ``broker``) are spread among the others, each kind handing
-out the same share of its seconds at every point (:func:`spread`), so that the workers do not all wait on
-brokers at once.
+seconds.  The units that wait on a broker (a test marked ``broker``), and those whose measured CPU is a small share
+of their seconds (:data:`WAITING_SHARE`: a time box, a Spark job, a process of their own; the file has each test's
+CPU seconds beside its seconds), are spread among the others, each kind handing out the same share of its seconds
+at every point (:func:`spread`), so that the workers do not all wait at once.
 """
 
 from __future__ import annotations
@@ -46,30 +47,52 @@ UNKNOWN = 0.5
 
 def durations() -> dict[str, float]:
     """The measured seconds (``MQCONFORM_TEST_DURATIONS`` names another file), or none when the file is missing."""
+    return {nodeid: seconds for nodeid, (seconds, _) in _measured().items()}
+
+
+def cpu_seconds() -> dict[str, float]:
+    """The measured CPU seconds of each test (its process's and those of the servers it started and stopped), where
+    the file has them."""
+    return {nodeid: cpu for nodeid, (_, cpu) in _measured().items() if cpu is not None}
+
+
+def _measured() -> dict[str, tuple[float, float | None]]:
+    """Each test's seconds and CPU seconds as the file has them (``[seconds, cpu]``; a file written before CPU was
+    measured has the seconds alone)."""
     try:
-        return json.loads(Path(os.environ.get("MQCONFORM_TEST_DURATIONS", DURATIONS)).read_text())
+        data = json.loads(Path(os.environ.get("MQCONFORM_TEST_DURATIONS", DURATIONS)).read_text())
     except (OSError, ValueError):
         return {}
+    return {nodeid: (float(v[0]), float(v[1])) if isinstance(v, list) else (float(v), None)
+            for nodeid, v in data.items()}
 
 
-def longest_first(items: list, seconds: dict[str, float]) -> list:
+def longest_first(items: list, seconds: dict[str, float], cpu: dict[str, float] | None = None) -> list:
     """``items`` in units (a group's tests together, every other test alone), the units longest first by
-    ``seconds`` (ties in collection order), each unit's tests in collection order; the units that wait on a
-    broker (a test marked ``broker``) spread evenly among the others (:func:`spread`)."""
+    ``seconds`` (ties in collection order), each unit's tests in collection order; the units that wait (on a
+    broker: a test marked ``broker``; or on anything, as ``cpu``, the CPU seconds measured, says) spread evenly
+    among the others (:func:`spread`)."""
     units: dict[str, list] = {}
     for item in items:
         units.setdefault(unit_of(item), []).append(item)
     cost = {unit: sum(seconds.get(item.nodeid, UNKNOWN) for item in members)
             for unit, members in units.items()}
     order = sorted(units, key=lambda unit: -cost[unit])
+    cpu = cpu or {}
     waiting = {unit for unit, members in units.items()
-               if any(item.get_closest_marker(WAITS) is not None for item in members)}
+               if any(item.get_closest_marker(WAITS) is not None for item in members)
+               or all(item.nodeid in cpu for item in members)
+               and sum(cpu[item.nodeid] for item in members) < WAITING_SHARE * cost[unit]}
     order = spread([u for u in order if u in waiting], [u for u in order if u not in waiting], cost)
     return [item for unit in order for item in units[unit]]
 
 
 #: The mark of the tests that spend much of their time waiting on a broker (its start, its restarts, its calls).
 WAITS = "broker"
+#: A unit whose measured CPU is less than this share of its seconds waits as a broker's tests do (a time box, a
+#: Spark job, a process of its own): measured with three workers on two cores, a test that computes all along
+#: uses about two thirds of its seconds (it waits for a core the rest), one that waits a fifth or less.
+WAITING_SHARE = 0.4
 
 
 def spread(waiting: list[str], others: list[str], cost: dict[str, float]) -> list[str]:
@@ -136,7 +159,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     directory = getattr(config, "workerinput", {}).get(KEY)
     if directory is None:
         return
-    items[:] = longest_first(items, durations())
+    items[:] = longest_first(items, durations(), cpu_seconds())
     units = {item.nodeid: unit for item in items if (unit := unit_of(item)) != item.nodeid}
     worker = config.workerinput["workerid"]
     part = Path(directory) / f"{worker}.part"
