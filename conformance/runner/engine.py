@@ -462,7 +462,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         recorded before names is not recorded again (None).  ``instead_of``: a failure of this run, not shown
         again, that ``failure`` is to replace: recorded in its place where it breaks the same rules, shown again,
         its blame confirmed where the other's was (else None, and ``instead_of`` stays)."""
-        nonlocal outcome, unsteady, met, explained, freeing
+        nonlocal freeing
         if instead_of is not None:
             others = frozenset(r for f in record.failures if f.platform == platform and f is not instead_of
                                for r in f.blamed)
