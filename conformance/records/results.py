@@ -292,8 +292,8 @@ def vacuity(rows, areas, examples: int) -> str | None:
 
 #: What replaying a recorded counterexample after an area's search showed (``RunRecord.recorded``,
 #: :mod:`conformance.runner.recorded`): its departure again, recorded as the run's; again, but explained by the
-#: departures the run found (nothing new); none; another (and REPLAY_CONFIRMED below).  And why one was not replayed: the search found what it
-#: breaks, it was recorded on another adapter, or the system cannot run it.
+#: departures the run found (nothing new); none; another (and REPLAY_CONFIRMED below).  And why one was not
+#: replayed: the search found what it breaks, it was recorded on another adapter, or the system cannot run it.
 REPLAY_SHOWN, REPLAY_EXPLAINED = "shown again", "shown again, explained by the departures found"
 REPLAY_CONFORMANT, REPLAY_OTHERWISE = "conformant", "departs otherwise than recorded"
 REPLAY_FOUND, REPLAY_OTHER_SYSTEM, REPLAY_NOT_EXPRESSIBLE = ("found by the search", "recorded on another adapter",
