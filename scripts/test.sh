@@ -3,7 +3,7 @@
 #   bash scripts/test.sh            everything (what CI runs): prints the 25 slowest tests and the time per file
 #   bash scripts/test.sh --quick    the tests that need no broker, Spark or browser, for iterating; a test that
 #                                   would start a broker or Spark without its mark fails there (conftest.py)
-#   bash scripts/test.sh --write-durations   everything, and each test's seconds written to tests/data/durations.json
+#   bash scripts/test.sh --write-durations   everything, and each test's seconds and CPU seconds written to tests/data/durations.json
 #                                   (the workers take the longest tests first: tests/xdist_groups.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
