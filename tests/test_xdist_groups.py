@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.xdist_groups import UNKNOWN, WAITS, cpu_seconds, durations, group_of, longest_first
+from tests.xdist_groups import UNKNOWN, WAITS, group_of, longest_first, measured
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,10 +137,10 @@ def test_units_whose_measured_cpu_is_a_small_share_of_their_seconds_wait_as_a_br
     # without the CPU measured, longest first
     assert [i.nodeid for i in longest_first(items, seconds)] == ["w1", "c1", "t1", "c2", "u1"]
     # the file's two forms: [seconds, cpu], and the seconds alone (written before CPU was measured)
-    measured = tmp_path / "durations.json"
-    measured.write_text(json.dumps({"a": [3.0, 1.5], "b": 2.0}))
-    monkeypatch.setenv("MQCONFORM_TEST_DURATIONS", str(measured))
-    assert durations() == {"a": 3.0, "b": 2.0} and cpu_seconds() == {"a": 1.5}
+    written = tmp_path / "durations.json"
+    written.write_text(json.dumps({"a": [3.0, 1.5], "b": 2.0}))
+    monkeypatch.setenv("MQCONFORM_TEST_DURATIONS", str(written))
+    assert measured() == ({"a": 3.0, "b": 2.0}, {"a": 1.5})
 
 
 def test_units_that_wait_on_a_broker_are_spread_among_the_others_not_handed_out_together():

@@ -45,26 +45,16 @@ DURATIONS = Path(__file__).parent / "data" / "durations.json"
 UNKNOWN = 0.5
 
 
-def durations() -> dict[str, float]:
-    """The measured seconds (``MQCONFORM_TEST_DURATIONS`` names another file), or none when the file is missing."""
-    return {nodeid: seconds for nodeid, (seconds, _) in _measured().items()}
-
-
-def cpu_seconds() -> dict[str, float]:
-    """The measured CPU seconds of each test (its process's and those of the servers it started and stopped), where
-    the file has them."""
-    return {nodeid: cpu for nodeid, (_, cpu) in _measured().items() if cpu is not None}
-
-
-def _measured() -> dict[str, tuple[float, float | None]]:
-    """Each test's seconds and CPU seconds as the file has them (``[seconds, cpu]``; a file written before CPU was
-    measured has the seconds alone)."""
+def measured() -> tuple[dict[str, float], dict[str, float]]:
+    """Each test's measured seconds, and its CPU seconds where the file has them (``[seconds, cpu]``; a file
+    written before CPU was measured has the seconds alone); ``MQCONFORM_TEST_DURATIONS`` names another file, and
+    a missing one measures nothing."""
     try:
         data = json.loads(Path(os.environ.get("MQCONFORM_TEST_DURATIONS", DURATIONS)).read_text())
     except (OSError, ValueError):
-        return {}
-    return {nodeid: (float(v[0]), float(v[1])) if isinstance(v, list) else (float(v), None)
-            for nodeid, v in data.items()}
+        return {}, {}
+    seconds = {nodeid: float(v[0] if isinstance(v, list) else v) for nodeid, v in data.items()}
+    return seconds, {nodeid: float(v[1]) for nodeid, v in data.items() if isinstance(v, list)}
 
 
 def longest_first(items: list, seconds: dict[str, float], cpu: dict[str, float] | None = None) -> list:
@@ -159,7 +149,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     directory = getattr(config, "workerinput", {}).get(KEY)
     if directory is None:
         return
-    items[:] = longest_first(items, durations(), cpu_seconds())
+    items[:] = longest_first(items, *measured())
     units = {item.nodeid: unit for item in items if (unit := unit_of(item)) != item.nodeid}
     worker = config.workerinput["workerid"]
     part = Path(directory) / f"{worker}.part"

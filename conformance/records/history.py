@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import os
 from functools import lru_cache
@@ -379,26 +378,28 @@ def write_json_atomic(path: Path, data: object) -> None:
 
 def save_failure(failure: Failure, directory: Path) -> Path:
     """Write ``failure`` as a replay file named by its area, platform and rules; never over another failure."""
-    path, written = _failure_file(failure, directory)
+    data = failure.to_json()
+    path, written = _failure_file(failure, data, directory)
     if not written:
-        write_json_atomic(path, failure.to_json())
+        write_json_atomic(path, data)
     return path
 
 
 def drop_failure(failure: Failure, directory: Path) -> None:
     """Remove ``failure``'s replay file from ``directory``, where one was written (none other)."""
-    path, written = _failure_file(failure, directory)
+    path, written = _failure_file(failure, failure.to_json(), directory)
     if written:
         path.unlink()
 
 
-def _failure_file(failure: Failure, directory: Path) -> tuple[Path, bool]:
-    """The replay file ``failure`` has in ``directory``, and whether it is written there (False: the name it
-    would be written under, one no other failure's file holds)."""
+def _failure_file(failure: Failure, data: dict, directory: Path) -> tuple[Path, bool]:
+    """The replay file of ``failure`` (its JSON form ``data``) in ``directory``, and whether it is written there
+    (False: the name it would be written under, one no other failure's file holds)."""
     digest = hashlib.sha1(failure.fingerprint().encode("utf-8", "surrogatepass")).hexdigest()[:10]
     stem = f"{failure.area}-{failure.platform}-{'_'.join(failure.blamed[:3]) or 'unknown'}-{digest}"
-    as_read = json.loads(json.dumps(failure.to_json()))
-    for n in itertools.count(1):
+    as_read = json.loads(json.dumps(data))
+    n = 1
+    while True:
         path = Path(directory) / (f"{stem}.json" if n == 1 else f"{stem}-{n}.json")
         try:
             if json.loads(path.read_text(encoding="utf-8")) == as_read:
@@ -406,8 +407,8 @@ def _failure_file(failure: Failure, directory: Path) -> tuple[Path, bool]:
         except FileNotFoundError:
             return path, False
         except (OSError, ValueError):
-            continue
-    raise AssertionError("unreachable")
+            pass
+        n += 1
 
 
 def load_failure(path: str | Path) -> Failure:

@@ -147,26 +147,26 @@ class Coverage:
     def count_failure(self, blamed: tuple[str, ...], each: bool, either: tuple[str, ...] = ()) -> None:
         """A failing history blamed on ``blamed``: each failed, or (``each``) one of them, or each but ``either``,
         and one of those."""
-        if each and len(blamed) > 1:
-            self.one_of["+".join(blamed)] += 1
-        elif len(either) > 1:
-            self.failed.update(r for r in blamed if r not in either)
-            self.one_of["+".join(either)] += 1
-        else:
-            self.failed.update(blamed)
+        self._tally(blamed, each, either, 1)
 
     def discount_failure(self, blamed: tuple[str, ...], each: bool, either: tuple[str, ...] = ()) -> None:
         """Take back what :meth:`count_failure` counted for the same history."""
-        if each and len(blamed) > 1:
-            self.one_of["+".join(blamed)] -= 1
-        elif len(either) > 1:
-            self.failed.subtract(r for r in blamed if r not in either)
-            self.one_of["+".join(either)] -= 1
-        else:
-            self.failed.subtract(blamed)
+        self._tally(blamed, each, either, -1)
         for counter in (self.failed, self.one_of):
             for key in [k for k, n in counter.items() if n <= 0]:
                 del counter[key]
+
+    def _tally(self, blamed: tuple[str, ...], each: bool, either: tuple[str, ...], n: int) -> None:
+        if each and len(blamed) > 1:
+            self.one_of["+".join(blamed)] += n
+        elif len(either) > 1:
+            for r in blamed:
+                if r not in either:
+                    self.failed[r] += n
+            self.one_of["+".join(either)] += n
+        else:
+            for r in blamed:
+                self.failed[r] += n
 
     def only_one_of(self, rule: str) -> bool:
         """Whether ``rule`` is named by a history that breaks one of several rules, and by no failure of its own."""

@@ -517,8 +517,7 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
         if replacing is None:
             record.add_failure(failure)
             unsteady = unsteady or not_reproduced
-        elif not_reproduced or (set(failure.blamed), failure.one_of) != (set(replacing.blamed), replacing.one_of) \
-                or replacing.mismatch.confirmed and not failure.mismatch.confirmed:
+        elif not_reproduced or not _better(failure, replacing):
             return None   # shown again, but no better evidence of the same departure
         else:
             record.replace_failure(replacing, failure)
@@ -677,16 +676,17 @@ def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: in
 
 def _shown_better(recorded, failures):
     """The failure of ``failures`` (the run's) whose departure ``recorded``, a recorded counterexample, shows
-    better: the same area, platform and rules, its history not shown again where the recorded one was (its blame
-    confirmed where the other's is); None where there is none."""
-    if not recorded.reproduced:
-        return None
-    for f in failures:
-        if (f.area, f.platform, set(f.blamed), f.one_of) == (recorded.area, recorded.platform, set(recorded.blamed),
-                                                             recorded.one_of) \
-                and not f.reproduced and (recorded.mismatch.confirmed or not f.mismatch.confirmed):
-            return f
-    return None
+    better (:func:`_better`); None where there is none."""
+    return next((f for f in failures if _better(recorded, f)), None)
+
+
+def _better(new, old) -> bool:
+    """Whether ``new`` is better evidence of ``old``'s departure: the same area, platform and rules, its history shown
+    again where ``old``'s was not, its blame confirmed where ``old``'s is."""
+    return new.reproduced and not old.reproduced \
+        and (new.area, new.platform, set(new.blamed), new.one_of) == (old.area, old.platform, set(old.blamed),
+                                                                      old.one_of) \
+        and (new.mismatch.confirmed or not old.mismatch.confirmed)
 
 
 def _settles(failure, coverage) -> bool:

@@ -665,12 +665,14 @@ def _plainer_gets(ops: list[L.Op], search: _Search) -> list[L.Op]:
     if not chosen or not rules:
         return ops
 
+    def bare(op: L.Op) -> L.Get:
+        return L.Get(conn=op.conn, handle=op.handle, options=op.options, wait_interval=op.wait_interval)
+
     def plain(op: L.Op) -> L.Op:
-        return _made_get(L.Get(conn=op.conn, handle=op.handle, options=op.options, wait_interval=op.wait_interval),
-                         search)
+        return _made_get(bare(op), search)
 
     def waiting(op: L.Op) -> L.Op:
-        return _waiting(L.Get(conn=op.conn, handle=op.handle, options=op.options, wait_interval=op.wait_interval))
+        return _waiting(bare(op))
 
     search.failure = attrs.evolve(original, mismatch=attrs.evolve(original.mismatch, rules=rules))
     search.last = None
