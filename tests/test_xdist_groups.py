@@ -141,6 +141,9 @@ def test_units_whose_measured_cpu_is_a_small_share_of_their_seconds_wait_as_a_br
     written.write_text(json.dumps({"a": [3.0, 1.5], "b": 2.0}))
     monkeypatch.setenv("MQCONFORM_TEST_DURATIONS", str(written))
     assert measured() == ({"a": 3.0, "b": 2.0}, {"a": 1.5})
+    for bad in ([1, 2], {"a": [3.0]}, {"a": "x"}):   # not of this shape: nothing measured, nothing raised
+        written.write_text(json.dumps(bad))
+        assert measured() == ({}, {}), bad
 
 
 def test_units_that_wait_on_a_broker_are_spread_among_the_others_not_handed_out_together():
