@@ -82,10 +82,14 @@ def main() -> int:
             elif mode == "unknown-observation":
                 send({"id": rid, "result": {"observation": {"type": "Answer", "cc": 0}}})
             elif mode == "huge-line":
-                out.write('{"id": %d, "result": {"observation": {"type": "Observation", "pad": "' % rid)
-                out.write("x" * (50 * 1024 * 1024))
-                out.write('"}}}\n')
+                # written whole by the descriptor: a write the text layer hands on in one piece can end part way
+                # when a signal interrupts it (a profiler attaching), and a shorter line is not the fault meant
+                line = b'{"id": %d, "result": {"observation": {"type": "Observation", "pad": "%s"}}}\n' % (
+                    rid, b"x" * (50 * 1024 * 1024))
                 out.flush()
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(out.fileno(), view):]
             elif mode == "error":
                 send({"id": rid, "error": {"message": "the queue manager's log is full"}})
             elif mode == "wrong-id":
