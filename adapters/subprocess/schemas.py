@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-
-import fastjsonschema
-from jsonschema import Draft7Validator
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING
 
 from adapters.base import DEPENDENCY_KINDS, LACKABLE
 from reference_model import language as L
 from reference_model import mqconst as C
 from reference_model.language_schema import DIALECT, LANGUAGE_ID, language_schema, one_line, with_language_inside
 from reference_model.rules import AREAS
+
+if TYPE_CHECKING:   # the validators are imported where first used: a run that validates nothing starts sooner
+    from jsonschema import Draft7Validator
+    from referencing import Registry
 
 #: The protocol version this kit speaks.
 PROTOCOL = 1
@@ -143,6 +144,8 @@ def message_schemas() -> dict[str, dict]:
 
 @lru_cache(maxsize=1)
 def _registry() -> tuple[Registry, dict[str, dict]]:
+    from referencing import Registry, Resource
+
     schemas = {}
     for path in sorted(SCHEMA_DIR.glob("*.json")):
         schemas[path.name.removesuffix(".json")] = json.loads(path.read_text(encoding="utf-8"))
@@ -153,6 +156,8 @@ def _registry() -> tuple[Registry, dict[str, dict]]:
 @lru_cache(maxsize=None)
 def validator(name: str) -> Draft7Validator:
     """The precise validator of message ``name``, resolving references between the schema files."""
+    from jsonschema import Draft7Validator
+
     registry, schemas = _registry()
     return Draft7Validator(schemas[name], registry=registry)
 
@@ -177,15 +182,19 @@ def _bundled(name: str) -> dict:
 @lru_cache(maxsize=None)
 def _fast(name: str):
     """A compiled check of message ``name`` (fast; its error texts are vague, so failures are re-checked)."""
+    import fastjsonschema
+
     return fastjsonschema.compile(_bundled(name))
 
 
 def problem(name: str, message: dict) -> str | None:
     """Why ``message`` is not a valid ``name`` message (the deepest error, one line), or None."""
+    from fastjsonschema import JsonSchemaException
+
     try:
         _fast(name)(message)
         return None
-    except fastjsonschema.JsonSchemaException:
+    except JsonSchemaException:
         pass
     return one_line(validator(name).iter_errors(message), "the message", deepest=True)
 

@@ -41,7 +41,7 @@ def add_parsers(sub) -> None:
     camp.add_argument("--concurrency", type=_clients, metavar="N",
                       help="concurrent cases of N clients (2 to 4) at once instead of the areas' machines, the core "
                            "area only, each task going on after a race with its rules set aside (docs/concurrency.md)")
-    camp.add_argument("--inject-crash", action="append", metavar="TASK[:N]", default=[],
+    camp.add_argument("--inject-crash", action="append", metavar="TASK[:N]", default=(),
                       help="make the first N attempts (default 1) of TASK crash (tests the retry path)")
 
 

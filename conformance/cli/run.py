@@ -61,7 +61,7 @@ def add_parsers(sub) -> None:
                           "and thread, each history judged by whether some order of its calls is one MQ allows "
                           "(docs/concurrency.md); the core area; --examples cases (default 40); after a race it "
                           "goes on, the rules of the races found set aside, as --keep-going says")
-    run.add_argument("--recorded", type=Path, nargs="+", default=[], metavar="FILE_OR_DIR",
+    run.add_argument("--recorded", type=Path, nargs="+", default=(), metavar="FILE_OR_DIR",
                      help="recorded counterexamples (replay files, or directories of them): after each area's "
                           "search, each of the area whose departure it did not find is replayed, and is this run's "
                           "departure where it shows again (one holding an operation the system cannot express as "
