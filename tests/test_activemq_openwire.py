@@ -164,10 +164,14 @@ def test_restart_is_checked_against_mq(broker, monkeypatch):
 
 
 def test_run_gives_every_rule_a_verdict(broker, tmp_path):
+    """Every rule of two areas gets a verdict over OpenWire.  Its departure is kept as met, neither shrunk nor
+    minimised: what is checked is the verdicts, and on a broker on real time minimising an expiry history (its
+    clock advances slept through, replay after replay) took 83 s of this test's 93.  Minimising on ActiveMQ
+    stays checked by the compliance test's fresh runs, on real time by test_minimise.py's."""
     host, port = broker.address("openwire")
     code, out, err, _ = mqconform(
         "run", "--adapter", "activemq", "--area", "core,expiry", "--examples", "3", "--seed", "5", "--keep-going", "0",
-        "--results", tmp_path / "r", env={"MQCONFORM_ACTIVEMQ_URL": f"tcp://mqconform:mqconform@{host}:{port}"})
+        "--shrink-cases", "1", "--no-minimise", "--results", tmp_path / "r", env={"MQCONFORM_ACTIVEMQ_URL": f"tcp://mqconform:mqconform@{host}:{port}"})
     assert code in (0, 1), out + err
     rows = [json.loads(line) for line in (tmp_path / "r" / "rules.jsonl").read_text().splitlines()]
     assert_rules_reported(rows, ["core", "expiry"])
