@@ -245,13 +245,45 @@ class DeviationStatus:
     note: str = ""
 
 
+#: Files read in this process: by the file's resolved path, the stamps (:func:`_stamps`) of it and of every
+#: counterexample it names when it was read, and what was read.  Reading one replays each counterexample on the
+#: model (about a second for the published file); a report, its migration page and the tests that compare them,
+#: made in one process, read it once.  A file or counterexample changed since is read again.
+_READ: dict[Path, tuple[tuple, tuple[KnownDeviation, ...]]] = {}
+
+
+def _stamps(paths) -> tuple:
+    """Each file's size and modification time (None: it cannot be read)."""
+    out = []
+    for path in paths:
+        try:
+            st = Path(path).stat()
+            out.append((st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
 def load_deviations(path: str | Path) -> tuple[KnownDeviation, ...]:
     """Read and check a known-deviations file; every problem is one :class:`ReportInputError` line."""
+    p = Path(path)
+    key = p.resolve()
+    kept = _READ.get(key)
+    if kept is not None:
+        stamps, read = kept
+        if stamps == _stamps((p, *(x for d in read for x in d.counterexample_paths))):
+            return read
+    stamp = _stamps((p,))   # before it is read: a file changed while being read is read again next time
+    read = _read_deviations(p)
+    _READ[key] = (stamp + _stamps(x for d in read for x in d.counterexample_paths), read)
+    return read
+
+
+def _read_deviations(p: Path) -> tuple[KnownDeviation, ...]:
     from jsonschema import Draft7Validator
 
     from reference_model.rules import RULES
 
-    p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:

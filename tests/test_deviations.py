@@ -155,6 +155,31 @@ def test_a_deviation_whose_counterexample_no_longer_shows_it_is_stale(runs, tmp_
     assert status.status == "stale" and f"before its own step {step + 2}" in status.note
 
 
+def test_a_file_read_again_unchanged_is_not_replayed_and_one_changed_is(runs, tmp_path, monkeypatch):
+    """A known-deviations file is read once a process while neither it nor any counterexample it names changes
+    (reading replays each counterexample on the model); a counterexample rewritten is read again, and what it
+    now shows is what the deviation says."""
+    from reports import deviations as D
+
+    bad, data = runs
+    known = _deviation(tmp_path, data["rules"][0])
+    first = D.load_deviations(known)
+    assert not first[0].stale_because
+    reads = []
+    monkeypatch.setattr(D, "_read_deviations", lambda p, read=D._read_deviations: reads.append(p) or read(p))
+    assert D.load_deviations(known) is first and reads == []
+    early = dict(data, steps=[dict(s) for s in data["steps"]])
+    step = early["mismatch"]["index"]
+    early["steps"].insert(step, early["steps"][step])   # departs before its own step now
+    early["mismatch"] = dict(early["mismatch"], index=step + 1)
+    (tmp_path / "evidence.json").write_text(json.dumps(early))
+    again = D.load_deviations(known)
+    assert reads == [known] and f"before its own step {step + 2}" in again[0].stale_because
+    known.write_text(known.read_text() + "\n")   # the file itself changed: read again as well
+    D.load_deviations(known)
+    assert reads == [known, known]
+
+
 def _matching_shape(tmp_path, rule):
     """A replay file of ``rule``'s departure in another shape than the faulty run's (a GetMatching that selects
     every message returns the lower priority first, where the run's is a plain Get)."""
