@@ -691,3 +691,21 @@ def test_several_files_are_all_read_before_any_is_replayed(replay_file, tmp_path
         code, out = run_cli("replay", str(replay_file), str(replay_file), *flags)
         err = capsys.readouterr().err
         assert code == 2 and out == "" and needle in err and len(err.strip().splitlines()) == 1, (flags, err)
+
+
+def test_the_parser_kept_between_calls_hands_out_nothing_a_call_could_change():
+    """The command line's parser is built once a process: each parse gets values of its own, a repeated option's
+    list a new one every time, and what one call does with its values is not seen by the next."""
+    parse = cli.build_parser().parse_args
+    assert cli.build_parser() is cli.build_parser()
+    base = ["campaign", "--adapter", "simulated", "--minutes", "1", "--out", "c"]
+    first = parse([*base, "--inject-crash", "core-distributed", "--inject-crash", "dlq-zos:2"])
+    assert first.inject_crash == ["core-distributed", "dlq-zos:2"]
+    first.inject_crash.append("changed")
+    again = parse([*base, "--inject-crash", "core-distributed"])
+    assert again.inject_crash == ["core-distributed"]
+    assert not parse(base).inject_crash
+    run = parse(["run", "--adapter", "simulated", "--adapter-opt", "platform=zos"])
+    run.adapter_opt.append("faults=priority-ignored")
+    assert parse(["run", "--adapter", "simulated"]).adapter_opt in (None, [])
+    assert not parse(["run", "--adapter", "simulated"]).recorded

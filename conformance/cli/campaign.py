@@ -41,7 +41,7 @@ def add_parsers(sub) -> None:
     camp.add_argument("--concurrency", type=_clients, metavar="N",
                       help="concurrent cases of N clients (2 to 4) at once instead of the areas' machines, the core "
                            "area only, each task going on after a race with its rules set aside (docs/concurrency.md)")
-    camp.add_argument("--inject-crash", action="append", metavar="TASK[:N]", default=(),
+    camp.add_argument("--inject-crash", action="append", metavar="TASK[:N]", default=None,
                       help="make the first N attempts (default 1) of TASK crash (tests the retry path)")
 
 
@@ -110,7 +110,7 @@ def _campaign(args, out, started: float, managed) -> int:
                          "give --area core")
     options = _without_default_restarts(args.adapter, _adapter_options(args))
     crash_tasks = {}
-    for item in args.inject_crash:
+    for item in args.inject_crash or ():
         task, _, times = item.partition(":")
         if not task or (times and not times.isdigit()):
             raise UsageError(f"--inject-crash: expected TASK or TASK:N, not {item!r}")
