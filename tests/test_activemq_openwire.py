@@ -171,7 +171,8 @@ def test_run_gives_every_rule_a_verdict(broker, tmp_path):
     host, port = broker.address("openwire")
     code, out, err, _ = mqconform(
         "run", "--adapter", "activemq", "--area", "core,expiry", "--examples", "3", "--seed", "5", "--keep-going", "0",
-        "--shrink-cases", "1", "--no-minimise", "--results", tmp_path / "r", env={"MQCONFORM_ACTIVEMQ_URL": f"tcp://mqconform:mqconform@{host}:{port}"})
+        "--shrink-cases", "1", "--no-minimise", "--results", tmp_path / "r",
+        env={"MQCONFORM_ACTIVEMQ_URL": f"tcp://mqconform:mqconform@{host}:{port}"})
     assert code in (0, 1), out + err
     rows = [json.loads(line) for line in (tmp_path / "r" / "rules.jsonl").read_text().splitlines()]
     assert_rules_reported(rows, ["core", "expiry"])
