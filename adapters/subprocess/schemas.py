@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from adapters.base import DEPENDENCY_KINDS, LACKABLE
 from reference_model import language as L
@@ -180,22 +180,27 @@ def _bundled(name: str) -> dict:
 
 
 @lru_cache(maxsize=None)
-def _fast(name: str):
-    """A compiled check of message ``name`` (fast; its error texts are vague, so failures are re-checked)."""
+def _valid(name: str) -> Callable[[dict], bool]:
+    """A compiled check of message ``name``, whether a message is valid (fast; its error texts are vague, so a
+    message it refuses is checked again by :func:`validator`)."""
     import fastjsonschema
 
-    return fastjsonschema.compile(_bundled(name))
+    check = fastjsonschema.compile(_bundled(name))
+
+    def valid(message: dict) -> bool:
+        try:
+            check(message)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    return valid
 
 
 def problem(name: str, message: dict) -> str | None:
     """Why ``message`` is not a valid ``name`` message (the deepest error, one line), or None."""
-    from fastjsonschema import JsonSchemaException
-
-    try:
-        _fast(name)(message)
+    if _valid(name)(message):
         return None
-    except JsonSchemaException:
-        pass
     return one_line(validator(name).iter_errors(message), "the message", deepest=True)
 
 
