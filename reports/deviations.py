@@ -271,12 +271,16 @@ def load_deviations(path: str | Path) -> tuple[KnownDeviation, ...]:
     kept = _READ.get(key)
     if kept is not None:
         stamps, read = kept
-        if stamps == _stamps((p, *(x for d in read for x in d.counterexample_paths))):
+        if stamps == _stamps((p,)) + _stamps(_counterexamples(read)):
             return read
     stamp = _stamps((p,))   # before it is read: a file changed while being read is read again next time
     read = _read_deviations(p)
-    _READ[key] = (stamp + _stamps(x for d in read for x in d.counterexample_paths), read)
+    _READ[key] = (stamp + _stamps(_counterexamples(read)), read)
     return read
+
+
+def _counterexamples(deviations: tuple[KnownDeviation, ...]) -> list[Path]:
+    return [path for d in deviations for path in d.counterexample_paths]
 
 
 def _read_deviations(p: Path) -> tuple[KnownDeviation, ...]:
