@@ -6,7 +6,8 @@ from hypothesis import Phase
 
 from adapters.registry import create_adapter
 from conformance.runner import engine
-from conformance.runner.engine import COLLECTOR_THRESHOLDS, collector_tuned, run_areas
+from conformance.runner.collector import COLLECTOR_THRESHOLDS, collector_tuned
+from conformance.runner.engine import run_areas
 
 
 def test_the_collector_is_tuned_while_a_machine_runs_and_given_back(monkeypatch):
@@ -71,4 +72,40 @@ def test_a_campaign_tasks_machine_runs_with_the_collector_tuned_too(monkeypatch)
     # the search without shrinking, then the same seed shrinking the departure it met
     assert [shrinking for _, _, shrinking in seen] == [False, True]
     assert all(s[:2] == (COLLECTOR_THRESHOLDS, True) for s in seen)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_it_nests_and_the_outermost_gives_the_collector_back():
+    """A machine's run within an area's work leaves the thresholds tuned for what follows it (minimising and
+    blaming), and the objects frozen stay frozen until the outermost body ends."""
+    before = gc.get_threshold()
+    with collector_tuned():
+        with collector_tuned():
+            assert gc.get_threshold() == COLLECTOR_THRESHOLDS
+        assert gc.get_threshold() == COLLECTOR_THRESHOLDS and gc.get_freeze_count() > 0
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_a_departure_is_minimised_and_blamed_with_the_collector_tuned(monkeypatch):
+    """Minimising replays candidate histories and steps the model as much as the search does: outside a tuned
+    body Python's thresholds walk the area's whole heap each time it grows by a quarter."""
+    from conformance.runner import minimise as M
+
+    before = gc.get_threshold()
+    seen = []
+    real = M.K.ModelTracker.advance
+
+    def watching(self, op, observed):
+        seen.append(gc.get_threshold())
+        return real(self, op, observed)
+
+    monkeypatch.setattr(M.K.ModelTracker, "advance", watching)
+    record = run_areas(create_adapter("simulated", {"faults": "priority-ignored"}), ["core"], examples=30, seed=7)
+    assert record.failures and "CORE-04" in {r for f in record.failures for r in f.rules}
+    assert seen and set(seen) == {COLLECTOR_THRESHOLDS}
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    # and minimising called alone (a replay's, a plugin's, a campaign task's) is tuned too
+    seen.clear()
+    M.minimise(record.failures[0], create_adapter("simulated", {"faults": "priority-ignored"}))
+    assert seen and set(seen) == {COLLECTOR_THRESHOLDS}
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0

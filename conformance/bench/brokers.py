@@ -19,7 +19,7 @@ import uuid
 
 import attrs
 
-from conformance.runner.engine import collector_tuned
+from conformance.runner.collector import collector_tuned
 from reference_model import language as L
 from reference_model import mqconst as C
 

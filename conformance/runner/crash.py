@@ -28,7 +28,7 @@ import attrs
 
 from conformance.checker.accounting import CLASSES, Accounting, account, departure_verdicts
 from conformance.records.crash import wilson
-from conformance.runner.engine import collector_tuned
+from conformance.runner.collector import collector_tuned
 from conformance.runner.stack import with_frame_room
 from reference_model import language as L
 from reference_model import mqconst as C
@@ -229,7 +229,7 @@ def campaign(make_adapter: Callable[[], object], seed: int, schedules: int,
     the first that departed under each verdict no drain broke.  Within a deadline, the last part of the time is
     left to cutting down while a schedule is yet to be; once all are, schedules run again while time is left.
     Ctrl-C ends it with what ran (``interrupted``).  The cyclic collector leaves what was alive before alone
-    (:func:`conformance.runner.engine.collector_tuned`): a time box holds the campaign's own work, not a walk of
+    (:func:`conformance.runner.collector.collector_tuned`): a time box holds the campaign's own work, not a walk of
     a large heap its caller made."""
     adapter = make_adapter()
     try:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
-import os
 import time
 from typing import Callable
 
@@ -20,6 +17,7 @@ from conformance.checker.sequential import MEMO, STEPS
 from conformance.generator import MACHINES
 from conformance.generator.base import bind
 from conformance.records.history import Failure, with_alternatives
+from conformance.runner.collector import collector_tuned
 from conformance.runner.minimise import minimise
 from conformance.runner.recorded import CONFIRMED, EXPLAINED, FOUND, replay_recorded
 from conformance.records.results import RunRecord, unreached_areas, vacuity
@@ -121,43 +119,6 @@ def shrink_bounds(caps: Capabilities, cases=BY_SYSTEM, seconds=BY_SYSTEM, until:
     if seconds is BY_SYSTEM:
         seconds = SHRINK_SECONDS_REALTIME if caps.realtime else None
     return ShrinkBounds(cases=cases, stall=None if caps.realtime else SHRINK_STALL, seconds=seconds, until=until)
-
-
-#: The cyclic collector's thresholds while a machine runs (generation 0, 1, 2; Python's are 700, 10, 10).
-#: A run allocates many small objects that reference counting frees (operations, observations,
-#: model states, Hypothesis's choices) while keeping a large heap (the step memo, Hypothesis's tree
-#: of cases tried): at Python's thresholds the collector walks that heap over and over for cycles
-#: it rarely finds (5-15% of a run's time on these machines, more as the heap grows).  So the
-#: middle generation, where what survived a young collection waits, is walked only every hundred
-#: young collections.  The young generation is kept to 20,000 objects: each young collection walks
-#: it once, and a larger one (50,000 were tried) costs more per object than it saves in
-#: collections, as it no longer fits the processor's caches (side by side, a run 2.5-4% faster in
-#: trigger, dlq and core).
-COLLECTOR_THRESHOLDS = (20_000, 100, 100)
-
-
-@contextlib.contextmanager
-def collector_tuned(release: Callable[[], None] | None = None):
-    """Run the body with :data:`COLLECTOR_THRESHOLDS`, the objects alive before it left out of the
-    collector's walks; the thresholds and those objects are given back at the end, after one
-    collection of what the body made (what the run left in cycles is collected within its time).
-    ``release``, called before that collection, lets go of what the body kept and no longer needs
-    (freed then without the collector walking it).  The MQCONFORM_GC environment variable set to
-    ``default`` leaves the collector as it is."""
-    tuned = os.environ.get("MQCONFORM_GC") != "default"
-    if tuned:
-        thresholds = gc.get_threshold()
-        gc.freeze()
-        gc.set_threshold(*COLLECTOR_THRESHOLDS)
-    try:
-        yield
-    finally:
-        if release is not None:
-            release()
-        if tuned:
-            gc.collect()   # what the run left in cycles is its own to collect, not what runs next
-            gc.set_threshold(*thresholds)
-            gc.unfreeze()
 
 
 @with_frame_room
@@ -281,6 +242,7 @@ def _steps_let_go(function: Callable) -> Callable:
 
 @with_frame_room
 @_steps_let_go
+@collector_tuned()
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
              adapter_options: dict | None, record: RunRecord, keep_going: int | None = 0,
              on_update: Callable[[RunRecord], None] | None = None,

@@ -48,6 +48,7 @@ from adapters.base import Adapter
 from conformance.checker import sequential as K
 from conformance.records.history import Failure
 from conformance.records.results import Coverage
+from conformance.runner.collector import collector_tuned
 from conformance.runner.stack import with_frame_room
 from reference_model import core, dlq_table
 from reference_model import language as L
@@ -259,6 +260,7 @@ class _Search:
 
 
 @with_frame_room
+@collector_tuned()
 def minimise(failure: Failure, adapter: Adapter, budget: float | None = None,
              replays: int | None = None, set_aside: frozenset[str] = frozenset()) -> Failure:
     """The smallest history that still shows ``failure`` on ``adapter`` (``failure`` itself if none is found).
