@@ -109,3 +109,26 @@ def test_a_departure_is_minimised_and_blamed_with_the_collector_tuned(monkeypatc
     M.minimise(record.failures[0], create_adapter("simulated", {"faults": "priority-ignored"}))
     assert seen and set(seen) == {COLLECTOR_THRESHOLDS}
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_a_concurrent_search_and_its_shrinking_check_with_the_collector_tuned(monkeypatch):
+    """Each concurrent case is checked for a linearization on the model, as many states as a sequential run steps."""
+    from conformance.runner import concurrent as R
+
+    before = gc.get_threshold()
+    seen = []
+    real = R.check
+
+    def watching(*args, **kwargs):
+        seen.append(gc.get_threshold())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(R, "check", watching)
+    adapter = create_adapter("simulated", {"faults": "get-not-atomic"})
+    races, ran = R.search_races(adapter, 1, 40)   # (a race in the first case or two: measured 5 times of 5)
+    assert races and seen and set(seen) == {COLLECTOR_THRESHOLDS}
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    seen.clear()
+    R.shrink(adapter, races[0], "distributed", max_cases=3)
+    assert seen and set(seen) == {COLLECTOR_THRESHOLDS}
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0

@@ -28,6 +28,7 @@ from adapters.base import AdapterError, undeclared_nulls
 from conformance.checker.linearizable import LINEARIZABLE, NOT_LINEARIZABLE, Event, Linearization, check
 from conformance.checker.sequential import ModelTracker, follow
 from conformance.records.results import Coverage
+from conformance.runner.collector import collector_tuned
 from conformance.runner.engine import BY_SYSTEM
 from conformance.runner.stack import with_frame_room
 from reference_model import language as L
@@ -318,6 +319,7 @@ EXPLAINED = "explained by an earlier race"
 
 
 @with_frame_room
+@collector_tuned()
 def search_races(adapter, seed: int, cases: int, clients: int = 3, length: int = 4, messages: int = 2,
                  platform: str = C.PLATFORM_DISTRIBUTED, progress: Callable[[int], None] | None = None,
                  stop: Callable[[], bool] | None = None, coverage: Coverage | None = None,
@@ -503,6 +505,7 @@ def _without_client(setup: Sequence[L.Op], client: str) -> list[L.Op]:
 
 
 @with_frame_room
+@collector_tuned()
 def shrink(adapter, race: Race, platform: str, tries: int = SHRINK_TRIES, max_cases=SHRINK_CASES,
            stop: Callable[[], bool] | None = None, seconds=BY_SYSTEM,
            clock: Callable[[], float] = time.monotonic) -> Shrunk:
