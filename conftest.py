@@ -26,6 +26,7 @@ it running; one that needs a broker no other test may see (killed, or of other s
 starts its own.
 """
 
+import contextlib
 import json
 import os
 import time
@@ -77,6 +78,37 @@ os.environ[SESSION_MARK] = _own_mark()
 def pytest_configure(config):
     for name, why in NEEDS.items():
         config.addinivalue_line("markers", f"{name}: the test {why}; scripts/test.sh --quick leaves it out")
+    config.addinivalue_line("markers", "own_collector: the test is about the cyclic collector's state itself, and "
+                                       "runs with the process's, not with the collector tuned as the others")
+
+
+@contextlib.contextmanager
+def _tuned_for(item):
+    """A test's set-up and body run with the cyclic collector tuned as the kit tunes it for its own work
+    (:func:`conformance.runner.collector.collector_tuned`): what the worker process held before the test is
+    left out of the collector's walks, and what the test left in cycles is collected at its end.  At Python's
+    thresholds the collector walked the worker's whole heap again and again between and around the kit's runs
+    (docs/testing.md, 2026-12-07, tenth session); the tests whose subject is the collector itself
+    (``own_collector``) run without it."""
+    if item.get_closest_marker("own_collector") is not None:
+        yield
+        return
+    from conformance.runner.collector import collector_tuned
+
+    with collector_tuned():
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    with _tuned_for(item):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    with _tuned_for(item):
+        yield
 
 
 #: The brokers shared by the mapping tests: fixture name -> broker.

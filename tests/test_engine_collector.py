@@ -2,12 +2,16 @@
 
 import gc
 
+import pytest
 from hypothesis import Phase
 
 from adapters.registry import create_adapter
 from conformance.runner import engine
 from conformance.runner.collector import COLLECTOR_THRESHOLDS, collector_tuned
 from conformance.runner.engine import run_areas
+
+#: (each test looks at the process's collector: run as the process has it, not tuned by the suite, conftest.py)
+pytestmark = pytest.mark.own_collector
 
 
 def test_the_collector_is_tuned_while_a_machine_runs_and_given_back(monkeypatch):
@@ -132,3 +136,8 @@ def test_a_concurrent_search_and_its_shrinking_check_with_the_collector_tuned(mo
     R.shrink(adapter, races[0], "distributed", max_cases=3)
     assert seen and set(seen) == {COLLECTOR_THRESHOLDS}
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_these_tests_see_the_collector_as_the_process_has_it():
+    """(the mark ``own_collector`` keeps the suite's tuning out of them, conftest.py)"""
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() != COLLECTOR_THRESHOLDS
