@@ -23,9 +23,10 @@ COLLECTOR_THRESHOLDS = (20_000, 100, 100)
 
 
 #: How deep :func:`collector_tuned` is entered (the outermost sets the thresholds and gives them back), and the lock
-#: that keeps the count for threads that run at once.
+#: that keeps the count for threads that run at once (re-entrant: the collection at the end may run a finalizer or a
+#: weak reference's callback that enters a tuned body on the same thread).
 _TUNED = {"depth": 0, "thresholds": None}
-_TUNED_LOCK = threading.Lock()
+_TUNED_LOCK = threading.RLock()
 
 
 @contextlib.contextmanager
@@ -40,10 +41,9 @@ def collector_tuned(release: Callable[[], None] | None = None):
     It nests, and the outermost body is what is tuned: an area's whole work (its machine's runs,
     then minimising and blaming what they found, which replay histories and step the model as
     much) is one body; a machine's run within it freezes what the area holds when it starts, and
-    releases what it kept at its end.  Outside a tuned
-    body, Python's thresholds walk the whole heap, the step memo and the model's outcomes kept among
-    it, each time it has grown by a quarter: 9% of the fault runs' CPU went on such walks while
-    their departures were minimised."""
+    releases what it kept at its end.  Outside a tuned body, Python's thresholds walk the whole
+    heap, the step memo and the model's outcomes kept among it, each time it has grown by a
+    quarter: 9% of the fault runs' CPU went on such walks while their departures were minimised."""
     tuned = os.environ.get("MQCONFORM_GC") != "default"
     outermost = False
     if tuned:
