@@ -141,3 +141,22 @@ def test_a_concurrent_search_and_its_shrinking_check_with_the_collector_tuned(mo
 def test_these_tests_see_the_collector_as_the_process_has_it():
     """(the mark ``own_collector`` keeps the suite's tuning out of them, conftest.py)"""
     assert gc.get_freeze_count() == 0 and gc.get_threshold() != COLLECTOR_THRESHOLDS
+
+
+def test_what_a_body_left_in_cycles_before_a_body_within_it_is_collected_at_its_end():
+    """A body within another does not freeze: what the outer one made and let go of in cycles before it (a
+    minimiser's garbage before the next round's run) is collected at the outermost body's end, not left frozen
+    and then among the process's objects uncollected, growing from one area to the next."""
+    import weakref
+
+    class Node:
+        pass
+
+    with collector_tuned():
+        node = Node()
+        node.me = node   # a cycle: reference counting alone never frees it
+        gone = weakref.ref(node)
+        del node
+        with collector_tuned():
+            pass
+    assert gone() is None

@@ -40,8 +40,8 @@ def collector_tuned(release: Callable[[], None] | None = None):
 
     It nests, and the outermost body is what is tuned: an area's whole work (its machine's runs,
     then minimising and blaming what they found, which replay histories and step the model as
-    much) is one body; a machine's run within it freezes what the area holds when it starts, and
-    releases what it kept at its end.  Outside a tuned body, Python's thresholds walk the whole
+    much) is one body; a machine's run within it releases what it kept at its end, and what the
+    area made is collected once, at its end.  Outside a tuned body, Python's thresholds walk the whole
     heap, the step memo and the model's outcomes kept among it, each time it has grown by a
     quarter: 9% of the fault runs' CPU went on such walks while their departures were minimised."""
     tuned = os.environ.get("MQCONFORM_GC") != "default"
@@ -53,9 +53,9 @@ def collector_tuned(release: Callable[[], None] | None = None):
             if outermost:
                 _TUNED["thresholds"] = gc.get_threshold()
                 gc.set_threshold(*COLLECTOR_THRESHOLDS)
-        # (at every depth: the collection at the outermost body's end walks what the last body within it made, not
-        # what the area kept from its earlier runs; those are given back to the collector with the rest)
-        gc.freeze()
+                # (by the outermost alone: what a body within it froze would leave its cycles out of the collection at
+                # the end, and back among the process's objects uncollected, growing from one body to the next)
+                gc.freeze()
     try:
         yield
     finally:

@@ -241,8 +241,8 @@ def _steps_let_go(function: Callable) -> Callable:
 
 
 @with_frame_room
-@_steps_let_go
 @collector_tuned()
+@_steps_let_go
 def run_area(adapter: Adapter, area: str, platform: str, examples: int, seed: int | None,
              adapter_options: dict | None, record: RunRecord, keep_going: int | None = 0,
              on_update: Callable[[RunRecord], None] | None = None,
